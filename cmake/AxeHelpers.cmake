@@ -1,0 +1,42 @@
+# Shared build settings and helpers for axe targets.
+
+add_library(axe_build_flags INTERFACE)
+target_compile_options(axe_build_flags INTERFACE -Wall -Wextra -Wpedantic)
+if(AXE_WERROR)
+  target_compile_options(axe_build_flags INTERFACE -Werror)
+endif()
+if(AXE_SANITIZE)
+  target_compile_options(axe_build_flags INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(axe_build_flags INTERFACE -fsanitize=address,undefined)
+endif()
+install(TARGETS axe_build_flags EXPORT axeTargets)
+
+# axe_add_module(<name> SOURCES ... DEPS ...)
+# Defines the library axe_<name>, its alias axe::<name> and its installed export.
+function(axe_add_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  set(target axe_${name})
+  add_library(${target} ${ARG_SOURCES})
+  add_library(axe::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME axe_${name})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE $<BUILD_INTERFACE:axe_build_flags>)
+  install(TARGETS ${target} EXPORT axeTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endfunction()
+
+# axe_add_test(<name> SOURCES ... DEPS ...)
+# One GoogleTest executable; every TEST becomes a ctest entry.
+function(axe_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} axe_build_flags GTest::gmock GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,58 @@
+// Overflow-checked int64 arithmetic. Every size, span and mapped value in axe is computed
+// with these so that an overflowing input is reported instead of wrapping silently.
+//
+//   std::optional<int64_t> n = CheckedMul(a, b);   // nullopt on overflow
+#ifndef AXE_BASE_CHECKED_MATH_H_
+#define AXE_BASE_CHECKED_MATH_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/types/span.h"
+
+namespace axe {
+
+inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+inline std::optional<int64_t> CheckedSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+inline std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// |a|; nullopt for INT64_MIN.
+inline std::optional<int64_t> CheckedAbs(int64_t a) {
+  if (a == INT64_MIN) return std::nullopt;
+  return a < 0 ? -a : a;
+}
+
+// Product of all values (1 for an empty list); nullopt on overflow.
+inline std::optional<int64_t> CheckedProduct(absl::Span<const int64_t> values) {
+  int64_t p = 1;
+  for (int64_t v : values) {
+    if (__builtin_mul_overflow(p, v, &p)) return std::nullopt;
+  }
+  return p;
+}
+
+// Floor division and a non-negative modulo for b > 0.
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+inline int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+
+}  // namespace axe
+
+#endif  // AXE_BASE_CHECKED_MATH_H_

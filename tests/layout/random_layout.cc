@@ -1,0 +1,166 @@
+#include "layout/random_layout.h"
+
+#include <algorithm>
+#include <map>
+
+#include "axe/base/check.h"
+
+namespace axe::testing {
+namespace {
+
+int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+Axis RandomAxis(std::mt19937_64& rng, bool memory_only) {
+  if (memory_only) return Axis::Memory();
+  static const Axis kAxes[] = {Axis::Memory(), Axis::Get("lane"), Axis::Get("warp")};
+  return kAxes[Uniform(rng, 0, 2)];
+}
+
+}  // namespace
+
+Layout RandomLayout(std::mt19937_64& rng, const RandomLayoutOptions& o) {
+  while (true) {
+    std::vector<Iter> shard, replica;
+    PhysCoord offset;
+    int n = static_cast<int>(Uniform(rng, 1, o.max_shard_iters));
+    bool structured = Uniform(rng, 0, 1) == 0;
+    int64_t size = 1;
+    for (int k = 0; k < n; ++k) {
+      int64_t e = Uniform(rng, 1, o.max_extent);
+      size *= e;
+      shard.push_back(Iter{e, 0, RandomAxis(rng, o.memory_only)});
+    }
+    if (size > o.max_size) continue;
+    if (structured) {
+      // Row-major per axis, then occasionally permuted or negated.
+      std::map<Axis, int64_t> next;
+      for (size_t k = shard.size(); k-- > 0;) {
+        int64_t& s = next.try_emplace(shard[k].axis, 1).first->second;
+        shard[k].stride = s;
+        s *= shard[k].extent;
+      }
+      if (Uniform(rng, 0, 3) == 0) std::shuffle(shard.begin(), shard.end(), rng);
+      if (Uniform(rng, 0, 5) == 0) shard[Uniform(rng, 0, n - 1)].stride *= -1;
+    } else {
+      for (Iter& it : shard) {
+        it.stride = Uniform(rng, -o.max_abs_stride, o.max_abs_stride);
+        if (it.stride == 0 && !o.allow_broadcast) it.stride = 1;
+      }
+    }
+    int r = static_cast<int>(Uniform(rng, 0, o.max_replica_iters));
+    int64_t rsize = 1;
+    for (int k = 0; k < r; ++k) {
+      int64_t e = Uniform(rng, 1, 3);
+      int64_t s = 0;
+      while (s == 0) s = Uniform(rng, -o.max_abs_stride, o.max_abs_stride);
+      rsize *= e;
+      replica.push_back(Iter{e, s, RandomAxis(rng, o.memory_only)});
+    }
+    if (rsize > o.max_replica_size) continue;
+    if (o.allow_offsets) {
+      int k = static_cast<int>(Uniform(rng, 0, 2));
+      for (int i = 0; i < k; ++i) offset.add(RandomAxis(rng, o.memory_only), Uniform(rng, -5, 5));
+    }
+    absl::StatusOr<Layout> l = Layout::Create(shard, replica, offset);
+    AXE_CHECK(l.ok()) << l.status();
+    return *l;
+  }
+}
+
+Layout RandomEquivalentRewrite(const Layout& l, std::mt19937_64& rng) {
+  std::vector<Iter> shard;
+  for (const Iter& it : l.shard()) {
+    // Split (e1*e2, s) into (e1, e2*s), (e2, s) when possible.
+    int64_t e2 = 0;
+    for (int64_t d = 2; d < it.extent; ++d) {
+      if (it.extent % d == 0 && Uniform(rng, 0, 1) == 0) {
+        e2 = d;
+        break;
+      }
+    }
+    if (e2 != 0) {
+      shard.push_back(Iter{it.extent / e2, it.stride * e2, it.axis});
+      shard.push_back(Iter{e2, it.stride, it.axis});
+    } else {
+      shard.push_back(it);
+    }
+    if (Uniform(rng, 0, 4) == 0) shard.push_back(Iter{1, Uniform(rng, -3, 3), RandomAxis(rng, false)});
+  }
+  std::vector<Iter> replica;
+  PhysCoord offset = l.offset();
+  for (const Iter& it : l.replica()) {
+    Iter r = it;
+    if (Uniform(rng, 0, 1) == 0) {
+      // (e, s) has the same points as (e, -s) shifted by (e-1)s.
+      offset.add(r.axis, r.stride * (r.extent - 1));
+      r.stride = -r.stride;
+    }
+    if (r.extent >= 3 && r.extent % 2 == 1 && Uniform(rng, 0, 1) == 0) {
+      // (2k+1, s) == (k+1, s) + (2, k s): C2 with q = k <= k+1.
+      int64_t k = (r.extent - 1) / 2;
+      replica.push_back(Iter{k + 1, r.stride, r.axis});
+      replica.push_back(Iter{2, k * r.stride, r.axis});
+    } else {
+      replica.push_back(r);
+    }
+    if (Uniform(rng, 0, 4) == 0) replica.push_back(Iter{1, 7, RandomAxis(rng, false)});
+  }
+  std::shuffle(replica.begin(), replica.end(), rng);
+  absl::StatusOr<Layout> out = Layout::Create(shard, replica, offset);
+  AXE_CHECK(out.ok()) << out.status();
+  return *out;
+}
+
+std::set<PhysCoord> OracleApply(const Layout& l, int64_t x) {
+  // Digits c_k = floor(x / B_k) mod e_k with B_k the product of later extents.
+  PhysCoord base = l.offset();
+  const std::vector<Iter>& d = l.shard();
+  for (size_t k = 0; k < d.size(); ++k) {
+    int64_t b = 1;
+    for (size_t j = k + 1; j < d.size(); ++j) b *= d[j].extent;
+    base.add(d[k].axis, ((x / b) % d[k].extent) * d[k].stride);
+  }
+  std::set<PhysCoord> out;
+  const std::vector<Iter>& r = l.replica();
+  std::vector<int64_t> digit(r.size(), 0);
+  while (true) {
+    PhysCoord p = base;
+    for (size_t t = 0; t < r.size(); ++t) p.add(r[t].axis, digit[t] * r[t].stride);
+    out.insert(p);
+    size_t t = 0;
+    while (t < r.size() && ++digit[t] == r[t].extent) digit[t++] = 0;
+    if (t == r.size()) break;
+  }
+  return out;
+}
+
+std::vector<int64_t> OracleInverse(const Layout& l, const PhysCoord& p) {
+  std::vector<int64_t> out;
+  for (int64_t x = 0; x < l.size(); ++x) {
+    if (OracleApply(l, x).count(p)) out.push_back(x);
+  }
+  return out;
+}
+
+bool OracleEquivalent(const Layout& a, const Layout& b) {
+  if (a.size() != b.size()) return false;
+  for (int64_t x = 0; x < a.size(); ++x) {
+    if (OracleApply(a, x) != OracleApply(b, x)) return false;
+  }
+  return true;
+}
+
+bool OracleInjective(const Layout& l) {
+  std::map<PhysCoord, int64_t> owner;
+  for (int64_t x = 0; x < l.size(); ++x) {
+    for (const PhysCoord& p : OracleApply(l, x)) {
+      auto [it, inserted] = owner.emplace(p, x);
+      if (!inserted && it->second != x) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace axe::testing
