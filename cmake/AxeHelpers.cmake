@@ -10,7 +10,6 @@ if(AXE_SANITIZE)
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(axe_build_flags INTERFACE -fsanitize=address,undefined)
 endif()
-install(TARGETS axe_build_flags EXPORT axeTargets)
 
 # axe_add_module(<name> SOURCES ... DEPS ...)
 # Defines the library axe_<name>, its alias axe::<name> and its installed export.

@@ -15,5 +15,6 @@
 #include "axe/layout/iter.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/properties.h"
+#include "axe/layout/render.h"
 
 #endif  // AXE_AXE_H_

@@ -212,12 +212,11 @@ class LayoutParser {
   PhysCoord offset_;
 };
 
-void AppendIters(std::string* out, absl::Span<const Iter> iters) {
-  if (iters.size() == 1) {
-    absl::StrAppend(out, iters[0].ToString());
-    return;
-  }
-  absl::StrAppend(out, "(",
+}  // namespace
+
+std::string FormatIters(absl::Span<const Iter> iters) {
+  if (iters.size() == 1) return iters[0].ToString();
+  return absl::StrCat("(",
                   absl::StrJoin(iters, ",", [](std::string* o, const Iter& it) { absl::StrAppend(o, it.extent); }),
                   "):(",
                   absl::StrJoin(iters, ",", [](std::string* o, const Iter& it) {
@@ -226,20 +225,12 @@ void AppendIters(std::string* out, absl::Span<const Iter> iters) {
                   ")");
 }
 
-}  // namespace
-
 absl::StatusOr<Layout> Layout::Parse(absl::string_view text) { return LayoutParser(text).Parse(); }
 
 std::string FormatLayoutParts(absl::Span<const Iter> shard, absl::Span<const Iter> replica,
                               const PhysCoord& offset) {
-  std::string out = "S[";
-  AppendIters(&out, shard);
-  out += "]";
-  if (!replica.empty()) {
-    out += " + R[";
-    AppendIters(&out, replica);
-    out += "]";
-  }
+  std::string out = absl::StrCat("S[", FormatIters(shard), "]");
+  if (!replica.empty()) absl::StrAppend(&out, " + R[", FormatIters(replica), "]");
   // Offset axes: first use in D, then R, then the rest by name.
   std::vector<Axis> order;
   auto note = [&order](Axis a) {

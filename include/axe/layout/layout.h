@@ -97,6 +97,9 @@ class Layout {
 // Sorts iters by (axis name, stride, extent).
 void SortReplicaIters(std::vector<Iter>& iters);
 
+// The bracket contents of S[...] / R[...]: "e:s@a" for one iter, else "(e,...):(s@a,...)".
+std::string FormatIters(absl::Span<const Iter> iters);
+
 // Prints the text form of raw parts (also for parts that do not form a valid layout; used
 // in error messages).
 std::string FormatLayoutParts(absl::Span<const Iter> shard, absl::Span<const Iter> replica,

@@ -1,0 +1,40 @@
+// axe: describe, check, convert and execute tensor layouts.
+#include <exception>
+#include <iostream>
+
+#include "cli.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"axe: describe, check, convert and execute tensor layouts (Axe layouts, XLA "
+               "shapes, shardings, grids).\nRun 'axe tour' for a guided walk, or "
+               "'axe <command> --help'."};
+  app.name("axe");
+  app.require_subcommand(1);
+  axe::cli::Selected selected;
+  axe::cli::AddLayoutCommands(app, selected);
+  axe::cli::AddTourCommand(app, selected);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::cerr << "axe: error: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  if (!selected.action) {
+    std::cerr << "axe: error: no command given (see --help)\n";
+    return 2;
+  }
+  absl::Status status;
+  try {
+    status = selected.action();
+  } catch (const std::exception& e) {
+    std::cerr << "axe: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  if (!status.ok()) {
+    if (selected.json) axe::cli::PrintJson({{"error", std::string(status.message())}});
+    std::cerr << "axe: error: " << status.message() << "\n";
+    return 2;
+  }
+  return 0;
+}

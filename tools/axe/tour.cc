@@ -1,0 +1,49 @@
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/status_macros.h"
+#include "cli.h"
+#include "tour.h"
+
+namespace axe::cli {
+namespace {
+
+std::vector<TourSection> AllSections() {
+  std::vector<TourSection> all;
+  for (auto part : {LayoutTour}) {
+    std::vector<TourSection> s = part();
+    all.insert(all.end(), s.begin(), s.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+void AddTourCommand(CLI::App& app, Selected& selected) {
+  auto only = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("tour", "A guided walk through axe's seed examples");
+  cmd->add_option("--part", *only, "Show only one part (layout, ...)");
+  OnSelect(cmd, selected, [only]() -> absl::Status {
+    std::vector<TourSection> sections = AllSections();
+    std::vector<std::string> parts;
+    for (const TourSection& s : sections) {
+      if (parts.empty() || parts.back() != s.part) parts.push_back(s.part);
+    }
+    if (!only->empty() && std::find(parts.begin(), parts.end(), *only) == parts.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--part: unknown part '", *only, "' (parts: ", absl::StrJoin(parts, ", "), ")"));
+    }
+    std::cout << "axe tour: every answer below is computed by the library as you watch.\n";
+    int n = 0;
+    for (const TourSection& s : sections) {
+      if (!only->empty() && s.part != *only) continue;
+      std::cout << "\n== " << ++n << ". " << s.title << " ==\n\n";
+      AXE_RETURN_IF_ERROR(s.body(std::cout));
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace axe::cli
