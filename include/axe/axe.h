@@ -7,6 +7,7 @@
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/base/thread_pool.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/axis.h"
 #include "axe/layout/canonical.h"

@@ -1,6 +1,8 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <iostream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/int_list.h"
@@ -23,5 +25,23 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
 }
 
 void PrintJson(const Json& j) { std::cout << j.dump() << "\n"; }
+
+namespace {
+std::vector<std::pair<int, CommandGroupAdder>>& Groups() {
+  static auto* groups = new std::vector<std::pair<int, CommandGroupAdder>>();
+  return *groups;
+}
+}  // namespace
+
+CommandGroupRegistration::CommandGroupRegistration(int order, CommandGroupAdder adder) {
+  Groups().emplace_back(order, adder);
+}
+
+void AddRegisteredCommandGroups(CLI::App& app, Selected& selected) {
+  std::vector<std::pair<int, CommandGroupAdder>> groups = Groups();
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, adder] : groups) adder(app, selected);
+}
 
 }  // namespace axe::cli

@@ -37,9 +37,25 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
 // Prints compact JSON followed by a newline.
 void PrintJson(const Json& j);
 
-// Subcommand groups (one file each).
-void AddLayoutCommands(CLI::App& app, Selected& selected);
-void AddTourCommand(CLI::App& app, Selected& selected);
+// Command groups register themselves from their own file, so that adding a group touches
+// no shared file:
+//
+//   void AddXlaCommands(CLI::App& app, Selected& selected) { ... }
+//   AXE_CLI_COMMAND_GROUP(20, AddXlaCommands);
+//
+// Groups are added to the app in increasing `order` (which is also their --help order).
+using CommandGroupAdder = void (*)(CLI::App&, Selected&);
+struct CommandGroupRegistration {
+  CommandGroupRegistration(int order, CommandGroupAdder adder);
+};
+// Adds every registered group to `app`.
+void AddRegisteredCommandGroups(CLI::App& app, Selected& selected);
+
+#define AXE_CLI_CONCAT_INNER_(a, b) a##b
+#define AXE_CLI_CONCAT_(a, b) AXE_CLI_CONCAT_INNER_(a, b)
+#define AXE_CLI_COMMAND_GROUP(order, adder)                                             \
+  static const ::axe::cli::CommandGroupRegistration AXE_CLI_CONCAT_(axe_cli_group_, __LINE__)( \
+      order, adder)
 
 }  // namespace axe::cli
 

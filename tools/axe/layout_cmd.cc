@@ -243,8 +243,6 @@ void AddShow(CLI::App& group, Selected& selected) {
   });
 }
 
-}  // namespace
-
 void AddLayoutCommands(CLI::App& app, Selected& selected) {
   CLI::App* group = app.add_subcommand("layout", "Axe layouts: canonical form, apply, inverse, info, pictures");
   group->require_subcommand(1);
@@ -255,4 +253,7 @@ void AddLayoutCommands(CLI::App& app, Selected& selected) {
   AddShow(*group, selected);
 }
 
+AXE_CLI_COMMAND_GROUP(10, AddLayoutCommands);
+
+}  // namespace
 }  // namespace axe::cli

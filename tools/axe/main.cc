@@ -11,8 +11,7 @@ int main(int argc, char** argv) {
   app.name("axe");
   app.require_subcommand(1);
   axe::cli::Selected selected;
-  axe::cli::AddLayoutCommands(app, selected);
-  axe::cli::AddTourCommand(app, selected);
+  axe::cli::AddRegisteredCommandGroups(app, selected);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

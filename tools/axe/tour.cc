@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <iostream>
+#include <utility>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -10,23 +12,34 @@
 namespace axe::cli {
 namespace {
 
-std::vector<TourSection> AllSections() {
+std::vector<std::pair<int, TourPart>>& Parts() {
+  static auto* parts = new std::vector<std::pair<int, TourPart>>();
+  return *parts;
+}
+
+}  // namespace
+
+TourPartRegistration::TourPartRegistration(int order, TourPart part) { Parts().emplace_back(order, part); }
+
+std::vector<TourSection> AllTourSections() {
+  std::vector<std::pair<int, TourPart>> parts = Parts();
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<TourSection> all;
-  for (auto part : {LayoutTour}) {
+  for (const auto& [order, part] : parts) {
     std::vector<TourSection> s = part();
     all.insert(all.end(), s.begin(), s.end());
   }
   return all;
 }
 
-}  // namespace
+namespace {
 
 void AddTourCommand(CLI::App& app, Selected& selected) {
   auto only = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("tour", "A guided walk through axe's seed examples");
   cmd->add_option("--part", *only, "Show only one part (layout, ...)");
   OnSelect(cmd, selected, [only]() -> absl::Status {
-    std::vector<TourSection> sections = AllSections();
+    std::vector<TourSection> sections = AllTourSections();
     std::vector<std::string> parts;
     for (const TourSection& s : sections) {
       if (parts.empty() || parts.back() != s.part) parts.push_back(s.part);
@@ -46,4 +59,8 @@ void AddTourCommand(CLI::App& app, Selected& selected) {
   });
 }
 
+// The tour comes after every module's command group.
+AXE_CLI_COMMAND_GROUP(1000, AddTourCommand);
+
+}  // namespace
 }  // namespace axe::cli

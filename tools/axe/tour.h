@@ -18,8 +18,21 @@ struct TourSection {
   std::function<absl::Status(std::ostream&)> body;
 };
 
-// One function per module.
-std::vector<TourSection> LayoutTour();
+// Each module registers its part from its own file, in tour order:
+//
+//   std::vector<TourSection> XlaTour() { ... }
+//   AXE_TOUR_PART(20, XlaTour);
+using TourPart = std::vector<TourSection> (*)();
+struct TourPartRegistration {
+  TourPartRegistration(int order, TourPart part);
+};
+// Every registered part's sections, in order.
+std::vector<TourSection> AllTourSections();
+
+#define AXE_TOUR_CONCAT_INNER_(a, b) a##b
+#define AXE_TOUR_CONCAT_(a, b) AXE_TOUR_CONCAT_INNER_(a, b)
+#define AXE_TOUR_PART(order, part) \
+  static const ::axe::cli::TourPartRegistration AXE_TOUR_CONCAT_(axe_tour_part_, __LINE__)(order, part)
 
 }  // namespace axe::cli
 

@@ -32,7 +32,11 @@ absl::Status Model(std::ostream& os) {
 absl::Status Forward(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(la, {8, 16}, {2, 9}));
-  os << "apply(LA, shape (8,16), element (2,9)): flat 41, digits (2,1,0,1), base point\n"
+  std::vector<int64_t> extents;
+  for (const Iter& it : la.shard()) extents.push_back(it.extent);
+  AXE_ASSIGN_OR_RETURN(int64_t flat, FlattenCoord({8, 16}, {2, 9}));
+  os << "apply(LA, shape (8,16), element (2,9)): flat " << flat << ", digits "
+     << FormatTuple(UnflattenIndex(extents, flat)) << ", base point\n"
         "f_D + O, plus the replica offset 4@warp:\n\n  "
      << Points(pts) << "\n\n"
      << "The same layout admits any shape with 128 elements: (128), (2,64), (8,16).\n"
@@ -71,8 +75,8 @@ absl::Status Canonical(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout a, Layout::Parse("S[2:1] + R[(2,2):(2@w,3@w)]"));
   AXE_ASSIGN_OR_RETURN(Layout b, Layout::Parse("S[2:1] + R[(2,2):(3@w,2@w)]"));
   AXE_ASSIGN_OR_RETURN(bool eq, Equivalent(a, b));
-  os << "\n== is structural; equivalent() compares induced maps: " << a << " vs " << b << ": "
-     << (eq ? "equivalent" : "different") << "\n";
+  os << "\noperator== is structural; Equivalent() compares induced maps:\n  " << a << " vs " << b << ": "
+     << (eq ? "equivalent" : "different") << " (both replica sets are {0,2,3,5})\n";
   return absl::OkStatus();
 }
 
@@ -106,8 +110,6 @@ absl::Status Trainium(std::ostream& os) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 std::vector<TourSection> LayoutTour() {
   return {
       {"layout", "The Axe layout: shard, replica, offset", Model},
@@ -119,4 +121,7 @@ std::vector<TourSection> LayoutTour() {
   };
 }
 
+AXE_TOUR_PART(10, LayoutTour);
+
+}  // namespace
 }  // namespace axe::cli

@@ -1,0 +1,1 @@
+axe_add_benchmark(layout_bench layout_bench.cc)
