@@ -12,6 +12,7 @@
 #include "axe/layout/axis.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/coord.h"
+#include "axe/layout/group.h"
 #include "axe/layout/inverse.h"
 #include "axe/layout/iter.h"
 #include "axe/layout/layout.h"
