@@ -18,5 +18,9 @@
 #include "axe/layout/layout.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/render.h"
+#include "axe/runtime/buffer_layout.h"
+#include "axe/runtime/element_type.h"
+#include "axe/runtime/relayout_plan.h"
+#include "axe/runtime/relayout_reference.h"
 
 #endif  // AXE_AXE_H_
