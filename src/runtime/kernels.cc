@@ -20,6 +20,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
@@ -179,22 +180,75 @@ HWY_INLINE void MicroTranspose16(const uint8_t* HWY_RESTRICT src, int64_t src_ro
   }
 }
 
-// dst[i + j*dj] = src[i*si + j] over an ni x nj block: full L x L tiles through the
-// micro-kernel (j tiles outer, so consecutive tiles extend the same destination rows),
-// the ragged edges element by element.
+template <int kB, int kL>
+HWY_INLINE void Micro(const uint8_t* src, int64_t src_row, uint8_t* dst, int64_t dst_row, bool stream) {
+  if constexpr (kB == 16) {
+    MicroTranspose16<kL>(src, src_row, dst, dst_row, stream);
+  } else {
+    MicroTranspose<kB, kL>(src, src_row, dst, dst_row, stream);
+  }
+}
+
+// dst[i + j*dj] = src[i*si + j] over an ni x nj block.
+//
+// Direct: full L x L tiles through the micro-kernel (j tiles outer, so consecutive tiles
+// extend the same L destination rows), the ragged edges element by element.
+//
+// Staged: the block is transposed into a per-thread buffer that stays in cache, reading L
+// source rows at a time along the block's whole width, and then written out as nj
+// destination runs of ni elements. DRAM serves long runs far better than the short
+// interleaved runs of the direct order (streaming stores in particular want >= 256-byte
+// runs). To keep reads and writes overlapped, the runs of the previous block are written
+// while the next block is read (two buffers); Finish() writes the last one.
 template <int kB, int kL>
 struct TransposeKernel {
   int64_t si, dj;  // bytes: source row stride (loop I), destination row stride (loop J)
   bool stream;
-  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t nj) const {
+  uint8_t* stage[2] = {nullptr, nullptr};  // staged when set
+  int cur = 0;
+  uint8_t* pending_dst = nullptr;  // the previous block, still in stage[cur ^ 1]
+  int64_t pending_rows = 0, pending_next = 0, pending_row_bytes = 0;
+
+  HWY_INLINE void WritePending(int64_t rows) {
+    const uint8_t* buf = stage[cur ^ 1];
+    const int64_t end = std::min(pending_rows, pending_next + rows);
+    for (; pending_next < end; ++pending_next) {
+      CopyBytes(pending_dst + pending_next * dj, buf + pending_next * pending_row_bytes, pending_row_bytes, stream);
+    }
+  }
+  void Finish() {
+    if (stage[0] != nullptr) WritePending(pending_rows);
+  }
+
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t nj) {
     const int64_t ni_full = ni - ni % kL, nj_full = nj - nj % kL;
+    if (stage[0] != nullptr) {
+      uint8_t* st = stage[cur];
+      const int64_t row = ni * kB;
+      const int64_t tiles = (ni_full / kL) * (nj_full / kL);
+      const int64_t per_tile = tiles > 0 ? (pending_rows - pending_next + tiles - 1) / tiles : 0;
+      for (int64_t i0 = 0; i0 < ni_full; i0 += kL) {
+        for (int64_t j0 = 0; j0 < nj_full; j0 += kL) {
+          Micro<kB, kL>(src + i0 * si + j0 * kB, si, st + i0 * kB + j0 * row, row, false);
+          WritePending(per_tile);
+        }
+      }
+      for (int64_t j = 0; j < nj; ++j) {
+        for (int64_t i = j < nj_full ? ni_full : 0; i < ni; ++i) {
+          CopyElement<kB>(st + j * row + i * kB, src + i * si + j * kB);
+        }
+      }
+      WritePending(pending_rows);
+      pending_dst = dst;
+      pending_rows = nj;
+      pending_next = 0;
+      pending_row_bytes = row;
+      cur ^= 1;
+      return;
+    }
     for (int64_t j0 = 0; j0 < nj_full; j0 += kL) {
       for (int64_t i0 = 0; i0 < ni_full; i0 += kL) {
-        if constexpr (kB == 16) {
-          MicroTranspose16<kL>(src + i0 * si + j0 * kB, si, dst + i0 * kB + j0 * dj, dj, stream);
-        } else {
-          MicroTranspose<kB, kL>(src + i0 * si + j0 * kB, si, dst + i0 * kB + j0 * dj, dj, stream);
-        }
+        Micro<kB, kL>(src + i0 * si + j0 * kB, si, dst + i0 * kB + j0 * dj, dj, stream);
       }
       for (int64_t j = j0; j < j0 + kL; ++j) {
         for (int64_t i = ni_full; i < ni; ++i) CopyElement<kB>(dst + i * kB + j * dj, src + i * si + j * kB);
@@ -293,7 +347,7 @@ struct DeinterleaveKernel {
 
 template <int kB, class Kernel>
 HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end,
-                            const Kernel& kernel) {
+                            Kernel kernel) {
   constexpr size_t kMaxDepth = 64;
   const size_t depth = n.units.size();
   int64_t count[kMaxDepth];
@@ -329,12 +383,21 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
       j0 -= (u.n - 1) * u.bj;
     }
   }
+  if constexpr (requires { kernel.Finish(); }) kernel.Finish();
 }
 
 #if HWY_TARGET != HWY_SCALAR
 template <int kB, int kL>
 void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end, bool stream) {
-  WalkUnits<kB>(n, src, dst, begin, end, TransposeKernel<kB, kL>{n.si * kB, n.dj * kB, stream});
+  TransposeKernel<kB, kL> kernel{n.si * kB, n.dj * kB, stream};
+  hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
+  if (n.staged) {
+    const size_t bytes = static_cast<size_t>(n.block_i * n.block_j * kB);
+    stage = hwy::AllocateAligned<uint8_t>(2 * bytes);
+    kernel.stage[0] = stage.get();
+    kernel.stage[1] = stage.get() + bytes;
+  }
+  WalkUnits<kB>(n, src, dst, begin, end, kernel);
 }
 
 // The widest tile edge <= `lanes` this target can hold in one vector (at least 16 bytes);

@@ -42,6 +42,7 @@ struct Nest {
   int64_t block_i = 1, block_j = 1;  // cache block (elements of I and J per kernel call)
   int lanes = 0;        // transpose tile edge, or the interleave factor
   bool stream = false;  // streaming stores allowed (if the destination base is aligned)
+  bool staged = false;  // transpose: blocks go through a cache buffer (see kernels.cc)
   int64_t stream_align = 64;  // bytes the destination base must be aligned to for them
   std::vector<UnitLoop> units;  // outermost first
   int64_t num_units = 1;
@@ -94,6 +95,9 @@ struct PlanData {
   int64_t generic_rows_per_chunk = 1;
   std::string note;  // why the generic path was taken / search notes
 };
+
+// Largest staged transpose block, bytes.
+inline constexpr int64_t kMaxStagedBlockBytes = int64_t{512} << 10;
 
 // Runs units [begin, end) of `nest` on the best SIMD target of this CPU.
 void RunNestChunk(const Nest& nest, int element_bytes, const uint8_t* src, uint8_t* dst,

@@ -1,7 +1,5 @@
 #include "axe/runtime/relayout_plan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -47,7 +45,14 @@ constexpr int64_t kMaxEnumeratedInjectivity = int64_t{1} << 22;
 // Bytes (one side) a copy / strided kernel call handles.
 constexpr int64_t kCopyUnitBytes = int64_t{256} << 10;
 constexpr int64_t kSmallUnitBytes = int64_t{64} << 10;
-constexpr int64_t kDefaultTransposeBlock = 64;
+constexpr int64_t kTransposeBlockBytes = 4096;  // of each source row
+constexpr int64_t kTransposeBlockRows = 32;
+constexpr int64_t kStageBytes = int64_t{256} << 10;
+// Streaming stores want runs of at least this many bytes of a destination row.
+constexpr int64_t kMinStreamRunBytes = 256;
+// Destinations written whole from this size on get streaming stores (measured: from about
+// 4 MiB on a transpose is faster with them, even when everything fits in the L3).
+constexpr int64_t kNonTemporalBytes = int64_t{4} << 20;
 
 // A loop of a piece: extent, source stride, destination stride (elements).
 struct Loop {
@@ -147,9 +152,22 @@ std::vector<DimPiece> DimPieces(int64_t lo, int64_t hi, const CommonRadix& radix
 struct Tuning {
   int max_vector_bytes = 16;
   int lanes = 0;
-  int64_t block = 0;
+  int64_t block_rows = 0, block_cols = 0;
+  int staged = 0;
   LoopOrder order = LoopOrder::kAuto;
+  bool stream = false;  // the plan will use streaming stores
 };
+
+Tuning TuningFrom(const RelayoutOptions& o) {
+  Tuning t;
+  t.max_vector_bytes = internal::MaxVectorBytes();
+  t.lanes = o.tile_lanes;
+  t.block_rows = o.block_rows;
+  t.block_cols = o.block_cols;
+  t.staged = o.staged;
+  t.order = o.loop_order;
+  return t;
+}
 
 std::string KernelName(const Nest& n) {
   switch (n.kind) {
@@ -269,10 +287,24 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
         while (lanes > min_lanes && (lanes > n.ni || lanes > n.nj)) lanes /= 2;
       }
       n.lanes = lanes;
-      int64_t edge = t.block > 0 ? t.block : kDefaultTransposeBlock;
-      edge = std::max<int64_t>(lanes, edge / lanes * lanes);
-      n.block_i = std::min(n.ni, edge);
-      n.block_j = std::min(n.nj, edge);
+      // Cache blocks, in multiples of the tile edge. Direct: 32 source rows of about a page
+      // each. Staged (large destinations, see kernels.cc): enough source rows for 256-byte
+      // destination runs, a page of each, within a 256 KiB buffer.
+      auto edge = [&](int64_t want, int64_t extent) {
+        return std::min(extent, std::max<int64_t>(lanes, want / lanes * lanes));
+      };
+      const int64_t staged_rows = edge(std::max<int64_t>(kMinStreamRunBytes / b, lanes), n.ni);
+      n.staged = t.staged > 0 || (t.staged == 0 && t.stream && staged_rows * b >= kMinStreamRunBytes);
+      if (n.staged) {
+        n.block_i = edge(t.block_rows > 0 ? t.block_rows : staged_rows, n.ni);
+        const int64_t cols = std::min(kTransposeBlockBytes / b, kStageBytes / (n.block_i * b));
+        n.block_j = edge(t.block_cols > 0 ? t.block_cols : cols, n.nj);
+        n.staged = n.block_i * n.block_j * b <= internal::kMaxStagedBlockBytes;
+      }
+      if (!n.staged) {
+        n.block_i = edge(t.block_rows > 0 ? t.block_rows : kTransposeBlockRows, n.ni);
+        n.block_j = edge(t.block_cols > 0 ? t.block_cols : kTransposeBlockBytes / b, n.nj);
+      }
       break;
     }
     case KernelKind::kInterleave:
@@ -365,14 +397,6 @@ void Extend(int64_t base, const std::vector<Nest::Dim>& dims, bool src, int64_t&
     lo = std::min(lo, mn);
     hi = std::max(hi, mx + 1);
   }
-}
-
-int64_t NonTemporalThreshold() {
-  static const int64_t threshold = [] {
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // NOLINT(runtime/int)
-    return l3 > 0 ? static_cast<int64_t>(l3) / 2 : int64_t{16} << 20;
-  }();
-  return threshold;
 }
 
 GenericSide MakeGenericSide(const Layout& l, const std::vector<int64_t>& domain, std::vector<int64_t> bases) {
@@ -725,9 +749,22 @@ absl::StatusOr<std::shared_ptr<PlanData>> BuildPlan(const BufferLayout& src_in, 
   p->padding_value = a.padding_value;
   p->pool = options.pool != nullptr ? options.pool : &ThreadPool::Default();
 
+  // Streaming stores when the destination is large and written whole (no gaps: its span
+  // over the domain, replicas included, is about what gets written).
+  int64_t copies = 1;
+  for (const Iter& r : a.dst.replicas) copies *= r.extent;
+  std::optional<int64_t> domain_size = CheckedProduct(a.dst.domain);
+  const int64_t written = (a.padding_value.empty() ? a.elements : domain_size.value_or(0)) * copies;
+  const int64_t span = a.dst.layout.span_memory();
+  const bool dense = written >= span - span / 10;
+  const bool want_stream = options.stores == StoreMode::kStreaming ||
+                           (options.stores == StoreMode::kAuto && dense && written * a.bytes >= kNonTemporalBytes);
+  Tuning tuned = t;
+  tuned.stream = want_stream;
+
   std::vector<Nest> copy, fill;
   std::string why;
-  p->generic = !BuildNests(a, t, copy, fill, why);
+  p->generic = !BuildNests(a, tuned, copy, fill, why);
   p->note = why;
 
   // Injectivity of the destination: over the whole domain (always needed when filling),
@@ -784,13 +821,8 @@ absl::StatusOr<std::shared_ptr<PlanData>> BuildPlan(const BufferLayout& src_in, 
     }
   }
 
-  // Streaming stores and threads.
-  const int64_t written_bytes = p->elements_written * a.bytes;
-  const int64_t dst_span = (p->dst_end - p->dst_begin) * a.bytes;
-  const bool dense = written_bytes >= dst_span - dst_span / 10;
-  const bool want_stream = options.stores == StoreMode::kStreaming ||
-                           (options.stores == StoreMode::kAuto && dense && written_bytes >= NonTemporalThreshold());
   for (Nest& n : p->nests) SetStreaming(n, a.bytes, want_stream);
+  const int64_t written_bytes = p->elements_written * a.bytes;
 
   const int64_t total_bytes = a.elements * a.bytes + written_bytes;
   int threads = options.threads > 0 ? options.threads : p->pool->size();
@@ -868,7 +900,9 @@ std::string RelayoutPlan::ToString() const {
     absl::StrAppend(&s, "  ", n.kind == KernelKind::kFill ? "fill" : "piece", " ", k, ": dims ",
                     dims.empty() ? "(one element)" : dims, " (extent[src stride,dst stride] in elements); loops ",
                     n.order, "; kernel ", KernelName(n));
-    if (n.kind == KernelKind::kTranspose) absl::StrAppend(&s, " in ", n.block_i, "x", n.block_j, " blocks");
+    if (n.kind == KernelKind::kTranspose) {
+      absl::StrAppend(&s, " in ", n.block_i, "x", n.block_j, n.staged ? " staged" : "", " blocks");
+    }
     absl::StrAppend(&s, n.stream ? ", streaming stores" : "", "\n");
   }
   absl::StrAppend(&s, "  threads ", p.threads, " (", p.generic ? 0 : p.chunks.size(), " chunks), SIMD ",
@@ -937,11 +971,7 @@ absl::StatusOr<RelayoutPlan> PlanRelayout(const BufferLayout& src, const BufferL
                                           absl::Span<const int64_t> shape, int element_bytes,
                                           const RelayoutOptions& options) {
   AXE_ASSIGN_OR_RETURN(Analysis a, Analyze(src, dst, shape, element_bytes, options));
-  Tuning t;
-  t.max_vector_bytes = internal::MaxVectorBytes();
-  t.lanes = options.tile_lanes;
-  t.block = options.block_elements;
-  t.order = options.loop_order;
+  const Tuning t = TuningFrom(options);
   AXE_ASSIGN_OR_RETURN(std::shared_ptr<PlanData> best, BuildPlan(src, dst, a, options, t));
   if (options.search != PlanSearch::kMeasure || best->generic || best->elements == 0) {
     return RelayoutPlan(std::move(best));
@@ -974,18 +1004,16 @@ absl::StatusOr<RelayoutPlan> PlanRelayout(const BufferLayout& src, const BufferL
   }
   variants.push_back([](RelayoutOptions& o) { o.loop_order = LoopOrder::kSource; });
   if (transposes) {
-    for (int64_t blk : {32, 128, 256}) variants.push_back([blk](RelayoutOptions& o) { o.block_elements = blk; });
+    for (int64_t rows : {16, 64, 128}) variants.push_back([rows](RelayoutOptions& o) { o.block_rows = rows; });
+    for (int64_t cols : {256, 2048}) variants.push_back([cols](RelayoutOptions& o) { o.block_cols = cols; });
+    for (int staged : {1, -1}) variants.push_back([staged](RelayoutOptions& o) { o.staged = staged; });
     for (int lanes : {4, 8, 16}) variants.push_back([lanes](RelayoutOptions& o) { o.tile_lanes = lanes; });
   }
   for (const auto& vary : variants) {
     if (std::chrono::steady_clock::now() >= deadline) break;
     RelayoutOptions o = best_options;
     vary(o);
-    Tuning vt = t;
-    vt.lanes = o.tile_lanes;
-    vt.block = o.block_elements;
-    vt.order = o.loop_order;
-    absl::StatusOr<std::shared_ptr<PlanData>> cand = BuildPlan(src, dst, a, o, vt);
+    absl::StatusOr<std::shared_ptr<PlanData>> cand = BuildPlan(src, dst, a, o, TuningFrom(o));
     if (!cand.ok() || (*cand)->src_begin != best->src_begin || (*cand)->dst_begin != best->dst_begin) continue;
     const double time = TimePlan(RelayoutPlan(*cand), sbase, dbase, 2);
     ++tried;

@@ -44,7 +44,9 @@ bool RunCase(uint64_t seed, int element_bytes, Counts& counts, int max_rank = 6)
   options.stores = std::vector<StoreMode>{StoreMode::kAuto, StoreMode::kRegular, StoreMode::kStreaming}[rng() % 3];
   options.loop_order = std::vector<LoopOrder>{LoopOrder::kAuto, LoopOrder::kSource}[rng() % 2];
   options.tile_lanes = std::vector<int>{0, 2, 4, 8, 16}[rng() % 5];
-  options.block_elements = std::vector<int64_t>{0, 8, 16, 32}[rng() % 4];
+  options.block_rows = std::vector<int64_t>{0, 8, 16, 32}[rng() % 4];
+  options.block_cols = std::vector<int64_t>{0, 8, 16, 48}[rng() % 4];
+  options.staged = static_cast<int>(rng() % 3) - 1;
   const bool fill = rng() % 3 == 0;
   if (fill) {
     std::vector<uint8_t> v(static_cast<size_t>(element_bytes));

@@ -84,8 +84,13 @@ struct RelayoutOptions {
   // Tuning (0 / kAuto: chosen by the planner; tests and kMeasure set these).
   StoreMode stores = StoreMode::kAuto;
   LoopOrder loop_order = LoopOrder::kAuto;
-  int tile_lanes = 0;          // transpose micro-kernel tile edge L (power of two)
-  int64_t block_elements = 0;  // transpose cache-block edge (elements)
+  int tile_lanes = 0;       // transpose micro-kernel tile edge L (power of two)
+  // Transpose cache blocks: source rows x source columns (elements) per kernel call.
+  int64_t block_rows = 0;
+  int64_t block_cols = 0;
+  // Transpose blocks staged through a per-thread cache buffer, then written out in long
+  // destination runs (0 auto, 1 always when possible, -1 never).
+  int staged = 0;
 };
 
 // The bytes of one element of type T, for RelayoutOptions::padding_value.
