@@ -227,8 +227,14 @@ struct TransposeKernel {
       const int64_t row = ni * kB;
       const int64_t tiles = (ni_full / kL) * (nj_full / kL);
       const int64_t per_tile = tiles > 0 ? (pending_rows - pending_next + tiles - 1) / tiles : 0;
+      // Source rows packed together (the block is one contiguous region): fetch the next
+      // L rows while transposing these; the hardware prefetcher does not see them coming.
+      const bool prefetch = si <= nj * kB;
       for (int64_t i0 = 0; i0 < ni_full; i0 += kL) {
         for (int64_t j0 = 0; j0 < nj_full; j0 += kL) {
+          if (prefetch && i0 + kL < ni_full) {
+            for (int r = 0; r < kL; ++r) hwy::Prefetch(src + (i0 + kL + r) * si + j0 * kB);
+          }
           Micro<kB, kL>(src + i0 * si + j0 * kB, si, st + i0 * kB + j0 * row, row, false);
           WritePending(per_tile);
         }

@@ -290,8 +290,11 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
       // Cache blocks, in multiples of the tile edge. Direct: 32 source rows of about a page
       // each. Staged (large destinations, see kernels.cc): enough source rows for 256-byte
       // destination runs, a page of each, within a 256 KiB buffer.
+      // The blocks of a loop are balanced (8000 in blocks of 1008, not 7 x 1024 + 832).
       auto edge = [&](int64_t want, int64_t extent) {
-        return std::min(extent, std::max<int64_t>(lanes, want / lanes * lanes));
+        const int64_t e = std::min(extent, std::max<int64_t>(lanes, want / lanes * lanes));
+        const int64_t blocks = (extent + e - 1) / e;
+        return std::min(e, ((extent + blocks - 1) / blocks + lanes - 1) / lanes * lanes);
       };
       const int64_t staged_rows = edge(std::max<int64_t>(kMinStreamRunBytes / b, lanes), n.ni);
       n.staged = t.staged > 0 || (t.staged == 0 && t.stream && staged_rows * b >= kMinStreamRunBytes);
@@ -340,7 +343,11 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
   if (blocks_i > 1) {
     units.push_back({UnitLoop{blocks_i, n.block_i * n.si, n.block_i * n.di, n.block_i, 0}, absl::StrCat("I/", n.block_i)});
   }
-  const bool by_source = t.order == LoopOrder::kSource;
+  // By destination stride (writes stream), except where a kernel call reads one
+  // contiguous source run (deinterleave): then by source stride, so that consecutive calls
+  // read the source sequentially (measured: XLA's tiled -> row-major 0.69 -> 0.88 of memcpy).
+  const bool by_source = t.order == LoopOrder::kSource ||
+                         (t.order == LoopOrder::kAuto && n.kind == KernelKind::kDeinterleave);
   std::stable_sort(units.begin(), units.end(), [by_source](const Named& x, const Named& y) {
     if (by_source) return std::abs(x.u.src) > std::abs(y.u.src);
     return x.u.dst > y.u.dst;
