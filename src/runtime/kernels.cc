@@ -221,29 +221,30 @@ struct TransposeKernel {
   }
 
   HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t nj) {
-    const int64_t ni_full = ni - ni % kL, nj_full = nj - nj % kL;
+    // Full tiles cover [0, i_hi) x [0, j_hi); the ragged rest is copied element by element.
+    // (Misaligned buffers keep their split vector accesses: measured, peeling to alignment
+    // costs more, as the peeled columns are copied element by element and miss the cache.
+    // Staged blocks are shifted by the unit walk so that destination runs start on lines.)
+    const int64_t i_lo = 0, j_lo = 0;
+    const int64_t i_hi = ni / kL * kL, j_hi = nj / kL * kL;
     if (stage[0] != nullptr) {
       uint8_t* st = stage[cur];
       const int64_t row = ni * kB;
-      const int64_t tiles = (ni_full / kL) * (nj_full / kL);
+      const int64_t tiles = ((i_hi - i_lo) / kL) * ((j_hi - j_lo) / kL);
       const int64_t per_tile = tiles > 0 ? (pending_rows - pending_next + tiles - 1) / tiles : 0;
       // Source rows packed together (the block is one contiguous region): fetch the next
       // L rows while transposing these; the hardware prefetcher does not see them coming.
       const bool prefetch = si <= nj * kB;
-      for (int64_t i0 = 0; i0 < ni_full; i0 += kL) {
-        for (int64_t j0 = 0; j0 < nj_full; j0 += kL) {
-          if (prefetch && i0 + kL < ni_full) {
+      for (int64_t i0 = i_lo; i0 < i_hi; i0 += kL) {
+        for (int64_t j0 = j_lo; j0 < j_hi; j0 += kL) {
+          if (prefetch && i0 + kL < i_hi) {
             for (int r = 0; r < kL; ++r) hwy::Prefetch(src + (i0 + kL + r) * si + j0 * kB);
           }
           Micro<kB, kL>(src + i0 * si + j0 * kB, si, st + i0 * kB + j0 * row, row, false);
           WritePending(per_tile);
         }
       }
-      for (int64_t j = 0; j < nj; ++j) {
-        for (int64_t i = j < nj_full ? ni_full : 0; i < ni; ++i) {
-          CopyElement<kB>(st + j * row + i * kB, src + i * si + j * kB);
-        }
-      }
+      Edges(src, st, ni, nj, kB, row, i_lo, i_hi, j_lo, j_hi);
       WritePending(pending_rows);
       pending_dst = dst;
       pending_rows = nj;
@@ -252,16 +253,27 @@ struct TransposeKernel {
       cur ^= 1;
       return;
     }
-    for (int64_t j0 = 0; j0 < nj_full; j0 += kL) {
-      for (int64_t i0 = 0; i0 < ni_full; i0 += kL) {
+    for (int64_t j0 = j_lo; j0 < j_hi; j0 += kL) {
+      for (int64_t i0 = i_lo; i0 < i_hi; i0 += kL) {
         Micro<kB, kL>(src + i0 * si + j0 * kB, si, dst + i0 * kB + j0 * dj, dj, stream);
       }
-      for (int64_t j = j0; j < j0 + kL; ++j) {
-        for (int64_t i = ni_full; i < ni; ++i) CopyElement<kB>(dst + i * kB + j * dj, src + i * si + j * kB);
-      }
     }
-    for (int64_t j = nj_full; j < nj; ++j) {
-      for (int64_t i = 0; i < ni; ++i) CopyElement<kB>(dst + i * kB + j * dj, src + i * si + j * kB);
+    Edges(src, dst, ni, nj, kB, dj, i_lo, i_hi, j_lo, j_hi);
+  }
+
+  // Everything of the ni x nj block outside the tiles [i_lo, i_hi) x [j_lo, j_hi):
+  // out[i*ei + j*ej] = src[i*si + j*kB].
+  HWY_INLINE void Edges(const uint8_t* src, uint8_t* out, int64_t ni, int64_t nj, int64_t ei, int64_t ej,
+                        int64_t i_lo, int64_t i_hi, int64_t j_lo, int64_t j_hi) const {
+    for (int64_t j = 0; j < nj; ++j) {
+      const bool tiled_column = j >= j_lo && j < j_hi && i_hi > i_lo;
+      for (int64_t i = 0; i < ni; ++i) {
+        if (tiled_column && i == i_lo) {
+          i = i_hi - 1;
+          continue;
+        }
+        CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
+      }
     }
   }
 };
@@ -351,9 +363,12 @@ struct DeinterleaveKernel {
 
 // ---------------------------------------------------------------- unit walk
 
+// Walks units [begin, end). `pre_i` shifts the blocks of loop I back by that many
+// elements (block k covers [k*block_i - pre_i, (k+1)*block_i - pre_i) within [0, ni); the
+// plan reserved one more block for it), so that destination runs start on cache lines.
 template <int kB, class Kernel>
 HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end,
-                            Kernel kernel) {
+                            Kernel kernel, int64_t pre_i = 0) {
   constexpr size_t kMaxDepth = 64;
   const size_t depth = n.units.size();
   int64_t count[kMaxDepth];
@@ -370,9 +385,10 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
     j0 += c * u.bj;
   }
   for (int64_t unit = begin; unit < end; ++unit) {
-    const int64_t ni = std::min(n.block_i, n.ni - i0);
+    const int64_t lo = std::max<int64_t>(0, i0 - pre_i);
+    const int64_t ni = std::min(n.ni, i0 - pre_i + n.block_i) - lo;
     const int64_t nj = std::min(n.block_j, n.nj - j0);
-    kernel(src + so * kB, dst + dof * kB, ni, nj);
+    if (ni > 0 && nj > 0) kernel(src + (so + (lo - i0) * n.si) * kB, dst + (dof + (lo - i0) * n.di) * kB, ni, nj);
     for (size_t k = depth; k-- > 0;) {
       const UnitLoop& u = n.units[k];
       if (++count[k] < u.n) {
@@ -397,13 +413,15 @@ template <int kB, int kL>
 void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end, bool stream) {
   TransposeKernel<kB, kL> kernel{n.si * kB, n.dj * kB, stream};
   hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
+  int64_t pre_i = 0;
   if (n.staged) {
     const size_t bytes = static_cast<size_t>(n.block_i * n.block_j * kB);
     stage = hwy::AllocateAligned<uint8_t>(2 * bytes);
     kernel.stage[0] = stage.get();
     kernel.stage[1] = stage.get() + bytes;
+    if (n.align_runs) pre_i = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst + n.dst_offset * kB) % 64) / kB;
   }
-  WalkUnits<kB>(n, src, dst, begin, end, kernel);
+  WalkUnits<kB>(n, src, dst, begin, end, kernel, pre_i);
 }
 
 // The widest tile edge <= `lanes` this target can hold in one vector (at least 16 bytes);

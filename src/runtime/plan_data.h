@@ -43,6 +43,9 @@ struct Nest {
   int lanes = 0;        // transpose tile edge, or the interleave factor
   bool stream = false;  // streaming stores allowed (if the destination base is aligned)
   bool staged = false;  // transpose: blocks go through a cache buffer (see kernels.cc)
+  // Staged: loop I has one spare block so that blocks can be shifted at run time to start
+  // destination runs on cache lines (every other destination stride keeps line alignment).
+  bool align_runs = false;
   int64_t stream_align = 64;  // bytes the destination base must be aligned to for them
   std::vector<UnitLoop> units;  // outermost first
   int64_t num_units = 1;

@@ -336,7 +336,19 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
     const Loop& l = f[static_cast<size_t>(k)];
     units.push_back({UnitLoop{l.n, l.a, l.b, 0, 0}, absl::StrCat("d", k)});
   }
-  const int64_t blocks_i = (n.ni + n.block_i - 1) / n.block_i, blocks_j = (n.nj + n.block_j - 1) / n.block_j;
+  int64_t blocks_i = (n.ni + n.block_i - 1) / n.block_i;
+  const int64_t blocks_j = (n.nj + n.block_j - 1) / n.block_j;
+  if (n.kind == KernelKind::kTranspose && n.staged && n.di == 1 && (n.block_i * b) % 64 == 0 &&
+      (n.dj * b) % 64 == 0) {
+    bool aligned = true;
+    for (int k = 0; k <= last; ++k) {
+      if (k != iI && k != iJ && (f[static_cast<size_t>(k)].b * b) % 64 != 0) aligned = false;
+    }
+    if (aligned && blocks_i > 1) {
+      n.align_runs = true;
+      blocks_i = n.ni / n.block_i + 1;
+    }
+  }
   if (blocks_j > 1) {
     units.push_back({UnitLoop{blocks_j, n.block_j * n.sj, n.block_j * n.dj, 0, n.block_j}, absl::StrCat("J/", n.block_j)});
   }
@@ -375,6 +387,11 @@ void SetStreaming(Nest& n, int bytes, bool want) {
     return;
   }
   if (n.kind != KernelKind::kTranspose) return;
+  if (n.staged) {  // runs are written by CopyBytes, which aligns them itself
+    n.stream = true;
+    n.stream_align = 1;
+    return;
+  }
   const int64_t align = bytes == 16 ? 16 : int64_t{n.lanes} * bytes;
   if ((n.dj * bytes) % align != 0) return;
   for (const UnitLoop& u : n.units) {
