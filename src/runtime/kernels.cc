@@ -282,14 +282,18 @@ struct TransposeKernel {
 
 // dst[i + j*K] = src[i*si + j] for i < K: K source rows zipped into one destination run.
 template <int kB, int kK>
+// With `stage`, the run is zipped into that cache-resident buffer and then written with
+// streaming stores.
 struct InterleaveKernel {
   int64_t si;  // bytes
-  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t /*ni*/, int64_t nj) const {
+  uint8_t* stage = nullptr;
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t /*ni*/, int64_t nj) const {
     using T = typename Lane<kB>::T;
     const hn::ScalableTag<T> d;
     const int64_t n = static_cast<int64_t>(hn::Lanes(d));
     const T* s0 = reinterpret_cast<const T*>(src);
     const T* s1 = reinterpret_cast<const T*>(src + si);
+    uint8_t* dst = stage != nullptr ? stage : final_dst;
     T* out = reinterpret_cast<T*>(dst);
     int64_t j = 0;
     if constexpr (kK == 2) {
@@ -310,17 +314,23 @@ struct InterleaveKernel {
     for (; j < nj; ++j) {
       for (int i = 0; i < kK; ++i) CopyElement<kB>(dst + (i + j * kK) * kB, src + i * si + j * kB);
     }
+    if (stage != nullptr) CopyBytes(final_dst, stage, kK * nj * kB, true);
   }
 };
 
 // dst[i + j*dj] = src[i*K + j] for j < K: one source run split into K destination rows.
 template <int kB, int kK>
+// With `stage`, the K rows go to that buffer first and are then written with streaming
+// stores.
 struct DeinterleaveKernel {
-  int64_t dj;  // bytes
-  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t /*nj*/) const {
+  int64_t dst_row;  // bytes
+  uint8_t* stage = nullptr;
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t ni, int64_t /*nj*/) const {
     using T = typename Lane<kB>::T;
     const hn::ScalableTag<T> d;
     const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t dj = stage != nullptr ? ni * kB : dst_row;
+    uint8_t* dst = stage != nullptr ? stage : final_dst;
     const T* in = reinterpret_cast<const T*>(src);
     T* o0 = reinterpret_cast<T*>(dst);
     T* o1 = reinterpret_cast<T*>(dst + dj);
@@ -355,6 +365,9 @@ struct DeinterleaveKernel {
     }
     for (; i < ni; ++i) {
       for (int j = 0; j < kK; ++j) CopyElement<kB>(dst + i * kB + j * dj, src + (i * kK + j) * kB);
+    }
+    if (stage != nullptr) {
+      for (int j = 0; j < kK; ++j) CopyBytes(final_dst + j * dst_row, stage + j * dj, ni * kB, true);
     }
   }
 };
@@ -449,17 +462,20 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
       return;
 #if HWY_TARGET != HWY_SCALAR
     case KernelKind::kInterleave:
-      if constexpr (kB <= 8) {
-        if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.si * kB});
-        if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 3>{n.si * kB});
-        if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.si * kB});
-      }
-      break;
     case KernelKind::kDeinterleave:
       if constexpr (kB <= 8) {
-        if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.dj * kB});
-        if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 3>{n.dj * kB});
-        if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.dj * kB});
+        hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
+        if (stream) stage = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(n.block_i * n.block_j * kB));
+        uint8_t* st = stage.get();
+        if (n.kind == KernelKind::kInterleave) {
+          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.si * kB, st});
+          if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 3>{n.si * kB, st});
+          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.si * kB, st});
+        } else {
+          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.dj * kB, st});
+          if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 3>{n.dj * kB, st});
+          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.dj * kB, st});
+        }
       }
       break;
     case KernelKind::kTranspose:

@@ -386,6 +386,11 @@ void SetStreaming(Nest& n, int bytes, bool want) {
     n.stream_align = 1;
     return;
   }
+  if (n.kind == KernelKind::kInterleave || n.kind == KernelKind::kDeinterleave) {
+    n.stream = bytes <= 8;  // through a small stage and CopyBytes, which aligns itself
+    n.stream_align = 1;
+    return;
+  }
   if (n.kind != KernelKind::kTranspose) return;
   if (n.staged) {  // runs are written by CopyBytes, which aligns them itself
     n.stream = true;
