@@ -225,18 +225,17 @@ struct TransposeKernel {
     // (Misaligned buffers keep their split vector accesses: measured, peeling to alignment
     // costs more, as the peeled columns are copied element by element and miss the cache.
     // Staged blocks are shifted by the unit walk so that destination runs start on lines.)
-    const int64_t i_lo = 0, j_lo = 0;
     const int64_t i_hi = ni / kL * kL, j_hi = nj / kL * kL;
     if (stage[0] != nullptr) {
       uint8_t* st = stage[cur];
       const int64_t row = ni * kB;
-      const int64_t tiles = ((i_hi - i_lo) / kL) * ((j_hi - j_lo) / kL);
+      const int64_t tiles = (i_hi / kL) * (j_hi / kL);
       const int64_t per_tile = tiles > 0 ? (pending_rows - pending_next + tiles - 1) / tiles : 0;
       // Source rows packed together (the block is one contiguous region): fetch the next
       // L rows while transposing these; the hardware prefetcher does not see them coming.
       const bool prefetch = si <= nj * kB;
-      for (int64_t i0 = i_lo; i0 < i_hi; i0 += kL) {
-        for (int64_t j0 = j_lo; j0 < j_hi; j0 += kL) {
+      for (int64_t i0 = 0; i0 < i_hi; i0 += kL) {
+        for (int64_t j0 = 0; j0 < j_hi; j0 += kL) {
           if (prefetch && i0 + kL < i_hi) {
             for (int r = 0; r < kL; ++r) hwy::Prefetch(src + (i0 + kL + r) * si + j0 * kB);
           }
@@ -244,7 +243,7 @@ struct TransposeKernel {
           WritePending(per_tile);
         }
       }
-      Edges(src, st, ni, nj, kB, row, i_lo, i_hi, j_lo, j_hi);
+      Edges(src, st, ni, nj, kB, row, i_hi, j_hi);
       WritePending(pending_rows);
       pending_dst = dst;
       pending_rows = nj;
@@ -253,27 +252,25 @@ struct TransposeKernel {
       cur ^= 1;
       return;
     }
-    for (int64_t j0 = j_lo; j0 < j_hi; j0 += kL) {
-      for (int64_t i0 = i_lo; i0 < i_hi; i0 += kL) {
+    for (int64_t j0 = 0; j0 < j_hi; j0 += kL) {
+      for (int64_t i0 = 0; i0 < i_hi; i0 += kL) {
         Micro<kB, kL>(src + i0 * si + j0 * kB, si, dst + i0 * kB + j0 * dj, dj, stream);
       }
     }
-    Edges(src, dst, ni, nj, kB, dj, i_lo, i_hi, j_lo, j_hi);
+    Edges(src, dst, ni, nj, kB, dj, i_hi, j_hi);
   }
 
-  // Everything of the ni x nj block outside the tiles [i_lo, i_hi) x [j_lo, j_hi):
+  // Everything of the ni x nj block outside the tiles [0, i_hi) x [0, j_hi):
   // out[i*ei + j*ej] = src[i*si + j*kB].
   HWY_INLINE void Edges(const uint8_t* src, uint8_t* out, int64_t ni, int64_t nj, int64_t ei, int64_t ej,
-                        int64_t i_lo, int64_t i_hi, int64_t j_lo, int64_t j_hi) const {
-    for (int64_t j = 0; j < nj; ++j) {
-      const bool tiled_column = j >= j_lo && j < j_hi && i_hi > i_lo;
-      for (int64_t i = 0; i < ni; ++i) {
-        if (tiled_column && i == i_lo) {
-          i = i_hi - 1;
-          continue;
-        }
-        CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
+                        int64_t i_hi, int64_t j_hi) const {
+    if (i_hi < ni) {
+      for (int64_t j = 0; j < j_hi; ++j) {
+        for (int64_t i = i_hi; i < ni; ++i) CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
       }
+    }
+    for (int64_t j = j_hi; j < nj; ++j) {
+      for (int64_t i = 0; i < ni; ++i) CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
     }
   }
 };
