@@ -295,11 +295,6 @@ struct InterleaveKernel {
     int64_t j = 0;
     if constexpr (kK == 2) {
       for (; j + n <= nj; j += n) hn::StoreInterleaved2(hn::LoadU(d, s0 + j), hn::LoadU(d, s1 + j), d, out + j * 2);
-    } else if constexpr (kK == 3) {
-      const T* s2 = reinterpret_cast<const T*>(src + 2 * si);
-      for (; j + n <= nj; j += n) {
-        hn::StoreInterleaved3(hn::LoadU(d, s0 + j), hn::LoadU(d, s1 + j), hn::LoadU(d, s2 + j), d, out + j * 3);
-      }
     } else {
       const T* s2 = reinterpret_cast<const T*>(src + 2 * si);
       const T* s3 = reinterpret_cast<const T*>(src + 3 * si);
@@ -338,15 +333,6 @@ struct DeinterleaveKernel {
         hn::LoadInterleaved2(d, in + i * 2, v0, v1);
         hn::StoreU(v0, d, o0 + i);
         hn::StoreU(v1, d, o1 + i);
-      }
-    } else if constexpr (kK == 3) {
-      T* o2 = reinterpret_cast<T*>(dst + 2 * dj);
-      for (; i + n <= ni; i += n) {
-        decltype(hn::Zero(d)) v0, v1, v2;
-        hn::LoadInterleaved3(d, in + i * 3, v0, v1, v2);
-        hn::StoreU(v0, d, o0 + i);
-        hn::StoreU(v1, d, o1 + i);
-        hn::StoreU(v2, d, o2 + i);
       }
     } else {
       T* o2 = reinterpret_cast<T*>(dst + 2 * dj);
@@ -466,11 +452,9 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
         uint8_t* st = stage.get();
         if (n.kind == KernelKind::kInterleave) {
           if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.si * kB, st});
-          if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 3>{n.si * kB, st});
           if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.si * kB, st});
         } else {
           if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.dj * kB, st});
-          if (n.lanes == 3) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 3>{n.dj * kB, st});
           if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.dj * kB, st});
         }
       }

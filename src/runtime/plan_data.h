@@ -14,8 +14,8 @@ namespace axe::runtime::internal {
 // The innermost two loops of a nest, I and J, are run by a kernel over cache blocks:
 //   kCopy          dst[i + j*dj]     = src[i + j*sj]        (si = di = 1: rows, memcpy-like)
 //   kTranspose     dst[i + j*dj]     = src[i*si + j]        (di = sj = 1)
-//   kInterleave    dst[i + j*lanes]  = src[i*si + j]        (ni = lanes in 2..4, dj = lanes)
-//   kDeinterleave  dst[i + j*dj]     = src[i*lanes + j]     (nj = lanes in 2..4, si = lanes)
+//   kInterleave    dst[i + j*lanes]  = src[i*si + j]        (ni = lanes, 2 or 4, dj = lanes)
+//   kDeinterleave  dst[i + j*dj]     = src[i*lanes + j]     (nj = lanes, 2 or 4, si = lanes)
 //   kStrided       dst[i*di + j*dj]  = src[i*si + j*sj]
 //   kFill          dst[i*di + j*dj]  = padding value
 // (indices in elements).

@@ -252,10 +252,10 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
         }
         if (n.kind == KernelKind::kTranspose && bytes <= 8) {
           const Loop& J = f[static_cast<size_t>(iJ)];
-          if (I.n <= 4 && J.b == I.n) {
+          if ((I.n == 2 || I.n == 4) && J.b == I.n) {
             n.kind = KernelKind::kInterleave;
             n.lanes = static_cast<int>(I.n);
-          } else if (J.n <= 4 && I.a == J.n) {
+          } else if ((J.n == 2 || J.n == 4) && I.a == J.n) {
             n.kind = KernelKind::kDeinterleave;
             n.lanes = static_cast<int>(J.n);
           }

@@ -16,7 +16,7 @@
 //  - the innermost loops get a kernel: `copy` (the innermost dimension does not move:
 //    rows copied like memcpy), `transpose LxL` (a register-transpose micro-kernel over
 //    cache-blocked tiles, SIMD through Highway with runtime dispatch), `interleave k` /
-//    `deinterleave k` (k = 2..4 rows zipped, e.g. XLA's (2,1) sub-tiles), or `strided`;
+//    `deinterleave k` (k = 2 or 4 rows zipped, e.g. XLA's (2,1) sub-tiles), or `strided`;
 //    layouts whose address cannot be split per dimension use the exact `generic` path;
 //  - destinations that are large and written whole get non-temporal (streaming) stores;
 //  - the outer loops are cut into chunks run on the thread pool (small copies run on the
