@@ -29,23 +29,10 @@ namespace axe::runtime::internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// The unsigned lane type of a kB-byte element (kB <= 8).
 template <int kB>
-struct Lane;
-template <>
-struct Lane<1> {
-  using T = uint8_t;
-};
-template <>
-struct Lane<2> {
-  using T = uint16_t;
-};
-template <>
-struct Lane<4> {
-  using T = uint32_t;
-};
-template <>
-struct Lane<8> {
-  using T = uint64_t;
+struct Lane {
+  using T = hwy::UnsignedFromSize<kB>;
 };
 
 template <int kB>
