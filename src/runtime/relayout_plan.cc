@@ -511,6 +511,7 @@ void MakeChunks(PlanData& p, int64_t total_bytes) {
     }
     return;
   }
+  // Large chunks (measured: 16 MiB chunks beat 1-4 MiB ones on a 2-core transpose).
   const int64_t target =
       std::clamp<int64_t>(total_bytes / (int64_t{p.threads} * 8), int64_t{256} << 10, int64_t{16} << 20);
   for (size_t k = 0; k < p.nests.size(); ++k) {
