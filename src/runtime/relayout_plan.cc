@@ -299,7 +299,12 @@ Nest PlanNest(const std::vector<Loop>& loops, int64_t src_base, int64_t dst_base
       const int64_t staged_rows = edge(std::max<int64_t>(kMinStreamRunBytes / b, lanes), n.ni);
       n.staged = t.staged > 0 || (t.staged == 0 && t.stream && staged_rows * b >= kMinStreamRunBytes);
       if (n.staged) {
-        n.block_i = edge(t.block_rows > 0 ? t.block_rows : staged_rows, n.ni);
+        // Source rows packed next to each other (the block is one contiguous source run,
+        // e.g. a 3-D permutation fused into 2-D): reads are cheap, so longer destination
+        // runs pay (measured on 256^3 (2,0,1): 0.68 -> 0.84 of memcpy with 512-byte runs).
+        const bool packed = n.si * b <= kTransposeBlockBytes && n.si <= n.nj;
+        const int64_t rows = packed ? edge(std::max<int64_t>(2 * kMinStreamRunBytes / b, lanes), n.ni) : staged_rows;
+        n.block_i = edge(t.block_rows > 0 ? t.block_rows : rows, n.ni);
         const int64_t cols = std::min(kTransposeBlockBytes / b, kStageBytes / (n.block_i * b));
         n.block_j = edge(t.block_cols > 0 ? t.block_cols : cols, n.nj);
         n.staged = n.block_i * n.block_j * b <= internal::kMaxStagedBlockBytes;
