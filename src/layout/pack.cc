@@ -44,6 +44,7 @@ absl::StatusOr<Layout> Unpack(const Layout& layout, int64_t n) {
 absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n) {
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("pack: n must be >= 1, got ", n));
   const Layout c = Canonicalize(layout);
+  if (n == 1) return c;  // nothing to pack
   std::vector<Iter> shard = c.shard(), replica = c.replica();
   const Iter last = shard.back();
   if (!last.axis.is_memory() || last.stride != 1 || last.extent % n != 0) {

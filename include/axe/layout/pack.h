@@ -21,8 +21,8 @@ absl::StatusOr<Layout> Unpack(const Layout& layout, int64_t n);
 
 // On the canonical layout: the last shard iter must be (e, 1@mem) on a memory axis with
 // n | e; it becomes (e/n, 1@mem), and every other memory stride and memory offset must be
-// divisible by n and is divided. The result is canonical. Errors name the offending iter or
-// offset (and n < 1).
+// divisible by n and is divided. The result is canonical; Pack(l, 1) only canonicalizes.
+// Errors name the offending iter or offset (and n < 1).
 absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n);
 
 }  // namespace axe
