@@ -5,6 +5,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/group.h"
 #include "axe/layout/tile.h"
 
 namespace axe {
@@ -96,7 +97,10 @@ absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64
     if (!used[k] && mesh.shape[k] > 1) replica.push_back(Iter{mesh.shape[k], mesh.strides[k], mesh.axis});
   }
   AXE_ASSIGN_OR_RETURN(Layout outer, Layout::Create(std::move(shard), std::move(replica)));
-  return Tile(outer, outer_shape, local, local_shape);
+  AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(outer, outer_shape, local, local_shape));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, TiledShape(outer_shape, local_shape));
+  AXE_ASSIGN_OR_RETURN(Grouped grouped, Group(tiled, shape));  // a tile groups by its natural shape
+  return grouped.layout;
 }
 
 absl::StatusOr<Layout> MeshShardedLayout(absl::Span<const int64_t> global_shape, const DeviceMesh& mesh,

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/group.h"
 #include "axe/layout/tile.h"
 
 namespace axe {
@@ -24,10 +25,12 @@ Layout MmaM8N8Fragment(Axis reg) {
 }
 
 Layout MmaM16N8K16Accumulator(Axis reg) {
-  // The m8n8 fragment (span 2 on reg) tiled by S[2:1@reg] along M.
+  // The m8n8 fragment (span 2 on reg) tiled by S[2:1@reg] along M, grouped by (16, 8).
   absl::StatusOr<Layout> t = Tile(Make({{2, 1, reg}}), {2, 1}, MmaM8N8Fragment(reg), {8, 8});
   AXE_CHECK(t.ok()) << t.status();
-  return *std::move(t);
+  absl::StatusOr<Grouped> g = Group(*t, {16, 8});
+  AXE_CHECK(g.ok()) << g.status();
+  return g->layout;
 }
 
 absl::StatusOr<Layout> WgmmaM64Accumulator(int64_t n, Axis reg) {
@@ -44,7 +47,10 @@ absl::StatusOr<Layout> CtaTile(const Layout& fragment, absl::Span<const int64_t>
     return absl::InvalidArgumentError("CtaTile: the fragment shape and the warp grid must have rank 2");
   }
   AXE_ASSIGN_OR_RETURN(Layout warps, Layout::RowMajor(warp_grid, Axis::Get("warpid")));
-  return Tile(warps, warp_grid, fragment, fragment_shape);
+  AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(warps, warp_grid, fragment, fragment_shape));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, TiledShape(warp_grid, fragment_shape));
+  AXE_ASSIGN_OR_RETURN(Grouped grouped, Group(tiled, shape));
+  return grouped.layout;
 }
 
 absl::StatusOr<SwizzledLayout> SharedMemorySwizzleAtom(int dtype_bits, SmemSwizzle mode) {

@@ -9,7 +9,8 @@
 //   MeshShardedLayout({64, 128}, mesh, {{0}, {1}})          // Alpa S0S1:
 //   // S[(2,32,2,64):(1@gpuid,64,2@gpuid,1)]
 //   MeshShardedLayout({64, 128}, mesh, {{0}, {}})           // Alpa S0R:
-//   // S[(2,32,128):(1@gpuid,128,1)] + R[2:2@gpuid]
+//   // S[(2,32,128):(1@gpuid,128,1)] + R[2:2@gpuid] (grouped by (64, 128); canonical:
+//   // S[(2,4096):(1@gpuid,1)] + R[2:2@gpuid])
 #ifndef AXE_LAYOUT_MESH_H_
 #define AXE_LAYOUT_MESH_H_
 
@@ -41,7 +42,8 @@ struct DeviceMesh {
 // mesh dimensions sharding[d] (major to minor; empty: not sharded) and replicated over every
 // mesh dimension that appears nowhere: Tile(mesh part, per-dimension mesh extents, local,
 // local_shape). The natural logical shape is local_shape[d] * (product of the mesh extents
-// sharding d). Errors: sharding's rank differs from local_shape's, a mesh dimension is out of
+// sharding d); the result is grouped by it (each dimension's iters side by side, not
+// canonical). Errors: sharding's rank differs from local_shape's, a mesh dimension is out of
 // range or used twice, the local layout uses the mesh's device axis, or Tile's errors.
 absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64_t> local_shape,
                                      const DeviceMesh& mesh, const std::vector<std::vector<int>>& sharding);

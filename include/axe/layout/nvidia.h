@@ -2,7 +2,9 @@
 //
 // Register fragments map a logical tile to (lane, register slot). Register slots live on the
 // memory axis `reg` by default; pass Axis::Memory() to get TVM's spelling with `m` (the
-// register-scoped buffer). Each constructor is verified in tests against the PTX ISA's
+// register-scoped buffer). Results are grouped by their logical shape (each dimension's
+// iters side by side, as the PTX ISA describes them) rather than canonical; Canonicalize()
+// gives the canonical form. Each constructor is verified in tests against the PTX ISA's
 // description of the fragment (row/column as a function of lane and register index).
 //
 //   MmaM8N8Fragment()          // S[(8,4,2):(4@laneid,1@laneid,1@reg)]       (8 x 8)
@@ -39,7 +41,7 @@ Layout MmaM16N8K16Accumulator(Axis reg = RegisterAxis());
 absl::StatusOr<Layout> WgmmaM64Accumulator(int64_t n, Axis reg = RegisterAxis());
 
 // A CTA-level layout: `fragment` (on fragment_shape, rank 2) tiled by the row-major grid of
-// warps warp_grid (rank 2) on `warpid`:
+// warps warp_grid (rank 2) on `warpid`, grouped by the CTA tile's shape:
 //   CtaTile(MmaM16N8K16Accumulator(), {16, 8}, {2, 2})  // 32x16 on 4 warps
 absl::StatusOr<Layout> CtaTile(const Layout& fragment, absl::Span<const int64_t> fragment_shape,
                                absl::Span<const int64_t> warp_grid);
