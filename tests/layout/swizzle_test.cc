@@ -123,9 +123,10 @@ TEST(Swizzle, AgreesWithTheBitFormula) {
   }
 }
 
-TEST(Swizzle, SwizzleIsAPermutationOfEachPeriod) {
+TEST(Swizzle, SwizzleIsAPermutationOfEachPeriodAndItsOwnInverse) {
   for (bool inner : {true, false}) {
     const SwizzledLayout s = *SwizzledLayout::Create(2, 2, 3, P("S[1024:1]"), inner);
+    for (int64_t a = -2048; a < 2048; ++a) ASSERT_EQ(s.Swizzle(s.Swizzle(a)), a);
     std::vector<int64_t> image;
     for (int64_t x = 0; x < 1024; ++x) image.push_back(M(*s.ApplyBase(x)));
     for (size_t block = 0; block < 1024; block += 128) {

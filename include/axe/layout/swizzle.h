@@ -57,7 +57,8 @@ class SwizzledLayout {
   int64_t period() const { return int64_t{1} << (m_ + s_ + b_); }
   int64_t size() const { return layout_.size(); }
 
-  // The swizzled address of an inner address.
+  // The swizzled address of an inner address. Because S >= B the bits read and the bits
+  // written are disjoint, so Swizzle is its own inverse: Swizzle(Swizzle(a)) == a.
   int64_t Swizzle(int64_t address) const;
 
   // Swizzled f_D(x) + O, and the swizzled replica set, as apply.h defines them.
