@@ -47,7 +47,7 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Create(int per_element, int swizz
         axes.size() == 1 ? absl::StrCat("the ", AxisKindName(axes[0].kind()), " axis ", axes[0].name())
                          : absl::StrCat(axes.size(), " axes")));
   }
-  return SwizzledLayout(per_element, swizzle_len, atom_len, swizzle_inner, std::move(layout));
+  return SwizzledLayout(per_element, swizzle_len, atom_len, swizzle_inner, std::move(layout), axes[0]);
 }
 
 bool SwizzledLayout::LooksSwizzled(absl::string_view text) {
@@ -110,8 +110,6 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text) {
   if (!out.ok()) return absl::InvalidArgumentError(absl::StrCat(out.status().message(), " in \"", text, "\""));
   return out;
 }
-
-Axis SwizzledLayout::axis() const { return Canonicalize(layout_).axes().front(); }
 
 int64_t SwizzledLayout::Swizzle(int64_t address) const {
   // Pure bit operations on the two's complement pattern: bits [M+S, M+S+B) are XORed into

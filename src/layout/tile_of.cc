@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "algebra_internal.h"
@@ -104,15 +105,17 @@ std::optional<AxisPart> OuterOnAxis(Axis axis, const Layout& a, const Layout& b,
   std::vector<int64_t> q;
   for (size_t i = 0; i < pa->size(); ++i) {
     if (taken[i]) continue;
-    const int64_t d = (*pa)[i] - pb->front();  // both are values of valid layouts on one axis
-    if (FloorMod(d, w) != 0) {
+    std::optional<int64_t> diff = CheckedSub((*pa)[i], pb->front());
+    if (!diff || FloorMod(*diff, w) != 0) {
       *reason = absl::StrCat("axis ", axis.name(), ": the replica point ", (*pa)[i],
                              " of A is not a translate of B's replica points by a multiple of ", w);
       return std::nullopt;
     }
+    const int64_t d = *diff;
     for (int64_t v : *pb) {
-      auto pos = std::lower_bound(pa->begin(), pa->end(), d + v);
-      if (pos == pa->end() || *pos != d + v || taken[static_cast<size_t>(pos - pa->begin())]) {
+      std::optional<int64_t> target = CheckedAdd(d, v);
+      auto pos = target ? std::lower_bound(pa->begin(), pa->end(), *target) : pa->end();
+      if (pos == pa->end() || *pos != *target || taken[static_cast<size_t>(pos - pa->begin())]) {
         *reason = absl::StrCat("axis ", axis.name(), ": A's replica points are not a union of translates of B's");
         return std::nullopt;
       }
@@ -218,6 +221,50 @@ MaybeLayout Verify(absl::StatusOr<Layout> candidate, bool candidate_is_outer, co
   return MaybeLayout::Some(Canonicalize(*candidate));
 }
 
+// What both directions start from: canonical A and the known layout, both shapes, and A
+// split by the interleaved shape.
+struct Problem {
+  Layout a, known;
+  std::vector<int64_t> outer_shape, inner_shape;
+  Parts parts;
+};
+
+// Input errors as a status; "no answer" when the shapes do not divide or A does not split.
+absl::StatusOr<std::variant<Problem, MaybeLayout>> Prepare(const Layout& a, absl::Span<const int64_t> a_shape,
+                                                           const Layout& known, absl::Span<const int64_t> known_shape,
+                                                           bool known_is_inner) {
+  const char* which = known_is_inner ? "inner" : "outer";
+  AXE_RETURN_IF_ERROR(CheckInputs(a, a_shape, known, known_shape, which));
+  std::optional<std::vector<int64_t>> missing = QuotientShape(a_shape, known_shape);
+  if (!missing) {
+    return MaybeLayout::None(absl::StrCat("the ", which, " shape ", FormatTuple(known_shape),
+                                          " does not divide the tiled shape ", FormatTuple(a_shape)));
+  }
+  Problem p{Canonicalize(a), Canonicalize(known), known_is_inner ? *missing : std::vector<int64_t>(known_shape.begin(), known_shape.end()),
+            known_is_inner ? std::vector<int64_t>(known_shape.begin(), known_shape.end()) : *missing, {}};
+  std::string reason;
+  std::optional<Parts> parts = SplitTiled(p.a, p.outer_shape, p.inner_shape, &reason);
+  if (!parts) return MaybeLayout::None(reason);
+  p.parts = *std::move(parts);
+  return p;
+}
+
+// Completes the candidate with replicas and offsets solved per axis, then verifies it.
+template <typename SolveAxis>
+MaybeLayout Finish(const Problem& p, std::vector<Iter> shard, bool candidate_is_outer, SolveAxis solve) {
+  std::vector<Iter> replica;
+  PhysCoord offset;
+  std::string reason;
+  for (Axis axis : internal::ReplicaOrOffsetAxes({&p.a, &p.known})) {
+    std::optional<AxisPart> part = solve(axis, &reason);
+    if (!part) return MaybeLayout::None(reason);
+    replica.insert(replica.end(), part->replica.begin(), part->replica.end());
+    offset.set(axis, part->offset);
+  }
+  return Verify(Layout::Create(std::move(shard), std::move(replica), std::move(offset)), candidate_is_outer, p.known,
+                p.outer_shape, p.inner_shape, p.a);
+}
+
 }  // namespace
 
 std::optional<std::vector<int64_t>> QuotientShape(absl::Span<const int64_t> a_shape,
@@ -233,27 +280,21 @@ std::optional<std::vector<int64_t>> QuotientShape(absl::Span<const int64_t> a_sh
 
 absl::StatusOr<MaybeLayout> TileOfInner(const Layout& a_in, absl::Span<const int64_t> a_shape,
                                         const Layout& inner, absl::Span<const int64_t> inner_shape) {
-  AXE_RETURN_IF_ERROR(CheckInputs(a_in, a_shape, inner, inner_shape, "inner"));
-  std::optional<std::vector<int64_t>> outer_shape = QuotientShape(a_shape, inner_shape);
-  if (!outer_shape) {
-    return MaybeLayout::None(absl::StrCat("the inner shape ", FormatTuple(inner_shape),
-                                          " does not divide the tiled shape ", FormatTuple(a_shape)));
-  }
-  const Layout a = Canonicalize(a_in), b = Canonicalize(inner);
-  std::string reason;
-  std::optional<Parts> parts = SplitTiled(a, *outer_shape, inner_shape, &reason);
-  if (!parts) return MaybeLayout::None(reason);
+  AXE_ASSIGN_OR_RETURN(auto prepared, Prepare(a_in, a_shape, inner, inner_shape, /*known_is_inner=*/true));
+  if (MaybeLayout* none = std::get_if<MaybeLayout>(&prepared)) return *none;
+  const Problem& p = std::get<Problem>(prepared);
+  const Layout& b = p.known;
   absl::StatusOr<Grouped> gb = Group(b, inner_shape);
   if (!gb.ok()) return MaybeLayout::None(absl::StrCat("B does not group: ", gb.status().message()));
   std::vector<Iter> shard;
   for (size_t j = 0; j < inner_shape.size(); ++j) {
     std::vector<Iter> want = internal::NormalizedIters(internal::Block(*gb, j));
-    if (internal::NormalizedIters(parts->inner[j]) != want) {
+    if (internal::NormalizedIters(p.parts.inner[j]) != want) {
       return MaybeLayout::None(absl::StrCat("dimension ", j, ": the intra-tile part of A, ",
-                                            Describe(parts->inner[j]), ", differs from B's block, ",
+                                            Describe(p.parts.inner[j]), ", differs from B's block, ",
                                             Describe(internal::Block(*gb, j))));
     }
-    for (const Iter& it : parts->outer[j]) {
+    for (const Iter& it : p.parts.outer[j]) {
       if (it.extent == 1) {
         shard.push_back(Iter{1, 1, it.axis});
         continue;
@@ -267,46 +308,23 @@ absl::StatusOr<MaybeLayout> TileOfInner(const Layout& a_in, absl::Span<const int
       shard.push_back(Iter{it.extent, it.stride / w, it.axis});
     }
   }
-  std::vector<Iter> replica;
-  PhysCoord offset;
-  for (Axis axis : internal::ReplicaOrOffsetAxes({&a, &b})) {
-    std::optional<AxisPart> part = OuterOnAxis(axis, a, b, b.span(axis), &reason);
-    if (!part) return MaybeLayout::None(reason);
-    replica.insert(replica.end(), part->replica.begin(), part->replica.end());
-    offset.set(axis, part->offset);
-  }
-  return Verify(Layout::Create(std::move(shard), std::move(replica), std::move(offset)),
-                /*candidate_is_outer=*/true, b, *outer_shape, inner_shape, a);
+  return Finish(p, std::move(shard), /*candidate_is_outer=*/true, [&](Axis axis, std::string* reason) {
+    return OuterOnAxis(axis, p.a, b, b.span(axis), reason);
+  });
 }
 
 absl::StatusOr<MaybeLayout> TileOfOuter(const Layout& a_in, absl::Span<const int64_t> a_shape,
                                         const Layout& outer, absl::Span<const int64_t> outer_shape) {
-  AXE_RETURN_IF_ERROR(CheckInputs(a_in, a_shape, outer, outer_shape, "outer"));
-  std::optional<std::vector<int64_t>> inner_shape = QuotientShape(a_shape, outer_shape);
-  if (!inner_shape) {
-    return MaybeLayout::None(absl::StrCat("the outer shape ", FormatTuple(outer_shape),
-                                          " does not divide the tiled shape ", FormatTuple(a_shape)));
-  }
-  const Layout a = Canonicalize(a_in), c = Canonicalize(outer);
-  std::string reason;
-  std::optional<Parts> parts = SplitTiled(a, outer_shape, *inner_shape, &reason);
-  if (!parts) return MaybeLayout::None(reason);
+  AXE_ASSIGN_OR_RETURN(auto prepared, Prepare(a_in, a_shape, outer, outer_shape, /*known_is_inner=*/false));
+  if (MaybeLayout* none = std::get_if<MaybeLayout>(&prepared)) return *none;
+  const Problem& p = std::get<Problem>(prepared);
   std::vector<Iter> shard;
-  for (const std::vector<Iter>& block : parts->inner) shard.insert(shard.end(), block.begin(), block.end());
-  std::vector<Iter> replica;
-  PhysCoord offset;
-  for (Axis axis : internal::ReplicaOrOffsetAxes({&a, &c})) {
-    int64_t w_shard = 1;
-    for (const Iter& it : internal::ItersOn(shard, axis)) {
-      w_shard += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);  // part of A's span
-    }
-    std::optional<AxisPart> part = InnerOnAxis(axis, a, c, w_shard, &reason);
-    if (!part) return MaybeLayout::None(reason);
-    replica.insert(replica.end(), part->replica.begin(), part->replica.end());
-    offset.set(axis, part->offset);
-  }
-  return Verify(Layout::Create(std::move(shard), std::move(replica), std::move(offset)),
-                /*candidate_is_outer=*/false, c, outer_shape, *inner_shape, a);
+  for (const std::vector<Iter>& block : p.parts.inner) shard.insert(shard.end(), block.begin(), block.end());
+  return Finish(p, shard, /*candidate_is_outer=*/false, [&](Axis axis, std::string* reason) {
+    int64_t w_shard = 1;  // part of A's span: fits
+    for (const Iter& it : internal::ItersOn(shard, axis)) w_shard += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);
+    return InnerOnAxis(axis, p.a, p.known, w_shard, reason);
+  });
 }
 
 }  // namespace axe

@@ -15,6 +15,7 @@
 #include "axe/layout/trainium.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "layout/random_layout.h"
 
 namespace axe {
 namespace {
@@ -23,11 +24,7 @@ using ::testing::HasSubstr;
 
 const Axis kLane = Axis::Get("laneid"), kReg = Axis::Get("reg"), kM = Axis::Memory();
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 // Checks that `l` on `shape` maps exactly: every (row, col) produced by `owner` for the
 // hardware resources goes to that point, and the map covers the tile once.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "axe/base/check.h"
+#include "gtest/gtest.h"
 
 namespace axe::testing {
 namespace {
@@ -200,6 +201,30 @@ std::vector<int64_t> RandomGroupingShape(const Layout& l, size_t rank, std::mt19
     from = cut;
   }
   return shape;
+}
+
+RandomPair RandomLayoutPair(std::mt19937_64& rng, const RandomLayoutOptions& options, int max_rank) {
+  RandomPair p{RandomLayout(rng, options), RandomLayout(rng, options), {}, {}};
+  const size_t rank = static_cast<size_t>(Uniform(rng, 1, max_rank));
+  p.sa = RandomGroupingShape(p.a, rank, rng);
+  p.sb = RandomGroupingShape(p.b, rank, rng);
+  return p;
+}
+
+Layout ParseOrFail(absl::string_view text) {
+  absl::StatusOr<Layout> l = Layout::Parse(text);
+  if (l.ok()) return *l;
+  ADD_FAILURE() << "bad layout literal in a test: " << l.status();
+  return *Layout::Parse("S[1:1]");
+}
+
+int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x, int64_t y) {
+  std::vector<int64_t> cx = OracleUnflatten(sa, x), cy = OracleUnflatten(sb, y), c(sa.size()), shape(sa.size());
+  for (size_t j = 0; j < sa.size(); ++j) {
+    c[j] = cx[j] * sb[j] + cy[j];
+    shape[j] = sa[j] * sb[j];
+  }
+  return OracleFlatten(shape, c);
 }
 
 int64_t OracleSpan(const Layout& l, Axis a) {

@@ -18,11 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 TEST(PermuteDims, TransposeAndErrors) {
   EXPECT_EQ(PermuteDims(P("S[(4,8):(8,1)]"), {4, 8}, {1, 0})->ToString(), "S[(8,4):(1,8)]");

@@ -15,11 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 std::string SliceText(absl::string_view l, std::vector<int64_t> shape, absl::string_view region) {
   absl::StatusOr<std::vector<Interval>> r = ParseRegion(region);

@@ -16,11 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 SwizzledLayout SW(absl::string_view text) {
   absl::StatusOr<SwizzledLayout> l = SwizzledLayout::Parse(text);
@@ -162,14 +158,11 @@ TEST(Swizzle, TileRepeatsTheAtom) {
     const std::vector<int64_t> sa = testing::RandomGroupingShape(outer, 2, rng), sb = testing::RandomGroupingShape(b, 2, rng);
     absl::StatusOr<SwizzledLayout> t = Tile(outer, sa, atom, sb);
     ASSERT_TRUE(t.ok()) << t.status();
-    const std::vector<int64_t> st = *TiledShape(sa, sb);
     for (int64_t x = 0; x < outer.size(); ++x) {
       for (int64_t y = 0; y < b.size(); ++y) {
-        std::vector<int64_t> cx = testing::OracleUnflatten(sa, x), cy = testing::OracleUnflatten(sb, y);
-        std::vector<int64_t> c = {cx[0] * sb[0] + cy[0], cx[1] * sb[1] + cy[1]};
         const int64_t want = M(*testing::OracleApply(outer, x).begin()) * span +
                              testing::OracleSwizzle(M(*testing::OracleApply(b, y).begin()), 1, 1, 2);
-        ASSERT_EQ(M(*t->ApplyBase(testing::OracleFlatten(st, c))), want) << outer << " x " << atom;
+        ASSERT_EQ(M(*t->ApplyBase(testing::OracleTiledIndex(sa, sb, x, y))), want) << outer << " x " << atom;
       }
     }
   }

@@ -17,11 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 TEST(TileOf, Example41InnerKnownRecoversTheOuter) {
   absl::StatusOr<MaybeLayout> c = TileOfInner(P("S[(8,2,32):(64,1,2)]"), {16, 32}, P("S[(2,4):(1,2)]"), {2, 4});
@@ -106,20 +102,11 @@ TEST(TileOf, InputErrors) {
               HasSubstr("tile-of: outer layout: shape (2, 3)"));
 }
 
-struct RandomTile {
-  Layout c, b;
-  std::vector<int64_t> sc, sb;
-};
-
-RandomTile DrawTile(std::mt19937_64& rng) {
+testing::RandomPair DrawTile(std::mt19937_64& rng) {
   testing::RandomLayoutOptions opt;
   opt.max_size = 24;
   opt.max_replica_size = 6;
-  RandomTile t{testing::RandomLayout(rng, opt), testing::RandomLayout(rng, opt), {}, {}};
-  const size_t rank = static_cast<size_t>(std::uniform_int_distribution<int>(1, 3)(rng));
-  t.sc = testing::RandomGroupingShape(t.c, rank, rng);
-  t.sb = testing::RandomGroupingShape(t.b, rank, rng);
-  return t;
+  return testing::RandomLayoutPair(rng, opt, 3);  // (C, B) and their shapes
 }
 
 // Every layout built as a tile is recognized, in both directions, and re-tiles to itself.
@@ -128,26 +115,26 @@ TEST(TileOf, FindsAnAnswerForEveryTile) {
   int inner_found = 0, outer_found = 0;
   const int n = 1500;
   for (int i = 0; i < n; ++i) {
-    RandomTile t = DrawTile(rng);
-    const Layout a = *Tile(t.c, t.sc, t.b, t.sb);
-    const std::vector<int64_t> sa = *TiledShape(t.sc, t.sb);
-    absl::StatusOr<MaybeLayout> c = TileOfInner(a, sa, t.b, t.sb);
+    const auto [c_in, b_in, sc, sb] = DrawTile(rng);
+    const Layout a = *Tile(c_in, sc, b_in, sb);
+    const std::vector<int64_t> sa = *TiledShape(sc, sb);
+    absl::StatusOr<MaybeLayout> c = TileOfInner(a, sa, b_in, sb);
     ASSERT_TRUE(c.ok()) << c.status();
     if (c->has_value()) {
       ++inner_found;
-      EXPECT_TRUE(testing::OracleEquivalent(*Tile(**c, t.sc, t.b, t.sb), a));
+      EXPECT_TRUE(testing::OracleEquivalent(*Tile(**c, sc, b_in, sb), a));
     } else {
-      ADD_FAILURE() << "tile_of_inner found nothing for A = tile(" << t.c << " on " << FormatTuple(t.sc) << ", "
-                    << t.b << " on " << FormatTuple(t.sb) << ") = " << a << ": " << c->reason;
+      ADD_FAILURE() << "tile_of_inner found nothing for A = tile(" << c_in << " on " << FormatTuple(sc) << ", "
+                    << b_in << " on " << FormatTuple(sb) << ") = " << a << ": " << c->reason;
     }
-    absl::StatusOr<MaybeLayout> b = TileOfOuter(a, sa, t.c, t.sc);
+    absl::StatusOr<MaybeLayout> b = TileOfOuter(a, sa, c_in, sc);
     ASSERT_TRUE(b.ok()) << b.status();
     if (b->has_value()) {
       ++outer_found;
-      EXPECT_TRUE(testing::OracleEquivalent(*Tile(t.c, t.sc, **b, t.sb), a));
+      EXPECT_TRUE(testing::OracleEquivalent(*Tile(c_in, sc, **b, sb), a));
     } else {
-      ADD_FAILURE() << "tile_of_outer found nothing for A = tile(" << t.c << " on " << FormatTuple(t.sc) << ", "
-                    << t.b << " on " << FormatTuple(t.sb) << ") = " << a << ": " << b->reason;
+      ADD_FAILURE() << "tile_of_outer found nothing for A = tile(" << c_in << " on " << FormatTuple(sc) << ", "
+                    << b_in << " on " << FormatTuple(sb) << ") = " << a << ": " << b->reason;
     }
   }
   EXPECT_EQ(inner_found, n);
@@ -163,10 +150,7 @@ TEST(TileOf, AnswersAreAlwaysCorrect) {
   opt.max_replica_size = 4;
   int answered = 0;
   for (int i = 0; i < 1500; ++i) {
-    Layout a = testing::RandomLayout(rng, opt), known = testing::RandomLayout(rng, opt);
-    const size_t rank = static_cast<size_t>(std::uniform_int_distribution<int>(1, 2)(rng));
-    std::vector<int64_t> sa = testing::RandomGroupingShape(a, rank, rng);
-    std::vector<int64_t> sk = testing::RandomGroupingShape(known, rank, rng);
+    const auto [a, known, sa, sk] = testing::RandomLayoutPair(rng, opt, 2);
     std::optional<std::vector<int64_t>> q = QuotientShape(sa, sk);
     absl::StatusOr<MaybeLayout> c = TileOfInner(a, sa, known, sk);
     absl::StatusOr<MaybeLayout> b = TileOfOuter(a, sa, known, sk);

@@ -17,11 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Layout P(absl::string_view text) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
-  EXPECT_TRUE(l.ok()) << l.status();
-  return *l;
-}
+Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 std::string TileText(absl::string_view a, std::vector<int64_t> sa, absl::string_view b, std::vector<int64_t> sb) {
   absl::StatusOr<Layout> t = Tile(P(a), sa, P(b), sb);
@@ -87,21 +83,13 @@ TEST(Tile, LawOverWholeDomainsOnRandomLayouts) {
   opt.max_replica_size = 6;
   int checked = 0;
   for (int i = 0; i < 300; ++i) {
-    Layout a = testing::RandomLayout(rng, opt), b = testing::RandomLayout(rng, opt);
-    const size_t rank = static_cast<size_t>(std::uniform_int_distribution<int>(1, 3)(rng));
-    std::vector<int64_t> sa = testing::RandomGroupingShape(a, rank, rng);
-    std::vector<int64_t> sb = testing::RandomGroupingShape(b, rank, rng);
+    const auto [a, b, sa, sb] = testing::RandomLayoutPair(rng, opt, 3);
     absl::StatusOr<Layout> t = Tile(a, sa, b, sb);
     ASSERT_TRUE(t.ok()) << a << " " << b << ": " << t.status();
-    std::vector<int64_t> st = *TiledShape(sa, sb);
     ASSERT_EQ(t->size(), a.size() * b.size());
     for (int64_t x = 0; x < a.size(); ++x) {
-      std::vector<int64_t> cx = testing::OracleUnflatten(sa, x);
       for (int64_t y = 0; y < b.size(); ++y) {
-        std::vector<int64_t> cy = testing::OracleUnflatten(sb, y), c(rank);
-        for (size_t j = 0; j < rank; ++j) c[j] = cx[j] * sb[j] + cy[j];
-        int64_t flat = testing::OracleFlatten(st, c);
-        ASSERT_EQ(testing::OracleApply(*t, flat), testing::OracleTileApply(a, x, b, y))
+        ASSERT_EQ(testing::OracleApply(*t, testing::OracleTiledIndex(sa, sb, x, y)), testing::OracleTileApply(a, x, b, y))
             << "A = " << a << " on " << FormatTuple(sa) << ", B = " << b << " on " << FormatTuple(sb) << ", T = " << *t;
       }
     }
@@ -130,17 +118,12 @@ TEST(DirectSum, LawAndErrors) {
   opt.max_size = 24;
   opt.max_replica_size = 4;
   for (int i = 0; i < 200; ++i) {
-    Layout a = testing::RandomLayout(rng, opt), b = testing::RandomLayout(rng, opt);
-    const size_t rank = static_cast<size_t>(std::uniform_int_distribution<int>(1, 2)(rng));
-    std::vector<int64_t> sa = testing::RandomGroupingShape(a, rank, rng), sb = testing::RandomGroupingShape(b, rank, rng);
+    const auto [a, b, sa, sb] = testing::RandomLayoutPair(rng, opt, 2);
     absl::StatusOr<Layout> s = DirectSum(a, sa, b, sb);
     ASSERT_TRUE(s.ok()) << s.status();
-    std::vector<int64_t> st = *TiledShape(sa, sb);
     for (int64_t x = 0; x < a.size(); ++x) {
       for (int64_t y = 0; y < b.size(); ++y) {
-        std::vector<int64_t> cx = testing::OracleUnflatten(sa, x), cy = testing::OracleUnflatten(sb, y), c(rank);
-        for (size_t j = 0; j < rank; ++j) c[j] = cx[j] * sb[j] + cy[j];
-        ASSERT_EQ(testing::OracleApply(*s, testing::OracleFlatten(st, c)),
+        ASSERT_EQ(testing::OracleApply(*s, testing::OracleTiledIndex(sa, sb, x, y)),
                   testing::OracleTileApply(a, x, b, y, /*scale=*/false))
             << a << " + " << b;
       }

@@ -342,10 +342,6 @@ void PrintMaybe(const MaybeLayout& m, bool json) {
   }
 }
 
-absl::StatusOr<std::vector<int64_t>> ShapeOption(const std::string& text, const std::string& option) {
-  return ParseIntListOption(text, option);
-}
-
 absl::StatusOr<Layout> PlainOnly(const AnyLayout& l, absl::string_view what, absl::string_view op) {
   if (l.swizzled) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", op, " does not take a swizzled layout"));
@@ -372,7 +368,7 @@ void AddGroup(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
     std::vector<std::vector<int64_t>> shapes;
     for (const std::string& text : args->shapes) {
-      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOption(text, "--shape"));
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(text, "--shape"));
       shapes.push_back(std::move(shape));
     }
     // The refined shard is the answer; R and O are shown canonical.
@@ -418,8 +414,8 @@ absl::StatusOr<ParsedPair> ParsePair(const PairArgs& a, absl::string_view outer_
   AXE_RETURN_IF_ERROR(DeclareAxes(a.declare));
   AXE_ASSIGN_OR_RETURN(AnyLayout outer, ParseAnyLayoutText(a.outer, absl::StrCat("--", outer_name)));
   AXE_ASSIGN_OR_RETURN(AnyLayout inner, ParseAnyLayoutText(a.inner, absl::StrCat("--", inner_name)));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os, ShapeOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is, ShapeOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os, ParseIntListOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is, ParseIntListOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
   return ParsedPair{std::move(outer), std::move(inner), std::move(os), std::move(is)};
 }
 
@@ -470,14 +466,14 @@ void AddTileOf(CLI::App& group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, inner, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(Layout a, ParseLayoutArgs(*args));
-    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOption(args->shape, "--shape"));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     const bool inner_known = inner->count() > 0;
     if (!inner_known && args->outer.empty()) return absl::InvalidArgumentError("give --inner/--inner-shape or --outer/--outer-shape");
     const std::string& known_text = inner_known ? args->inner : args->outer;
     const std::string name = inner_known ? "--inner" : "--outer";
     AXE_ASSIGN_OR_RETURN(Layout known, ParseLayoutText(known_text, name));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> known_shape,
-                         ShapeOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
+                         ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, inner_known ? TileOfInner(a, shape, known, known_shape)
                                                     : TileOfOuter(a, shape, known, known_shape));
     PrintMaybe(m, selected.json);
@@ -519,7 +515,7 @@ void AddSlice(CLI::App& group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
-    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOption(args->shape, "--shape"));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     absl::StatusOr<std::vector<Interval>> region = ParseRegion(args->region);
     if (!region.ok()) return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, Slice(l.layout, shape, *region));

@@ -52,7 +52,7 @@ class SwizzledLayout {
   bool swizzle_inner() const { return inner_; }
   const Layout& layout() const { return layout_; }
   // The memory axis the addresses live on.
-  Axis axis() const;
+  Axis axis() const { return axis_; }
   // 2^(M+S+B): the swizzle's period in elements.
   int64_t period() const { return int64_t{1} << (m_ + s_ + b_); }
   int64_t size() const { return layout_.size(); }
@@ -81,12 +81,13 @@ class SwizzledLayout {
   friend std::ostream& operator<<(std::ostream& os, const SwizzledLayout& l) { return os << l.ToString(); }
 
  private:
-  SwizzledLayout(int m, int b, int s, bool inner, Layout layout)
-      : m_(m), b_(b), s_(s), inner_(inner), layout_(std::move(layout)) {}
+  SwizzledLayout(int m, int b, int s, bool inner, Layout layout, Axis axis)
+      : m_(m), b_(b), s_(s), inner_(inner), layout_(std::move(layout)), axis_(axis) {}
 
   int m_, b_, s_;
   bool inner_;
   Layout layout_;
+  Axis axis_;  // derived from layout_
 };
 
 // The same swizzle over the canonical inner layout.
