@@ -292,6 +292,27 @@ TEST(Mesh, Example5CompactShardingOnA2x2Mesh) {
   EXPECT_EQ(*s0s1, *Tile(*mesh.ToLayout(), {2, 2}, P("S[(32,64):(64,1)]"), {32, 64}));
 }
 
+TEST(Mesh, BlogLayoutBIsAcceptedButNotCompact) {
+  // The blog writes 128@m (layout_b): valid input, but each device's 2048 elements spread
+  // over 4032 slots; the constructor's compact form spans exactly 2048.
+  const Layout blog = P("S[(2,32,2,64):(1@gpuid,128@m,2@gpuid,1@m)]");
+  EXPECT_EQ(Storage(blog).span(kM), 4032);
+  EXPECT_TRUE(*IsInjective(blog));
+  const Layout compact = *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {1}});
+  EXPECT_EQ(Storage(compact).span(kM), 2048);
+  EXPECT_FALSE(*Equivalent(blog, compact));
+}
+
+// Example 64 (Appendix G): a 24x24 column-major layout is not F2-linear, yet is one iter pair.
+TEST(TritonComparison, Example64NonPowerOfTwoExtentsAreNotF2Linear) {
+  const Layout l = P("S[(24,24):(1,24)]");
+  auto f = [&l](int64_t x) { return ApplyBase(l, x)->get(kM); };
+  EXPECT_EQ(f(1), 24);
+  EXPECT_EQ(f(2), 48);
+  EXPECT_EQ(f(3), 72);
+  EXPECT_NE(f(1) ^ f(2), f(1 ^ 2));
+}
+
 TEST(Mesh, ReplicatedAndRowMajorMeshes) {
   const Axis gpu = Axis::Get("gpuid");
   const Layout s0r = *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {}});
