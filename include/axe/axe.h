@@ -18,5 +18,19 @@
 #include "axe/layout/layout.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/render.h"
+// The layout algebra and the layouts of real hardware.
+#include "axe/layout/broadcast.h"
+#include "axe/layout/direct_sum.h"
+#include "axe/layout/maybe_layout.h"
+#include "axe/layout/mesh.h"
+#include "axe/layout/nvidia.h"
+#include "axe/layout/pack.h"
+#include "axe/layout/permute.h"
+#include "axe/layout/slice.h"
+#include "axe/layout/swizzle.h"
+#include "axe/layout/tile.h"
+#include "axe/layout/tile_of.h"
+#include "axe/layout/tmem.h"
+#include "axe/layout/trainium.h"
 
 #endif  // AXE_AXE_H_
