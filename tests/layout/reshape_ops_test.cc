@@ -64,7 +64,18 @@ TEST(PackUnpack, Examples) {
   // Thread strides are unchanged; the memory stride and offset are scaled.
   EXPECT_EQ(Unpack(P("S[(8,4,2):(4@laneid,1@laneid,1)] + 3"), 2)->ToString(), "S[(32,4):(1@laneid,1)] + 6");
   // The appended iter is on the innermost memory axis.
-  EXPECT_EQ(Unpack(P("S[(4,8):(1@P,1@F)]"), 2)->ToString(), "S[(4,16):(2@P,1@F)]");
+  // Only the address axis scales: partitions stay partitions.
+  EXPECT_EQ(Unpack(P("S[(4,8):(1@P,1@F)]"), 2)->ToString(), "S[(4,16):(1@P,1@F)]");
+  EXPECT_EQ(Unpack(P("S[(128,512):(1@P,1@F)] + 3@P + 5@F"), 2)->ToString(), "S[(128,1024):(1@P,1@F)] + 3@P + 10@F");
+  EXPECT_EQ(Pack(P("S[(128,1024):(1@P,1@F)] + 3@P + 10@F"), 2)->ToString(), "S[(128,512):(1@P,1@F)] + 3@P + 5@F");
+  // PSUM: the innermost memory iter is on P; name the address axis F.
+  EXPECT_EQ(Unpack(P("S[(2,512,8):(1@Bank,1@F,1@P)]"), 2, Axis::Get("F"))->ToString(),
+            "S[(2,512,8,2):(1@Bank,2@F,1@P,1@F)]");
+  EXPECT_EQ(Pack(P("S[(2,512,8,2):(1@Bank,2@F,1@P,1@F)]"), 2, Axis::Get("F"))->ToString(),
+            "S[(2,512,8):(1@Bank,1@F,1@P)]");
+  EXPECT_THAT(std::string(Unpack(P("S[4:1]"), 2, Axis::Get("lane")).status().message()), HasSubstr("thread axis"));
+  EXPECT_THAT(std::string(Pack(P("S[(4,2):(1@F,1@P)]"), 2, Axis::Get("F")).status().message()),
+              HasSubstr("stride 1 on memory axis F"));
   EXPECT_EQ(Unpack(P("S[4:1@lane]"), 4)->ToString(), "S[(4,4):(1@lane,1)]");
   EXPECT_THAT(std::string(Pack(P("S[(4,6):(8,1)]"), 4).status().message()),
               HasSubstr("the last shard iter of S[(4,6):(8,1)], 6:1, must have stride 1"));
