@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/xla/shape.h"
 
 namespace axe::xla {
+
+size_t internal::HashOfShape(const Shape& shape) { return absl::HashOf(shape); }
 
 bool Tile::has_combined_dimension() const {
   return std::find(dimensions_.begin(), dimensions_.end(), kCombineDimension) != dimensions_.end();

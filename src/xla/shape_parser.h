@@ -24,8 +24,8 @@ class ShapeParser {
   absl::Status ValidateTopLevel(const Shape& shape) const;
 
  private:
-  absl::StatusOr<Shape> ParseShapeImpl();
-  absl::StatusOr<Shape> ParseTuple();
+  // An array, token, opaque or buffer shape.
+  absl::StatusOr<Shape> ParseLeaf();
   absl::StatusOr<Shape> ParseBuffer(size_t at);
   absl::StatusOr<Shape> ParseArray(PrimitiveType type, size_t at);
   absl::Status ParseDims(std::vector<int64_t>& dims, std::vector<bool>& dynamic);
@@ -39,7 +39,10 @@ class ShapeParser {
 
   Scanner& s_;
   const ParseOptions& options_;
-  int depth_ = 0;
+  // P(...) shapes recurse through the call stack; their nesting has its own small bound.
+  static constexpr int kMaxPhysicalShapeNesting = 64;
+  int depth_ = 0;           // tuple nesting outside the shape being parsed
+  int physical_depth_ = 0;
 };
 
 }  // namespace axe::xla::internal

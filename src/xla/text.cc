@@ -21,46 +21,61 @@ Scanner::Options CommentSkipping() { return Scanner::Options{.skip_comments = tr
 
 }  // namespace
 
+// Tuples are parsed with an explicit stack, so deep nesting costs heap, not call stack.
 absl::StatusOr<Shape> ShapeParser::ParseShape() {
-  if (++depth_ > options_.max_depth) {
-    s_.SkipSpace();
+  struct Frame {
+    std::vector<Shape> elements;
+  };
+  std::vector<Frame> stack;
+  const int base_depth = depth_;
+  auto depth_error = [&]() {
     return s_.MessageAt(s_.pos(), absl::StrCat("maximum recursion depth exceeded (", options_.max_depth, ")"));
+  };
+  while (true) {
+    s_.SkipSpace();
+    Shape value;
+    if (s_.Peek() == '(') {
+      if (base_depth + static_cast<int>(stack.size()) + 1 > options_.max_depth) return depth_error();
+      s_.TryConsume('(');
+      if (!s_.TryConsume(')')) {
+        stack.emplace_back();
+        continue;  // parse the first element
+      }
+      value = Shape::Tuple({});
+    } else {
+      if (base_depth + static_cast<int>(stack.size()) + 1 > options_.max_depth) return depth_error();
+      depth_ = base_depth + static_cast<int>(stack.size()) + 1;
+      absl::StatusOr<Shape> leaf = ParseLeaf();
+      depth_ = base_depth;
+      if (!leaf.ok()) return leaf.status();
+      value = *std::move(leaf);
+    }
+    // Hand the value to the enclosing tuples, closing every one that ends here.
+    while (true) {
+      if (stack.empty()) return value;
+      Frame& top = stack.back();
+      // XLA validates tuple elements when it builds the tuple (layouts optional).
+      if (absl::Status st = ValidateShape(value, {.allow_missing_layouts = true}); !st.ok()) {
+        return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ", st.message()));
+      }
+      top.elements.push_back(std::move(value));
+      if (s_.TryConsume(',')) break;
+      if (!s_.TryConsume(')')) return s_.Error("',' or ')' in tuple shape");
+      value = Shape::Tuple(std::move(top.elements));
+      stack.pop_back();
+    }
   }
-  absl::StatusOr<Shape> shape = ParseShapeImpl();
-  --depth_;
-  return shape;
 }
 
-absl::StatusOr<Shape> ShapeParser::ParseShapeImpl() {
+absl::StatusOr<Shape> ShapeParser::ParseLeaf() {
   s_.SkipSpace();
   const size_t at = s_.pos();
-  if (s_.Peek() == '(') return ParseTuple();
   std::optional<absl::string_view> ident = s_.TryIdent(".-");
   if (ident && *ident == "b" && s_.Peek() == '(') return ParseBuffer(at);
   std::optional<PrimitiveType> type;
   if (ident) type = PrimitiveTypeFromName(*ident);
   if (!type) return s_.ErrorAt(at, "primitive type");
   return ParseArray(*type, at);
-}
-
-absl::StatusOr<Shape> ShapeParser::ParseTuple() {
-  AXE_RETURN_IF_ERROR(s_.Expect('('));
-  std::vector<Shape> elements;
-  if (s_.TryConsume(')')) return Shape::Tuple(std::move(elements));
-  while (true) {
-    s_.SkipSpace();
-    const size_t at = s_.pos();
-    AXE_ASSIGN_OR_RETURN(Shape e, ParseShape());
-    // XLA validates tuple elements when it builds the tuple (layouts optional).
-    if (absl::Status st = ValidateShape(e, {.allow_missing_layouts = true}); !st.ok()) {
-      return s_.MessageAt(at, absl::StrCat("tuple element ", elements.size(), ": ", st.message()));
-    }
-    elements.push_back(std::move(e));
-    if (s_.TryConsume(',')) continue;
-    if (s_.TryConsume(')')) break;
-    return s_.Error("',' or ')' in tuple shape");
-  }
-  return Shape::Tuple(std::move(elements));
 }
 
 absl::StatusOr<Shape> ShapeParser::ParseBuffer(size_t at) {
@@ -255,6 +270,10 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
         break;
       }
       case Attr::kP: {
+        if (++physical_depth_ > kMaxPhysicalShapeNesting) {
+          return s_.MessageAt(at, absl::StrCat("maximum recursion depth exceeded (P(...) nested more than ",
+                                               kMaxPhysicalShapeNesting, " deep)"));
+        }
         AXE_RETURN_IF_ERROR(s_.Expect('('));
         s_.SkipSpace();
         const size_t shape_at = s_.pos();
@@ -263,6 +282,7 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
           return s_.MessageAt(shape_at, absl::StrCat("physical shape: ", st.message()));
         }
         AXE_RETURN_IF_ERROR(s_.Expect(')'));
+        --physical_depth_;
         layout = layout.WithPhysicalShape(std::move(physical));
         break;
       }

@@ -33,6 +33,11 @@ namespace axe::xla {
 
 class Shape;
 
+namespace internal {
+// absl::Hash of a shape (defined in layout.cc, where Shape is complete).
+size_t HashOfShape(const Shape& shape);
+}  // namespace internal
+
 // A pre-2025 sparse dim level type: D(ense), C(ompressed), S(ingleton), H (loose
 // compressed); `+` marks non-unique, `~` non-ordered.
 struct DimLevel {
@@ -99,13 +104,13 @@ class Layout {
   std::string ToString() const;
 
   friend bool operator==(const Layout& a, const Layout& b);
-  // The physical shape only contributes its presence (its contents are compared by ==).
   template <typename H>
   friend H AbslHashValue(H h, const Layout& l) {
     return H::combine(std::move(h), l.minor_to_major_, l.tiles_, l.tail_padding_alignment_,
                       l.index_type_, l.pointer_type_, l.element_size_in_bits_, l.memory_space_,
                       l.split_configs_, l.physical_shape_ != nullptr, l.metadata_prefix_bytes_,
-                      l.dim_levels_);
+                      l.dim_levels_,
+                      l.physical_shape_ == nullptr ? size_t{0} : internal::HashOfShape(*l.physical_shape_));
   }
   friend std::ostream& operator<<(std::ostream& os, const Layout& l) { return os << l.ToString(); }
 

@@ -85,7 +85,8 @@ class Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const Shape& s) {
-    h = H::combine(std::move(h), s.kind_, s.element_type_, s.dims_, s.dynamic_, s.layout_);
+    h = H::combine(std::move(h), s.kind_, s.element_type_, s.dims_, s.dynamic_, s.layout_.has_value());
+    if (s.layout_) h = H::combine(std::move(h), *s.layout_);
     for (const Shape& e : s.elements_) h = H::combine(std::move(h), e);
     return H::combine(std::move(h), s.elements_.size());
   }
