@@ -139,3 +139,21 @@ TEST(XlaCli, EverySubcommandHasHelp) {
 
 }  // namespace
 }  // namespace axe
+
+namespace axe {
+namespace {
+
+TEST(XlaTour, ExplainsTheTwoShapes) {
+  auto r = testing::RunAxe({"tour", "--part", "xla"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("dim 1 (1), dim 0 (8), dim 2 (1280), dim 3 (16384)"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("gives {m:63177873}, the same offset"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("(0, 0, 0)->0 (0, 1, 0)->1 (0, 0, 1)->2"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("    12  13  16  17  20"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
+}
+
+}  // namespace
+}  // namespace axe
