@@ -1,6 +1,7 @@
 // The four sizes: the spec's SZ, A, J, K and SU-18 vectors.
 #include "axe/xla/sizes.h"
 
+#include "axe/xla/memory_space.h"
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -89,6 +90,28 @@ TEST(Sizes, OverflowIsAnError) {
   EXPECT_THAT(std::string(ElementsIn(big).status().message()), HasSubstr("overflows"));
   EXPECT_FALSE(ByteSizeOf(big).ok());
   EXPECT_FALSE(ArraySize(big).ok());
+}
+
+}  // namespace
+}  // namespace axe::xla
+
+
+namespace axe::xla {
+namespace {
+
+TEST(MemorySpace, NamesAndMeanings) {
+  EXPECT_EQ(MemorySpaceName(0), "default");
+  EXPECT_EQ(MemorySpaceName(1), "fast");
+  EXPECT_EQ(MemorySpaceName(5), "pinned_host");
+  EXPECT_EQ(MemorySpaceName(6), "unpinned_host");
+  EXPECT_EQ(MemorySpaceName(2), "device_specific");
+  EXPECT_THAT(MemorySpaceDescription(1), HasSubstr("VMEM"));
+  EXPECT_THAT(MemorySpaceDescription(300), HasSubstr("int8"));  // PIT-1: XLA would wrap it to 44
+  EXPECT_FALSE(FitsXlaInt8(128));
+  EXPECT_TRUE(FitsXlaInt8(-128));
+  // RT-5: a memory space never changes a size.
+  EXPECT_EQ(*ByteSizeOf(*ParseShape("u32[]{:S(2)}")), 4);
+  EXPECT_EQ(*ArraySize(*ParseShape("u32[]{:S(2)}")), 4);
 }
 
 }  // namespace
