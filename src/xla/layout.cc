@@ -45,66 +45,22 @@ bool Layout::is_sparse() const {
                      [](const DimLevel& d) { return d.type != DimLevel::kDense; });
 }
 
-Layout Layout::WithMinorToMajor(std::vector<int64_t> minor_to_major) const {
-  Layout l = *this;
-  l.minor_to_major_ = std::move(minor_to_major);
-  return l;
-}
-Layout Layout::WithTiles(std::vector<Tile> tiles) const {
-  Layout l = *this;
-  l.tiles_ = std::move(tiles);
-  return l;
-}
-Layout Layout::WithTailPaddingAlignmentInElements(int64_t n) const {
-  Layout l = *this;
-  l.tail_padding_alignment_ = n;
-  return l;
-}
-Layout Layout::WithIndexPrimitiveType(PrimitiveType t) const {
-  Layout l = *this;
-  l.index_type_ = t;
-  return l;
-}
-Layout Layout::WithPointerPrimitiveType(PrimitiveType t) const {
-  Layout l = *this;
-  l.pointer_type_ = t;
-  return l;
-}
-Layout Layout::WithElementSizeInBits(int64_t bits) const {
-  Layout l = *this;
-  l.element_size_in_bits_ = bits;
-  return l;
-}
-Layout Layout::WithMemorySpace(int64_t space) const {
-  Layout l = *this;
-  l.memory_space_ = space;
-  return l;
-}
-Layout Layout::WithSplitConfigs(std::vector<SplitConfig> configs) const {
-  Layout l = *this;
-  l.split_configs_ = std::move(configs);
-  return l;
-}
+Layout Layout::WithMinorToMajor(std::vector<int64_t> v) const { return With(&Layout::minor_to_major_, std::move(v)); }
+Layout Layout::WithTiles(std::vector<Tile> v) const { return With(&Layout::tiles_, std::move(v)); }
+Layout Layout::WithTailPaddingAlignmentInElements(int64_t n) const { return With(&Layout::tail_padding_alignment_, n); }
+Layout Layout::WithIndexPrimitiveType(PrimitiveType t) const { return With(&Layout::index_type_, t); }
+Layout Layout::WithPointerPrimitiveType(PrimitiveType t) const { return With(&Layout::pointer_type_, t); }
+Layout Layout::WithElementSizeInBits(int64_t bits) const { return With(&Layout::element_size_in_bits_, bits); }
+Layout Layout::WithMemorySpace(int64_t space) const { return With(&Layout::memory_space_, space); }
+Layout Layout::WithSplitConfigs(std::vector<SplitConfig> v) const { return With(&Layout::split_configs_, std::move(v)); }
 Layout Layout::WithPhysicalShape(Shape shape) const {
-  Layout l = *this;
-  l.physical_shape_ = std::make_shared<const Shape>(std::move(shape));
-  return l;
+  return With(&Layout::physical_shape_, std::shared_ptr<const Shape>(std::make_shared<const Shape>(std::move(shape))));
 }
-Layout Layout::WithoutPhysicalShape() const {
-  Layout l = *this;
-  l.physical_shape_ = nullptr;
-  return l;
-}
+Layout Layout::WithoutPhysicalShape() const { return With(&Layout::physical_shape_, std::shared_ptr<const Shape>()); }
 Layout Layout::WithDynamicShapeMetadataPrefixBytes(int64_t bytes) const {
-  Layout l = *this;
-  l.metadata_prefix_bytes_ = bytes;
-  return l;
+  return With(&Layout::metadata_prefix_bytes_, bytes);
 }
-Layout Layout::WithDimLevels(std::vector<DimLevel> levels) const {
-  Layout l = *this;
-  l.dim_levels_ = std::move(levels);
-  return l;
-}
+Layout Layout::WithDimLevels(std::vector<DimLevel> v) const { return With(&Layout::dim_levels_, std::move(v)); }
 
 bool Layout::has_attributes() const {
   return !dim_levels_.empty() || !tiles_.empty() || tail_padding_alignment_ != 1 ||

@@ -432,13 +432,12 @@ namespace {
 
 absl::StatusOr<std::vector<int64_t>> StridesWithElementBytes(const Shape& shape, int64_t element_bytes) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "ByteStrides"));
-  std::vector<int64_t> strides(shape.dimensions().size(), 0);
-  int64_t stride = element_bytes;
-  for (int64_t d : shape.layout().minor_to_major()) {
-    strides[static_cast<size_t>(d)] = stride;
-    std::optional<int64_t> next = CheckedMul(stride, shape.dimensions(static_cast<size_t>(d)));
-    if (!next) return absl::OutOfRangeError(absl::StrCat("the byte strides of ", shape.ToString(), " overflow int64"));
-    stride = *next;
+  std::vector<int64_t> strides;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    AXE_ASSIGN_OR_RETURN(int64_t elements, IndexUtil::GetDimensionStride(shape, d));
+    std::optional<int64_t> bytes = CheckedMul(elements, element_bytes);
+    if (!bytes) return absl::OutOfRangeError(absl::StrCat("the byte strides of ", shape.ToString(), " overflow int64"));
+    strides.push_back(*bytes);
   }
   return strides;
 }

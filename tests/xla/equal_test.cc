@@ -4,11 +4,12 @@
 #include "axe/xla/shape_util.h"
 #include "axe/xla/text.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 
 namespace axe::xla {
 namespace {
 
-Shape S(absl::string_view text) { return *ParseShape(text); }
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 Layout L(absl::string_view text) { return *ParseLayout(text); }
 
 TEST(Equal, MemorySpaceEQ5) {

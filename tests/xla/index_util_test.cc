@@ -4,13 +4,14 @@
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 
 namespace axe::xla {
 namespace {
 
 using ::testing::ElementsAre;
 
-Shape S(absl::string_view text) { return *ParseShape(text); }
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 
 TEST(IndexUtil, BumpIndicesIU1) {
   Shape s = S("f32[2,2]{0,1}");  // logical order whatever the layout

@@ -4,6 +4,7 @@
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 
 namespace axe::xla {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Shape S(absl::string_view text) { return *ParseShape(text); }
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 Layout L(absl::string_view text) { return *ParseLayout(text); }
 
 TEST(LayoutUtil, MakeLayoutsLU1) {

@@ -8,6 +8,7 @@
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 
 namespace axe::xla {
 namespace {
@@ -15,11 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Shape S(absl::string_view text) {
-  absl::StatusOr<Shape> s = ParseShape(text);
-  EXPECT_TRUE(s.ok()) << text << ": " << s.status();
-  return s.ok() ? *s : Shape();
-}
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 
 TEST(ShapeUtil, PermuteDimensionsSU1) {
   Shape p = *ShapeUtil::PermuteDimensions({1, 2, 0}, S("f32[10,100,1000]{2,1,0}"));

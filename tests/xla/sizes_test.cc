@@ -5,13 +5,14 @@
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 
 namespace axe::xla {
 namespace {
 
 using ::testing::HasSubstr;
 
-Shape S(absl::string_view text) { return *ParseShape(text); }
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 
 TEST(Sizes, ElementsInSU18) {
   const std::pair<const char*, int64_t> cases[] = {

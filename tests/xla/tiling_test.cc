@@ -7,6 +7,7 @@
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/parse_for_test.h"
 #include "xla/random_shape.h"
 
 namespace axe::xla {
@@ -15,11 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Shape S(absl::string_view text) {
-  absl::StatusOr<Shape> s = ParseShape(text);
-  EXPECT_TRUE(s.ok()) << text << ": " << s.status();
-  return s.ok() ? *s : Shape();
-}
+Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 
 // The offsets of every element of a 2-D shape, rows = dim 0.
 std::vector<std::vector<int64_t>> Map2D(const Shape& s) {

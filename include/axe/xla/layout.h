@@ -115,6 +115,14 @@ class Layout {
   friend std::ostream& operator<<(std::ostream& os, const Layout& l) { return os << l.ToString(); }
 
  private:
+  // A copy with one field replaced.
+  template <typename T>
+  Layout With(T Layout::*field, T value) const {
+    Layout l = *this;
+    l.*field = std::move(value);
+    return l;
+  }
+
   std::vector<int64_t> minor_to_major_;
   std::vector<Tile> tiles_;
   int64_t tail_padding_alignment_ = 1;
