@@ -43,8 +43,7 @@ absl::StatusOr<Shape> ShapeParser::ParseShape() {
       }
       value = Shape::Tuple({});
     } else {
-      if (base_depth + static_cast<int>(stack.size()) + 1 > options_.max_depth) return depth_error();
-      depth_ = base_depth + static_cast<int>(stack.size()) + 1;
+      depth_ = base_depth + static_cast<int>(stack.size());  // what a P(...) inside nests under
       absl::StatusOr<Shape> leaf = ParseLeaf();
       depth_ = base_depth;
       if (!leaf.ok()) return leaf.status();

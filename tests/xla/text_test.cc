@@ -169,6 +169,13 @@ TEST(Text, MaximumDepth) {
               HasSubstr("maximum recursion depth exceeded"));
   std::string very_deep(100000, '(');
   EXPECT_THAT(std::string(ParseShape(very_deep).status().message()), HasSubstr("maximum recursion depth exceeded"));
+  // The deepest accepted nesting validates, prints, compares and hashes without trouble.
+  std::string deepest = std::string(512, '(') + "f32[2]" + std::string(512, ')');
+  absl::StatusOr<Shape> s = ParseShape(deepest);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*ParseShape(s->ToString()), *s);
+  EXPECT_NE(absl::HashOf(*s), 0u);
+  EXPECT_FALSE(ParseShape("(" + deepest + ")").ok());
 }
 
 TEST(Text, ShapeAndLayoutAreRegularValues) {

@@ -32,8 +32,9 @@ struct ParseOptions {
   bool preserve_dim_level_types = false;
   // Give non-scalar arrays written without a layout the default descending layout.
   bool fill_missing_layouts = true;
-  // Maximum nesting of tuples, buffers and P(...) shapes.
-  int max_depth = 8192;
+  // Maximum nesting of tuples, buffers and P(...) shapes. XLA allows 8192; axe's default is
+  // smaller because validation, printing, comparison and hashing recurse over the nesting.
+  int max_depth = 512;
 };
 
 absl::StatusOr<Shape> ParseShape(absl::string_view text, const ParseOptions& options = {});
