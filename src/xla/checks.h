@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/xla/shape.h"
@@ -27,6 +28,32 @@ int64_t DenseElements(const Shape& shape);
 
 // The physical (major-to-minor) order of the logical dims: Major(layout, p) for each p.
 std::vector<int64_t> MajorToMinor(const Shape& shape);
+
+// Applies f (Shape -> StatusOr<Shape>, or Shape) to every array of a shape, rebuilding the
+// tuples and buffers around the results; tokens and opaques are kept.
+template <typename F>
+absl::StatusOr<Shape> MapArrays(const Shape& shape, const F& f) {
+  switch (shape.kind()) {
+    case ShapeKind::kArray:
+      return f(shape);
+    case ShapeKind::kTuple: {
+      std::vector<Shape> elements;
+      for (const Shape& e : shape.tuple_shapes()) {
+        absl::StatusOr<Shape> m = MapArrays(e, f);
+        if (!m.ok()) return m.status();
+        elements.push_back(*std::move(m));
+      }
+      return Shape::Tuple(std::move(elements));
+    }
+    case ShapeKind::kBuffer: {
+      absl::StatusOr<Shape> m = MapArrays(shape.buffer_shape(), f);
+      if (!m.ok()) return m.status();
+      return Shape::Buffer(*std::move(m));
+    }
+    default:
+      return shape;
+  }
+}
 
 }  // namespace axe::xla::internal
 

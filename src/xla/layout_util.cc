@@ -271,23 +271,6 @@ bool LayoutUtil::LayoutsInShapesEqual(const Shape& a, const Shape& b) {
 
 namespace {
 
-template <typename F>
-Shape MapArrays(const Shape& shape, const F& f) {
-  switch (shape.kind()) {
-    case ShapeKind::kArray:
-      return f(shape);
-    case ShapeKind::kTuple: {
-      std::vector<Shape> elements;
-      for (const Shape& e : shape.tuple_shapes()) elements.push_back(MapArrays(e, f));
-      return Shape::Tuple(std::move(elements));
-    }
-    case ShapeKind::kBuffer:
-      return Shape::Buffer(MapArrays(shape.buffer_shape(), f));
-    default:
-      return shape;
-  }
-}
-
 template <typename P>
 bool AllArrays(const Shape& shape, const P& p) {
   if (shape.IsArray()) return p(shape);
@@ -300,17 +283,17 @@ bool AllArrays(const Shape& shape, const P& p) {
 }  // namespace
 
 Shape LayoutUtil::ClearLayout(const Shape& shape) {
-  return MapArrays(shape, [](const Shape& s) { return s.WithoutLayout(); });
+  return *internal::MapArrays(shape, [](const Shape& s) { return s.WithoutLayout(); });
 }
 
 Shape LayoutUtil::ClearTiles(const Shape& shape) {
-  return MapArrays(shape, [](const Shape& s) {
+  return *internal::MapArrays(shape, [](const Shape& s) {
     return s.has_layout() ? s.WithLayout(s.layout().WithTiles({})) : s;
   });
 }
 
 Shape LayoutUtil::SetToDefaultLayout(const Shape& shape) {
-  return MapArrays(shape, [](const Shape& s) { return s.WithLayout(MakeDescendingLayout(s.rank())); });
+  return *internal::MapArrays(shape, [](const Shape& s) { return s.WithLayout(MakeDescendingLayout(s.rank())); });
 }
 
 bool LayoutUtil::HasLayout(const Shape& shape) {

@@ -47,28 +47,6 @@ std::vector<bool> PermuteFlags(const std::vector<bool>& flags, absl::Span<const 
 
 bool SameElementType(const Shape& a, const Shape& b) { return a.element_type() == b.element_type(); }
 
-template <typename F>
-absl::StatusOr<Shape> MapArrays(const Shape& shape, const F& f) {
-  switch (shape.kind()) {
-    case ShapeKind::kArray:
-      return f(shape);
-    case ShapeKind::kTuple: {
-      std::vector<Shape> elements;
-      for (const Shape& e : shape.tuple_shapes()) {
-        AXE_ASSIGN_OR_RETURN(Shape m, MapArrays(e, f));
-        elements.push_back(std::move(m));
-      }
-      return Shape::Tuple(std::move(elements));
-    }
-    case ShapeKind::kBuffer: {
-      AXE_ASSIGN_OR_RETURN(Shape m, MapArrays(shape.buffer_shape(), f));
-      return Shape::Buffer(std::move(m));
-    }
-    default:
-      return shape;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<Shape> ShapeUtil::MakeShape(PrimitiveType type, absl::Span<const int64_t> dims) {
@@ -388,6 +366,14 @@ absl::StatusOr<Shape> ShapeUtil::InsertDimensionsAtIndex(const Shape& shape, int
   return out;
 }
 
+absl::StatusOr<Shape> ShapeUtil::MoveDimToMajor(const Shape& shape, int64_t dimension) {
+  return internal::MapArrays(shape, [dimension](const Shape& s) -> absl::StatusOr<Shape> {
+    const Layout current = s.has_layout() ? s.layout() : LayoutUtil::MakeDescendingLayout(s.rank());
+    AXE_ASSIGN_OR_RETURN(Layout moved, LayoutUtil::MoveDimToMajor(current, dimension));
+    return s.WithLayout(Layout({moved.minor_to_major().begin(), moved.minor_to_major().end()}));
+  });
+}
+
 absl::StatusOr<bool> ShapeUtil::IsEffectivelyMostMajorDimension(const Shape& shape, int64_t dimension) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "IsEffectivelyMostMajorDimension"));
   if (dimension < 0 || dimension >= shape.rank()) {
@@ -405,7 +391,7 @@ absl::StatusOr<Shape> ShapeUtil::ChangeElementType(const Shape& shape, Primitive
   if (!IsArrayType(type)) {
     return absl::InvalidArgumentError(absl::StrCat("ChangeElementType: ", PrimitiveTypeName(type), " is not an array type"));
   }
-  return MapArrays(shape, [type](const Shape& s) {
+  return internal::MapArrays(shape, [type](const Shape& s) {
     Shape out = s.WithElementType(type);
     if (!s.has_layout()) return out;
     int64_t e = 0;
@@ -415,7 +401,7 @@ absl::StatusOr<Shape> ShapeUtil::ChangeElementType(const Shape& shape, Primitive
 }
 
 absl::StatusOr<Shape> ShapeUtil::UpdateElementSizeInBits(const Shape& shape, bool pack) {
-  return MapArrays(shape, [pack](const Shape& s) {
+  return internal::MapArrays(shape, [pack](const Shape& s) {
     if (!s.has_layout()) return s;
     const int64_t e = pack && IsSubByteNonPred(s.element_type()) ? BitWidth(s.element_type()) : 0;
     return s.WithLayout(s.layout().WithElementSizeInBits(e));
@@ -469,7 +455,7 @@ bool ShapeUtil::DeviceShapeIsHostShape(const Shape& shape) {
 }
 
 Shape ShapeUtil::DeviceShapeToHostShape(const Shape& shape) {
-  absl::StatusOr<Shape> out = MapArrays(shape, [](const Shape& s) {
+  absl::StatusOr<Shape> out = internal::MapArrays(shape, [](const Shape& s) {
     if (!s.has_layout()) return s;
     return s.WithLayout(s.layout()
                             .WithTiles({})

@@ -136,6 +136,10 @@ TEST(ShapeUtil, DeleteAndInsertDimensions) {
   EXPECT_FALSE(ShapeUtil::DeleteDimensions({2}, S("f32[10]")).ok());
   EXPECT_EQ(ShapeUtil::MakeShapeWithDescendingLayoutAndSamePhysicalLayout(S("f32[2,3,4]{0,2,1:T(2)S(1)}"))->ToString(),
             "f32[3,4,2]{2,1,0:T(2)S(1)}");
+  EXPECT_EQ(ShapeUtil::MoveDimToMajor(S("(f32[2,3,4]{2,1,0:T(2)S(1)}, token[])"), 1)->ToString(),
+            "(f32[2,3,4]{2,0,1}, token[])");
+  EXPECT_EQ(ShapeUtil::MoveDimToMajor(S("f32[2,3,4]"), 2)->ToString(), "f32[2,3,4]{1,0,2}");
+  EXPECT_FALSE(ShapeUtil::MoveDimToMajor(S("f32[2]"), 1).ok());
   EXPECT_TRUE(*ShapeUtil::IsEffectivelyMostMajorDimension(S("f32[1,5,3]{1,2,0}"), 2));
   EXPECT_FALSE(*ShapeUtil::IsEffectivelyMostMajorDimension(S("f32[1,5,3]{1,2,0}"), 1));
   EXPECT_EQ(ShapeUtil::TrueNumDimensions(S("f32[1,5,1,3]")), 2);

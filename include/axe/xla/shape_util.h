@@ -103,6 +103,10 @@ class ShapeUtil {
   static absl::StatusOr<Shape> InsertDimensionAtIndex(const Shape& shape, int64_t index, int64_t bound);
   static absl::StatusOr<Shape> InsertDimensionsAtIndex(const Shape& shape, int64_t index,
                                                       absl::Span<const int64_t> bounds);
+  // Arrays (recursively): a plain layout (minor_to_major only; tiles, E, S dropped) with dim d
+  // moved to the most major position; a missing layout counts as the default one. Unlike
+  // LayoutUtil::MoveDimToMajor, which keeps the other fields.
+  static absl::StatusOr<Shape> MoveDimToMajor(const Shape& shape, int64_t dimension);
   // Every dim more major than d in the layout has size 1.
   static absl::StatusOr<bool> IsEffectivelyMostMajorDimension(const Shape& shape, int64_t dimension);
 

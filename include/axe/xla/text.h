@@ -9,7 +9,7 @@
 // layout only when the next token is an integer or ':' (so `f32[2]{}` has extra content).
 // Errors name the position:
 //   ParseShape("f32[123,456,789]{1:T(2,*,128)}")
-//   // "position 29: Dimensions size is 3, but minor to major size is 1. in \"...\""
+//   // "position 16: Dimensions size is 3, but minor to major size is 1. in \"...\""
 //
 //   Shape s = *ParseShape("bf16[16,256]{1,0:T(8,128)(2,1)}");
 //   s.ToString();   // the same string
