@@ -32,5 +32,23 @@
 #include "axe/layout/tile_of.h"
 #include "axe/layout/tmem.h"
 #include "axe/layout/trainium.h"
+// XLA shapes and layouts.
+#include "axe/xla/equal.h"
+#include "axe/xla/index_util.h"
+#include "axe/xla/layout.h"
+#include "axe/xla/layout_util.h"
+#include "axe/xla/memory_space.h"
+#include "axe/xla/permutation.h"
+#include "axe/xla/primitive_type.h"
+#include "axe/xla/program_shape.h"
+#include "axe/xla/shape.h"
+#include "axe/xla/shape_util.h"
+#include "axe/xla/sizes.h"
+#include "axe/xla/split_config.h"
+#include "axe/xla/text.h"
+#include "axe/xla/tile.h"
+#include "axe/xla/tiling.h"
+#include "axe/xla/to_axe.h"
+#include "axe/xla/validate.h"
 
 #endif  // AXE_AXE_H_
