@@ -197,5 +197,14 @@ TEST(GridCli, Help) {
   EXPECT_THAT(r.out, HasSubstr("--old-rank1-rule"));
 }
 
+TEST(GridCli, TourPart) {
+  auto r = RunAxe({"tour", "--part", "pallas"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("    [[ 0  0  0  1  1  1]\n     [ 0  0  0  1  1  1]\n     [10 10 10 11 11 11]"));
+  EXPECT_THAT(r.out, HasSubstr("    [[ 0  1  1  1  2  2  2]\n     [10 11 11 11 12 12 12]"));
+  EXPECT_THAT(r.out, HasSubstr("[ 0.  1.  2.  3. nan nan nan nan  8.  9. 10. 11.]"));
+  EXPECT_THAT(r.out, HasSubstr("array (9, 128), block (Blocked(9), Blocked(64)):  tpu rejected"));
+}
+
 }  // namespace
 }  // namespace axe
