@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kN = 1024, kB = 128, kBlocks = kN / kB;
 
 // c[0:bm, 0:bn] (+)= a[0:bm, 0:bk] @ b[0:bk, 0:bn], row-major with leading dimensions.
-__attribute__((noinline)) void MatmulBlock(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+__attribute__((noipa)) void MatmulBlock(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                                            int64_t ldc, bool init) {
   for (int64_t i = 0; i < kB; ++i) {
     float* ci = c + i * ldc;
@@ -126,6 +126,7 @@ void BM_TinyDirect(benchmark::State& state) {
 void BM_TinyPallas(benchmark::State& state) {
   Array<float> x = *Array<float>::Iota({kTiny, kTiny});
   const Mode mode = state.range(0) == 0 ? Mode::kInterpret : Mode::kParallel;
+  const bool check = state.range(0) == 1;
   auto call = PallasCall(
       [](Ref<const float> in, Ref<float> out) {
         *out.data() = *in.data() + 1.0f;
@@ -138,7 +139,8 @@ void BM_TinyPallas(benchmark::State& state) {
        .options = {.mode = mode,
                    .dimension_semantics = {kParallel, kArbitrary},
                    .pool = &Pool(),
-                   .num_threads = 1}});
+                   .num_threads = 1,
+                   .check_parallel_writes = check}});
   for (auto _ : state) {
     absl::StatusOr<Array<float>> y = call(x);
     if (!y.ok()) state.SkipWithError(std::string(y.status().message()).c_str());
@@ -150,8 +152,9 @@ void BM_TinyPallas(benchmark::State& state) {
 }
 
 BENCHMARK(BM_TinyDirect)->Unit(benchmark::kMillisecond);
-// 0: interpret mode; 1: parallel mode on one thread (includes the write-conflict check).
-BENCHMARK(BM_TinyPallas)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+// 0: interpret mode; 1: parallel mode on one thread with the write-conflict check;
+// 2: the same without the check.
+BENCHMARK(BM_TinyPallas)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace axe::pallas
