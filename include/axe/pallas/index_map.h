@@ -166,14 +166,7 @@ class IndexMap {
 
   // Evaluates the map at `grid_point`, replacing `out` with its values. The default map
   // yields `rank` zeros. Errors are the callable's own (a StatusOr it returned).
-  absl::Status Evaluate(absl::Span<const int64_t> grid_point, int rank, BlockIndices* out) const {
-    out->clear();
-    if (!fn_) {
-      out->assign(static_cast<size_t>(rank), 0);
-      return absl::OkStatus();
-    }
-    return fn_(grid_point, out);
-  }
+  absl::Status Evaluate(absl::Span<const int64_t> grid_point, int rank, BlockIndices* out) const;
 
  private:
   template <typename F>
