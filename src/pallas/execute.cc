@@ -256,6 +256,22 @@ absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType
   return plan;
 }
 
+// Evaluates op's index map at `point` into `idx`, checking the result count (JAX's message).
+absl::Status EvaluateIndexMap(const Operand& op, absl::Span<const int64_t> point, BlockIndices& idx) {
+  const IndexMap& map = op.spec->index_map();
+  if (absl::Status s = map.Evaluate(point, op.rank, &idx); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("Index map function ", map.Describe(), " for ", op.origin,
+                                               " at grid point ", Point(point), ": ", s.message()));
+  }
+  if (static_cast<int>(idx.size()) != op.rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Index map function ", map.Describe(), " for ", op.origin, " must return ", op.rank,
+        " values to match block_shape=", FormatBlockShape(op.dims), ". Currently returning ", idx.size(),
+        " values: ", FormatTuple(idx, true), " at grid point ", Point(point), "."));
+  }
+  return absl::OkStatus();
+}
+
 // Per-thread state of the programs it runs.
 struct Worker {
   explicit Worker(const Plan& plan) : refs(plan.ops.size()), scratch(plan.ops.size()) {}
@@ -276,17 +292,8 @@ class Runner {
   // count errors. `clamped` tells whether any start moved.
   absl::Status Starts(const Operand& op, absl::Span<const int64_t> point, BlockIndices& idx, Dims& starts,
                       bool& clamped, bool& blocked_moved) const {
+    AXE_RETURN_IF_ERROR(EvaluateIndexMap(op, point, idx));
     const IndexMap& map = op.spec->index_map();
-    if (absl::Status s = map.Evaluate(point, op.rank, &idx); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("Index map function ", map.Describe(), " for ", op.origin,
-                                                 " at grid point ", Point(point), ": ", s.message()));
-    }
-    if (static_cast<int>(idx.size()) != op.rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Index map function ", map.Describe(), " for ", op.origin, " must return ", op.rank,
-          " values to match block_shape=", FormatBlockShape(op.dims), ". Currently returning ", idx.size(),
-          " values: ", FormatTuple(idx, true), " at grid point ", Point(point), "."));
-    }
     starts.resize(static_cast<size_t>(op.rank));
     clamped = blocked_moved = false;
     for (int d = 0; d < op.rank; ++d) {
@@ -371,10 +378,7 @@ class Runner {
     Dims point(static_cast<size_t>(grid.rank()), 0);
     for (int64_t p = 0; p < total; ++p) {
       AXE_RETURN_IF_ERROR(RunProgram(w, point, p));
-      for (int a = grid.rank() - 1; a >= 0; --a) {
-        if (++point[static_cast<size_t>(a)] < grid.size(a)) break;
-        point[static_cast<size_t>(a)] = 0;
-      }
+      NextGridPoint(grid, absl::MakeSpan(point));
     }
     Report(w.clamps);
     return absl::OkStatus();
@@ -529,10 +533,7 @@ class Runner {
         for (int a : par) slice = slice * grid.size(a) + point[static_cast<size_t>(a)];
         auto [it, inserted] = seen.try_emplace(starts, Writer{slice, p});
         if (!inserted && it->second.slice != slice) return Conflict(op, starts, starts, it->second.program, p);
-        for (int a = grid.rank() - 1; a >= 0; --a) {
-          if (++point[static_cast<size_t>(a)] < grid.size(a)) break;
-          point[static_cast<size_t>(a)] = 0;
-        }
+        NextGridPoint(grid, absl::MakeSpan(point));
       }
       // Partial overlaps: only along dims where some start is not a multiple of the block.
       std::vector<int> loose;
@@ -627,19 +628,7 @@ absl::Status Probe(const CallSpec& spec, const Plan& plan) {
   if (spec.grid.num_programs() == 0) return absl::OkStatus();
   Dims point(static_cast<size_t>(spec.grid.rank()), 0);
   BlockIndices idx;
-  for (const Operand& op : plan.ops) {
-    const IndexMap& map = op.spec->index_map();
-    if (absl::Status s = map.Evaluate(point, op.rank, &idx); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("Index map function ", map.Describe(), " for ", op.origin,
-                                                 " at grid point ", Point(point), ": ", s.message()));
-    }
-    if (static_cast<int>(idx.size()) != op.rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Index map function ", map.Describe(), " for ", op.origin, " must return ", op.rank,
-          " values to match block_shape=", FormatBlockShape(op.dims), ". Currently returning ", idx.size(),
-          " values: ", FormatTuple(idx, true), " at grid point ", Point(point), "."));
-    }
-  }
+  for (const Operand& op : plan.ops) AXE_RETURN_IF_ERROR(EvaluateIndexMap(op, point, idx));
   return absl::OkStatus();
 }
 

@@ -101,6 +101,14 @@ std::string Grid::ToString() const {
   return absl::StrCat("(", absl::StrJoin(items, ", "), ")");
 }
 
+bool NextGridPoint(const Grid& grid, absl::Span<int64_t> point) {
+  for (int a = grid.rank() - 1; a >= 0; --a) {
+    if (++point[static_cast<size_t>(a)] < grid.size(a)) return true;
+    point[static_cast<size_t>(a)] = 0;
+  }
+  return false;
+}
+
 absl::StatusOr<Grid> Grid::Parse(absl::string_view text) {
   Scanner s(text);
   // Named form: a tuple whose first item is itself a parenthesized ('name', size) pair.

@@ -60,10 +60,7 @@ class Checker {
       for (int64_t v : idx) {
         if (v != 0) return false;
       }
-      for (int a = grid.rank() - 1; a >= 0; --a) {
-        if (++point[static_cast<size_t>(a)] < grid.size(a)) break;
-        point[static_cast<size_t>(a)] = 0;
-      }
+      NextGridPoint(grid, absl::MakeSpan(point));
     }
     return true;
   }

@@ -39,6 +39,17 @@ TEST(Grid, PrintsAsPythonTuplesAndParsesBack) {
   EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly({Grid{4, 2}, Grid{2, 4}, Grid{}, named}));
 }
 
+TEST(Grid, NextGridPointIsRowMajor) {
+  Grid g{2, 3};
+  std::vector<int64_t> point = {0, 0};
+  std::vector<std::vector<int64_t>> seen = {point};
+  while (NextGridPoint(g, absl::MakeSpan(point))) seen.push_back(point);
+  EXPECT_EQ(seen, (std::vector<std::vector<int64_t>>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}}));
+  EXPECT_EQ(point, (std::vector<int64_t>{0, 0}));
+  std::vector<int64_t> none;
+  EXPECT_FALSE(NextGridPoint(Grid{}, absl::MakeSpan(none)));
+}
+
 TEST(Grid, Validation) {
   EXPECT_EQ(Msg(Grid({4, -1}).Validate()), "Grid must be a tuple of non-negative integers, got (4, -1)");
   EXPECT_THAT(Msg(Grid::Named({{"i", 1}, {"i", 2}}).Validate()), HasSubstr("'i' is repeated"));

@@ -150,6 +150,19 @@ TEST(Validate, Triton) {
   EXPECT_TRUE(Check(Backend::kTriton, DType::kFloat32, {5, 64}, {std::nullopt, 64}).ok());
 }
 
+TEST(Validate, AConfiguredCall) {
+  auto call = PallasCall([](Ref<const float>, Ref<float>) {}, OutShape<float>{{256, 256}},
+                         {.grid = {2, 2},
+                          .in_specs = {BlockSpec({128, 128}, [](int64_t i, int64_t j) { return std::pair{i, j}; })},
+                          .out_specs = {BlockSpec({128, 64}, [](int64_t i, int64_t j) { return std::pair{i, j}; })},
+                          .options = {.name = "my_kernel"}});
+  EXPECT_TRUE(Validate(call, {{DType::kFloat32, {256, 256}}}, Backend::kTriton).ok());
+  absl::Status s = Validate(call, {{DType::kFloat32, {256, 256}}}, Backend::kTpu);
+  EXPECT_THAT(Msg(s), HasSubstr("Block spec for outputs[0] in pallas_call my_kernel at "));
+  EXPECT_THAT(Msg(s), HasSubstr("validate_test.cc:"));
+  EXPECT_THAT(Msg(s), HasSubstr("has block shape (128, 64), array shape (256, 256), and index_map <lambda> at "));
+}
+
 TEST(Validate, FirstViolationAndGenericErrors) {
   CallSpec spec{.in_specs = {BlockSpec({8, 128}), BlockSpec({9, 64})}, .out_specs = {BlockSpec({3})}};
   std::vector<ShapeDType> in = {{DType::kFloat32, {16, 128}}, {DType::kFloat32, {9, 128}}};

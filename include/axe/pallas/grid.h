@@ -68,6 +68,10 @@ class Grid {
   std::vector<std::string> names_;
 };
 
+// Advances `point` (one index per axis of `grid`) to the next program in row-major order,
+// the last axis fastest; returns false, with `point` back at all zeros, after the last one.
+bool NextGridPoint(const Grid& grid, absl::Span<int64_t> point);
+
 }  // namespace axe::pallas
 
 #endif  // AXE_PALLAS_GRID_H_

@@ -29,6 +29,7 @@
 #include "axe/pallas/array.h"
 #include "axe/pallas/call_spec.h"
 #include "axe/pallas/execute.h"
+#include "axe/pallas/pallas_call.h"
 
 namespace axe::pallas {
 
@@ -46,6 +47,16 @@ struct ValidateOptions {
 absl::Status Validate(const CallSpec& spec, absl::Span<const ShapeDType> inputs,
                       absl::Span<const ShapeDType> outputs, Backend backend, const ValidateOptions& options = {},
                       const CallSite& site = {});
+
+// The same for a configured PallasCall (its spec, out_shape and call site) on inputs of the
+// given dtypes and shapes; bfloat16/float16 may stand in for the element types' bit widths.
+//
+//   Validate(call, {{DType::kBFloat16, {1024, 1024}}}, Backend::kTpu);
+template <typename Kernel, bool kSingle, typename... Outs>
+absl::Status Validate(const Call<Kernel, kSingle, Outs...>& call, absl::Span<const ShapeDType> inputs,
+                      Backend backend, const ValidateOptions& options = {}) {
+  return Validate(call.spec(), inputs, call.out_shapes(), backend, options, call.site());
+}
 
 }  // namespace axe::pallas
 
