@@ -124,6 +124,25 @@ AnyArray::AnyArray(const AnyArray& other)
   }
 }
 
+AnyArray::AnyArray(AnyArray&& other) noexcept { *this = std::move(other); }
+
+AnyArray& AnyArray::operator=(AnyArray&& other) noexcept {
+  if (this != &other) {
+    dtype_ = other.dtype_;
+    shape_ = std::move(other.shape_);
+    strides_ = std::move(other.strides_);
+    size_ = other.size_;
+    element_size_ = other.element_size_;
+    data_ = std::move(other.data_);
+    other.dtype_ = DType::kInt32;
+    other.shape_ = {0};
+    other.strides_ = {1};
+    other.size_ = 0;
+    other.element_size_ = 4;
+  }
+  return *this;
+}
+
 AnyArray& AnyArray::operator=(const AnyArray& other) {
   if (this != &other) *this = AnyArray(other);
   return *this;

@@ -411,7 +411,9 @@ class Runner {
     auto run_chunk = [&](int64_t c) {
       Worker w(plan_);
       Dims point(static_cast<size_t>(grid.rank()), 0);
-      const int64_t t0 = num_tasks * c / chunks, t1 = num_tasks * (c + 1) / chunks;
+      // Chunk c covers tasks [t0, t1): the first num_tasks % chunks chunks get one more.
+      const int64_t base = num_tasks / chunks, extra = num_tasks % chunks;
+      const int64_t t0 = c * base + std::min(c, extra), t1 = t0 + base + (c < extra ? 1 : 0);
       for (int64_t t = t0; t < t1 && !failed.load(std::memory_order_relaxed); ++t) {
         int64_t rest = t;
         for (auto it = par.rbegin(); it != par.rend(); ++it) {

@@ -76,6 +76,11 @@ TEST(Array, CreationAndErrors) {
   EXPECT_FALSE(AnyArray::Zeros(DType::kBFloat16, {2}).ok());
   EXPECT_FALSE(Array<float>::FromAny(*AnyArray::Zeros(DType::kInt32, {2})).ok());
   EXPECT_EQ(Array<float>().size(), 0);
+  AnyArray moved = *AnyArray::Zeros(DType::kFloat64, {3, 4});
+  AnyArray target = std::move(moved);
+  EXPECT_EQ(target.size(), 12);
+  EXPECT_EQ(moved.size(), 0);  // NOLINT(bugprone-use-after-move): a moved-from array is empty
+  EXPECT_EQ(moved.rank(), 1);
 }
 
 TEST(Array, EqualityTreatsNanAsEqual) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/pallas/block_dim.h"
@@ -31,6 +32,10 @@ using pallas::IndexMap;
 absl::Status InOption(absl::string_view option, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(option, ": ", s.message()));
 }
+
+// The command line runs and prints small examples; larger grids and arrays are refused
+// rather than left to run for hours or exhaust memory.
+constexpr int64_t kMaxCliCount = int64_t{1} << 24;
 
 struct GridArgs {
   std::string shape, block = "none", grid = "()", index_map, dtype;
@@ -71,6 +76,10 @@ absl::StatusOr<Parsed> ParseGridArgs(const GridArgs& args) {
   absl::StatusOr<Grid> g = Grid::Parse(args.grid);
   if (!g.ok()) return InOption("--grid", g.status());
   p.grid = *g;
+  if (p.grid.num_programs() > kMaxCliCount) {
+    return absl::InvalidArgumentError(absl::StrCat("--grid: ", p.grid.ToString(), " has ", p.grid.num_programs(),
+                                                   " programs; axe grid runs at most ", kMaxCliCount));
+  }
   absl::StatusOr<DType> t = pallas::ParseDType(args.dtype);
   if (!t.ok()) return InOption("--dtype", t.status());
   p.dtype = *t;
@@ -141,6 +150,10 @@ void AddShow(CLI::App& group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, repr, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
+    if (int64_t n = *CheckedProduct(p.shape); n > kMaxCliCount) {
+      return absl::InvalidArgumentError(absl::StrCat("--shape: ", FormatTuple(p.shape, true), " has ", n,
+                                                     " elements; axe grid show prints at most ", kMaxCliCount));
+    }
     if (args->index_map.empty() && p.grid.rank() != static_cast<int>(p.shape.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--index-map: the default is the identity ", pallas::IndexMapExpr::Identity(p.grid.rank()).ToString(),

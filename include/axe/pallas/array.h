@@ -75,8 +75,9 @@ class AnyArray {
 
   AnyArray(const AnyArray& other);
   AnyArray& operator=(const AnyArray& other);
-  AnyArray(AnyArray&& other) noexcept = default;
-  AnyArray& operator=(AnyArray&& other) noexcept = default;
+  // A moved-from array is the empty array.
+  AnyArray(AnyArray&& other) noexcept;
+  AnyArray& operator=(AnyArray&& other) noexcept;
   ~AnyArray() = default;
 
   DType dtype() const { return dtype_; }

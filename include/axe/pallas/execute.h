@@ -17,6 +17,17 @@
 // ThreadPool; it equals interpret mode when programs in different parallel slices write
 // disjoint output windows (checked unless options.check_parallel_writes is false).
 // The kernel is then called concurrently and must be thread-safe.
+//
+//   // Doubles a float32 array in blocks of 4; the dtype is known only at run time.
+//   auto kernel = [](absl::Span<const RawRef> in, absl::Span<const RawRef> out) {
+//     Ref<const float> x = in[0].As<const float>();
+//     Ref<float> y = out[0].As<float>();
+//     for (int64_t i = 0; i < y.shape(0); ++i) y(i) = 2 * x(i);
+//     return absl::OkStatus();
+//   };
+//   CallSpec spec{.grid = {3}, .in_specs = {BlockSpec({4}, [](int64_t i) { return i; })},
+//                 .out_specs = {BlockSpec({4}, [](int64_t i) { return i; })}};
+//   absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kFloat32, {12}}}, kernel);
 #ifndef AXE_PALLAS_EXECUTE_H_
 #define AXE_PALLAS_EXECUTE_H_
 
