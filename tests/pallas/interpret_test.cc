@@ -480,5 +480,23 @@ TEST(Interpret, ZeroSizedArrays) {
   EXPECT_THAT(std::string(bad().status().message()), HasSubstr("does not fit the array shape (0,)"));
 }
 
+TEST(Interpret, UntypedExecuteCall) {  // the example of execute.h
+  AnyArray x = Array<float>::Iota({12})->any();
+  auto kernel = [](absl::Span<const RawRef> in, absl::Span<const RawRef> out) {
+    Ref<const float> xb = in[0].As<const float>();
+    Ref<float> y = out[0].As<float>();
+    for (int64_t i = 0; i < y.shape(0); ++i) y(i) = 2 * xb(i);
+    return absl::OkStatus();
+  };
+  CallSpec spec{.grid = {3},
+                .in_specs = {BlockSpec({4}, [](int64_t i) { return i; })},
+                .out_specs = {BlockSpec({4}, [](int64_t i) { return i; })}};
+  absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kFloat32, {12}}}, kernel);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(FormatNumpy((*out)[0]), "[ 0.  2.  4.  6.  8. 10. 12. 14. 16. 18. 20. 22.]");
+  EXPECT_TRUE(ValidateCall(spec, {x.shape_dtype()}, {{DType::kFloat32, {12}}}).ok());
+  EXPECT_FALSE(ExecuteCall(spec, {&x}, {{DType::kBFloat16, {12}}}, kernel).ok());
+}
+
 }  // namespace
 }  // namespace axe::pallas
