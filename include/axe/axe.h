@@ -50,5 +50,22 @@
 #include "axe/xla/tiling.h"
 #include "axe/xla/to_axe.h"
 #include "axe/xla/validate.h"
+// Pallas grids, BlockSpecs and the kernel executor.
+#include "axe/pallas/array.h"
+#include "axe/pallas/block_dim.h"
+#include "axe/pallas/block_spec.h"
+#include "axe/pallas/call_spec.h"
+#include "axe/pallas/clamp_report.h"
+#include "axe/pallas/dtype.h"
+#include "axe/pallas/execute.h"
+#include "axe/pallas/grid.h"
+#include "axe/pallas/index_map.h"
+#include "axe/pallas/index_map_expr.h"
+#include "axe/pallas/numpy_format.h"
+#include "axe/pallas/pallas_call.h"
+#include "axe/pallas/program.h"
+#include "axe/pallas/ref.h"
+#include "axe/pallas/show_program_ids.h"
+#include "axe/pallas/validate.h"
 
 #endif  // AXE_AXE_H_
