@@ -1,1 +1,2 @@
 axe_add_benchmark(layout_bench layout_bench.cc)
+axe_add_benchmark(layout_algebra_bench layout_algebra_bench.cc)

@@ -70,6 +70,17 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
       (*reach < 0 ? r.lo : r.hi) = *bound;
     }
   }
+  // The spans of all memory axes together (span_memory()) must fit too.
+  int64_t memory_span = 1;
+  for (const auto& [axis, r] : ranges) {
+    if (!axis.is_memory()) continue;
+    std::optional<int64_t> total = CheckedAdd(memory_span, r.span - 1);
+    if (!total) {
+      return absl::InvalidArgumentError(absl::StrCat("the memory span over all memory axes overflows int64 in ",
+                                                     FormatLayoutParts(shard, replica, offset)));
+    }
+    memory_span = *total;
+  }
   Layout l;
   l.shard_ = std::move(shard);
   l.replica_ = std::move(replica);
@@ -120,12 +131,9 @@ int64_t Layout::span(Axis a) const {
 }
 
 int64_t Layout::span_memory() const {
-  // Each memory axis's span fits int64; their sum is checked here.
-  int64_t total = 1;
+  int64_t total = 1;  // fits: checked in Create()
   for (Axis a : axes()) {
-    if (!a.is_memory()) continue;
-    std::optional<int64_t> t = CheckedAdd(total, span(a) - 1);
-    total = t ? *t : INT64_MAX;
+    if (a.is_memory()) total += span(a) - 1;
   }
   return total;
 }

@@ -1,9 +1,11 @@
 #include "layout/random_layout.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "axe/base/check.h"
+#include "gtest/gtest.h"
 
 namespace axe::testing {
 namespace {
@@ -161,6 +163,113 @@ bool OracleInjective(const Layout& l) {
     }
   }
   return true;
+}
+
+std::vector<int64_t> RandomFactorization(int64_t n, size_t rank, std::mt19937_64& rng) {
+  std::vector<int64_t> shape;
+  int64_t rest = n;
+  for (size_t k = 0; k + 1 < rank; ++k) {
+    std::vector<int64_t> divisors;
+    for (int64_t d = 1; d <= rest; ++d) {
+      if (rest % d == 0) divisors.push_back(d);
+    }
+    int64_t d = divisors[static_cast<size_t>(Uniform(rng, 0, static_cast<int64_t>(divisors.size()) - 1))];
+    shape.push_back(d);
+    rest /= d;
+  }
+  shape.push_back(rest);
+  return shape;
+}
+
+std::vector<int64_t> RandomGroupingShape(const Layout& l, size_t rank, std::mt19937_64& rng) {
+  std::vector<int64_t> extents;
+  for (const Iter& it : l.shard()) {
+    std::vector<int64_t> parts = RandomFactorization(it.extent, static_cast<size_t>(Uniform(rng, 1, 2)), rng);
+    extents.insert(extents.end(), parts.begin(), parts.end());
+  }
+  // rank - 1 sorted cut positions in [0, extents.size()].
+  std::vector<int64_t> cuts;
+  for (size_t k = 0; k + 1 < rank; ++k) cuts.push_back(Uniform(rng, 0, static_cast<int64_t>(extents.size())));
+  std::sort(cuts.begin(), cuts.end());
+  cuts.push_back(static_cast<int64_t>(extents.size()));
+  std::vector<int64_t> shape;
+  int64_t from = 0;
+  for (int64_t cut : cuts) {
+    int64_t p = 1;
+    for (int64_t i = from; i < cut; ++i) p *= extents[static_cast<size_t>(i)];
+    shape.push_back(p);
+    from = cut;
+  }
+  return shape;
+}
+
+RandomPair RandomLayoutPair(std::mt19937_64& rng, const RandomLayoutOptions& options, int max_rank) {
+  RandomPair p{RandomLayout(rng, options), RandomLayout(rng, options), {}, {}};
+  const size_t rank = static_cast<size_t>(Uniform(rng, 1, max_rank));
+  p.sa = RandomGroupingShape(p.a, rank, rng);
+  p.sb = RandomGroupingShape(p.b, rank, rng);
+  return p;
+}
+
+Layout ParseOrFail(absl::string_view text) {
+  absl::StatusOr<Layout> l = Layout::Parse(text);
+  if (l.ok()) return *l;
+  ADD_FAILURE() << "bad layout literal in a test: " << l.status();
+  return *Layout::Parse("S[1:1]");
+}
+
+int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x, int64_t y) {
+  std::vector<int64_t> cx = OracleUnflatten(sa, x), cy = OracleUnflatten(sb, y), c(sa.size()), shape(sa.size());
+  for (size_t j = 0; j < sa.size(); ++j) {
+    c[j] = cx[j] * sb[j] + cy[j];
+    shape[j] = sa[j] * sb[j];
+  }
+  return OracleFlatten(shape, c);
+}
+
+int64_t OracleSpan(const Layout& l, Axis a) {
+  int64_t span = 1;
+  for (const std::vector<Iter>* iters : {&l.shard(), &l.replica()}) {
+    for (const Iter& it : *iters) {
+      if (it.axis == a) span += std::abs(it.stride) * (it.extent - 1);
+    }
+  }
+  return span;
+}
+
+std::set<PhysCoord> OracleTileApply(const Layout& a, int64_t xa, const Layout& b, int64_t xb, bool scale) {
+  std::set<PhysCoord> out;
+  for (const PhysCoord& p : OracleApply(a, xa)) {
+    for (const PhysCoord& q : OracleApply(b, xb)) {
+      PhysCoord sum = q;
+      for (const auto& [axis, value] : p.entries()) sum.add(axis, value * (scale ? OracleSpan(b, axis) : 1));
+      out.insert(sum);
+    }
+  }
+  return out;
+}
+
+int64_t OracleFlatten(const std::vector<int64_t>& shape, const std::vector<int64_t>& coord) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + coord[d];
+  return flat;
+}
+
+std::vector<int64_t> OracleUnflatten(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> coord(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coord[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return coord;
+}
+
+int64_t OracleSwizzle(int64_t m, int per_element, int swizzle_len, int atom_len, bool inner) {
+  const int64_t unit = int64_t{1} << per_element;
+  const int64_t x = m >> per_element;  // arithmetic shift (floor) for negative addresses too
+  const int64_t bits = (int64_t{1} << swizzle_len) - 1;
+  const int64_t x2 = inner ? x ^ ((x & (bits << atom_len)) >> atom_len) : x ^ ((x & bits) << atom_len);
+  return x2 * unit + (m & (unit - 1));
 }
 
 }  // namespace axe::testing

@@ -110,6 +110,7 @@ TEST(LayoutText, ValidationErrorsNameTheIter) {
   EXPECT_THAT(Err("S[(1):(-9223372036854775808)]"), HasSubstr("greater than -2^63"));
   EXPECT_THAT(Err("S[(2,2):(4611686018427387904,4611686018427387904)]"), HasSubstr("values on axis m overflow"));
   EXPECT_THAT(Err("S[(2,2):(1,1)] + (9223372036854775807) + 1"), HasSubstr("offset on axis m overflows"));
+  EXPECT_THAT(Err("S[(2,2):(4611686018427387904@P,4611686018427387904@F)]"), HasSubstr("memory span over all memory axes"));
   absl::StatusOr<Layout> empty = Layout::Create({});
   EXPECT_THAT(std::string(empty.status().message()), HasSubstr("at least one shard iter"));
   absl::StatusOr<Layout> zero = Layout::Create({Iter{4, 1, Axis::Memory()}}, {Iter{2, 0, Axis::Get("warp")}});

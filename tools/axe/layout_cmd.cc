@@ -1,5 +1,7 @@
-// axe layout canon|apply|inverse|info|show
+// axe layout canon|apply|inverse|info|show, and the algebra:
+// axe layout group|tile|tile-of|direct-sum|slice
 #include <iostream>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,9 +14,15 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
+#include "axe/layout/direct_sum.h"
+#include "axe/layout/group.h"
 #include "axe/layout/inverse.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/render.h"
+#include "axe/layout/slice.h"
+#include "axe/layout/swizzle.h"
+#include "axe/layout/tile.h"
+#include "axe/layout/tile_of.h"
 #include "cli.h"
 
 namespace axe::cli {
@@ -25,16 +33,20 @@ struct LayoutArgs {
   std::vector<std::string> declare;  // NAME=KIND
 };
 
-void AddLayoutArgs(CLI::App* cmd, LayoutArgs& args) {
-  cmd->add_option("layout", args.layout, "An Axe layout, e.g. 'S[(8,4,2):(4@laneid,1@laneid,1)]'")
-      ->required();
-  cmd->add_option("--axis", args.declare,
+void AddAxisOption(CLI::App* cmd, std::vector<std::string>& declare) {
+  cmd->add_option("--axis", declare,
                   "Declare an axis kind before parsing, NAME=memory|thread|device (repeatable; "
                   "undeclared names are threads)");
 }
 
-absl::StatusOr<Layout> ParseLayoutArgs(const LayoutArgs& args) {
-  for (const std::string& d : args.declare) {
+void AddLayoutArgs(CLI::App* cmd, LayoutArgs& args) {
+  cmd->add_option("layout", args.layout, "An Axe layout, e.g. 'S[(8,4,2):(4@laneid,1@laneid,1)]'")
+      ->required();
+  AddAxisOption(cmd, args.declare);
+}
+
+absl::Status DeclareAxes(const std::vector<std::string>& declare) {
+  for (const std::string& d : declare) {
     std::vector<std::string> parts = absl::StrSplit(d, '=');
     if (parts.size() != 2) {
       return absl::InvalidArgumentError(absl::StrCat("--axis '", d, "': expected NAME=KIND"));
@@ -42,9 +54,46 @@ absl::StatusOr<Layout> ParseLayoutArgs(const LayoutArgs& args) {
     AXE_ASSIGN_OR_RETURN(AxisKind kind, ParseAxisKind(parts[1]));
     AXE_RETURN_IF_ERROR(Axis::Declare(parts[0], kind).status());
   }
-  absl::StatusOr<Layout> l = Layout::Parse(args.layout);
-  if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat("layout: ", l.status().message()));
+  return absl::OkStatus();
+}
+
+// Parses a layout given on the command line; `what` names it in errors.
+absl::StatusOr<Layout> ParseLayoutText(const std::string& text, absl::string_view what) {
+  absl::StatusOr<Layout> l = Layout::Parse(text);
+  if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
   return l;
+}
+
+absl::StatusOr<Layout> ParseLayoutArgs(const LayoutArgs& args) {
+  AXE_RETURN_IF_ERROR(DeclareAxes(args.declare));
+  return ParseLayoutText(args.layout, "layout");
+}
+
+// A plain layout, or a swizzled one ("Swizzled(M,B,S, <layout>)" / "ComposeLayout(...)").
+struct AnyLayout {
+  Layout layout;                          // the plain layout, or the swizzle's inner layout
+  std::optional<SwizzledLayout> swizzled;
+
+  std::string ToString() const { return swizzled ? swizzled->ToString() : layout.ToString(); }
+  AnyLayout Canonical() const {
+    if (swizzled) return AnyLayout{Canonicalize(layout), Canonicalize(*swizzled)};
+    return AnyLayout{Canonicalize(layout), std::nullopt};
+  }
+};
+
+absl::StatusOr<AnyLayout> ParseAnyLayoutText(const std::string& text, absl::string_view what) {
+  if (!SwizzledLayout::LooksSwizzled(text)) {
+    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutText(text, what));
+    return AnyLayout{std::move(l), std::nullopt};
+  }
+  absl::StatusOr<SwizzledLayout> s = SwizzledLayout::Parse(text);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.status().message()));
+  return AnyLayout{s->layout(), *s};
+}
+
+absl::StatusOr<AnyLayout> ParseAnyLayoutArgs(const LayoutArgs& args) {
+  AXE_RETURN_IF_ERROR(DeclareAxes(args.declare));
+  return ParseAnyLayoutText(args.layout, "layout");
 }
 
 // The axes to show for points of `l`: its own axes, then any other axis of the points.
@@ -83,18 +132,21 @@ void AddCanon(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<LayoutArgs>();
   auto fuse = std::make_shared<bool>(false);
   CLI::App* cmd = group.add_subcommand(
-      "canon", "Print the canonical form (rules D0, D1, C0, C1, C2, Z; replicas sorted)");
+      "canon", "Print the canonical form (rules D0, D1, C0, C1, C2, Z; replicas sorted); "
+               "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_flag("--fuse-thread-scopes", *fuse,
                 "Also rewrite tx/warpid/laneid/wgid/tid_in_wg/wid_in_wg into one thread axis");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, fuse, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
-    AXE_ASSIGN_OR_RETURN(Layout c, Canonicalize(l, {.fuse_thread_scopes = *fuse}));
+    AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(Layout c, Canonicalize(l.layout, {.fuse_thread_scopes = *fuse}));
+    // A swizzle lives on one memory axis: scope fusion never applies to its layout.
+    const std::string text = l.swizzled ? Canonicalize(*l.swizzled).ToString() : c.ToString();
     if (selected.json) {
-      PrintJson({{"layout", c.ToString()}});
+      PrintJson({{"layout", text}});
     } else {
-      std::cout << c << "\n";
+      std::cout << text << "\n";
     }
     return absl::OkStatus();
   });
@@ -107,7 +159,8 @@ void AddApply(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "apply", "Map a logical coordinate to every physical point it occupies (one per line)");
+      "apply", "Map a logical coordinate to every physical point it occupies (one per line); "
+               "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "Logical shape, e.g. 8,16 (default: the flat size)");
   CLI::Option* coord = cmd->add_option("--coord", args->coord, "Logical coordinate, e.g. 2,9");
@@ -115,7 +168,8 @@ void AddApply(CLI::App& group, Selected& selected) {
   coord->excludes(flat);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, coord, flat, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
+    const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
     int64_t x = args->flat;
     if (coord->count() == 0) {
@@ -124,8 +178,8 @@ void AddApply(CLI::App& group, Selected& selected) {
       AXE_ASSIGN_OR_RETURN(std::vector<int64_t> c, ParseIntListOption(args->coord, "--coord"));
       AXE_ASSIGN_OR_RETURN(x, FlattenCoord(shape, c));
     }
-    AXE_ASSIGN_OR_RETURN(PhysCoord base, ApplyBase(l, x));
-    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, Apply(l, x));
+    AXE_ASSIGN_OR_RETURN(PhysCoord base, any.swizzled ? any.swizzled->ApplyBase(x) : ApplyBase(l, x));
+    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, any.swizzled ? any.swizzled->Apply(x) : Apply(l, x));
     std::vector<Axis> axes = DisplayAxes(l, points);
     if (selected.json) {
       Json pts = Json::array();
@@ -144,18 +198,25 @@ void AddInverse(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "inverse", "Print every logical coordinate that maps to a physical point (sorted)");
+      "inverse", "Print every logical coordinate that maps to a physical point (sorted); "
+                 "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "Logical shape, e.g. 8,16 (default: the flat size)");
   cmd->add_option("--point", args->point, "Physical point, e.g. warp=6,lane=8,reg=1 (omitted axes are 0)")
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
+    const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
     absl::StatusOr<PhysCoord> p = PhysCoord::Parse(args->point);
     if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--point: ", p.status().message()));
-    AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords, Inverse(l, shape, *p));
+    PhysCoord target = *p;
+    if (any.swizzled) {  // the swizzle is its own inverse
+      const Axis a = any.swizzled->axis();
+      target.set(a, any.swizzled->Swizzle(p->get(a)));
+    }
+    AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords, Inverse(l, shape, target));
     if (selected.json) {
       PrintJson({{"coords", coords}});
     } else if (coords.empty()) {
@@ -170,32 +231,49 @@ void AddInverse(CLI::App& group, Selected& selected) {
 void AddInfo(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<LayoutArgs>();
   CLI::App* cmd = group.add_subcommand(
-      "info", "Size, per-axis size and span, injectivity and the storage (memory) view");
+      "info", "Size, per-axis size and span, injectivity and the storage (memory) view; accepts "
+              "Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
+    const Layout& l = any.layout;
+    // A swizzle permutes addresses within each period: injectivity and spans are the inner
+    // layout's, and a swizzled layout is its own storage view.
     AXE_ASSIGN_OR_RETURN(bool injective, IsInjective(l));
-    Layout storage = Storage(l);
-    Layout canonical = Canonicalize(l);
+    const std::string storage = any.swizzled ? any.Canonical().ToString() : Storage(l).ToString();
+    const std::string canonical = any.Canonical().ToString();
     if (selected.json) {
       Json axes = Json::object();
       for (Axis a : l.axes()) {
         axes[std::string(a.name())] = {
             {"kind", AxisKindName(a.kind())}, {"size", l.size(a)}, {"span", l.span(a)}};
       }
-      PrintJson({{"layout", l.ToString()},
-                 {"canonical", canonical.ToString()},
-                 {"size", l.size()},
-                 {"replicas", l.replica_size()},
-                 {"axes", axes},
-                 {"injective", injective},
-                 {"storage", storage.ToString()}});
+      Json j = {{"layout", any.ToString()},
+                {"canonical", canonical},
+                {"size", l.size()},
+                {"replicas", l.replica_size()},
+                {"axes", axes},
+                {"injective", injective},
+                {"storage", storage}};
+      if (any.swizzled) {
+        j["swizzle"] = {{"per_element", any.swizzled->per_element()},
+                        {"swizzle_len", any.swizzled->swizzle_len()},
+                        {"atom_len", any.swizzled->atom_len()},
+                        {"inner", any.swizzled->swizzle_inner()},
+                        {"period", any.swizzled->period()}};
+      }
+      PrintJson(j);
       return absl::OkStatus();
     }
-    std::cout << "layout     " << l << "\n"
-              << "canonical  " << canonical << "\n"
-              << "size       " << l.size() << " logical points";
+    std::cout << "layout     " << any.ToString() << "\n"
+              << "canonical  " << canonical << "\n";
+    if (any.swizzled) {
+      std::cout << "swizzle    (M,B,S) = (" << any.swizzled->per_element() << "," << any.swizzled->swizzle_len()
+                << "," << any.swizzled->atom_len() << "), repeats every " << any.swizzled->period()
+                << " elements" << (any.swizzled->swizzle_inner() ? "" : ", inner=false") << "\n";
+    }
+    std::cout << "size       " << l.size() << " logical points";
     if (!l.replica().empty()) std::cout << ", each on " << l.replica_size() << " replica combinations";
     std::cout << "\n"
               << "injective  " << (injective ? "yes" : "no (some physical point holds several logical points)")
@@ -243,14 +321,231 @@ void AddShow(CLI::App& group, Selected& selected) {
   });
 }
 
+// ---- The algebra: group, tile, tile-of, direct-sum, slice ----
+
+// Prints an operation's result layout (already canonical): one line, or {"layout": ...}.
+void PrintResult(const std::string& layout, bool json) {
+  if (json) {
+    PrintJson({{"layout", layout}});
+  } else {
+    std::cout << layout << "\n";
+  }
+}
+
+// Prints an operation's optional result; "no answer" is an answer (exit code 0).
+void PrintMaybe(const MaybeLayout& m, bool json) {
+  if (m.has_value()) return PrintResult(m->ToString(), json);
+  if (json) {
+    PrintJson({{"layout", nullptr}, {"reason", m.reason}});
+  } else {
+    std::cout << "no answer: " << m.reason << "\n";
+  }
+}
+
+absl::StatusOr<Layout> PlainOnly(const AnyLayout& l, absl::string_view what, absl::string_view op) {
+  if (l.swizzled) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", op, " does not take a swizzled layout"));
+  }
+  return l.layout;
+}
+
+void AddGroup(CLI::App& group, Selected& selected) {
+  struct Args : LayoutArgs {
+    std::vector<std::string> shapes;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = group.add_subcommand(
+      "group", "Split the shard into consecutive blocks whose extent products are the shape's entries "
+               "(the paper's L||S); prints the refined layout and the block separators");
+  AddLayoutArgs(cmd, *args);
+  cmd->add_option("--shape", args->shapes,
+                  "Logical shape, e.g. 8,16; repeat it to group by several shapes at once (their common "
+                  "refinement)")
+      ->required()
+      ->allow_extra_args(false);
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
+    std::vector<std::vector<int64_t>> shapes;
+    for (const std::string& text : args->shapes) {
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(text, "--shape"));
+      shapes.push_back(std::move(shape));
+    }
+    // The refined shard is the answer; R and O are shown canonical.
+    const Layout canonical = Canonicalize(l);
+    auto refined = [&canonical](const Layout& g) {
+      return Layout::Create(g.shard(), canonical.replica(), canonical.offset());
+    };
+    if (shapes.size() == 1) {
+      AXE_ASSIGN_OR_RETURN(Grouped g, Group(l, shapes[0]));
+      AXE_ASSIGN_OR_RETURN(Layout out, refined(g.layout));
+      if (selected.json) {
+        PrintJson({{"layout", out.ToString()}, {"seps", g.seps}});
+      } else {
+        std::cout << out << "\nseps [" << absl::StrJoin(g.seps, ", ") << "]\n";
+      }
+      return absl::OkStatus();
+    }
+    AXE_ASSIGN_OR_RETURN(GroupedMany g, GroupMany(l, shapes));
+    AXE_ASSIGN_OR_RETURN(Layout out, refined(g.layout));
+    if (selected.json) {
+      PrintJson({{"layout", out.ToString()}, {"meet", g.meet_shape}, {"seps", g.seps}});
+    } else {
+      std::cout << out << "\nmeet " << FormatTuple(g.meet_shape) << "\nseps";
+      for (const std::vector<size_t>& seps : g.seps) std::cout << " [" << absl::StrJoin(seps, ", ") << "]";
+      std::cout << "\n";
+    }
+    return absl::OkStatus();
+  });
+}
+
+// --outer/--outer-shape/--inner/--inner-shape (and --axis), shared by tile and direct-sum.
+struct PairArgs {
+  std::string outer, outer_shape, inner, inner_shape;
+  std::vector<std::string> declare;
+};
+
+struct ParsedPair {
+  AnyLayout outer, inner;
+  std::vector<int64_t> outer_shape, inner_shape;
+};
+
+absl::StatusOr<ParsedPair> ParsePair(const PairArgs& a, absl::string_view outer_name, absl::string_view inner_name) {
+  AXE_RETURN_IF_ERROR(DeclareAxes(a.declare));
+  AXE_ASSIGN_OR_RETURN(AnyLayout outer, ParseAnyLayoutText(a.outer, absl::StrCat("--", outer_name)));
+  AXE_ASSIGN_OR_RETURN(AnyLayout inner, ParseAnyLayoutText(a.inner, absl::StrCat("--", inner_name)));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os, ParseIntListOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is, ParseIntListOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
+  return ParsedPair{std::move(outer), std::move(inner), std::move(os), std::move(is)};
+}
+
+void AddTile(CLI::App& group, Selected& selected) {
+  auto args = std::make_shared<PairArgs>();
+  CLI::App* cmd = group.add_subcommand(
+      "tile", "Tile an inner (intra-tile) layout by an outer (inter-tile) one, the paper's A (x) B: outer "
+              "strides, replicas and offsets are scaled by the inner layout's span per axis");
+  cmd->add_option("--outer", args->outer, "The outer layout, e.g. 'S[(8,8):(8,1)]'")->required();
+  cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's logical shape, e.g. 8,8")->required();
+  cmd->add_option("--inner", args->inner, "The inner layout (may be Swizzled(M,B,S, <layout>))")->required();
+  cmd->add_option("--inner-shape", args->inner_shape, "The inner layout's logical shape (same rank)")->required();
+  AddAxisOption(cmd, args->declare);
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(ParsedPair p, ParsePair(*args, "outer", "inner"));
+    AXE_ASSIGN_OR_RETURN(Layout outer, PlainOnly(p.outer, "--outer", "tile"));
+    if (p.inner.swizzled) {
+      AXE_ASSIGN_OR_RETURN(SwizzledLayout t, Tile(outer, p.outer_shape, *p.inner.swizzled, p.inner_shape));
+      PrintResult(Canonicalize(t).ToString(), selected.json);
+    } else {
+      AXE_ASSIGN_OR_RETURN(Layout t, Tile(outer, p.outer_shape, p.inner.layout, p.inner_shape));
+      PrintResult(t.ToString(), selected.json);
+    }
+    return absl::OkStatus();
+  });
+}
+
+void AddTileOf(CLI::App& group, Selected& selected) {
+  struct Args : LayoutArgs {
+    std::string shape, inner, inner_shape, outer, outer_shape;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = group.add_subcommand(
+      "tile-of", "Is the layout a tile? Given the inner layout, find the outer one (or given the outer, "
+                 "the inner) such that tile(outer, inner) is the layout; 'no answer' when there is none");
+  AddLayoutArgs(cmd, *args);
+  cmd->add_option("--shape", args->shape, "The layout's logical shape, e.g. 16,24")->required();
+  CLI::Option* inner = cmd->add_option("--inner", args->inner, "The known inner layout");
+  CLI::Option* inner_shape = cmd->add_option("--inner-shape", args->inner_shape, "The inner layout's shape");
+  CLI::Option* outer = cmd->add_option("--outer", args->outer, "The known outer layout (instead of --inner)");
+  CLI::Option* outer_shape = cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's shape");
+  inner->needs(inner_shape);
+  inner_shape->needs(inner);
+  outer->needs(outer_shape);
+  outer_shape->needs(outer);
+  inner->excludes(outer);
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, inner, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(Layout a, ParseLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
+    const bool inner_known = inner->count() > 0;
+    if (!inner_known && args->outer.empty()) return absl::InvalidArgumentError("give --inner/--inner-shape or --outer/--outer-shape");
+    const std::string& known_text = inner_known ? args->inner : args->outer;
+    const std::string name = inner_known ? "--inner" : "--outer";
+    AXE_ASSIGN_OR_RETURN(Layout known, ParseLayoutText(known_text, name));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> known_shape,
+                         ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
+    AXE_ASSIGN_OR_RETURN(MaybeLayout m, inner_known ? TileOfInner(a, shape, known, known_shape)
+                                                    : TileOfOuter(a, shape, known, known_shape));
+    PrintMaybe(m, selected.json);
+    return absl::OkStatus();
+  });
+}
+
+void AddDirectSum(CLI::App& group, Selected& selected) {
+  auto args = std::make_shared<PairArgs>();
+  CLI::App* cmd = group.add_subcommand(
+      "direct-sum", "The direct sum (A + B)(x, y) = A(x) + B(y): a tile without span scaling");
+  cmd->add_option("--left,--outer", args->outer, "The left (outer-position) layout A")->required();
+  cmd->add_option("--left-shape,--outer-shape", args->outer_shape, "A's logical shape")->required();
+  cmd->add_option("--right,--inner", args->inner, "The right (inner-position) layout B")->required();
+  cmd->add_option("--right-shape,--inner-shape", args->inner_shape, "B's logical shape (same rank)")->required();
+  AddAxisOption(cmd, args->declare);
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(ParsedPair p, ParsePair(*args, "left", "right"));
+    AXE_ASSIGN_OR_RETURN(Layout a, PlainOnly(p.outer, "--left", "direct-sum"));
+    AXE_ASSIGN_OR_RETURN(Layout b, PlainOnly(p.inner, "--right", "direct-sum"));
+    AXE_ASSIGN_OR_RETURN(Layout sum, DirectSum(a, p.outer_shape, b, p.inner_shape));
+    PrintResult(sum.ToString(), selected.json);
+    return absl::OkStatus();
+  });
+}
+
+void AddSlice(CLI::App& group, Selected& selected) {
+  struct Args : LayoutArgs {
+    std::string shape, region;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = group.add_subcommand(
+      "slice", "The layout of a box sub-tensor, when one of the paper's two sufficient forms applies "
+               "('no answer' otherwise); accepts Swizzled(M,B,S, <layout>)");
+  AddLayoutArgs(cmd, *args);
+  cmd->add_option("--shape", args->shape, "The layout's logical shape, e.g. 16,24")->required();
+  cmd->add_option("--region", args->region, "The box, start:stop per dimension, e.g. 0:8,8:24")->required();
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
+    absl::StatusOr<std::vector<Interval>> region = ParseRegion(args->region);
+    if (!region.ok()) return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
+    AXE_ASSIGN_OR_RETURN(MaybeLayout m, Slice(l.layout, shape, *region));
+    if (l.swizzled && m.has_value()) {  // the swizzle applies after the (sliced) inner layout
+      AXE_ASSIGN_OR_RETURN(SwizzledLayout s,
+                           SwizzledLayout::Create(l.swizzled->per_element(), l.swizzled->swizzle_len(),
+                                                  l.swizzled->atom_len(), *m, l.swizzled->swizzle_inner()));
+      PrintResult(s.ToString(), selected.json);
+      return absl::OkStatus();
+    }
+    PrintMaybe(m, selected.json);
+    return absl::OkStatus();
+  });
+}
+
 void AddLayoutCommands(CLI::App& app, Selected& selected) {
-  CLI::App* group = app.add_subcommand("layout", "Axe layouts: canonical form, apply, inverse, info, pictures");
+  CLI::App* group = app.add_subcommand(
+      "layout", "Axe layouts: canonical form, apply, inverse, info, pictures, and the algebra (group, tile, "
+                "tile-of, direct-sum, slice)");
   group->require_subcommand(1);
   AddCanon(*group, selected);
   AddApply(*group, selected);
   AddInverse(*group, selected);
   AddInfo(*group, selected);
   AddShow(*group, selected);
+  AddGroup(*group, selected);
+  AddTile(*group, selected);
+  AddTileOf(*group, selected);
+  AddDirectSum(*group, selected);
+  AddSlice(*group, selected);
 }
 
 AXE_CLI_COMMAND_GROUP(10, AddLayoutCommands);

@@ -38,7 +38,8 @@ class Layout {
   //  - D is empty;
   //  - an extent < 1;
   //  - a replica stride of 0 (a shard stride of 0 is a broadcast dimension and is fine);
-  //  - E_D, E_R, a span, or any mapped value (O + the extreme sums of strides) overflows int64.
+  //  - E_D, E_R, a span, the memory span over all memory axes, or any mapped value
+  //    (O + the extreme sums of strides) overflows int64.
   static absl::StatusOr<Layout> Create(std::vector<Iter> shard, std::vector<Iter> replica = {},
                                        PhysCoord offset = {});
 

@@ -1,0 +1,1 @@
+axe_add_benchmark(pallas_bench pallas_bench.cc)

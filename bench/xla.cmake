@@ -1,0 +1,1 @@
+axe_add_benchmark(xla_bench xla_bench.cc)

@@ -1,0 +1,159 @@
+// End-to-end tests of `axe xla ...`, run as a user would.
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::RunAxe;
+using nlohmann::json;
+
+TEST(XlaCli, ExplainJsonFigureOne) {
+  auto r = RunAxe({"xla", "explain", "f32[3,5]{1,0:T(2,2)}", "--index", "2,3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["shape"], "f32[3,5]{1,0:T(2,2)}");
+  EXPECT_EQ(j["element_type"], "f32");
+  EXPECT_EQ(j["bit_width"], 32);
+  EXPECT_EQ(j["elements_in"], 15);
+  EXPECT_EQ(j["byte_size_of"], 60);
+  EXPECT_EQ(j["array_size_bytes"], 96);
+  EXPECT_EQ(j["padded_elements"], 24);
+  EXPECT_EQ(j["memory_space"], 0);
+  EXPECT_EQ(j["memory_space_name"], "default");
+  EXPECT_EQ(j["axe"], "S[(2,2,3,2):(12,2,4,1)]");
+  EXPECT_EQ(j["axe_domain"], json::parse("[4,6]"));
+  EXPECT_EQ(j["linear_index"], 17);
+  EXPECT_EQ(j["tile_position"][0]["tile_index"], json::parse("[1,1]"));
+  r = RunAxe({"xla", "explain", "f32[3,5]{1,0:T(2,2)}", "--json"});
+  EXPECT_FALSE(json::parse(r.out).contains("linear_index"));
+}
+
+TEST(XlaCli, ExplainTextNamesThePhysicalOrderInWords) {
+  auto r = RunAxe({"xla", "explain", "bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}", "--index", "1,9,300"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("shape           bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}\n"));
+  EXPECT_THAT(r.out, HasSubstr("bf16: float, 16 bits"));
+  EXPECT_THAT(r.out, HasSubstr("major to minor: dim 0 (size 32), dim 1 (size 32), dim 2 (size 4096); dim 2 varies fastest"));
+  EXPECT_THAT(r.out, HasSubstr("memory space    1: fast memory: VMEM"));
+  EXPECT_THAT(r.out, HasSubstr("elements_in     4194304\n"));
+  EXPECT_THAT(r.out, HasSubstr("byte_size_of    8388608 bytes"));
+  EXPECT_THAT(r.out, HasSubstr("level 2: (2,1) tiles (8, 128)"));
+  EXPECT_THAT(r.out, HasSubstr("(1, 9, 300) -> linear offset 165977 (elements; byte 331954)"));
+  EXPECT_THAT(r.out, HasSubstr("level 1: tile (1, 2), position (1, 44) inside it"));
+}
+
+TEST(XlaCli, ExplainTupleOneLinePerLeaf) {
+  auto r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "tuple           (f32[2]{0}, (token[], s4[8]{0:E(4)}))\n"
+            "{0} f32[2]{0}: 2 elements, byte_size_of 8, array_size 8, padded_elements 2, memory space 0 (default), "
+            "axe S[2:1] over (2)\n"
+            "{1,0} token[]: token\n"
+            "{1,1} s4[8]{0:E(4)}: 8 elements, byte_size_of 4, array_size 4, padded_elements 8, memory space 0 "
+            "(default), axe S[8:1] over (8)\n");
+  r = RunAxe({"xla", "explain", "(f32[2], (token[], u8[3]{0:S(5)}))", "--json"});
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["shape"], "(f32[2]{0}, (token[], u8[3]{0:S(5)}))");
+  ASSERT_EQ(j["tuple"].size(), 2u);
+  EXPECT_EQ(j["tuple"][0]["elements_in"], 2);
+  EXPECT_EQ(j["tuple"][1]["shape"], "(token[], u8[3]{0:S(5)})");
+  EXPECT_EQ(j["tuple"][1]["tuple"][0]["element_type"], "token");
+  EXPECT_EQ(j["tuple"][1]["tuple"][1]["memory_space_name"], "pinned_host");
+}
+
+TEST(XlaCli, ExplainNotExpressible) {
+  auto r = RunAxe({"xla", "explain", "f32[8,128]{1,0:T(8,128)(3,1)}", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_TRUE(j["axe"].is_null());
+  EXPECT_TRUE(j["axe_domain"].is_null());
+  EXPECT_EQ(j["padded_elements"], 1152);
+  EXPECT_EQ(j["array_size_bytes"], 4096);
+  EXPECT_THAT(j["axe_error"].get<std::string>(), HasSubstr("not expressible"));
+}
+
+TEST(XlaCli, Offset) {
+  auto r = RunAxe({"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "17"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "(2, 3)\n");
+  r = RunAxe({"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "17", "--json"});
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"index": [2, 3]})"));
+  r = RunAxe({"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "9"});
+  EXPECT_EQ(r.out, "padding\n");
+  r = RunAxe({"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "9", "--json"});
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"index": null, "padding": true})"));
+  r = RunAxe({"xla", "offset", "f32[4,8]{1,0:T(2,4)(2,1)}", "--linear", "19"});
+  EXPECT_EQ(r.out, "(3, 1)\n");
+}
+
+TEST(XlaCli, Check) {
+  auto r = RunAxe({"xla", "check", "bf16[2,3,1004]{2,1,0:T(2,*,128)}"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "ok\n");
+  r = RunAxe({"xla", "check", "f32[2]", "--json"});
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"ok": true, "shape": "f32[2]{0}"})"));
+  r = RunAxe({"xla", "check", "f32[2,3]{0,0}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("duplicate values"));
+  EXPECT_EQ(RunAxe({"xla", "check", "f32[2,3]{0,0}", "--lenient"}).exit_code, 0);
+}
+
+TEST(XlaCli, BadInputExitsWithTwoAndOneLine) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"xla", "check", "f32[2]{0:T(-2)}"},
+           {"xla", "check", "f32[2]{0:L(0)}"},
+           {"xla", "check", "token[1]"},
+           {"xla", "check", "f32[2]{}"},
+           {"xla", "explain", "F32[3,5]"},
+           {"xla", "explain", "f32[3,5]", "--index", "3,0"},
+           {"xla", "explain", "f32[3,5]", "--index", "1"},
+           {"xla", "explain", "(f32[3])", "--index", "1"},
+           {"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "24"},
+           {"xla", "offset", "f32[3,5]{1,0:T(2,2)}", "--linear", "-1"},
+           {"xla", "offset", "(f32[3])", "--linear", "0"},
+           {"xla", "offset", "f32[3]"},
+           {"xla"},
+       }) {
+    auto r = RunAxe(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back();
+    EXPECT_THAT(r.err, StartsWith("axe: error: ")) << args.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto r = RunAxe({"xla", "check", "f32[2]{0:T(-2)}", "--json"});
+  EXPECT_THAT(json::parse(r.out)["error"].get<std::string>(), HasSubstr("position 11"));
+}
+
+TEST(XlaCli, EverySubcommandHasHelp) {
+  for (const char* sub : {"explain", "offset", "check"}) {
+    auto r = RunAxe({"xla", sub, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_THAT(r.out, HasSubstr("--json")) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace axe
+
+namespace axe {
+namespace {
+
+TEST(XlaTour, ExplainsTheTwoShapes) {
+  auto r = testing::RunAxe({"tour", "--part", "xla"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("dim 1 (1), dim 0 (8), dim 2 (1280), dim 3 (16384)"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("gives {m:63177873}, the same offset"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("(0, 0, 0)->0 (0, 1, 0)->1 (0, 0, 1)->2"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("    12  13  16  17  20"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
+}
+
+}  // namespace
+}  // namespace axe

@@ -1,0 +1,234 @@
+// axe grid show|check: Pallas grids and BlockSpecs on the command line.
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/int_list.h"
+#include "axe/base/status_macros.h"
+#include "axe/pallas/block_dim.h"
+#include "axe/pallas/execute.h"
+#include "axe/pallas/index_map_expr.h"
+#include "axe/pallas/numpy_format.h"
+#include "axe/pallas/show_program_ids.h"
+#include "axe/pallas/validate.h"
+#include "cli.h"
+
+namespace axe::cli {
+namespace {
+
+using pallas::AnyArray;
+using pallas::BlockDim;
+using pallas::DType;
+using pallas::Grid;
+using pallas::IndexMap;
+
+// Prefixes an error with the option it came from.
+absl::Status InOption(absl::string_view option, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(option, ": ", s.message()));
+}
+
+// The command line runs and prints small examples; larger grids and arrays are refused
+// rather than left to run for hours or exhaust memory.
+constexpr int64_t kMaxCliCount = int64_t{1} << 24;
+
+struct GridArgs {
+  std::string shape, block = "none", grid = "()", index_map, dtype;
+};
+
+void AddGridArgs(CLI::App* cmd, GridArgs& args, absl::string_view default_dtype, absl::string_view index_map_help) {
+  args.dtype = std::string(default_dtype);
+  cmd->add_option("--shape", args.shape, "Array shape, e.g. 8,6")->required();
+  cmd->add_option("--block", args.block,
+                  "Block shape: entries 2, Element(2), Element(3,(2,0)), None (squeezed), Blocked(2), "
+                  "e.g. '2,3' or 'None,2'; 'none' for the whole array (default)");
+  cmd->add_option("--grid", args.grid, "Grid, e.g. 4,2 (default (): one program)");
+  cmd->add_option("--index-map", args.index_map, std::string(index_map_help));
+  cmd->add_option("--dtype", args.dtype,
+                  absl::StrCat("Element type: int32, float32, bool, ... or i32, s32, f32, bf16 (default ",
+                               default_dtype, ")"));
+}
+
+struct Parsed {
+  std::vector<int64_t> shape;
+  std::optional<std::vector<BlockDim>> block;
+  Grid grid;
+  DType dtype;
+};
+
+absl::StatusOr<Parsed> ParseGridArgs(const GridArgs& args) {
+  Parsed p;
+  AXE_ASSIGN_OR_RETURN(p.shape, ParseIntListOption(args.shape, "--shape"));
+  AXE_RETURN_IF_ERROR(InOption("--shape", pallas::ValidateShape(p.shape, "the shape")));
+  if (absl::AsciiStrToLower(absl::StripAsciiWhitespace(args.block)) == "none" &&
+      absl::StripAsciiWhitespace(args.block) != "None") {
+    p.block = std::nullopt;
+  } else {
+    absl::StatusOr<std::vector<BlockDim>> b = pallas::ParseBlockShape(args.block);
+    if (!b.ok()) return InOption("--block", b.status());
+    p.block = *b;
+  }
+  absl::StatusOr<Grid> g = Grid::Parse(args.grid);
+  if (!g.ok()) return InOption("--grid", g.status());
+  p.grid = *g;
+  if (p.grid.num_programs() > kMaxCliCount) {
+    return absl::InvalidArgumentError(absl::StrCat("--grid: ", p.grid.ToString(), " has ", p.grid.num_programs(),
+                                                   " programs; axe grid runs at most ", kMaxCliCount));
+  }
+  absl::StatusOr<DType> t = pallas::ParseDType(args.dtype);
+  if (!t.ok()) return InOption("--dtype", t.status());
+  p.dtype = *t;
+  return p;
+}
+
+// --index-map: an expression, "none" (zeros), or `fallback` when not given.
+absl::StatusOr<IndexMap> ParseIndexMap(const std::string& text, std::optional<IndexMap> fallback) {
+  if (text.empty() && fallback.has_value()) return *fallback;
+  if (absl::AsciiStrToLower(absl::StripAsciiWhitespace(text)) == "none") return IndexMap();
+  absl::StatusOr<pallas::IndexMapExpr> e = pallas::IndexMapExpr::Parse(text);
+  if (!e.ok()) return InOption("--index-map", e.status());
+  return e->ToIndexMap();
+}
+
+// An element as JSON: integers as integers, NaN (and infinities) as null.
+template <typename T>
+Json Element(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(v)) return nullptr;
+    if (v == std::trunc(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
+    return static_cast<double>(v);
+  } else {
+    return v;
+  }
+}
+
+Json Nested(const AnyArray& a) {
+  return pallas::VisitDType(a.dtype(), [&](auto tag) -> Json {
+    using T = typename decltype(tag)::type;
+    const T* data = a.data_as<T>();
+    if (a.rank() == 0) return Element(data[0]);
+    int64_t next = 0;
+    std::function<Json(int)> build = [&](int axis) {
+      Json level = Json::array();
+      for (int64_t i = 0; i < a.shape()[static_cast<size_t>(axis)]; ++i) {
+        level.push_back(axis + 1 == a.rank() ? Element(data[next++]) : build(axis + 1));
+      }
+      return level;
+    };
+    return build(0);
+  });
+}
+
+Json ClampJson(const pallas::ClampEvent& e) {
+  Json windows = Json::array(), clamped = Json::array();
+  for (size_t d = 0; d < e.start.size(); ++d) {
+    windows.push_back({e.requested_start[d], e.requested_start[d] + e.size[d]});
+    clamped.push_back({e.start[d], e.start[d] + e.size[d]});
+  }
+  return {{"operand", e.operand}, {"grid_point", e.grid_point}, {"index", e.indices},
+          {"requested", windows}, {"clamped_to", clamped},     {"message", e.ToString()}};
+}
+
+void AddShow(CLI::App& group, Selected& selected) {
+  auto args = std::make_shared<GridArgs>();
+  auto repr = std::make_shared<bool>(false);
+  CLI::App* cmd = group.add_subcommand(
+      "show",
+      "Run show_program_ids in interpret mode: every program fills its output block with its grid indices as "
+      "decimal digits; prints the array as NumPy's print() does");
+  AddGridArgs(cmd, *args, "int32",
+              "Index map, e.g. '(i,j)->(i,j)' or 'lambda i, j: (2*i, 3*j)' (+ - * // %); 'none' for all zeros; "
+              "default: the identity over the grid");
+  cmd->add_flag("--repr", *repr, "Print JAX's repr, Array([...], dtype=...), instead of print()");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, repr, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
+    if (int64_t n = *CheckedProduct(p.shape); n > kMaxCliCount) {
+      return absl::InvalidArgumentError(absl::StrCat("--shape: ", FormatTuple(p.shape, true), " has ", n,
+                                                     " elements; axe grid show prints at most ", kMaxCliCount));
+    }
+    if (args->index_map.empty() && p.grid.rank() != static_cast<int>(p.shape.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--index-map: the default is the identity ", pallas::IndexMapExpr::Identity(p.grid.rank()).ToString(),
+          ", which needs one grid axis per array dimension, but the grid ", p.grid.ToString(), " has ",
+          p.grid.rank(), " axes and the shape ", FormatTuple(p.shape, true), " ", p.shape.size(),
+          " dimensions; give --index-map (or 'none' for all zeros)"));
+    }
+    AXE_ASSIGN_OR_RETURN(IndexMap map,
+                         ParseIndexMap(args->index_map, pallas::IndexMapExpr::Identity(p.grid.rank()).ToIndexMap()));
+    std::vector<pallas::ClampEvent> clamps;
+    AXE_ASSIGN_OR_RETURN(AnyArray out, pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
+                                                              {.clamp_report = &clamps}));
+    if (selected.json) {
+      Json j = {{"output", Nested(out)}};
+      if (!clamps.empty()) {
+        Json list = Json::array();
+        for (const pallas::ClampEvent& e : clamps) list.push_back(ClampJson(e));
+        j["clamped"] = list;
+      }
+      PrintJson(j);
+      return absl::OkStatus();
+    }
+    std::cout << (*repr ? pallas::FormatNumpyRepr(out) : pallas::FormatNumpy(out)) << "\n";
+    for (const pallas::ClampEvent& e : clamps) std::cerr << "axe: note: clamped: " << e.ToString() << "\n";
+    return absl::OkStatus();
+  });
+}
+
+void AddCheck(CLI::App& group, Selected& selected) {
+  struct Args : GridArgs {
+    std::string backend, memory_space = "default";
+    bool old_rule = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = group.add_subcommand(
+      "check", "Check a block shape against a backend's rules (TPU 8x128 and rank-1 rules, Mosaic GPU, Triton); "
+               "prints ok or the violation");
+  cmd->add_option("--backend", args->backend, "tpu, mosaic-gpu or triton")->required();
+  AddGridArgs(cmd, *args, "float32", "Index map (as for 'grid show'); default: all zeros");
+  cmd->add_option("--memory-space", args->memory_space, "default, any (TPU HBM), smem (TPU) or gmem (GPU)");
+  cmd->add_flag("--old-rank1-rule", args->old_rule, "TPU: the rank-1 rule before 2026-02 (multiple of 128*packing)");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
+    absl::StatusOr<pallas::Backend> backend = pallas::ParseBackend(args->backend);
+    if (!backend.ok()) return InOption("--backend", backend.status());
+    absl::StatusOr<pallas::MemorySpace> ms = pallas::ParseMemorySpace(args->memory_space);
+    if (!ms.ok()) return InOption("--memory-space", ms.status());
+    AXE_ASSIGN_OR_RETURN(IndexMap map, ParseIndexMap(args->index_map, IndexMap()));
+    pallas::CallSpec spec{.grid = p.grid,
+                          .in_specs = {p.block.has_value() ? pallas::BlockSpec(*p.block, std::move(map), *ms)
+                                                           : pallas::BlockSpec::WholeArray(std::move(map), *ms)}};
+    std::vector<pallas::ShapeDType> inputs = {{p.dtype, p.shape}};
+    // A call that is malformed in itself (ranks, sizes, index-map arity) is bad input.
+    AXE_RETURN_IF_ERROR(pallas::ValidateCall(spec, inputs, {}));
+    absl::Status verdict = pallas::Validate(spec, inputs, {}, *backend, {.old_tpu_rank1_rule = args->old_rule});
+    if (selected.json) {
+      Json j = {{"ok", verdict.ok()}};
+      if (!verdict.ok()) j["error"] = std::string(verdict.message());
+      PrintJson(j);
+    } else {
+      std::cout << (verdict.ok() ? std::string("ok") : std::string(verdict.message())) << "\n";
+    }
+    return absl::OkStatus();
+  });
+}
+
+void AddGridCommands(CLI::App& app, Selected& selected) {
+  CLI::App* group = app.add_subcommand("grid", "Pallas grids and BlockSpecs: show_program_ids, backend block rules");
+  group->require_subcommand(1);
+  AddShow(*group, selected);
+  AddCheck(*group, selected);
+}
+
+AXE_CLI_COMMAND_GROUP(40, AddGridCommands);
+
+}  // namespace
+}  // namespace axe::cli
