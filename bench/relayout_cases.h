@@ -11,8 +11,8 @@
 namespace axe::bench {
 
 // The Axe layout of XLA's bf16[rows, cols]{1,0:T(8,128)(2,1)} (TPU) over the (rows, cols)
-// domain, written by hand until the XLA module's to_axe lands. Requires rows % 8 == 0 and
-// cols % 128 == 0 (no padding).
+// domain, written by hand (tests/runtime/tpu_tiling_test.cc checks it against XLA's tiling
+// formula and against xla::ToAxe). Requires rows % 8 == 0 and cols % 128 == 0 (no padding).
 //
 // T(8,128) cuts the row-major (rows, cols) array into 8x128 tiles, stored tile after tile
 // in row-major tile order; T(2,1) then cuts each 8x128 tile into 2x1 sub-tiles stored in

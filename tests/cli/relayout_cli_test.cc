@@ -67,14 +67,43 @@ TEST(RelayoutCli, Errors) {
   r = RunAxe({"relayout", "--shape", "8,8", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,1)]"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("not injective"));
-  r = RunAxe({"relayout", "--shape", "4096,4096", "--dtype", "bf16", "--from", "S[(4096,4096):(4096,1)]", "--to",
-              "bf16[4096,4096]{1,0:T(8,128)(2,1)}"});
+  r = RunAxe({"relayout", "--shape", "8,8", "--from", "f32[8,9]{1,0}", "--to", "S[(8,8):(1,8)]"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("XLA shape strings are not supported yet"));
+  EXPECT_THAT(r.err, HasSubstr("--from: the shape's dims (8, 9) differ from (8, 8)"));
+  r = RunAxe({"relayout", "--from", "bf16[8,8]{1,0}", "--to", "f32[8,8]{0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("element type f32 differs from bf16"));
+  r = RunAxe({"relayout", "--from", "s4[8,8]{1,0}", "--to", "s4[8,8]{0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("sub-byte packed type 's4'"));
+  r = RunAxe({"relayout", "--from", "S[64:1]", "--to", "S[64:1]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--shape is required"));
   r = RunAxe({"relayout", "--shape", "8,8", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,8)]", "--json",
               "--dtype", "q7"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(nlohmann::json::parse(r.out)["error"].get<std::string>(), HasSubstr("unknown dtype 'q7'"));
+}
+
+TEST(RelayoutCli, XlaShapeStrings) {
+  // The TPU tiling both ways, shape and dtype from the shape strings; padded (60 x 250 in
+  // 8 x 128 tiles) with the padding filled.
+  auto r = RunAxe({"relayout", "--from", "bf16[64,256]{1,0}", "--to", "bf16[64,256]{1,0:T(8,128)(2,1)}", "--check",
+                   "--json", "--repeat", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["bytes"], 2 * 64 * 256 * 2);
+  EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("kernel interleave 2"));
+  r = RunAxe({"relayout", "--from", "bf16[60,250]{1,0:T(8,128)(2,1)}", "--to", "bf16[60,250]{0,1}", "--check",
+              "--repeat", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("over (64, 256)"));
+  EXPECT_THAT(r.out, HasSubstr("check     passed"));
+  r = RunAxe({"relayout", "--shape", "60,250", "--from", "f32[60,250]{1,0}", "--to",
+              "f32[60,250]{1,0:T(8,128)}", "--fill", "0", "--check", "--json", "--repeat", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed");
 }
 
 TEST(RelayoutCli, Help) {

@@ -1,11 +1,13 @@
-// The hand-written Axe layout of XLA's {1,0:T(8,128)(2,1)} used by the benchmark and the
-// tour, against a direct formula of XLA's tiling, and the relayout engine on it.
+// The hand-written Axe layout of XLA's {1,0:T(8,128)(2,1)} used by the benchmark, against a
+// direct formula of XLA's tiling and against xla::ToAxe, and the relayout engine on it.
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "axe/layout/apply.h"
+#include "axe/layout/canonical.h"
 #include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/relayout_reference.h"
+#include "axe/xla/to_axe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "relayout_cases.h"
@@ -42,6 +44,17 @@ TEST(TpuTiling, HandWrittenLayoutMatchesXlaFormula) {
     for (int64_t c = 0; c < 4096; c += 13) {
       ASSERT_EQ(ApplyBase(*l, {4096, 4096}, {r, c})->get(Axis::Memory()), XlaTiledOffset(r, c, 4096));
     }
+  }
+}
+
+TEST(TpuTiling, HandWrittenLayoutIsXlaToAxe) {
+  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{16, 256}, {4096, 4096}}) {
+    absl::StatusOr<xla::AxeForm> form = xla::ToAxe(absl::StrCat("bf16[", rows, ",", cols, "]{1,0:T(8,128)(2,1)}"));
+    ASSERT_TRUE(form.ok()) << form.status().message();
+    EXPECT_EQ(form->domain, (std::vector<int64_t>{rows, cols}));
+    absl::StatusOr<bool> same = Equivalent(form->layout, *Layout::Parse(bench::TpuTiledLayoutText(rows, cols)));
+    ASSERT_TRUE(same.ok());
+    EXPECT_TRUE(*same) << form->layout << " vs " << bench::TpuTiledLayoutText(rows, cols);
   }
 }
 

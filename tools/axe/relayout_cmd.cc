@@ -23,6 +23,10 @@
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/relayout_reference.h"
+#include "axe/xla/primitive_type.h"
+#include "axe/xla/shape.h"
+#include "axe/xla/text.h"
+#include "axe/xla/to_axe.h"
 #include "cli.h"
 
 namespace axe::cli {
@@ -49,16 +53,34 @@ bool LooksLikeXlaShape(absl::string_view text) {
   return text[0] != 'S' || bracket != 1;
 }
 
-// Turns a --from/--to argument into a buffer layout. Today it accepts Axe layouts,
-// optionally over a padded domain ("S[...] over (4096, 4096)"). The XLA module's
-// axe::xla::to_axe plugs in here: an XLA shape string then resolves to its layout, its
-// padded (tiled) domain, and the real box and dtype from the shape.
+// Turns a --from/--to argument into a buffer layout: an Axe layout, optionally over a
+// padded domain ("S[...] over (4096, 4096)"), or an XLA shape string, which axe::xla::ToAxe
+// turns into its Axe layout over the padded (tiled) domain, with the real box and the
+// element type from the shape ("bf16[4095,4095]{1,0:T(8,128)(2,1)}").
 absl::StatusOr<ResolvedLayout> ResolveLayoutArgument(const std::string& text, const std::string& option) {
   if (LooksLikeXlaShape(text)) {
-    return absl::UnimplementedError(absl::StrCat(
-        option, " '", text,
-        "': XLA shape strings are not supported yet (they arrive with the XLA module's to_axe); give an Axe "
-        "layout such as 'S[(8192,8192):(1,8192)]', optionally followed by 'over (domain)'"));
+    absl::StatusOr<xla::Shape> shape = xla::ParseShape(text);
+    if (!shape.ok()) return absl::InvalidArgumentError(absl::StrCat(option, ": ", shape.status().message()));
+    if (!shape->has_layout()) {
+      return absl::InvalidArgumentError(absl::StrCat(option, " '", text, "': give the layout, e.g. '", text, "{",
+                                                     shape->dimensions().size() > 1 ? "1,0" : "0", "}'"));
+    }
+    if (shape->layout().element_size_in_bits() != 0) {
+      return absl::UnimplementedError(absl::StrCat(option, " '", text,
+                                                   "': packed elements (E(n)) are not supported by the relayout "
+                                                   "engine yet"));
+    }
+    absl::StatusOr<xla::AxeForm> form = xla::ToAxe(*shape);
+    if (!form.ok()) return absl::Status(form.status().code(), absl::StrCat(option, ": ", form.status().message()));
+    for (const xla::DomainDim& d : form->domain_dims) {
+      if (d.first_dim != d.last_dim) {
+        return absl::UnimplementedError(absl::StrCat(option, " '", text, "': dims ", d.first_dim, " to ", d.last_dim,
+                                                     " are folded into one padded domain dim ('*' tiles), which "
+                                                     "the relayout engine does not take yet"));
+      }
+    }
+    return ResolvedLayout{BufferLayout(form->layout, form->domain), form->real_dims,
+                          std::string(xla::PrimitiveTypeName(shape->element_type()))};
   }
   absl::StatusOr<BufferLayout> b = BufferLayout::Parse(text);
   if (!b.ok()) return absl::InvalidArgumentError(absl::StrCat(option, ": ", b.status().message()));
@@ -135,11 +157,13 @@ void AddRelayout(CLI::App& app, Selected& selected) {
       "Copy a tensor from one memory layout to another on generated data: prints the plan (fused dims, loop "
       "order, kernel, threads), the time and the bandwidth (bytes read + written) next to memcpy of the same "
       "bytes, and with --check verifies the result against the naive oracle");
-  cmd->add_option("--shape", args->shape, "Logical shape of the tensor, e.g. 8192,8192")->required();
-  cmd->add_option("--dtype", args->dtype, "Element type: f32, bf16, s8, f64, c128, ... (default f32)");
+  cmd->add_option("--shape", args->shape,
+                  "Logical shape of the tensor, e.g. 8192,8192 (optional when --from or --to is an XLA shape)");
+  CLI::Option* dtype = cmd->add_option(
+      "--dtype", args->dtype, "Element type: f32, bf16, s8, f64, c128, ... (default f32, or the XLA shape's)");
   cmd->add_option("--from", args->from,
                   "Source layout: an Axe layout on memory, e.g. 'S[(8192,8192):(8192,1)]', optionally "
-                  "'... over (D0,D1)' for a padded domain")
+                  "'... over (D0,D1)' for a padded domain, or an XLA shape such as 'bf16[4096,4096]{1,0}'")
       ->required();
   cmd->add_option("--to", args->to, "Destination layout (same forms as --from)")->required();
   cmd->add_option("--threads", args->threads, "Threads (default: all cores; small tensors use one)");
@@ -148,13 +172,38 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_flag("--measure", args->measure, "Pick the plan by timing candidates (PlanSearch::kMeasure)");
   cmd->add_flag("--check", args->check, "Verify the result against the element-by-element oracle");
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
+  OnSelect(cmd, selected, [args, dtype, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(ResolvedLayout from, ResolveLayoutArgument(args->from, "--from"));
+    AXE_ASSIGN_OR_RETURN(ResolvedLayout to, ResolveLayoutArgument(args->to, "--to"));
+    // The shape and dtype: from the options, or from XLA shape strings (which must agree).
+    std::optional<std::vector<int64_t>> shape_opt;
+    if (!args->shape.empty()) {
+      AXE_ASSIGN_OR_RETURN(shape_opt, ParseIntListOption(args->shape, "--shape"));
+    }
+    std::optional<std::string> dtype_name;
+    if (dtype->count() > 0) dtype_name = args->dtype;
+    for (const auto& [r, option] : {std::pair<const ResolvedLayout*, const char*>{&from, "--from"}, {&to, "--to"}}) {
+      if (r->shape) {
+        if (shape_opt && *shape_opt != *r->shape) {
+          return absl::InvalidArgumentError(absl::StrCat(option, ": the shape's dims ", FormatTuple(*r->shape),
+                                                         " differ from ", FormatTuple(*shape_opt)));
+        }
+        shape_opt = r->shape;
+      }
+      if (r->dtype) {
+        if (dtype_name && *dtype_name != *r->dtype) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(option, ": element type ", *r->dtype, " differs from ", *dtype_name));
+        }
+        dtype_name = r->dtype;
+      }
+    }
+    if (!shape_opt) return absl::InvalidArgumentError("--shape is required unless --from or --to is an XLA shape");
+    const std::vector<int64_t> shape = *shape_opt;
+    args->dtype = dtype_name.value_or("f32");
     absl::StatusOr<int> bytes_or = runtime::ElementBytes(args->dtype);
     if (!bytes_or.ok()) return absl::Status(bytes_or.status().code(), absl::StrCat("--dtype: ", bytes_or.status().message()));
     const int bytes = *bytes_or;
-    AXE_ASSIGN_OR_RETURN(ResolvedLayout from, ResolveLayoutArgument(args->from, "--from"));
-    AXE_ASSIGN_OR_RETURN(ResolvedLayout to, ResolveLayoutArgument(args->to, "--to"));
 
     runtime::RelayoutOptions options;
     options.threads = args->threads;

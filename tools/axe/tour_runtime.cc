@@ -10,6 +10,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/runtime/relayout_plan.h"
+#include "axe/xla/to_axe.h"
 #include "tour.h"
 
 namespace axe::cli {
@@ -78,13 +79,10 @@ absl::Status Transpose(std::ostream& os) {
 }
 
 absl::Status Tiling(std::ostream& os) {
-  // XLA's bf16[rows, cols]{1,0:T(8,128)(2,1)} (the TPU layout): 8x128 tiles in row-major
-  // tile order, each holding (row pair, column, row in pair). The logical row splits into
-  // (r/8, (r%8)/2, r%2) and the column into (c/128, c%128).
+  // XLA's TPU layout for bf16: 8x128 tiles, pairs of rows interleaved inside each tile.
   const int64_t rows = 2048, cols = 2048;
-  const Axis m = Axis::Memory();
-  AXE_ASSIGN_OR_RETURN(Layout tiled, Layout::Create({Iter{rows / 8, (cols / 128) * 1024, m}, Iter{4, 256, m},
-                                                     Iter{2, 1, m}, Iter{cols / 128, 1024, m}, Iter{128, 2, m}}));
+  AXE_ASSIGN_OR_RETURN(xla::AxeForm form, xla::ToAxe("bf16[2048,2048]{1,0:T(8,128)(2,1)}"));
+  const Layout tiled = form.layout;
   AXE_ASSIGN_OR_RETURN(Layout row_major, Layout::RowMajor({rows, cols}));
   runtime::RelayoutOptions one_thread;
   one_thread.threads = 1;
@@ -94,8 +92,7 @@ absl::Status Tiling(std::ostream& os) {
   for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<uint16_t>(k * 40503u);
   AXE_ASSIGN_OR_RETURN(Timing t1, Measure(to_tiled, src.data(), mid.data(), 5));
   AXE_ASSIGN_OR_RETURN(Timing t2, Measure(back, mid.data(), out.data(), 5));
-  os << "XLA's TPU layout bf16[2048,2048]{1,0:T(8,128)(2,1)} as an Axe layout (written by hand\n"
-        "here; the XLA module's to_axe derives it from the shape string):\n\n  "
+  os << "XLA's TPU layout bf16[2048,2048]{1,0:T(8,128)(2,1)}, as an Axe layout (xla::ToAxe):\n\n  "
      << tiled << "\n\n"
      << "Row pairs are interleaved inside each tile, so the kernel zips two source rows:\n\n"
      << to_tiled << "\n"
