@@ -67,5 +67,10 @@
 #include "axe/pallas/ref.h"
 #include "axe/pallas/show_program_ids.h"
 #include "axe/pallas/validate.h"
+// The relayout engine.
+#include "axe/runtime/buffer_layout.h"
+#include "axe/runtime/element_type.h"
+#include "axe/runtime/relayout_plan.h"
+#include "axe/runtime/relayout_reference.h"
 
 #endif  // AXE_AXE_H_

@@ -1,0 +1,114 @@
+// Internal representation of a relayout plan, shared by the planner (relayout_plan.cc) and
+// the per-target kernels (kernels.cc).
+#ifndef AXE_SRC_RUNTIME_PLAN_DATA_H_
+#define AXE_SRC_RUNTIME_PLAN_DATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "axe/base/thread_pool.h"
+
+namespace axe::runtime::internal {
+
+// The innermost two loops of a nest, I and J, are run by a kernel over cache blocks:
+//   kCopy          dst[i + j*dj]     = src[i + j*sj]        (si = di = 1: rows, memcpy-like)
+//   kTranspose     dst[i + j*dj]     = src[i*si + j]        (di = sj = 1)
+//   kInterleave    dst[i + j*lanes]  = src[i*si + j]        (ni = lanes, 2 or 4, dj = lanes)
+//   kDeinterleave  dst[i + j*dj]     = src[i*lanes + j]     (nj = lanes, 2 or 4, si = lanes)
+//   kStrided       dst[i*di + j*dj]  = src[i*si + j*sj]
+//   kFill          dst[i*di + j*dj]  = padding value
+// (indices in elements).
+enum class KernelKind : uint8_t { kCopy, kTranspose, kInterleave, kDeinterleave, kStrided, kFill };
+
+// One loop over the units (kernel calls) of a nest: its next iteration moves the source and
+// destination by `src` and `dst` elements and the kernel block origin by (bi, bj).
+struct UnitLoop {
+  int64_t n = 1;
+  int64_t src = 0;
+  int64_t dst = 0;
+  int64_t bi = 0;
+  int64_t bj = 0;
+};
+
+// One strided copy (or fill): the loops of a piece after fusion, split into the kernel
+// loops I, J and the unit loops around them.
+struct Nest {
+  KernelKind kind = KernelKind::kCopy;
+  int64_t src_offset = 0;  // elements, relative to the source base pointer
+  int64_t dst_offset = 0;
+  int64_t ni = 1, si = 0, di = 0;  // loop I: extent, source stride, destination stride
+  int64_t nj = 1, sj = 0, dj = 0;  // loop J
+  int64_t block_i = 1, block_j = 1;  // cache block (elements of I and J per kernel call)
+  int lanes = 0;        // transpose tile edge, or the interleave factor
+  bool stream = false;  // streaming stores allowed (if the destination base is aligned)
+  bool staged = false;  // transpose: blocks go through a cache buffer (see kernels.cc)
+  // Staged: loop I has one spare block so that blocks can be shifted at run time to start
+  // destination runs on cache lines (every other destination stride keeps line alignment).
+  bool align_runs = false;
+  int64_t stream_align = 64;  // bytes the destination base must be aligned to for them
+  std::vector<UnitLoop> units;  // outermost first
+  int64_t num_units = 1;
+  int64_t elements = 0;  // elements written per run
+  // Description: the fused loops (extent, source stride, destination stride), outermost
+  // first, before blocking.
+  struct Dim {
+    int64_t n, src, dst;
+  };
+  std::vector<Dim> dims;
+  std::string order;  // how the unit loops are ordered, for ToString
+};
+
+// A contiguous range of units of one nest, run by one thread.
+struct Chunk {
+  int32_t nest = 0;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+// The exact fallback for layouts whose address does not split per dimension: one side's
+// map as the canonical shard digits over its domain (row-major), plus the offsets of its
+// copies (the destination's replica points; just O otherwise).
+struct GenericSide {
+  std::vector<int64_t> extents;  // shard digits, most significant first
+  std::vector<int64_t> strides;
+  std::vector<int64_t> domain;
+  std::vector<int64_t> bases;    // O, or O + every replica point
+};
+
+struct PlanData {
+  int element_bytes = 4;
+  std::vector<int64_t> shape;
+  std::string src_text, dst_text;  // the buffer layouts, for ToString
+  int64_t elements = 0;
+  int64_t elements_written = 0;
+  int64_t src_begin = 0, src_end = 0, dst_begin = 0, dst_end = 0;
+  int threads = 1;
+  ThreadPool* pool = nullptr;
+  std::vector<uint8_t> padding_value;  // empty: padding untouched
+  int pieces = 0;                      // copy pieces (nests that copy)
+
+  std::vector<Nest> nests;
+  std::vector<Chunk> chunks;
+
+  bool generic = false;
+  GenericSide generic_src, generic_dst;
+  bool generic_fill = false;
+  int64_t generic_rows = 0;           // box rows (all dims but the last)
+  int64_t generic_rows_per_chunk = 1;
+  std::string note;  // why the generic path was taken / search notes
+};
+
+// Largest staged transpose block, bytes.
+inline constexpr int64_t kMaxStagedBlockBytes = int64_t{512} << 10;
+
+// Runs units [begin, end) of `nest` on the best SIMD target of this CPU.
+void RunNestChunk(const Nest& nest, int element_bytes, const uint8_t* src, uint8_t* dst,
+                  int64_t begin, int64_t end, bool stream, const uint8_t* fill_value);
+// Widest SIMD vector in bytes and the name of the target RunNestChunk dispatches to.
+int MaxVectorBytes();
+const char* SimdTargetName();
+
+}  // namespace axe::runtime::internal
+
+#endif  // AXE_SRC_RUNTIME_PLAN_DATA_H_

@@ -1,0 +1,117 @@
+// End-to-end tests of `axe relayout` (small shapes only).
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunAxe;
+
+TEST(RelayoutCli, TransposeJsonWithCheck) {
+  auto r = RunAxe({"relayout", "--shape", "64,48", "--dtype", "f32", "--from", "S[(64,48):(48,1)]", "--to",
+                   "S[(64,48):(1,64)]", "--check", "--json", "--repeat", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* key : {"gbps", "seconds", "bytes", "memcpy_gbps", "threads", "plan", "check"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["bytes"], 2 * 64 * 48 * 4);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_GT(j["gbps"].get<double>(), 0);
+  EXPECT_GT(j["memcpy_gbps"].get<double>(), 0);
+  EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("kernel transpose"));
+}
+
+TEST(RelayoutCli, TextOutputAndThreads) {
+  auto r = RunAxe({"relayout", "--shape", "4,8,16", "--dtype", "bf16", "--from", "S[(4,8,16):(128,16,1)]", "--to",
+                   "S[(4,8,16):(1,64,4)]", "--threads", "2", "--check", "--repeat", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("relayout (4, 8, 16) x 2 B"));
+  EXPECT_THAT(r.out, HasSubstr("bandwidth"));
+  EXPECT_THAT(r.out, HasSubstr("memcpy"));
+  EXPECT_THAT(r.out, HasSubstr("check     passed"));
+}
+
+TEST(RelayoutCli, PaddedTiledDestinationWithFill) {
+  auto r = RunAxe({"relayout", "--shape", "5,6", "--dtype", "s32", "--from", "S[(5,6):(6,1)]", "--to",
+                   "S[(3,2,2,4):(16,4,8,1)] over (6,8)", "--fill", "-1", "--check", "--json", "--repeat", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["bytes"], (30 + 48) * 4);  // read the tensor, write it and the padding
+}
+
+TEST(RelayoutCli, EveryElementSize) {
+  for (const char* dtype : {"u8", "f16", "f32", "f64", "c128"}) {
+    auto r = RunAxe({"relayout", "--shape", "17,33", "--dtype", dtype, "--from", "S[(17,33):(33,1)]", "--to",
+                     "S[(17,33):(1,17)]", "--check", "--json", "--repeat", "1"});
+    ASSERT_EQ(r.exit_code, 0) << dtype << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed") << dtype;
+  }
+}
+
+TEST(RelayoutCli, Errors) {
+  auto r = RunAxe({"relayout", "--shape", "8,8", "--dtype", "s4", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,8)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("sub-byte packed type 's4'"));
+  r = RunAxe({"relayout", "--shape", "8,8", "--from", "S[(8,8):(8,1)", "--to", "S[(8,8):(1,8)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--from: position"));
+  r = RunAxe({"relayout", "--shape", "8,9", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,8)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("has 72 elements but the layout"));
+  r = RunAxe({"relayout", "--shape", "8,8", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,1)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not injective"));
+  r = RunAxe({"relayout", "--shape", "8,8", "--from", "f32[8,9]{1,0}", "--to", "S[(8,8):(1,8)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--from: the shape's dims (8, 9) differ from (8, 8)"));
+  r = RunAxe({"relayout", "--from", "bf16[8,8]{1,0}", "--to", "f32[8,8]{0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("element type f32 differs from bf16"));
+  r = RunAxe({"relayout", "--from", "s4[8,8]{1,0}", "--to", "s4[8,8]{0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("sub-byte packed type 's4'"));
+  r = RunAxe({"relayout", "--from", "S[64:1]", "--to", "S[64:1]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--shape is required"));
+  r = RunAxe({"relayout", "--shape", "8,8", "--from", "S[(8,8):(8,1)]", "--to", "S[(8,8):(1,8)]", "--json",
+              "--dtype", "q7"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(nlohmann::json::parse(r.out)["error"].get<std::string>(), HasSubstr("unknown dtype 'q7'"));
+}
+
+TEST(RelayoutCli, XlaShapeStrings) {
+  // The TPU tiling both ways, shape and dtype from the shape strings; padded (60 x 250 in
+  // 8 x 128 tiles) with the padding filled.
+  auto r = RunAxe({"relayout", "--from", "bf16[64,256]{1,0}", "--to", "bf16[64,256]{1,0:T(8,128)(2,1)}", "--check",
+                   "--json", "--repeat", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["bytes"], 2 * 64 * 256 * 2);
+  EXPECT_THAT(j["plan"].get<std::string>(), HasSubstr("kernel interleave 2"));
+  r = RunAxe({"relayout", "--from", "bf16[60,250]{1,0:T(8,128)(2,1)}", "--to", "bf16[60,250]{0,1}", "--check",
+              "--repeat", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("over (64, 256)"));
+  EXPECT_THAT(r.out, HasSubstr("check     passed"));
+  r = RunAxe({"relayout", "--shape", "60,250", "--from", "f32[60,250]{1,0}", "--to",
+              "f32[60,250]{1,0:T(8,128)}", "--fill", "0", "--check", "--json", "--repeat", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed");
+}
+
+TEST(RelayoutCli, Help) {
+  auto r = RunAxe({"relayout", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--check"));
+  EXPECT_THAT(r.out, HasSubstr("--threads"));
+}
+
+}  // namespace
+}  // namespace axe
