@@ -106,6 +106,14 @@ TEST(RelayoutCli, XlaShapeStrings) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed");
 }
 
+TEST(RelayoutCli, RefusesWhatDoesNotFitInMemory) {
+  // 10^10 f32 elements: 80 GB of buffers. A clear error instead of a failed allocation.
+  auto r = RunAxe({"relayout", "--shape", "100000,100000", "--from", "S[(100000,100000):(100000,1)]", "--to",
+                   "S[(100000,100000):(1,100000)]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("GB of buffers"));
+}
+
 TEST(RelayoutCli, Help) {
   auto r = RunAxe({"relayout", "--help"});
   EXPECT_EQ(r.exit_code, 0);

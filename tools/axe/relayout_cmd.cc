@@ -2,6 +2,8 @@
 //
 //   axe relayout --shape 8192,8192 --dtype f32 --from 'S[(8192,8192):(8192,1)]'
 //       --to 'S[(8192,8192):(1,8192)]' [--threads N] [--check] [--json]
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -119,11 +121,16 @@ struct Buffer {
   std::unique_ptr<uint8_t, decltype(&std::free)> storage{nullptr, &std::free};
   uint8_t* base = nullptr;  // offset 0
   int64_t bytes = 0;
-  void Allocate(int64_t begin, int64_t end, int element_bytes) {
-    bytes = std::max<int64_t>(1, (end - begin) * element_bytes);
+  // Errors (ResourceExhausted) when the allocation fails; `what` names the buffer.
+  absl::Status Allocate(int64_t begin, int64_t end, int element_bytes, absl::string_view what) {
+    bytes = std::max<int64_t>(1, (end - begin) * element_bytes);  // the plan checked the range
     const size_t size = static_cast<size_t>((bytes + 63) / 64 * 64);
     storage.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)));
+    if (storage == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", bytes, " bytes for the ", what));
+    }
     base = storage.get() - begin * element_bytes;
+    return absl::OkStatus();
   }
   uint8_t* data() { return storage.get(); }
 };
@@ -215,18 +222,29 @@ void AddRelayout(CLI::App& app, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(runtime::RelayoutPlan plan,
                          runtime::PlanRelayout(from.buffer, to.buffer, shape, bytes, options));
 
+    // Source, destination, two memcpy buffers and, with --check, the expected result: refuse
+    // up front what cannot fit in this machine's memory (instead of being killed mid-run).
+    const int64_t copy_bytes = std::max<int64_t>(1, plan.bytes_moved() / 2);
+    const double needed = static_cast<double>(plan.src_end() - plan.src_begin()) * bytes +
+                          static_cast<double>(plan.dst_end() - plan.dst_begin()) * bytes * (args->check ? 2 : 1) +
+                          2.0 * static_cast<double>(copy_bytes);
+    const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    if (physical > 0 && needed > 0.8 * physical) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "this run needs %.1f GB of buffers (source, destination, memcpy baseline%s) but the machine has %.1f GB",
+          needed / 1e9, args->check ? ", expected result" : "", physical / 1e9));
+    }
     Buffer src, dst;
-    src.Allocate(plan.src_begin(), plan.src_end(), bytes);
-    dst.Allocate(plan.dst_begin(), plan.dst_end(), bytes);
+    AXE_RETURN_IF_ERROR(src.Allocate(plan.src_begin(), plan.src_end(), bytes, "source"));
+    AXE_RETURN_IF_ERROR(dst.Allocate(plan.dst_begin(), plan.dst_end(), bytes, "destination"));
     FillPattern(src.data(), src.bytes, 1);
     std::memset(dst.data(), 0xA5, static_cast<size_t>(dst.bytes));
 
     // memcpy of the same number of bytes, on the same threads, interleaved with the plan's
     // runs; the best time of each.
-    const int64_t copy_bytes = std::max<int64_t>(1, plan.bytes_moved() / 2);
     Buffer ma, mb;
-    ma.Allocate(0, copy_bytes, 1);
-    mb.Allocate(0, copy_bytes, 1);
+    AXE_RETURN_IF_ERROR(ma.Allocate(0, copy_bytes, 1, "memcpy source"));
+    AXE_RETURN_IF_ERROR(mb.Allocate(0, copy_bytes, 1, "memcpy destination"));
     FillPattern(ma.data(), copy_bytes, 2);
     std::memset(mb.data(), 0, static_cast<size_t>(copy_bytes));
     ThreadPool& pool = ThreadPool::Default();
@@ -268,7 +286,7 @@ void AddRelayout(CLI::App& app, Selected& selected) {
     std::string check = "skipped";
     if (args->check) {
       Buffer expected;
-      expected.Allocate(plan.dst_begin(), plan.dst_end(), bytes);
+      AXE_RETURN_IF_ERROR(expected.Allocate(plan.dst_begin(), plan.dst_end(), bytes, "expected result"));
       std::memset(expected.data(), 0xA5, static_cast<size_t>(expected.bytes));
       AXE_RETURN_IF_ERROR(runtime::ReferenceRelayout(from.buffer, to.buffer, shape, bytes, src.base, expected.base,
                                                      options.padding_value, &pool));
