@@ -107,9 +107,9 @@ TEST(RelayoutCli, XlaShapeStrings) {
 }
 
 TEST(RelayoutCli, RefusesWhatDoesNotFitInMemory) {
-  // 10^10 f32 elements: 80 GB of buffers. A clear error instead of a failed allocation.
-  auto r = RunAxe({"relayout", "--shape", "100000,100000", "--from", "S[(100000,100000):(100000,1)]", "--to",
-                   "S[(100000,100000):(1,100000)]"});
+  // 10^12 f32 elements: 16 TB of buffers. A clear error instead of a failed allocation.
+  auto r = RunAxe({"relayout", "--shape", "1000000,1000000", "--from", "S[(1000000,1000000):(1000000,1)]", "--to",
+                   "S[(1000000,1000000):(1,1000000)]"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("GB of buffers"));
 }
