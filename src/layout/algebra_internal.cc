@@ -99,6 +99,9 @@ std::optional<ReplicaDecomposition> DecomposePointSet(const std::vector<int64_t>
       if (!inside) break;
       ++e;
     }
+    // No progression from sigma extends the whole generated set: the points are not a sum
+    // of replica iters (without this, the same sigma would be retried forever).
+    if (e == 1) return std::nullopt;
     const size_t before = g.size();
     for (int64_t k = 1; k < e; ++k) {
       for (size_t i = 0; i < before; ++i) {

@@ -175,7 +175,16 @@ bool SatisfiesGapCondition(const Layout& canonical) {
 absl::StatusOr<bool> Equivalent(const Layout& a, const Layout& b) {
   if (a.size() != b.size()) return false;
   Layout ca = Canonicalize(a), cb = Canonicalize(b);
-  if (ca.shard() != cb.shard()) return false;
+  // A broadcast iter (stride 0) maps to 0 whatever its axis: put every one on m, so that
+  // S[(2,4):(0@warp,1)] and S[(2,4):(0,1)] compare equal, then merge again (D1).
+  auto broadcast_on_m = [](const Layout& l) {
+    std::vector<Iter> d = l.shard();
+    for (Iter& it : d) {
+      if (it.stride == 0) it.axis = Axis::Memory();
+    }
+    return NormalizeShard(d);
+  };
+  if (broadcast_on_m(ca) != broadcast_on_m(cb)) return false;
   std::vector<Axis> axes = ca.axes();
   for (Axis x : cb.axes()) {
     if (std::find(axes.begin(), axes.end(), x) == axes.end()) axes.push_back(x);

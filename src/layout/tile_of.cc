@@ -177,8 +177,13 @@ std::optional<AxisPart> InnerOnAxis(Axis axis, const Layout& a, const Layout& c,
   }
   std::vector<int64_t> pb;
   for (int64_t v : *pa) {
-    if (v - pa->front() > wb) break;
-    pb.push_back(v - *shift);
+    if (v - pa->front() > wb) break;  // both are points of A: the difference fits
+    std::optional<int64_t> b = CheckedSub(v, *shift);
+    if (!b) {
+      *reason = absl::StrCat("axis ", axis.name(), ": offsets overflow int64");
+      return std::nullopt;
+    }
+    pb.push_back(*b);
   }
   std::optional<internal::ReplicaDecomposition> dec = internal::DecomposePointSet(pb, axis);
   if (!dec) {

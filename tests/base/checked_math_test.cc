@@ -25,6 +25,30 @@ TEST(CheckedMath, FloorAndCeil) {
   EXPECT_EQ(CeilDiv(7, 2), 4);
   EXPECT_EQ(CeilDiv(-7, 2), -3);
   EXPECT_EQ(CeilDiv(8, 2), 4);
+  EXPECT_EQ(FloorMod(INT64_MIN, 3), 1);  // -2^63 = 3 * (-3074457345618258603) + 1
+  EXPECT_EQ(FloorDiv(INT64_MIN, 3), -3074457345618258603);
+  EXPECT_EQ(CeilDiv(INT64_MIN, 3), -3074457345618258602);
+  EXPECT_EQ(CeilDiv(INT64_MAX, 2), int64_t{1} << 62);
+  EXPECT_EQ(FloorMod(-7, 7), 0);
+  // Negative divisors, as Python's // and %.
+  EXPECT_EQ(FloorDiv(7, -2), -4);
+  EXPECT_EQ(FloorMod(7, -2), -1);
+  EXPECT_EQ(CeilDiv(7, -2), -3);
+  EXPECT_EQ(FloorDiv(-7, -2), 3);
+  EXPECT_EQ(FloorMod(-7, -2), -1);
+  EXPECT_EQ(FloorMod(INT64_MIN, -3), -2);
+  EXPECT_EQ(FloorDiv(INT64_MAX, -1), -INT64_MAX);
+  // Against a naive oracle over a small domain.
+  for (int64_t a = -30; a <= 30; ++a) {
+    for (int64_t b = -7; b <= 7; ++b) {
+      if (b == 0) continue;
+      int64_t q = 0;
+      while (q * b > a || (q + 1) * b <= a) q += (q * b > a) == (b > 0) ? -1 : 1;  // floor(a/b)
+      EXPECT_EQ(FloorDiv(a, b), q) << a << "/" << b;
+      EXPECT_EQ(FloorMod(a, b), a - q * b) << a << "%" << b;
+      EXPECT_EQ(CeilDiv(a, b), (a % b == 0) ? a / b : q + 1) << a << "/" << b;
+    }
+  }
 }
 
 }  // namespace

@@ -93,11 +93,22 @@ TEST(Equivalent, Examples) {
   EXPECT_FALSE(*Equivalent(P("S[(2,4):(4,1)]"), P("S[(4,2):(1,4)]")));
   EXPECT_TRUE(*Equivalent(P("S[1:1] + R[4:-2@warp]"), P("S[1:1] + R[4:2@warp] + (-6)@warp")));
   // Different replica structure, same point set, gap condition fails: {0,2,3,5} both ways.
-  EXPECT_TRUE(*Equivalent(P("S[2:1] + R[(2,2):(2@w,3@w)]"), P("S[2:1] + R[(2,2):(3@w,2@w)]")));
+  // Two canonical layouts with different replica iters (gap condition fails on both) and the
+  // same point set {0,2,...,11,13}: equivalent, not ==.
+  Layout six = P("S[2:1] + R[(6,2):(2@w,3@w)]"), three = P("S[2:1] + R[(3,4):(2@w,3@w)]");
+  EXPECT_EQ(Canonicalize(six), six);
+  EXPECT_EQ(Canonicalize(three), three);
+  EXPECT_NE(six, three);
+  EXPECT_TRUE(*Equivalent(six, three));
+  EXPECT_FALSE(*Equivalent(six, P("S[2:1] + R[(3,3):(2@w,3@w)]")));
   // {0,1,2} + {0,2} = {0,1,2,3,4} = R[5:1].
   EXPECT_TRUE(*Equivalent(P("S[2:1] + R[(3,2):(1@w,2@w)]"), P("S[2:1] + R[5:1@w]")));
   EXPECT_FALSE(*Equivalent(P("S[2:1] + R[(3,2):(1@w,4@w)]"), P("S[2:1] + R[7:1@w]")));
   EXPECT_FALSE(*Equivalent(P("S[4:1]"), P("S[8:1]")));
+  // Broadcast (stride-0) iters map to 0 on any axis.
+  EXPECT_TRUE(*Equivalent(P("S[(2,4):(0@warp,1)]"), P("S[(2,4):(0,1)]")));
+  EXPECT_TRUE(*Equivalent(P("S[(2,2):(0@warp,0)]"), P("S[4:0]")));
+  EXPECT_FALSE(*Equivalent(P("S[(2,4):(0@warp,1)]"), P("S[(2,4):(1@warp,1)]")));
 }
 
 TEST(GapCondition, Examples) {

@@ -88,6 +88,8 @@ Layout RandomEquivalentRewrite(const Layout& l, std::mt19937_64& rng) {
     } else {
       shard.push_back(it);
     }
+    // A broadcast iter maps to 0 on any axis.
+    if (shard.back().stride == 0 && Uniform(rng, 0, 1) == 0) shard.back().axis = RandomAxis(rng, false);
     if (Uniform(rng, 0, 4) == 0) shard.push_back(Iter{1, Uniform(rng, -3, 3), RandomAxis(rng, false)});
   }
   std::vector<Iter> replica;

@@ -1,4 +1,5 @@
 // The layout part of `axe tour`.
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
@@ -72,11 +73,16 @@ absl::Status Canonical(std::ostream& os) {
     AXE_ASSIGN_OR_RETURN(Layout l, Layout::Parse(text));
     os << "  " << text << "\n    -> " << Canonicalize(l) << "\n";
   }
-  AXE_ASSIGN_OR_RETURN(Layout a, Layout::Parse("S[2:1] + R[(2,2):(2@w,3@w)]"));
-  AXE_ASSIGN_OR_RETURN(Layout b, Layout::Parse("S[2:1] + R[(2,2):(3@w,2@w)]"));
+  // Two canonical layouts with different replica iters and the same replica point set.
+  AXE_ASSIGN_OR_RETURN(Layout a, Layout::Parse("S[2:1] + R[(6,2):(2@w,3@w)]"));
+  AXE_ASSIGN_OR_RETURN(Layout b, Layout::Parse("S[2:1] + R[(3,4):(2@w,3@w)]"));
   AXE_ASSIGN_OR_RETURN(bool eq, Equivalent(a, b));
-  os << "\noperator== is structural; Equivalent() compares induced maps:\n  " << a << " vs " << b << ": "
-     << (eq ? "equivalent" : "different") << " (both replica sets are {0,2,3,5})\n";
+  AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, ReplicaPoints(a));
+  os << "\noperator== is structural; Equivalent() compares induced maps:\n  " << a << " vs " << b << "\n  are "
+     << (a == b ? "equal" : "not ==") << ", and " << (eq ? "equivalent" : "different")
+     << ": both put every element at w + {"
+     << absl::StrJoin(points, ",", [](std::string* out, const PhysCoord& p) { absl::StrAppend(out, p.get(Axis::Get("w"))); })
+     << "}\n";
   return absl::OkStatus();
 }
 
@@ -94,7 +100,9 @@ absl::Status Devices(std::ostream& os) {
     AXE_ASSIGN_OR_RETURN(PhysCoord p, ApplyBase(mesh, {64, 128}, c));
     os << "  " << FormatTuple(c) << " -> " << p << "\n";
   }
-  os << "Each device stores storage() = " << Storage(mesh) << " (2048 elements, compact).\n";
+  Layout local = Storage(mesh);
+  os << "Each device stores storage() = " << local << " (" << local.size() << " elements, span "
+     << local.span(Axis::Memory()) << ": compact).\n";
   return absl::OkStatus();
 }
 

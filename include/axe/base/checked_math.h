@@ -45,13 +45,21 @@ inline std::optional<int64_t> CheckedProduct(absl::Span<const int64_t> values) {
   return p;
 }
 
-// Floor division and a non-negative modulo for b > 0.
+// Floor division, ceiling division and the floor modulo (the result has the sign of b, as
+// in Python), for every int64 a and b != 0 except a = INT64_MIN, b = -1 (whose quotient does
+// not fit). No intermediate overflows.
 inline int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  int64_t r = a % b;
+  return a / b - ((r != 0 && ((r < 0) != (b < 0))) ? 1 : 0);
 }
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
-inline int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+inline int64_t CeilDiv(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return a / b + ((r != 0 && ((r < 0) == (b < 0))) ? 1 : 0);
+}
+inline int64_t FloorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 }  // namespace axe
 
