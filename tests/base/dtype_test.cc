@@ -4,9 +4,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
 
 namespace axe {
 namespace {
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
 
 TEST(DType, NamesOfEachEcosystem) {
   EXPECT_EQ(XlaName(DType::kBF16), "bf16");
@@ -40,10 +44,10 @@ TEST(DType, ParseAcceptsEveryNameOfEveryArrayType) {
 }
 
 TEST(DType, UnknownNameSaysElementType) {
-  absl::StatusOr<DType> t = ParseDType("f128");
-  ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(t.status().message(), testing::StartsWith("unknown element type 'f128'; known: pred, s8"));
+  EXPECT_THAT(ParseDType("f128"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       testing::StartsWith("unknown element type 'f128'; known: pred, s8")));
+  EXPECT_THAT(ParseDType("float32"), IsOkAndHolds(DType::kF32));
   // Long inputs are elided.
   std::string long_name(1000, 'x');
   EXPECT_LT(ParseDType(long_name).status().message().size(), 500u);

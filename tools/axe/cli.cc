@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <utility>
 
@@ -22,6 +23,48 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
   absl::StatusOr<std::vector<int64_t>> v = ParseIntList(text);
   if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat(option, ": ", v.status().message()));
   return v;
+}
+
+absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what) {
+  constexpr size_t kMaxInputBytes = size_t{256} << 20;
+  if (arg != "-" && (arg.empty() || arg[0] != '@')) return arg;
+  const bool from_stdin = arg == "-";
+  std::ifstream file;
+  if (!from_stdin) {
+    file.open(arg.substr(1), std::ios::binary);
+    if (!file) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": cannot read file '", arg.substr(1), "'"));
+    }
+  }
+  std::istream& in = from_stdin ? std::cin : file;
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": input from ", from_stdin ? "standard input" : arg, " exceeds 256 MiB"));
+    }
+  }
+  return text;
+}
+
+std::string OneLine(absl::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  bool space = false;
+  for (char c : message) {
+    const bool blank = c == '\n' || c == '\r' || c == '\t';
+    if (blank) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != ' ') out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
 }
 
 void PrintJson(const Json& j) { std::cout << j.dump() << "\n"; }

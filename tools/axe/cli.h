@@ -34,6 +34,14 @@ void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> a
 absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
                                                         const std::string& option);
 
+// The text a positional argument or option stands for: "-" reads standard input, "@PATH"
+// reads the file PATH (argv is capped at 128 KiB; HLO dumps are larger), anything else is
+// the text itself. Inputs over 256 MiB are refused. Errors name `what` (e.g. "--shape").
+absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what);
+
+// Turns a status message into one line (newlines and tabs become spaces, runs collapse).
+std::string OneLine(absl::string_view message);
+
 // Prints compact JSON followed by a newline.
 void PrintJson(const Json& j);
 

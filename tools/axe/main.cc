@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "axe: error: " << e.what() << " (see --help)\n";
+    std::cerr << "axe: error: " << axe::cli::OneLine(e.what()) << " (see --help)\n";
     return 2;
   }
   if (!selected.action) {
@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!status.ok()) {
-    if (selected.json) axe::cli::PrintJson({{"error", std::string(status.message())}});
-    std::cerr << "axe: error: " << status.message() << "\n";
+    const std::string message = axe::cli::OneLine(status.message());
+    if (selected.json) axe::cli::PrintJson({{"error", message}});
+    std::cerr << "axe: error: " << message << "\n";
     return 2;
   }
   return 0;
