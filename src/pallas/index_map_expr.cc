@@ -1,6 +1,9 @@
 #include "axe/pallas/index_map_expr.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "absl/container/inlined_vector.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -42,6 +45,18 @@ int Precedence(Op op) {
   }
 }
 
+// The operator with the spaces the canonical text puts around it.
+absl::string_view Spaced(Op op) {
+  switch (op) {
+    case Op::kAdd: return " + ";
+    case Op::kSub: return " - ";
+    case Op::kMul: return " * ";
+    case Op::kFloorDiv: return " // ";
+    case Op::kMod: return " % ";
+    default: return " ? ";
+  }
+}
+
 absl::string_view Symbol(Op op) {
   switch (op) {
     case Op::kAdd: return "+";
@@ -49,6 +64,7 @@ absl::string_view Symbol(Op op) {
     case Op::kMul: return "*";
     case Op::kFloorDiv: return "//";
     case Op::kMod: return "%";
+    case Op::kNeg: return "-";
     default: return "?";
   }
 }
@@ -61,13 +77,16 @@ class Parser {
     AXE_RETURN_IF_ERROR(ParseParams());
     std::vector<int> items;
     if (s_.AtEnd()) return s_.Error("the index map's results");
+    results_start_ = s_.pos();
     while (true) {
       AXE_ASSIGN_OR_RETURN(int e, ParseExpr());
       items.push_back(e);
       if (!s_.TryConsume(',')) break;
       if (s_.AtEnd()) break;  // trailing comma: "i,"
     }
-    if (!s_.AtEnd()) return s_.Error(items.size() > 1 ? "',' or end of input" : "an operator, ',' or end of input");
+    if (!s_.AtEnd())
+      return s_.Error(items.size() > 1 ? "',' or end of input"
+                                       : "an operator, ',' or end of input");
     if (items.size() == 1 && data_->nodes[static_cast<size_t>(items[0])].op == Op::kTuple) {
       data_->results = data_->nodes[static_cast<size_t>(items[0])].items;
     } else {
@@ -78,7 +97,8 @@ class Parser {
       const Data::Node& n = data_->nodes[k];
       if (n.op != Op::kTuple) continue;
       bool whole = items.size() == 1 && items[0] == static_cast<int>(k);
-      if (!whole) return s_.MessageAt(n.pos, "a tuple can only be the whole result of the index map");
+      if (!whole)
+        return s_.MessageAt(n.pos, "a tuple can only be the whole result of the index map");
     }
     return std::shared_ptr<const Data>(std::move(data_));
   }
@@ -128,7 +148,12 @@ class Parser {
     return absl::OkStatus();
   }
 
-  int Add(Data::Node n) {
+  // Appends a node; errors past kMaxTerms nodes (operands and operators).
+  absl::StatusOr<int> Add(Data::Node n) {
+    if (data_->nodes.size() >= IndexMapExpr::kMaxTerms) {
+      return s_.MessageAt(n.pos, absl::StrCat("the index map has more than ",
+                                              IndexMapExpr::kMaxTerms, " operands and operators"));
+    }
     data_->nodes.push_back(std::move(n));
     return static_cast<int>(data_->nodes.size()) - 1;
   }
@@ -148,7 +173,7 @@ class Parser {
       }
       s_.set_pos(pos + 1);
       AXE_ASSIGN_OR_RETURN(int rhs, ParseTerm());
-      lhs = Add({op, 0, lhs, rhs, {}, pos});
+      AXE_ASSIGN_OR_RETURN(lhs, Add({op, 0, lhs, rhs, {}, pos}));
     }
   }
 
@@ -170,19 +195,42 @@ class Parser {
         return lhs;
       }
       AXE_ASSIGN_OR_RETURN(int rhs, ParseUnary());
-      lhs = Add({op, 0, lhs, rhs, {}, pos});
+      AXE_ASSIGN_OR_RETURN(lhs, Add({op, 0, lhs, rhs, {}, pos}));
     }
+  }
+
+  // One more level of parentheses or unary signs at `pos`; errors past kMaxDepth (the
+  // parser recurses once per level).
+  absl::Status Enter(size_t pos) {
+    if (++depth_ > IndexMapExpr::kMaxDepth) {
+      return s_.MessageAt(pos, absl::StrCat("the index map nests parentheses and unary signs "
+                                            "more than ",
+                                            IndexMapExpr::kMaxDepth, " levels deep"));
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<int> ParseUnary() {
     s_.SkipSpace();
-    size_t pos = s_.pos();
-    if (s_.TryConsume('-')) {
-      AXE_ASSIGN_OR_RETURN(int a, ParseUnary());
-      return Add({Op::kNeg, 0, a, -1, {}, pos});
+    // A run of signs is read in a loop: "---i" is one level per sign, without recursion.
+    std::vector<size_t> negations;
+    const int depth_before = depth_;
+    while (true) {
+      size_t at = s_.pos();
+      if (s_.TryConsume('-')) {
+        negations.push_back(at);
+      } else if (!s_.TryConsume('+')) {
+        break;
+      }
+      AXE_RETURN_IF_ERROR(Enter(at));
+      s_.SkipSpace();
     }
-    if (s_.TryConsume('+')) return ParseUnary();
-    return ParsePrimary();
+    AXE_ASSIGN_OR_RETURN(int a, ParsePrimary());
+    for (auto it = negations.rbegin(); it != negations.rend(); ++it) {
+      AXE_ASSIGN_OR_RETURN(a, Add({Op::kNeg, 0, a, -1, {}, *it}));
+    }
+    depth_ = depth_before;
+    return a;
   }
 
   absl::StatusOr<int> ParsePrimary() {
@@ -196,12 +244,16 @@ class Parser {
     if (std::optional<absl::string_view> id = s_.TryIdent(); id.has_value()) {
       auto it = std::find(data_->params.begin(), data_->params.end(), *id);
       if (it == data_->params.end()) {
-        return s_.MessageAt(pos, absl::StrCat("unknown variable '", *id, "'; the grid variables are (",
-                                              absl::StrJoin(data_->params, ", "), ")"));
+        return s_.MessageAt(pos,
+                            absl::StrCat("unknown variable '", *id, "'; the grid variables are (",
+                                         absl::StrJoin(data_->params, ", "), ")"));
       }
       return Add({Op::kVar, it - data_->params.begin(), -1, -1, {}, pos});
     }
     if (s_.TryConsume('(')) {
+      // The parentheses around all results do not count: the canonical text always has them.
+      const bool counted = pos != results_start_;
+      if (counted) AXE_RETURN_IF_ERROR(Enter(pos));
       std::vector<int> items;
       bool comma = false;
       if (!s_.TryConsume(')')) {
@@ -214,6 +266,7 @@ class Parser {
         }
         AXE_RETURN_IF_ERROR(s_.Expect(')'));
       }
+      if (counted) --depth_;
       if (items.size() == 1 && !comma) return items[0];
       Data::Node t{Op::kTuple, 0, -1, -1, std::move(items), pos};
       return Add(std::move(t));
@@ -222,30 +275,56 @@ class Parser {
   }
 
   Scanner s_;
+  int depth_ = 0;  // parentheses and unary signs open at the current point
+  size_t results_start_ = std::string::npos;  // where the results begin
   std::unique_ptr<Data> data_ = std::make_unique<Data>();
 };
 
-void Print(const Data& d, int k, std::string& out) {
-  const Data::Node& n = d.nodes[static_cast<size_t>(k)];
-  auto child = [&](int c, bool parens) {
-    if (parens) out += "(";
-    Print(d, c, out);
-    if (parens) out += ")";
+// Whether node `child` needs parentheses as operand `side` (0: left or only, 1: right) of an
+// operator of precedence `p`: lower precedence always does, equal precedence on the right
+// does (the operators are left-associative); a negation under a negation does not ("--i").
+bool NeedsParens(const Data& d, int child, int p, int side) {
+  int c = Precedence(d.nodes[static_cast<size_t>(child)].op);
+  return side == 0 ? c < p : c <= p;
+}
+
+// Appends node `root` with minimal parentheses. Iterative (an explicit stack), so a long
+// sum, whose tree is as deep as it has terms, prints in constant stack space.
+void Print(const Data& d, int root, std::string& out) {
+  struct Step {
+    int node;                  // -1: emit `text`
+    absl::string_view text{};  // "(", ")" or an operator with its spaces
   };
-  switch (n.op) {
-    case Op::kConst: absl::StrAppend(&out, n.value); return;
-    case Op::kVar: out += d.params[static_cast<size_t>(n.value)]; return;
-    case Op::kNeg:
-      out += "-";
-      child(n.a, Precedence(d.nodes[static_cast<size_t>(n.a)].op) < 4);
-      return;
-    case Op::kTuple: return;  // only at the top, printed by ToString
-    default: {
-      int p = Precedence(n.op);
-      child(n.a, Precedence(d.nodes[static_cast<size_t>(n.a)].op) < p);
-      absl::StrAppend(&out, " ", Symbol(n.op), " ");
-      child(n.b, Precedence(d.nodes[static_cast<size_t>(n.b)].op) <= p);
-      return;
+  std::vector<Step> stack = {{root}};
+  auto push_operand = [&](int child, bool parens) {
+    if (parens) stack.push_back({-1, ")"});
+    stack.push_back({child});
+    if (parens) stack.push_back({-1, "("});
+  };
+  while (!stack.empty()) {
+    Step step = stack.back();
+    stack.pop_back();
+    if (step.node < 0) {
+      out.append(step.text.data(), step.text.size());
+      continue;
+    }
+    const Data::Node& n = d.nodes[static_cast<size_t>(step.node)];
+    switch (n.op) {
+      case Op::kConst: absl::StrAppend(&out, n.value); break;
+      case Op::kVar: out += d.params[static_cast<size_t>(n.value)]; break;
+      case Op::kTuple: break;  // only at the top, printed by Canonical
+      case Op::kNeg:
+        out += "-";
+        push_operand(n.a, n.op != d.nodes[static_cast<size_t>(n.a)].op &&
+                              NeedsParens(d, n.a, Precedence(Op::kNeg) + 1, 0));
+        break;
+      default: {
+        int p = Precedence(n.op);
+        push_operand(n.b, NeedsParens(d, n.b, p, 1));
+        stack.push_back({-1, Spaced(n.op)});
+        push_operand(n.a, NeedsParens(d, n.a, p, 0));
+        break;
+      }
     }
   }
 }
@@ -259,45 +338,57 @@ std::string Canonical(const Data& d) {
   return out + ")";
 }
 
-absl::StatusOr<int64_t> Eval(const Data& d, int k, absl::Span<const int64_t> args) {
-  const Data::Node& n = d.nodes[static_cast<size_t>(k)];
-  switch (n.op) {
-    case Op::kConst: return n.value;
-    case Op::kVar: return args[static_cast<size_t>(n.value)];
-    case Op::kTuple: return absl::InternalError("tuple inside an expression");
-    default: break;
+// Python's a // b and a % b for b != 0 (nullopt: the quotient INT64_MIN // -1 overflows).
+std::optional<int64_t> FloorDivOrMod(Op op, int64_t a, int64_t b) {
+  if (b == -1) {  // INT64_MIN / -1 and INT64_MIN % -1 are undefined in C++
+    if (op == Op::kMod) return int64_t{0};
+    return CheckedSub(0, a);
   }
-  auto overflow = [&]() {
-    return absl::InvalidArgumentError("int64 overflow");
-  };
-  AXE_ASSIGN_OR_RETURN(int64_t a, Eval(d, n.a, args));
-  if (n.op == Op::kNeg) {
-    std::optional<int64_t> r = CheckedSub(0, a);
-    if (!r.has_value()) return overflow();
-    return *r;
-  }
-  AXE_ASSIGN_OR_RETURN(int64_t b, Eval(d, n.b, args));
+  return op == Op::kFloorDiv ? FloorDiv(a, b) : FloorMod(a, b);
+}
+
+// The value of one operator node from its operands' values.
+absl::StatusOr<int64_t> Apply(const Data::Node& n, int64_t a, int64_t b) {
   std::optional<int64_t> r;
   switch (n.op) {
+    case Op::kNeg: r = CheckedSub(0, a); break;
     case Op::kAdd: r = CheckedAdd(a, b); break;
     case Op::kSub: r = CheckedSub(a, b); break;
     case Op::kMul: r = CheckedMul(a, b); break;
     case Op::kFloorDiv:
     case Op::kMod:
-      if (b == 0) {
-        return absl::InvalidArgumentError("integer division or modulo by zero");
-      }
-      if (b == -1) {
-        if (n.op == Op::kMod) return int64_t{0};
-        r = CheckedSub(0, a);
-      } else {
-        r = n.op == Op::kFloorDiv ? FloorDiv(a, b) : FloorMod(a, b);
-      }
+      if (b == 0) return absl::InvalidArgumentError("integer division or modulo by zero");
+      r = FloorDivOrMod(n.op, a, b);
       break;
-    default: break;
+    default: return absl::InternalError("not an operator");
   }
-  if (!r.has_value()) return overflow();
+  if (!r.has_value()) {
+    return absl::InvalidArgumentError(
+        n.op == Op::kNeg ? absl::StrCat("int64 overflow in -(", a, ")")
+                         : absl::StrCat("int64 overflow in ", a, " ", Symbol(n.op), " ", b));
+  }
   return *r;
+}
+
+// Every node's value at `args`. The parser appends a node after its operands, left operand
+// first, so one pass in order computes them in Python's evaluation order, without recursion.
+absl::Status EvalAll(const Data& d, absl::Span<const int64_t> args,
+                     absl::InlinedVector<int64_t, 16>& values) {
+  values.resize(d.nodes.size());
+  for (size_t k = 0; k < d.nodes.size(); ++k) {
+    const Data::Node& n = d.nodes[k];
+    switch (n.op) {
+      case Op::kConst: values[k] = n.value; break;
+      case Op::kVar: values[k] = args[static_cast<size_t>(n.value)]; break;
+      case Op::kTuple: values[k] = 0; break;  // the whole result: its items are the results
+      default: {
+        int64_t a = values[static_cast<size_t>(n.a)];
+        int64_t b = n.b >= 0 ? values[static_cast<size_t>(n.b)] : 0;
+        AXE_ASSIGN_OR_RETURN(values[k], Apply(n, a, b));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -327,24 +418,24 @@ int IndexMapExpr::num_results() const { return static_cast<int>(data_->results.s
 
 absl::StatusOr<BlockIndices> IndexMapExpr::Evaluate(absl::Span<const int64_t> args) const {
   if (args.size() != data_->params.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("index map ", data_->text, " takes ", data_->params.size(),
-                                                   " values, got ", args.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "index map ", data_->text, " takes ", data_->params.size(), " values, got ", args.size()));
   }
+  absl::InlinedVector<int64_t, 16> values;
+  AXE_RETURN_IF_ERROR(EvalAll(*data_, args, values));
   BlockIndices out;
-  for (int r : data_->results) {
-    AXE_ASSIGN_OR_RETURN(int64_t v, Eval(*data_, r, args));
-    out.push_back(v);
-  }
+  for (int r : data_->results) out.push_back(values[static_cast<size_t>(r)]);
   return out;
 }
 
 IndexMap IndexMapExpr::ToIndexMap() const {
   IndexMapExpr self = *this;
-  return IndexMap::FromFunction(ToString(), static_cast<int>(data_->params.size()),
-                                [self](absl::Span<const int64_t> g, BlockIndices* out) -> absl::Status {
-                                  AXE_ASSIGN_OR_RETURN(*out, self.Evaluate(g));
-                                  return absl::OkStatus();
-                                });
+  return IndexMap::FromFunction(
+      ToString(), static_cast<int>(data_->params.size()),
+      [self](absl::Span<const int64_t> g, BlockIndices* out) -> absl::Status {
+        AXE_ASSIGN_OR_RETURN(*out, self.Evaluate(g));
+        return absl::OkStatus();
+      });
 }
 
 std::string IndexMapExpr::ToString() const { return data_->text; }

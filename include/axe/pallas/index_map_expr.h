@@ -8,6 +8,12 @@
 // non-negative integer constants. A single result needs no tuple: "(i) -> 4*i". Parse errors
 // name the 0-based position; evaluation reports division by zero and int64 overflow.
 //
+// Limits: at most kMaxTerms operands and operators (the length of an index map, counted so
+// that printing preserves it: spaces, parentheses and unary '+' do not count), and
+// parentheses and unary signs nested at most kMaxDepth levels deep (the parentheses around
+// all results excepted). Printing and evaluation use no recursion, so every accepted
+// expression prints and evaluates, and its printed text parses back to an equal expression.
+//
 //   IndexMapExpr e = *IndexMapExpr::Parse("(i,j)->(2*i, j//2)");
 //   e.ToString();            // "(i, j) -> (2 * i, j // 2)"  (canonical; parses back)
 //   *e.Evaluate({3, 5});     // {6, 2}
@@ -15,6 +21,7 @@
 #ifndef AXE_PALLAS_INDEX_MAP_EXPR_H_
 #define AXE_PALLAS_INDEX_MAP_EXPR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -31,6 +38,11 @@ namespace axe::pallas {
 
 class IndexMapExpr {
  public:
+  // The most operands and operators Parse accepts ("(i) -> 2 * i + 1" has 5).
+  static constexpr size_t kMaxTerms = 65536;
+  // The deepest nesting of parentheses and unary signs ("-(-(i))" is 4 levels) Parse accepts.
+  static constexpr int kMaxDepth = 256;
+
   static absl::StatusOr<IndexMapExpr> Parse(absl::string_view text);
   // "(i, j) -> (i, j)" for rank 2: parameters i, j, k, l, m, n (a0, a1, ... beyond 6).
   static IndexMapExpr Identity(int rank);
@@ -46,12 +58,16 @@ class IndexMapExpr {
   // Canonical text with minimal parentheses and single spaces around binary operators.
   std::string ToString() const;
 
-  friend bool operator==(const IndexMapExpr& a, const IndexMapExpr& b) { return a.ToString() == b.ToString(); }
+  friend bool operator==(const IndexMapExpr& a, const IndexMapExpr& b) {
+    return a.ToString() == b.ToString();
+  }
   template <typename H>
   friend H AbslHashValue(H h, const IndexMapExpr& e) {
     return H::combine(std::move(h), e.ToString());
   }
-  friend std::ostream& operator<<(std::ostream& os, const IndexMapExpr& e) { return os << e.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const IndexMapExpr& e) {
+    return os << e.ToString();
+  }
 
   struct Data;  // the parsed tree (shared, immutable)
 
