@@ -5,6 +5,7 @@
 #define AXE_SRC_XLA_CHECKS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,6 +23,10 @@ absl::Status CheckArrayWithLayout(const Shape& shape, absl::string_view op);
 // OK iff index has one entry per dim and 0 <= index[d] < dims[d]; errors name the dim.
 absl::Status CheckIndexInBounds(const Shape& shape, absl::Span<const int64_t> index, absl::string_view op);
 absl::Status CheckIndexInBounds(absl::Span<const int64_t> dims, absl::Span<const int64_t> index, absl::string_view op);
+
+// `text` itself when it has at most `max_chars` characters; otherwise its start and end
+// around "...(N characters)...", so that an error never echoes a whole 100 KB input.
+std::string Elided(absl::string_view text, size_t max_chars = 160);
 
 // Π dims of a validated array (0 if some dim is 0; validation rules out overflow otherwise).
 int64_t DenseElements(const Shape& shape);

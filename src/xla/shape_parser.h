@@ -3,6 +3,8 @@
 #ifndef AXE_SRC_XLA_SHAPE_PARSER_H_
 #define AXE_SRC_XLA_SHAPE_PARSER_H_
 
+#include <optional>
+
 #include "absl/status/statusor.h"
 #include "axe/base/scanner.h"
 #include "axe/xla/layout.h"
@@ -27,6 +29,9 @@ class ShapeParser {
   // An array, token, opaque or buffer shape.
   absl::StatusOr<Shape> ParseLeaf();
   absl::StatusOr<Shape> ParseBuffer(size_t at);
+  // "unknown element type 'f128'" for an identifier that names no type, else "expected
+  // primitive type".
+  absl::Status UnknownType(std::optional<absl::string_view> ident, size_t at) const;
   absl::StatusOr<Shape> ParseArray(PrimitiveType type, size_t at);
   absl::Status ParseDims(std::vector<int64_t>& dims, std::vector<bool>& dynamic);
   bool AtLayoutStart();

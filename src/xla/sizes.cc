@@ -99,40 +99,37 @@ absl::StatusOr<int64_t> ArraySizeElements(const Shape& shape_in) {
   const Shape& shape = ArrayOf(shape_in);
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "ArraySize"));
   const Layout& layout = shape.layout();
-  // Physical sizes (major -> minor), each dim its largest split piece.
+  // XLA's ShapeUtil::ArraySize: without tiles it is ByteSizeOfElements, which ignores L and
+  // split configs.
+  if (layout.tiles().empty()) return internal::DenseElements(shape);
+  const Tile& tile = layout.tiles()[0];
+  // XLA rounds each dim up by its tile bound with RoundUpTo(d, bound); for a `*` bound
+  // (kCombineDimension, INT64_MIN) that is CeilOfRatio(d, INT64_MIN) * INT64_MIN = 0, so
+  // the whole product is 0.
+  for (int64_t b : tile.dimensions()) {
+    if (b == Tile::kCombineDimension) return 0;
+  }
+  // Physical sizes (major -> minor), each dim its largest split piece, left-padded with 1s
+  // when the tile is longer; the tile rounds up the most minor ones.
   std::vector<int64_t> sizes;
   for (int64_t d : internal::MajorToMinor(shape)) {
     AXE_ASSIGN_OR_RETURN(int64_t s, LayoutUtil::MaxSplitSize(shape, d));
     sizes.push_back(s);
   }
-  std::vector<int64_t> padded = sizes;
-  if (!layout.tiles().empty()) {
-    const Tile& tile = layout.tiles()[0];
-    if (tile.rank() > sizes.size()) sizes.insert(sizes.begin(), tile.rank() - sizes.size(), 1);
-    const size_t prefix = sizes.size() - tile.rank();
-    padded.assign(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(prefix));
-    int64_t folded = 1;
-    for (size_t i = 0; i < tile.rank(); ++i) {
-      std::optional<int64_t> f = CheckedMul(folded, sizes[prefix + i]);
-      if (!f) return Overflow(shape, "array size");
-      folded = *f;
-      const int64_t b = tile.dimension(i);
-      if (b == Tile::kCombineDimension) continue;
-      const int64_t rem = folded % b;
-      std::optional<int64_t> rounded = rem == 0 ? std::optional<int64_t>(folded) : CheckedAdd(folded, b - rem);
-      if (!rounded) return Overflow(shape, "array size");
-      padded.push_back(*rounded);
-      folded = 1;
-    }
-    if (tile.dimension(tile.rank() - 1) == Tile::kCombineDimension) {
-      return absl::InvalidArgumentError(absl::StrCat("ArraySize: tile ", tile.ToString(), " of ", shape.ToString(),
-                                                     " ends with '*' (nothing to combine it into)"));
-    }
+  if (tile.rank() > sizes.size()) sizes.insert(sizes.begin(), tile.rank() - sizes.size(), 1);
+  const size_t prefix = sizes.size() - tile.rank();
+  for (size_t i = 0; i < tile.rank(); ++i) {
+    const int64_t b = tile.dimension(i);
+    int64_t& s = sizes[prefix + i];
+    const int64_t rem = s % b;
+    std::optional<int64_t> rounded = rem == 0 ? std::optional<int64_t>(s) : CheckedAdd(s, b - rem);
+    if (!rounded) return Overflow(shape, "array size");
+    s = *rounded;
   }
-  for (int64_t s : padded) {
+  for (int64_t s : sizes) {
     if (s == 0) return 0;
   }
-  std::optional<int64_t> count = CheckedProduct(padded);
+  std::optional<int64_t> count = CheckedProduct(sizes);
   if (!count) return Overflow(shape, "array size");
   const int64_t align = layout.tail_padding_alignment_in_elements();
   const int64_t rem = *count % align;

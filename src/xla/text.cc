@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/validate.h"
+#include "checks.h"
 #include "shape_parser.h"
 
 namespace axe::xla {
@@ -55,7 +56,7 @@ absl::StatusOr<Shape> ShapeParser::ParseShape() {
       Frame& top = stack.back();
       // XLA validates tuple elements when it builds the tuple (layouts optional).
       if (absl::Status st = ValidateShape(value, {.allow_missing_layouts = true}); !st.ok()) {
-        return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ", st.message()));
+        return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ", Elided(st.message(), 400)));
       }
       top.elements.push_back(std::move(value));
       if (s_.TryConsume(',')) break;
@@ -73,8 +74,15 @@ absl::StatusOr<Shape> ShapeParser::ParseLeaf() {
   if (ident && *ident == "b" && s_.Peek() == '(') return ParseBuffer(at);
   std::optional<PrimitiveType> type;
   if (ident) type = PrimitiveTypeFromName(*ident);
-  if (!type) return s_.ErrorAt(at, "primitive type");
+  if (!type) return UnknownType(ident, at);
   return ParseArray(*type, at);
+}
+
+absl::Status ShapeParser::UnknownType(std::optional<absl::string_view> ident, size_t at) const {
+  if (!ident) return s_.ErrorAt(at, "primitive type");
+  return s_.MessageAt(at, absl::StrCat("unknown element type '", Elided(*ident, 40),
+                                       "' (XLA's are pred, s1..s64, u1..u64, f16, bf16, f32, f64, ",
+                                       "the f8/f6/f4 types, c64, c128, token, opaque)"));
 }
 
 absl::StatusOr<Shape> ShapeParser::ParseBuffer(size_t at) {
@@ -84,7 +92,7 @@ absl::StatusOr<Shape> ShapeParser::ParseBuffer(size_t at) {
   std::optional<absl::string_view> ident = s_.TryIdent(".-");
   std::optional<PrimitiveType> type;
   if (ident) type = PrimitiveTypeFromName(*ident);
-  if (!type) return s_.ErrorAt(inner_at, "primitive type");
+  if (!type) return UnknownType(ident, inner_at);
   if (!IsArrayType(*type)) {
     return s_.MessageAt(inner_at, absl::StrCat("a buffer wraps an array shape, not ", *ident));
   }
@@ -157,11 +165,11 @@ absl::StatusOr<Shape> ShapeParser::ParseArray(PrimitiveType type, size_t at) {
                                                   l.dim_levels().size(), "."));
     }
     if (l.is_sparse() && !l.tiles().empty()) {
-      return s_.MessageAt(layout_at, absl::StrCat("Layout has tiles, but is for a sparse array: ", l.ToString()));
+      return s_.MessageAt(layout_at, absl::StrCat("Layout has tiles, but is for a sparse array: ", internal::Elided(l.ToString())));
     }
     if (!l.is_sparse() && l.has_physical_shape()) {
       return s_.MessageAt(layout_at,
-                          absl::StrCat("Layout has physical shape, but is not for a sparse array: ", l.ToString()));
+                          absl::StrCat("Layout has physical shape, but is not for a sparse array: ", internal::Elided(l.ToString())));
     }
     layout = std::move(l);
   }
@@ -341,7 +349,8 @@ absl::StatusOr<Tile> ShapeParser::ParseTile() {
     } else if (s_.AtInt()) {
       AXE_ASSIGN_OR_RETURN(int64_t b, s_.ReadInt());
       if (b < 0) {
-        return s_.MessageAt(at, absl::StrCat("tile bound must be >= 1 or '*', got ", b));
+        return s_.MessageAt(at, absl::StrCat("layout has invalid tiles: bound ", b,
+                                             " (tile bounds are >= 1 or '*')"));
       }
       bounds.push_back(b);
     } else {
@@ -403,7 +412,8 @@ absl::StatusOr<Shape> ParseShape(absl::string_view text, const ParseOptions& opt
   s.SkipSpace();
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after shape");
   if (absl::Status st = parser.ValidateTopLevel(shape); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(st.message(), " (in \"", text, "\")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(internal::Elided(st.message(), 400), " (in \"", internal::Elided(text), "\")"));
   }
   return shape;
 }
@@ -416,7 +426,8 @@ absl::StatusOr<Layout> ParseLayout(absl::string_view text, const ParseOptions& o
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after layout");
   if (!options.lenient) {
     if (absl::Status st = ValidateLayout(layout); !st.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(st.message(), " (in \"", text, "\")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(internal::Elided(st.message(), 400), " (in \"", internal::Elided(text), "\")"));
     }
   }
   return layout;

@@ -7,13 +7,14 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "checks.h"
 
 namespace axe::xla {
 namespace {
 
 absl::Status Invalid(absl::string_view what, const Layout& layout, const Shape* shape) {
-  std::string msg = absl::StrCat("layout ", what, ": ", layout.ToString());
-  if (shape != nullptr) absl::StrAppend(&msg, "; shape: ", shape->ToString());
+  std::string msg = absl::StrCat("layout ", what, ": ", internal::Elided(layout.ToString()));
+  if (shape != nullptr) absl::StrAppend(&msg, "; shape: ", internal::Elided(shape->ToString()));
   return absl::InvalidArgumentError(msg);
 }
 
@@ -29,10 +30,16 @@ absl::Status ValidateShapeIndependent(const Layout& layout, const Shape* shape) 
     if (t.rank() == 0) return Invalid(absl::StrCat("has invalid tiles: tile ", i, " is empty"), layout, shape);
     for (int64_t b : t.dimensions()) {
       if (b <= 0 && b != Tile::kCombineDimension) {
-        return Invalid(absl::StrCat("has invalid tiles: tile ", i, " ", t.ToString(), " has bound ", b,
+        return Invalid(absl::StrCat("has invalid tiles: tile ", i, " ", internal::Elided(t.ToString()), " has bound ", b,
                                     " (bounds are >= 1 or '*')"),
                        layout, shape);
       }
+    }
+    // `*` combines a dim into the next more-minor one; the last bound has none.
+    if (t.dimensions().back() == Tile::kCombineDimension) {
+      return Invalid(absl::StrCat("has invalid tiles: tile ", i, " ", internal::Elided(t.ToString()),
+                                  " ends with '*' (there is no more-minor dimension to combine it into)"),
+                     layout, shape);
     }
   }
   if (layout.element_size_in_bits() < 0) {
@@ -54,7 +61,7 @@ absl::Status ValidateLayout(const Layout& layout) { return ValidateShapeIndepend
 absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("a layout describes an array shape, not ", shape.ToString(false), " (layout ", layout.ToString(), ")"));
+        absl::StrCat("a layout describes an array shape, not ", internal::Elided(shape.ToString(false)), " (layout ", internal::Elided(layout.ToString()), ")"));
   }
   const size_t rank = shape.dimensions().size();
   absl::Span<const int64_t> m2m = layout.minor_to_major();
@@ -93,7 +100,7 @@ absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
   for (const SplitConfig& c : layout.split_configs()) {
     const int64_t p = c.dimension();
     if (p < 0 || p >= static_cast<int64_t>(rank)) {
-      return Invalid(absl::StrCat("split config ", c.ToString(), " names physical dimension ", p, " outside [0, ",
+      return Invalid(absl::StrCat("split config ", internal::Elided(c.ToString()), " names physical dimension ", p, " outside [0, ",
                                   rank, ")"),
                      layout, &shape);
     }
@@ -106,7 +113,7 @@ absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
     int64_t prev = 0;
     for (int64_t i : c.split_indices()) {
       if (i <= prev || i >= size) {
-        return Invalid(absl::StrCat("split config ", c.ToString(), ": split indices must increase strictly and lie in (0, ",
+        return Invalid(absl::StrCat("split config ", internal::Elided(c.ToString()), ": split indices must increase strictly and lie in (0, ",
                                     size, ") (the size of logical dimension ", logical, ")"),
                        layout, &shape);
       }
@@ -130,7 +137,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
       return absl::OkStatus();
     case ShapeKind::kBuffer:
       if (shape.tuple_shapes().size() != 1 || !shape.buffer_shape().IsArray()) {
-        return absl::InvalidArgumentError(absl::StrCat("a buffer wraps exactly one array shape: ", shape.ToString()));
+        return absl::InvalidArgumentError(absl::StrCat("a buffer wraps exactly one array shape: ", internal::Elided(shape.ToString())));
       }
       return ValidateShape(shape.buffer_shape(), options);
     case ShapeKind::kArray:
@@ -141,7 +148,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
         absl::StrCat("shape has no array element type: ", PrimitiveTypeName(shape.element_type())));
   }
   if (shape.dynamic_dimensions().size() != shape.dimensions().size()) {
-    return absl::InvalidArgumentError(absl::StrCat("shape ", shape.ToString(false), " has ",
+    return absl::InvalidArgumentError(absl::StrCat("shape ", internal::Elided(shape.ToString(false)), " has ",
                                                    shape.dynamic_dimensions().size(), " dynamic flags for ",
                                                    shape.rank(), " dimensions"));
   }
@@ -152,7 +159,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
     if (shape.is_unbounded_dynamic_dimension(i)) continue;
     if (d < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("shape ", shape.ToString(false), " has invalid size ", d, " in dimension ", i));
+          absl::StrCat("shape ", internal::Elided(shape.ToString(false)), " has invalid size ", d, " in dimension ", i));
     }
     std::optional<int64_t> next = CheckedMul(bytes, d);
     if (!next) overflow = true;
@@ -160,11 +167,11 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
   }
   const bool has_zero = std::find(shape.dimensions().begin(), shape.dimensions().end(), 0) != shape.dimensions().end();
   if (overflow && !has_zero) {
-    return absl::InvalidArgumentError(absl::StrCat("Shape ", shape.ToString(), " size may overflow int64_t."));
+    return absl::InvalidArgumentError(absl::StrCat("Shape ", internal::Elided(shape.ToString()), " size may overflow int64_t."));
   }
   if (!shape.has_layout()) {
     if (options.allow_missing_layouts) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("shape ", shape.ToString(false), " does not have a layout"));
+    return absl::InvalidArgumentError(absl::StrCat("shape ", internal::Elided(shape.ToString(false)), " does not have a layout"));
   }
   return ValidateLayoutForShape(shape.layout(), shape);
 }

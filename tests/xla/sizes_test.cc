@@ -55,7 +55,7 @@ TEST(Sizes, SubTilePaddingJAndTailPaddingK) {
   EXPECT_EQ(*NestedPaddedElements(j), 1152);
   EXPECT_EQ(*ArraySizeElements(j), 1024);
   Shape k = S("f32[5]{0:L(8)}");
-  EXPECT_EQ(*ArraySize(k), 32);
+  EXPECT_EQ(*ArraySize(k), 20);  // XLA: no tiles, so L is ignored (ByteSizeOfElements)
   EXPECT_EQ(*ByteSizeOf(k), 20);
   EXPECT_EQ(*NestedPaddedElements(k), 8);
   EXPECT_EQ(*ArrayDataSize(k), 20);
@@ -64,12 +64,36 @@ TEST(Sizes, SubTilePaddingJAndTailPaddingK) {
 TEST(Sizes, FirstTileOnlyAndOversizedTiles) {
   EXPECT_EQ(*ArraySizeElements(S("f32[]{:T(256)}")), 256);
   EXPECT_EQ(*ArraySizeElements(S("f32[8]{0:T(2,2)}")), 16);
-  EXPECT_EQ(*ArraySizeElements(S("bf16[2,3,1004]{2,1,0:T(2,*,128)}")), 2 * 3072);  // `*` folds first
   EXPECT_EQ(*NestedPaddedElements(S("bf16[2,3,1004]{2,1,0:T(2,*,128)}")), 2 * 3072);
-  // Split configs: ArraySize uses the largest piece.
-  EXPECT_EQ(*ArraySizeElements(S("f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)}")), 945000);
+  // Split configs: with tiles, ArraySize uses the largest piece.
+  EXPECT_EQ(*ArraySizeElements(S("f32[150,200,100]{0,1,2:T(1)SC(0:30)(1:40,130)}")), 945000);
   // Memory space and M never count.
   EXPECT_EQ(*ArraySize(S("f32[16,128]{1,0:T(8,128)S(1)M(64)}")), 8192);
+}
+
+// XLA's ShapeUtil::ArraySize is ByteSizeOfElements when there are no tiles: L and split
+// configs count only under a tile.
+TEST(Sizes, ArraySizeWithoutTilesIgnoresTailPaddingAndSplits) {
+  EXPECT_EQ(*ArraySize(S("f32[5]{0:L(8)}")), 20);
+  EXPECT_EQ(*ArraySize(S("f32[2,3]{1,0:S(1)SC(0:1)}")), 24);
+  EXPECT_EQ(*ArraySize(S("f32[16,3]{1,0:SC(0:4)}")), 192);
+  EXPECT_EQ(*ArraySize(S("s4[5]{0:L(8)E(4)}")), 3);  // ceil(5 x 4 / 8)
+  EXPECT_EQ(*ArraySizeElements(S("f32[150,200,100]{0,1,2:SC(0:30)(1:40,130)}")), 3000000);
+  // Under a tile both count.
+  EXPECT_EQ(*ArraySize(S("f32[5]{0:T(1)L(8)}")), 32);
+  EXPECT_EQ(*ArraySize(S("f32[16,3]{1,0:T(1)SC(0:4)}")), 144);
+  EXPECT_EQ(*ArraySize(S("f32[2,3]{1,0:T(1)S(1)SC(0:1)}")), 12);
+}
+
+// XLA rounds every dim up by its bound with RoundUpTo(d, bound); a `*` bound is
+// kCombineDimension (INT64_MIN), for which that is 0, so XLA's ArraySize is 0 bytes. The
+// folded, padded need is NestedPaddedElements.
+TEST(Sizes, ArraySizeWithCombinedDimIsXlasZero) {
+  Shape s = S("bf16[2,3,1004]{2,1,0:T(2,*,128)}");
+  EXPECT_EQ(*ArraySize(s), 0);
+  EXPECT_EQ(*ArraySizeElements(s), 0);
+  EXPECT_EQ(*NestedPaddedElements(s), 2 * 3072);
+  EXPECT_EQ(*ArraySize(S("f32[4,5,6]{2,1,0:T(*,2,3)L(7)}")), 0);
 }
 
 TEST(Sizes, ByteSizeOfKinds) {

@@ -4,10 +4,12 @@
 #include "absl/hash/hash_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
 
 namespace axe::xla {
 namespace {
 
+using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
 std::string Print(absl::string_view text, const ParseOptions& options = {}) {
@@ -104,8 +106,8 @@ TEST(Text, Rejections) {
   EXPECT_THAT(Error("(f32[2,3]{0,0})"), HasSubstr("duplicate values"));                     // RJ-15
   EXPECT_THAT(Error("(f32[2,3]{0,2})"), HasSubstr("out-of-bounds value"));
   EXPECT_THAT(Error("(f32[2,3]{0,1,2})"), HasSubstr("minor to major size is 3"));
-  EXPECT_THAT(Error("f32[8]{0:T(-2)}"), HasSubstr("tile bound must be >= 1 or '*', got -2"));  // RJ-17
-  EXPECT_THAT(Error("f32[8]{0:T(-1)}"), HasSubstr("got -1"));
+  EXPECT_THAT(Error("f32[8]{0:T(-2)}"), HasSubstr("layout has invalid tiles: bound -2"));  // RJ-17
+  EXPECT_THAT(Error("f32[8]{0:T(-1)}"), HasSubstr("layout has invalid tiles: bound -1"));
   EXPECT_THAT(Error("f32[8]{0:L(0)}"), HasSubstr("L(n) must be >= 1, got 0"));
   EXPECT_THAT(Error("f32[8]{0:L(-1)}"), HasSubstr("got -1"));
   EXPECT_THAT(Error("token[1]"), HasSubstr("token shapes have no dimensions"));
@@ -116,10 +118,10 @@ TEST(Text, Rejections) {
   EXPECT_THAT(Error("f32[<=?]"), HasSubstr("'<=?' is not a dimension size"));
   EXPECT_THAT(Error("f32[2]{0:P(f32[2]{0})}"), HasSubstr("Layout has physical shape, but is not for a sparse array"));
   EXPECT_THAT(Error("f32[2]{0:D(X)}"), HasSubstr("DimLevelType abbreviation (D, C, or S)"));
-  EXPECT_THAT(Error("F32[2]"), HasSubstr("expected primitive type"));  // case-sensitive
-  EXPECT_THAT(Error("F32[3,5]{1,0:T(2,2)}"), HasSubstr("expected primitive type"));
-  EXPECT_THAT(Error("opaque_type[]"), HasSubstr("expected primitive type"));
-  EXPECT_THAT(Error("tuple[]"), HasSubstr("expected primitive type"));
+  EXPECT_THAT(Error("F32[2]"), HasSubstr("unknown element type 'F32'"));  // case-sensitive
+  EXPECT_THAT(Error("F32[3,5]{1,0:T(2,2)}"), HasSubstr("unknown element type 'F32'"));
+  EXPECT_THAT(Error("opaque_type[]"), HasSubstr("unknown element type 'opaque_type'"));
+  EXPECT_THAT(Error("tuple[]"), HasSubstr("unknown element type 'tuple'"));
   EXPECT_THAT(Error("f32[9223372036854775808]"), HasSubstr("does not fit in int64"));
   EXPECT_THAT(Error("f32[2]{0:M(-1)}"), HasSubstr("M(n) must be >= 0"));
   EXPECT_THAT(Error("f32[2]{0:T()}"), HasSubstr("invalid tiles"));
@@ -174,8 +176,83 @@ TEST(Text, MaximumDepth) {
   absl::StatusOr<Shape> s = ParseShape(deepest);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*ParseShape(s->ToString()), *s);
-  EXPECT_NE(absl::HashOf(*s), 0u);
+  // Equal values hash equal (a copy, and the value parsed back from its text); shapes that
+  // differ only deep inside hash differently.
+  const Shape copy = *s;
+  EXPECT_EQ(absl::HashOf(copy), absl::HashOf(*s));
+  EXPECT_EQ(absl::HashOf(*ParseShape(s->ToString())), absl::HashOf(*s));
+  const std::string deepest_other = std::string(512, '(') + "f32[3]" + std::string(512, ')');
+  EXPECT_NE(absl::HashOf(*ParseShape(deepest_other)), absl::HashOf(*s));
+  const std::string shallower = std::string(511, '(') + "f32[2]" + std::string(511, ')');
+  EXPECT_NE(absl::HashOf(*ParseShape(shallower)), absl::HashOf(*s));
   EXPECT_FALSE(ParseShape("(" + deepest + ")").ok());
+}
+
+TEST(Text, HashSeparatesDifferentShapesAndJoinsEqualOnes) {
+  const std::vector<std::string> texts = {
+      "f32[]", "f32[2]{0}", "f32[3]{0}", "s32[2]{0}", "f32[2,3]{1,0}", "f32[2,3]{0,1}",
+      "f32[3,2]{1,0}", "f32[2]{0:S(1)}", "f32[2]{0:T(2)}", "f32[2]{0:T(1)}", "f32[2]{0:E(8)}",
+      "f32[<=2]{0}", "(f32[2]{0})", "((f32[2]{0}))", "(f32[2]{0}, f32[2]{0})", "b(f32[2]{0})",
+      "token[]", "opaque[]", "f32[2]{0:L(2)}", "f32[2]{0:M(8)}"};
+  std::vector<size_t> hashes;
+  for (const std::string& t : texts) {
+    absl::StatusOr<Shape> a = ParseShape(t);
+    ASSERT_TRUE(a.ok()) << t << ": " << a.status();
+    EXPECT_EQ(absl::HashOf(*a), absl::HashOf(*ParseShape(t))) << t;            // equal values
+    EXPECT_EQ(absl::HashOf(*a), absl::HashOf(*ParseShape(a->ToString()))) << t;  // round trip
+    hashes.push_back(absl::HashOf(*a));
+  }
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    for (size_t j = i + 1; j < hashes.size(); ++j) {
+      EXPECT_NE(hashes[i], hashes[j]) << texts[i] << " vs " << texts[j];
+    }
+  }
+}
+
+TEST(Text, UnknownElementTypeIsNamedWithItsPosition) {
+  EXPECT_THAT(ParseShape("f128[4]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 0: unknown element type 'f128'")));
+  EXPECT_THAT(ParseShape("(f32[2], float32[3])"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 9: unknown element type 'float32'")));
+  EXPECT_THAT(ParseShape("b(q8[2])"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 2: unknown element type 'q8'")));
+  // No identifier at all is still "expected primitive type".
+  EXPECT_THAT(ParseShape("[4]"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("position 0: expected primitive type")));
+  // A 100 KB identifier is not echoed whole.
+  absl::Status st = ParseShape(std::string(100000, 'x') + "[4]").status();
+  EXPECT_THAT(st, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown element type")));
+  EXPECT_LT(st.message().size(), 1000u);
+}
+
+// XLA's words for a bad tile bound (LayoutUtil::ValidateLayoutForShape).
+TEST(Text, NegativeTileBoundIsInvalidTiles) {
+  EXPECT_THAT(ParseShape("f32[8,8]{1,0:T(2,-2)}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 17: layout has invalid tiles: bound -2")));
+  EXPECT_THAT(ParseShape("f32[8,8]{1,0:T(2,0)}"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("layout has invalid tiles")));
+}
+
+// Validation errors quote the input elided, as parse errors do.
+TEST(Text, ValidationErrorsDoNotEchoHugeInputs) {
+  std::string dims = "1";
+  std::string m2m = "0";
+  for (int i = 1; i < 20000; ++i) {
+    dims += ",1";
+    m2m = std::to_string(i) + "," + m2m;
+  }
+  const std::string dup = "f32[" + dims + "]{0," + m2m.substr(m2m.find(',') + 1) + "}";
+  absl::Status st = ParseShape(dup).status();
+  EXPECT_THAT(st, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate values")));
+  EXPECT_GT(dup.size(), 100000u);
+  EXPECT_LT(st.message().size(), 2000u);
+  absl::Status tuple = ParseShape("(" + dup + ")").status();
+  EXPECT_THAT(tuple, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate values")));
+  EXPECT_LT(tuple.message().size(), 2000u);
 }
 
 TEST(Text, ShapeAndLayoutAreRegularValues) {

@@ -1,9 +1,13 @@
 // ValidateShape / ValidateLayoutForShape: each check in order, with its message.
 #include "axe/xla/validate.h"
 
+#include "axe/xla/sizes.h"
 #include "axe/xla/text.h"
+#include "axe/xla/tiling.h"
+#include "axe/xla/to_axe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
 
 namespace axe::xla {
 namespace {
@@ -70,6 +74,44 @@ TEST(Validate, BareLayouts) {
   EXPECT_FALSE(ValidateLayout(Layout({0}).WithElementSizeInBits(-1)).ok());
   EXPECT_FALSE(ParseLayout("{0:T(0)}").ok());
   EXPECT_TRUE(ParseLayout("{0:T(0)}", {.lenient = true}).ok());
+}
+
+}  // namespace
+}  // namespace axe::xla
+
+namespace axe::xla {
+namespace {
+
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+// One rule for every function (and so every command): a tile whose last bound is `*` has
+// nothing to combine that dim into.
+TEST(Validate, TileEndingWithCombineIsInvalidEverywhere) {
+  for (const char* text : {"f32[4,8]{1,0:T(2,*)}", "f32[4]{0:T(*)}", "f32[4,8]{1,0:T(*,*)}",
+                           "f32[4,8]{1,0:T(8,128)(2,*)}"}) {
+    EXPECT_THAT(ParseShape(text), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("layout has invalid tiles")))
+        << text;
+    absl::StatusOr<Shape> lenient = ParseShape(text, {.lenient = true});
+    ASSERT_TRUE(lenient.ok()) << text << ": " << lenient.status();
+    EXPECT_THAT(ValidateShape(*lenient),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ends with '*'")))
+        << text;
+    EXPECT_THAT(TilingMap::Create(*lenient).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ends with '*'")))
+        << text;
+    EXPECT_THAT(ArraySize(*lenient).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ends with '*'")))
+        << text;
+    EXPECT_THAT(ToAxe(*lenient).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ends with '*'")))
+        << text;
+  }
+  EXPECT_THAT(ParseLayout("{1,0:T(2,*)}"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ends with '*'")));
+  // `*` before a bound is fine.
+  EXPECT_TRUE(ParseShape("bf16[2,3,1004]{2,1,0:T(2,*,128)}").ok());
 }
 
 }  // namespace

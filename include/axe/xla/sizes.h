@@ -3,9 +3,11 @@
 //   ElementsIn            Π dims (1 for a scalar, 0 with a zero dim).
 //   ByteSizeOf            ElementsIn × ByteWidth, or ceil(ElementsIn × E / 8) with E(n); IGNORES
 //                         tiles, L, M and the memory space.
-//   ArraySize             XLA's allocation size: the FIRST tile level's padding (sub-tiles
-//                         assumed to add none), split configs' largest pieces, then rounded
-//                         up to L; in bytes.
+//   ArraySize             XLA's ShapeUtil::ArraySize, in bytes. Without tiles it is
+//                         ByteSizeOf (XLA ignores L and split configs there). With tiles: the
+//                         FIRST tile level's padding (sub-tiles assumed to add none) over
+//                         split configs' largest pieces, rounded up to L. A `*` in the first
+//                         tile makes XLA's formula 0 (RoundUpTo by kCombineDimension).
 //   ArrayDataSize         bytes up to the last element under the first tile level (no tail
 //                         padding).
 //   NestedPaddedElements  the elements of the final expanded shape after ALL tile levels,
@@ -38,8 +40,8 @@ absl::StatusOr<int64_t> ByteSizeOf(const Shape& shape, int64_t pointer_size = -1
 // The sum of ByteSizeOf over every array leaf.
 absl::StatusOr<int64_t> ByteSizeOfElementsRecursive(const Shape& shape);
 
-// XLA's ArraySize in bytes (arrays and buffers with a valid layout). With a `*` in the first
-// tile (which XLA leaves undefined) the combined dims are folded first, as in tiling.h.
+// XLA's ArraySize in bytes (arrays and buffers with a valid layout), exactly as XLA computes
+// it: 0 when the first tile has a `*` (use NestedPaddedElements for the real need).
 absl::StatusOr<int64_t> ArraySize(const Shape& shape);
 // The element count ArraySize converts to bytes.
 absl::StatusOr<int64_t> ArraySizeElements(const Shape& shape);
