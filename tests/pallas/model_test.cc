@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/hash/hash_testing.h"
+#include "absl/strings/str_cat.h"
 #include "axe/pallas/block_spec.h"
 #include "axe/pallas/grid.h"
 #include "gmock/gmock.h"
@@ -160,9 +161,13 @@ TEST(IndexMap, AcceptsCallablesOfEveryShape) {
 
 TEST(IndexMap, Describe) {
   EXPECT_EQ(IndexMap().Describe(), "<zeros>");
+  const int line = __LINE__ + 1;
   IndexMap lambda([](int64_t i) { return i; });
+  // The caller's file and line (__builtin_FILE/__builtin_LINE defaults, also under clang 14).
+  EXPECT_THAT(lambda.Describe(), HasSubstr(absl::StrCat("model_test.cc:", line)));
   EXPECT_THAT(lambda.Describe(), HasSubstr("<lambda> at "));
-  EXPECT_THAT(lambda.Describe(), HasSubstr("model_test.cc:"));
+  BlockSpec converted({2}, [](int64_t i) { return i; });  // implicit conversion: this line
+  EXPECT_THAT(converted.index_map().Describe(), HasSubstr(absl::StrCat("model_test.cc:", line + 4)));
   EXPECT_THAT(IndexMap(&Twice).Describe(), HasSubstr("<function> at "));
   EXPECT_THAT(IndexMap::Named("my_index_map", [](int64_t i) { return i; }).Describe(), HasSubstr("my_index_map at "));
   EXPECT_EQ(IndexMap::FromFunction("f", 1, nullptr).Describe(), "<zeros>");

@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -135,15 +134,22 @@ class IndexMap {
   // The default map: zeros.
   IndexMap() = default;
 
-  // Wraps a callable (see the file comment). `loc` records where the map was written.
-  template <typename F, typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
-  IndexMap(F f, std::source_location loc = std::source_location::current())  // NOLINT(google-explicit-constructor)
-      : IndexMap(std::is_class_v<std::decay_t<F>> ? "<lambda>" : "<function>", std::move(f), loc) {}
+  // Wraps a callable (see the file comment). `file` and `line` record where the map was
+  // written: the defaults are the caller's place (__builtin_FILE/__builtin_LINE, which g++
+  // and clang both provide; clang 14 with libstdc++ 12 has no std::source_location).
+  template <typename F,
+            typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
+  IndexMap(F f, const char* file = __builtin_FILE(),  // NOLINT(google-explicit-constructor)
+           int line = __builtin_LINE())
+      : IndexMap(std::is_class_v<std::decay_t<F>> ? "<lambda>" : "<function>", std::move(f),
+                 file, line) {}
 
   // The same with a name for messages (JAX shows the Python function's name).
-  template <typename F, typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
-  static IndexMap Named(std::string name, F f, std::source_location loc = std::source_location::current()) {
-    return IndexMap(std::move(name), std::move(f), loc);
+  template <typename F,
+            typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
+  static IndexMap Named(std::string name, F f, const char* file = __builtin_FILE(),
+                        int line = __builtin_LINE()) {
+    return IndexMap(std::move(name), std::move(f), file, line);
   }
 
   // A map from an already type-erased function taking `arity` grid indices (-1: any).
@@ -170,8 +176,8 @@ class IndexMap {
 
  private:
   template <typename F>
-  IndexMap(std::string name, F f, std::source_location loc)
-      : name_(std::move(name)), file_(loc.file_name()), line_(static_cast<int>(loc.line())) {
+  IndexMap(std::string name, F f, const char* file, int line)
+      : name_(std::move(name)), file_(file), line_(line) {
     using D = std::decay_t<F>;
     constexpr int kArity = internal::IndexMapArity<D>();
     arity_ = kArity;

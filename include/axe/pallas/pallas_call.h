@@ -22,7 +22,6 @@
 #define AXE_PALLAS_PALLAS_CALL_H_
 
 #include <array>
-#include <source_location>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -110,20 +109,22 @@ class Call {
   CallSite site_;
 };
 
-// One output.
+// One output. `file` and `line` default to the caller's place (messages name it).
 template <typename Kernel, typename T>
 Call<Kernel, true, T> PallasCall(Kernel kernel, OutShape<T> out_shape, CallSpec spec,
-                                 std::source_location loc = std::source_location::current()) {
-  return Call<Kernel, true, T>(std::move(kernel), std::tuple<OutShape<T>>(std::move(out_shape)), std::move(spec),
-                               CallSite{loc.file_name(), static_cast<int>(loc.line())});
+                                 const char* file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  return Call<Kernel, true, T>(std::move(kernel), std::tuple<OutShape<T>>(std::move(out_shape)),
+                               std::move(spec), CallSite{file, line});
 }
 
 // Several outputs (a tuple of OutShape; the result is a tuple of arrays).
 template <typename Kernel, typename... Ts>
-Call<Kernel, false, Ts...> PallasCall(Kernel kernel, std::tuple<OutShape<Ts>...> out_shapes, CallSpec spec,
-                                      std::source_location loc = std::source_location::current()) {
+Call<Kernel, false, Ts...> PallasCall(Kernel kernel, std::tuple<OutShape<Ts>...> out_shapes,
+                                      CallSpec spec, const char* file = __builtin_FILE(),
+                                      int line = __builtin_LINE()) {
   return Call<Kernel, false, Ts...>(std::move(kernel), std::move(out_shapes), std::move(spec),
-                                    CallSite{loc.file_name(), static_cast<int>(loc.line())});
+                                    CallSite{file, line});
 }
 
 }  // namespace axe::pallas
