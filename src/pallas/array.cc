@@ -38,7 +38,7 @@ absl::Status ValidateShape(absl::Span<const int64_t> shape, absl::string_view wh
 }
 
 std::string ShapeDType::ToString() const {
-  return absl::StrCat(DTypeName(dtype), "[", absl::StrJoin(shape, ","), "]");
+  return absl::StrCat(NumpyName(dtype), "[", absl::StrJoin(shape, ","), "]");
 }
 
 absl::StatusOr<ShapeDType> ShapeDType::Parse(absl::string_view text) {
@@ -68,7 +68,7 @@ AnyArray::AnyArray() = default;
 absl::StatusOr<AnyArray> AnyArray::Allocate(DType dtype, absl::Span<const int64_t> shape) {
   if (!IsStorable(dtype)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("arrays of ", DTypeName(dtype), " are not supported (it is known only by its bit width)"));
+        absl::StrCat("arrays of ", NumpyName(dtype), " are not supported (it is known only by its bit width)"));
   }
   AXE_RETURN_IF_ERROR(ValidateShape(shape, "array shape"));
   AnyArray a;
@@ -79,17 +79,17 @@ absl::StatusOr<AnyArray> AnyArray::Allocate(DType dtype, absl::Span<const int64_
     a.strides_[static_cast<size_t>(d)] = a.strides_[static_cast<size_t>(d) + 1] * std::max<int64_t>(shape[static_cast<size_t>(d) + 1], 1);
   }
   a.size_ = *CheckedProduct(shape);
-  a.element_size_ = static_cast<size_t>(BitWidth(dtype) / 8);
+  a.element_size_ = static_cast<size_t>(ByteWidth(dtype));
   std::optional<int64_t> bytes = CheckedMul(a.size_, static_cast<int64_t>(a.element_size_));
   if (!bytes.has_value() || *bytes > (int64_t{1} << 46)) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("an array of ", DTypeName(dtype), FormatTuple(shape, true), " is too large to allocate"));
+        absl::StrCat("an array of ", NumpyName(dtype), FormatTuple(shape, true), " is too large to allocate"));
   }
   if (*bytes > 0) {
     std::byte* p = static_cast<std::byte*>(::operator new[](static_cast<size_t>(*bytes), kAlignment, std::nothrow));
     if (p == nullptr) {
       return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", *bytes, " bytes for an array of ",
-                                                       DTypeName(dtype), FormatTuple(shape, true)));
+                                                       NumpyName(dtype), FormatTuple(shape, true)));
     }
     a.data_.reset(p);
   }
@@ -134,7 +134,7 @@ AnyArray& AnyArray::operator=(AnyArray&& other) noexcept {
     size_ = other.size_;
     element_size_ = other.element_size_;
     data_ = std::move(other.data_);
-    other.dtype_ = DType::kInt32;
+    other.dtype_ = DType::kS32;
     other.shape_ = {0};
     other.strides_ = {1};
     other.size_ = 0;

@@ -20,7 +20,8 @@ class BlockDimParser {
     start = s.pos();
     std::optional<absl::string_view> name = s.TryIdent();
     if (name.has_value() && *name == "pl" && s.TryConsume('.')) name = s.TryIdent();
-    if (!name.has_value()) return s.Error("a block dimension (an integer, None, Blocked(n), Element(n) or Squeezed())");
+    if (!name.has_value())
+      return s.Error("a block dimension (an integer, None, Blocked(n), Element(n) or Squeezed())");
     if (*name == "None") return BlockDim::Squeezed();
     BlockDim::Kind kind;
     if (*name == "Blocked") {
@@ -34,9 +35,10 @@ class BlockDimParser {
     } else if (*name == "Indirect") {
       kind = BlockDim::Kind::kIndirect;
     } else {
-      return s.MessageAt(start, absl::StrCat("Unsupported block dimension type: ", *name,
-                                             ". Allowed types: `pl.Squeezed`, `pl.Blocked`, `pl.Element`, "
-                                             "`int`, `None`."));
+      return s.MessageAt(start,
+                         absl::StrCat("Unsupported block dimension type: ", *name,
+                                      ". Allowed types: `pl.Squeezed`, `pl.Blocked`, `pl.Element`, "
+                                      "`int`, `None`."));
     }
     AXE_RETURN_IF_ERROR(s.Expect('('));
     if (kind == BlockDim::Kind::kSqueezed) {
@@ -76,8 +78,10 @@ absl::StatusOr<BlockDim> BlockDim::Parse(absl::string_view text) {
 }
 
 absl::Status BlockDim::Validate() const {
-  if (size_ < 0) return absl::InvalidArgumentError(absl::StrCat(ToString(), " has a negative block size"));
-  if (lo_ < 0 || hi_ < 0) return absl::InvalidArgumentError(absl::StrCat(ToString(), " has a negative padding"));
+  if (size_ < 0)
+    return absl::InvalidArgumentError(absl::StrCat(ToString(), " has a negative block size"));
+  if (lo_ < 0 || hi_ < 0)
+    return absl::InvalidArgumentError(absl::StrCat(ToString(), " has a negative padding"));
   return absl::OkStatus();
 }
 
@@ -97,10 +101,12 @@ std::string BlockDim::ToString() const {
 std::string BlockDim::Repr() const {
   switch (kind_) {
     case Kind::kBlocked: return absl::StrCat("Blocked(block_size=", size_, ")");
-    case Kind::kElement: return absl::StrCat("Element(block_size=", size_, ", padding=(", lo_, ", ", hi_, "))");
+    case Kind::kElement:
+      return absl::StrCat("Element(block_size=", size_, ", padding=(", lo_, ", ", hi_, "))");
     case Kind::kSqueezed: return "Squeezed()";
-    case Kind::kBoundedSlice: return absl::StrCat("BoundedSlice(block_size=", size_, ")");
-    case Kind::kIndirect: return absl::StrCat("Indirect(block_size=", size_, ")");
+    // JAX gives these two their own __repr__, without the field name.
+    case Kind::kBoundedSlice: return absl::StrCat("BoundedSlice(", size_, ")");
+    case Kind::kIndirect: return absl::StrCat("Indirect(", size_, ")");
   }
   return "";
 }

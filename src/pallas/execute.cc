@@ -82,7 +82,7 @@ struct Operand {
   bool output = false;
   int64_t index = 0;
   const BlockSpec* spec = nullptr;
-  DType dtype = DType::kFloat32;
+  DType dtype = DType::kF32;
   size_t esize = 0;
   alignas(8) unsigned char uninit[8] = {};
   int rank = 0;
@@ -117,8 +117,12 @@ absl::StatusOr<Operand> PlanOperand(std::string origin, bool output, int64_t ind
   op.output = output;
   op.index = index;
   op.spec = &spec;
+  if (!IsArrayType(sd.dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(op.origin, " has element type ", XlaName(sd.dtype),
+                                                   ", which is not an array element type"));
+  }
   op.dtype = sd.dtype;
-  op.esize = static_cast<size_t>(BitWidth(sd.dtype) / 8);
+  op.esize = static_cast<size_t>(ByteWidth(sd.dtype));
   op.rank = static_cast<int>(sd.shape.size());
   op.n.assign(sd.shape.begin(), sd.shape.end());
   op.dims = spec.Resolve(sd.shape);
@@ -669,7 +673,7 @@ absl::StatusOr<std::vector<AnyArray>> ExecuteCall(const CallSpec& spec, absl::Sp
     }
     if (!IsStorable(op.dtype)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(op.origin, " has dtype ", DTypeName(op.dtype), ", which axe can validate but not run"));
+          absl::StrCat(op.origin, " has dtype ", NumpyName(op.dtype), ", which axe can validate but not run"));
     }
   }
   AXE_RETURN_IF_ERROR(Probe(spec, plan));

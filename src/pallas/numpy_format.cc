@@ -246,7 +246,7 @@ std::string FormatNumpy(const AnyArray& a) {
 
 std::string FormatNumpyRepr(const AnyArray& a) {
   constexpr absl::string_view kPrefix = "Array(";
-  std::string dtype = absl::StrCat("dtype=", DTypeName(a.dtype()));
+  std::string dtype = absl::StrCat("dtype=", NumpyName(a.dtype()));
   if (IsEmpty(a) && a.rank() > 0) {
     if (a.rank() == 1) return absl::StrCat(kPrefix, "[], ", dtype, ")");
     std::string shape = absl::StrCat("(", absl::StrJoin(a.shape(), ", "), ")");

@@ -183,15 +183,17 @@ TEST(IndexMapExpr, ExtremeValuesAreErrorsNotUndefinedBehaviour) {
                        HasSubstr("integer division or modulo by zero")));
 }
 
+__extension__ typedef __int128 I128;  // (__extension__: no -Wpedantic warning)
+
 // A random expression tree, its text with every operation parenthesized, and its value
 // computed here in 128-bit arithmetic (nullopt: division by zero or an int64 overflow).
 struct RandomExpr {
   std::string text;
-  std::function<std::optional<__int128>(int64_t, int64_t)> eval;
+  std::function<std::optional<I128>(int64_t, int64_t)> eval;
 };
 
 RandomExpr RandomTree(std::mt19937_64& rng, int depth) {
-  using V = std::optional<__int128>;
+  using V = std::optional<I128>;
   auto fits = [](V v) -> V {
     if (!v || *v < INT64_MIN || *v > INT64_MAX) return std::nullopt;
     return v;
@@ -236,7 +238,7 @@ RandomExpr RandomTree(std::mt19937_64& rng, int depth) {
               case 2: return fits(*x * *y);
               default: {
                 if (*y == 0) return std::nullopt;
-                __int128 q = *x / *y, r = *x % *y;
+                I128 q = *x / *y, r = *x % *y;
                 if (r != 0 && ((r < 0) != (*y < 0))) {
                   --q;
                   r += *y;
@@ -261,7 +263,7 @@ TEST(IndexMapExpr, RandomRoundTrips) {
     ASSERT_EQ(back.ToString(), e.ToString()) << text;
     for (int64_t i : points) {
       for (int64_t j : points) {
-        std::optional<__int128> want = r.eval(i, j);
+        std::optional<I128> want = r.eval(i, j);
         for (const IndexMapExpr* x : {&e, &back}) {
           absl::StatusOr<BlockIndices> got = x->Evaluate({i, j});
           ASSERT_EQ(got.ok(), want.has_value()) << text << " at " << i << ", " << j;

@@ -33,7 +33,7 @@ IndexMap Expr(const char* text) {
 }
 
 std::string Show(std::vector<int64_t> shape, std::optional<std::vector<BlockDim>> block, Grid grid, IndexMap map) {
-  absl::StatusOr<AnyArray> a = ShowProgramIds({DType::kInt32, std::move(shape)}, std::move(block), grid, std::move(map));
+  absl::StatusOr<AnyArray> a = ShowProgramIds({DType::kS32, std::move(shape)}, std::move(block), grid, std::move(map));
   EXPECT_TRUE(a.ok()) << a.status();
   return a.ok() ? FormatNumpy(*a) : "";
 }
@@ -298,15 +298,15 @@ TEST(Interpret, UninitializedValuesPerDtype) {
   auto empty_grid = [](DType t) {
     return *ShowProgramIds({t, {2}}, std::nullopt, Grid{0}, IndexMap());
   };
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kInt32)), "[-2147483648 -2147483648]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kInt8)), "[-128 -128]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kInt64)), "[-9223372036854775808 -9223372036854775808]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kUInt8)), "[0 0]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kFloat32)), "[nan nan]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kFloat64)), "[nan nan]");
-  EXPECT_EQ(FormatNumpy(empty_grid(DType::kBool)), "[False False]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kS32)), "[-2147483648 -2147483648]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kS8)), "[-128 -128]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kS64)), "[-9223372036854775808 -9223372036854775808]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kU8)), "[0 0]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kF32)), "[nan nan]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kF64)), "[nan nan]");
+  EXPECT_EQ(FormatNumpy(empty_grid(DType::kPred)), "[False False]");
   // Grid () runs exactly one program.
-  EXPECT_EQ(FormatNumpy(*ShowProgramIds({DType::kInt32, {2}}, std::nullopt, Grid{}, IndexMap())), "[0 0]");
+  EXPECT_EQ(FormatNumpy(*ShowProgramIds({DType::kS32, {2}}, std::nullopt, Grid{}, IndexMap())), "[0 0]");
 }
 
 TEST(Interpret, InBoundsInputBlocksAreViews) {
@@ -491,11 +491,11 @@ TEST(Interpret, UntypedExecuteCall) {  // the example of execute.h
   CallSpec spec{.grid = {3},
                 .in_specs = {BlockSpec({4}, [](int64_t i) { return i; })},
                 .out_specs = {BlockSpec({4}, [](int64_t i) { return i; })}};
-  absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kFloat32, {12}}}, kernel);
+  absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kF32, {12}}}, kernel);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(FormatNumpy((*out)[0]), "[ 0.  2.  4.  6.  8. 10. 12. 14. 16. 18. 20. 22.]");
-  EXPECT_TRUE(ValidateCall(spec, {x.shape_dtype()}, {{DType::kFloat32, {12}}}).ok());
-  EXPECT_FALSE(ExecuteCall(spec, {&x}, {{DType::kBFloat16, {12}}}, kernel).ok());
+  EXPECT_TRUE(ValidateCall(spec, {x.shape_dtype()}, {{DType::kF32, {12}}}).ok());
+  EXPECT_FALSE(ExecuteCall(spec, {&x}, {{DType::kBF16, {12}}}, kernel).ok());
 }
 
 }  // namespace

@@ -42,9 +42,9 @@ AnyArray RandomArray(std::mt19937& rng, DType dtype, const std::vector<int64_t>&
 
 DType RandomDType(std::mt19937& rng) {
   switch (Uniform(rng, 0, 3)) {
-    case 0: return DType::kFloat32;
-    case 1: return DType::kInt8;
-    default: return DType::kInt32;
+    case 0: return DType::kF32;
+    case 1: return DType::kS8;
+    default: return DType::kS32;
   }
 }
 

@@ -37,7 +37,7 @@ std::vector<int64_t> Unflatten(int64_t flat, const std::vector<int64_t>& shape) 
 }
 
 Dense Uninit(DType dtype, std::vector<int64_t> shape) {
-  Dense a{dtype, static_cast<size_t>(BitWidth(dtype) / 8), std::move(shape), {}};
+  Dense a{dtype, static_cast<size_t>(ByteWidth(dtype)), std::move(shape), {}};
   a.bytes.resize(static_cast<size_t>(a.Size()) * a.esize);
   VisitDType(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -22,9 +22,9 @@
 namespace axe::cli {
 namespace {
 
+using axe::DType;
 using pallas::AnyArray;
 using pallas::BlockDim;
-using pallas::DType;
 using pallas::Grid;
 using pallas::IndexMap;
 
@@ -41,17 +41,31 @@ struct GridArgs {
   std::string shape, block = "none", grid = "()", index_map, dtype;
 };
 
-void AddGridArgs(CLI::App* cmd, GridArgs& args, absl::string_view default_dtype, absl::string_view index_map_help) {
+void AddGridArgs(CLI::App* cmd, GridArgs& args, absl::string_view default_dtype,
+                 absl::string_view index_map_help) {
   args.dtype = std::string(default_dtype);
   cmd->add_option("--shape", args.shape, "Array shape, e.g. 8,6")->required();
-  cmd->add_option("--block", args.block,
-                  "Block shape: entries 2, Element(2), Element(3,(2,0)), None (squeezed), Blocked(2), "
-                  "e.g. '2,3' or 'None,2'; 'none' for the whole array (default)");
+  cmd->add_option(
+      "--block", args.block,
+      "Block shape: entries 2, Element(2), Element(3,(2,0)), None (squeezed), Blocked(2), "
+      "e.g. '2,3' or 'None,2'; 'none' for the whole array (default)");
   cmd->add_option("--grid", args.grid, "Grid, e.g. 4,2 (default (): one program)");
   cmd->add_option("--index-map", args.index_map, std::string(index_map_help));
-  cmd->add_option("--dtype", args.dtype,
-                  absl::StrCat("Element type: int32, float32, bool, ... or i32, s32, f32, bf16 (default ",
-                               default_dtype, ")"));
+  cmd->add_option(
+      "--dtype", args.dtype,
+      absl::StrCat("Element type: int32, float32, bool, ... or i32, s32, f32, bf16 (default ",
+                   default_dtype, ")"));
+}
+
+// The options' texts, each read from stdin ("-") or a file ("@path") when so given.
+absl::StatusOr<GridArgs> ReadGridArgs(const GridArgs& given) {
+  GridArgs text;
+  AXE_ASSIGN_OR_RETURN(text.shape, ReadInputText(given.shape, "--shape"));
+  AXE_ASSIGN_OR_RETURN(text.block, ReadInputText(given.block, "--block"));
+  AXE_ASSIGN_OR_RETURN(text.grid, ReadInputText(given.grid, "--grid"));
+  AXE_ASSIGN_OR_RETURN(text.index_map, ReadInputText(given.index_map, "--index-map"));
+  AXE_ASSIGN_OR_RETURN(text.dtype, ReadInputText(given.dtype, "--dtype"));
+  return text;
 }
 
 struct Parsed {
@@ -77,10 +91,11 @@ absl::StatusOr<Parsed> ParseGridArgs(const GridArgs& args) {
   if (!g.ok()) return InOption("--grid", g.status());
   p.grid = *g;
   if (p.grid.num_programs() > kMaxCliCount) {
-    return absl::InvalidArgumentError(absl::StrCat("--grid: ", p.grid.ToString(), " has ", p.grid.num_programs(),
-                                                   " programs; axe grid runs at most ", kMaxCliCount));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grid: ", p.grid.ToString(), " has ", p.grid.num_programs(),
+                     " programs; axe grid runs at most ", kMaxCliCount));
   }
-  absl::StatusOr<DType> t = pallas::ParseDType(args.dtype);
+  absl::StatusOr<DType> t = axe::ParseDType(args.dtype);
   if (!t.ok()) return InOption("--dtype", t.status());
   p.dtype = *t;
   return p;
@@ -133,39 +148,46 @@ Json ClampJson(const pallas::ClampEvent& e) {
     clamped.push_back({e.start[d], e.start[d] + e.size[d]});
   }
   return {{"operand", e.operand}, {"grid_point", e.grid_point}, {"index", e.indices},
-          {"requested", windows}, {"clamped_to", clamped},     {"message", e.ToString()}};
+          {"requested", windows}, {"clamped_to", clamped},      {"message", e.ToString()}};
 }
 
 void AddShow(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<GridArgs>();
   auto repr = std::make_shared<bool>(false);
-  CLI::App* cmd = group.add_subcommand(
-      "show",
-      "Run show_program_ids in interpret mode: every program fills its output block with its grid indices as "
-      "decimal digits; prints the array as NumPy's print() does");
+  CLI::App* cmd = group.add_subcommand("show",
+                                       "Run show_program_ids in interpret mode: every program "
+                                       "fills its output block with its grid indices as "
+                                       "decimal digits; prints the array as NumPy's print() does");
   AddGridArgs(cmd, *args, "int32",
-              "Index map, e.g. '(i,j)->(i,j)' or 'lambda i, j: (2*i, 3*j)' (+ - * // %); 'none' for all zeros; "
+              "Index map, e.g. '(i,j)->(i,j)' or 'lambda i, j: (2*i, 3*j)' (+ - * // %); 'none' "
+              "for all zeros; "
               "default: the identity over the grid");
   cmd->add_flag("--repr", *repr, "Print JAX's repr, Array([...], dtype=...), instead of print()");
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, repr, &selected]() -> absl::Status {
+  OnSelect(cmd, selected, [given = args, repr, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*given));
+    const GridArgs* args = &text;
     AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
     if (int64_t n = *CheckedProduct(p.shape); n > kMaxCliCount) {
-      return absl::InvalidArgumentError(absl::StrCat("--shape: ", FormatTuple(p.shape, true), " has ", n,
-                                                     " elements; axe grid show prints at most ", kMaxCliCount));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape: ", FormatTuple(p.shape, true), " has ", n,
+                       " elements; axe grid show prints at most ", kMaxCliCount));
     }
     if (args->index_map.empty() && p.grid.rank() != static_cast<int>(p.shape.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--index-map: the default is the identity ", pallas::IndexMapExpr::Identity(p.grid.rank()).ToString(),
-          ", which needs one grid axis per array dimension, but the grid ", p.grid.ToString(), " has ",
-          p.grid.rank(), " axes and the shape ", FormatTuple(p.shape, true), " ", p.shape.size(),
-          " dimensions; give --index-map (or 'none' for all zeros)"));
+          "--index-map: the default is the identity ",
+          pallas::IndexMapExpr::Identity(p.grid.rank()).ToString(),
+          ", which needs one grid axis per array dimension, but the grid ", p.grid.ToString(),
+          " has ", p.grid.rank(), " axes and the shape ", FormatTuple(p.shape, true), " ",
+          p.shape.size(), " dimensions; give --index-map (or 'none' for all zeros)"));
     }
-    AXE_ASSIGN_OR_RETURN(IndexMap map,
-                         ParseIndexMap(args->index_map, pallas::IndexMapExpr::Identity(p.grid.rank()).ToIndexMap()));
+    AXE_ASSIGN_OR_RETURN(
+        IndexMap map,
+        ParseIndexMap(args->index_map, pallas::IndexMapExpr::Identity(p.grid.rank()).ToIndexMap()));
     std::vector<pallas::ClampEvent> clamps;
-    AXE_ASSIGN_OR_RETURN(AnyArray out, pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
-                                                              {.clamp_report = &clamps}));
+    AXE_ASSIGN_OR_RETURN(AnyArray out,
+                         pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
+                                                {.clamp_report = &clamps}));
     if (selected.json) {
       Json j = {{"output", Nested(out)}};
       if (!clamps.empty()) {
@@ -177,7 +199,8 @@ void AddShow(CLI::App& group, Selected& selected) {
       return absl::OkStatus();
     }
     std::cout << (*repr ? pallas::FormatNumpyRepr(out) : pallas::FormatNumpy(out)) << "\n";
-    for (const pallas::ClampEvent& e : clamps) std::cerr << "axe: note: clamped: " << e.ToString() << "\n";
+    for (const pallas::ClampEvent& e : clamps)
+      std::cerr << "axe: note: clamped: " << e.ToString() << "\n";
     return absl::OkStatus();
   });
 }
@@ -188,28 +211,41 @@ void AddCheck(CLI::App& group, Selected& selected) {
     bool old_rule = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = group.add_subcommand(
-      "check", "Check a block shape against a backend's rules (TPU 8x128 and rank-1 rules, Mosaic GPU, Triton); "
-               "prints ok or the violation");
-  cmd->add_option("--backend", args->backend, "tpu, mosaic-gpu or triton")->required();
+  CLI::App* cmd = group.add_subcommand("check",
+                                       "Check a block shape against a backend's rules (TPU 8x128 "
+                                       "and rank-1 rules, Mosaic GPU, Triton); "
+                                       "prints ok or the violation");
+  cmd->add_option(
+         "--backend", args->backend,
+         "tpu, mosaic-gpu or triton (also JAX's mosaic_tpu, mosaic_gpu; 'gpu' and 'mosaic' are "
+         "ambiguous and rejected)")
+      ->required();
   AddGridArgs(cmd, *args, "float32", "Index map (as for 'grid show'); default: all zeros");
-  cmd->add_option("--memory-space", args->memory_space, "default, any (TPU HBM), smem (TPU) or gmem (GPU)");
-  cmd->add_flag("--old-rank1-rule", args->old_rule, "TPU: the rank-1 rule before 2026-02 (multiple of 128*packing)");
+  cmd->add_option("--memory-space", args->memory_space,
+                  "default, any (TPU HBM), smem (TPU) or gmem (GPU)");
+  cmd->add_flag("--old-rank1-rule", args->old_rule,
+                "TPU: the rank-1 rule before 2026-02 (multiple of 128*packing)");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
-    absl::StatusOr<pallas::Backend> backend = pallas::ParseBackend(args->backend);
+    AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*args));
+    AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(text));
+    AXE_ASSIGN_OR_RETURN(std::string backend_text, ReadInputText(args->backend, "--backend"));
+    absl::StatusOr<pallas::Backend> backend = pallas::ParseBackend(backend_text);
     if (!backend.ok()) return InOption("--backend", backend.status());
-    absl::StatusOr<pallas::MemorySpace> ms = pallas::ParseMemorySpace(args->memory_space);
+    AXE_ASSIGN_OR_RETURN(std::string memory_space,
+                         ReadInputText(args->memory_space, "--memory-space"));
+    absl::StatusOr<pallas::MemorySpace> ms = pallas::ParseMemorySpace(memory_space);
     if (!ms.ok()) return InOption("--memory-space", ms.status());
-    AXE_ASSIGN_OR_RETURN(IndexMap map, ParseIndexMap(args->index_map, IndexMap()));
-    pallas::CallSpec spec{.grid = p.grid,
-                          .in_specs = {p.block.has_value() ? pallas::BlockSpec(*p.block, std::move(map), *ms)
-                                                           : pallas::BlockSpec::WholeArray(std::move(map), *ms)}};
+    AXE_ASSIGN_OR_RETURN(IndexMap map, ParseIndexMap(text.index_map, IndexMap()));
+    pallas::CallSpec spec{
+        .grid = p.grid,
+        .in_specs = {p.block.has_value() ? pallas::BlockSpec(*p.block, std::move(map), *ms)
+                                         : pallas::BlockSpec::WholeArray(std::move(map), *ms)}};
     std::vector<pallas::ShapeDType> inputs = {{p.dtype, p.shape}};
     // A call that is malformed in itself (ranks, sizes, index-map arity) is bad input.
     AXE_RETURN_IF_ERROR(pallas::ValidateCall(spec, inputs, {}));
-    absl::Status verdict = pallas::Validate(spec, inputs, {}, *backend, {.old_tpu_rank1_rule = args->old_rule});
+    absl::Status verdict =
+        pallas::Validate(spec, inputs, {}, *backend, {.old_tpu_rank1_rule = args->old_rule});
     if (selected.json) {
       Json j = {{"ok", verdict.ok()}};
       if (!verdict.ok()) j["error"] = std::string(verdict.message());
@@ -222,7 +258,8 @@ void AddCheck(CLI::App& group, Selected& selected) {
 }
 
 void AddGridCommands(CLI::App& app, Selected& selected) {
-  CLI::App* group = app.add_subcommand("grid", "Pallas grids and BlockSpecs: show_program_ids, backend block rules");
+  CLI::App* group = app.add_subcommand(
+      "grid", "Pallas grids and BlockSpecs: show_program_ids, backend block rules");
   group->require_subcommand(1);
   AddShow(*group, selected);
   AddCheck(*group, selected);

@@ -31,7 +31,7 @@ std::string Indent(const std::string& text) {
 absl::StatusOr<std::string> ShowIds(std::vector<int64_t> shape, std::vector<BlockDim> block, Grid grid,
                                     const char* index_map, std::vector<ClampEvent>* clamps = nullptr) {
   AXE_ASSIGN_OR_RETURN(IndexMapExpr e, IndexMapExpr::Parse(index_map));
-  AXE_ASSIGN_OR_RETURN(AnyArray a, ShowProgramIds({DType::kInt32, std::move(shape)}, std::move(block), grid,
+  AXE_ASSIGN_OR_RETURN(AnyArray a, ShowProgramIds({DType::kS32, std::move(shape)}, std::move(block), grid,
                                                   e.ToIndexMap(), {.clamp_report = clamps}));
   return Indent(FormatNumpy(a));
 }
@@ -108,7 +108,7 @@ absl::Status Backends(std::ostream& os) {
   for (const Case& c : std::vector<Case>{{{16, 128}, {8, 128}}, {{9, 128}, {9, 64}}, {{3, 3}, {3, 3}},
                                          {{1024}, {128}}, {{128}, {64}}, {{4, 256}, {std::nullopt, 256}}}) {
     CallSpec spec{.in_specs = {BlockSpec(c.block)}};
-    std::vector<ShapeDType> in = {{DType::kFloat32, c.array}};
+    std::vector<ShapeDType> in = {{DType::kF32, c.array}};
     os << "  array " << FormatTuple(c.array, true) << ", block " << BlockShapeToString(c.block) << ":";
     for (Backend b : {Backend::kTpu, Backend::kTriton, Backend::kMosaicGpu}) {
       absl::Status s = Validate(spec, in, {}, b);

@@ -43,7 +43,7 @@ absl::Status ValidateShape(absl::Span<const int64_t> shape, absl::string_view wh
 
 // An operand's dtype and shape without data. Text form "int32[8,6]" (a scalar: "int32[]").
 struct ShapeDType {
-  DType dtype = DType::kFloat32;
+  DType dtype = DType::kF32;
   std::vector<int64_t> shape;
 
   std::string ToString() const;
@@ -94,12 +94,12 @@ class AnyArray {
   // Typed access; requires DTypeOf<T> == dtype() (checked).
   template <typename T>
   T* data_as() {
-    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << dtype_ << " read as " << DTypeOf<T>;
+    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
     return static_cast<T*>(data());
   }
   template <typename T>
   const T* data_as() const {
-    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << dtype_ << " read as " << DTypeOf<T>;
+    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
     return static_cast<const T*>(data());
   }
 
@@ -113,7 +113,7 @@ class AnyArray {
   };
   static absl::StatusOr<AnyArray> Allocate(DType dtype, absl::Span<const int64_t> shape);
 
-  DType dtype_ = DType::kInt32;
+  DType dtype_ = DType::kS32;
   Shape shape_ = {0};
   Shape strides_ = {1};
   int64_t size_ = 0;
@@ -168,7 +168,7 @@ class Array {
   static absl::StatusOr<Array> FromAny(AnyArray a) {
     if (a.dtype() != DTypeOf<T>) {
       return absl::InvalidArgumentError(
-          absl::StrCat("expected an array of ", DTypeName(DTypeOf<T>), ", got ", DTypeName(a.dtype())));
+          absl::StrCat("expected an array of ", NumpyName(DTypeOf<T>), ", got ", NumpyName(a.dtype())));
     }
     return Array(std::move(a));
   }

@@ -27,7 +27,7 @@
 //   };
 //   CallSpec spec{.grid = {3}, .in_specs = {BlockSpec({4}, [](int64_t i) { return i; })},
 //                 .out_specs = {BlockSpec({4}, [](int64_t i) { return i; })}};
-//   absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kFloat32, {12}}}, kernel);
+//   absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kF32, {12}}}, kernel);
 #ifndef AXE_PALLAS_EXECUTE_H_
 #define AXE_PALLAS_EXECUTE_H_
 
@@ -56,7 +56,8 @@ struct RawRef {
   // The typed view; requires DTypeOf<T> == dtype (checked).
   template <typename T>
   Ref<T> As() const {
-    AXE_CHECK(DTypeOf<T> == dtype) << "a " << dtype << " block used as " << DTypeOf<std::remove_const_t<T>>;
+    AXE_CHECK(DTypeOf<T> == dtype) << "a " << NumpyName(dtype) << " block used as "
+                                    << NumpyName(DTypeOf<std::remove_const_t<T>>);
     return Ref<T>(static_cast<T*>(data), rank, shape, strides);
   }
 };

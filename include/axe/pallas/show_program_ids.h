@@ -3,7 +3,7 @@
 // its grid indices as decimal digits, sum_a pid[a] * 10^(len(grid) - 1 - a), converted to
 // the dtype (C++ conversion: wraps for narrow integers, nonzero is true for bool).
 //
-//   AnyArray a = *ShowProgramIds({DType::kInt32, {8, 6}}, std::vector<BlockDim>{2, 3}, Grid{4, 2},
+//   AnyArray a = *ShowProgramIds({DType::kS32, {8, 6}}, std::vector<BlockDim>{2, 3}, Grid{4, 2},
 //                                IndexMapExpr::Identity(2).ToIndexMap());
 //   FormatNumpy(a);   // "[[ 0  0  0  1  1  1]\n [ 0  0  0  1  1  1]\n [10 10 10 11 11 11] ..."
 #ifndef AXE_PALLAS_SHOW_PROGRAM_IDS_H_

@@ -15,7 +15,7 @@
 //  Triton: every block has a power-of-two number of elements; no Element padding; no
 //    BoundedSlice or Indirect dims.
 //
-//   Validate(spec, {{DType::kFloat32, {9, 128}}}, {}, Backend::kTpu);
+//   Validate(spec, {{DType::kF32, {9, 128}}}, {}, Backend::kTpu);
 //   // "The Pallas TPU lowering currently requires that the last two dimensions of your block
 //   //  shape are divisible by 8 and 128 respectively, or be equal to ... Block spec for
 //   //  args[0] in pallas_call kernel has block shape (9, 64), array shape (9, 128), ..."
@@ -36,7 +36,9 @@ namespace axe::pallas {
 enum class Backend : uint8_t { kTpu, kMosaicGpu, kTriton };
 // "tpu", "mosaic-gpu", "triton".
 absl::string_view BackendName(Backend b);
-// Also accepts "mosaic_gpu" and "gpu" (Mosaic GPU).
+// Accepts those names and JAX's pallas_call(backend=...) names "mosaic_tpu", "mosaic_gpu"
+// (also "mosaic-tpu"), case-insensitively. "gpu" and "mosaic" are rejected as ambiguous
+// (two GPU backends; Mosaic TPU and Mosaic GPU), with the accepted names.
 absl::StatusOr<Backend> ParseBackend(absl::string_view text);
 
 struct ValidateOptions {
@@ -45,16 +47,17 @@ struct ValidateOptions {
 };
 
 absl::Status Validate(const CallSpec& spec, absl::Span<const ShapeDType> inputs,
-                      absl::Span<const ShapeDType> outputs, Backend backend, const ValidateOptions& options = {},
-                      const CallSite& site = {});
+                      absl::Span<const ShapeDType> outputs, Backend backend,
+                      const ValidateOptions& options = {}, const CallSite& site = {});
 
 // The same for a configured PallasCall (its spec, out_shape and call site) on inputs of the
 // given dtypes and shapes; bfloat16/float16 may stand in for the element types' bit widths.
 //
-//   Validate(call, {{DType::kBFloat16, {1024, 1024}}}, Backend::kTpu);
+//   Validate(call, {{DType::kBF16, {1024, 1024}}}, Backend::kTpu);
 template <typename Kernel, bool kSingle, typename... Outs>
-absl::Status Validate(const Call<Kernel, kSingle, Outs...>& call, absl::Span<const ShapeDType> inputs,
-                      Backend backend, const ValidateOptions& options = {}) {
+absl::Status Validate(const Call<Kernel, kSingle, Outs...>& call,
+                      absl::Span<const ShapeDType> inputs, Backend backend,
+                      const ValidateOptions& options = {}) {
   return Validate(call.spec(), inputs, call.out_shapes(), backend, options, call.site());
 }
 
