@@ -359,33 +359,33 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
   int64_t rest = begin;
   for (size_t k = depth; k-- > 0;) {
     const UnitLoop& u = n.units[k];
-    const int64_t c = rest % u.n;
-    rest /= u.n;
+    const int64_t c = rest % u.extent;
+    rest /= u.extent;
     count[k] = c;
-    so += c * u.src;
-    dof += c * u.dst;
-    i0 += c * u.bi;
-    j0 += c * u.bj;
+    so += c * u.src_stride;
+    dof += c * u.dst_stride;
+    i0 += c * u.block_i_step;
+    j0 += c * u.block_j_step;
   }
   for (int64_t unit = begin; unit < end; ++unit) {
     const int64_t lo = std::max<int64_t>(0, i0 - pre_i);
-    const int64_t ni = std::min(n.ni, i0 - pre_i + n.block_i) - lo;
-    const int64_t nj = std::min(n.block_j, n.nj - j0);
-    if (ni > 0 && nj > 0) kernel(src + (so + (lo - i0) * n.si) * kB, dst + (dof + (lo - i0) * n.di) * kB, ni, nj);
+    const int64_t ni = std::min(n.loop_i.extent, i0 - pre_i + n.block_i) - lo;
+    const int64_t nj = std::min(n.block_j, n.loop_j.extent - j0);
+    if (ni > 0 && nj > 0) kernel(src + (so + (lo - i0) * n.loop_i.src_stride) * kB, dst + (dof + (lo - i0) * n.loop_i.dst_stride) * kB, ni, nj);
     for (size_t k = depth; k-- > 0;) {
       const UnitLoop& u = n.units[k];
-      if (++count[k] < u.n) {
-        so += u.src;
-        dof += u.dst;
-        i0 += u.bi;
-        j0 += u.bj;
+      if (++count[k] < u.extent) {
+        so += u.src_stride;
+        dof += u.dst_stride;
+        i0 += u.block_i_step;
+        j0 += u.block_j_step;
         break;
       }
       count[k] = 0;
-      so -= (u.n - 1) * u.src;
-      dof -= (u.n - 1) * u.dst;
-      i0 -= (u.n - 1) * u.bi;
-      j0 -= (u.n - 1) * u.bj;
+      so -= (u.extent - 1) * u.src_stride;
+      dof -= (u.extent - 1) * u.dst_stride;
+      i0 -= (u.extent - 1) * u.block_i_step;
+      j0 -= (u.extent - 1) * u.block_j_step;
     }
   }
   if constexpr (requires { kernel.Finish(); }) kernel.Finish();
@@ -394,7 +394,7 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
 #if HWY_TARGET != HWY_SCALAR
 template <int kB, int kL>
 void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end, bool stream) {
-  TransposeKernel<kB, kL> kernel{n.si * kB, n.dj * kB, stream};
+  TransposeKernel<kB, kL> kernel{n.loop_i.src_stride * kB, n.loop_j.dst_stride * kB, stream};
   hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
   int64_t pre_i = 0;
   if (n.staged) {
@@ -422,13 +422,13 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
              const uint8_t* fill_value) {
   switch (n.kind) {
     case KernelKind::kCopy:
-      WalkUnits<kB>(n, src, dst, begin, end, CopyKernel<kB>{n.sj * kB, n.dj * kB, stream});
+      WalkUnits<kB>(n, src, dst, begin, end, CopyKernel<kB>{n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB, stream});
       return;
     case KernelKind::kFill:
-      WalkUnits<kB>(n, src, dst, begin, end, FillKernel<kB>{n.di * kB, n.dj * kB, fill_value});
+      WalkUnits<kB>(n, src, dst, begin, end, FillKernel<kB>{n.loop_i.dst_stride * kB, n.loop_j.dst_stride * kB, fill_value});
       return;
     case KernelKind::kStrided:
-      WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.si * kB, n.di * kB, n.sj * kB, n.dj * kB});
+      WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB, n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB});
       return;
 #if HWY_TARGET != HWY_SCALAR
     case KernelKind::kInterleave:
@@ -438,11 +438,11 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
         if (stream) stage = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(n.block_i * n.block_j * kB));
         uint8_t* st = stage.get();
         if (n.kind == KernelKind::kInterleave) {
-          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.si * kB, st});
-          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.si * kB, st});
+          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.loop_i.src_stride * kB, st});
+          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.loop_i.src_stride * kB, st});
         } else {
-          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.dj * kB, st});
-          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.dj * kB, st});
+          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.loop_j.dst_stride * kB, st});
+          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.loop_j.dst_stride * kB, st});
         }
       }
       break;
@@ -471,7 +471,7 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
       break;
   }
   // No vector kernel for this shape on this target: element by element.
-  WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.si * kB, n.di * kB, n.sj * kB, n.dj * kB});
+  WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB, n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB});
 }
 
 void RunNestChunkImpl(const Nest& n, int element_bytes, const uint8_t* src, uint8_t* dst, int64_t begin,

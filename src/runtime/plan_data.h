@@ -1,4 +1,4 @@
-// Internal representation of a relayout plan, shared by the planner (relayout_plan.cc) and
+// Internal representation of a relayout plan, shared by the planner (relayout_plan*.cc) and
 // the per-target kernels (kernels.cc).
 #ifndef AXE_SRC_RUNTIME_PLAN_DATA_H_
 #define AXE_SRC_RUNTIME_PLAN_DATA_H_
@@ -7,28 +7,39 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "axe/base/thread_pool.h"
 
 namespace axe::runtime::internal {
 
-// The innermost two loops of a nest, I and J, are run by a kernel over cache blocks:
-//   kCopy          dst[i + j*dj]     = src[i + j*sj]        (si = di = 1: rows, memcpy-like)
-//   kTranspose     dst[i + j*dj]     = src[i*si + j]        (di = sj = 1)
-//   kInterleave    dst[i + j*lanes]  = src[i*si + j]        (ni = lanes, 2 or 4, dj = lanes)
-//   kDeinterleave  dst[i + j*dj]     = src[i*lanes + j]     (nj = lanes, 2 or 4, si = lanes)
-//   kStrided       dst[i*di + j*dj]  = src[i*si + j*sj]
-//   kFill          dst[i*di + j*dj]  = padding value
+// One loop of a strided copy: `extent` iterations, each moving the source and the
+// destination by `src_stride` and `dst_stride` elements.
+struct Loop {
+  int64_t extent = 1;
+  int64_t src_stride = 0;
+  int64_t dst_stride = 0;
+};
+
+// The innermost two loops of a nest, I and J, are run by a kernel over cache blocks
+// (s_I, d_I: source and destination strides of loop I, likewise for J):
+//   kCopy          dst[i + j*d_J]     = src[i + j*s_J]          (s_I = d_I = 1: rows)
+//   kTranspose     dst[i + j*d_J]     = src[i*s_I + j]          (d_I = s_J = 1)
+//   kInterleave    dst[i + j*lanes]   = src[i*s_I + j]          (I has lanes = 2 or 4)
+//   kDeinterleave  dst[i + j*d_J]     = src[i*lanes + j]        (J has lanes = 2 or 4)
+//   kStrided       dst[i*d_I + j*d_J] = src[i*s_I + j*s_J]
+//   kFill          dst[i*d_I + j*d_J] = padding value
 // (indices in elements).
 enum class KernelKind : uint8_t { kCopy, kTranspose, kInterleave, kDeinterleave, kStrided, kFill };
 
 // One loop over the units (kernel calls) of a nest: its next iteration moves the source and
-// destination by `src` and `dst` elements and the kernel block origin by (bi, bj).
+// destination by their strides (elements) and the origin of the kernel's block within
+// loops I and J by block_i_step and block_j_step.
 struct UnitLoop {
-  int64_t n = 1;
-  int64_t src = 0;
-  int64_t dst = 0;
-  int64_t bi = 0;
-  int64_t bj = 0;
+  int64_t extent = 1;
+  int64_t src_stride = 0;
+  int64_t dst_stride = 0;
+  int64_t block_i_step = 0;
+  int64_t block_j_step = 0;
 };
 
 // One strided copy (or fill): the loops of a piece after fusion, split into the kernel
@@ -37,26 +48,22 @@ struct Nest {
   KernelKind kind = KernelKind::kCopy;
   int64_t src_offset = 0;  // elements, relative to the source base pointer
   int64_t dst_offset = 0;
-  int64_t ni = 1, si = 0, di = 0;  // loop I: extent, source stride, destination stride
-  int64_t nj = 1, sj = 0, dj = 0;  // loop J
+  Loop loop_i;                       // the kernel's inner loop I
+  Loop loop_j;                       // the kernel's outer loop J
   int64_t block_i = 1, block_j = 1;  // cache block (elements of I and J per kernel call)
-  int lanes = 0;        // transpose tile edge, or the interleave factor
+  int lanes = 0;                     // transpose tile edge, or the interleave factor
   bool stream = false;  // streaming stores allowed (if the destination base is aligned)
   bool staged = false;  // transpose: blocks go through a cache buffer (see kernels.cc)
   // Staged: loop I has one spare block so that blocks can be shifted at run time to start
   // destination runs on cache lines (every other destination stride keeps line alignment).
   bool align_runs = false;
-  int64_t stream_align = 64;  // bytes the destination base must be aligned to for them
+  int64_t stream_align = 64;    // bytes the destination base must be aligned to for them
   std::vector<UnitLoop> units;  // outermost first
   int64_t num_units = 1;
   int64_t elements = 0;  // elements written per run
-  // Description: the fused loops (extent, source stride, destination stride), outermost
-  // first, before blocking.
-  struct Dim {
-    int64_t n, src, dst;
-  };
-  std::vector<Dim> dims;
-  std::string order;  // how the unit loops are ordered, for ToString
+  // Description: the fused loops, outermost first, before blocking.
+  std::vector<Loop> fused_loops;
+  std::string unit_order;  // how the unit loops are ordered, for ToString
 };
 
 // A contiguous range of units of one nest, run by one thread.
@@ -73,7 +80,7 @@ struct GenericSide {
   std::vector<int64_t> extents;  // shard digits, most significant first
   std::vector<int64_t> strides;
   std::vector<int64_t> domain;
-  std::vector<int64_t> bases;    // O, or O + every replica point
+  std::vector<int64_t> copy_offsets;  // O, or O + every replica point
 };
 
 struct PlanData {
@@ -93,14 +100,16 @@ struct PlanData {
 
   bool generic = false;
   GenericSide generic_src, generic_dst;
-  bool generic_fill = false;
-  int64_t generic_rows = 0;           // box rows (all dims but the last)
+  int64_t generic_rows = 0;  // box rows (all dims but the last)
   int64_t generic_rows_per_chunk = 1;
   std::string note;  // why the generic path was taken / search notes
 };
 
 // Largest staged transpose block, bytes.
 inline constexpr int64_t kMaxStagedBlockBytes = int64_t{512} << 10;
+
+// Runs a plan on a pair of buffers (RelayoutPlan::Execute; the measured search).
+absl::Status ExecutePlan(const PlanData& plan, const void* src, void* dst);
 
 // Runs units [begin, end) of `nest` on the best SIMD target of this CPU.
 void RunNestChunk(const Nest& nest, int element_bytes, const uint8_t* src, uint8_t* dst,
