@@ -1,8 +1,8 @@
 #include "axe/layout/axis.h"
 
-#include <atomic>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -10,14 +10,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "axe/base/check.h"
+#include "axe/layout/axis_catalog.h"
 
 namespace axe {
 namespace internal {
 
+// One interned (name, kind) pair. Entries are never modified or freed, so an Axis is a
+// pointer whose meaning cannot change.
 struct AxisEntry {
   std::string name;
-  std::atomic<AxisKind> kind;
-  bool declared;  // built-in or explicitly declared (guarded by the registry mutex)
+  AxisKind kind;
 };
 
 }  // namespace internal
@@ -26,98 +28,50 @@ namespace {
 
 using internal::AxisEntry;
 
-class Registry {
+// The interning table: append-only.
+class AxisTable {
  public:
-  Registry() {
-    for (const char* n : {"m", "reg", "P", "F", "Bank", "TCol", "TLane", "Col", "Lane"}) {
-      Add(n, AxisKind::kMemory, true);
-    }
-    for (const char* n : {"bx", "by", "bz", "cbx", "cby", "cbz", "tx", "warpid", "laneid",
-                          "wgid", "tid_in_wg", "wid_in_wg", "lane", "warp"}) {
-      Add(n, AxisKind::kThread, true);
-    }
-    for (const char* n : {"gpuid", "gpuid_x", "gpuid_y", "pid"}) {
-      Add(n, AxisKind::kDevice, true);
-    }
-    memory_ = Lookup("m");
-  }
+  AxisTable() { memory_ = Intern("m", AxisKind::kMemory); }
 
   const AxisEntry* memory() const { return memory_; }
 
-  const AxisEntry* GetOrAdd(absl::string_view name) {
+  const AxisEntry* Intern(absl::string_view name, AxisKind kind) {
+    const Key key{std::string(name), kind};
     {
       absl::ReaderMutexLock lock(&mu_);
-      auto it = by_name_.find(name);
-      if (it != by_name_.end()) return it->second;
+      auto it = entries_.find(key);
+      if (it != entries_.end()) return it->second.get();
     }
     absl::MutexLock lock(&mu_);
-    return AddLocked(name, AxisKind::kThread, false);
-  }
-
-  absl::StatusOr<const AxisEntry*> Declare(absl::string_view name, AxisKind kind) {
-    absl::MutexLock lock(&mu_);
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) return AddLocked(name, kind, true);
-    AxisEntry* e = it->second;
-    AxisKind old = e->kind.load(std::memory_order_relaxed);
-    if (old == kind) {
-      e->declared = true;
-      return e;
-    }
-    if (e->declared) {
-      return absl::AlreadyExistsError(absl::StrCat("axis '", name, "' is already a ",
-                                                   AxisKindName(old), " axis; cannot declare it as ",
-                                                   AxisKindName(kind)));
-    }
-    e->kind.store(kind, std::memory_order_relaxed);
-    e->declared = true;
-    return e;
+    std::unique_ptr<AxisEntry>& slot = entries_[key];
+    if (slot == nullptr) slot = std::make_unique<AxisEntry>(AxisEntry{std::string(name), kind});
+    return slot.get();
   }
 
  private:
-  const AxisEntry* Lookup(absl::string_view name) {
-    absl::ReaderMutexLock lock(&mu_);
-    return by_name_.at(name);
-  }
-  void Add(absl::string_view name, AxisKind kind, bool declared) {
-    absl::MutexLock lock(&mu_);
-    AddLocked(name, kind, declared);
-  }
-  AxisEntry* AddLocked(absl::string_view name, AxisKind kind, bool declared)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto it = by_name_.find(name);
-    if (it != by_name_.end()) return it->second;
-    auto entry = std::make_unique<AxisEntry>();
-    entry->name = std::string(name);
-    entry->kind.store(kind, std::memory_order_relaxed);
-    entry->declared = declared;
-    AxisEntry* raw = entry.get();
-    entries_.push_back(std::move(entry));
-    by_name_.emplace(raw->name, raw);
-    return raw;
-  }
-
+  using Key = std::pair<std::string, AxisKind>;
   absl::Mutex mu_;
-  std::vector<std::unique_ptr<AxisEntry>> entries_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<absl::string_view, AxisEntry*> by_name_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, std::unique_ptr<AxisEntry>> entries_ ABSL_GUARDED_BY(mu_);
   const AxisEntry* memory_ = nullptr;
 };
 
-Registry& GetRegistry() {
-  static Registry* registry = new Registry();
-  return *registry;
+AxisTable& Table() {
+  static AxisTable* table = new AxisTable();
+  return *table;
+}
+
+absl::Status InvalidName(absl::string_view name) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid axis name '", name, "' (expected [A-Za-z_][A-Za-z0-9_]*)"));
 }
 
 }  // namespace
 
 absl::string_view AxisKindName(AxisKind kind) {
   switch (kind) {
-    case AxisKind::kMemory:
-      return "memory";
-    case AxisKind::kThread:
-      return "thread";
-    case AxisKind::kDevice:
-      return "device";
+    case AxisKind::kMemory: return "memory";
+    case AxisKind::kThread: return "thread";
+    case AxisKind::kDevice: return "device";
   }
   return "unknown";
 }
@@ -130,7 +84,7 @@ absl::StatusOr<AxisKind> ParseAxisKind(absl::string_view text) {
       absl::StrCat("unknown axis kind '", text, "' (expected memory, thread or device)"));
 }
 
-Axis::Axis() : entry_(GetRegistry().memory()) {}
+Axis::Axis() : entry_(Table().memory()) {}
 
 bool Axis::IsValidName(absl::string_view name) {
   if (name.empty() || !(absl::ascii_isalpha(name[0]) || name[0] == '_')) return false;
@@ -141,36 +95,34 @@ bool Axis::IsValidName(absl::string_view name) {
 }
 
 Axis Axis::Get(absl::string_view name) {
+  return Get(name, AxisCatalog::Standard().KindOf(name));
+}
+
+Axis Axis::Get(absl::string_view name, AxisKind kind) {
   AXE_CHECK(IsValidName(name)) << "invalid axis name '" << name << "'";
-  return Axis(GetRegistry().GetOrAdd(name));
+  return Axis(Table().Intern(name, kind));
 }
 
 absl::StatusOr<Axis> Axis::Find(absl::string_view name) {
-  if (!IsValidName(name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid axis name '", name, "' (expected [A-Za-z_][A-Za-z0-9_]*)"));
-  }
-  return Axis(GetRegistry().GetOrAdd(name));
+  if (!IsValidName(name)) return InvalidName(name);
+  return Get(name);
 }
 
-absl::StatusOr<Axis> Axis::Declare(absl::string_view name, AxisKind kind) {
-  if (!IsValidName(name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid axis name '", name, "' (expected [A-Za-z_][A-Za-z0-9_]*)"));
-  }
-  absl::StatusOr<const internal::AxisEntry*> e = GetRegistry().Declare(name, kind);
-  if (!e.ok()) return e.status();
-  return Axis(*e);
+absl::StatusOr<Axis> Axis::Find(absl::string_view name, AxisKind kind) {
+  if (!IsValidName(name)) return InvalidName(name);
+  return Get(name, kind);
 }
 
 absl::string_view Axis::name() const { return entry_->name; }
 
-AxisKind Axis::kind() const { return entry_->kind.load(std::memory_order_relaxed); }
+AxisKind Axis::kind() const { return entry_->kind; }
 
 std::strong_ordering operator<=>(Axis a, Axis b) {
   if (a.entry_ == b.entry_) return std::strong_ordering::equal;
-  int c = a.name().compare(b.name());
-  return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
+  if (int c = a.name().compare(b.name()); c != 0) {
+    return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
+  }
+  return a.kind() <=> b.kind();
 }
 
 }  // namespace axe

@@ -79,7 +79,7 @@ std::string PhysCoord::ToString() const {
                       "}");
 }
 
-absl::StatusOr<PhysCoord> PhysCoord::Parse(absl::string_view text) {
+absl::StatusOr<PhysCoord> PhysCoord::Parse(absl::string_view text, const AxisCatalog& catalog) {
   Scanner s(text);
   bool braces = s.TryConsume('{');
   char sep = braces ? ':' : '=';
@@ -89,7 +89,7 @@ absl::StatusOr<PhysCoord> PhysCoord::Parse(absl::string_view text) {
       size_t at = (s.SkipSpace(), s.pos());
       std::optional<absl::string_view> name = s.TryIdent();
       if (!name) return s.Error("an axis name");
-      Axis axis = Axis::Get(*name);
+      Axis axis = catalog.Resolve(*name);
       for (const Entry& e : out.entries_) {
         if (e.first == axis) return s.MessageAt(at, absl::StrCat("axis '", *name, "' given twice"));
       }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
 
 namespace axe {
 namespace {
@@ -25,6 +26,24 @@ struct AxisRange {
   int64_t span = 1;  // 1 + sum |s|(e-1)
 };
 
+// The text form names an axis by its name alone: one name, one kind.
+absl::Status CheckOneKindPerName(absl::Span<const Iter> shard, absl::Span<const Iter> replica,
+                                 const PhysCoord& offset) {
+  absl::flat_hash_map<absl::string_view, Axis> by_name;
+  auto check = [&](Axis a) -> absl::Status {
+    auto [it, inserted] = by_name.emplace(a.name(), a);
+    if (inserted || it->second == a) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "axis '", a.name(), "' is used as both a ", AxisKindName(it->second.kind()),
+        " axis and a ", AxisKindName(a.kind()), " axis in ",
+        FormatLayoutParts(shard, replica, offset)));
+  };
+  for (const Iter& it : shard) AXE_RETURN_IF_ERROR(check(it.axis));
+  for (const Iter& it : replica) AXE_RETURN_IF_ERROR(check(it.axis));
+  for (const auto& [axis, value] : offset.entries()) AXE_RETURN_IF_ERROR(check(axis));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter> replica,
@@ -35,6 +54,7 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
   }
   absl::flat_hash_map<Axis, AxisRange> ranges;
   for (const auto& [axis, value] : offset.entries()) ranges[axis] = {value, value, 1};
+  AXE_RETURN_IF_ERROR(CheckOneKindPerName(shard, replica, offset));
 
   int64_t size = 1;
   int64_t replica_size = 1;

@@ -9,6 +9,15 @@
 #include "axe/layout/tile.h"
 
 namespace axe {
+
+absl::Span<const AxisCatalogEntry> MeshAxisNames() {
+  static constexpr AxisCatalogEntry kNames[] = {{"gpuid", AxisKind::kDevice},
+                                                {"gpuid_x", AxisKind::kDevice},
+                                                {"gpuid_y", AxisKind::kDevice},
+                                                {"pid", AxisKind::kDevice}};
+  return kNames;
+}
+
 namespace {
 
 absl::StatusOr<DeviceMesh> Numbered(std::vector<int64_t> shape, Axis axis, bool row_major) {

@@ -7,6 +7,21 @@
 #include "axe/layout/tile.h"
 
 namespace axe {
+
+absl::Span<const AxisCatalogEntry> NvidiaAxisNames() {
+  static constexpr AxisCatalogEntry kNames[] = {
+      {"reg", AxisKind::kMemory},       {"bx", AxisKind::kThread},
+      {"by", AxisKind::kThread},        {"bz", AxisKind::kThread},
+      {"cbx", AxisKind::kThread},       {"cby", AxisKind::kThread},
+      {"cbz", AxisKind::kThread},       {"tx", AxisKind::kThread},
+      {"warpid", AxisKind::kThread},    {"laneid", AxisKind::kThread},
+      {"wgid", AxisKind::kThread},      {"tid_in_wg", AxisKind::kThread},
+      {"wid_in_wg", AxisKind::kThread}, {"lane", AxisKind::kThread},
+      {"warp", AxisKind::kThread},
+  };
+  return kNames;
+}
+
 namespace {
 
 Layout Make(std::vector<Iter> shard) {

@@ -10,6 +10,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
+#include "axe/layout/inverse.h"
 #include "axe/layout/pack.h"
 #include "axe/layout/tile.h"
 
@@ -56,7 +57,8 @@ bool SwizzledLayout::LooksSwizzled(absl::string_view text) {
   return id && (*id == "Swizzled" || *id == "ComposeLayout") && s.Peek() == '(';
 }
 
-absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text) {
+absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text,
+                                                     const AxisCatalog& catalog) {
   Scanner s(text);
   std::optional<absl::string_view> id = s.TryIdent();
   if (!id || (*id != "Swizzled" && *id != "ComposeLayout")) {
@@ -88,7 +90,7 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text) {
     }
     if (c == ',' && depth == 0) break;
   }
-  absl::StatusOr<Layout> layout = Layout::Parse(text.substr(start, end - start));
+  absl::StatusOr<Layout> layout = Layout::Parse(text.substr(start, end - start), catalog);
   if (!layout.ok()) return s.MessageAt(start, absl::StrCat("inner layout: ", layout.status().message()));
   s.set_pos(end);
   bool inner = true;
@@ -213,6 +215,26 @@ absl::StatusOr<SwizzledLayout> Pack(const SwizzledLayout& layout, int64_t n) {
   AXE_ASSIGN_OR_RETURN(Layout inner, Pack(layout.layout(), n));
   return SwizzledLayout::Create(layout.per_element() - k, layout.swizzle_len(), layout.atom_len(), std::move(inner),
                                 layout.swizzle_inner());
+}
+
+absl::StatusOr<std::vector<std::vector<int64_t>>> Inverse(const SwizzledLayout& layout,
+                                                          absl::Span<const int64_t> shape,
+                                                          const PhysCoord& point) {
+  PhysCoord target = point;
+  const Axis a = layout.axis();
+  target.set(a, layout.Swizzle(point.get(a)));
+  return Inverse(layout.layout(), shape, target);
+}
+
+absl::StatusOr<MaybeSwizzledLayout> Slice(const SwizzledLayout& layout,
+                                          absl::Span<const int64_t> shape,
+                                          absl::Span<const Interval> region) {
+  AXE_ASSIGN_OR_RETURN(MaybeLayout inner, Slice(layout.layout(), shape, region));
+  if (!inner.has_value()) return MaybeSwizzledLayout{std::nullopt, inner.reason};
+  AXE_ASSIGN_OR_RETURN(SwizzledLayout sliced,
+                       SwizzledLayout::Create(layout.per_element(), layout.swizzle_len(),
+                                              layout.atom_len(), *inner, layout.swizzle_inner()));
+  return MaybeSwizzledLayout{std::move(sliced), ""};
 }
 
 }  // namespace axe

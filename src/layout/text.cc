@@ -22,19 +22,59 @@ struct Element {
 
 class LayoutParser {
  public:
-  explicit LayoutParser(absl::string_view text) : s_(text) {}
+  LayoutParser(absl::string_view text, const AxisCatalog& catalog)
+      : s_(text), catalog_(catalog) {}
 
-  absl::StatusOr<Layout> Parse() {
+  // Parses the layout and, if present, its `where` clause, whose kinds are returned in
+  // `kinds` (the caller parses again with them when there are any).
+  absl::StatusOr<Layout> Parse(std::vector<AxisCatalogEntry>& kinds) {
     if (!TryKeyword("S")) return s_.Error("'S[' (a layout starts with its shard)");
     AXE_ASSIGN_OR_RETURN(shard_, ParseIters(/*replica=*/false));
     while (!s_.AtEnd()) {
-      if (!s_.TryConsume('+')) return s_.Error("'+' or end of input");
+      if (TryWhere()) {
+        AXE_ASSIGN_OR_RETURN(kinds, ParseWhereClause());
+        break;
+      }
+      if (!s_.TryConsume('+')) return s_.Error("'+', 'where' or end of input");
       AXE_RETURN_IF_ERROR(ParseTerm());
     }
     return Layout::Create(std::move(shard_), std::move(replica_), std::move(offset_));
   }
 
  private:
+  bool TryWhere() {
+    size_t save = s_.pos();
+    std::optional<absl::string_view> id = s_.TryIdent();
+    if (id && *id == "where") return true;
+    s_.set_pos(save);
+    return false;
+  }
+
+  // NAME ':' KIND { ',' NAME ':' KIND } up to the end of the input.
+  absl::StatusOr<std::vector<AxisCatalogEntry>> ParseWhereClause() {
+    std::vector<AxisCatalogEntry> kinds;
+    do {
+      size_t at = (s_.SkipSpace(), s_.pos());
+      std::optional<absl::string_view> name = s_.TryIdent();
+      if (!name) return s_.Error("an axis name in the 'where' clause");
+      for (const AxisCatalogEntry& e : kinds) {
+        if (e.name == *name) return s_.MessageAt(at, absl::StrCat("axis '", *name, "' given twice"));
+      }
+      AXE_RETURN_IF_ERROR(s_.Expect(':'));
+      size_t kind_at = (s_.SkipSpace(), s_.pos());
+      std::optional<absl::string_view> kind_name = s_.TryIdent();
+      absl::StatusOr<AxisKind> kind =
+          kind_name ? ParseAxisKind(*kind_name) : absl::StatusOr<AxisKind>(absl::NotFoundError(""));
+      if (!kind.ok()) return s_.MessageAt(kind_at, "expected memory, thread or device");
+      if (*name == "m" && *kind != AxisKind::kMemory) {
+        return s_.MessageAt(at, "axis 'm' is the memory axis");
+      }
+      kinds.push_back({*name, *kind});
+    } while (s_.TryConsume(','));
+    if (!s_.AtEnd()) return s_.Error("',' or end of input");
+    return kinds;
+  }
+
   // Consumes `word` followed by '[' (whitespace allowed between them).
   bool TryKeyword(absl::string_view word) {
     size_t save = s_.pos();
@@ -67,7 +107,7 @@ class LayoutParser {
         AXE_RETURN_IF_ERROR(s_.Expect(':'));
         size_t value_at = (s_.SkipSpace(), s_.pos());
         AXE_ASSIGN_OR_RETURN(int64_t v, s_.ReadInt());
-        AXE_RETURN_IF_ERROR(AddOffset(Axis::Get(*name), v, value_at));
+        AXE_RETURN_IF_ERROR(AddOffset(catalog_.Resolve(*name), v, value_at));
       } while (s_.TryConsume(','));
       return s_.Expect('}');
     }
@@ -102,7 +142,7 @@ class LayoutParser {
     if (!s_.TryConsume('@')) return Axis::Memory();
     std::optional<absl::string_view> name = s_.TryIdent();
     if (!name) return s_.Error("an axis name after '@'");
-    return Axis::Get(*name);
+    return catalog_.Resolve(*name);
   }
 
   absl::StatusOr<Element> ParseElement() {
@@ -207,6 +247,7 @@ class LayoutParser {
   }
 
   Scanner s_;
+  const AxisCatalog& catalog_;
   std::vector<Iter> shard_;
   std::vector<Iter> replica_;
   PhysCoord offset_;
@@ -225,7 +266,23 @@ std::string FormatIters(absl::Span<const Iter> iters) {
                   ")");
 }
 
-absl::StatusOr<Layout> Layout::Parse(absl::string_view text) { return LayoutParser(text).Parse(); }
+absl::StatusOr<Layout> Layout::Parse(absl::string_view text, const AxisCatalog& catalog) {
+  std::vector<AxisCatalogEntry> kinds;
+  AXE_ASSIGN_OR_RETURN(Layout l, LayoutParser(text, catalog).Parse(kinds));
+  if (kinds.empty()) return l;
+  // The text names kinds: read it again with them.
+  AXE_ASSIGN_OR_RETURN(AxisCatalog with_kinds, catalog.With(kinds));
+  return LayoutParser(text, with_kinds).Parse(kinds);
+}
+
+std::string FormatAxisKinds(absl::Span<const Axis> axes) {
+  std::string out;
+  for (Axis a : axes) {
+    if (AxisCatalog::Standard().KindOf(a.name()) == a.kind()) continue;
+    absl::StrAppend(&out, out.empty() ? " where " : ", ", a.name(), ":", AxisKindName(a.kind()));
+  }
+  return out;
+}
 
 std::string FormatLayoutParts(absl::Span<const Iter> shard, absl::Span<const Iter> replica,
                               const PhysCoord& offset) {
@@ -248,6 +305,7 @@ std::string FormatLayoutParts(absl::Span<const Iter> shard, absl::Span<const Ite
     std::string value = v < 0 ? absl::StrCat("(", v, ")") : absl::StrCat(v);
     absl::StrAppend(&out, " + ", value, a == Axis::Memory() ? "" : absl::StrCat("@", a.name()));
   }
+  absl::StrAppend(&out, FormatAxisKinds(order));
   return out;
 }
 

@@ -4,6 +4,15 @@
 #include "axe/layout/canonical.h"
 
 namespace axe {
+
+absl::Span<const AxisCatalogEntry> TmemAxisNames() {
+  static constexpr AxisCatalogEntry kNames[] = {{"TCol", AxisKind::kMemory},
+                                                {"TLane", AxisKind::kMemory},
+                                                {"Col", AxisKind::kMemory},
+                                                {"Lane", AxisKind::kMemory}};
+  return kNames;
+}
+
 namespace {
 
 absl::Status Positive(int64_t v, absl::string_view what) {

@@ -9,6 +9,13 @@
 
 namespace axe {
 
+absl::Span<const AxisCatalogEntry> TrainiumAxisNames() {
+  static constexpr AxisCatalogEntry kNames[] = {
+      {"P", AxisKind::kMemory}, {"F", AxisKind::kMemory}, {"Bank", AxisKind::kMemory}};
+  return kNames;
+}
+
+
 absl::StatusOr<Layout> Trainium(absl::string_view pattern, absl::Span<const int64_t> shape) {
   const Axis p_axis = Axis::Get("P"), f_axis = Axis::Get("F");
   if (pattern.size() != shape.size()) {

@@ -42,8 +42,10 @@ TEST(CheckedMath, FloorAndCeil) {
   for (int64_t a = -30; a <= 30; ++a) {
     for (int64_t b = -7; b <= 7; ++b) {
       if (b == 0) continue;
-      int64_t q = 0;
-      while (q * b > a || (q + 1) * b <= a) q += (q * b > a) == (b > 0) ? -1 : 1;  // floor(a/b)
+      // floor(a/b): the q with q <= a/b < q + 1, by search (b's sign flips the inequalities).
+      int64_t q = -100;
+      while (!(b > 0 ? (q * b <= a && a < (q + 1) * b) : (q * b >= a && a > (q + 1) * b))) ++q;
+      ASSERT_LE(q, 100);
       EXPECT_EQ(FloorDiv(a, b), q) << a << "/" << b;
       EXPECT_EQ(FloorMod(a, b), a - q * b) << a << "%" << b;
       EXPECT_EQ(CeilDiv(a, b), (a % b == 0) ? a / b : q + 1) << a << "/" << b;

@@ -40,7 +40,7 @@ TEST(DType, ParseAcceptsEveryNameOfEveryArrayType) {
       EXPECT_EQ(*parsed, t) << name;
     }
   }
-  EXPECT_EQ(array_types, 31);
+  EXPECT_EQ(array_types, 32);
 }
 
 TEST(DType, UnknownNameSaysElementType) {

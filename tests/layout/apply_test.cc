@@ -3,6 +3,7 @@
 #include "axe/layout/apply.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -103,7 +104,7 @@ TEST(Apply, Errors) {
 }
 
 TEST(Apply, AgreesWithOracleOnRandomLayouts) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(7));
   for (int i = 0; i < 400; ++i) {
     Layout l = testing::RandomLayout(rng);
     for (int64_t x = 0; x < l.size(); ++x) {

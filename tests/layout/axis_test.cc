@@ -1,12 +1,19 @@
 #include "axe/layout/axis.h"
+
+#include "absl/hash/hash.h"
 #include "axe/layout/coord.h"
+#include "axe/layout/axis_catalog.h"
+#include "axe/layout/layout.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/status_matchers.h"
 
 namespace axe {
 namespace {
 
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(Axis, BuiltinKinds) {
@@ -25,22 +32,82 @@ TEST(Axis, BuiltinKinds) {
   EXPECT_NE(Axis::Get("Lane"), Axis::Get("lane"));
 }
 
-TEST(Axis, UndeclaredNamesDefaultToThreadAndMayBeDeclaredOnce) {
-  Axis a = Axis::Get("axis_test_undeclared");
+TEST(Axis, NameAndKindAreTheIdentity) {
+  Axis a = Axis::Get("axis_test_name");
+  EXPECT_EQ(a.kind(), AxisKind::kThread);  // not in the standard catalogue
+  Axis d = Axis::Get("axis_test_name", AxisKind::kDevice);
+  EXPECT_EQ(d.kind(), AxisKind::kDevice);
+  EXPECT_NE(a, d);
+  // Building the device axis changed nothing about the thread axis.
   EXPECT_EQ(a.kind(), AxisKind::kThread);
-  ASSERT_TRUE(Axis::Declare("axis_test_undeclared", AxisKind::kDevice).ok());
-  EXPECT_EQ(a.kind(), AxisKind::kDevice);
-  EXPECT_TRUE(Axis::Declare("axis_test_undeclared", AxisKind::kDevice).ok());
-  absl::StatusOr<Axis> again = Axis::Declare("axis_test_undeclared", AxisKind::kMemory);
-  EXPECT_THAT(std::string(again.status().message()), HasSubstr("already a device axis"));
-  EXPECT_FALSE(Axis::Declare("lane", AxisKind::kMemory).ok());
-  EXPECT_EQ(Axis::Declare("axis_test_fresh", AxisKind::kMemory)->kind(), AxisKind::kMemory);
+  EXPECT_EQ(Axis::Get("axis_test_name"), a);
+  EXPECT_EQ(Axis::Get("axis_test_name", AxisKind::kDevice), d);
+  EXPECT_EQ(absl::HashOf(d), absl::HashOf(Axis::Get("axis_test_name", AxisKind::kDevice)));
+  // A standard name may be used with another kind, as another axis.
+  EXPECT_NE(Axis::Get("lane", AxisKind::kMemory), Axis::Get("lane"));
+  EXPECT_EQ(Axis::Get("lane").kind(), AxisKind::kThread);
+}
+
+TEST(AxisCatalog, KindsOfNames) {
+  const AxisCatalog& standard = AxisCatalog::Standard();
+  EXPECT_EQ(standard.KindOf("m"), AxisKind::kMemory);
+  EXPECT_EQ(standard.KindOf("gpuid"), AxisKind::kDevice);
+  EXPECT_EQ(standard.KindOf("not_a_catalogue_name"), AxisKind::kThread);
+  EXPECT_EQ(standard.Find("not_a_catalogue_name"), std::nullopt);
+  absl::StatusOr<AxisCatalog> c = standard.With({{"x", AxisKind::kDevice}, {"lane", AxisKind::kMemory}});
+  ASSERT_OK(c);
+  EXPECT_EQ(c->KindOf("x"), AxisKind::kDevice);
+  EXPECT_EQ(c->KindOf("lane"), AxisKind::kMemory);
+  EXPECT_EQ(standard.KindOf("lane"), AxisKind::kThread);  // the standard catalogue is unchanged
+  EXPECT_THAT(standard.With({{"m", AxisKind::kDevice}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'m' is the memory axis")));
+  EXPECT_THAT(standard.With({{"x", AxisKind::kDevice}, {"x", AxisKind::kThread}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x' is given twice")));
+  EXPECT_THAT(standard.With({{"a-b", AxisKind::kDevice}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("invalid axis name 'a-b'")));
+}
+
+TEST(AxisCatalog, ParsingWithACatalogueAndWithAWhereClause) {
+  absl::StatusOr<AxisCatalog> c = AxisCatalog::Standard().With({{"x", AxisKind::kDevice}});
+  ASSERT_OK(c);
+  Layout thread_x = *Layout::Parse("S[(2,4):(1@x,1)]");
+  Layout device_x = *Layout::Parse("S[(2,4):(1@x,1)]", *c);
+  EXPECT_EQ(thread_x.shard()[0].axis.kind(), AxisKind::kThread);
+  EXPECT_EQ(device_x.shard()[0].axis.kind(), AxisKind::kDevice);
+  EXPECT_NE(thread_x, device_x);
+  // The canonical text names the kind that the standard catalogue would not give.
+  EXPECT_EQ(thread_x.ToString(), "S[(2,4):(1@x,1)]");
+  EXPECT_EQ(device_x.ToString(), "S[(2,4):(1@x,1)] where x:device");
+  EXPECT_THAT(Layout::Parse(device_x.ToString()), IsOkAndHolds(device_x));
+  EXPECT_THAT(Layout::Parse("S[4:1@gpuid] + R[2:1@lane] where gpuid:thread, lane:memory"),
+              IsOkAndHolds(Layout::Create({Iter{4, 1, Axis::Get("gpuid", AxisKind::kThread)}},
+                                          {Iter{2, 1, Axis::Get("lane", AxisKind::kMemory)}})
+                               .value()));
+  // The where clause wins over the caller's catalogue.
+  EXPECT_THAT(Layout::Parse("S[4:1@x] where x:memory", *c),
+              IsOkAndHolds(*Layout::Parse("S[4:1@x] where x:memory")));
+  EXPECT_THAT(Layout::Parse("S[4:1@x] where x:gpu"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 17: expected memory, thread or device")));
+  EXPECT_THAT(Layout::Parse("S[4:1@x] where x:device, x:thread"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("axis 'x' given twice")));
+  EXPECT_THAT(Layout::Parse("S[4:1] where m:device"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'m' is the memory axis")));
+  EXPECT_THAT(Layout::Parse("S[4:1] where"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("an axis name")));
+}
+
+TEST(AxisCatalog, OneNameHasOneKindInALayout) {
+  EXPECT_THAT(Layout::Create({Iter{2, 1, Axis::Get("x")}, Iter{2, 1, Axis::Get("x", AxisKind::kDevice)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("axis 'x' is used as both a thread axis and a device axis")));
 }
 
 TEST(Axis, NamesAreValidated) {
   EXPECT_FALSE(Axis::Find("9x").ok());
   EXPECT_FALSE(Axis::Find("").ok());
-  EXPECT_FALSE(Axis::Declare("a-b", AxisKind::kDevice).ok());
+  EXPECT_THAT(Axis::Find("a-b", AxisKind::kDevice),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("invalid axis name 'a-b'")));
   EXPECT_TRUE(Axis::IsValidName("_x9"));
 }
 
@@ -48,6 +115,8 @@ TEST(Axis, OrderingIsByName) {
   EXPECT_LT(Axis::Get("lane"), Axis::Get("warp"));
   EXPECT_LT(Axis::Get("Bank"), Axis::Get("m"));
   EXPECT_EQ(Axis::Get("warp"), Axis::Get("warp"));
+  EXPECT_LT(Axis::Get("x", AxisKind::kMemory), Axis::Get("x", AxisKind::kThread));
+  EXPECT_LT(Axis::Get("x", AxisKind::kThread), Axis::Get("x", AxisKind::kDevice));
 }
 
 TEST(Axis, KindNames) {

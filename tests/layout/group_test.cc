@@ -5,6 +5,7 @@
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -48,7 +49,7 @@ TEST(Group, Example38bMany) {
 }
 
 TEST(Group, PreservesTheMapAndBlockProducts) {
-  std::mt19937_64 rng(21);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(21));
   int grouped = 0;
   for (int i = 0; i < 500; ++i) {
     Layout l = testing::RandomLayout(rng);

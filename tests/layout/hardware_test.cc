@@ -329,7 +329,7 @@ TEST(Mesh, ReplicatedAndRowMajorMeshes) {
   const Layout row = *MeshShardedLayout({64, 128}, *DeviceMesh::RowMajor({2, 2}), {{0}, {1}});
   EXPECT_EQ(row.ToString(), "S[(2,32,2,64):(2@gpuid,64,1@gpuid,1)]");
   // A dimension sharded over both mesh dimensions, on a named device axis.
-  const Axis x = *Axis::Declare("mesh_x", AxisKind::kDevice);
+  const Axis x = Axis::Get("mesh_x", AxisKind::kDevice);
   const Layout both = *MeshShardedLayout({16, 4}, *DeviceMesh::RowMajor({2, 4}, x), {{1, 0}, {}});
   for (int64_t i = 0; i < 16; ++i) {
     for (int64_t j = 0; j < 4; ++j) {

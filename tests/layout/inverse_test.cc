@@ -4,6 +4,7 @@
 #include "axe/layout/inverse.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -72,7 +73,7 @@ TEST(Inverse, ResourceLimits) {
 }
 
 TEST(Inverse, ContainsEveryPointOfItsImage) {
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(11));
   for (int i = 0; i < 300; ++i) {
     Layout l = testing::RandomLayout(rng);
     absl::StatusOr<InverseMap> m = InverseMap::Build(l);
@@ -88,7 +89,7 @@ TEST(Inverse, ContainsEveryPointOfItsImage) {
 }
 
 TEST(Inverse, AgreesWithOracle) {
-  std::mt19937_64 rng(12);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(12));
   const Axis axes[] = {Axis::Memory(), Axis::Get("lane"), Axis::Get("warp")};
   for (int i = 0; i < 300; ++i) {
     Layout l = testing::RandomLayout(rng);

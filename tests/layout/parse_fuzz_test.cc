@@ -9,6 +9,7 @@
 #include "axe/layout/inverse.h"
 #include "axe/layout/properties.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -55,7 +56,7 @@ void Exercise(const Layout& l) {
 }
 
 TEST(LayoutParseFuzz, NeverCrashesAndRoundTrips) {
-  std::mt19937_64 rng(424242);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(424242));
   int parsed = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string text;
@@ -81,7 +82,7 @@ TEST(LayoutParseFuzz, NeverCrashesAndRoundTrips) {
 }
 
 TEST(LayoutParseFuzz, PointsAndLists) {
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(7));
   for (int i = 0; i < 3000; ++i) {
     std::string text = Mutate("warp=6,lane=8,reg=-1", rng);
     absl::StatusOr<PhysCoord> p = PhysCoord::Parse(text);

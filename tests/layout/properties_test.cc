@@ -3,6 +3,7 @@
 #include "axe/layout/properties.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -74,7 +75,7 @@ TEST(Properties, InjectivityExamples) {
 }
 
 TEST(Properties, InjectivityAgreesWithOracle) {
-  std::mt19937_64 rng(9);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(9));
   int injective = 0, not_injective = 0;
   for (int i = 0; i < 800; ++i) {
     Layout l = testing::RandomLayout(rng);

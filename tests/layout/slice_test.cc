@@ -8,6 +8,7 @@
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -82,7 +83,7 @@ TEST(Slice, RegionTextRoundTrips) {
 
 // Whenever slice answers, the result agrees with apply on every point of the region.
 TEST(Slice, AgreesWithApplyOnTheRegion) {
-  std::mt19937_64 rng(5253);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(5253));
   testing::RandomLayoutOptions opt;
   opt.max_size = 64;
   opt.max_shard_iters = 5;

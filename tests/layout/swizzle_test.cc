@@ -9,6 +9,7 @@
 #include "axe/layout/tile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -91,7 +92,7 @@ TEST(Swizzle, Errors) {
 // The library's bit operations agree with the spec's element-unit formula over whole domains
 // of random layouts (negative strides and offsets included), in both directions.
 TEST(Swizzle, AgreesWithTheBitFormula) {
-  std::mt19937_64 rng(60);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(60));
   testing::RandomLayoutOptions opt;
   opt.memory_only = true;
   opt.max_abs_stride = 64;
@@ -139,7 +140,7 @@ TEST(Swizzle, SwizzleIsAPermutationOfEachPeriodAndItsOwnInverse) {
 // tile(outer, swizzled B)(x, y) == Σ ⊙ outer(x) + swizzled B(y) when the scaled outer strides
 // are multiples of the period.
 TEST(Swizzle, TileRepeatsTheAtom) {
-  std::mt19937_64 rng(50);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(50));
   testing::RandomLayoutOptions opt;
   opt.memory_only = true;
   opt.max_size = 32;

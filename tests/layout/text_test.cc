@@ -4,6 +4,7 @@
 #include "axe/layout/layout.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -91,7 +92,7 @@ TEST(LayoutText, ParseErrorsNamePositionAndExpectation) {
   EXPECT_THAT(Err("S[4:1] + R[2:0@warp]"), HasSubstr("position 13: replica stride must be non-zero"));
   EXPECT_THAT(Err("S[4:1] + R[4]"), HasSubstr("replica strides are mandatory"));
   EXPECT_THAT(Err("R[4:1]"), HasSubstr("position 0: expected 'S['"));
-  EXPECT_THAT(Err("S[4:1] S[2:1]"), HasSubstr("position 7: expected '+' or end of input"));
+  EXPECT_THAT(Err("S[4:1] S[2:1]"), HasSubstr("position 7: expected '+', 'where' or end of input"));
   EXPECT_THAT(Err("S[4:1] + S[2:1]"), HasSubstr("exactly one shard"));
   EXPECT_THAT(Err("S[4:1@]"), HasSubstr("expected an axis name after '@'"));
   EXPECT_THAT(Err("S[4:1@9x]"), HasSubstr("expected an axis name after '@'"));
@@ -118,7 +119,7 @@ TEST(LayoutText, ValidationErrorsNameTheIter) {
 }
 
 TEST(LayoutText, RoundTripsRandomLayouts) {
-  std::mt19937_64 rng(20260101);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(20260101));
   for (int i = 0; i < 2000; ++i) {
     Layout l = testing::RandomLayout(rng);
     absl::StatusOr<Layout> back = Layout::Parse(l.ToString());

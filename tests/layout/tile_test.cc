@@ -10,6 +10,7 @@
 #include "axe/layout/direct_sum.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/test_seed.h"
 #include "layout/random_layout.h"
 
 namespace axe {
@@ -77,11 +78,10 @@ TEST(Tile, TiledShapeAndTileTo) {
 
 // apply(tile(A,B))(x, y) == Σ ⊙ A(x) + B(y) as sets, over the whole domain.
 TEST(Tile, LawOverWholeDomainsOnRandomLayouts) {
-  std::mt19937_64 rng(4047);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(4047));
   testing::RandomLayoutOptions opt;
   opt.max_size = 36;
   opt.max_replica_size = 6;
-  int checked = 0;
   for (int i = 0; i < 300; ++i) {
     const auto [a, b, sa, sb] = testing::RandomLayoutPair(rng, opt, 3);
     absl::StatusOr<Layout> t = Tile(a, sa, b, sb);
@@ -94,9 +94,7 @@ TEST(Tile, LawOverWholeDomainsOnRandomLayouts) {
       }
     }
     EXPECT_EQ(*t, Canonicalize(*t));
-    ++checked;
   }
-  EXPECT_EQ(checked, 300);
 }
 
 TEST(DirectSum, Example51) {
@@ -113,7 +111,7 @@ TEST(DirectSum, TileIsTheDirectSumOfTheScaledOuter) {
 }
 
 TEST(DirectSum, LawAndErrors) {
-  std::mt19937_64 rng(51);
+  std::mt19937_64 rng(::axe::testing_support::TestSeed(51));
   testing::RandomLayoutOptions opt;
   opt.max_size = 24;
   opt.max_replica_size = 4;

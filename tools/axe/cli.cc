@@ -5,7 +5,9 @@
 #include <iostream>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
 
 namespace axe::cli {
@@ -85,6 +87,52 @@ void AddRegisteredCommandGroups(CLI::App& app, Selected& selected) {
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, adder] : groups) adder(app, selected);
+}
+
+void MakeIntegerOptionsStrict(CLI::App& app) {
+  const CLI::Validator strict_integer(
+      [](std::string& value) -> std::string {
+        int64_t parsed = 0;
+        if (absl::SimpleAtoi(value, &parsed)) return "";
+        std::string shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
+        return value.empty() ? "expected an integer, got an empty value"
+                             : absl::StrCat("expected an integer in [-2^63, 2^63), got '", shown,
+                                            "'");
+      },
+      "INT");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_name() == "INT" || opt->get_type_name() == "UINT") {
+      opt->check(strict_integer);
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    MakeIntegerOptionsStrict(*sub);
+  }
+}
+
+std::optional<std::string> UnknownCommand(CLI::App& app, int argc, const char* const* argv) {
+  CLI::App* current = &app;
+  std::string path = app.get_name();
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return std::nullopt;  // options: the parser's business
+    auto subs = current->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) return std::nullopt;  // positional arguments of a leaf command
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : subs) {
+      if (sub->check_name(word)) next = sub;
+    }
+    if (next == nullptr) {
+      std::vector<std::string> names;
+      for (CLI::App* sub : subs) names.push_back(sub->get_name());
+      std::string shown = word.size() > 40 ? word.substr(0, 40) + "..." : word;
+      return absl::StrCat("unknown command '", shown, "' for '", path,
+                          "'; expected one of: ", absl::StrJoin(names, ", "));
+    }
+    current = next;
+    absl::StrAppend(&path, " ", word);
+  }
+  return std::nullopt;
 }
 
 }  // namespace axe::cli

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,16 @@ struct CommandGroupRegistration {
 };
 // Adds every registered group to `app`.
 void AddRegisteredCommandGroups(CLI::App& app, Selected& selected);
+
+// Makes every integer option of `app` and its subcommands strict: an empty value, a value
+// with trailing text, or one outside [-2^63, 2^63) is an error quoting the typed text (the
+// parser alone reads '' as 0 and clamps at the int64 range).
+void MakeIntegerOptionsStrict(CLI::App& app);
+
+// For a command line that names a command that does not exist ("axe bogus", "axe layout
+// bogus"): "unknown command 'bogus' for 'axe layout'; expected one of: canon, apply, ...".
+// nullopt when every command word is known.
+std::optional<std::string> UnknownCommand(CLI::App& app, int argc, const char* const* argv);
 
 #define AXE_CLI_CONCAT_INNER_(a, b) a##b
 #define AXE_CLI_CONCAT_(a, b) AXE_CLI_CONCAT_INNER_(a, b)

@@ -1,5 +1,6 @@
 // axe layout canon|apply|inverse|info|show, and the algebra:
 // axe layout group|tile|tile-of|direct-sum|slice
+#include <array>
 #include <iostream>
 #include <optional>
 #include <memory>
@@ -45,28 +46,45 @@ void AddLayoutArgs(CLI::App* cmd, LayoutArgs& args) {
   AddAxisOption(cmd, args.declare);
 }
 
-absl::Status DeclareAxes(const std::vector<std::string>& declare) {
+// The standard catalogue with the --axis NAME=KIND entries.
+absl::StatusOr<AxisCatalog> CatalogWith(const std::vector<std::string>& declare) {
+  std::vector<std::string> names;
+  std::vector<AxisCatalogEntry> entries;
+  names.reserve(declare.size());
   for (const std::string& d : declare) {
     std::vector<std::string> parts = absl::StrSplit(d, '=');
     if (parts.size() != 2) {
       return absl::InvalidArgumentError(absl::StrCat("--axis '", d, "': expected NAME=KIND"));
     }
-    AXE_ASSIGN_OR_RETURN(AxisKind kind, ParseAxisKind(parts[1]));
-    AXE_RETURN_IF_ERROR(Axis::Declare(parts[0], kind).status());
+    absl::StatusOr<AxisKind> kind = ParseAxisKind(parts[1]);
+    if (!kind.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--axis '", d, "': ", kind.status().message()));
+    }
+    names.push_back(parts[0]);
+    entries.push_back({names.back(), *kind});
   }
-  return absl::OkStatus();
+  absl::StatusOr<AxisCatalog> c = AxisCatalog::Standard().With(entries);
+  if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--axis: ", c.status().message()));
+  return c;
 }
 
-// Parses a layout given on the command line; `what` names it in errors.
-absl::StatusOr<Layout> ParseLayoutText(const std::string& text, absl::string_view what) {
-  absl::StatusOr<Layout> l = Layout::Parse(text);
+// Parses a layout given on the command line (text, "-" or "@file"); `what` names it in errors.
+absl::StatusOr<Layout> ParseLayoutText(const std::string& arg, absl::string_view what,
+                                       const AxisCatalog& catalog = AxisCatalog::Standard()) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, std::string(what)));
+  if (SwizzledLayout::LooksSwizzled(text)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": this command takes a plain layout S[...], not a Swizzled(...) layout; the "
+              "commands that take one are canon, apply, inverse and info"));
+  }
+  absl::StatusOr<Layout> l = Layout::Parse(text, catalog);
   if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
   return l;
 }
 
 absl::StatusOr<Layout> ParseLayoutArgs(const LayoutArgs& args) {
-  AXE_RETURN_IF_ERROR(DeclareAxes(args.declare));
-  return ParseLayoutText(args.layout, "layout");
+  AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(args.declare));
+  return ParseLayoutText(args.layout, "layout", catalog);
 }
 
 // A plain layout, or a swizzled one ("Swizzled(M,B,S, <layout>)" / "ComposeLayout(...)").
@@ -81,19 +99,22 @@ struct AnyLayout {
   }
 };
 
-absl::StatusOr<AnyLayout> ParseAnyLayoutText(const std::string& text, absl::string_view what) {
+absl::StatusOr<AnyLayout> ParseAnyLayoutText(const std::string& arg, absl::string_view what,
+                                             const AxisCatalog& catalog) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, std::string(what)));
   if (!SwizzledLayout::LooksSwizzled(text)) {
-    AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutText(text, what));
-    return AnyLayout{std::move(l), std::nullopt};
+    absl::StatusOr<Layout> l = Layout::Parse(text, catalog);
+    if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
+    return AnyLayout{*std::move(l), std::nullopt};
   }
-  absl::StatusOr<SwizzledLayout> s = SwizzledLayout::Parse(text);
+  absl::StatusOr<SwizzledLayout> s = SwizzledLayout::Parse(text, catalog);
   if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.status().message()));
   return AnyLayout{s->layout(), *s};
 }
 
 absl::StatusOr<AnyLayout> ParseAnyLayoutArgs(const LayoutArgs& args) {
-  AXE_RETURN_IF_ERROR(DeclareAxes(args.declare));
-  return ParseAnyLayoutText(args.layout, "layout");
+  AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(args.declare));
+  return ParseAnyLayoutText(args.layout, "layout", catalog);
 }
 
 // The axes to show for points of `l`: its own axes, then any other axis of the points.
@@ -209,14 +230,12 @@ void AddInverse(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
     const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
-    absl::StatusOr<PhysCoord> p = PhysCoord::Parse(args->point);
+    // The point's axis names take the kinds they have in the layout.
+    absl::StatusOr<PhysCoord> p =
+        PhysCoord::Parse(args->point, AxisCatalog::Standard().With(l.axes()));
     if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--point: ", p.status().message()));
-    PhysCoord target = *p;
-    if (any.swizzled) {  // the swizzle is its own inverse
-      const Axis a = any.swizzled->axis();
-      target.set(a, any.swizzled->Swizzle(p->get(a)));
-    }
-    AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords, Inverse(l, shape, target));
+    AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords,
+                         any.swizzled ? Inverse(*any.swizzled, shape, *p) : Inverse(l, shape, *p));
     if (selected.json) {
       PrintJson({{"coords", coords}});
     } else if (coords.empty()) {
@@ -290,33 +309,53 @@ void AddInfo(CLI::App& group, Selected& selected) {
 void AddShow(CLI::App& group, Selected& selected) {
   struct Args : LayoutArgs {
     std::string shape;
+    int64_t max_rows = 32, max_cols = 16;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "show", "Draw a 2-D logical shape as a grid of the physical point of each element");
+      "show", "Draw a 2-D logical shape as a grid of the physical point of each element; large "
+              "grids show their top-left window");
   AddLayoutArgs(cmd, *args);
-  cmd->add_option("--shape", args->shape, "Logical shape ROWS,COLS (default: 1,size)");
+  cmd->add_option("--shape", args->shape,
+                  "Logical shape ROWS,COLS (default: the trailing shard extents up to 64 columns)");
+  cmd->add_option("--max-rows", args->max_rows, "Rows drawn at most (default 32)")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  cmd->add_option("--max-cols", args->max_cols, "Columns drawn at most (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
-    std::vector<int64_t> shape = {1, l.size()};
+    std::array<int64_t, 2> shape = DefaultGridShape(l);
     if (!args->shape.empty()) {
-      AXE_ASSIGN_OR_RETURN(shape, ParseIntListOption(args->shape, "--shape"));
-      if (shape.size() != 2) return absl::InvalidArgumentError("--shape: show draws a 2-D shape ROWS,COLS");
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> s, ParseIntListOption(args->shape, "--shape"));
+      if (s.size() != 2) return absl::InvalidArgumentError("--shape: show draws a 2-D shape ROWS,COLS");
+      shape = {s[0], s[1]};
     }
-    AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1]));
-    if (selected.json) {
-      Json rows = Json::array();
-      std::vector<Axis> axes = l.axes();
-      for (int64_t r = 0; r < shape[0]; ++r) {
-        Json row = Json::array();
-        for (int64_t c = 0; c < shape[1]; ++c) row.push_back(PointJson(*ApplyBase(l, r * shape[1] + c), axes));
-        rows.push_back(row);
-      }
-      PrintJson({{"layout", l.ToString()}, {"grid", rows}});
-    } else {
+    const GridWindow window{args->max_rows, args->max_cols};
+    if (!selected.json) {
+      AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1], window));
       std::cout << grid;
+      return absl::OkStatus();
     }
+    AXE_ASSIGN_OR_RETURN(GridView view, ViewGrid(l, shape[0], shape[1], window));
+    Json rows = Json::array();
+    for (int64_t r = 0; r < view.shown_rows; ++r) {
+      Json row = Json::array();
+      for (int64_t c = 0; c < view.shown_cols; ++c) {
+        row.push_back(PointJson(view.cells[static_cast<size_t>(r * view.shown_cols + c)], view.axes));
+      }
+      rows.push_back(row);
+    }
+    Json axes = Json::array();
+    for (Axis a : view.axes) axes.push_back(std::string(a.name()));
+    Json replica = nullptr;
+    if (!l.replica().empty()) replica = absl::StrCat("R[", FormatIters(l.replica()), "]");
+    PrintJson({{"layout", l.ToString()},
+               {"shape", {view.rows, view.cols}},
+               {"shown", {view.shown_rows, view.shown_cols}},
+               {"axes", axes},
+               {"replica", replica},
+               {"grid", rows}});
     return absl::OkStatus();
   });
 }
@@ -411,9 +450,11 @@ struct ParsedPair {
 };
 
 absl::StatusOr<ParsedPair> ParsePair(const PairArgs& a, absl::string_view outer_name, absl::string_view inner_name) {
-  AXE_RETURN_IF_ERROR(DeclareAxes(a.declare));
-  AXE_ASSIGN_OR_RETURN(AnyLayout outer, ParseAnyLayoutText(a.outer, absl::StrCat("--", outer_name)));
-  AXE_ASSIGN_OR_RETURN(AnyLayout inner, ParseAnyLayoutText(a.inner, absl::StrCat("--", inner_name)));
+  AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(a.declare));
+  AXE_ASSIGN_OR_RETURN(AnyLayout outer,
+                       ParseAnyLayoutText(a.outer, absl::StrCat("--", outer_name), catalog));
+  AXE_ASSIGN_OR_RETURN(AnyLayout inner,
+                       ParseAnyLayoutText(a.inner, absl::StrCat("--", inner_name), catalog));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os, ParseIntListOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is, ParseIntListOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
   return ParsedPair{std::move(outer), std::move(inner), std::move(os), std::move(is)};
@@ -471,7 +512,8 @@ void AddTileOf(CLI::App& group, Selected& selected) {
     if (!inner_known && args->outer.empty()) return absl::InvalidArgumentError("give --inner/--inner-shape or --outer/--outer-shape");
     const std::string& known_text = inner_known ? args->inner : args->outer;
     const std::string name = inner_known ? "--inner" : "--outer";
-    AXE_ASSIGN_OR_RETURN(Layout known, ParseLayoutText(known_text, name));
+    AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(args->declare));
+    AXE_ASSIGN_OR_RETURN(Layout known, ParseLayoutText(known_text, name, catalog));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> known_shape,
                          ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, inner_known ? TileOfInner(a, shape, known, known_shape)
@@ -518,14 +560,16 @@ void AddSlice(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     absl::StatusOr<std::vector<Interval>> region = ParseRegion(args->region);
     if (!region.ok()) return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
-    AXE_ASSIGN_OR_RETURN(MaybeLayout m, Slice(l.layout, shape, *region));
-    if (l.swizzled && m.has_value()) {  // the swizzle applies after the (sliced) inner layout
-      AXE_ASSIGN_OR_RETURN(SwizzledLayout s,
-                           SwizzledLayout::Create(l.swizzled->per_element(), l.swizzled->swizzle_len(),
-                                                  l.swizzled->atom_len(), *m, l.swizzled->swizzle_inner()));
-      PrintResult(s.ToString(), selected.json);
+    if (l.swizzled) {
+      AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));
+      if (m.has_value()) {
+        PrintResult(m.layout->ToString(), selected.json);
+      } else {
+        PrintMaybe(MaybeLayout::None(m.reason), selected.json);
+      }
       return absl::OkStatus();
     }
+    AXE_ASSIGN_OR_RETURN(MaybeLayout m, Slice(l.layout, shape, *region));
     PrintMaybe(m, selected.json);
     return absl::OkStatus();
   });

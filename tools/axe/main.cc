@@ -1,6 +1,8 @@
 // axe: describe, check, convert and execute tensor layouts.
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "cli.h"
 
@@ -12,6 +14,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   axe::cli::Selected selected;
   axe::cli::AddRegisteredCommandGroups(app, selected);
+  axe::cli::MakeIntegerOptionsStrict(app);
+  app.set_version_flag("--version", "axe " AXE_VERSION);
+  if (std::optional<std::string> unknown = axe::cli::UnknownCommand(app, argc, argv)) {
+    std::cerr << "axe: error: " << *unknown << "\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

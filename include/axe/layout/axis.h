@@ -1,24 +1,27 @@
 // Named hardware axes (memory `m`, `reg`, lanes, warps, devices, ...).
 //
-// An Axis is an interned name with a kind. Names are case-sensitive identifiers
-// ([A-Za-z_][A-Za-z0-9_]*). Built-in names have fixed kinds (see docs/layout.md). A name
-// used without being declared is registered with kind kThread ("defaulted"), so that
-// storage() never treats an unknown name as memory; a defaulted name may later be declared
-// once with another kind (a mesh declaring its axis names as devices, say). Re-declaring a
-// declared or built-in axis with a different kind is an error.
+// An Axis is an immutable value: a name and a kind (memory, thread or device). Names are
+// case-sensitive identifiers ([A-Za-z_][A-Za-z0-9_]*). Two axes are the same axis iff both
+// name and kind agree, so `x` as a mesh (device) axis and `x` as a thread axis are different
+// axes, and nothing can change the kind of an axis that exists.
 //
-//   Axis lane = Axis::Get("lane");                       // built-in, kThread
-//   absl::StatusOr<Axis> x = Axis::Declare("x", AxisKind::kDevice);
+// Which kind a bare name has when text is parsed is the business of an AxisCatalog
+// (axis_catalog.h): the standard catalogue holds the names of the hardware catalogues
+// (NVIDIA, Trainium, TMEM, device meshes); any other name is a thread axis unless the text
+// or the caller's catalogue says otherwise. See docs/notation.md, "Axis kinds".
+//
+//   Axis lane = Axis::Get("lane");                     // standard catalogue: thread
+//   Axis x = Axis::Get("x", AxisKind::kDevice);        // a mesh axis
 #ifndef AXE_LAYOUT_AXIS_H_
 #define AXE_LAYOUT_AXIS_H_
 
 #include <compare>
 #include <cstdint>
 #include <ostream>
-#include "absl/strings/string_view.h"
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace axe {
 
@@ -38,13 +41,15 @@ class Axis {
   // The default memory axis `m`.
   Axis();
 
-  // The axis named `name`, registering it with kind kThread if it is new. The name must be
-  // a valid identifier (a programming error otherwise; use Find() for untrusted text).
+  // The axis `name` with the kind the standard catalogue gives the name (kThread for names
+  // it does not hold). The name must be a valid identifier (a programming error otherwise;
+  // use Find() for untrusted text).
   static Axis Get(absl::string_view name);
+  // The axis `name` of kind `kind`.
+  static Axis Get(absl::string_view name, AxisKind kind);
   // Like Get() but returns InvalidArgument for a malformed name.
   static absl::StatusOr<Axis> Find(absl::string_view name);
-  // Declares `name` with `kind` (see the header comment for the rules).
-  static absl::StatusOr<Axis> Declare(absl::string_view name, AxisKind kind);
+  static absl::StatusOr<Axis> Find(absl::string_view name, AxisKind kind);
   // True for [A-Za-z_][A-Za-z0-9_]*.
   static bool IsValidName(absl::string_view name);
 
@@ -54,7 +59,8 @@ class Axis {
   AxisKind kind() const;
   bool is_memory() const { return kind() == AxisKind::kMemory; }
 
-  // Identity comparison; ordering is by name (deterministic across runs).
+  // Identity comparison (name and kind); ordering is by name, then kind (deterministic
+  // across runs).
   friend bool operator==(Axis a, Axis b) { return a.entry_ == b.entry_; }
   friend std::strong_ordering operator<=>(Axis a, Axis b);
 

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 
 namespace axe {
 
@@ -31,8 +32,11 @@ class PhysCoord {
   // Values on a repeated axis add up (unchecked: the caller's values must not overflow).
   PhysCoord(std::initializer_list<Entry> entries);
 
-  // Parses "warp=6,lane=8,reg=1" or "{warp:6, lane:8}"; a repeated axis is an error.
-  static absl::StatusOr<PhysCoord> Parse(absl::string_view text);
+  // Parses "warp=6,lane=8,reg=1" or "{warp:6, lane:8}"; a repeated axis is an error. Names
+  // take their kinds from `catalog` (to read a point of a layout, pass
+  // AxisCatalog::Standard().With(layout.axes())).
+  static absl::StatusOr<PhysCoord> Parse(absl::string_view text,
+                                         const AxisCatalog& catalog = AxisCatalog::Standard());
 
   int64_t get(Axis a) const;
   void set(Axis a, int64_t value);

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/coord.h"
 #include "axe/layout/iter.h"
 
@@ -36,6 +37,7 @@ class Layout {
  public:
   // Validates and builds a layout. Errors (InvalidArgument) name the offending iter:
   //  - D is empty;
+  //  - two axes share a name (with different kinds: x as a thread and as a device axis);
   //  - an extent < 1;
   //  - a replica stride of 0 (a shard stride of 0 is a broadcast dimension and is fine);
   //  - E_D, E_R, a span, the memory span over all memory axes, or any mapped value
@@ -43,9 +45,11 @@ class Layout {
   static absl::StatusOr<Layout> Create(std::vector<Iter> shard, std::vector<Iter> replica = {},
                                        PhysCoord offset = {});
 
-  // Parses the text form (docs/notation.md). Errors give the 0-based position and what was
-  // expected, e.g. "position 4: expected ')' or ',', found ']' in \"S[(8]\"".
-  static absl::StatusOr<Layout> Parse(absl::string_view text);
+  // Parses the text form (docs/notation.md). Bare axis names take their kind from `catalog`
+  // unless the text's `where` clause names it. Errors give the 0-based position and what
+  // was expected, e.g. "position 4: expected ')' or ',', found ']' in \"S[(8]\"".
+  static absl::StatusOr<Layout> Parse(absl::string_view text,
+                                      const AxisCatalog& catalog = AxisCatalog::Standard());
 
   // The compact row-major layout S[(e0,...)] on `axis` (last stride 1).
   static absl::StatusOr<Layout> RowMajor(absl::Span<const int64_t> extents,
@@ -100,6 +104,10 @@ void SortReplicaIters(std::vector<Iter>& iters);
 
 // The bracket contents of S[...] / R[...]: "e:s@a" for one iter, else "(e,...):(s@a,...)".
 std::string FormatIters(absl::Span<const Iter> iters);
+
+// " where x:device, ..." for the axes among `axes` whose kind is not the one the standard
+// catalogue gives their name ("" when there are none).
+std::string FormatAxisKinds(absl::Span<const Axis> axes);
 
 // Prints the text form of raw parts (also for parts that do not form a valid layout; used
 // in error messages).

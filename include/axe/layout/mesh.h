@@ -20,9 +20,14 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
 
 namespace axe {
+
+// The device axis names of the standard catalogue: gpuid, gpuid_x, gpuid_y and pid.
+absl::Span<const AxisCatalogEntry> MeshAxisNames();
+
 
 struct DeviceMesh {
   std::vector<int64_t> shape;    // devices per mesh dimension

@@ -18,10 +18,17 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/swizzle.h"
 
 namespace axe {
+
+// The axis names of NVIDIA GPUs in the standard catalogue: `reg` (registers, memory); the
+// thread axes bx, by, bz (block index), cbx, cby, cbz (cluster block index), tx, laneid,
+// warpid, lane, warp, wgid (warpgroup), tid_in_wg, wid_in_wg.
+absl::Span<const AxisCatalogEntry> NvidiaAxisNames();
+
 
 // The register axis `reg`.
 Axis RegisterAxis();

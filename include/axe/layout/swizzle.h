@@ -30,6 +30,7 @@
 #include "absl/types/span.h"
 #include "axe/layout/coord.h"
 #include "axe/layout/layout.h"
+#include "axe/layout/slice.h"
 
 namespace axe {
 
@@ -40,8 +41,10 @@ class SwizzledLayout {
   // kind memory).
   static absl::StatusOr<SwizzledLayout> Create(int per_element, int swizzle_len, int atom_len,
                                                Layout layout, bool swizzle_inner = true);
-  // Parses the text form (see above). Errors name the position.
-  static absl::StatusOr<SwizzledLayout> Parse(absl::string_view text);
+  // Parses the text form (see above); the inner layout's axis names take their kinds from
+  // `catalog`. Errors name the position.
+  static absl::StatusOr<SwizzledLayout> Parse(
+      absl::string_view text, const AxisCatalog& catalog = AxisCatalog::Standard());
   // True when `text` (after leading whitespace) starts a swizzled layout rather than a
   // plain one ("Swizzled(" or "ComposeLayout(").
   static bool LooksSwizzled(absl::string_view text);
@@ -104,6 +107,26 @@ SwizzledLayout Canonicalize(const SwizzledLayout& layout);
 //   // Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])
 absl::StatusOr<SwizzledLayout> Tile(const Layout& outer, absl::Span<const int64_t> outer_shape,
                                     const SwizzledLayout& inner, absl::Span<const int64_t> inner_shape);
+
+// Every logical coordinate of `shape` that the swizzled layout maps to `point` (sorted):
+// the swizzle is its own inverse, so this is the inner layout's Inverse (inverse.h) of the
+// point with its address swizzled. Errors: those of Inverse().
+absl::StatusOr<std::vector<std::vector<int64_t>>> Inverse(const SwizzledLayout& layout,
+                                                          absl::Span<const int64_t> shape,
+                                                          const PhysCoord& point);
+
+// The swizzled layout of a box sub-tensor: the swizzle applies after the inner layout, so
+// this is the same (M, B, S) over Slice(inner) (slice.h), or no answer with Slice's reason.
+struct MaybeSwizzledLayout {
+  std::optional<SwizzledLayout> layout;
+  std::string reason;  // why there is no layout (empty when there is one)
+  bool has_value() const { return layout.has_value(); }
+  // The text of the layout, or "none: <reason>".
+  std::string ToString() const { return layout ? layout->ToString() : "none: " + reason; }
+};
+absl::StatusOr<MaybeSwizzledLayout> Slice(const SwizzledLayout& layout,
+                                          absl::Span<const int64_t> shape,
+                                          absl::Span<const Interval> region);
 
 // Views each element as n sub-elements (n a power of two): M + log2 n and Unpack of the
 // inner layout (pack.h). Errors: n is not a power of two, or the inner Unpack fails.

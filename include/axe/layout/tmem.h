@@ -12,10 +12,16 @@
 
 #include "absl/status/statusor.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/nvidia.h"
 
 namespace axe {
+
+// The axis names of Blackwell tensor memory in the standard catalogue: the memory axes
+// TLane and TCol (TMEM lane and column) and their short forms Lane and Col.
+absl::Span<const AxisCatalogEntry> TmemAxisNames();
+
 
 inline constexpr int64_t kTmemLanes = 128;
 

@@ -11,9 +11,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
 
 namespace axe {
+
+// The axis names of Trainium in the standard catalogue: the memory axes P (SBUF/PSUM
+// partition), F (free dimension) and Bank (PSUM bank).
+absl::Span<const AxisCatalogEntry> TrainiumAxisNames();
+
 
 inline constexpr int64_t kTrainiumPartitions = 128;
 inline constexpr int64_t kPsumBankSize = 512;  // fp32 elements per bank and partition
