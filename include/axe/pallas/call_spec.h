@@ -39,9 +39,6 @@ enum class Mode : uint8_t {
 enum class DimensionSemantics : uint8_t { kParallel, kArbitrary };
 inline constexpr DimensionSemantics kParallel = DimensionSemantics::kParallel;
 inline constexpr DimensionSemantics kArbitrary = DimensionSemantics::kArbitrary;
-// "parallel" / "arbitrary".
-absl::string_view DimensionSemanticsName(DimensionSemantics d);
-absl::StatusOr<DimensionSemantics> ParseDimensionSemantics(absl::string_view text);
 
 struct CallOptions {
   Mode mode = Mode::kInterpret;
