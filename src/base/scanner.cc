@@ -134,6 +134,11 @@ std::optional<absl::string_view> Scanner::TryIdent(absl::string_view extra_chars
   return text_.substr(start, pos_ - start);
 }
 
+std::string ElideForMessage(absl::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return absl::StrCat(text.substr(0, max / 2), "...", text.substr(text.size() - max / 2));
+}
+
 std::string Scanner::Context(size_t pos) const {
   constexpr size_t kMax = 80;
   if (text_.size() <= kMax) return absl::StrCat(" in \"", text_, "\"");

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 
 namespace axe {
@@ -16,7 +17,7 @@ absl::Status IterError(absl::string_view which, size_t index, const Iter& it,
                        absl::Span<const Iter> replica, const PhysCoord& offset) {
   return absl::InvalidArgumentError(absl::StrCat(which, " iter ", index, " (", it.ToString(),
                                                  "): ", problem, " in ",
-                                                 FormatLayoutParts(shard, replica, offset)));
+                                                 ElideForMessage(FormatLayoutParts(shard, replica, offset))));
 }
 
 // Per-axis running bounds of mapped values, all checked.
@@ -36,7 +37,7 @@ absl::Status CheckOneKindPerName(absl::Span<const Iter> shard, absl::Span<const 
     return absl::InvalidArgumentError(absl::StrCat(
         "axis '", a.name(), "' is used as both a ", AxisKindName(it->second.kind()),
         " axis and a ", AxisKindName(a.kind()), " axis in ",
-        FormatLayoutParts(shard, replica, offset)));
+        ElideForMessage(FormatLayoutParts(shard, replica, offset))));
   };
   for (const Iter& it : shard) AXE_RETURN_IF_ERROR(check(it.axis));
   for (const Iter& it : replica) AXE_RETURN_IF_ERROR(check(it.axis));
@@ -97,7 +98,7 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
     std::optional<int64_t> total = CheckedAdd(memory_span, r.span - 1);
     if (!total) {
       return absl::InvalidArgumentError(absl::StrCat("the memory span over all memory axes overflows int64 in ",
-                                                     FormatLayoutParts(shard, replica, offset)));
+                                                     ElideForMessage(FormatLayoutParts(shard, replica, offset))));
     }
     memory_span = *total;
   }
@@ -118,7 +119,7 @@ absl::StatusOr<Layout> Layout::RowMajor(absl::Span<const int64_t> extents, Axis 
     std::optional<int64_t> next = CheckedMul(stride, extents[k]);
     if (!next) {
       return absl::InvalidArgumentError(
-          absl::StrCat("row-major strides for ", FormatLayoutParts(iters, {}, {}),
+          absl::StrCat("row-major strides for ", ElideForMessage(FormatLayoutParts(iters, {}, {})),
                        " overflow int64"));
     }
     stride = *next;

@@ -144,5 +144,18 @@ TEST(LayoutText, RowMajor) {
   EXPECT_FALSE(Layout::RowMajor({4294967296, 4294967296, 2}).ok());
 }
 
+TEST(LayoutText, ValidationErrorsDoNotEchoHugeInputs) {
+  // 20,000 shard iters whose sizes overflow: the message names the iter, not the whole text.
+  std::string text = "S[(";
+  for (int i = 0; i < 20000; ++i) absl::StrAppend(&text, i ? "," : "", "4294967296");
+  text += "):(";
+  for (int i = 0; i < 20000; ++i) absl::StrAppend(&text, i ? "," : "", "1");
+  text += ")]";
+  absl::StatusOr<Layout> l = Layout::Parse(text);
+  ASSERT_FALSE(l.ok());
+  EXPECT_THAT(std::string(l.status().message()), HasSubstr("shard iter 1 (4294967296:1): the layout size overflows int64"));
+  EXPECT_LT(l.status().message().size(), 400u);
+}
+
 }  // namespace
 }  // namespace axe

@@ -10,12 +10,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace axe {
+
+// `text` for an error message: unchanged up to `max` characters, else its first and last
+// max/2 characters around "...". Messages quote inputs without echoing 100 KB dumps.
+std::string ElideForMessage(absl::string_view text, size_t max = 160);
 
 class Scanner {
  public:
