@@ -9,11 +9,52 @@ namespace axe::xla {
 namespace {
 
 absl::Status Overflow(const Shape& shape, absl::string_view what) {
-  return absl::OutOfRangeError(absl::StrCat("the ", what, " of ", shape.ToString(), " overflows int64"));
+  return absl::OutOfRangeError(
+      absl::StrCat("the ", what, " of ", internal::Elided(shape.ToString()), " overflows int64"));
 }
 
-// Size of position `pos` of a level's left-padded input.
-int64_t PaddedSize(const TilingLevel& l, size_t pos) { return pos < l.left_padding ? 1 : l.input[pos - l.left_padding]; }
+// Builds one level on the current expanded shape `cur` and replaces cur's covered suffix by
+// the level's output: O(tile rank) work, whatever the rank of `cur`.
+absl::StatusOr<TilingLevel> ApplyLevel(const Shape& shape, const Tile& tile, size_t level,
+                                       std::vector<int64_t>& cur) {
+  TilingLevel l;
+  l.tile = tile;
+  l.input_rank = cur.size();
+  const size_t k = tile.rank();
+  l.left_padding = k > cur.size() ? k - cur.size() : 0;
+  if (l.left_padding > 0) cur.insert(cur.begin(), l.left_padding, 1);  // cur.size() < k
+  l.prefix = cur.size() - k;
+  l.covered.assign(cur.begin() + static_cast<std::ptrdiff_t>(l.prefix), cur.end());
+  std::vector<size_t> pending;
+  int64_t folded = 1;
+  for (size_t i = 0; i < k; ++i) {
+    pending.push_back(i);
+    std::optional<int64_t> f = CheckedMul(folded, l.covered[i]);
+    if (!f) {
+      return Overflow(shape, absl::StrCat("combined ('*') dimension at tile level ", level + 1));
+    }
+    folded = *f;
+    if (tile.dimension(i) == Tile::kCombineDimension) continue;
+    l.groups.push_back(std::move(pending));
+    pending.clear();
+    l.folded.push_back(folded);
+    l.bounds.push_back(tile.dimension(i));
+    folded = 1;
+  }
+  if (!pending.empty()) {  // validation rules this out; kept for hand-built levels
+    return absl::InvalidArgumentError(
+        absl::StrCat("tile ", internal::Elided(tile.ToString()), " (level ", level + 1, ") of ",
+                     internal::Elided(shape.ToString()),
+                     " ends with '*': there is no more-minor dimension to combine it into"));
+  }
+  for (size_t j = 0; j < l.bounds.size(); ++j) {
+    l.counts.push_back(l.folded[j] / l.bounds[j] + (l.folded[j] % l.bounds[j] != 0 ? 1 : 0));
+  }
+  cur.resize(l.prefix);
+  cur.insert(cur.end(), l.counts.begin(), l.counts.end());
+  cur.insert(cur.end(), l.bounds.begin(), l.bounds.end());
+  return l;
+}
 
 }  // namespace
 
@@ -25,42 +66,12 @@ absl::StatusOr<TilingMap> TilingMap::Create(const Shape& shape, int max_levels) 
   for (int64_t d : m.order_) m.physical_.push_back(m.dims_[static_cast<size_t>(d)]);
   std::vector<int64_t> cur = m.physical_;
   absl::Span<const Tile> tiles = shape.layout().tiles();
-  if (max_levels >= 0 && tiles.size() > static_cast<size_t>(max_levels)) tiles = tiles.subspan(0, static_cast<size_t>(max_levels));
+  if (max_levels >= 0 && tiles.size() > static_cast<size_t>(max_levels)) {
+    tiles = tiles.subspan(0, static_cast<size_t>(max_levels));
+  }
   for (size_t lvl = 0; lvl < tiles.size(); ++lvl) {
-    TilingLevel l;
-    l.tile = tiles[lvl];
-    l.input = cur;
-    const size_t k = l.tile.rank();
-    l.left_padding = k > cur.size() ? k - cur.size() : 0;
-    const size_t n = cur.size() + l.left_padding;
-    l.prefix = n - k;
-    std::vector<size_t> pending;
-    int64_t folded = 1;
-    for (size_t i = 0; i < k; ++i) {
-      const size_t pos = l.prefix + i;
-      pending.push_back(pos);
-      std::optional<int64_t> f = CheckedMul(folded, PaddedSize(l, pos));
-      if (!f) return Overflow(shape, absl::StrCat("combined ('*') dimension at tile level ", lvl + 1));
-      folded = *f;
-      if (l.tile.dimension(i) == Tile::kCombineDimension) continue;
-      l.groups.push_back(std::move(pending));
-      pending.clear();
-      l.folded.push_back(folded);
-      l.bounds.push_back(l.tile.dimension(i));
-      folded = 1;
-    }
-    if (!pending.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("tile ", l.tile.ToString(), " (level ", lvl + 1, ") of ",
-                                                     shape.ToString(),
-                                                     " ends with '*': there is no more-minor dimension to combine it into"));
-    }
-    for (size_t pos = 0; pos < l.prefix; ++pos) l.output.push_back(PaddedSize(l, pos));
-    for (size_t j = 0; j < l.bounds.size(); ++j) {
-      l.output.push_back(l.folded[j] / l.bounds[j] + (l.folded[j] % l.bounds[j] != 0 ? 1 : 0));
-    }
-    for (int64_t b : l.bounds) l.output.push_back(b);
     // No level shrinks the element count, so checking the final product below suffices.
-    cur = l.output;
+    AXE_ASSIGN_OR_RETURN(TilingLevel l, ApplyLevel(shape, tiles[lvl], lvl, cur));
     m.levels_.push_back(std::move(l));
   }
   m.expanded_ = cur;
@@ -77,21 +88,20 @@ absl::StatusOr<TilingMap> TilingMap::Create(const Shape& shape, int max_levels) 
   return m;
 }
 
+// Each level rewrites only the covered suffix of the index: linear in the total tile length.
 void TilingMap::Forward(std::vector<int64_t>& idx, std::vector<LevelPosition>* trace) const {
   for (const TilingLevel& l : levels_) {
-    std::vector<int64_t> padded(l.left_padding, 0);
-    padded.insert(padded.end(), idx.begin(), idx.end());
-    std::vector<int64_t> out(padded.begin(), padded.begin() + static_cast<std::ptrdiff_t>(l.prefix));
+    if (l.left_padding > 0) idx.insert(idx.begin(), l.left_padding, 0);
     LevelPosition pos;
     for (size_t j = 0; j < l.groups.size(); ++j) {
       int64_t v = 0;
-      for (size_t p : l.groups[j]) v = v * PaddedSize(l, p) + padded[p];
+      for (size_t c : l.groups[j]) v = v * l.covered[c] + idx[l.prefix + c];
       pos.tile_index.push_back(v / l.bounds[j]);
       pos.within.push_back(v % l.bounds[j]);
     }
-    out.insert(out.end(), pos.tile_index.begin(), pos.tile_index.end());
-    out.insert(out.end(), pos.within.begin(), pos.within.end());
-    idx = std::move(out);
+    idx.resize(l.prefix);
+    idx.insert(idx.end(), pos.tile_index.begin(), pos.tile_index.end());
+    idx.insert(idx.end(), pos.within.begin(), pos.within.end());
     if (trace != nullptr) trace->push_back(std::move(pos));
   }
 }
@@ -106,7 +116,8 @@ absl::StatusOr<int64_t> TilingMap::LinearIndex(absl::Span<const int64_t> index) 
   return linear;
 }
 
-absl::StatusOr<std::vector<LevelPosition>> TilingMap::Locate(absl::Span<const int64_t> index) const {
+absl::StatusOr<std::vector<LevelPosition>> TilingMap::Locate(
+    absl::Span<const int64_t> index) const {
   AXE_RETURN_IF_ERROR(internal::CheckIndexInBounds(dims_, index, "Locate"));
   std::vector<int64_t> idx;
   for (int64_t d : order_) idx.push_back(index[static_cast<size_t>(d)]);
@@ -117,8 +128,8 @@ absl::StatusOr<std::vector<LevelPosition>> TilingMap::Locate(absl::Span<const in
 
 absl::StatusOr<DelinearizedIndex> TilingMap::Delinearize(int64_t linear) const {
   if (linear < 0 || linear >= padded_elements_) {
-    return absl::OutOfRangeError(
-        absl::StrCat("offset ", linear, " is outside [0, ", padded_elements_, ") (the padded size in elements)"));
+    return absl::OutOfRangeError(absl::StrCat("offset ", linear, " is outside [0, ",
+                                              padded_elements_, ") (the padded size in elements)"));
   }
   if (linear >= expanded_elements_) return DelinearizedIndex::Padding();  // tail padding (L)
   std::vector<int64_t> idx(expanded_.size());
@@ -129,18 +140,21 @@ absl::StatusOr<DelinearizedIndex> TilingMap::Delinearize(int64_t linear) const {
   for (size_t lvl = levels_.size(); lvl-- > 0;) {
     const TilingLevel& l = levels_[lvl];
     const size_t g = l.groups.size();
-    std::vector<int64_t> padded(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(l.prefix));
-    padded.resize(l.prefix + l.tile.rank());
+    std::vector<int64_t> covered(l.tile.rank(), 0);
     for (size_t j = 0; j < g; ++j) {
       int64_t v = idx[l.prefix + j] * l.bounds[j] + idx[l.prefix + g + j];
       if (v >= l.folded[j]) return DelinearizedIndex::Padding();
       for (size_t k = l.groups[j].size(); k-- > 0;) {
-        const size_t p = l.groups[j][k];
-        padded[p] = v % PaddedSize(l, p);
-        v /= PaddedSize(l, p);
+        const size_t c = l.groups[j][k];
+        covered[c] = v % l.covered[c];
+        v /= l.covered[c];
       }
     }
-    idx.assign(padded.begin() + static_cast<std::ptrdiff_t>(l.left_padding), padded.end());
+    idx.resize(l.prefix);
+    idx.insert(idx.end(), covered.begin(), covered.end());
+    // Left padding only happens when the tile covers the whole input: idx is O(tile rank).
+    if (l.left_padding > 0)
+      idx.erase(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(l.left_padding));
   }
   std::vector<int64_t> logical(dims_.size());
   for (size_t p = 0; p < order_.size(); ++p) logical[static_cast<size_t>(order_[p])] = idx[p];

@@ -255,12 +255,16 @@ absl::StatusOr<AxeForm> DigitTracker::Run() {
 
   for (level_ = 0; level_ < map.levels().size(); ++level_) {
     const TilingLevel& l = map.levels()[level_];
-    cur.insert(cur.begin(), l.left_padding, std::vector<int>{});
-    std::vector<std::vector<int>> next(cur.begin(), cur.begin() + static_cast<std::ptrdiff_t>(l.prefix));
+    // Only the covered suffix changes (left padding only when it is all of cur).
+    if (l.left_padding > 0) cur.insert(cur.begin(), l.left_padding, std::vector<int>{});
+    std::vector<std::vector<int>> covered(std::make_move_iterator(cur.begin() + static_cast<std::ptrdiff_t>(l.prefix)),
+                                          std::make_move_iterator(cur.end()));
+    cur.resize(l.prefix);
+    std::vector<std::vector<int>>& next = cur;
     std::vector<std::vector<int>> inners;
     for (size_t j = 0; j < l.groups.size(); ++j) {
       std::vector<int> dim;
-      for (size_t p : l.groups[j]) dim.insert(dim.end(), cur[p].begin(), cur[p].end());
+      for (size_t c : l.groups[j]) dim.insert(dim.end(), covered[c].begin(), covered[c].end());
       const int64_t n = l.folded[j], t = l.bounds[j];
       AXE_CHECK(DimSize(dim) == n) << "digit extents disagree with the tiling";
       if (n % t != 0) AXE_RETURN_IF_ERROR(PadDim(dim, n, (n / t + 1) * t));
@@ -269,8 +273,7 @@ absl::StatusOr<AxeForm> DigitTracker::Run() {
       next.push_back(std::move(dim));
       inners.push_back(std::move(inner));
     }
-    next.insert(next.end(), inners.begin(), inners.end());
-    cur = std::move(next);
+    next.insert(next.end(), std::make_move_iterator(inners.begin()), std::make_move_iterator(inners.end()));
   }
 
   // Strides: row-major over the final dims, and within a dim over its digits.

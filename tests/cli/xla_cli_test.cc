@@ -1,4 +1,7 @@
 // End-to-end tests of `axe xla ...`, run as a user would.
+#include <cstdio>
+#include <fstream>
+
 #include "cli/run_axe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -42,8 +45,8 @@ TEST(XlaCli, ExplainTextNamesThePhysicalOrderInWords) {
   EXPECT_THAT(r.out, HasSubstr("memory space    1: fast memory: VMEM"));
   EXPECT_THAT(r.out, HasSubstr("elements_in     4194304\n"));
   EXPECT_THAT(r.out, HasSubstr("byte_size_of    8388608 bytes"));
-  EXPECT_THAT(r.out, HasSubstr("level 2: (2,1) tiles (8, 128)"));
-  EXPECT_THAT(r.out, HasSubstr("(1, 9, 300) -> linear offset 165977 (elements; byte 331954)"));
+  EXPECT_THAT(r.out, HasSubstr("level 2: (2,1) covers the minor dims (8, 128): (4, 128) tiles of (2, 1)\n"));
+  EXPECT_THAT(r.out, HasSubstr("(1, 9, 300) -> linear offset 165977 (elements); byte 331954\n"));
   EXPECT_THAT(r.out, HasSubstr("level 1: tile (1, 2), position (1, 44) inside it"));
 }
 
@@ -153,6 +156,103 @@ TEST(XlaTour, ExplainsTheTwoShapes) {
   EXPECT_THAT(r.out, ::testing::HasSubstr("(0, 0, 0)->0 (0, 1, 0)->1 (0, 0, 1)->2"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("    12  13  16  17  20"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
+}
+
+}  // namespace
+}  // namespace axe
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using nlohmann::json;
+
+// check, explain and offset apply one rule: a tile ending with '*' is invalid.
+TEST(XlaCli, TileEndingWithCombineIsRejectedByEveryCommand) {
+  for (const char* text : {"f32[4,8]{1,0:T(2,*)}", "f32[4]{0:T(*)}", "f32[4,8]{1,0:T(*,*)}"}) {
+    for (std::vector<std::string> args : {std::vector<std::string>{"xla", "check", text},
+                                          {"xla", "explain", text},
+                                          {"xla", "offset", text, "--linear", "0"}}) {
+      auto r = RunAxe(args);
+      EXPECT_EQ(r.exit_code, 2) << args[1] << " " << text;
+      EXPECT_THAT(r.err, HasSubstr("layout has invalid tiles")) << args[1] << " " << text;
+    }
+  }
+}
+
+TEST(XlaCli, ExplainJsonCarriesWhatTheTextShows) {
+  auto r = RunAxe({"xla", "explain", "s4[8,256]{0,1:T(2,128)L(4)E(4)S(1)SC(0:100)M(8)}", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["minor_to_major"], json::parse("[0,1]"));
+  EXPECT_EQ(j["major_to_minor"], json::parse("[1,0]"));
+  EXPECT_EQ(j["tile_levels"][0]["tile"], "(2,128)");
+  EXPECT_EQ(j["tile_levels"][0]["covered"], json::parse("[256,8]"));
+  EXPECT_EQ(j["tile_levels"][0]["tiles"], json::parse("[128,1]"));
+  EXPECT_EQ(j["expanded_shape"], json::parse("[128,1,2,128]"));
+  EXPECT_EQ(j["element_size_in_bits"], 4);
+  EXPECT_EQ(j["tail_padding_alignment"], 4);
+  EXPECT_EQ(j["metadata_prefix_bytes"], 8);
+  EXPECT_EQ(j["split_configs"], json::parse(R"j(["(0:100)"])j"));
+  EXPECT_EQ(j["memory_space"], 1);
+  EXPECT_TRUE(j["invalid"].is_null());
+  EXPECT_THAT(j["physical_order"].get<std::string>(), HasSubstr("dim 0 varies fastest"));
+  // Under --lenient an invalid shape says why, as the text does.
+  r = RunAxe({"xla", "explain", "f32[2,3]{0,0}", "--lenient", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(json::parse(r.out)["invalid"].get<std::string>(), HasSubstr("duplicate values"));
+  r = RunAxe({"xla", "explain", "f32[2,3]{0,0}", "--lenient"});
+  EXPECT_THAT(r.out, HasSubstr("invalid         layout minor_to_major field has duplicate values"));
+}
+
+TEST(XlaCli, ExplainTupleLeafAndPackedOffsets) {
+  auto r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("leaf            {1,1} of (f32[2]{0}, (token[], s4[8]{0:E(4)}))\n"));
+  EXPECT_THAT(r.out, HasSubstr("shape           s4[8]{0:E(4)}\n"));
+  EXPECT_THAT(r.out, HasSubstr("(5) -> linear offset 5 (elements); byte 2, bit 4 of that byte (bit offset 20)"));
+  r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index", "5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["leaf"], json::parse("[1,1]"));
+  EXPECT_EQ(j["linear_index"], 5);
+  EXPECT_EQ(j["element_position"]["byte_offset"], 2);
+  EXPECT_EQ(j["element_position"]["bit_in_byte"], 4);
+  r = RunAxe({"xla", "explain", "(f32[2], token[])", "--leaf", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--leaf: leaf index (2): position 0 is 2, but that tuple has 2 elements"));
+  r = RunAxe({"xla", "explain", "(f32[2], token[])", "--index", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("pick a tuple leaf with --leaf"));
+}
+
+TEST(XlaCli, EveryCommandReadsAFile) {
+  const std::string path = ::testing::TempDir() + "/axe_xla_cli_shape.txt";
+  {
+    std::ofstream f(path);
+    f << "f32[3,5]{1,0:T(2,2)}\n";
+  }
+  auto r = RunAxe({"xla", "check", "@" + path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n");
+  r = RunAxe({"xla", "offset", "@" + path, "--linear", "17"});
+  EXPECT_EQ(r.out, "(2, 3)\n");
+  r = RunAxe({"xla", "explain", "@" + path, "--index", "2,3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["linear_index"], 17);
+  r = RunAxe({"xla", "check", "@" + path + ".missing"});
+  EXPECT_EQ(r.exit_code, 2);
+  std::remove(path.c_str());
+}
+
+TEST(XlaCli, ErrorsNameTheElementTypeAndStayShort) {
+  auto r = RunAxe({"xla", "check", "f128[4]"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("position 0: unknown element type 'f128'"));
+  r = RunAxe({"xla", "check", "f32[8,8]{1,0:T(2,-2)}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("layout has invalid tiles"));
 }
 
 }  // namespace

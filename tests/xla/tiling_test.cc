@@ -79,7 +79,14 @@ TEST(Tiling, PhysicalOrderTS1) {
 TEST(Tiling, PackingTS2) {
   // T(8,128)(2,1): the second tile lands on the within-tile (8,128): pairs of rows interleave.
   TilingMap m = *TilingMap::Create(S("bf16[8,128]{1,0:T(8,128)(2,1)}"));
-  EXPECT_THAT(m.levels()[1].output, ElementsAre(1, 1, 4, 128, 2, 1));
+  const TilingLevel& second = m.levels()[1];
+  EXPECT_EQ(second.input_rank, 4u);
+  EXPECT_EQ(second.prefix, 2u);
+  EXPECT_THAT(second.covered, ElementsAre(8, 128));
+  EXPECT_THAT(second.counts, ElementsAre(4, 128));
+  EXPECT_THAT(second.bounds, ElementsAre(2, 1));
+  EXPECT_EQ(second.output_rank(), 6u);
+  EXPECT_THAT(m.expanded_shape(), ElementsAre(1, 1, 4, 128, 2, 1));
   EXPECT_EQ(*m.LinearIndex({0, 0}), 0);
   EXPECT_EQ(*m.LinearIndex({1, 0}), 1);
   EXPECT_EQ(*m.LinearIndex({0, 1}), 2);
@@ -162,6 +169,42 @@ TEST(Tiling, MatchesOracleBufferOnRandomShapes) {
   EXPECT_GT(long_tiles, 20);
   EXPECT_GT(multi, 50);
   EXPECT_GT(padded, 100);
+}
+
+}  // namespace
+}  // namespace axe::xla
+
+namespace axe::xla {
+namespace {
+
+// A level records only the suffix its tile covers: rank 20000 under 20000 levels stores
+// 20000 + 20000 sizes, not 20000 x 20000 (which took gigabytes), and maps still round-trip.
+TEST(Tiling, ManyLevelsOnAHighRankShapeStayLinear) {
+  constexpr int kRank = 20000, kLevels = 20000;
+  std::string text = "f32[";
+  std::string m2m;
+  for (int i = 0; i < kRank; ++i) {
+    text += i == 0 ? "1" : ",1";
+    m2m += (i == 0 ? "" : ",") + std::to_string(kRank - 1 - i);
+  }
+  text += "]{" + m2m + ":T";
+  for (int i = 0; i < kLevels; ++i) text += i % 2 == 0 ? "(1)" : "(1,1)";
+  text += "}";
+  Shape s = S(text);
+  TilingMap m = *TilingMap::Create(s);
+  size_t stored = 0;
+  for (const TilingLevel& l : m.levels()) {
+    stored += l.covered.size() + l.counts.size() + l.bounds.size();
+  }
+  EXPECT_EQ(m.levels().size(), static_cast<size_t>(kLevels));
+  EXPECT_LE(stored, static_cast<size_t>(3 * (kLevels + kLevels / 2)));
+  // Each level adds one or two dims of size 1.
+  EXPECT_EQ(m.expanded_shape().size(), static_cast<size_t>(kRank + kLevels / 2 * 1 + kLevels / 2 * 2));
+  std::vector<int64_t> zero(kRank, 0);
+  EXPECT_EQ(*m.LinearIndex(zero), 0);
+  absl::StatusOr<DelinearizedIndex> back = m.Delinearize(0);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->index, zero);
 }
 
 }  // namespace

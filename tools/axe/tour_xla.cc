@@ -9,6 +9,7 @@
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
+#include "axe/layout/canonical.h"
 #include "axe/xla/layout_util.h"
 #include "axe/xla/memory_space.h"
 #include "axe/xla/sizes.h"
@@ -34,10 +35,17 @@ std::string PhysicalOrder(const Shape& s) {
 absl::Status PrintTiling(const xla::TilingMap& m, std::ostream& os) {
   for (size_t k = 0; k < m.levels().size(); ++k) {
     const xla::TilingLevel& l = m.levels()[k];
-    os << "  level " << k + 1 << ": " << l.tile << " tiles " << FormatTuple(l.folded) << " of " << FormatTuple(l.input)
-       << "\n           -> " << FormatTuple(l.output) << "\n";
+    os << "  level " << k + 1 << ": " << l.tile << " covers the minor dims " << FormatTuple(l.covered) << ": "
+       << FormatTuple(l.counts) << " tiles of " << FormatTuple(l.bounds) << "\n";
   }
+  os << "  expanded shape " << FormatTuple(m.expanded_shape()) << "\n";
   return absl::OkStatus();
+}
+
+// A self-check of the tour: a mismatch fails the command instead of printing a wrong claim.
+absl::Status Expect(bool holds, absl::string_view what) {
+  if (holds) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("tour self-check failed: ", what));
 }
 
 absl::Status Reading(std::ostream& os) {
@@ -61,9 +69,13 @@ absl::Status Reading(std::ostream& os) {
      << off * xla::ByteWidth(s.element_type()) << "): level-1 tile " << FormatTuple(where[0].tile_index)
      << ", position " << FormatTuple(where[0].within) << " inside it.\n";
   AXE_ASSIGN_OR_RETURN(xla::DelinearizedIndex back, m.Delinearize(off));
+  AXE_RETURN_IF_ERROR(Expect(!back.padding && back.index == idx, "Delinearize(LinearIndex(i)) == i"));
   os << "The inverse maps offset " << off << " back to " << FormatTuple(back.index) << ".\n";
   AXE_ASSIGN_OR_RETURN(xla::AxeForm f, xla::ToAxe(s));
-  AXE_ASSIGN_OR_RETURN(PhysCoord p, ApplyBase(f.layout, f.domain, *f.DomainIndex(idx)));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> domain_index, f.DomainIndex(idx));
+  AXE_ASSIGN_OR_RETURN(PhysCoord p, ApplyBase(f.layout, f.domain, domain_index));
+  AXE_ASSIGN_OR_RETURN(PhysCoord expected, PhysCoord::Parse(absl::StrCat("m=", off)));
+  AXE_RETURN_IF_ERROR(Expect(p == expected, "the Axe form gives the tiled offset"));
   os << "\nIts exact Axe form (memory axis m, offsets in elements):\n\n  " << f.layout << "  over "
      << FormatTuple(f.domain) << "\n\n"
      << "Axe apply of " << FormatTuple(idx) << " gives " << p << ", the same offset: the Axe layout IS\n"
@@ -101,7 +113,7 @@ absl::Status Sizes(std::ostream& os) {
   os << "Four numbers that people confuse:\n\n"
      << "  shape                            ElementsIn ByteSizeOf ArraySize NestedPadded\n";
   for (const char* text : {"f32[3,5]{1,0:T(2,2)}", "f32[8,128]{1,0:T(8,128)(3,1)}", "f32[5]{0:L(8)}",
-                           "s4[123,456]{1,0:T(2,128)E(4)}"}) {
+                           "f32[5]{0:T(1)L(8)}", "s4[123,456]{1,0:T(2,128)E(4)}"}) {
     AXE_ASSIGN_OR_RETURN(Shape s, xla::ParseShape(text));
     AXE_ASSIGN_OR_RETURN(int64_t n, xla::ElementsIn(s));
     AXE_ASSIGN_OR_RETURN(int64_t b, xla::ByteSizeOf(s));
@@ -111,8 +123,9 @@ absl::Status Sizes(std::ostream& os) {
        << std::setw(10) << a << std::setw(13) << p << "\n";
   }
   os << "\nElementsIn counts elements; ByteSizeOf (bytes) ignores tiles; ArraySize (bytes) is XLA's\n"
-        "allocation, padded by the FIRST tile level and L only; NestedPadded (elements) counts the\n"
-        "buffer after every level: the second shape's (3,1) sub-tile pads 8 rows to 9 per tile,\n"
+        "allocation, padded by the FIRST tile level and L only, and without tiles it is ByteSizeOf\n"
+        "(XLA ignores L there: compare the third and fourth rows); NestedPadded (elements) counts\n"
+        "the buffer after every level: the second shape's (3,1) sub-tile pads 8 rows to 9 per tile,\n"
         "which ArraySize does not see.\n";
   return absl::OkStatus();
 }
@@ -146,6 +159,10 @@ absl::Status MemorySpaces(std::ostream& os) {
 absl::Status Back(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout l, Layout::Parse("S[(2,2,2,4):(16,1,8,2)]"));
   AXE_ASSIGN_OR_RETURN(xla::Layout x, xla::FromAxe(l, {4, 8}));
+  AXE_ASSIGN_OR_RETURN(xla::AxeForm round_trip,
+                       xla::ToAxe(Shape::Array(xla::PrimitiveType::kF32, {4, 8}, {}, x)));
+  AXE_ASSIGN_OR_RETURN(bool same, Equivalent(round_trip.layout, l));
+  AXE_RETURN_IF_ERROR(Expect(same, "ToAxe(FromAxe(layout)) is the layout"));
   os << "from_axe goes back: the Axe layout " << l << " over (4,8) is realised by the XLA layout\n  "
      << x << "\n(tried in order: untiled, one tile level, one level plus (q,1); the answer is verified\n"
         "with to_axe, so a returned layout is always exact). A layout with replicas, or one that no\n"

@@ -31,18 +31,26 @@
 
 namespace axe::xla {
 
-// One tile level applied to a concrete shape.
+// One tile level applied to a concrete shape. A level changes only the suffix of the
+// shape that its tile covers, so it records that suffix alone: the whole map costs memory
+// and time linear in rank + the total tile length, however many levels there are.
 struct TilingLevel {
   Tile tile;
-  std::vector<int64_t> input;  // the level's input shape (the previous expanded shape)
-  size_t left_padding = 0;     // size-1 dims prepended because the tile is longer
-  size_t prefix = 0;           // leading (padded) input dims the tile does not reach
-  // For each non-`*` tile bound j: the padded input dims it covers (the `*` dims folded into
-  // it, then its own), most major first.
+  size_t input_rank = 0;    // rank of the level's input (the previous expanded shape)
+  size_t left_padding = 0;  // size-1 dims prepended because the tile is longer
+  size_t prefix = 0;        // leading (padded) input dims the tile does not reach
+  // The tile.rank() padded input dims the tile covers (most major first): positions
+  // prefix .. prefix + tile.rank() - 1 of the padded input.
+  std::vector<int64_t> covered;
+  // For each non-`*` tile bound j: the covered dims it folds (indices into `covered`: the
+  // `*` dims folded into it, then its own), most major first.
   std::vector<std::vector<size_t>> groups;
   std::vector<int64_t> folded;  // per group: the product of its dims' sizes
   std::vector<int64_t> bounds;  // per group: its tile bound
-  std::vector<int64_t> output;  // prefix sizes, then ceil(folded/bounds), then bounds
+  std::vector<int64_t> counts;  // per group: ceil(folded / bounds), the number of tiles
+  // The output (expanded) shape is the first `prefix` padded input dims, then `counts`,
+  // then `bounds`; its rank is output_rank().
+  size_t output_rank() const { return prefix + counts.size() + bounds.size(); }
 };
 
 // The inverse of the tiled map at one offset: a logical index, or padding.
