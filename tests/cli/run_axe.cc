@@ -9,11 +9,21 @@
 
 namespace axe::testing {
 
-RunResult RunAxe(const std::vector<std::string>& args) {
+RunResult RunAxe(const std::vector<std::string>& args) { return RunAxeWithStdin(args, ""); }
+
+RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input) {
+  // Standard input comes from an unlinked temporary file: no pipe to keep fed.
+  char path[] = "/tmp/axe-cli-stdin-XXXXXX";
+  int in_fd = mkstemp(path);
+  if (in_fd < 0) std::abort();
+  unlink(path);
+  if (write(in_fd, input.data(), input.size()) != static_cast<ssize_t>(input.size())) std::abort();
+  if (lseek(in_fd, 0, SEEK_SET) != 0) std::abort();
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) std::abort();
   pid_t pid = fork();
   if (pid == 0) {
+    dup2(in_fd, 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
@@ -27,6 +37,7 @@ RunResult RunAxe(const std::vector<std::string>& args) {
     execv(binary.c_str(), argv.data());
     _exit(127);
   }
+  close(in_fd);
   close(out_pipe[1]);
   close(err_pipe[1]);
   RunResult r;

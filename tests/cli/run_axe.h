@@ -13,8 +13,10 @@ struct RunResult {
   std::string err;  // stderr
 };
 
-// Runs AXE_BINARY (a compile definition) with `args`.
+// Runs AXE_BINARY (a compile definition) with `args`; standard input is empty.
 RunResult RunAxe(const std::vector<std::string>& args);
+// The same with `input` on standard input.
+RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input);
 
 }  // namespace axe::testing
 
