@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
@@ -95,36 +96,68 @@ std::vector<std::string> RelayoutPlan::kernels() const {
   return out;
 }
 
-std::string RelayoutPlan::ToString() const {
+PlanInfo RelayoutPlan::Info() const {
   const PlanData& p = *data_;
-  std::string s = absl::StrCat("relayout ", FormatTuple(p.shape), " x ", p.element_bytes,
-                               " B: ", p.src_text, " -> ", p.dst_text, "\n");
-  if (p.generic) {
-    absl::StrAppend(&s, "  generic: element by element, odometers over both layouts (", p.note,
-                    ")\n");
+  PlanInfo info;
+  info.shape = p.shape;
+  info.element_bytes = p.element_bytes;
+  info.src = p.src_text;
+  info.dst = p.dst_text;
+  info.generic = p.generic;
+  if (p.generic) info.generic_reason = p.note;
+  for (const Nest& n : p.nests) {
+    PlanPieceInfo piece;
+    piece.fill = n.kind == KernelKind::kFill;
+    for (const Loop& l : n.fused_loops) {
+      piece.loops.push_back({l.extent, l.src_stride, l.dst_stride});
+    }
+    piece.loop_order = n.unit_order;
+    piece.kernel = internal::KernelName(n);
+    piece.block_i = n.block_i;
+    piece.block_j = n.block_j;
+    piece.staged = n.staged;
+    piece.streaming_stores = n.stream;
+    info.pieces.push_back(std::move(piece));
+  }
+  info.threads = p.threads;
+  info.chunks = p.generic ? 0 : static_cast<int64_t>(p.chunks.size());
+  info.simd_target = internal::SimdTargetName();
+  if (!p.generic) info.note = p.note;
+  return info;
+}
+
+std::string RelayoutPlan::ToString() const {
+  const PlanInfo info = Info();
+  std::string s = absl::StrCat("relayout ", FormatTuple(info.shape), " x ", info.element_bytes,
+                               " B: ", info.src, " -> ", info.dst, "\n");
+  if (info.generic) {
+    absl::StrAppend(&s, "  generic: element by element, odometers over both layouts (",
+                    info.generic_reason, ")\n");
   }
   constexpr size_t kShown = 8;
-  for (size_t k = 0; k < p.nests.size(); ++k) {
+  for (size_t k = 0; k < info.pieces.size(); ++k) {
     if (k == kShown) {
-      absl::StrAppend(&s, "  ... ", p.nests.size() - kShown, " more pieces\n");
+      absl::StrAppend(&s, "  ... ", info.pieces.size() - kShown, " more pieces\n");
       break;
     }
-    const Nest& n = p.nests[k];
-    const std::string dims = absl::StrJoin(n.fused_loops, " ", [](std::string* out, const Loop& l) {
-      absl::StrAppend(out, l.extent, "[", l.src_stride, ",", l.dst_stride, "]");
-    });
-    absl::StrAppend(&s, "  ", n.kind == KernelKind::kFill ? "fill" : "piece", " ", k, ": dims ",
+    const PlanPieceInfo& piece = info.pieces[k];
+    const std::string dims =
+        absl::StrJoin(piece.loops, " ", [](std::string* out, const PlanLoopInfo& l) {
+          absl::StrAppend(out, l.extent, "[", l.src_stride, ",", l.dst_stride, "]");
+        });
+    absl::StrAppend(&s, "  ", piece.fill ? "fill" : "piece", " ", k, ": dims ",
                     dims.empty() ? "(one element)" : dims,
-                    " (extent[src stride,dst stride] in elements); loops ", n.unit_order,
-                    "; kernel ", internal::KernelName(n));
-    if (n.kind == KernelKind::kTranspose) {
-      absl::StrAppend(&s, " in ", n.block_i, "x", n.block_j, n.staged ? " staged" : "", " blocks");
+                    " (extent[src stride,dst stride] in elements); loops ", piece.loop_order,
+                    "; kernel ", piece.kernel);
+    if (absl::StartsWith(piece.kernel, "transpose")) {
+      absl::StrAppend(&s, " in ", piece.block_i, "x", piece.block_j, piece.staged ? " staged" : "",
+                      " blocks");
     }
-    absl::StrAppend(&s, n.stream ? ", streaming stores" : "", "\n");
+    absl::StrAppend(&s, piece.streaming_stores ? ", streaming stores" : "", "\n");
   }
-  absl::StrAppend(&s, "  threads ", p.threads, " (", p.generic ? 0 : p.chunks.size(),
-                  " chunks), SIMD ", internal::SimdTargetName());
-  if (!p.generic && !p.note.empty()) absl::StrAppend(&s, ", ", p.note);
+  absl::StrAppend(&s, "  threads ", info.threads, " (", info.chunks, " chunks), SIMD ",
+                  info.simd_target);
+  if (!info.note.empty()) absl::StrAppend(&s, ", ", info.note);
   return s;
 }
 

@@ -75,13 +75,15 @@ std::shared_ptr<PlanData> MeasureBestPlan(const BufferLayout& src, const BufferL
   std::memset(dst_buf.data(), 2, dst_buf.size());
   const uint8_t* src_base = src_buf.data() - best->src_begin * b;
   uint8_t* dst_base = dst_buf.data() - best->dst_begin * b;
-  RelayoutOptions best_options = options;
   double best_time = TimePlan(*best, src_base, dst_base, 2);
   int tried = 1;
-  for (const auto& vary : Variants(*best)) {
+  const std::vector<std::function<void(RelayoutOptions&)>> variants = Variants(*best);
+  std::vector<size_t> kept;  // the variants of the best plan so far
+  for (size_t v = 0; v < variants.size(); ++v) {
     if (std::chrono::steady_clock::now() >= deadline) break;
-    RelayoutOptions o = best_options;
-    vary(o);
+    RelayoutOptions o = options;
+    for (size_t k : kept) variants[k](o);
+    variants[v](o);
     absl::StatusOr<std::shared_ptr<PlanData>> candidate = BuildPlan(src, dst, a, o, TuningFrom(o));
     if (!candidate.ok() || (*candidate)->src_begin != best->src_begin ||
         (*candidate)->dst_begin != best->dst_begin) {
@@ -92,7 +94,7 @@ std::shared_ptr<PlanData> MeasureBestPlan(const BufferLayout& src, const BufferL
     if (time < best_time) {
       best_time = time;
       best = *std::move(candidate);
-      best_options = o;
+      kept.push_back(v);
     }
   }
   best->note = absl::StrCat("kMeasure: best of ", tried, " plans");

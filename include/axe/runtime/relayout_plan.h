@@ -54,7 +54,7 @@ enum class PlanSearch {
 };
 
 enum class StoreMode {
-  kAuto,       // streaming stores when the destination is large and written whole
+  kAuto,  // streaming stores when the destination is large and written whole
   kRegular,
   kStreaming,  // whenever the kernel can (aligned destination)
 };
@@ -78,13 +78,13 @@ struct RelayoutOptions {
   std::optional<std::vector<uint8_t>> padding_value;
 
   PlanSearch search = PlanSearch::kEstimate;
-  double measure_seconds = 0.25;            // kMeasure: total time budget
+  double measure_seconds = 0.25;                 // kMeasure: total time budget
   int64_t measure_max_bytes = int64_t{1} << 30;  // kMeasure: scratch limit (else estimate)
 
   // Tuning (0 / kAuto: chosen by the planner; tests and kMeasure set these).
   StoreMode stores = StoreMode::kAuto;
   LoopOrder loop_order = LoopOrder::kAuto;
-  int tile_lanes = 0;       // transpose micro-kernel tile edge L (power of two)
+  int tile_lanes = 0;  // transpose micro-kernel tile edge L (power of two)
   // Transpose cache blocks: source rows x source columns (elements) per kernel call.
   int64_t block_rows = 0;
   int64_t block_cols = 0;
@@ -103,6 +103,39 @@ std::vector<uint8_t> ElementValue(const T& value) {
 namespace internal {
 struct PlanData;
 }
+
+// A plan's parts, as RelayoutPlan::ToString prints them (RelayoutPlan::Info).
+struct PlanLoopInfo {
+  int64_t extent = 1;
+  int64_t src_stride = 0;  // elements
+  int64_t dst_stride = 0;
+};
+
+// One piece: a strided copy of a box of the tensor, or a fill of destination padding.
+struct PlanPieceInfo {
+  bool fill = false;
+  std::vector<PlanLoopInfo> loops;  // the fused loops, outermost first
+  // The loops around the kernel calls, outermost first ("d0 > J/1008 > I/64"; "J/b" and
+  // "I/b" are the block loops of the kernel's loops), and which fused loops are I and J.
+  std::string loop_order;
+  std::string kernel;                // e.g. "transpose 16x16", "copy", "fill"
+  int64_t block_i = 1, block_j = 1;  // elements of loops I and J per kernel call
+  bool staged = false;               // transpose blocks go through a cache buffer
+  bool streaming_stores = false;
+};
+
+struct PlanInfo {
+  std::vector<int64_t> shape;
+  int element_bytes = 0;
+  std::string src, dst;  // the buffer layouts
+  bool generic = false;
+  std::string generic_reason;         // why the generic path was taken (empty otherwise)
+  std::vector<PlanPieceInfo> pieces;  // copies, then padding fills (every one)
+  int threads = 1;
+  int64_t chunks = 0;       // units of work handed to the threads (0 on the generic path)
+  std::string simd_target;  // e.g. "AVX2", "AVX3"
+  std::string note;         // e.g. the measured search's "kMeasure: best of 14 plans"
+};
 
 // An immutable, copyable relayout plan. Element offsets are relative to the base pointers
 // given to Execute (byte address = base + offset * element_bytes); they may be negative
@@ -138,10 +171,14 @@ class RelayoutPlan {
   // Kernels used, e.g. {"transpose 16x16"}.
   std::vector<std::string> kernels() const;
 
-  // A readable description: tensor, fused dims per piece with their strides, loop order,
-  // kernel, stores, threads and SIMD target. One line per piece.
+  // The plan's parts: tensor, fused loops per piece with their strides, loop order,
+  // kernel, blocks, stores, threads and SIMD target.
+  PlanInfo Info() const;
+  // A readable description of Info(): one line per piece (the first 8 pieces).
   std::string ToString() const;
-  friend std::ostream& operator<<(std::ostream& os, const RelayoutPlan& p) { return os << p.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const RelayoutPlan& p) {
+    return os << p.ToString();
+  }
 
  private:
   friend absl::StatusOr<RelayoutPlan> PlanRelayout(const BufferLayout&, const BufferLayout&,
