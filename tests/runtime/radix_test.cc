@@ -2,7 +2,6 @@
 // radices and interval decompositions, checked over whole small ranges.
 #include "runtime/radix.h"
 
-#include <random>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -29,9 +28,8 @@ TEST(Radix, CommonRadixOfTilings) {
 }
 
 TEST(Radix, DecomposeIntervalCoversExactly) {
-  std::mt19937_64 rng(7);
-  for (const std::vector<int64_t>& weights : std::vector<std::vector<int64_t>>{
-           {1}, {8, 1}, {16, 4, 1}, {24, 6, 2, 1}, {128, 8, 1}}) {
+  for (const std::vector<int64_t>& weights :
+       std::vector<std::vector<int64_t>>{{1}, {8, 1}, {16, 4, 1}, {24, 6, 2, 1}, {128, 8, 1}}) {
     for (int64_t lo = 0; lo < 70; ++lo) {
       for (int64_t hi = lo; hi < 140; hi += 3) {
         std::vector<int64_t> seen;
@@ -40,9 +38,11 @@ TEST(Radix, DecomposeIntervalCoversExactly) {
           ASSERT_EQ(b.start % weights[b.level], 0);
           // No carry across the parent digit.
           if (b.level > 0) {
-            ASSERT_LE(b.start % weights[b.level - 1] + b.count * weights[b.level], weights[b.level - 1]);
+            ASSERT_LE(b.start % weights[b.level - 1] + b.count * weights[b.level],
+                      weights[b.level - 1]);
           }
-          for (int64_t x = b.start; x < b.start + b.count * weights[b.level]; ++x) seen.push_back(x);
+          for (int64_t x = b.start; x < b.start + b.count * weights[b.level]; ++x)
+            seen.push_back(x);
         }
         std::vector<int64_t> want;
         for (int64_t x = lo; x < hi; ++x) want.push_back(x);

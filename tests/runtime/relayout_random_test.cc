@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
 #include "runtime/random_relayout.h"
+#include "support/test_seed.h"
 
 namespace axe::runtime {
 namespace {
@@ -41,7 +42,8 @@ bool RunCase(uint64_t seed, int element_bytes, Counts& counts, int max_rank = 6)
   RelayoutOptions options;
   options.threads = std::uniform_int_distribution<int>(1, 2)(rng);
   options.min_parallel_bytes = 0;
-  options.stores = std::vector<StoreMode>{StoreMode::kAuto, StoreMode::kRegular, StoreMode::kStreaming}[rng() % 3];
+  options.stores = std::vector<StoreMode>{StoreMode::kAuto, StoreMode::kRegular,
+                                          StoreMode::kStreaming}[rng() % 3];
   options.loop_order = std::vector<LoopOrder>{LoopOrder::kAuto, LoopOrder::kSource}[rng() % 2];
   options.tile_lanes = std::vector<int>{0, 2, 4, 8, 16}[rng() % 5];
   options.block_rows = std::vector<int64_t>{0, 8, 16, 32}[rng() % 4];
@@ -53,9 +55,9 @@ bool RunCase(uint64_t seed, int element_bytes, Counts& counts, int max_rank = 6)
     for (uint8_t& x : v) x = static_cast<uint8_t>(rng());
     options.padding_value = v;
   }
-  const std::string what = absl::StrCat("seed ", seed, ", ", element_bytes, "-byte elements, shape ",
-                                        FormatTuple(shape), "\n  src ", src.ToString(), "\n  dst ", dst.ToString(),
-                                        fill ? "\n  with padding fill" : "");
+  const std::string what = absl::StrCat(
+      "seed ", seed, ", ", element_bytes, "-byte elements, shape ", FormatTuple(shape), "\n  src ",
+      src.ToString(), "\n  dst ", dst.ToString(), fill ? "\n  with padding fill" : "");
   absl::StatusOr<RelayoutPlan> plan = PlanRelayout(src, dst, shape, element_bytes, options);
   if (!plan.ok()) {
     // The generator only makes valid pairs (destinations are injective by construction).
@@ -84,7 +86,8 @@ bool RunCase(uint64_t seed, int element_bytes, Counts& counts, int max_rank = 6)
   if (expected.bytes() != actual.bytes()) {
     size_t first = 0;
     while (expected.bytes()[first] == actual.bytes()[first]) ++first;
-    ADD_FAILURE() << what << "\n  first differing byte " << first << " of " << expected.bytes().size() << "\n"
+    ADD_FAILURE() << what << "\n  first differing byte " << first << " of "
+                  << expected.bytes().size() << "\n"
                   << plan->ToString();
     return false;
   }
@@ -94,9 +97,13 @@ bool RunCase(uint64_t seed, int element_bytes, Counts& counts, int max_rank = 6)
 TEST(RelayoutRandom, MatchesOracleForEveryElementSize) {
   Counts counts;
   int failures = 0;
+  // Case k of element size b has seed base + k * 7919 + b (base 0 by default; AXE_TEST_SEED
+  // moves every case; a failure names its own seed).
+  const uint64_t base = ::axe::testing_support::TestSeed(0);
   for (int element_bytes : {1, 2, 4, 8, 16}) {
-    for (uint64_t seed = 1; seed <= 120 && failures < 3; ++seed) {
-      failures += !RunCase(seed * 7919 + static_cast<uint64_t>(element_bytes), element_bytes, counts);
+    for (uint64_t k = 1; k <= 120 && failures < 3; ++k) {
+      failures +=
+          !RunCase(base + k * 7919 + static_cast<uint64_t>(element_bytes), element_bytes, counts);
     }
   }
   EXPECT_EQ(failures, 0);
@@ -115,6 +122,7 @@ TEST(RelayoutRandom, MatchesOracleOnEverySimdTarget) {
   hwy::SetSupportedTargetsForTest(0);
   const int64_t supported = hwy::SupportedTargets();  // before any mock narrows it
   int tested = 0;
+  const uint64_t base = ::axe::testing_support::TestSeed(0);  // as above, cases k * 104729 + b
   for (int64_t target : {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SCALAR}) {
     if ((supported & target) == 0) continue;
     ++tested;
@@ -122,19 +130,22 @@ TEST(RelayoutRandom, MatchesOracleOnEverySimdTarget) {
     Counts counts;
     int failures = 0;
     for (int element_bytes : {1, 2, 4, 8, 16}) {
-      for (uint64_t seed = 1; seed <= 30 && failures < 3; ++seed) {
-        failures += !RunCase(seed * 104729 + static_cast<uint64_t>(element_bytes), element_bytes, counts, 4);
+      for (uint64_t k = 1; k <= 30 && failures < 3; ++k) {
+        failures += !RunCase(base + k * 104729 + static_cast<uint64_t>(element_bytes),
+                             element_bytes, counts, 4);
       }
     }
     EXPECT_EQ(failures, 0) << hwy::TargetName(target);
     EXPECT_GE(counts.cases, 140) << hwy::TargetName(target);
-    absl::StatusOr<RelayoutPlan> plan =
-        PlanRelayout(*Layout::Parse("S[(64,64):(64,1)]"), *Layout::Parse("S[(64,64):(1,64)]"), {64, 64}, 4);
+    absl::StatusOr<RelayoutPlan> plan = PlanRelayout(
+        *Layout::Parse("S[(64,64):(64,1)]"), *Layout::Parse("S[(64,64):(1,64)]"), {64, 64}, 4);
     ASSERT_TRUE(plan.ok());
     // The mocked target, or the scalar fallback where the build leaves that target out
     // (the sanitizer build compiles no SSE4).
-    EXPECT_THAT(plan->ToString(), ::testing::AnyOf(::testing::HasSubstr(absl::StrCat("SIMD ", hwy::TargetName(target))),
-                                                   ::testing::HasSubstr("SIMD SCALAR")));
+    EXPECT_THAT(
+        plan->ToString(),
+        ::testing::AnyOf(::testing::HasSubstr(absl::StrCat("SIMD ", hwy::TargetName(target))),
+                         ::testing::HasSubstr("SIMD SCALAR")));
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(tested, 2);  // at least one SIMD target and the scalar fallback
