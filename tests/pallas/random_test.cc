@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "pallas/random_program.h"
 #include "pallas/reference_interpreter.h"
+#include "support/test_seed.h"
 
 namespace axe::pallas {
 namespace {
@@ -23,7 +24,7 @@ std::string Describe(const std::vector<AnyArray>& arrays) {
 }
 
 TEST(RandomPrograms, InterpretMatchesTheReferenceInterpreter) {
-  std::mt19937 rng(20260805);
+  std::mt19937 rng(static_cast<uint32_t>(testing_support::TestSeed(20260805)));
   int ran = 0, clamped_programs = 0;
   for (int trial = 0; trial < 400; ++trial) {
     RandomProgram p = testing::MakeRandomProgram(rng);
@@ -40,7 +41,8 @@ TEST(RandomPrograms, InterpretMatchesTheReferenceInterpreter) {
     std::vector<const AnyArray*> in = p.input_ptrs();
     absl::StatusOr<std::vector<AnyArray>> got = ExecuteCall(p.spec, in, p.outputs, kernel);
     ASSERT_TRUE(got.ok()) << p.description << "\n" << got.status();
-    ASSERT_EQ(*got, *want) << p.description << "\ngot:" << Describe(*got) << "\nwant:" << Describe(*want);
+    ASSERT_EQ(*got, *want) << p.description << "\ngot:" << Describe(*got)
+                           << "\nwant:" << Describe(*want);
     ++ran;
     if (!clamps.empty()) ++clamped_programs;
   }
@@ -49,7 +51,7 @@ TEST(RandomPrograms, InterpretMatchesTheReferenceInterpreter) {
 }
 
 TEST(RandomPrograms, ParallelMatchesInterpretOnDisjointWrites) {
-  std::mt19937 rng(7);
+  std::mt19937 rng(static_cast<uint32_t>(testing_support::TestSeed(7)));
   ThreadPool pool(4);
   for (int trial = 0; trial < 300; ++trial) {
     RandomProgram p = testing::MakeRandomParallelProgram(rng);
@@ -72,8 +74,8 @@ TEST(RandomPrograms, ParallelMatchesInterpretOnDisjointWrites) {
       parallel.options.clamp_report = &clamps;
       absl::StatusOr<std::vector<AnyArray>> got = ExecuteCall(parallel, in, p.outputs, kernel);
       ASSERT_TRUE(got.ok()) << p.description << "\n" << got.status();
-      ASSERT_EQ(*got, *want) << p.description << "\nthreads " << threads << "\ngot:" << Describe(*got)
-                             << "\nwant:" << Describe(*want);
+      ASSERT_EQ(*got, *want) << p.description << "\nthreads " << threads
+                             << "\ngot:" << Describe(*got) << "\nwant:" << Describe(*want);
       ASSERT_EQ(clamps, want_clamps) << p.description;
     }
   }
