@@ -19,9 +19,9 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/kernels.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -91,6 +91,21 @@ struct StridedKernel {
       const uint8_t* s = src + j * sj;
       uint8_t* d = dst + j * dj;
       for (int64_t i = 0; i < ni; ++i) CopyElement<kB>(d + i * di, s + i * si);
+    }
+  }
+};
+
+// A grouped transpose's block (relayout_plan_nest.cc) element by element: i2n x j2n
+// sub-blocks of I x J, I2 moving by (si2, di2) and J2 by (sj2, dj2) bytes.
+template <int kB>
+struct GroupedStridedKernel {
+  StridedKernel<kB> inner;
+  int64_t si2, di2, sj2, dj2;
+  int64_t i2n, j2n;
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t nj) const {
+    for (int64_t j2 = 0; j2 < j2n; ++j2) {
+      for (int64_t i2 = 0; i2 < i2n; ++i2)
+        inner(src + i2 * si2 + j2 * sj2, dst + i2 * di2 + j2 * dj2, ni, nj);
     }
   }
 };
@@ -167,8 +182,78 @@ HWY_INLINE void MicroTranspose16(const uint8_t* HWY_RESTRICT src, int64_t src_ro
   }
 }
 
+// 32-byte tiles on x86 (8x8 of 4-byte, 4x4 of 8-byte elements: AVX2's tile): the classic
+// unpack / unpack / 128-bit-swap transpose, 24 (8x8) or 8 (4x4) single shuffles, where
+// ConcatEven/ConcatOdd on AVX2 cost two each (48 / 16): measured, the 8x8 f32 tile bound
+// the AVX2 relayout when the memory is fast.
 template <int kB, int kL>
-HWY_INLINE void Micro(const uint8_t* src, int64_t src_row, uint8_t* dst, int64_t dst_row, bool stream) {
+constexpr bool kBlockTranspose = HWY_ARCH_X86&& HWY_MAX_BYTES >= 32 && kB* kL == 32 &&
+                                 (kB == 4 || kB == 8);
+
+#if HWY_MAX_BYTES >= 32
+template <int kB, int kL>
+HWY_INLINE void MicroTranspose32(const uint8_t* HWY_RESTRICT src, int64_t src_row,
+                                 uint8_t* HWY_RESTRICT dst, int64_t dst_row, bool stream) {
+  const hn::FixedTag<uint64_t, 4> d64;
+  using V = decltype(hn::Zero(d64));
+  V c[kL];
+  if constexpr (kB == 4) {
+    const hn::FixedTag<uint32_t, 8> d32;
+    V t[8];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const auto a = hn::LoadU(d32, reinterpret_cast<const uint32_t*>(src + (2 * k) * src_row));
+      const auto b = hn::LoadU(d32, reinterpret_cast<const uint32_t*>(src + (2 * k + 1) * src_row));
+      t[2 * k] = hn::BitCast(d64, hn::InterleaveLower(d32, a, b));      // a0 b0 a1 b1 | a4 b4 a5 b5
+      t[2 * k + 1] = hn::BitCast(d64, hn::InterleaveUpper(d32, a, b));  // a2 b2 a3 b3 | a6 b6 a7 b7
+    }
+    V u[8];  // u[4h + m]: column m (and m + 4 in the upper block) of rows 4h .. 4h + 3
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      u[4 * h + 0] = hn::InterleaveLower(d64, t[4 * h], t[4 * h + 2]);
+      u[4 * h + 1] = hn::InterleaveUpper(d64, t[4 * h], t[4 * h + 2]);
+      u[4 * h + 2] = hn::InterleaveLower(d64, t[4 * h + 1], t[4 * h + 3]);
+      u[4 * h + 3] = hn::InterleaveUpper(d64, t[4 * h + 1], t[4 * h + 3]);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+      c[m] = hn::ConcatLowerLower(d64, u[4 + m], u[m]);
+      c[m + 4] = hn::ConcatUpperUpper(d64, u[4 + m], u[m]);
+    }
+  } else {
+    V r[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+      r[i] = hn::LoadU(d64, reinterpret_cast<const uint64_t*>(src + i * src_row));
+    const V t0 = hn::InterleaveLower(d64, r[0], r[1]), t1 = hn::InterleaveUpper(d64, r[0], r[1]);
+    const V t2 = hn::InterleaveLower(d64, r[2], r[3]), t3 = hn::InterleaveUpper(d64, r[2], r[3]);
+    c[0] = hn::ConcatLowerLower(d64, t2, t0);
+    c[1] = hn::ConcatLowerLower(d64, t3, t1);
+    c[2] = hn::ConcatUpperUpper(d64, t2, t0);
+    c[3] = hn::ConcatUpperUpper(d64, t3, t1);
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kL; ++j) {
+    uint64_t* out = reinterpret_cast<uint64_t*>(dst + j * dst_row);
+    if (stream) {
+      hn::Stream(c[j], d64, out);
+    } else {
+      hn::StoreU(c[j], d64, out);
+    }
+  }
+}
+
+#endif  // HWY_MAX_BYTES >= 32
+
+template <int kB, int kL>
+HWY_INLINE void Micro(const uint8_t* src, int64_t src_row, uint8_t* dst, int64_t dst_row,
+                      bool stream) {
+#if HWY_MAX_BYTES >= 32
+  if constexpr (kBlockTranspose<kB, kL>) {
+    MicroTranspose32<kB, kL>(src, src_row, dst, dst_row, stream);
+    return;
+  }
+#endif
   if constexpr (kB == 16) {
     MicroTranspose16<kL>(src, src_row, dst, dst_row, stream);
   } else {
@@ -200,7 +285,8 @@ struct TransposeKernel {
     const uint8_t* buf = stage[cur ^ 1];
     const int64_t end = std::min(pending_rows, pending_next + rows);
     for (; pending_next < end; ++pending_next) {
-      CopyBytes(pending_dst + pending_next * dj, buf + pending_next * pending_row_bytes, pending_row_bytes, stream);
+      CopyBytes(pending_dst + pending_next * dj, buf + pending_next * pending_row_bytes,
+                pending_row_bytes, stream);
     }
   }
   void Finish() {
@@ -249,15 +335,90 @@ struct TransposeKernel {
 
   // Everything of the ni x nj block outside the tiles [0, i_hi) x [0, j_hi):
   // out[i*ei + j*ej] = src[i*si + j*kB].
-  HWY_INLINE void Edges(const uint8_t* src, uint8_t* out, int64_t ni, int64_t nj, int64_t ei, int64_t ej,
-                        int64_t i_hi, int64_t j_hi) const {
+  HWY_INLINE void Edges(const uint8_t* src, uint8_t* out, int64_t ni, int64_t nj, int64_t ei,
+                        int64_t ej, int64_t i_hi, int64_t j_hi) const {
     if (i_hi < ni) {
       for (int64_t j = 0; j < j_hi; ++j) {
-        for (int64_t i = i_hi; i < ni; ++i) CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
+        for (int64_t i = i_hi; i < ni; ++i)
+          CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
       }
     }
     for (int64_t j = j_hi; j < nj; ++j) {
-      for (int64_t i = 0; i < ni; ++i) CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
+      for (int64_t i = 0; i < ni; ++i)
+        CopyElement<kB>(out + i * ei + j * ej, src + i * si + j * kB);
+    }
+  }
+};
+
+// Grouped transpose (high ranks, e.g. 16^6 permutations, where I and J are too short for
+// long runs): a block covers i2n values of a loop I2 that continues I in the destination
+// (destination stride ni) and j2n values of a loop J2 that continues J in the source
+// (source stride nj). Rows of the block are then i' = (i2, i) with one source run of
+// nj * j2n elements each, columns j' = (j2, j) with one destination run of ni * i2n
+// elements each. The block is transposed tile by tile into the stage buffer (tiles never
+// straddle an I or J boundary: the kernel loops over i2 and j2) and written out as
+// destination runs while the next block is read, like the staged TransposeKernel.
+template <int kB, int kL>
+struct GroupedTransposeKernel {
+  int64_t si, dj;    // bytes: source stride of I, destination stride of J
+  int64_t si2, dj2;  // bytes: source stride of I2, destination stride of J2
+  int64_t i2n, j2n;  // I2, J2 values per block
+  bool stream;
+  uint8_t* stage[2] = {nullptr, nullptr};
+  int cur = 0;
+  uint8_t* pending_dst = nullptr;  // the previous block, still in stage[cur ^ 1]
+  int64_t pending_rows = 0, pending_next = 0, pending_row_bytes = 0, pending_nj = 1;
+
+  HWY_INLINE void WritePending(int64_t rows) {
+    const uint8_t* buf = stage[cur ^ 1];
+    const int64_t end = std::min(pending_rows, pending_next + rows);
+    for (; pending_next < end; ++pending_next) {
+      const int64_t j2 = pending_next / pending_nj, j = pending_next - j2 * pending_nj;
+      CopyBytes(pending_dst + j2 * dj2 + j * dj, buf + pending_next * pending_row_bytes,
+                pending_row_bytes, stream);
+    }
+  }
+  void Finish() { WritePending(pending_rows); }
+
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* dst, int64_t ni, int64_t nj) {
+    const int64_t i_hi = ni / kL * kL, j_hi = nj / kL * kL;
+    uint8_t* st = stage[cur];
+    const int64_t row = ni * i2n * kB;  // one destination run
+    const int64_t tiles = i2n * j2n * (i_hi / kL) * (j_hi / kL);
+    const int64_t per_tile = tiles > 0 ? (pending_rows - pending_next + tiles - 1) / tiles : 0;
+    for (int64_t i2 = 0; i2 < i2n; ++i2) {
+      const uint8_t* s2 = src + i2 * si2;
+      uint8_t* t2 = st + i2 * ni * kB;
+      for (int64_t i0 = 0; i0 < i_hi; i0 += kL) {
+        for (int64_t j2 = 0; j2 < j2n; ++j2) {
+          const int64_t jb = j2 * nj;  // column j' of the block
+          for (int64_t j0 = 0; j0 < j_hi; j0 += kL) {
+            Micro<kB, kL>(s2 + i0 * si + (jb + j0) * kB, si, t2 + i0 * kB + (jb + j0) * row, row,
+                          false);
+            WritePending(per_tile);
+          }
+        }
+      }
+      if (i_hi < ni || j_hi < nj) {
+        for (int64_t j2 = 0; j2 < j2n; ++j2)
+          Edges(s2 + j2 * nj * kB, t2 + j2 * nj * row, ni, nj, row, i_hi, j_hi);
+      }
+    }
+    WritePending(pending_rows);
+    pending_dst = dst;
+    pending_rows = nj * j2n;
+    pending_nj = nj;
+    pending_next = 0;
+    pending_row_bytes = row;
+    cur ^= 1;
+  }
+
+  // out[i*kB + j*ej] = src[i*si + j*kB] outside the tiles [0, i_hi) x [0, j_hi).
+  HWY_INLINE void Edges(const uint8_t* src, uint8_t* out, int64_t ni, int64_t nj, int64_t ej,
+                        int64_t i_hi, int64_t j_hi) const {
+    for (int64_t j = 0; j < nj; ++j) {
+      for (int64_t i = j < j_hi ? i_hi : 0; i < ni; ++i)
+        CopyElement<kB>(out + i * kB + j * ej, src + i * si + j * kB);
     }
   }
 };
@@ -271,7 +432,8 @@ template <int kB, int kK>
 struct InterleaveKernel {
   int64_t si;  // bytes
   uint8_t* stage = nullptr;
-  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t /*ni*/, int64_t nj) const {
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t /*ni*/,
+                             int64_t nj) const {
     using T = typename Lane<kB>::T;
     const hn::ScalableTag<T> d;
     const int64_t n = static_cast<int64_t>(hn::Lanes(d));
@@ -281,7 +443,8 @@ struct InterleaveKernel {
     T* out = reinterpret_cast<T*>(dst);
     int64_t j = 0;
     if constexpr (kK == 2) {
-      for (; j + n <= nj; j += n) hn::StoreInterleaved2(hn::LoadU(d, s0 + j), hn::LoadU(d, s1 + j), d, out + j * 2);
+      for (; j + n <= nj; j += n)
+        hn::StoreInterleaved2(hn::LoadU(d, s0 + j), hn::LoadU(d, s1 + j), d, out + j * 2);
     } else {
       const T* s2 = reinterpret_cast<const T*>(src + 2 * si);
       const T* s3 = reinterpret_cast<const T*>(src + 3 * si);
@@ -304,7 +467,8 @@ template <int kB, int kK>
 struct DeinterleaveKernel {
   int64_t dst_row;  // bytes
   uint8_t* stage = nullptr;
-  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t ni, int64_t /*nj*/) const {
+  HWY_INLINE void operator()(const uint8_t* src, uint8_t* final_dst, int64_t ni,
+                             int64_t /*nj*/) const {
     using T = typename Lane<kB>::T;
     const hn::ScalableTag<T> d;
     const int64_t n = static_cast<int64_t>(hn::Lanes(d));
@@ -337,7 +501,8 @@ struct DeinterleaveKernel {
       for (int j = 0; j < kK; ++j) CopyElement<kB>(dst + i * kB + j * dj, src + (i * kK + j) * kB);
     }
     if (stage != nullptr) {
-      for (int j = 0; j < kK; ++j) CopyBytes(final_dst + j * dst_row, stage + j * dj, ni * kB, true);
+      for (int j = 0; j < kK; ++j)
+        CopyBytes(final_dst + j * dst_row, stage + j * dj, ni * kB, true);
     }
   }
 };
@@ -350,8 +515,8 @@ struct DeinterleaveKernel {
 // elements (block k covers [k*block_i - pre_i, (k+1)*block_i - pre_i) within [0, ni); the
 // plan reserved one more block for it), so that destination runs start on cache lines.
 template <int kB, class Kernel>
-HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end,
-                            Kernel kernel, int64_t pre_i = 0) {
+HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin,
+                            int64_t end, Kernel kernel, int64_t pre_i = 0) {
   constexpr size_t kMaxDepth = 64;
   const size_t depth = n.units.size();
   int64_t count[kMaxDepth];
@@ -371,7 +536,9 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
     const int64_t lo = std::max<int64_t>(0, i0 - pre_i);
     const int64_t ni = std::min(n.loop_i.extent, i0 - pre_i + n.block_i) - lo;
     const int64_t nj = std::min(n.block_j, n.loop_j.extent - j0);
-    if (ni > 0 && nj > 0) kernel(src + (so + (lo - i0) * n.loop_i.src_stride) * kB, dst + (dof + (lo - i0) * n.loop_i.dst_stride) * kB, ni, nj);
+    if (ni > 0 && nj > 0)
+      kernel(src + (so + (lo - i0) * n.loop_i.src_stride) * kB,
+             dst + (dof + (lo - i0) * n.loop_i.dst_stride) * kB, ni, nj);
     for (size_t k = depth; k-- > 0;) {
       const UnitLoop& u = n.units[k];
       if (++count[k] < u.extent) {
@@ -393,7 +560,27 @@ HWY_NOINLINE void WalkUnits(const Nest& n, const uint8_t* src, uint8_t* dst, int
 
 #if HWY_TARGET != HWY_SCALAR
 template <int kB, int kL>
-void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end, bool stream) {
+void RunGroupedTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin,
+                         int64_t end, bool stream) {
+  GroupedTransposeKernel<kB, kL> kernel{n.loop_i.src_stride * kB,
+                                        n.loop_j.dst_stride * kB,
+                                        n.i2_src_stride * kB,
+                                        n.j2_dst_stride * kB,
+                                        n.i2_extent,
+                                        n.j2_extent,
+                                        stream};
+  const size_t bytes = static_cast<size_t>(n.block_i * n.i2_extent * n.block_j * n.j2_extent * kB);
+  hwy::AlignedFreeUniquePtr<uint8_t[]> stage = hwy::AllocateAligned<uint8_t>(2 * bytes);
+  kernel.stage[0] = stage.get();
+  kernel.stage[1] = stage.get() + bytes;
+  WalkUnits<kB>(n, src, dst, begin, end, kernel);
+}
+
+template <int kB, int kL>
+void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end,
+                  bool stream) {
+  if (n.i2_extent > 1 || n.j2_extent > 1)
+    return RunGroupedTranspose<kB, kL>(n, src, dst, begin, end, stream);
   TransposeKernel<kB, kL> kernel{n.loop_i.src_stride * kB, n.loop_j.dst_stride * kB, stream};
   hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
   int64_t pre_i = 0;
@@ -402,7 +589,8 @@ void RunTranspose(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin
     stage = hwy::AllocateAligned<uint8_t>(2 * bytes);
     kernel.stage[0] = stage.get();
     kernel.stage[1] = stage.get() + bytes;
-    if (n.align_runs) pre_i = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst + n.dst_offset * kB) % 64) / kB;
+    if (n.align_runs)
+      pre_i = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst + n.dst_offset * kB) % 64) / kB;
   }
   WalkUnits<kB>(n, src, dst, begin, end, kernel, pre_i);
 }
@@ -418,31 +606,44 @@ int FitLanes(int lanes) {
 #endif  // HWY_TARGET != HWY_SCALAR
 
 template <int kB>
-void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end, bool stream,
-             const uint8_t* fill_value) {
+void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int64_t end,
+             bool stream, const uint8_t* fill_value) {
   switch (n.kind) {
     case KernelKind::kCopy:
-      WalkUnits<kB>(n, src, dst, begin, end, CopyKernel<kB>{n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB, stream});
+      WalkUnits<kB>(n, src, dst, begin, end,
+                    CopyKernel<kB>{n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB, stream});
       return;
     case KernelKind::kFill:
-      WalkUnits<kB>(n, src, dst, begin, end, FillKernel<kB>{n.loop_i.dst_stride * kB, n.loop_j.dst_stride * kB, fill_value});
+      WalkUnits<kB>(n, src, dst, begin, end,
+                    FillKernel<kB>{n.loop_i.dst_stride * kB, n.loop_j.dst_stride * kB, fill_value});
       return;
     case KernelKind::kStrided:
-      WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB, n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB});
+      WalkUnits<kB>(n, src, dst, begin, end,
+                    StridedKernel<kB>{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB,
+                                      n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB});
       return;
 #if HWY_TARGET != HWY_SCALAR
     case KernelKind::kInterleave:
     case KernelKind::kDeinterleave:
       if constexpr (kB <= 8) {
         hwy::AlignedFreeUniquePtr<uint8_t[]> stage;
-        if (stream) stage = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(n.block_i * n.block_j * kB));
+        if (stream)
+          stage = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(n.block_i * n.block_j * kB));
         uint8_t* st = stage.get();
         if (n.kind == KernelKind::kInterleave) {
-          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 2>{n.loop_i.src_stride * kB, st});
-          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, InterleaveKernel<kB, 4>{n.loop_i.src_stride * kB, st});
+          if (n.lanes == 2)
+            return WalkUnits<kB>(n, src, dst, begin, end,
+                                 InterleaveKernel<kB, 2>{n.loop_i.src_stride * kB, st});
+          if (n.lanes == 4)
+            return WalkUnits<kB>(n, src, dst, begin, end,
+                                 InterleaveKernel<kB, 4>{n.loop_i.src_stride * kB, st});
         } else {
-          if (n.lanes == 2) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 2>{n.loop_j.dst_stride * kB, st});
-          if (n.lanes == 4) return WalkUnits<kB>(n, src, dst, begin, end, DeinterleaveKernel<kB, 4>{n.loop_j.dst_stride * kB, st});
+          if (n.lanes == 2)
+            return WalkUnits<kB>(n, src, dst, begin, end,
+                                 DeinterleaveKernel<kB, 2>{n.loop_j.dst_stride * kB, st});
+          if (n.lanes == 4)
+            return WalkUnits<kB>(n, src, dst, begin, end,
+                                 DeinterleaveKernel<kB, 4>{n.loop_j.dst_stride * kB, st});
         }
       }
       break;
@@ -467,31 +668,30 @@ void RunNest(const Nest& n, const uint8_t* src, uint8_t* dst, int64_t begin, int
       }
       break;
 #endif  // HWY_TARGET != HWY_SCALAR
-    default:
-      break;
+    default: break;
   }
   // No vector kernel for this shape on this target: element by element.
-  WalkUnits<kB>(n, src, dst, begin, end, StridedKernel<kB>{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB, n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB});
+  const StridedKernel<kB> strided{n.loop_i.src_stride * kB, n.loop_i.dst_stride * kB,
+                                  n.loop_j.src_stride * kB, n.loop_j.dst_stride * kB};
+  if (n.i2_extent > 1 || n.j2_extent > 1) {
+    const int64_t i2_dst = n.loop_i.extent * n.loop_i.dst_stride,
+                  j2_src = n.loop_j.extent * n.loop_j.src_stride;
+    return WalkUnits<kB>(
+        n, src, dst, begin, end,
+        GroupedStridedKernel<kB>{strided, n.i2_src_stride * kB, i2_dst * kB, j2_src * kB,
+                                 n.j2_dst_stride * kB, n.i2_extent, n.j2_extent});
+  }
+  WalkUnits<kB>(n, src, dst, begin, end, strided);
 }
 
-void RunNestChunkImpl(const Nest& n, int element_bytes, const uint8_t* src, uint8_t* dst, int64_t begin,
-                      int64_t end, bool stream, const uint8_t* fill_value) {
+void RunNestChunkImpl(const Nest& n, int element_bytes, const uint8_t* src, uint8_t* dst,
+                      int64_t begin, int64_t end, bool stream, const uint8_t* fill_value) {
   switch (element_bytes) {
-    case 1:
-      RunNest<1>(n, src, dst, begin, end, stream, fill_value);
-      break;
-    case 2:
-      RunNest<2>(n, src, dst, begin, end, stream, fill_value);
-      break;
-    case 4:
-      RunNest<4>(n, src, dst, begin, end, stream, fill_value);
-      break;
-    case 8:
-      RunNest<8>(n, src, dst, begin, end, stream, fill_value);
-      break;
-    default:
-      RunNest<16>(n, src, dst, begin, end, stream, fill_value);
-      break;
+    case 1: RunNest<1>(n, src, dst, begin, end, stream, fill_value); break;
+    case 2: RunNest<2>(n, src, dst, begin, end, stream, fill_value); break;
+    case 4: RunNest<4>(n, src, dst, begin, end, stream, fill_value); break;
+    case 8: RunNest<8>(n, src, dst, begin, end, stream, fill_value); break;
+    default: RunNest<16>(n, src, dst, begin, end, stream, fill_value); break;
   }
   if (stream) hwy::FlushStream();
 }
@@ -510,9 +710,10 @@ HWY_EXPORT(RunNestChunkImpl);
 HWY_EXPORT(MaxVectorBytesImpl);
 HWY_EXPORT(SimdTargetNameImpl);
 
-void RunNestChunk(const Nest& nest, int element_bytes, const uint8_t* src, uint8_t* dst, int64_t begin,
-                  int64_t end, bool stream, const uint8_t* fill_value) {
-  HWY_DYNAMIC_DISPATCH(RunNestChunkImpl)(nest, element_bytes, src, dst, begin, end, stream, fill_value);
+void RunNestChunk(const Nest& nest, int element_bytes, const uint8_t* src, uint8_t* dst,
+                  int64_t begin, int64_t end, bool stream, const uint8_t* fill_value) {
+  HWY_DYNAMIC_DISPATCH(RunNestChunkImpl)
+  (nest, element_bytes, src, dst, begin, end, stream, fill_value);
 }
 
 int MaxVectorBytes() { return HWY_DYNAMIC_DISPATCH(MaxVectorBytesImpl)(); }

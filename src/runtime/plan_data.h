@@ -57,6 +57,13 @@ struct Nest {
   // Staged: loop I has one spare block so that blocks can be shifted at run time to start
   // destination runs on cache lines (every other destination stride keeps line alignment).
   bool align_runs = false;
+  // Grouped transpose (kernels.cc): each kernel call also covers i2_extent values of a loop
+  // I2 that continues I in the destination (destination stride = loop_i.extent) and
+  // j2_extent values of a loop J2 that continues J in the source (source stride =
+  // loop_j.extent), so that short I and J (high-rank permutations) still read and write
+  // long runs. Both 1: the plain transpose.
+  int64_t i2_extent = 1, i2_src_stride = 0;
+  int64_t j2_extent = 1, j2_dst_stride = 0;
   int64_t stream_align = 64;    // bytes the destination base must be aligned to for them
   std::vector<UnitLoop> units;  // outermost first
   int64_t num_units = 1;
