@@ -375,6 +375,11 @@ TEST(Relayout, Errors) {
               InvalidArgument("is not injective"));
   EXPECT_THAT(error(L("S[4:1]"), L("S[4:1]"), {2, 3}, 4),
               InvalidArgument("shape (2, 3) has 6 elements but the layout S[4:1] has size 4"));
+  // A zero extent: the message quotes the shape given, and the domain checked.
+  EXPECT_THAT(error(L("S[(1,64):(64,1)]"), L("S[(64,2):(1,64)]"), {0, 64}, 4),
+              InvalidArgument("destination: shape (0, 64) is stored over the domain (1, 64)"));
+  EXPECT_THAT(error(L("S[4:1]"), L("S[4:1]"), {}, 4),
+              InvalidArgument("source: shape () is stored over the domain (1)"));
   EXPECT_THAT(error(L("S[4:1]"), L("S[4:1]"), {-1, 4}, 4),
               InvalidArgument("dimension 0 has negative extent -1"));
   EXPECT_THAT(error(BufferLayout(L("S[8:1]"), {2, 4}), L("S[8:1]"), {8}, 4),

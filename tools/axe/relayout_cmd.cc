@@ -134,14 +134,70 @@ void PrintResult(const runtime::RelayoutPlan& plan, const runtime::BenchmarkResu
             << "check     " << check << "\n";
 }
 
+// The command line of `axe relayout`; the optionals are unset when the option is absent.
+struct RelayoutArgs {
+  std::string from, to, fill;
+  std::optional<std::string> shape, dtype;
+  std::optional<int64_t> repeat;
+  int threads = 0;
+  bool check = false, measure = false;
+};
+
+absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args) {
+  AXE_ASSIGN_OR_RETURN(runtime::TensorBuffer from, ReadTensorBuffer(args.from, "--from"));
+  AXE_ASSIGN_OR_RETURN(runtime::TensorBuffer to, ReadTensorBuffer(args.to, "--to"));
+  std::optional<std::vector<int64_t>> shape;
+  if (args.shape) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(*args.shape, "--shape"));
+    AXE_ASSIGN_OR_RETURN(shape, ParseIntListOption(text, "--shape"));
+  }
+  std::optional<DType> type;
+  if (args.dtype) {
+    absl::StatusOr<DType> parsed = ParseDType(*args.dtype);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--dtype: ", parsed.status().message()));
+    }
+    type = *parsed;
+  }
+  return runtime::ResolveRelayout(from, to, shape, type, {"--from", "--to"});
+}
+
+absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
+  if (args.repeat && (*args.repeat < 1 || *args.repeat > runtime::kMaxBenchmarkRuns)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--repeat: must be between 1 and ", runtime::kMaxBenchmarkRuns, ", got ", *args.repeat));
+  }
+  if (args.threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
+  AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request, ResolveRequest(args));
+  absl::StatusOr<int> bytes = runtime::ElementBytes(request.element_type);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(), absl::StrCat("--dtype: ", bytes.status().message()));
+  }
+  runtime::RelayoutOptions options;
+  options.threads = args.threads;
+  if (args.measure) options.search = runtime::PlanSearch::kMeasure;
+  if (!args.fill.empty()) {
+    AXE_ASSIGN_OR_RETURN(options.padding_value,
+                         ElementFromNumber(args.fill, request.element_type, *bytes));
+  }
+  AXE_ASSIGN_OR_RETURN(
+      runtime::RelayoutPlan plan,
+      runtime::PlanRelayout(request.src, request.dst, request.shape, *bytes, options));
+  runtime::BenchmarkOptions bench;
+  bench.runs = args.repeat.value_or(0);
+  bench.check = args.check;
+  bench.padding_value = options.padding_value;
+  AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult result,
+                       runtime::BenchmarkRelayout(plan, request.src, request.dst, bench));
+  PrintResult(plan, result, json);
+  if (result.check == runtime::CheckOutcome::kFailed) {
+    return absl::InternalError("the relayout result differs from the element-by-element oracle");
+  }
+  return absl::OkStatus();
+}
+
 void AddRelayout(CLI::App& app, Selected& selected) {
-  struct Args {
-    std::string shape, dtype, from, to, fill;
-    int threads = 0;
-    int64_t repeat = 0;
-    bool check = false, measure = false;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<RelayoutArgs>();
   CLI::App* cmd = app.add_subcommand(
       "relayout",
       "Copy a tensor from one memory layout to another on generated data: prints the plan (fused "
@@ -150,10 +206,9 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_option("--shape", args->shape,
                   "Logical shape of the tensor, e.g. 8192,8192 (optional when --from or --to is an "
                   "XLA shape)");
-  CLI::Option* dtype = cmd->add_option(
-      "--dtype", args->dtype,
-      "Element type, any XLA, NumPy or jaxpr name: f32, float32, bf16, s8, int8, c128, ... "
-      "(default f32, or the XLA shape's)");
+  cmd->add_option("--dtype", args->dtype,
+                  "Element type, any XLA, NumPy or jaxpr name: f32, float32, bf16, s8, int8, c128, "
+                  "... (default f32, or the XLA shape's)");
   cmd->add_option("--from", args->from,
                   "Source layout: an Axe layout on memory, e.g. 'S[(8192,8192):(8192,1)]', "
                   "optionally '... over (D0,D1)' for a padded domain, or an XLA shape such as "
@@ -172,57 +227,7 @@ void AddRelayout(CLI::App& app, Selected& selected) {
                 "Pick the plan by timing candidates (PlanSearch::kMeasure)");
   cmd->add_flag("--check", args->check, "Verify the result against the element-by-element oracle");
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, dtype, cmd, &selected]() -> absl::Status {
-    if (cmd->count("--repeat") > 0 &&
-        (args->repeat < 1 || args->repeat > runtime::kMaxBenchmarkRuns)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--repeat: must be between 1 and ", runtime::kMaxBenchmarkRuns, ", got ", args->repeat));
-    }
-    if (args->threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
-    AXE_ASSIGN_OR_RETURN(runtime::TensorBuffer from, ReadTensorBuffer(args->from, "--from"));
-    AXE_ASSIGN_OR_RETURN(runtime::TensorBuffer to, ReadTensorBuffer(args->to, "--to"));
-    std::optional<std::vector<int64_t>> shape;
-    if (cmd->count("--shape") > 0) {
-      AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args->shape, "--shape"));
-      AXE_ASSIGN_OR_RETURN(shape, ParseIntListOption(text, "--shape"));
-    }
-    std::optional<DType> type;
-    if (dtype->count() > 0) {
-      absl::StatusOr<DType> parsed = ParseDType(args->dtype);
-      if (!parsed.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("--dtype: ", parsed.status().message()));
-      }
-      type = *parsed;
-    }
-    AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request,
-                         runtime::ResolveRelayout(from, to, shape, type, {"--from", "--to"}));
-    absl::StatusOr<int> bytes = runtime::ElementBytes(request.element_type);
-    if (!bytes.ok()) {
-      return absl::Status(bytes.status().code(),
-                          absl::StrCat("--dtype: ", bytes.status().message()));
-    }
-    runtime::RelayoutOptions options;
-    options.threads = args->threads;
-    if (args->measure) options.search = runtime::PlanSearch::kMeasure;
-    if (!args->fill.empty()) {
-      AXE_ASSIGN_OR_RETURN(options.padding_value,
-                           ElementFromNumber(args->fill, request.element_type, *bytes));
-    }
-    AXE_ASSIGN_OR_RETURN(
-        runtime::RelayoutPlan plan,
-        runtime::PlanRelayout(request.src, request.dst, request.shape, *bytes, options));
-    runtime::BenchmarkOptions bench;
-    bench.runs = args->repeat;
-    bench.check = args->check;
-    bench.padding_value = options.padding_value;
-    AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult result,
-                         runtime::BenchmarkRelayout(plan, request.src, request.dst, bench));
-    PrintResult(plan, result, selected.json);
-    if (result.check == runtime::CheckOutcome::kFailed) {
-      return absl::InternalError("the relayout result differs from the element-by-element oracle");
-    }
-    return absl::OkStatus();
-  });
+  OnSelect(cmd, selected, [args, &selected] { return RunRelayout(*args, selected.json); });
 }
 
 AXE_CLI_COMMAND_GROUP(60, AddRelayout);
