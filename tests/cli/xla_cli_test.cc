@@ -257,3 +257,60 @@ TEST(XlaCli, ErrorsNameTheElementTypeAndStayShort) {
 
 }  // namespace
 }  // namespace axe
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using nlohmann::json;
+
+constexpr char kFusion[] =
+    "%fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} "
+    "%fusion.32), kind=kCustom, calls=%fused_computation.3";
+
+TEST(XlaCli, ExplainsAnHloInstructionLine) {
+  auto r = RunAxe({"xla", "explain", kFusion});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("== result %fusion.3\nshape           bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}\n"));
+  EXPECT_THAT(r.out, HasSubstr("== operand 0 %fusion.32\nshape           bf16[32,32,8192]"));
+  EXPECT_THAT(r.out, HasSubstr("array_size      16777216 bytes"));
+  EXPECT_THAT(r.out, HasSubstr("memory space    1: fast memory"));
+  r = RunAxe({"xla", "explain", kFusion, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["instructions"][0]["name"], "%fusion.3");
+  EXPECT_EQ(j["instructions"][0]["operands"][0]["shape"]["array_size_bytes"], 16777216);
+  EXPECT_EQ(j["memory_space_totals"][0]["memory_space"], 1);
+  EXPECT_EQ(j["memory_space_totals"][0]["array_size_bytes"], 8388608);
+}
+
+TEST(XlaCli, ExplainsAnHloModuleFromAFile) {
+  const std::string path = ::testing::TempDir() + "/axe_xla_cli_module.hlo";
+  {
+    std::ofstream f(path);
+    f << "HloModule m, entry_computation_layout={(f32[8]{0})->f32[8]{0:S(1)}}\n\n"
+         "ENTRY %main (p: f32[8]) -> f32[8] {\n"
+         "  %p = f32[8]{0} parameter(0)\n"
+         "  ROOT %n = f32[8]{0:S(1)} negate(f32[8]{0} %p)\n"
+         "}\n";
+  }
+  auto r = RunAxe({"xla", "explain", "@" + path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("module          m\n"));
+  EXPECT_THAT(r.out, HasSubstr("entry layout    (f32[8]{0})->f32[8]{0:S(1)}\n"));
+  EXPECT_THAT(r.out, HasSubstr("computation     %main\n"));
+  EXPECT_THAT(r.out, HasSubstr("line 5: ROOT %n = negate\n"));
+  EXPECT_THAT(r.out, HasSubstr("  S(0) default: 1 buffers, 32 bytes\n"));
+  EXPECT_THAT(r.out, HasSubstr("  S(1) fast: 1 buffers, 32 bytes\n"));
+  r = RunAxe({"xla", "explain", "@" + path, "--index", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--index and --leaf take a single shape"));
+  std::remove(path.c_str());
+  r = RunAxe({"xla", "explain", "%a = f32[2] negate(f32[2] %b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("HLO: line 1:"));
+}
+
+}  // namespace
+}  // namespace axe

@@ -10,6 +10,7 @@
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/explain.h"
+#include "axe/xla/hlo_text.h"
 #include "axe/xla/memory_space.h"
 #include "axe/xla/sizes.h"
 #include "axe/xla/text.h"
@@ -36,6 +37,12 @@ void AddShapeArgs(CLI::App* cmd, ShapeArgs& args) {
   cmd->add_flag(
       "--lenient", args.lenient,
       "Check a standalone array only for its minor_to_major length, as XLA's parser does");
+}
+
+absl::StatusOr<Shape> ParseShapeText(const std::string& text, const ShapeArgs& args) {
+  absl::StatusOr<Shape> s = xla::ParseShape(text, {.lenient = args.lenient});
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat("shape: ", s.status().message()));
+  return s;
 }
 
 absl::StatusOr<Shape> ParseShapeArgs(const ShapeArgs& args) {
@@ -162,8 +169,134 @@ struct ExplainArgs : ShapeArgs {
   std::string leaf;
 };
 
+// ---- HLO instruction lines and modules ----
+
+Json ShapeJsonOrNull(const Shape& s) {
+  absl::StatusOr<Json> j = ShapeJson(s);
+  return j.ok() ? *j : Json(nullptr);
+}
+
+Json HloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
+  Json j = {{"module", hlo.module_name.empty() ? Json(nullptr) : Json(hlo.module_name)}};
+  j["entry_computation_layout"] = nullptr;
+  if (hlo.entry_computation_layout) {
+    Json params = Json::array();
+    for (const Shape& p : hlo.entry_computation_layout->parameters)
+      params.push_back(ShapeJsonOrNull(p));
+    j["entry_computation_layout"] = {
+        {"parameters", params}, {"result", ShapeJsonOrNull(hlo.entry_computation_layout->result)}};
+  }
+  Json instructions = Json::array();
+  for (const xla::HloInstruction& ins : hlo.instructions) {
+    Json operands = Json::array();
+    for (const xla::HloOperand& op : ins.operands) {
+      operands.push_back(
+          {{"name", op.name}, {"shape", op.shape ? ShapeJsonOrNull(*op.shape) : Json(nullptr)}});
+    }
+    instructions.push_back({{"computation", ins.computation},
+                            {"name", ins.name},
+                            {"opcode", ins.opcode},
+                            {"root", ins.is_root},
+                            {"line", ins.line},
+                            {"result", ShapeJsonOrNull(ins.result)},
+                            {"operands", operands}});
+  }
+  j["instructions"] = instructions;
+  Json spaces = Json::array();
+  for (const xla::MemorySpaceTotal& t : totals) {
+    spaces.push_back({{"memory_space", t.memory_space},
+                      {"memory_space_name", std::string(xla::MemorySpaceName(t.memory_space))},
+                      {"buffers", t.buffers},
+                      {"array_size_bytes", t.array_size_bytes},
+                      {"unsized_buffers", t.unsized_buffers}});
+  }
+  j["memory_space_totals"] = spaces;
+  return j;
+}
+
+// One table row per array leaf of a shape: "<role> <name> {leaf} shape: sizes, memory space".
+void PrintRows(absl::string_view role, absl::string_view name, const Shape& s) {
+  for (const xla::LeafExplanation& leaf : xla::ExplainLeaves(s)) {
+    std::cout << "  " << role << " " << name << " " << xla::LeafLine(leaf);
+  }
+}
+
+// A lone instruction: every shape explained in full.
+void PrintInstruction(const xla::HloInstruction& ins) {
+  std::cout << "instruction     " << ins.name << " = " << ins.opcode << "(...) with "
+            << ins.operands.size() << " operands\n\n== result " << ins.name << "\n";
+  PrintShapeText(ins.result);
+  for (size_t k = 0; k < ins.operands.size(); ++k) {
+    const xla::HloOperand& op = ins.operands[k];
+    std::cout << "\n== operand " << k << " " << (op.name.empty() ? "(unnamed)" : op.name) << "\n";
+    if (op.shape) {
+      PrintShapeText(*op.shape);
+    } else {
+      std::cout << "(no shape written; it is the result of " << op.name << ")\n";
+    }
+  }
+}
+
+void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
+  if (!hlo.module_name.empty()) std::cout << "module          " << hlo.module_name << "\n";
+  if (hlo.entry_computation_layout) {
+    std::cout << "entry layout    " << hlo.entry_computation_layout->ComputationLayoutString()
+              << "\n";
+    const auto& params = hlo.entry_computation_layout->parameters;
+    for (size_t k = 0; k < params.size(); ++k)
+      PrintRows(absl::StrCat("parameter ", k), "", params[k]);
+    PrintRows("result", "", hlo.entry_computation_layout->result);
+  }
+  std::string computation = "\x01";
+  for (const xla::HloInstruction& ins : hlo.instructions) {
+    if (ins.computation != computation) {
+      computation = ins.computation;
+      std::cout << "\ncomputation     " << (computation.empty() ? "(none)" : computation) << "\n";
+    }
+    std::cout << "line " << ins.line << ": " << (ins.is_root ? "ROOT " : "") << ins.name << " = "
+              << ins.opcode << "\n";
+    PrintRows("result ", ins.name, ins.result);
+    for (size_t k = 0; k < ins.operands.size(); ++k) {
+      if (ins.operands[k].shape)
+        PrintRows(absl::StrCat("operand ", k), ins.operands[k].name, *ins.operands[k].shape);
+    }
+  }
+  std::cout << "\ntotals per memory space (instruction results, without tuple, get-tuple-element "
+               "and bitcast, "
+               "which alias; XLA's ArraySize)\n";
+  for (const xla::MemorySpaceTotal& t : totals) {
+    std::cout << "  S(" << t.memory_space << ") " << xla::MemorySpaceName(t.memory_space) << ": "
+              << t.buffers << " buffers, " << t.array_size_bytes << " bytes";
+    if (t.unsized_buffers > 0)
+      std::cout << " (" << t.unsized_buffers << " without a size, not counted)";
+    std::cout << "\n";
+  }
+}
+
+absl::Status RunExplainHlo(const std::string& text, bool json) {
+  absl::StatusOr<xla::HloText> hlo = xla::ScanHlo(text);
+  if (!hlo.ok()) return absl::InvalidArgumentError(absl::StrCat("HLO: ", hlo.status().message()));
+  AXE_ASSIGN_OR_RETURN(std::vector<xla::MemorySpaceTotal> totals,
+                       xla::ResultBytesByMemorySpace(*hlo));
+  if (json) {
+    PrintJson(HloJson(*hlo, totals));
+  } else if (hlo->module_name.empty() && hlo->instructions.size() == 1) {
+    PrintInstruction(hlo->instructions[0]);
+  } else {
+    PrintModule(*hlo, totals);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, bool json) {
-  AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeArgs(args));
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "shape"));
+  if (xla::LooksLikeHlo(text)) {
+    if (has_index || has_leaf) {
+      return absl::InvalidArgumentError("--index and --leaf take a single shape, not HLO text");
+    }
+    return RunExplainHlo(text, json);
+  }
+  AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeText(text, args));
   std::vector<int64_t> leaf_index;
   if (has_leaf) {
     AXE_ASSIGN_OR_RETURN(leaf_index, ParseIntListOption(args.leaf, "--leaf"));
