@@ -64,7 +64,8 @@ int64_t DigitsValue(const std::vector<Digit>& digits, int64_t x) {
   return value;
 }
 
-std::vector<RadixBox> DecomposeInterval(int64_t lo, int64_t hi, const std::vector<int64_t>& weights) {
+std::vector<RadixBox> DecomposeInterval(int64_t lo, int64_t hi,
+                                        const std::vector<int64_t>& weights) {
   std::vector<RadixBox> out;
   if (lo >= hi) return out;
   const size_t m = weights.size();

@@ -48,7 +48,8 @@ struct RadixBox {
 
 // Splits [lo, hi) into boxes, coarsest in the middle: ascending to alignment, then
 // descending. Boxes are disjoint, in increasing order, and cover the range exactly.
-std::vector<RadixBox> DecomposeInterval(int64_t lo, int64_t hi, const std::vector<int64_t>& weights);
+std::vector<RadixBox> DecomposeInterval(int64_t lo, int64_t hi,
+                                        const std::vector<int64_t>& weights);
 
 }  // namespace axe::runtime::internal
 

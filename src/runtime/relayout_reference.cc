@@ -15,7 +15,8 @@ absl::StatusOr<int64_t> Offset(const PhysCoord& p) {
   int64_t v = 0;
   for (const auto& [axis, value] : p.entries()) {
     if (!axis.is_memory()) {
-      return absl::InvalidArgumentError(absl::StrCat("point ", p.ToString(), " is not on a memory axis"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("point ", p.ToString(), " is not on a memory axis"));
     }
     v += value;
   }
@@ -30,9 +31,11 @@ int64_t FlattenIn(const std::vector<int64_t>& domain, const std::vector<int64_t>
 
 }  // namespace
 
-absl::Status ReferenceRelayout(const BufferLayout& src, const BufferLayout& dst, absl::Span<const int64_t> shape,
-                               int element_bytes, const void* src_ptr, void* dst_ptr,
-                               const std::optional<std::vector<uint8_t>>& padding_value, ThreadPool* pool) {
+absl::Status ReferenceRelayout(const BufferLayout& src, const BufferLayout& dst,
+                               absl::Span<const int64_t> shape, int element_bytes,
+                               const void* src_ptr, void* dst_ptr,
+                               const std::optional<std::vector<uint8_t>>& padding_value,
+                               ThreadPool* pool) {
   AXE_RETURN_IF_ERROR(CheckElementBytes(element_bytes));
   AXE_RETURN_IF_ERROR(CheckBufferLayout(src, shape, "source"));
   AXE_RETURN_IF_ERROR(CheckBufferLayout(dst, shape, "destination"));

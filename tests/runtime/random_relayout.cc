@@ -34,7 +34,8 @@ std::vector<int64_t> RandomFactors(std::mt19937_64& rng, int64_t n) {
 
 }  // namespace
 
-std::vector<int64_t> RandomShape(std::mt19937_64& rng, int max_rank, int64_t max_extent, int64_t max_elements) {
+std::vector<int64_t> RandomShape(std::mt19937_64& rng, int max_rank, int64_t max_extent,
+                                 int64_t max_elements) {
   const int rank = static_cast<int>(Uniform(rng, 1, max_rank));
   std::vector<int64_t> shape(static_cast<size_t>(rank));
   for (int64_t& e : shape) e = Chance(rng, 0.03) ? 0 : Uniform(rng, 1, max_extent);
@@ -90,7 +91,8 @@ runtime::BufferLayout RandomBufferLayout(std::mt19937_64& rng, const std::vector
   std::iota(order.begin(), order.end(), 0);
   const double style = std::uniform_real_distribution<double>(0, 1)(rng);
   if (style < 0.3) {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return outer[a] > outer[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return outer[a] > outer[b]; });
   } else if (style < 0.5) {
     // logical order: row-major
   } else {
@@ -115,16 +117,19 @@ runtime::BufferLayout RandomBufferLayout(std::mt19937_64& rng, const std::vector
   for (size_t k = 0; k < n; ++k) shard.push_back(Iter{extents[k], strides[k], Axis::Memory()});
   if (Chance(rng, 0.1)) {
     // Destination: a second, disjoint copy after the first. Source: any copy.
-    replica.push_back(Iter{2, options.destination ? running + offset + 1 : Uniform(rng, 1, 5), Axis::Memory()});
+    replica.push_back(
+        Iter{2, options.destination ? running + offset + 1 : Uniform(rng, 1, 5), Axis::Memory()});
   }
   absl::StatusOr<Layout> l = Layout::Create(shard, replica, PhysCoord{{Axis::Memory(), offset}});
   AXE_CHECK(l.ok()) << l.status().message();
-  const bool default_domain = domain == std::vector<int64_t>(shape.begin(), shape.end()) && Chance(rng, 0.5);
+  const bool default_domain =
+      domain == std::vector<int64_t>(shape.begin(), shape.end()) && Chance(rng, 0.5);
   if (default_domain) return runtime::BufferLayout(*l);
   return runtime::BufferLayout(*l, domain);
 }
 
-std::pair<int64_t, int64_t> AddressRange(const runtime::BufferLayout& b, const std::vector<int64_t>& /*shape*/) {
+std::pair<int64_t, int64_t> AddressRange(const runtime::BufferLayout& b,
+                                         const std::vector<int64_t>& /*shape*/) {
   int64_t lo = 0, hi = 0;
   for (const auto& [axis, value] : b.layout.offset().entries()) lo = hi = value;
   auto add = [&](const Iter& it) {
@@ -136,8 +141,8 @@ std::pair<int64_t, int64_t> AddressRange(const runtime::BufferLayout& b, const s
   return {lo, hi};
 }
 
-GuardedBuffer::GuardedBuffer(const runtime::BufferLayout& b, const std::vector<int64_t>& shape, int element_bytes,
-                             uint64_t seed) {
+GuardedBuffer::GuardedBuffer(const runtime::BufferLayout& b, const std::vector<int64_t>& shape,
+                             int element_bytes, uint64_t seed) {
   constexpr int64_t kGuard = 64;
   const auto [lo, hi] = AddressRange(b, shape);
   bytes_.resize(static_cast<size_t>((hi - lo + 1) * element_bytes + 2 * kGuard));

@@ -24,18 +24,20 @@ runtime::BufferLayout RandomBufferLayout(std::mt19937_64& rng, const std::vector
 
 // A random shape of rank 1..max_rank with extents in [1, max_extent] (sometimes 0), at most
 // max_elements elements.
-std::vector<int64_t> RandomShape(std::mt19937_64& rng, int max_rank, int64_t max_extent, int64_t max_elements);
+std::vector<int64_t> RandomShape(std::mt19937_64& rng, int max_rank, int64_t max_extent,
+                                 int64_t max_elements);
 
 // [min, max] of the offsets a buffer layout can address over its whole domain (replicas
 // included).
-std::pair<int64_t, int64_t> AddressRange(const runtime::BufferLayout& b, const std::vector<int64_t>& shape);
+std::pair<int64_t, int64_t> AddressRange(const runtime::BufferLayout& b,
+                                         const std::vector<int64_t>& shape);
 
 // A byte buffer covering a layout's address range plus guard bytes on both sides, filled
 // with a seeded pattern. base() is the pointer that offset 0 maps to.
 class GuardedBuffer {
  public:
-  GuardedBuffer(const runtime::BufferLayout& b, const std::vector<int64_t>& shape, int element_bytes,
-                uint64_t seed);
+  GuardedBuffer(const runtime::BufferLayout& b, const std::vector<int64_t>& shape,
+                int element_bytes, uint64_t seed);
   uint8_t* base() { return bytes_.data() + origin_; }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 

@@ -25,7 +25,8 @@ int64_t XlaTiledOffset(int64_t r, int64_t c, int64_t cols) {
 }
 
 TEST(TpuTiling, HandWrittenLayoutMatchesXlaFormula) {
-  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{8, 128}, {16, 256}, {24, 384}}) {
+  for (auto [rows, cols] :
+       std::vector<std::pair<int64_t, int64_t>>{{8, 128}, {16, 256}, {24, 384}}) {
     absl::StatusOr<Layout> l = Layout::Parse(bench::TpuTiledLayoutText(rows, cols));
     ASSERT_TRUE(l.ok()) << l.status().message();
     for (int64_t r = 0; r < rows; ++r) {
@@ -42,17 +43,20 @@ TEST(TpuTiling, HandWrittenLayoutMatchesXlaFormula) {
   EXPECT_EQ(l->ToString(), "S[(512,4,2,32,128):(32768,256,1,1024,2)]");
   for (int64_t r = 0; r < 4096; r += 7) {
     for (int64_t c = 0; c < 4096; c += 13) {
-      ASSERT_EQ(ApplyBase(*l, {4096, 4096}, {r, c})->get(Axis::Memory()), XlaTiledOffset(r, c, 4096));
+      ASSERT_EQ(ApplyBase(*l, {4096, 4096}, {r, c})->get(Axis::Memory()),
+                XlaTiledOffset(r, c, 4096));
     }
   }
 }
 
 TEST(TpuTiling, HandWrittenLayoutIsXlaToAxe) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{16, 256}, {4096, 4096}}) {
-    absl::StatusOr<xla::AxeForm> form = xla::ToAxe(absl::StrCat("bf16[", rows, ",", cols, "]{1,0:T(8,128)(2,1)}"));
+    absl::StatusOr<xla::AxeForm> form =
+        xla::ToAxe(absl::StrCat("bf16[", rows, ",", cols, "]{1,0:T(8,128)(2,1)}"));
     ASSERT_TRUE(form.ok()) << form.status().message();
     EXPECT_EQ(form->domain, (std::vector<int64_t>{rows, cols}));
-    absl::StatusOr<bool> same = Equivalent(form->layout, *Layout::Parse(bench::TpuTiledLayoutText(rows, cols)));
+    absl::StatusOr<bool> same =
+        Equivalent(form->layout, *Layout::Parse(bench::TpuTiledLayoutText(rows, cols)));
     ASSERT_TRUE(same.ok());
     EXPECT_TRUE(*same) << form->layout << " vs " << bench::TpuTiledLayoutText(rows, cols);
   }
@@ -60,16 +64,19 @@ TEST(TpuTiling, HandWrittenLayoutIsXlaToAxe) {
 
 TEST(TpuTiling, RelayoutBothWays) {
   const int64_t rows = 32, cols = 512;
-  const Layout row_major = *Layout::Parse(absl::StrCat("S[(", rows, ",", cols, "):(", cols, ",1)]"));
+  const Layout row_major =
+      *Layout::Parse(absl::StrCat("S[(", rows, ",", cols, "):(", cols, ",1)]"));
   const Layout tiled = *Layout::Parse(bench::TpuTiledLayoutText(rows, cols));
   std::vector<uint16_t> in(rows * cols), out(in.size()), back(in.size()), expected(in.size());
   for (size_t k = 0; k < in.size(); ++k) in[k] = static_cast<uint16_t>(k * 2654435761u >> 16);
   ASSERT_TRUE(Relayout(row_major, tiled, {rows, cols}, 2, in.data(), out.data()).ok());
-  ASSERT_TRUE(ReferenceRelayout(row_major, tiled, {rows, cols}, 2, in.data(), expected.data()).ok());
+  ASSERT_TRUE(
+      ReferenceRelayout(row_major, tiled, {rows, cols}, 2, in.data(), expected.data()).ok());
   EXPECT_EQ(out, expected);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
-      ASSERT_EQ(out[static_cast<size_t>(XlaTiledOffset(r, c, cols))], in[static_cast<size_t>(r * cols + c)]);
+      ASSERT_EQ(out[static_cast<size_t>(XlaTiledOffset(r, c, cols))],
+                in[static_cast<size_t>(r * cols + c)]);
     }
   }
   ASSERT_TRUE(Relayout(tiled, row_major, {rows, cols}, 2, out.data(), back.data()).ok());

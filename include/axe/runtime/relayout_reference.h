@@ -25,11 +25,11 @@ namespace axe::runtime {
 // Errors: the buffer layouts do not hold `shape` (CheckBufferLayout), element_bytes is not
 // supported, or a layout uses a non-memory axis. `pool` (optional) spreads the elements
 // over its threads.
-absl::Status ReferenceRelayout(const BufferLayout& src, const BufferLayout& dst,
-                               absl::Span<const int64_t> shape, int element_bytes,
-                               const void* src_ptr, void* dst_ptr,
-                               const std::optional<std::vector<uint8_t>>& padding_value = std::nullopt,
-                               ThreadPool* pool = nullptr);
+absl::Status ReferenceRelayout(
+    const BufferLayout& src, const BufferLayout& dst, absl::Span<const int64_t> shape,
+    int element_bytes, const void* src_ptr, void* dst_ptr,
+    const std::optional<std::vector<uint8_t>>& padding_value = std::nullopt,
+    ThreadPool* pool = nullptr);
 
 }  // namespace axe::runtime
 
