@@ -1,0 +1,112 @@
+// A device mesh (spec jax-layout-format.md §8.1): an ordered list of named axes with sizes
+// and the devices laid out over them.
+//
+// Device ids 0..N-1 are laid out row-major over the axes by default (last axis fastest);
+// an explicit device array (any permutation of 0..N-1, listed in mesh-position order)
+// replaces that order. The *mesh position* of the device at mesh coordinate c is
+// Σ_j c_j · M_j with M_j = Π_{l>j} m_l (equal to the device id for the default order).
+//
+// Meshes are immutable values with ==, a hash and one canonical text form that Parse()
+// reads back:
+//
+//   Mesh('x': 2, 'y': 2)                          // default device order
+//   Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])    // explicit device array
+//   Mesh()                                        // no axes: one device (id 0)
+//
+// Parse() also accepts the forms people type: `{x:2, y:2}`, `{'x': 2}`, and the CLI's
+// `x=2,y=2` (optionally followed by `devices=[...]` or `devices=0,2,1,3` after a comma).
+#ifndef AXE_SHARDING_MESH_H_
+#define AXE_SHARDING_MESH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/hash/hash.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace axe::sharding {
+
+struct MeshAxis {
+  std::string name;  // an identifier, unique within the mesh
+  int64_t size = 1;  // >= 1
+
+  friend bool operator==(const MeshAxis&, const MeshAxis&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const MeshAxis& a) {
+    return H::combine(std::move(h), a.name, a.size);
+  }
+};
+
+class Mesh {
+ public:
+  // Bounds that keep every mesh enumerable.
+  static constexpr int64_t kMaxDevices = int64_t{1} << 16;
+  static constexpr size_t kMaxAxes = 32;
+  static constexpr size_t kMaxTextLength = size_t{1} << 20;
+
+  // The mesh with no axes (one device, id 0).
+  Mesh();
+
+  // Validates (InvalidArgument naming the axis): names are identifiers and unique, sizes
+  // >= 1, at most kMaxAxes axes and kMaxDevices devices; `devices` is empty (the default
+  // row-major order) or lists each id 0..N-1 exactly once, in mesh-position order.
+  static absl::StatusOr<Mesh> Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices = {});
+  // Reads any of the forms above. Errors name the 0-based character position.
+  static absl::StatusOr<Mesh> Parse(absl::string_view text);
+
+  const std::vector<MeshAxis>& axes() const { return axes_; }
+  size_t rank() const { return axes_.size(); }
+  // N, the number of devices (1 for the mesh with no axes).
+  int64_t num_devices() const { return num_devices_; }
+  // True when device ids follow the default row-major order.
+  bool has_default_devices() const { return devices_.empty(); }
+  // The device array in mesh-position order (0..N-1 for the default order).
+  std::vector<int64_t> device_array() const;
+  // The index of the axis named `name`, if any.
+  std::optional<size_t> AxisIndex(absl::string_view name) const;
+  // M_j: the mesh-position stride of axis j (product of the sizes of later axes).
+  int64_t axis_stride(size_t j) const { return strides_[j]; }
+
+  // The device at a mesh position in [0, N) (unchecked: the caller stays in range).
+  int64_t DeviceAtPosition(int64_t position) const;
+  // The device at a mesh coordinate. Errors: wrong length, a component out of range.
+  absl::StatusOr<int64_t> DeviceAt(absl::Span<const int64_t> coordinate) const;
+  // The mesh position of a device. Errors: an id outside [0, N).
+  absl::StatusOr<int64_t> PositionOf(int64_t device) const;
+  // The mesh coordinate of a device. Errors: an id outside [0, N).
+  absl::StatusOr<std::vector<int64_t>> CoordinateOf(int64_t device) const;
+  // The mesh coordinate of a mesh position in [0, N) (unchecked).
+  std::vector<int64_t> CoordinateOfPosition(int64_t position) const;
+
+  // The canonical text (see the header comment).
+  std::string ToString() const;
+  // The axis names as a Python tuple: ('x', 'y'), ('x',) or ().
+  std::string AxisNamesTuple() const;
+
+  friend bool operator==(const Mesh& a, const Mesh& b) {
+    return a.axes_ == b.axes_ && a.devices_ == b.devices_;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Mesh& m) {
+    return H::combine(std::move(h), m.axes_, m.devices_);
+  }
+  friend std::ostream& operator<<(std::ostream& os, const Mesh& m) { return os << m.ToString(); }
+
+ private:
+  std::vector<MeshAxis> axes_;
+  std::vector<int64_t> strides_;
+  std::vector<int64_t> devices_;    // empty for the default order
+  std::vector<int64_t> positions_;  // inverse of devices_ (empty for the default order)
+  int64_t num_devices_ = 1;
+};
+
+}  // namespace axe::sharding
+
+#endif  // AXE_SHARDING_MESH_H_

@@ -1,0 +1,78 @@
+#include "axe/sharding/device_map.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/status_macros.h"
+
+namespace axe::sharding {
+
+std::string DeviceShard::IndexToString() const {
+  std::vector<std::string> parts;
+  for (const auto& [start, stop] : index)
+    parts.push_back(absl::StrCat("[", start, ", ", stop, "]"));
+  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+}
+
+namespace {
+
+// Numbers the distinct boxes in the order of the (device-sorted) entries.
+void AssignReplicaGroups(std::vector<DeviceShard>& map) {
+  std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> groups;
+  for (DeviceShard& shard : map) {
+    auto [it, inserted] = groups.emplace(shard.index, static_cast<int64_t>(groups.size()));
+    shard.replica_group = it->second;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& sharding,
+                                                           absl::Span<const int64_t> shape) {
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> local, sharding.ShardShape(shape));
+  const Mesh& mesh = sharding.mesh();
+  std::vector<std::vector<size_t>> dim_axes(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) dim_axes[i] = sharding.DimAxes(i);
+  std::vector<DeviceShard> map(static_cast<size_t>(mesh.num_devices()));
+  for (int64_t p = 0; p < mesh.num_devices(); ++p) {
+    const std::vector<int64_t> c = mesh.CoordinateOfPosition(p);
+    DeviceShard shard;
+    shard.device = mesh.DeviceAtPosition(p);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t piece = 0;  // row-major over the dimension's axes, the first major
+      for (size_t j : dim_axes[i]) piece = piece * mesh.axes()[j].size + c[j];
+      shard.index.emplace_back(piece * local[i], (piece + 1) * local[i]);
+    }
+    map[static_cast<size_t>(shard.device)] = std::move(shard);
+  }
+  AssignReplicaGroups(map);
+  return map;
+}
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const SingleDeviceSharding& sharding,
+                                                           absl::Span<const int64_t> shape) {
+  DeviceShard shard;
+  shard.device = sharding.device();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
+    }
+    shard.index.emplace_back(0, shape[i]);
+  }
+  return std::vector<DeviceShard>{std::move(shard)};
+}
+
+std::vector<std::vector<int64_t>> ReplicaGroups(absl::Span<const DeviceShard> map) {
+  std::vector<std::vector<int64_t>> groups;
+  for (const DeviceShard& shard : map) {
+    const size_t k = static_cast<size_t>(shard.replica_group);
+    if (groups.size() <= k) groups.resize(k + 1);
+    groups[k].push_back(shard.device);
+  }
+  for (auto& g : groups) std::sort(g.begin(), g.end());
+  return groups;
+}
+
+}  // namespace axe::sharding

@@ -1,0 +1,164 @@
+#include "axe/sharding/mesh.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
+#include "python_text.h"
+
+namespace axe::sharding {
+
+Mesh::Mesh() = default;
+
+namespace {
+
+absl::Status CheckDevices(const std::vector<int64_t>& devices, int64_t n) {
+  if (static_cast<int64_t>(devices.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("mesh: the device array has ", devices.size(),
+                                                   " entries but the mesh has ", n, " devices"));
+  }
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  for (size_t p = 0; p < devices.size(); ++p) {
+    const int64_t d = devices[p];
+    if (d < 0 || d >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("mesh: device id ", d, " at position ", p, " is outside [0, ", n, ")"));
+    }
+    if (seen[static_cast<size_t>(d)]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("mesh: device id ", d, " appears twice (again at position ", p, ")"));
+    }
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return absl::OkStatus();
+}
+
+bool IsIdentity(const std::vector<int64_t>& devices) {
+  for (size_t p = 0; p < devices.size(); ++p) {
+    if (devices[p] != static_cast<int64_t>(p)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices) {
+  if (axes.size() > kMaxAxes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mesh: ", axes.size(), " axes (at most ", kMaxAxes, ")"));
+  }
+  Mesh mesh;
+  int64_t n = 1;
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const MeshAxis& a = axes[j];
+    if (!IsIdentifier(a.name)) {
+      return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '", a.name,
+                                                     "', which is not an identifier"));
+    }
+    for (size_t k = 0; k < j; ++k) {
+      if (axes[k].name == a.name) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "mesh: axis name '", a.name, "' is used twice (axes ", k, " and ", j, ")"));
+      }
+    }
+    if (a.size < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("mesh: axis '", a.name, "' has size ", a.size, " (must be >= 1)"));
+    }
+    std::optional<int64_t> next = CheckedMul(n, a.size);
+    if (!next || *next > kMaxDevices) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("mesh: more than ", kMaxDevices, " devices (at axis '", a.name, "')"));
+    }
+    n = *next;
+  }
+  mesh.strides_.assign(axes.size(), 1);
+  for (size_t j = axes.size(); j-- > 1;) mesh.strides_[j - 1] = mesh.strides_[j] * axes[j].size;
+  mesh.axes_ = std::move(axes);
+  mesh.num_devices_ = n;
+  if (!devices.empty()) {
+    AXE_RETURN_IF_ERROR(CheckDevices(devices, n));
+    if (!IsIdentity(devices)) {
+      mesh.positions_.assign(devices.size(), 0);
+      for (size_t p = 0; p < devices.size(); ++p) {
+        mesh.positions_[static_cast<size_t>(devices[p])] = static_cast<int64_t>(p);
+      }
+      mesh.devices_ = std::move(devices);
+    }
+  }
+  return mesh;
+}
+
+std::vector<int64_t> Mesh::device_array() const {
+  if (!devices_.empty()) return devices_;
+  std::vector<int64_t> ids(static_cast<size_t>(num_devices_));
+  for (size_t p = 0; p < ids.size(); ++p) ids[p] = static_cast<int64_t>(p);
+  return ids;
+}
+
+std::optional<size_t> Mesh::AxisIndex(absl::string_view name) const {
+  for (size_t j = 0; j < axes_.size(); ++j) {
+    if (axes_[j].name == name) return j;
+  }
+  return std::nullopt;
+}
+
+int64_t Mesh::DeviceAtPosition(int64_t position) const {
+  return devices_.empty() ? position : devices_[static_cast<size_t>(position)];
+}
+
+absl::StatusOr<int64_t> Mesh::DeviceAt(absl::Span<const int64_t> coordinate) const {
+  if (coordinate.size() != axes_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("mesh coordinate has ", coordinate.size(),
+                                                   " entries but the mesh has ", axes_.size(),
+                                                   " axes"));
+  }
+  int64_t position = 0;
+  for (size_t j = 0; j < axes_.size(); ++j) {
+    if (coordinate[j] < 0 || coordinate[j] >= axes_[j].size) {
+      return absl::InvalidArgumentError(absl::StrCat("mesh coordinate ", coordinate[j],
+                                                     " on axis '", axes_[j].name,
+                                                     "' is outside [0, ", axes_[j].size, ")"));
+    }
+    position += coordinate[j] * strides_[j];
+  }
+  return DeviceAtPosition(position);
+}
+
+absl::StatusOr<int64_t> Mesh::PositionOf(int64_t device) const {
+  if (device < 0 || device >= num_devices_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device id ", device, " is outside [0, ", num_devices_, ")"));
+  }
+  return positions_.empty() ? device : positions_[static_cast<size_t>(device)];
+}
+
+absl::StatusOr<std::vector<int64_t>> Mesh::CoordinateOf(int64_t device) const {
+  AXE_ASSIGN_OR_RETURN(int64_t position, PositionOf(device));
+  return CoordinateOfPosition(position);
+}
+
+std::vector<int64_t> Mesh::CoordinateOfPosition(int64_t position) const {
+  std::vector<int64_t> c(axes_.size());
+  for (size_t j = 0; j < axes_.size(); ++j) {
+    c[j] = (position / strides_[j]) % axes_[j].size;
+  }
+  return c;
+}
+
+std::string Mesh::ToString() const {
+  std::vector<std::string> parts;
+  for (const MeshAxis& a : axes_) parts.push_back(absl::StrCat(PyStr(a.name), ": ", a.size));
+  if (!devices_.empty())
+    parts.push_back(absl::StrCat("devices=[", absl::StrJoin(devices_, ", "), "]"));
+  return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), ")");
+}
+
+std::string Mesh::AxisNamesTuple() const {
+  std::vector<std::string> names;
+  for (const MeshAxis& a : axes_) names.push_back(a.name);
+  return PyStrTuple(names);
+}
+
+}  // namespace axe::sharding

@@ -1,0 +1,98 @@
+// Mesh::Parse: `Mesh('x': 2, ...)`, `{x:2, ...}` and `x=2,y=2`, each optionally with a
+// `devices=[...]` entry after the axes.
+#include "absl/strings/str_cat.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
+#include "axe/sharding/mesh.h"
+#include "python_text.h"
+
+namespace axe::sharding {
+namespace {
+
+struct MeshText {
+  std::vector<MeshAxis> axes;
+  std::vector<int64_t> devices;
+};
+
+// The ids after `devices=`: `[0, 2, 1, 3]`, or (bare form only) `0,2,1,3` to the end.
+absl::Status ReadDevices(Scanner& s, bool bracketed_only, std::vector<int64_t>& out) {
+  const bool bracketed = s.TryConsume('[');
+  if (!bracketed && bracketed_only) return s.Error("'['");
+  if (bracketed && s.TryConsume(']')) return absl::OkStatus();
+  while (true) {
+    if (static_cast<int64_t>(out.size()) >= Mesh::kMaxDevices) {
+      return s.MessageAt(s.pos(), absl::StrCat("more than ", Mesh::kMaxDevices, " device ids"));
+    }
+    AXE_ASSIGN_OR_RETURN(int64_t id, s.ReadInt());
+    out.push_back(id);
+    if (s.TryConsume(',')) {
+      if (bracketed && s.TryConsume(']')) return absl::OkStatus();
+      continue;
+    }
+    if (!bracketed) return absl::OkStatus();
+    if (s.TryConsume(']')) return absl::OkStatus();
+    return s.Error("',' or ']'");
+  }
+}
+
+// Entries up to `close` ('\0' for the end of the text). Each is `name sep size` (sep ':' or
+// '='; names quoted or bare) or, last, `devices=...`.
+absl::StatusOr<MeshText> ReadEntries(Scanner& s, char close) {
+  MeshText out;
+  auto at_close = [&] { return close == '\0' ? s.AtEnd() : s.TryConsume(close); };
+  if (at_close()) return out;
+  while (true) {
+    const size_t entry_pos = s.pos();
+    AXE_ASSIGN_OR_RETURN(std::optional<std::string> name, ReadName(s, /*allow_bare=*/true));
+    if (!name) return s.Error("a mesh axis name");
+    if (*name == "devices" && s.TryConsume('=')) {
+      AXE_RETURN_IF_ERROR(ReadDevices(s, close != '\0', out.devices));
+      s.TryConsume(',');
+      if (!at_close())
+        return s.Error(close == '\0' ? "end of input"
+                                     : absl::StrCat("'", std::string(1, close), "'"));
+      return out;
+    }
+    if (!s.TryConsume(':') && !s.TryConsume('=')) return s.Error("':' or '='");
+    const size_t size_pos = s.pos();
+    AXE_ASSIGN_OR_RETURN(int64_t size, s.ReadInt());
+    if (out.axes.size() >= Mesh::kMaxAxes) {
+      return s.MessageAt(entry_pos, absl::StrCat("more than ", Mesh::kMaxAxes, " mesh axes"));
+    }
+    if (size < 1) {
+      return s.MessageAt(
+          size_pos, absl::StrCat("mesh axis '", *name, "' has size ", size, " (must be >= 1)"));
+    }
+    out.axes.push_back({*std::move(name), size});
+    const bool comma = s.TryConsume(',');
+    if (at_close()) return out;
+    if (!comma) {
+      return s.Error(close == '\0' ? "',' or end of input"
+                                   : absl::StrCat("',' or '", std::string(1, close), "'"));
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Mesh> Mesh::Parse(absl::string_view text) {
+  if (text.size() > kMaxTextLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mesh text of ", text.size(), " characters (at most ", kMaxTextLength, ")"));
+  }
+  Scanner s(text);
+  MeshText parsed;
+  s.SkipSpace();
+  const size_t start = s.pos();
+  if (s.TryConsume("Mesh") && s.TryConsume('(')) {
+    AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, ')'));
+  } else if (s.set_pos(start), s.TryConsume('{')) {
+    AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, '}'));
+  } else {
+    AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, '\0'));
+  }
+  if (!s.AtEnd()) return s.Error("end of input");
+  return Create(std::move(parsed.axes), std::move(parsed.devices));
+}
+
+}  // namespace axe::sharding

@@ -1,0 +1,54 @@
+#include "python_text.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace axe::sharding {
+
+bool IsIdentifier(absl::string_view name) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0)) return false;
+  }
+  return true;
+}
+
+std::string PyStr(absl::string_view name) { return absl::StrCat("'", name, "'"); }
+
+std::string PyStrTuple(absl::Span<const std::string> names) {
+  std::vector<std::string> quoted;
+  for (const std::string& n : names) quoted.push_back(PyStr(n));
+  return absl::StrCat("(", absl::StrJoin(quoted, ", "), names.size() == 1 ? ",)" : ")");
+}
+
+std::string PyIntTuple(absl::Span<const int64_t> values) {
+  return absl::StrCat("(", absl::StrJoin(values, ", "), values.size() == 1 ? ",)" : ")");
+}
+
+absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare) {
+  const char q = s.Peek();
+  if (q == '\'' || q == '"') {
+    const size_t start = s.pos();
+    s.TryConsume(q);
+    const size_t begin = s.pos();
+    const absl::string_view text = s.text();
+    size_t end = begin;
+    while (end < text.size() && text[end] != q && text[end] != '\n') ++end;
+    if (end >= text.size() || text[end] != q) return s.MessageAt(start, "unterminated string");
+    const absl::string_view name = text.substr(begin, end - begin);
+    if (!IsIdentifier(name)) {
+      return s.MessageAt(begin, absl::StrCat("'", name, "' is not an identifier"));
+    }
+    s.set_pos(end + 1);
+    return std::string(name);
+  }
+  if (!allow_bare) return std::nullopt;
+  std::optional<absl::string_view> ident = s.TryIdent();
+  if (!ident) return std::nullopt;
+  return std::string(*ident);
+}
+
+}  // namespace axe::sharding

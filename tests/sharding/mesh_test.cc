@@ -1,0 +1,142 @@
+#include "axe/sharding/mesh.h"
+
+#include <random>
+#include <string>
+
+#include "absl/hash/hash_testing.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::sharding {
+namespace {
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(MeshTest, DefaultOrderIsRowMajor) {
+  absl::StatusOr<Mesh> mesh = Mesh::Create({{"x", 2}, {"y", 3}});
+  ASSERT_OK(mesh);
+  EXPECT_EQ(mesh->num_devices(), 6);
+  EXPECT_TRUE(mesh->has_default_devices());
+  EXPECT_EQ(mesh->axis_stride(0), 3);
+  EXPECT_EQ(mesh->axis_stride(1), 1);
+  EXPECT_THAT(mesh->DeviceAt({1, 2}), IsOkAndHolds(5));
+  EXPECT_THAT(mesh->CoordinateOf(4), IsOkAndHolds(std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(mesh->ToString(), "Mesh('x': 2, 'y': 3)");
+  EXPECT_EQ(mesh->AxisNamesTuple(), "('x', 'y')");
+}
+
+TEST(MeshTest, ExplicitDeviceArray) {
+  absl::StatusOr<Mesh> mesh = Mesh::Create({{"x", 2}, {"y", 2}}, {0, 2, 1, 3});
+  ASSERT_OK(mesh);
+  EXPECT_FALSE(mesh->has_default_devices());
+  EXPECT_THAT(mesh->DeviceAt({0, 1}), IsOkAndHolds(2));
+  EXPECT_THAT(mesh->PositionOf(2), IsOkAndHolds(1));
+  EXPECT_THAT(mesh->CoordinateOf(1), IsOkAndHolds(std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(mesh->ToString(), "Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])");
+  // The identity array is the default order.
+  EXPECT_EQ(*Mesh::Create({{"x", 2}}, {0, 1}), *Mesh::Create({{"x", 2}}));
+}
+
+TEST(MeshTest, EmptyMeshHasOneDevice) {
+  Mesh mesh;
+  EXPECT_EQ(mesh.num_devices(), 1);
+  EXPECT_EQ(mesh.ToString(), "Mesh()");
+  EXPECT_THAT(Mesh::Parse("Mesh()"), IsOkAndHolds(mesh));
+  EXPECT_EQ(mesh.AxisNamesTuple(), "()");
+}
+
+TEST(MeshTest, ParsesAllForms) {
+  const Mesh want = *Mesh::Create({{"x", 2}, {"y", 2}});
+  for (const char* text : {"Mesh('x': 2, 'y': 2)", "{x:2, y:2}", "x=2,y=2", " x = 2 , y = 2 ",
+                           "{'x': 2, \"y\": 2}", "Mesh('x': 2, 'y': 2,)"}) {
+    EXPECT_THAT(Mesh::Parse(text), IsOkAndHolds(want)) << text;
+  }
+  const Mesh permuted = *Mesh::Create({{"x", 2}, {"y", 2}}, {3, 2, 1, 0});
+  for (const char* text : {"Mesh('x': 2, 'y': 2, devices=[3, 2, 1, 0])", "x=2,y=2,devices=3,2,1,0",
+                           "{x:2, y:2, devices=[3,2,1,0]}", "x=2,y=2,devices=[3,2,1,0]"}) {
+    EXPECT_THAT(Mesh::Parse(text), IsOkAndHolds(permuted)) << text;
+  }
+  EXPECT_THAT(Mesh::Parse("Mesh=2"), IsOkAndHolds(*Mesh::Create({{"Mesh", 2}})));
+}
+
+TEST(MeshTest, RejectsBadMeshes) {
+  EXPECT_THAT(Mesh::Create({{"x", 2}, {"x", 3}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("axis name 'x' is used twice (axes 0 and 1)")));
+  EXPECT_THAT(Mesh::Create({{"x", 0}}), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                 HasSubstr("axis 'x' has size 0 (must be >= 1)")));
+  EXPECT_THAT(Mesh::Create({{"1x", 2}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("axis 0 has the name '1x'")));
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, 0}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device id 0 appears twice (again at position 1)")));
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, 2}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device id 2 at position 1 is outside [0, 2)")));
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the device array has 1 entries but the mesh has 2 devices")));
+  EXPECT_THAT(Mesh::Create({{"a", 1 << 10}, {"b", 1 << 10}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("more than 65536 devices (at axis 'b')")));
+  EXPECT_THAT(Mesh::Create({{"a", INT64_MAX}, {"b", INT64_MAX}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 65536 devices")));
+}
+
+TEST(MeshTest, ParseErrorsNamePositions) {
+  EXPECT_THAT(Mesh::Parse("x=2,y"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("position 5: expected ':' or '='")));
+  EXPECT_THAT(Mesh::Parse("x=2;y=2"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 3: expected ',' or end of input")));
+  EXPECT_THAT(Mesh::Parse("{x:-2}"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("position 3: mesh axis 'x' has size -2")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   HasSubstr("position 11: expected ',' or ')'")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x y': 2)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 6: 'x y' is not an identifier")));
+  EXPECT_THAT(Mesh::Parse("x=99999999999999999999"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 2")));
+  EXPECT_THAT(Mesh::Parse(std::string(Mesh::kMaxTextLength + 1, ' ')),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("characters (at most")));
+  EXPECT_THAT(Mesh::Parse("x=2,devices=[1,0] y=1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected end of input")));
+}
+
+TEST(MeshTest, RandomMeshesRoundTripAndInvert) {
+  std::mt19937_64 rng(testing_support::TestSeed(1001));
+  std::vector<Mesh> meshes;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<MeshAxis> axes;
+    const int rank = static_cast<int>(rng() % 4);
+    int64_t n = 1;
+    for (int j = 0; j < rank; ++j) {
+      axes.push_back(
+          {std::string(1, static_cast<char>('a' + j)), 1 + static_cast<int64_t>(rng() % 4)});
+      n *= axes.back().size;
+    }
+    std::vector<int64_t> devices;
+    if (rng() % 2) {
+      for (int64_t d = 0; d < n; ++d) devices.push_back(d);
+      std::shuffle(devices.begin(), devices.end(), rng);
+    }
+    absl::StatusOr<Mesh> mesh = Mesh::Create(axes, devices);
+    ASSERT_OK(mesh);
+    EXPECT_THAT(Mesh::Parse(mesh->ToString()), IsOkAndHolds(*mesh)) << mesh->ToString();
+    for (int64_t d = 0; d < n; ++d) {
+      absl::StatusOr<std::vector<int64_t>> c = mesh->CoordinateOf(d);
+      ASSERT_OK(c);
+      EXPECT_THAT(mesh->DeviceAt(*c), IsOkAndHolds(d));
+    }
+    meshes.push_back(*mesh);
+  }
+  EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(meshes));
+}
+
+}  // namespace
+}  // namespace axe::sharding

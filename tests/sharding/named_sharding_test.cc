@@ -1,0 +1,131 @@
+#include "axe/sharding/named_sharding.h"
+
+#include <string>
+
+#include "axe/sharding/device_map.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::sharding {
+namespace {
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+NamedSharding Named(absl::string_view mesh, absl::string_view spec) {
+  absl::StatusOr<NamedSharding> s =
+      NamedSharding::Create(*Mesh::Parse(mesh), *PartitionSpec::Parse(spec));
+  EXPECT_OK(s);
+  return *s;
+}
+
+TEST(NamedShardingTest, Repr) {
+  EXPECT_EQ(Named("x=2,y=2", "P('x')").ToString(),
+            "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
+  absl::StatusOr<NamedSharding> host = NamedSharding::Create(
+      *Mesh::Parse("x=2"), *PartitionSpec::Parse("P()"), std::string("pinned_host"));
+  ASSERT_OK(host);
+  EXPECT_EQ(host->ToString(),
+            "NamedSharding(mesh=Mesh('x': 2), spec=P(), memory_kind=pinned_host)");
+  EXPECT_EQ(MemorySpaceOfMemoryKind("pinned_host"), 5);
+  EXPECT_EQ(MemorySpaceOfMemoryKind("unpinned_host"), 6);
+  EXPECT_EQ(MemorySpaceOfMemoryKind("device"), 0);
+  EXPECT_EQ(SingleDeviceSharding::Create(3)->ToString(), "SingleDeviceSharding(device=3)");
+}
+
+TEST(NamedShardingTest, ErrorsOfSpec82) {
+  const Mesh mesh = *Mesh::Parse("x=2,y=2");
+  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P('z')")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Resource axis: z of P('z',) is not found in mesh: ('x', 'y')."));
+  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P('x', ('y', 'x'))")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "A single NamedSharding spec specification can map every mesh axis to at "
+                       "most one positional dimension, but P('x', ('y', 'x')) has duplicate "
+                       "entries for `x`"));
+  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P()"), std::string("hbm")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown memory kind 'hbm'")));
+  const NamedSharding two = Named("x=2,y=2", "P('x', 'y')");
+  EXPECT_THAT(two.CheckShape({8}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Sharding NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x', 'y')) is "
+                       "only valid for values of rank at least 2, but was applied to a value of "
+                       "rank 1."));
+  EXPECT_THAT(
+      Named("x=2", "P('x')").CheckShape({}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("to a value of rank 0. For scalars the PartitionSpec should be P()")));
+  EXPECT_THAT(Named("x=2,y=3", "P(None, ('x', 'y'))").CheckShape({4, 8}, "pjit arguments"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "One of pjit arguments was given the sharding of NamedSharding(mesh="
+                       "Mesh('x': 2, 'y': 3), spec=P(None, ('x', 'y'))), which implies that the "
+                       "global size of its dimension 1 should be divisible by 6 (mesh axes "
+                       "('x', 'y')), but it is equal to 8 (full shape: (4, 8))"));
+  EXPECT_THAT(Named("x=2", "P()").CheckShape({-1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("dimension 0 has the negative size -1")));
+}
+
+TEST(NamedShardingTest, ShardShapeAndReplication) {
+  EXPECT_THAT(Named("x=2,y=3", "P(('x', 'y'))").ShardShape({12, 4}),
+              IsOkAndHolds(std::vector<int64_t>{2, 4}));
+  EXPECT_FALSE(Named("x=2,y=2", "P('x')").IsFullyReplicated());
+  EXPECT_TRUE(Named("x=2,y=1", "P('y')").IsFullyReplicated());
+  EXPECT_TRUE(Named("x=2", "P()").IsFullyReplicated());
+  EXPECT_THAT(Named("x=2,y=2,z=2", "P('z')").ReplicatedAxes(), ElementsAre(0, 1));
+}
+
+TEST(DeviceMapTest, SplitReplicate) {
+  absl::StatusOr<std::vector<DeviceShard>> map =
+      DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8});
+  ASSERT_OK(map);
+  ASSERT_EQ(map->size(), 4u);
+  EXPECT_EQ((*map)[0].IndexToString(), "[[0, 4], [0, 8]]");
+  EXPECT_EQ((*map)[1].IndexToString(), "[[0, 4], [0, 8]]");
+  EXPECT_EQ((*map)[2].IndexToString(), "[[4, 8], [0, 8]]");
+  EXPECT_EQ((*map)[3].replica_group, 1);
+  EXPECT_THAT(ReplicaGroups(*map), ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
+}
+
+TEST(DeviceMapTest, SplitSplitWithPermutedDevices) {
+  absl::StatusOr<std::vector<DeviceShard>> map =
+      DevicesIndicesMap(Named("x=2,y=2,devices=[3,1,2,0]", "P('x', 'y')"), {4, 6});
+  ASSERT_OK(map);
+  // Device 3 is at mesh (0, 0), device 1 at (0, 1), device 2 at (1, 0), device 0 at (1, 1).
+  EXPECT_EQ((*map)[3].IndexToString(), "[[0, 2], [0, 3]]");
+  EXPECT_EQ((*map)[1].IndexToString(), "[[0, 2], [3, 6]]");
+  EXPECT_EQ((*map)[2].IndexToString(), "[[2, 4], [0, 3]]");
+  EXPECT_EQ((*map)[0].IndexToString(), "[[2, 4], [3, 6]]");
+  EXPECT_EQ(ReplicaGroups(*map).size(), 4u);
+}
+
+TEST(DeviceMapTest, TupleEntryIsMajorFirst) {
+  absl::StatusOr<std::vector<DeviceShard>> map =
+      DevicesIndicesMap(Named("x=2,y=3", "P(('y', 'x'))"), {12});
+  ASSERT_OK(map);
+  // Device 1 is (x=0, y=1): piece y*2 + x = 2.
+  EXPECT_EQ((*map)[1].IndexToString(), "[[4, 6]]");
+  EXPECT_EQ((*map)[3].IndexToString(), "[[2, 4]]");
+}
+
+TEST(DeviceMapTest, SingleDevice) {
+  absl::StatusOr<std::vector<DeviceShard>> map =
+      DevicesIndicesMap(*SingleDeviceSharding::Create(5), {3, 4});
+  ASSERT_OK(map);
+  ASSERT_EQ(map->size(), 1u);
+  EXPECT_EQ((*map)[0].device, 5);
+  EXPECT_EQ((*map)[0].IndexToString(), "[[0, 3], [0, 4]]");
+  EXPECT_THAT(SingleDeviceSharding::Create(-1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device id -1 is negative")));
+}
+
+TEST(DeviceMapTest, ErrorsComeFromCheckShape) {
+  EXPECT_THAT(DevicesIndicesMap(Named("x=2", "P('x')"), {3}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("divisible by 2")));
+}
+
+}  // namespace
+}  // namespace axe::sharding
