@@ -12,6 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::RunAxe;
+using testing::RunAxeWithStdin;
 
 TEST(RelayoutCli, TransposeJsonWithCheck) {
   auto r = RunAxe({"relayout", "--shape", "64,48", "--dtype", "f32", "--from", "S[(64,48):(48,1)]",
@@ -85,6 +86,16 @@ TEST(RelayoutCli, LayoutsFromFiles) {
       {"relayout", "--from", "@" + from, "--to", "@" + to, "--check", "--json", "--repeat", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"], "passed");
+  EXPECT_EQ(j["plan_parts"]["element_bytes"], 2);
+  // Standard input, and the shape and dtype from a file too.
+  const std::string shape = dir + "/relayout_shape.txt";
+  std::ofstream(shape) << "8, 8\n";
+  r = RunAxeWithStdin({"relayout", "--shape", "@" + shape, "--dtype", "bfloat16", "--from", "-",
+                       "--to", "S[(8,8):(1,8)]", "--check", "--json", "--repeat", "1"},
+                      "S[(8,8):\n(8,1)]\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["check"], "passed");
   EXPECT_EQ(j["plan_parts"]["element_bytes"], 2);
   r = RunAxe({"relayout", "--from", "@" + dir + "/no_such_file", "--to", "S[4:1]"});

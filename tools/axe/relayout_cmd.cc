@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -153,7 +154,8 @@ absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args
   }
   std::optional<DType> type;
   if (args.dtype) {
-    absl::StatusOr<DType> parsed = ParseDType(*args.dtype);
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(*args.dtype, "--dtype"));
+    absl::StatusOr<DType> parsed = ParseDType(absl::StripAsciiWhitespace(text));
     if (!parsed.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("--dtype: ", parsed.status().message()));
     }
