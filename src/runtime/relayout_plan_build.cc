@@ -316,7 +316,16 @@ absl::StatusOr<std::shared_ptr<PlanData>> BuildPlan(const BufferLayout& src_in,
   }
 
   for (Nest& n : p->nests) SetStreaming(n, a.element_bytes, want_stream);
-  const int64_t total_bytes = (a.elements + p->elements_written) * a.element_bytes;
+  // Bytes read plus written (RelayoutPlan::bytes_moved) must fit too.
+  const std::optional<int64_t> elements_moved = CheckedAdd(a.elements, p->elements_written);
+  const std::optional<int64_t> moved =
+      elements_moved ? CheckedMul(*elements_moved, a.element_bytes) : std::nullopt;
+  if (!moved) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the relayout reads ", a.elements, " and writes ", p->elements_written,
+                     " elements of ", a.element_bytes, " bytes: more than 2^63 bytes"));
+  }
+  const int64_t total_bytes = *moved;
   int threads = options.threads > 0 ? options.threads : p->pool->size();
   threads = std::max(1, std::min(threads, p->pool->size()));
   if (total_bytes < options.min_parallel_bytes) threads = 1;

@@ -169,12 +169,15 @@ absl::Status PlanGeneric(const Analysis& a, PlanData& p) {
   p.generic_dst = MakeGenericSide(dst_shard, a.dst.domain, offsets);
   p.pieces = 0;
   const int64_t copies = static_cast<int64_t>(offsets.size());
-  int64_t fill_elements = 0;
-  if (!a.padding_value.empty()) {
-    const std::optional<int64_t> domain_size = CheckedProduct(a.dst.domain);
-    fill_elements = (*domain_size - a.elements) * copies;
+  // Every destination copy of the box, and of the padding when it is filled.
+  const std::optional<int64_t> domain_size = CheckedProduct(a.dst.domain);
+  const int64_t per_copy = a.padding_value.empty() ? a.elements : domain_size.value_or(-1);
+  const std::optional<int64_t> written = CheckedMul(per_copy, copies);
+  if (per_copy < 0 || !written) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the destination's ", copies, " copies hold more than 2^63 elements"));
   }
-  p.elements_written = a.elements * copies + fill_elements;
+  p.elements_written = *written;
   const auto [src_lo, src_hi] = LayoutRange(p.generic_src);
   const auto [dst_lo, dst_hi] = LayoutRange(p.generic_dst);
   p.src_begin = a.elements > 0 ? src_lo : 0;

@@ -375,6 +375,10 @@ TEST(Relayout, Errors) {
               InvalidArgument("is not injective"));
   EXPECT_THAT(error(L("S[4:1]"), L("S[4:1]"), {2, 3}, 4),
               InvalidArgument("shape (2, 3) has 6 elements but the layout S[4:1] has size 4"));
+  // 2^58 16-byte elements read (broadcast) and written: 2^63 bytes moved, one too many.
+  EXPECT_THAT(
+      error(L("S[288230376151711744:0]"), L("S[288230376151711744:1]"), {int64_t{1} << 58}, 16),
+      InvalidArgument("more than 2^63 bytes"));
   // A zero extent: the message quotes the shape given, and the domain checked.
   EXPECT_THAT(error(L("S[(1,64):(64,1)]"), L("S[(64,2):(1,64)]"), {0, 64}, 4),
               InvalidArgument("destination: shape (0, 64) is stored over the domain (1, 64)"));
