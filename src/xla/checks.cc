@@ -1,5 +1,7 @@
 #include "checks.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "axe/base/int_list.h"
 #include "axe/xla/validate.h"
@@ -60,6 +62,22 @@ int64_t DenseElements(const Shape& shape) {
   }
   for (int64_t d : shape.dimensions()) n *= d;
   return n;
+}
+
+std::vector<int64_t> MaxSplitSizes(const Shape& shape) {
+  std::vector<int64_t> sizes(shape.dimensions().begin(), shape.dimensions().end());
+  absl::Span<const int64_t> m2m = shape.layout().minor_to_major();
+  for (const SplitConfig& c : shape.layout().split_configs()) {
+    // Physical dim p (0 = most major) is logical dim m2m[rank - 1 - p] (validated in range).
+    const size_t logical = static_cast<size_t>(m2m[m2m.size() - 1 - static_cast<size_t>(c.dimension())]);
+    int64_t largest = 0, start = 0;
+    for (int64_t i : c.split_indices()) {
+      largest = std::max(largest, i - start);
+      start = i;
+    }
+    sizes[logical] = std::max(largest, sizes[logical] - start);
+  }
+  return sizes;
 }
 
 std::vector<int64_t> MajorToMinor(const Shape& shape) {

@@ -31,6 +31,10 @@ std::string Elided(absl::string_view text, size_t max_chars = 160);
 // Π dims of a validated array (0 if some dim is 0; validation rules out overflow otherwise).
 int64_t DenseElements(const Shape& shape);
 
+// Per logical dim of a validated array, its largest split piece (the dim itself when no
+// split config names it): O(rank + total split indices).
+std::vector<int64_t> MaxSplitSizes(const Shape& shape);
+
 // The physical (major-to-minor) order of the logical dims: Major(layout, p) for each p.
 std::vector<int64_t> MajorToMinor(const Shape& shape);
 

@@ -207,11 +207,9 @@ absl::StatusOr<int64_t> LayoutUtil::MaxSplitSize(const Shape& shape, int64_t dim
 
 absl::StatusOr<int64_t> LayoutUtil::MaxElementsInPerSplit(const Shape& shape) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "MaxElementsInPerSplit"));
-  std::vector<int64_t> sizes;
-  for (int64_t d = 0; d < shape.rank(); ++d) {
-    AXE_ASSIGN_OR_RETURN(int64_t s, MaxSplitSize(shape, d));
+  const std::vector<int64_t> sizes = internal::MaxSplitSizes(shape);  // one pass, not per dim
+  for (int64_t s : sizes) {
     if (s == 0) return 0;
-    sizes.push_back(s);
   }
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;  // each piece is at most its dim; validation bounds Π dims

@@ -111,11 +111,9 @@ absl::StatusOr<int64_t> ArraySizeElements(const Shape& shape_in) {
   }
   // Physical sizes (major -> minor), each dim its largest split piece, left-padded with 1s
   // when the tile is longer; the tile rounds up the most minor ones.
+  const std::vector<int64_t> pieces = internal::MaxSplitSizes(shape);  // one pass, not per dim
   std::vector<int64_t> sizes;
-  for (int64_t d : internal::MajorToMinor(shape)) {
-    AXE_ASSIGN_OR_RETURN(int64_t s, LayoutUtil::MaxSplitSize(shape, d));
-    sizes.push_back(s);
-  }
+  for (int64_t d : internal::MajorToMinor(shape)) sizes.push_back(pieces[static_cast<size_t>(d)]);
   if (tile.rank() > sizes.size()) sizes.insert(sizes.begin(), tile.rank() - sizes.size(), 1);
   const size_t prefix = sizes.size() - tile.rank();
   for (size_t i = 0; i < tile.rank(); ++i) {

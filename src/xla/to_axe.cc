@@ -106,8 +106,12 @@ absl::Status DigitTracker::PadSlot(int id, int64_t padded) {
   const int64_t top = low * s.extent;
   std::optional<size_t> first, last;
   int64_t highest = 0;
+  // Place values of every domain dim in one backward pass (not DomainLow per dim: that made
+  // this quadratic in the rank).
+  std::vector<int64_t> lows(dom_.size(), 1);
+  for (size_t k = dom_.size(); k-- > 1;) lows[k - 1] = lows[k] * dom_[k].size;
   for (size_t k = 0; k < dom_.size(); ++k) {
-    const int64_t lo = DomainLow(k), hi = lo * dom_[k].size;
+    const int64_t lo = lows[k], hi = lo * dom_[k].size;
     if (lo < top && hi > low) {
       if (!first) first = k;
       last = k;
@@ -125,8 +129,7 @@ absl::Status DigitTracker::PadSlot(int id, int64_t padded) {
   }
   DomainDim merged{dom_[*first].first_dim, dom_[*last].last_dim, product / s.extent * padded, {}};
   for (size_t k = *first; k <= *last; ++k) {
-    int64_t below = 1;
-    for (size_t k2 = k + 1; k2 <= *last; ++k2) below *= dom_[k2].size;
+    const int64_t below = lows[k] / lows[*last];  // Π sizes of dims k+1 .. last
     for (int64_t w : dom_[k].weights) merged.weights.push_back(w * below);
   }
   dom_.erase(dom_.begin() + static_cast<std::ptrdiff_t>(*first), dom_.begin() + static_cast<std::ptrdiff_t>(*last) + 1);

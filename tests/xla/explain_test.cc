@@ -138,5 +138,25 @@ TEST(Explain, LargeShapeExplainsInLinearSize) {
   EXPECT_TRUE(e.axe.ok()) << e.axe.status();
 }
 
+// Rank 10001 with a padding tile: the sizes and the Axe form of a high-rank shape (ArraySize
+// once validated the whole shape per dim, and the Axe form's padding step recomputed every
+// domain dim's place value per dim).
+TEST(Explain, HighRankPaddedShape) {
+  constexpr int kRank = 10000;
+  std::string text = "f32[";
+  std::string m2m;
+  for (int i = 0; i < kRank; ++i) {
+    text += "1,";
+    m2m += std::to_string(kRank - i) + ",";
+  }
+  text += "3]{" + m2m + "0:T(2)SC(" + std::to_string(kRank) + ":1)}";
+  ArrayExplanation e = Explain(text);
+  EXPECT_EQ(*e.elements_in, 3);
+  EXPECT_EQ(*e.array_size_bytes, 8);  // the larger split piece (2) is already a multiple of 2
+  EXPECT_EQ(*e.padded_elements, 4);
+  ASSERT_TRUE(e.axe.ok()) << e.axe.status();
+  EXPECT_EQ(e.axe->layout.ToString(), "S[(2,2):(2,1)]");
+}
+
 }  // namespace
 }  // namespace axe::xla
