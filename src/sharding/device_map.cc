@@ -1,5 +1,6 @@
 #include "axe/sharding/device_map.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -15,18 +16,15 @@ std::string DeviceShard::IndexToString() const {
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }
 
-namespace {
-
-// Numbers the distinct boxes in the order of the (device-sorted) entries.
 void AssignReplicaGroups(std::vector<DeviceShard>& map) {
+  std::sort(map.begin(), map.end(),
+            [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; });
   std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> groups;
   for (DeviceShard& shard : map) {
     auto [it, inserted] = groups.emplace(shard.index, static_cast<int64_t>(groups.size()));
     shard.replica_group = it->second;
   }
 }
-
-}  // namespace
 
 absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& sharding,
                                                            absl::Span<const int64_t> shape) {

@@ -38,6 +38,10 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& 
 absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const SingleDeviceSharding& sharding,
                                                            absl::Span<const int64_t> shape);
 
+// Sorts entries by device id and numbers their replica groups (equal boxes, numbered in
+// the order of their smallest device id).
+void AssignReplicaGroups(std::vector<DeviceShard>& map);
+
 // The replica groups of a device map: group k lists its devices in increasing order.
 std::vector<std::vector<int64_t>> ReplicaGroups(absl::Span<const DeviceShard> map);
 

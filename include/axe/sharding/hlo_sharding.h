@@ -1,0 +1,120 @@
+// XLA's HLO shardings, parsed and printed byte for byte as XLA's HloSharding::ToString
+// writes them (xla/hlo/ir/hlo_sharding.cc, tile_assignment.cc):
+//
+//   {replicated}   {manual}   {maximal device=3}
+//   {devices=[2,2]0,2,1,3}                          explicit tile assignment
+//   {devices=[4,2]<=[8]}   {devices=[2,2]<=[2,2]T(1,0)}    iota tile assignments
+//   {devices=[2,1,2]<=[4] last_tile_dim_replicate}
+//   {devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}
+//   {{replicated}, {devices=[2]0,1}}               tuple (", /*index=5*/" before element 5, ...)
+//
+// As in XLA, an iota's reshape dims and permutation are canonicalized on construction
+// (size-1 dims dropped, runs that stay in order merged: `<=[2,2]T(0,1)` is `<=[4]`), so text
+// XLA printed round-trips byte for byte. Not supported (a clear error): metadata=,
+// shard_as/shard_like, {unknown}, {unreduced}.
+#ifndef AXE_SHARDING_HLO_SHARDING_H_
+#define AXE_SHARDING_HLO_SHARDING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "axe/sharding/device_map.h"
+#include "axe/sharding/named_sharding.h"
+
+namespace axe::sharding {
+
+// A tile assignment: an array of device ids of shape `dims`, either listed or an iota
+// (0..N-1 laid out over reshape_dims, transposed by perm, reshaped to dims).
+class TileAssignment {
+ public:
+  // Errors: a dim < 1, too many devices, a device list of the wrong length.
+  static absl::StatusOr<TileAssignment> Explicit(std::vector<int64_t> dims,
+                                                 std::vector<int64_t> devices);
+  // Errors: a dim < 1, products that differ, perm not a permutation of 0..k-1.
+  static absl::StatusOr<TileAssignment> Iota(std::vector<int64_t> dims,
+                                             std::vector<int64_t> reshape_dims,
+                                             std::vector<int64_t> perm);
+
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t num_elements() const;
+  bool is_iota() const { return is_iota_; }
+  // The device at a row-major flat index in [0, num_elements()) (unchecked).
+  int64_t DeviceAtFlat(int64_t flat) const;
+  // "devices=[2,2]0,2,1,3" or "devices=[2,2]<=[2,2]T(1,0)".
+  std::string ToString() const;
+
+  friend bool operator==(const TileAssignment&, const TileAssignment&) = default;
+
+ private:
+  std::vector<int64_t> dims_;
+  bool is_iota_ = false;
+  std::vector<int64_t> devices_;       // explicit
+  std::vector<int64_t> reshape_dims_;  // iota (canonical)
+  std::vector<int64_t> perm_;          // iota (canonical)
+};
+
+class HloSharding {
+ public:
+  enum class Kind { kReplicated, kManual, kMaximal, kTiled, kTuple };
+  enum class SubgroupType { kManual, kReplicated, kMaximal, kUnreduced };
+
+  static constexpr size_t kMaxTextLength = size_t{1} << 20;
+  static constexpr size_t kMaxTupleElements = size_t{1} << 16;
+
+  static HloSharding Replicated();
+  static HloSharding Manual();
+  static absl::StatusOr<HloSharding> Maximal(int64_t device);
+  static HloSharding Tuple(std::vector<HloSharding> elements);
+  // Errors: last_tile_dim_replicate together with subgroup types; more subgroup dims than
+  // tile dims; a device id that repeats.
+  static absl::StatusOr<HloSharding> Tiled(TileAssignment tiles, bool last_tile_dim_replicate,
+                                           std::vector<SubgroupType> subgroups = {});
+  // Errors name the 0-based character position.
+  static absl::StatusOr<HloSharding> Parse(absl::string_view text);
+
+  Kind kind() const { return kind_; }
+  const std::optional<TileAssignment>& tiles() const { return tiles_; }
+  int64_t device() const { return device_; }  // kMaximal
+  bool last_tile_dim_replicate() const { return last_tile_dim_replicate_; }
+  const std::vector<SubgroupType>& subgroups() const { return subgroups_; }
+  const std::vector<HloSharding>& elements() const { return elements_; }
+  // The number of leading tile dims that split data dims (kTiled).
+  size_t TiledDataRank() const;
+
+  std::string ToString() const;
+  friend bool operator==(const HloSharding&, const HloSharding&) = default;
+
+ private:
+  Kind kind_ = Kind::kReplicated;
+  std::optional<TileAssignment> tiles_;
+  int64_t device_ = 0;
+  bool last_tile_dim_replicate_ = false;
+  std::vector<SubgroupType> subgroups_;
+  std::vector<HloSharding> elements_;
+};
+
+// The HLO sharding JAX gives a NamedSharding on a value of rank `rank`
+// (jax/_src/named_sharding.py: named_sharding_to_xla_hlo_sharding): the spec's axes in
+// dimension order, then the unmentioned axes of size > 1 as one replicated subgroup dim; an
+// iota tile assignment over the mesh axes for the default device order, the listed device
+// ids otherwise; {replicated} when no axis of size > 1 is mentioned. Errors: rank < the
+// spec's length.
+absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank);
+
+// The device map of a non-tuple, non-manual HLO sharding on `shape` (XLA's tile boxes:
+// ceil(d_i / t_i)-sized tiles clamped to the shape). Replicated shardings need the device
+// count. Errors: a tuple or manual sharding, a rank that differs from the tiled data rank,
+// num_devices < 1 for {replicated}.
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
+                                                           absl::Span<const int64_t> shape,
+                                                           int64_t num_devices);
+
+}  // namespace axe::sharding
+
+#endif  // AXE_SHARDING_HLO_SHARDING_H_

@@ -1,0 +1,220 @@
+#include "axe/sharding/hlo_sharding.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/status_macros.h"
+
+namespace axe::sharding {
+
+HloSharding HloSharding::Replicated() { return HloSharding(); }
+
+HloSharding HloSharding::Manual() {
+  HloSharding s;
+  s.kind_ = Kind::kManual;
+  return s;
+}
+
+absl::StatusOr<HloSharding> HloSharding::Maximal(int64_t device) {
+  if (device < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", device, " is negative in tile assignment"));
+  }
+  HloSharding s;
+  s.kind_ = Kind::kMaximal;
+  s.device_ = device;
+  return s;
+}
+
+HloSharding HloSharding::Tuple(std::vector<HloSharding> elements) {
+  HloSharding s;
+  s.kind_ = Kind::kTuple;
+  s.elements_ = std::move(elements);
+  return s;
+}
+
+absl::StatusOr<HloSharding> HloSharding::Tiled(TileAssignment tiles, bool last_tile_dim_replicate,
+                                               std::vector<SubgroupType> subgroups) {
+  if (last_tile_dim_replicate && !subgroups.empty()) {
+    return absl::InvalidArgumentError(
+        "last_tile_dim_replicate and last_tile_dims cannot both be given");
+  }
+  const size_t extra = subgroups.size() + (last_tile_dim_replicate ? 1 : 0);
+  if (extra > tiles.dims().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the tile assignment has ", tiles.dims().size(),
+                                                   " dims but ", extra, " are subgroup dims"));
+  }
+  std::set<int64_t> seen;
+  for (int64_t f = 0; f < tiles.num_elements(); ++f) {
+    const int64_t d = tiles.DeviceAtFlat(f);
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device ", d, " is negative in tile assignment"));
+    }
+    if (!seen.insert(d).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device ", d, " is not unique in tile assignment"));
+    }
+  }
+  HloSharding s;
+  s.kind_ = Kind::kTiled;
+  s.tiles_ = std::move(tiles);
+  s.last_tile_dim_replicate_ = last_tile_dim_replicate;
+  s.subgroups_ = std::move(subgroups);
+  return s;
+}
+
+size_t HloSharding::TiledDataRank() const {
+  if (!tiles_) return 0;
+  return tiles_->dims().size() - subgroups_.size() - (last_tile_dim_replicate_ ? 1 : 0);
+}
+
+namespace {
+
+absl::string_view SubgroupName(HloSharding::SubgroupType t) {
+  switch (t) {
+    case HloSharding::SubgroupType::kManual: return "manual";
+    case HloSharding::SubgroupType::kReplicated: return "replicated";
+    case HloSharding::SubgroupType::kMaximal: return "maximal";
+    case HloSharding::SubgroupType::kUnreduced: return "unreduced";
+  }
+  return "error_type.";
+}
+
+}  // namespace
+
+std::string HloSharding::ToString() const {
+  switch (kind_) {
+    case Kind::kReplicated: return "{replicated}";
+    case Kind::kManual: return "{manual}";
+    case Kind::kMaximal: return absl::StrCat("{maximal device=", device_, "}");
+    case Kind::kTuple: {
+      std::string out = "{";
+      for (size_t i = 0; i < elements_.size(); ++i) {
+        if (i > 0) out += i % 5 == 0 ? absl::StrCat(", /*index=", i, "*/") : ", ";
+        out += elements_[i].ToString();
+      }
+      return out + "}";
+    }
+    case Kind::kTiled: break;
+  }
+  std::string out = absl::StrCat("{", tiles_->ToString());
+  if (last_tile_dim_replicate_) out += " last_tile_dim_replicate";
+  if (!subgroups_.empty()) {
+    out += " last_tile_dims={";
+    for (size_t i = 0; i < subgroups_.size(); ++i) {
+      absl::StrAppend(&out, i > 0 ? ", " : "", SubgroupName(subgroups_[i]));
+    }
+    out += "}";
+  }
+  return out + "}";
+}
+
+absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank) {
+  AXE_RETURN_IF_ERROR(sharding.CheckShape(std::vector<int64_t>(rank, 0)));
+  const Mesh& mesh = sharding.mesh();
+  std::vector<int64_t> tile_dims(rank, 1);
+  std::vector<int64_t> perm;  // mesh axes in tile order
+  for (size_t i = 0; i < rank; ++i) {
+    for (size_t j : sharding.DimAxes(i)) {
+      tile_dims[i] *= mesh.axes()[j].size;
+      perm.push_back(static_cast<int64_t>(j));
+    }
+  }
+  int64_t replicated = 1;
+  for (size_t j : sharding.ReplicatedAxes()) {
+    if (mesh.axes()[j].size == 1) continue;
+    replicated *= mesh.axes()[j].size;
+    perm.push_back(static_cast<int64_t>(j));
+  }
+  if (sharding.IsFullyReplicated()) return HloSharding::Replicated();
+  const bool partial = replicated > 1;
+  if (partial) tile_dims.push_back(replicated);
+  // Size-1 axes are left out of the permutation above only when unmentioned; add them so
+  // that it covers every mesh axis (they do not move any device).
+  for (size_t j = 0; j < mesh.rank(); ++j) {
+    if (std::find(perm.begin(), perm.end(), static_cast<int64_t>(j)) == perm.end()) {
+      perm.push_back(static_cast<int64_t>(j));
+    }
+  }
+  std::vector<int64_t> mesh_dims;
+  for (const MeshAxis& a : mesh.axes()) mesh_dims.push_back(a.size);
+  absl::StatusOr<TileAssignment> tiles;
+  if (mesh.has_default_devices()) {
+    tiles = TileAssignment::Iota(tile_dims, mesh_dims, perm);
+  } else {
+    // The device array transposed by perm, read row-major.
+    std::vector<int64_t> devices;
+    std::vector<int64_t> coord(mesh.rank(), 0);
+    for (int64_t f = 0; f < mesh.num_devices(); ++f) {
+      int64_t rest = f;
+      for (size_t k = perm.size(); k-- > 0;) {
+        const size_t j = static_cast<size_t>(perm[k]);
+        coord[j] = rest % mesh.axes()[j].size;
+        rest /= mesh.axes()[j].size;
+      }
+      devices.push_back(*mesh.DeviceAt(coord));
+    }
+    tiles = TileAssignment::Explicit(tile_dims, std::move(devices));
+  }
+  if (!tiles.ok()) return tiles.status();
+  return HloSharding::Tiled(*std::move(tiles), partial);
+}
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
+                                                           absl::Span<const int64_t> shape,
+                                                           int64_t num_devices) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> whole;
+  for (int64_t d : shape) whole.emplace_back(0, d);
+  std::vector<DeviceShard> map;
+  switch (sharding.kind()) {
+    case HloSharding::Kind::kTuple:
+    case HloSharding::Kind::kManual:
+      return absl::InvalidArgumentError(
+          absl::StrCat("the sharding ", sharding.ToString(), " has no device map for one array"));
+    case HloSharding::Kind::kMaximal: map.push_back({sharding.device(), whole, 0}); return map;
+    case HloSharding::Kind::kReplicated:
+      if (num_devices < 1) {
+        return absl::InvalidArgumentError("{replicated} needs the number of devices (>= 1)");
+      }
+      for (int64_t d = 0; d < num_devices; ++d) map.push_back({d, whole, 0});
+      return map;
+    case HloSharding::Kind::kTiled: break;
+  }
+  const TileAssignment& tiles = *sharding.tiles();
+  const size_t rank = sharding.TiledDataRank();
+  if (rank != shape.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Number of tile assignment dimensions (excluding subgroups) is different than the input "
+        "rank. sharding=",
+        sharding.ToString(), ", input rank=", shape.size()));
+  }
+  const std::vector<int64_t>& dims = tiles.dims();
+  for (int64_t f = 0; f < tiles.num_elements(); ++f) {
+    DeviceShard shard;
+    shard.device = tiles.DeviceAtFlat(f);
+    int64_t rest = f;
+    std::vector<int64_t> index(dims.size());
+    for (size_t k = dims.size(); k-- > 0;) {
+      index[k] = rest % dims[k];
+      rest /= dims[k];
+    }
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t tile = (shape[i] + dims[i] - 1) / dims[i];
+      shard.index.emplace_back(std::min(tile * index[i], shape[i]),
+                               std::min(tile * (index[i] + 1), shape[i]));
+    }
+    map.push_back(std::move(shard));
+  }
+  AssignReplicaGroups(map);
+  return map;
+}
+
+}  // namespace axe::sharding

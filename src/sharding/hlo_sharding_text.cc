@@ -1,0 +1,162 @@
+// HloSharding::Parse: the sharding grammar of XLA's HLO parser, without metadata.
+#include "absl/strings/str_cat.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
+#include "axe/sharding/hlo_sharding.h"
+#include "axe/sharding/mesh.h"
+
+namespace axe::sharding {
+namespace {
+
+// `[a,b,...]` (at least one entry).
+absl::StatusOr<std::vector<int64_t>> ReadBracketList(Scanner& s) {
+  AXE_RETURN_IF_ERROR(s.Expect('['));
+  std::vector<int64_t> out;
+  do {
+    if (static_cast<int64_t>(out.size()) >= Mesh::kMaxDevices) {
+      return s.MessageAt(s.pos(), "too many entries");
+    }
+    AXE_ASSIGN_OR_RETURN(int64_t v, s.ReadInt());
+    out.push_back(v);
+  } while (s.TryConsume(','));
+  AXE_RETURN_IF_ERROR(s.Expect(']'));
+  return out;
+}
+
+// After `devices=`: `[dims]<=[reshape]T(perm)` or `[dims]d0,d1,...`.
+absl::StatusOr<TileAssignment> ReadTileAssignment(Scanner& s) {
+  const size_t start = s.pos();
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadBracketList(s));
+  absl::StatusOr<TileAssignment> tiles;
+  if (s.TryConsume("<=")) {
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> reshape, ReadBracketList(s));
+    std::vector<int64_t> perm;
+    if (s.TryConsume('T')) {
+      AXE_RETURN_IF_ERROR(s.Expect('('));
+      do {
+        if (perm.size() >= reshape.size()) return s.MessageAt(s.pos(), "too many T entries");
+        AXE_ASSIGN_OR_RETURN(int64_t p, s.ReadInt());
+        perm.push_back(p);
+      } while (s.TryConsume(','));
+      AXE_RETURN_IF_ERROR(s.Expect(')'));
+    }
+    tiles = TileAssignment::Iota(std::move(dims), std::move(reshape), std::move(perm));
+  } else {
+    std::vector<int64_t> devices;
+    do {
+      if (static_cast<int64_t>(devices.size()) >= Mesh::kMaxDevices) {
+        return s.MessageAt(s.pos(), "too many device ids");
+      }
+      AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadInt());
+      devices.push_back(d);
+    } while (s.TryConsume(','));
+    tiles = TileAssignment::Explicit(std::move(dims), std::move(devices));
+  }
+  if (!tiles.ok()) return s.MessageAt(start, tiles.status().message());
+  return tiles;
+}
+
+// After `last_tile_dims=`: `{manual, replicated, ...}`.
+absl::StatusOr<std::vector<HloSharding::SubgroupType>> ReadSubgroups(Scanner& s) {
+  AXE_RETURN_IF_ERROR(s.Expect('{'));
+  std::vector<HloSharding::SubgroupType> out;
+  do {
+    s.SkipSpace();
+    const size_t at = s.pos();
+    std::optional<absl::string_view> word = s.TryIdent();
+    if (out.size() >= 64) return s.MessageAt(at, "too many subgroup types");
+    if (word == "manual") {
+      out.push_back(HloSharding::SubgroupType::kManual);
+    } else if (word == "replicated") {
+      out.push_back(HloSharding::SubgroupType::kReplicated);
+    } else if (word == "maximal") {
+      out.push_back(HloSharding::SubgroupType::kMaximal);
+    } else if (word == "unreduced") {
+      out.push_back(HloSharding::SubgroupType::kUnreduced);
+    } else {
+      return s.ErrorAt(at, "manual, replicated, maximal or unreduced");
+    }
+  } while (s.TryConsume(','));
+  AXE_RETURN_IF_ERROR(s.Expect('}'));
+  return out;
+}
+
+// One non-tuple sharding; its '{' already read.
+absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
+  bool replicated = false, manual = false, maximal = false, last_replicate = false;
+  std::optional<int64_t> device;
+  std::optional<TileAssignment> tiles;
+  std::vector<HloSharding::SubgroupType> subgroups;
+  while (!s.TryConsume('}')) {
+    s.SkipSpace();
+    const size_t at = s.pos();
+    std::optional<absl::string_view> word = s.TryIdent();
+    if (word == "replicated") {
+      replicated = true;
+    } else if (word == "manual") {
+      manual = true;
+    } else if (word == "maximal") {
+      maximal = true;
+    } else if (word == "last_tile_dim_replicate") {
+      last_replicate = true;
+    } else if (word == "device" && s.TryConsume('=')) {
+      AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadInt());
+      device = d;
+    } else if (word == "devices" && s.TryConsume('=')) {
+      AXE_ASSIGN_OR_RETURN(TileAssignment t, ReadTileAssignment(s));
+      tiles = std::move(t);
+    } else if (word == "last_tile_dims" && s.TryConsume('=')) {
+      AXE_ASSIGN_OR_RETURN(subgroups, ReadSubgroups(s));
+    } else if (word == "metadata" || word == "shard_as" || word == "shard_like" ||
+               word == "unknown" || word == "unreduced") {
+      return s.MessageAt(at, absl::StrCat("'", *word, "' is not supported"));
+    } else {
+      return s.ErrorAt(at, "a sharding attribute or '}'");
+    }
+  }
+  if (replicated) return HloSharding::Replicated();
+  if (manual) return HloSharding::Manual();
+  if (maximal) {
+    if (!device) return s.MessageAt(open, "maximal sharding needs device=");
+    return HloSharding::Maximal(*device);
+  }
+  if (!tiles) return s.MessageAt(open, "expected replicated, manual, maximal or devices=");
+  absl::StatusOr<HloSharding> out =
+      HloSharding::Tiled(*std::move(tiles), last_replicate, std::move(subgroups));
+  if (!out.ok()) return s.MessageAt(open, out.status().message());
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<HloSharding> HloSharding::Parse(absl::string_view text) {
+  if (text.size() > kMaxTextLength) {
+    return absl::InvalidArgumentError(absl::StrCat("sharding text of ", text.size(),
+                                                   " characters (at most ", kMaxTextLength, ")"));
+  }
+  Scanner s(text, Scanner::Options{.skip_comments = true});
+  s.SkipSpace();
+  const size_t open = s.pos();
+  AXE_RETURN_IF_ERROR(s.Expect('{'));
+  absl::StatusOr<HloSharding> out;
+  if (s.Peek() == '{' || s.Peek() == '}') {  // a tuple (possibly empty)
+    std::vector<HloSharding> elements;
+    while (!s.TryConsume('}')) {
+      if (!elements.empty()) AXE_RETURN_IF_ERROR(s.Expect(','));
+      if (elements.size() >= kMaxTupleElements)
+        return s.MessageAt(s.pos(), "too many tuple elements");
+      s.SkipSpace();
+      const size_t at = s.pos();
+      AXE_RETURN_IF_ERROR(s.Expect('{'));
+      AXE_ASSIGN_OR_RETURN(HloSharding e, ReadSingle(s, at));
+      elements.push_back(std::move(e));
+    }
+    out = Tuple(std::move(elements));
+  } else {
+    out = ReadSingle(s, open);
+  }
+  if (out.ok() && !s.AtEnd()) return s.Error("end of input");
+  return out;
+}
+
+}  // namespace axe::sharding

@@ -1,0 +1,194 @@
+#include "axe/sharding/hlo_sharding.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::sharding {
+namespace {
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+NamedSharding Named(absl::string_view mesh, absl::string_view spec) {
+  absl::StatusOr<NamedSharding> s =
+      NamedSharding::Create(*Mesh::Parse(mesh), *PartitionSpec::Parse(spec));
+  EXPECT_OK(s);
+  return *s;
+}
+
+std::string RoundTrip(absl::string_view text) {
+  absl::StatusOr<HloSharding> s = HloSharding::Parse(text);
+  if (!s.ok()) return std::string(s.status().message());
+  return s->ToString();
+}
+
+// Strings as XLA prints them (hlo_sharding_test.cc, hlo_parser_test.cc, JAX dumps).
+TEST(HloShardingTest, RoundTripsByteForByte) {
+  for (const char* text : {
+           "{replicated}",
+           "{manual}",
+           "{maximal device=3}",
+           "{devices=[2,2]0,2,1,3}",
+           "{devices=[4,2]<=[8]}",
+           "{devices=[2,2]<=[2,2]T(1,0)}",
+           "{devices=[2,4]<=[2,4]T(1,0)}",
+           "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+           "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}",
+           "{devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}",
+           "{devices=[2,2,1,2]0,1,3,7,5,4,2,6 last_tile_dim_replicate}",
+           "{devices=[1,2,2,2]0,1,4,5,2,3,6,7 last_tile_dims={manual}}",
+           "{devices=[3,2,4]<=[2,3,4]T(1,0,2)}",
+           "{{replicated}, {devices=[2]0,1}}",
+           "{{replicated}, {manual}, {maximal device=0}, {replicated}, {replicated}, "
+           "/*index=5*/{devices=[2]<=[2]}}",
+           "{}",
+       }) {
+    EXPECT_EQ(RoundTrip(text), text);
+  }
+}
+
+TEST(HloShardingTest, IotaIsCanonicalizedAsXlaDoes) {
+  EXPECT_EQ(RoundTrip("{devices=[2,2]<=[2,2]T(0,1)}"), "{devices=[2,2]<=[4]}");
+  EXPECT_EQ(RoundTrip("{devices=[4]<=[1,4,1]T(2,1,0)}"), "{devices=[4]<=[4]}");
+  EXPECT_EQ(RoundTrip("{devices=[3,20]<=[3,4,5]T(1,2,0)}"), "{devices=[3,20]<=[3,20]T(1,0)}");
+  EXPECT_EQ(RoundTrip("{devices=[60]<=[3,4,5]T(2,0,1)}"), "{devices=[60]<=[12,5]T(1,0)}");
+  EXPECT_EQ(RoundTrip(" { devices=[2]<=[2] } "), "{devices=[2]<=[2]}");
+}
+
+TEST(HloShardingTest, ParseErrors) {
+  EXPECT_THAT(HloSharding::Parse("{devices=[2,2]0,1,2}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 9: tile assignment [2,2] needs 4 device ids, got 3")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[2]0,0}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 0: device 0 is not unique in tile assignment")));
+  EXPECT_THAT(
+      HloSharding::Parse("{devices=[4]<=[2,2]T(0,0)}"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("iota transpose T(0,0) is not a permutation of the 2 reshape dims")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[4]<=[8]}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 4 devices but the iota <=[8] has 8")));
+  EXPECT_THAT(HloSharding::Parse("{replicatd}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 1: expected a sharding attribute or '}'")));
+  EXPECT_THAT(HloSharding::Parse("{maximal}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 0: maximal sharding needs device=")));
+  EXPECT_THAT(HloSharding::Parse("{replicated metadata={op_name=\"a\"}}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 12: 'metadata' is not supported")));
+  EXPECT_THAT(HloSharding::Parse("{replicated} x"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected end of input")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[2,0]<=[0]}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tile assignment dimension 1 is 0 (must be >= 1)")));
+  EXPECT_THAT(
+      HloSharding::Parse("{devices=[2,2]0,1,2,3 last_tile_dim_replicate last_tile_dims={manual}}"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("position 0: last_tile_dim_replicate and last_tile_dims cannot "
+                         "both be given")));
+  EXPECT_THAT(HloSharding::Parse("{{{replicated}}}"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 2")));
+  EXPECT_THAT(HloSharding::Parse(std::string(HloSharding::kMaxTextLength + 1, '{')),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(at most")));
+}
+
+// The worked examples of the issue: the HLO strings JAX prints for NamedShardings.
+TEST(HloShardingTest, NamedToHloAsJaxProducesIt) {
+  auto hlo = [](absl::string_view mesh, absl::string_view spec, size_t rank) {
+    absl::StatusOr<HloSharding> s = NamedToHloSharding(Named(mesh, spec), rank);
+    return s.ok() ? s->ToString() : std::string(s.status().message());
+  };
+  EXPECT_EQ(hlo("x=2,y=2", "P('x')", 2), "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(hlo("x=2,y=2", "P('y')", 2), "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(hlo("x=2,y=2", "P('x', 'y')", 2), "{devices=[2,2]<=[4]}");
+  EXPECT_EQ(hlo("x=2,y=2", "P('y', 'x')", 2), "{devices=[2,2]<=[2,2]T(1,0)}");
+  EXPECT_EQ(hlo("x=2,y=2", "P(('x', 'y'))", 1), "{devices=[4]<=[4]}");
+  EXPECT_EQ(hlo("x=2,y=2", "P()", 2), "{replicated}");
+  EXPECT_EQ(hlo("x=2,y=1", "P('y')", 2), "{replicated}");
+  EXPECT_EQ(hlo("x=4,y=2", "P(None, 'x')", 2), "{devices=[1,4,2]<=[8] last_tile_dim_replicate}");
+  EXPECT_EQ(hlo("x=2,y=2,devices=[0,2,1,3]", "P('x', 'y')", 2), "{devices=[2,2]0,2,1,3}");
+  EXPECT_EQ(hlo("x=2,y=2,devices=[0,2,1,3]", "P('y')", 1),
+            "{devices=[2,2]0,1,2,3 last_tile_dim_replicate}");
+  EXPECT_THAT(NamedToHloSharding(Named("x=2", "P(None, 'x')"), 1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank at least 2")));
+}
+
+TEST(HloShardingTest, DeviceMapOfTiledAndSpecialShardings) {
+  absl::StatusOr<HloSharding> s =
+      HloSharding::Parse("{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  ASSERT_OK(s);
+  absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(*s, {8, 8}, 4);
+  ASSERT_OK(map);
+  EXPECT_EQ((*map)[1].IndexToString(), "[[0, 4], [0, 8]]");
+  EXPECT_EQ((*map)[2].IndexToString(), "[[4, 8], [0, 8]]");
+  EXPECT_EQ((*map)[1].replica_group, 0);
+  absl::StatusOr<std::vector<DeviceShard>> uneven =
+      DevicesIndicesMap(*HloSharding::Parse("{devices=[4]<=[4]}"), {7}, 0);
+  ASSERT_OK(uneven);
+  EXPECT_EQ((*uneven)[3].IndexToString(), "[[6, 7]]");
+  EXPECT_THAT(DevicesIndicesMap(*HloSharding::Parse("{manual}"), {8}, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no device map")));
+  EXPECT_THAT(DevicesIndicesMap(*HloSharding::Parse("{devices=[2,2]<=[4]}"), {8}, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Number of tile assignment dimensions (excluding subgroups) is "
+                                 "different than the input rank.")));
+  absl::StatusOr<std::vector<DeviceShard>> maximal =
+      DevicesIndicesMap(*HloSharding::Parse("{maximal device=3}"), {2}, 0);
+  ASSERT_OK(maximal);
+  EXPECT_EQ((*maximal)[0].device, 3);
+}
+
+// NamedSharding -> HLO keeps the device map, and the text round-trips.
+TEST(HloShardingTest, RandomNamedToHloKeepsTheDeviceMap) {
+  std::mt19937_64 rng(testing_support::TestSeed(77));
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<MeshAxis> axes;
+    int64_t n = 1;
+    const size_t mesh_rank = rng() % 4;
+    for (size_t j = 0; j < mesh_rank; ++j) {
+      axes.push_back(
+          {std::string(1, static_cast<char>('a' + j)), 1 + static_cast<int64_t>(rng() % 3)});
+      n *= axes.back().size;
+    }
+    std::vector<int64_t> devices;
+    if (rng() % 2) {
+      for (int64_t d = 0; d < n; ++d) devices.push_back(d);
+      std::shuffle(devices.begin(), devices.end(), rng);
+    }
+    const size_t rank = 1 + rng() % 3;
+    std::vector<PartitionSpec::Entry> entries(rank);
+    std::vector<size_t> order(mesh_rank);
+    for (size_t j = 0; j < mesh_rank; ++j) order[j] = j;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t j : order) {
+      const size_t dim = rng() % (rank + 1);
+      if (dim < rank) entries[dim].push_back(axes[j].name);
+    }
+    absl::StatusOr<NamedSharding> named =
+        NamedSharding::Create(*Mesh::Create(axes, devices), *PartitionSpec::Create(entries));
+    ASSERT_OK(named);
+    std::vector<int64_t> shape(rank);
+    for (size_t i = 0; i < rank; ++i)
+      shape[i] = (1 + static_cast<int64_t>(rng() % 3)) * named->DimPieces(i);
+    absl::StatusOr<HloSharding> hlo = NamedToHloSharding(*named, rank);
+    ASSERT_OK(hlo);
+    EXPECT_EQ(RoundTrip(hlo->ToString()), hlo->ToString());
+    absl::StatusOr<std::vector<DeviceShard>> want = DevicesIndicesMap(*named, shape);
+    absl::StatusOr<std::vector<DeviceShard>> got = DevicesIndicesMap(*hlo, shape, n);
+    ASSERT_OK(want);
+    ASSERT_OK(got);
+    EXPECT_EQ(*got, *want) << *named << " -> " << hlo->ToString();
+  }
+}
+
+}  // namespace
+}  // namespace axe::sharding
