@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/text.h"
@@ -14,6 +16,7 @@ namespace axe::runtime {
 
 bool LooksLikeXlaShape(absl::string_view text) {
   text = absl::StripLeadingAsciiWhitespace(text);
+  if (absl::StartsWith(text, "(")) return true;  // a tuple shape; no Axe layout starts so
   const size_t bracket = text.find('[');
   if (bracket == 0 || bracket == absl::string_view::npos) return false;
   for (char c : text.substr(0, bracket)) {
@@ -24,10 +27,18 @@ bool LooksLikeXlaShape(absl::string_view text) {
 
 absl::StatusOr<TensorBuffer> BufferLayoutFromXla(const xla::Shape& shape) {
   const std::string text = shape.ToString(/*print_layout=*/true);
+  if (!shape.IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "XLA shape '", text, "' is not an array; the relayout engine moves one array"));
+  }
   if (!shape.has_layout()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("XLA shape '", text, "' has no layout: give one, e.g. '", text, "{",
-                     shape.dimensions().size() > 1 ? "1,0" : "0", "}'"));
+    std::vector<int64_t> minor_to_major(shape.dimensions().size());
+    for (size_t k = 0; k < minor_to_major.size(); ++k) {
+      minor_to_major[k] = static_cast<int64_t>(minor_to_major.size() - 1 - k);
+    }
+    return absl::InvalidArgumentError(absl::StrCat("XLA shape '", text,
+                                                   "' has no layout: give one, e.g. '", text, "{",
+                                                   absl::StrJoin(minor_to_major, ","), "}'"));
   }
   if (shape.layout().element_size_in_bits() != 0) {
     return absl::UnimplementedError(

@@ -28,6 +28,7 @@ TEST(TensorBuffer, LooksLikeXlaShape) {
   EXPECT_FALSE(LooksLikeXlaShape("S[16:1] over (4, 4)"));
   EXPECT_FALSE(LooksLikeXlaShape("[8]"));
   EXPECT_FALSE(LooksLikeXlaShape("f-32[8]"));
+  EXPECT_TRUE(LooksLikeXlaShape("(f32[8]{0}, s32[])"));  // a tuple: rejected as not an array
 }
 
 TEST(TensorBuffer, XlaShapeWithPaddedTiles) {
@@ -70,6 +71,13 @@ TEST(TensorBuffer, Errors) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("XLA shape 'f32[8,8]' has no layout: give one, e.g. "
                                  "'f32[8,8]{1,0}'")));
+  EXPECT_THAT(BufferLayoutFromXla(*xla::ParseShape("f32[2,3,4]", keep_missing)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("e.g. 'f32[2,3,4]{2,1,0}'")));
+  EXPECT_THAT(ParseTensorBuffer("token[]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("XLA shape 'token[]' is not an array")));
+  EXPECT_THAT(ParseTensorBuffer("(f32[2]{0}, s32[])"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not an array")));
   EXPECT_THAT(BufferLayoutFromXla("s4[8]{0:E(4)}"),
               StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("packed elements (E(n))")));
   EXPECT_THAT(BufferLayoutFromXla("f32[8,8"),

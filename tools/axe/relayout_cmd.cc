@@ -172,8 +172,9 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
   if (args.threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
   AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request, ResolveRequest(args));
   absl::StatusOr<int> bytes = runtime::ElementBytes(request.element_type);
-  if (!bytes.ok()) {
-    return absl::Status(bytes.status().code(), absl::StrCat("--dtype: ", bytes.status().message()));
+  if (!bytes.ok()) {  // the type came from --dtype or from an XLA shape
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat(args.dtype ? "--dtype: " : "", bytes.status().message()));
   }
   runtime::RelayoutOptions options;
   options.threads = args.threads;
