@@ -22,8 +22,12 @@ constexpr int64_t kTransposeBlockRows = 32;
 constexpr int64_t kStageBytes = int64_t{256} << 10;
 // Streaming stores want runs of at least this many bytes of a destination row.
 constexpr int64_t kMinStreamRunBytes = 256;
-// Grouped transposes aim at runs of about this many bytes on both sides.
-constexpr int64_t kGroupedRunBytes = 1024;
+// Grouped transposes aim at runs of about this many bytes on both sides: with AVX2's 8x8
+// tiles a block that stays in the L1 cache (64x64 f32) pays more than long runs; with
+// AVX-512 a 128x128 f32 block. Measured on the 16^6 f32 permutations (fraction of memcpy,
+// 1 / 2 threads): AVX2 0.89-0.96 with 256-byte runs, 0.62-0.80 with 512, 0.64-0.76 with
+// 1024; AVX-512 0.91-1.21 with 256, 1.00-1.13 with 512, 0.98-1.06 with 1024.
+int64_t GroupedRunBytes(const Tuning& t) { return t.max_vector_bytes >= 64 ? 512 : 256; }
 
 int FloorPow2(int64_t v) {
   int p = 1;
@@ -215,13 +219,14 @@ int64_t LargestDivisorAtMost(int64_t extent, int64_t limit) {
 // destination runs (high-rank permutations: 16^6 f32 has 64-byte I and J) takes into each
 // kernel call some values of a loop I2 that continues I in the destination (destination
 // stride = extent of I) and, when J is short too, of a loop J2 that continues J in the
-// source, so that both sides move runs of about 1 KiB through a staged block. Measured on
-// 16^6 f32 permutations (5,2,0,4,1,3) and (2,4,1,5,3,0): 64-byte tiles reached 0.8-1.0 of
-// HPTT, grouped blocks 1.1-1.7 (AVX-512 and AVX2, 1 and 2 threads).
+// source, so that both sides move runs of GroupedRunBytes through a staged block (see
+// docs/performance.md: on the 16^6 f32 permutations, 0.92-0.96 of HPTT before, 1.0-1.3
+// after on AVX-512; 0.2-0.4 before, about 1.0-1.4 after on AVX2).
 void GroupShortTranspose(Nest& n, const std::vector<Loop>& f, KernelLoops& k, int element_bytes,
                          const Tuning& t) {
   const int64_t b = element_bytes;
   const int64_t ni = n.loop_i.extent, nj = n.loop_j.extent;
+  const int64_t run_bytes = GroupedRunBytes(t);
   if (n.kind != KernelKind::kTranspose || n.staged || t.staged < 0 || !t.stream ||
       ni * b >= kMinStreamRunBytes || ni < n.lanes || nj < n.lanes) {
     return;
@@ -230,11 +235,11 @@ void GroupShortTranspose(Nest& n, const std::vector<Loop>& f, KernelLoops& k, in
     if (c != k.i && c != k.j && f[static_cast<size_t>(c)].dst_stride == ni) k.i2 = c;
   }
   if (k.i2 < 0) return;
-  for (int c = 0; c < static_cast<int>(f.size()) && k.j2 < 0 && nj * b < kGroupedRunBytes; ++c) {
+  for (int c = 0; c < static_cast<int>(f.size()) && k.j2 < 0 && nj * b < run_bytes; ++c) {
     if (c != k.i && c != k.j && c != k.i2 && f[static_cast<size_t>(c)].src_stride == nj) k.j2 = c;
   }
   const Loop& i2 = f[static_cast<size_t>(k.i2)];
-  n.i2_extent = LargestDivisorAtMost(i2.extent, std::max<int64_t>(1, kGroupedRunBytes / (ni * b)));
+  n.i2_extent = LargestDivisorAtMost(i2.extent, std::max<int64_t>(1, run_bytes / (ni * b)));
   n.i2_src_stride = i2.src_stride;
   if (n.i2_extent == 1) {
     k.i2 = k.j2 = -1;
@@ -245,7 +250,7 @@ void GroupShortTranspose(Nest& n, const std::vector<Loop>& f, KernelLoops& k, in
   if (k.j2 >= 0) {
     const Loop& j2 = f[static_cast<size_t>(k.j2)];
     const int64_t rows = kStageBytes / (ni * n.i2_extent * b);  // of the block, at most
-    n.j2_extent = LargestDivisorAtMost(j2.extent, std::min(kGroupedRunBytes / b, rows) / nj);
+    n.j2_extent = LargestDivisorAtMost(j2.extent, std::min(run_bytes / b, rows) / nj);
     n.j2_dst_stride = j2.dst_stride;
     if (n.j2_extent == 1) k.j2 = -1;
   } else {
@@ -376,6 +381,10 @@ void SetStreaming(Nest& n, int element_bytes, bool want) {
     n.stream_align = 1;
     return;
   }
+  // Direct tiles store lanes x element_bytes per destination row: streamed, anything short of
+  // a cache line leaves partial write-combining lines (measured on AVX2, 8x8 f32 tiles of 32
+  // bytes: 0.2-0.3 of memcpy streamed against 0.7-0.9 with regular stores).
+  if (int64_t{n.lanes} * element_bytes < 64) return;
   const int64_t align = element_bytes == 16 ? 16 : int64_t{n.lanes} * element_bytes;
   if ((n.loop_j.dst_stride * element_bytes) % align != 0) return;
   for (const UnitLoop& u : n.units) {

@@ -165,7 +165,7 @@ TEST(GroupedTranspose, SixDimensionalBenchmarkCases) {
     absl::StatusOr<RelayoutPlan> plan = PlanRelayout(src, dst, shape, 4, options);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     ASSERT_EQ(plan->kernels().size(), 1u);
-    EXPECT_THAT(plan->kernels()[0], HasSubstr("grouped (16 x I, 16 x J per block)"));
+    EXPECT_THAT(plan->kernels()[0], HasSubstr(" grouped ("));
     const int64_t n = int64_t{1} << 24;
     std::vector<uint32_t> in(static_cast<size_t>(n)), out(static_cast<size_t>(n), 0),
         want(static_cast<size_t>(n));
