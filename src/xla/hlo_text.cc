@@ -154,9 +154,18 @@ bool IsInstructionLine(absl::string_view line) {
 }  // namespace
 
 bool LooksLikeHlo(absl::string_view text) {
-  absl::string_view t = absl::StripLeadingAsciiWhitespace(text);
-  if (absl::StartsWith(t, "HloModule")) return true;
-  return IsInstructionLine(t.substr(0, t.find('\n')));
+  // The first line that is neither blank nor a `//` comment decides.
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == absl::string_view::npos) end = text.size();
+    const absl::string_view line = absl::StripAsciiWhitespace(text.substr(start, end - start));
+    start = end + 1;
+    if (line.empty() || absl::StartsWith(line, "//")) continue;
+    if (absl::StartsWith(line, "HloModule") || absl::StartsWith(line, "ENTRY")) return true;
+    if (line.back() == '{' && absl::StrContains(line, "->")) return true;  // a computation header
+    return IsInstructionLine(line);
+  }
+  return false;
 }
 
 absl::StatusOr<HloText> ScanHlo(absl::string_view text, const HloScanOptions& options) {

@@ -35,6 +35,11 @@ TEST(HloText, InstructionLine) {
   EXPECT_EQ(ins.operands[0].shape->ToString(), "bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)}");
   EXPECT_TRUE(LooksLikeHlo(kFusionLine));
   EXPECT_FALSE(LooksLikeHlo("bf16[32,32,4096]{2,1,0}"));
+  EXPECT_FALSE(LooksLikeHlo("(f32[2]{0}, s32[])"));
+  EXPECT_FALSE(LooksLikeHlo(""));
+  EXPECT_TRUE(LooksLikeHlo("// a dump\n\nHloModule m\n"));
+  EXPECT_TRUE(LooksLikeHlo("ENTRY %main () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n"));
+  EXPECT_TRUE(LooksLikeHlo("%comp (p: f32[2]) -> f32[2] {\n}\n"));
 }
 
 TEST(HloText, ModuleWithEntryLayoutComputationsTuplesAndLiterals) {
