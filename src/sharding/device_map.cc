@@ -73,4 +73,25 @@ std::vector<std::vector<int64_t>> ReplicaGroups(absl::Span<const DeviceShard> ma
   return groups;
 }
 
+std::optional<DeviceMapDifference> FirstDifference(absl::Span<const DeviceShard> first,
+                                                   absl::Span<const DeviceShard> second) {
+  std::map<int64_t, std::string> a, b;
+  for (const DeviceShard& s : first) a[s.device] = s.IndexToString();
+  for (const DeviceShard& s : second) b[s.device] = s.IndexToString();
+  auto ia = a.begin();
+  auto ib = b.begin();
+  while (ia != a.end() || ib != b.end()) {
+    if (ib == b.end() || (ia != a.end() && ia->first < ib->first)) {
+      return DeviceMapDifference{ia->first, ia->second, "absent"};
+    }
+    if (ia == a.end() || ib->first < ia->first) {
+      return DeviceMapDifference{ib->first, "absent", ib->second};
+    }
+    if (ia->second != ib->second) return DeviceMapDifference{ia->first, ia->second, ib->second};
+    ++ia;
+    ++ib;
+  }
+  return std::nullopt;
+}
+
 }  // namespace axe::sharding

@@ -49,6 +49,17 @@ TEST(HloShardingTest, RoundTripsByteForByte) {
            "{{replicated}, {manual}, {maximal device=0}, {replicated}, {replicated}, "
            "/*index=5*/{devices=[2]<=[2]}}",
            "{}",
+           // From XLA's tests (spmd/shardy round trips, hlo_sharding_util_test, parser tests).
+           "{devices=[2,2,4]<=[2,2,4]T(1,0,2) last_tile_dim_replicate}",
+           "{devices=[1,1,4,4]<=[16] last_tile_dims={manual, replicated}}",
+           "{devices=[2,1,8]<=[2,2,4]T(1,0,2) last_tile_dim_replicate}",
+           "{devices=[4,1,2]<=[8] last_tile_dim_replicate}",
+           "{devices=[2,1,2,2]<=[2,2,2]T(1,0,2) last_tile_dims={manual, replicated}}",
+           "{devices=[2,2,2,2]0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 last_tile_dims={manual, "
+           "replicated}}",
+           "{devices=[2,2]0,1,2,3 last_tile_dim_replicate}",
+           "{devices=[1,2,2]0,1,2,3 last_tile_dim_replicate}",
+           "{devices=[16,4]<=[64] last_tile_dims={manual, replicated}}",
        }) {
     EXPECT_EQ(RoundTrip(text), text);
   }
@@ -115,6 +126,9 @@ TEST(HloShardingTest, NamedToHloAsJaxProducesIt) {
   EXPECT_EQ(hlo("x=2,y=2", "P()", 2), "{replicated}");
   EXPECT_EQ(hlo("x=2,y=1", "P('y')", 2), "{replicated}");
   EXPECT_EQ(hlo("x=4,y=2", "P(None, 'x')", 2), "{devices=[1,4,2]<=[8] last_tile_dim_replicate}");
+  // XLA's Shardy round-trip test: mesh [a=2,b=2,c=2,d=2], [{b}, {a}].
+  EXPECT_EQ(hlo("a=2,b=2,c=2,d=2", "P('b', 'a')", 2),
+            "{devices=[2,2,4]<=[2,2,4]T(1,0,2) last_tile_dim_replicate}");
   EXPECT_EQ(hlo("x=2,y=2,devices=[0,2,1,3]", "P('x', 'y')", 2), "{devices=[2,2]0,2,1,3}");
   EXPECT_EQ(hlo("x=2,y=2,devices=[0,2,1,3]", "P('y')", 1),
             "{devices=[2,2]0,1,2,3 last_tile_dim_replicate}");

@@ -127,5 +127,27 @@ TEST(DeviceMapTest, ErrorsComeFromCheckShape) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("divisible by 2")));
 }
 
+TEST(DeviceMapTest, FirstDifference) {
+  const std::vector<DeviceShard> a = *DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8});
+  const std::vector<DeviceShard> b = *DevicesIndicesMap(Named("x=2,y=2", "P('y')"), {8, 8});
+  const std::vector<DeviceShard> c =
+      *DevicesIndicesMap(Named("y=2,x=2", "P('y')"), {8, 8});  // the same map as a
+  EXPECT_FALSE(FirstDifference(a, c).has_value());
+  std::optional<DeviceMapDifference> d = FirstDifference(a, b);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->device, 1);
+  EXPECT_EQ(d->first, "[[0, 4], [0, 8]]");
+  EXPECT_EQ(d->second, "[[4, 8], [0, 8]]");
+  const std::vector<DeviceShard> one = *DevicesIndicesMap(*SingleDeviceSharding::Create(0), {8, 8});
+  d = FirstDifference(one, a);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->device, 0);
+  EXPECT_EQ(d->first, "[[0, 8], [0, 8]]");
+  d = FirstDifference(a, std::vector<DeviceShard>(a.begin(), a.begin() + 3));
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->device, 3);
+  EXPECT_EQ(d->second, "absent");
+}
+
 }  // namespace
 }  // namespace axe::sharding

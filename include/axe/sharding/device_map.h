@@ -8,6 +8,7 @@
 #define AXE_SHARDING_DEVICE_MAP_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,17 @@ void AssignReplicaGroups(std::vector<DeviceShard>& map);
 
 // The replica groups of a device map: group k lists its devices in increasing order.
 std::vector<std::vector<int64_t>> ReplicaGroups(absl::Span<const DeviceShard> map);
+
+// The first device (smallest id) on which two device maps differ: it holds different boxes,
+// or appears in only one map. nullopt when the maps are equal (the same device -> elements
+// map, whatever notation each came from).
+struct DeviceMapDifference {
+  int64_t device = 0;
+  std::string first;   // its box in the first map, or "absent"
+  std::string second;  // its box in the second map, or "absent"
+};
+std::optional<DeviceMapDifference> FirstDifference(absl::Span<const DeviceShard> first,
+                                                   absl::Span<const DeviceShard> second);
 
 }  // namespace axe::sharding
 
