@@ -7,6 +7,8 @@
 //   3 transpose2d_8000   f32 8000x8000 transpose (not a power of two)
 //   4 tpu_tile / untile  bf16[4096,4096] row-major <-> {1,0:T(8,128)(2,1)}
 //   5 perm6d_16          f32 16^6, permutation (5,2,0,4,1,3)
+//   5b perm6d_16_b       f32 16^6, permutation (2,4,1,5,3,0) (the same one read column-major,
+//                        i.e. HPTT's default convention; also its inverse)
 //   6 small_64           f32 64x64 transpose: per-call overhead
 // Every variant reports bytes_per_second (mean) and best_GBps (fastest iteration), counting
 // bytes read plus written. The axe variants also report x_memcpy (best bandwidth / best
@@ -28,13 +30,14 @@
 
 #define EIGEN_USE_THREADS
 #include "Eigen/Core"
-#include "unsupported/Eigen/CXX11/Tensor"
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
 #include "axe/base/thread_pool.h"
 #include "axe/runtime/relayout_plan.h"
 #include "benchmark/benchmark.h"
+#include "hwy/targets.h"
 #include "relayout_cases.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace axe::bench {
 namespace {
@@ -48,31 +51,72 @@ struct Case {
   std::string name;
   std::vector<int64_t> shape;  // logical
   int bytes = 4;
-  std::string src, dst;        // Axe layouts
+  std::string src, dst;  // Axe layouts
   // The same relayout as a permutation of a row-major source of shape `eigen_in`:
   // out dim j = in dim perm[j] (Eigen's shuffle; also the naive loop's nest).
   std::vector<int64_t> eigen_in;
   std::vector<int> perm;
-  bool tpu_formula = false;    // naive loop: XLA's tiling formula with / and % (case 4)
+  bool tpu_formula = false;  // naive loop: XLA's tiling formula with / and % (case 4)
   bool tpu_inverse = false;
 };
 
 std::vector<Case> Cases() {
   std::vector<Case> c;
-  c.push_back({"transpose2d_8192", {8192, 8192}, 4, "S[(8192,8192):(8192,1)]", "S[(8192,8192):(1,8192)]",
-               {8192, 8192}, {1, 0}});
-  c.push_back({"perm3d_256", {256, 256, 256}, 4, "S[(256,256,256):(65536,256,1)]", "S[(256,256,256):(256,1,65536)]",
-               {256, 256, 256}, {2, 0, 1}});
-  c.push_back({"transpose2d_8000", {8000, 8000}, 4, "S[(8000,8000):(8000,1)]", "S[(8000,8000):(1,8000)]",
-               {8000, 8000}, {1, 0}});
-  c.push_back({"tpu_tile_bf16_4096", {4096, 4096}, 2, "S[(4096,4096):(4096,1)]", TpuTiledLayoutText(4096, 4096),
-               {512, 4, 2, 32, 128}, {0, 3, 1, 4, 2}, true, false});
-  c.push_back({"tpu_untile_bf16_4096", {4096, 4096}, 2, TpuTiledLayoutText(4096, 4096), "S[(4096,4096):(4096,1)]",
-               {512, 32, 4, 128, 2}, {0, 2, 4, 1, 3}, true, true});
-  c.push_back({"perm6d_16", {16, 16, 16, 16, 16, 16}, 4, "S[(16,16,16,16,16,16):(1048576,65536,4096,256,16,1)]",
-               "S[(16,16,16,16,16,16):(4096,16,65536,1,256,1048576)]", {16, 16, 16, 16, 16, 16},
+  c.push_back({"transpose2d_8192",
+               {8192, 8192},
+               4,
+               "S[(8192,8192):(8192,1)]",
+               "S[(8192,8192):(1,8192)]",
+               {8192, 8192},
+               {1, 0}});
+  c.push_back({"perm3d_256",
+               {256, 256, 256},
+               4,
+               "S[(256,256,256):(65536,256,1)]",
+               "S[(256,256,256):(256,1,65536)]",
+               {256, 256, 256},
+               {2, 0, 1}});
+  c.push_back({"transpose2d_8000",
+               {8000, 8000},
+               4,
+               "S[(8000,8000):(8000,1)]",
+               "S[(8000,8000):(1,8000)]",
+               {8000, 8000},
+               {1, 0}});
+  c.push_back({"tpu_tile_bf16_4096",
+               {4096, 4096},
+               2,
+               "S[(4096,4096):(4096,1)]",
+               TpuTiledLayoutText(4096, 4096),
+               {512, 4, 2, 32, 128},
+               {0, 3, 1, 4, 2},
+               true,
+               false});
+  c.push_back({"tpu_untile_bf16_4096",
+               {4096, 4096},
+               2,
+               TpuTiledLayoutText(4096, 4096),
+               "S[(4096,4096):(4096,1)]",
+               {512, 32, 4, 128, 2},
+               {0, 2, 4, 1, 3},
+               true,
+               true});
+  c.push_back({"perm6d_16",
+               {16, 16, 16, 16, 16, 16},
+               4,
+               "S[(16,16,16,16,16,16):(1048576,65536,4096,256,16,1)]",
+               "S[(16,16,16,16,16,16):(4096,16,65536,1,256,1048576)]",
+               {16, 16, 16, 16, 16, 16},
                {5, 2, 0, 4, 1, 3}});
-  c.push_back({"small_64", {64, 64}, 4, "S[(64,64):(64,1)]", "S[(64,64):(1,64)]", {64, 64}, {1, 0}});
+  c.push_back({"perm6d_16_b",
+               {16, 16, 16, 16, 16, 16},
+               4,
+               "S[(16,16,16,16,16,16):(1048576,65536,4096,256,16,1)]",
+               "S[(16,16,16,16,16,16):(1,4096,1048576,16,65536,256)]",
+               {16, 16, 16, 16, 16, 16},
+               {2, 4, 1, 5, 3, 0}});
+  c.push_back(
+      {"small_64", {64, 64}, 4, "S[(64,64):(64,1)]", "S[(64,64):(1,64)]", {64, 64}, {1, 0}});
   return c;
 }
 
@@ -155,7 +199,8 @@ void Timed(Times& t, F&& body) {
 void BM_Memcpy(benchmark::State& state, Case c) {
   Buffers& b = BuffersFor(c);
   // Small copies run on one thread, as the engine does (RelayoutOptions::min_parallel_bytes).
-  const int threads = 2 * b.bytes < RelayoutOptions().min_parallel_bytes ? 1 : static_cast<int>(state.range(0));
+  const int threads =
+      2 * b.bytes < RelayoutOptions().min_parallel_bytes ? 1 : static_cast<int>(state.range(0));
   ThreadPool& pool = ThreadPool::Default();
   Times best;
   for (auto _ : state) {
@@ -182,7 +227,8 @@ void BM_Memcpy(benchmark::State& state, Case c) {
 // out[j...] = in[perm...]: the straightforward nested loop over the output's row-major
 // index, reading the input through strides (what a user writes without blocking).
 template <typename T>
-void NaivePermute(const T* in, T* out, const std::vector<int64_t>& in_shape, const std::vector<int>& perm) {
+void NaivePermute(const T* in, T* out, const std::vector<int64_t>& in_shape,
+                  const std::vector<int>& perm) {
   const size_t r = in_shape.size();
   std::vector<int64_t> in_strides(r), out_shape(r), stride_of_out(r);
   int64_t s = 1;
@@ -213,7 +259,8 @@ void NaivePermute(const T* in, T* out, const std::vector<int64_t>& in_shape, con
 void NaiveTpu(const uint16_t* in, uint16_t* out, int64_t rows, int64_t cols, bool inverse) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
-      const int64_t t = ((r / 8) * (cols / 128) + c / 128) * 1024 + ((r % 8) / 2) * 256 + (c % 128) * 2 + r % 2;
+      const int64_t t =
+          ((r / 8) * (cols / 128) + c / 128) * 1024 + ((r % 8) / 2) * 256 + (c % 128) * 2 + r % 2;
       if (inverse) {
         out[r * cols + c] = in[t];
       } else {
@@ -229,10 +276,11 @@ void BM_Naive(benchmark::State& state, Case c) {
   for (auto _ : state) {
     Timed(best, [&] {
       if (c.tpu_formula) {
-        NaiveTpu(reinterpret_cast<const uint16_t*>(b.src), reinterpret_cast<uint16_t*>(b.dst), c.shape[0],
-                 c.shape[1], c.tpu_inverse);
+        NaiveTpu(reinterpret_cast<const uint16_t*>(b.src), reinterpret_cast<uint16_t*>(b.dst),
+                 c.shape[0], c.shape[1], c.tpu_inverse);
       } else {
-        NaivePermute(reinterpret_cast<const float*>(b.src), reinterpret_cast<float*>(b.dst), c.eigen_in, c.perm);
+        NaivePermute(reinterpret_cast<const float*>(b.src), reinterpret_cast<float*>(b.dst),
+                     c.eigen_in, c.perm);
       }
     });
   }
@@ -249,8 +297,10 @@ void EigenShuffle(const Case& c, Buffers& b, const Eigen::ThreadPoolDevice& devi
     in_dims[static_cast<size_t>(d)] = c.eigen_in[static_cast<size_t>(d)];
     perm[static_cast<size_t>(d)] = c.perm[static_cast<size_t>(d)];
   }
-  for (int d = 0; d < N; ++d) out_dims[static_cast<size_t>(d)] = in_dims[static_cast<size_t>(perm[static_cast<size_t>(d)])];
-  Eigen::TensorMap<Eigen::Tensor<const T, N, Eigen::RowMajor>> in(reinterpret_cast<const T*>(b.src), in_dims);
+  for (int d = 0; d < N; ++d)
+    out_dims[static_cast<size_t>(d)] = in_dims[static_cast<size_t>(perm[static_cast<size_t>(d)])];
+  Eigen::TensorMap<Eigen::Tensor<const T, N, Eigen::RowMajor>> in(reinterpret_cast<const T*>(b.src),
+                                                                  in_dims);
   Eigen::TensorMap<Eigen::Tensor<T, N, Eigen::RowMajor>> out(reinterpret_cast<T*>(b.dst), out_dims);
   out.device(device) = in.shuffle(perm);
 }
@@ -264,18 +314,10 @@ void BM_Eigen(benchmark::State& state, Case c) {
   for (auto _ : state) {
     Timed(best, [&] {
       switch (c.eigen_in.size()) {
-        case 2:
-          EigenShuffle<float, 2>(c, b, device);
-          break;
-        case 3:
-          EigenShuffle<float, 3>(c, b, device);
-          break;
-        case 5:
-          EigenShuffle<uint16_t, 5>(c, b, device);
-          break;
-        default:
-          EigenShuffle<float, 6>(c, b, device);
-          break;
+        case 2: EigenShuffle<float, 2>(c, b, device); break;
+        case 3: EigenShuffle<float, 3>(c, b, device); break;
+        case 5: EigenShuffle<uint16_t, 5>(c, b, device); break;
+        default: EigenShuffle<float, 6>(c, b, device); break;
       }
     });
   }
@@ -289,10 +331,11 @@ void BM_Axe(benchmark::State& state, Case c) {
   const int threads = static_cast<int>(state.range(0));
   RelayoutOptions options;
   options.threads = threads;
-  absl::StatusOr<RelayoutPlan> plan = PlanRelayout(*Layout::Parse(c.src), *Layout::Parse(c.dst), c.shape, c.bytes,
-                                                   options);
+  absl::StatusOr<RelayoutPlan> plan =
+      PlanRelayout(*Layout::Parse(c.src), *Layout::Parse(c.dst), c.shape, c.bytes, options);
   AXE_CHECK(plan.ok()) << plan.status().message();
-  state.SetLabel(absl::StrCat(plan->kernels()[0], plan->ToString().find("streaming") != std::string::npos ? ", nt" : "",
+  state.SetLabel(absl::StrCat(plan->kernels()[0],
+                              plan->ToString().find("streaming") != std::string::npos ? ", nt" : "",
                               ", ", plan->threads(), "T"));
   Times best;
   for (auto _ : state) {
@@ -328,25 +371,41 @@ void RegisterAll() {
   for (const Case& c : Cases()) {
     const bool big = Elements(c) * c.bytes > (int64_t{1} << 20);
     for (int t : {1, 2}) {
-      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/memcpy").c_str(), BM_Memcpy, c)->Arg(t)->UseRealTime();
+      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/memcpy").c_str(), BM_Memcpy, c)
+          ->Arg(t)
+          ->UseRealTime();
     }
     auto* naive = benchmark::RegisterBenchmark(absl::StrCat(c.name, "/naive").c_str(), BM_Naive, c);
     naive->Arg(1)->UseRealTime();
     if (big) naive->Iterations(2);
     for (int t : {1, 2}) {
-      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/eigen").c_str(), BM_Eigen, c)->Arg(t)->UseRealTime();
+      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/eigen").c_str(), BM_Eigen, c)
+          ->Arg(t)
+          ->UseRealTime();
     }
     for (int t : {1, 2}) {
-      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/axe").c_str(), BM_Axe, c)->Arg(t)->UseRealTime();
+      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/axe").c_str(), BM_Axe, c)
+          ->Arg(t)
+          ->UseRealTime();
     }
-    if (!big) benchmark::RegisterBenchmark(absl::StrCat(c.name, "/axe_oneshot").c_str(), BM_AxeOneShot, c);
+    if (!big)
+      benchmark::RegisterBenchmark(absl::StrCat(c.name, "/axe_oneshot").c_str(), BM_AxeOneShot, c);
   }
 }
 
 }  // namespace
 }  // namespace axe::bench
 
+// AXE_BENCH_SIMD=AVX2 (or SSE4): the engine's kernels run on that target only (Highway's
+// dispatch is mocked), so the AVX2 paths can be measured on an AVX-512 machine.
 int main(int argc, char** argv) {
+  if (const char* simd = std::getenv("AXE_BENCH_SIMD")) {
+    const std::string want = simd;
+    const int64_t target = want == "AVX2" ? HWY_AVX2 : want == "SSE4" ? HWY_SSE4 : 0;
+    AXE_CHECK(target != 0 && (hwy::SupportedTargets() & target) != 0)
+        << "AXE_BENCH_SIMD: AVX2 or SSE4, and this CPU must have it: " << want;
+    hwy::SetSupportedTargetsForTest(target);
+  }
   axe::bench::RegisterAll();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
