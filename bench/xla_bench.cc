@@ -1,6 +1,7 @@
 // XLA tiled layouts: the nested linear index and its inverse, directly (TilingMap) and
 // through the exact Axe form (ToAxe, then the layout core's ApplyBase / InverseFlat), plus
-// parsing. Ratios are taken between rows of the same run.
+// parsing, and explain's growth with rank and tile levels. Ratios are taken between rows of the
+// same run.
 //
 //   build/release/bench/xla_bench --benchmark_min_time=0.2
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "axe/layout/apply.h"
 #include "axe/layout/inverse.h"
+#include "axe/xla/explain.h"
 #include "axe/xla/text.h"
 #include "axe/xla/tiling.h"
 #include "axe/xla/to_axe.h"
@@ -101,6 +103,25 @@ void BM_ParseAxeLayoutBaseline(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(std::string(text).size()));
 }
 
+// ExplainArray + ExplainText of rank N under N tile levels (1,1): linear in N (the fitted
+// complexity is printed as BigO).
+void BM_ExplainRankAndLevels(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  std::string text = "f32[2";
+  std::string m2m = std::to_string(n - 1);
+  for (int64_t i = 1; i < n; ++i) {
+    text += ",1";
+    m2m += "," + std::to_string(n - 1 - i);
+  }
+  text += "]{" + m2m + ":T";
+  for (int64_t i = 0; i < n; ++i) text += "(1,1)";
+  text += "}";
+  Shape s = *ParseShape(text);
+  for (auto _ : state) benchmark::DoNotOptimize(ExplainText(*ExplainArray(s)));
+  state.SetComplexityN(n);
+}
+
+BENCHMARK(BM_ExplainRankAndLevels)->RangeMultiplier(2)->Range(256, 4096)->Complexity(benchmark::oN);
 BENCHMARK_CAPTURE(BM_NestedLinearIndex, tpu, kTpu);
 BENCHMARK_CAPTURE(BM_AxeApplyOfToAxe, tpu, kTpu);
 BENCHMARK_CAPTURE(BM_NestedLinearIndex, fig1, kFig1);
