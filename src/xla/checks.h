@@ -21,8 +21,10 @@ namespace axe::xla::internal {
 absl::Status CheckArrayWithLayout(const Shape& shape, absl::string_view op);
 
 // OK iff index has one entry per dim and 0 <= index[d] < dims[d]; errors name the dim.
-absl::Status CheckIndexInBounds(const Shape& shape, absl::Span<const int64_t> index, absl::string_view op);
-absl::Status CheckIndexInBounds(absl::Span<const int64_t> dims, absl::Span<const int64_t> index, absl::string_view op);
+absl::Status CheckIndexInBounds(const Shape& shape, absl::Span<const int64_t> index,
+                                absl::string_view op);
+absl::Status CheckIndexInBounds(absl::Span<const int64_t> dims, absl::Span<const int64_t> index,
+                                absl::string_view op);
 
 // `text` itself when it has at most `max_chars` characters; otherwise its start and end
 // around "...(N characters)...", so that an error never echoes a whole 100 KB input.
@@ -43,8 +45,7 @@ std::vector<int64_t> MajorToMinor(const Shape& shape);
 template <typename F>
 absl::StatusOr<Shape> MapArrays(const Shape& shape, const F& f) {
   switch (shape.kind()) {
-    case ShapeKind::kArray:
-      return f(shape);
+    case ShapeKind::kArray: return f(shape);
     case ShapeKind::kTuple: {
       std::vector<Shape> elements;
       for (const Shape& e : shape.tuple_shapes()) {
@@ -59,8 +60,7 @@ absl::StatusOr<Shape> MapArrays(const Shape& shape, const F& f) {
       if (!m.ok()) return m.status();
       return Shape::Buffer(*std::move(m));
     }
-    default:
-      return shape;
+    default: return shape;
   }
 }
 

@@ -21,8 +21,10 @@ bool XlaEqual(const Layout& a, const Layout& b, const LayoutEqualOptions& o) {
       a.tail_padding_alignment_in_elements() != b.tail_padding_alignment_in_elements()) {
     return false;
   }
-  if (!o.ignore_index_primitive_type && a.index_primitive_type() != b.index_primitive_type()) return false;
-  if (!o.ignore_pointer_primitive_type && a.pointer_primitive_type() != b.pointer_primitive_type()) return false;
+  if (!o.ignore_index_primitive_type && a.index_primitive_type() != b.index_primitive_type())
+    return false;
+  if (!o.ignore_pointer_primitive_type && a.pointer_primitive_type() != b.pointer_primitive_type())
+    return false;
   if (!o.ignore_element_size && a.element_size_in_bits() != b.element_size_in_bits()) return false;
   if (!o.ignore_memory_space && a.memory_space() != b.memory_space()) return false;
   if (!o.ignore_split_configs && a.split_configs() != b.split_configs()) return false;
@@ -37,8 +39,7 @@ bool XlaEqual(const Shape& a, const Shape& b, const ShapeEqualOptions& o) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case ShapeKind::kToken:
-    case ShapeKind::kOpaque:
-      return true;
+    case ShapeKind::kOpaque: return true;
     case ShapeKind::kTuple:
     case ShapeKind::kBuffer:
       if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
@@ -46,12 +47,11 @@ bool XlaEqual(const Shape& a, const Shape& b, const ShapeEqualOptions& o) {
         if (!XlaEqual(a.tuple_shapes(i), b.tuple_shapes(i), o)) return false;
       }
       return true;
-    case ShapeKind::kArray:
-      break;
+    case ShapeKind::kArray: break;
   }
   if (!o.ignore_element_type) {
-    const bool fp_match =
-        o.ignore_fp_precision && IsFloatingPoint(a.element_type()) && IsFloatingPoint(b.element_type());
+    const bool fp_match = o.ignore_fp_precision && IsFloatingPoint(a.element_type()) &&
+                          IsFloatingPoint(b.element_type());
     if (a.element_type() != b.element_type() && !fp_match) return false;
   }
   if (a.rank() != b.rank()) return false;
@@ -67,11 +67,12 @@ bool XlaEqual(const Shape& a, const Shape& b, const ShapeEqualOptions& o) {
   if (!o.ignore_layout) {
     if (a.has_layout() != b.has_layout()) return false;
     if (a.has_layout()) {
-      LayoutEqualOptions lo{.ignore_tiles = o.ignore_tiles_in_layout,
-                            .ignore_tail_padding_alignment_in_elements = o.ignore_tail_padding_alignment_in_elements,
-                            .ignore_memory_space = o.ignore_memory_space_in_layout,
-                            .ignore_split_configs = o.ignore_split_config_in_layout,
-                            .ignore_element_size = o.ignore_element_size_in_layout};
+      LayoutEqualOptions lo{
+          .ignore_tiles = o.ignore_tiles_in_layout,
+          .ignore_tail_padding_alignment_in_elements = o.ignore_tail_padding_alignment_in_elements,
+          .ignore_memory_space = o.ignore_memory_space_in_layout,
+          .ignore_split_configs = o.ignore_split_config_in_layout,
+          .ignore_element_size = o.ignore_element_size_in_layout};
       if (!XlaEqual(a.layout(), b.layout(), lo)) return false;
     }
   }

@@ -7,10 +7,11 @@
 
 namespace axe::xla {
 
-absl::StatusOr<int64_t> IndexUtil::MultidimensionalIndexToLinearIndex(const Shape& shape,
-                                                                      absl::Span<const int64_t> index) {
+absl::StatusOr<int64_t> IndexUtil::MultidimensionalIndexToLinearIndex(
+    const Shape& shape, absl::Span<const int64_t> index) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "MultidimensionalIndexToLinearIndex"));
-  AXE_RETURN_IF_ERROR(internal::CheckIndexInBounds(shape, index, "MultidimensionalIndexToLinearIndex"));
+  AXE_RETURN_IF_ERROR(
+      internal::CheckIndexInBounds(shape, index, "MultidimensionalIndexToLinearIndex"));
   // Validation bounds Π dims × ByteWidth by INT64_MAX, so these products cannot overflow.
   int64_t linear = 0, scale = 1;
   for (int64_t d : shape.layout().minor_to_major()) {
@@ -20,13 +21,14 @@ absl::StatusOr<int64_t> IndexUtil::MultidimensionalIndexToLinearIndex(const Shap
   return linear;
 }
 
-absl::StatusOr<std::vector<int64_t>> IndexUtil::LinearIndexToMultidimensionalIndex(const Shape& shape,
-                                                                                   int64_t linear) {
+absl::StatusOr<std::vector<int64_t>> IndexUtil::LinearIndexToMultidimensionalIndex(
+    const Shape& shape, int64_t linear) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "LinearIndexToMultidimensionalIndex"));
   const int64_t total = internal::DenseElements(shape);
   if (linear < 0 || linear >= total) {
-    return absl::OutOfRangeError(absl::StrCat("LinearIndexToMultidimensionalIndex: linear index ", linear,
-                                              " is outside [0, ", total, ") for ", shape.ToString()));
+    return absl::OutOfRangeError(absl::StrCat("LinearIndexToMultidimensionalIndex: linear index ",
+                                              linear, " is outside [0, ", total, ") for ",
+                                              shape.ToString()));
   }
   std::vector<int64_t> index(shape.dimensions().size());
   int64_t divisor = 1;
@@ -39,7 +41,9 @@ absl::StatusOr<std::vector<int64_t>> IndexUtil::LinearIndexToMultidimensionalInd
 }
 
 absl::StatusOr<bool> IndexUtil::BumpIndices(const Shape& shape, absl::Span<int64_t> indices) {
-  if (!shape.IsArray()) return absl::InvalidArgumentError(absl::StrCat("BumpIndices needs an array, got ", shape.ToString()));
+  if (!shape.IsArray())
+    return absl::InvalidArgumentError(
+        absl::StrCat("BumpIndices needs an array, got ", shape.ToString()));
   AXE_RETURN_IF_ERROR(internal::CheckIndexInBounds(shape, indices, "BumpIndices"));
   for (size_t k = indices.size(); k-- > 0;) {
     if (indices[k] + 1 < shape.dimensions(k)) {
@@ -54,16 +58,17 @@ absl::StatusOr<bool> IndexUtil::BumpIndices(const Shape& shape, absl::Span<int64
 absl::StatusOr<int64_t> IndexUtil::GetDimensionStride(const Shape& shape, int64_t dimension) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "GetDimensionStride"));
   if (dimension < 0 || dimension >= shape.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GetDimensionStride: dimension ", dimension, " is outside ", shape.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("GetDimensionStride: dimension ", dimension,
+                                                   " is outside ", shape.ToString()));
   }
   int64_t stride = 1;
   for (int64_t d : shape.layout().minor_to_major()) {
     if (d == dimension) break;
     std::optional<int64_t> next = CheckedMul(stride, shape.dimensions(static_cast<size_t>(d)));
     if (!next) {
-      return absl::OutOfRangeError(absl::StrCat("GetDimensionStride: the stride of dimension ", dimension, " of ",
-                                                shape.ToString(), " overflows int64"));
+      return absl::OutOfRangeError(absl::StrCat("GetDimensionStride: the stride of dimension ",
+                                                dimension, " of ", shape.ToString(),
+                                                " overflows int64"));
     }
     stride = *next;
   }

@@ -18,13 +18,15 @@ bool Tile::has_combined_dimension() const {
 }
 
 std::string Tile::ToString() const {
-  return absl::StrCat("(", absl::StrJoin(dimensions_, ",", [](std::string* out, int64_t d) {
-                        if (d == kCombineDimension) {
-                          out->append("*");
-                        } else {
-                          absl::StrAppend(out, d);
-                        }
-                      }),
+  return absl::StrCat("(",
+                      absl::StrJoin(dimensions_, ",",
+                                    [](std::string* out, int64_t d) {
+                                      if (d == kCombineDimension) {
+                                        out->append("*");
+                                      } else {
+                                        absl::StrAppend(out, d);
+                                      }
+                                    }),
                       ")");
 }
 
@@ -45,22 +47,39 @@ bool Layout::is_sparse() const {
                      [](const DimLevel& d) { return d.type != DimLevel::kDense; });
 }
 
-Layout Layout::WithMinorToMajor(std::vector<int64_t> v) const { return With(&Layout::minor_to_major_, std::move(v)); }
-Layout Layout::WithTiles(std::vector<Tile> v) const { return With(&Layout::tiles_, std::move(v)); }
-Layout Layout::WithTailPaddingAlignmentInElements(int64_t n) const { return With(&Layout::tail_padding_alignment_, n); }
-Layout Layout::WithIndexPrimitiveType(PrimitiveType t) const { return With(&Layout::index_type_, t); }
-Layout Layout::WithPointerPrimitiveType(PrimitiveType t) const { return With(&Layout::pointer_type_, t); }
-Layout Layout::WithElementSizeInBits(int64_t bits) const { return With(&Layout::element_size_in_bits_, bits); }
-Layout Layout::WithMemorySpace(int64_t space) const { return With(&Layout::memory_space_, space); }
-Layout Layout::WithSplitConfigs(std::vector<SplitConfig> v) const { return With(&Layout::split_configs_, std::move(v)); }
-Layout Layout::WithPhysicalShape(Shape shape) const {
-  return With(&Layout::physical_shape_, std::shared_ptr<const Shape>(std::make_shared<const Shape>(std::move(shape))));
+Layout Layout::WithMinorToMajor(std::vector<int64_t> v) const {
+  return With(&Layout::minor_to_major_, std::move(v));
 }
-Layout Layout::WithoutPhysicalShape() const { return With(&Layout::physical_shape_, std::shared_ptr<const Shape>()); }
+Layout Layout::WithTiles(std::vector<Tile> v) const { return With(&Layout::tiles_, std::move(v)); }
+Layout Layout::WithTailPaddingAlignmentInElements(int64_t n) const {
+  return With(&Layout::tail_padding_alignment_, n);
+}
+Layout Layout::WithIndexPrimitiveType(PrimitiveType t) const {
+  return With(&Layout::index_type_, t);
+}
+Layout Layout::WithPointerPrimitiveType(PrimitiveType t) const {
+  return With(&Layout::pointer_type_, t);
+}
+Layout Layout::WithElementSizeInBits(int64_t bits) const {
+  return With(&Layout::element_size_in_bits_, bits);
+}
+Layout Layout::WithMemorySpace(int64_t space) const { return With(&Layout::memory_space_, space); }
+Layout Layout::WithSplitConfigs(std::vector<SplitConfig> v) const {
+  return With(&Layout::split_configs_, std::move(v));
+}
+Layout Layout::WithPhysicalShape(Shape shape) const {
+  return With(&Layout::physical_shape_,
+              std::shared_ptr<const Shape>(std::make_shared<const Shape>(std::move(shape))));
+}
+Layout Layout::WithoutPhysicalShape() const {
+  return With(&Layout::physical_shape_, std::shared_ptr<const Shape>());
+}
 Layout Layout::WithDynamicShapeMetadataPrefixBytes(int64_t bytes) const {
   return With(&Layout::metadata_prefix_bytes_, bytes);
 }
-Layout Layout::WithDimLevels(std::vector<DimLevel> v) const { return With(&Layout::dim_levels_, std::move(v)); }
+Layout Layout::WithDimLevels(std::vector<DimLevel> v) const {
+  return With(&Layout::dim_levels_, std::move(v));
+}
 
 bool Layout::has_attributes() const {
   return !dim_levels_.empty() || !tiles_.empty() || tail_padding_alignment_ != 1 ||

@@ -18,8 +18,8 @@ absl::StatusOr<size_t> PositionOf(const Layout& layout, int64_t dimension, absl:
   absl::Span<const int64_t> m2m = layout.minor_to_major();
   auto it = std::find(m2m.begin(), m2m.end(), dimension);
   if (it == m2m.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": dimension ", dimension, " is not in the minor_to_major of ", layout.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": dimension ", dimension, " is not in the minor_to_major of ", layout.ToString()));
   }
   return static_cast<size_t>(it - m2m.begin());
 }
@@ -27,10 +27,12 @@ absl::StatusOr<size_t> PositionOf(const Layout& layout, int64_t dimension, absl:
 }  // namespace
 
 Layout LayoutUtil::MakeLayout(std::vector<int64_t> minor_to_major, std::vector<Tile> tiles,
-                              int64_t tail_padding_alignment_in_elements, PrimitiveType index_primitive_type,
+                              int64_t tail_padding_alignment_in_elements,
+                              PrimitiveType index_primitive_type,
                               PrimitiveType pointer_primitive_type, int64_t element_size_in_bits,
                               int64_t memory_space, std::vector<SplitConfig> split_configs,
-                              std::optional<Shape> physical_shape, int64_t dynamic_shape_metadata_prefix_bytes) {
+                              std::optional<Shape> physical_shape,
+                              int64_t dynamic_shape_metadata_prefix_bytes) {
   Layout l = Layout(std::move(minor_to_major), std::move(tiles))
                  .WithTailPaddingAlignmentInElements(tail_padding_alignment_in_elements)
                  .WithIndexPrimitiveType(index_primitive_type)
@@ -77,13 +79,15 @@ bool LayoutUtil::HasAscendingLayout(const Layout& layout) {
 
 int64_t LayoutUtil::Major(const Layout& layout, int64_t physical) {
   const int64_t rank = static_cast<int64_t>(layout.minor_to_major().size());
-  AXE_CHECK(physical >= 0 && physical < rank) << "Major: physical dim " << physical << " of rank " << rank;
+  AXE_CHECK(physical >= 0 && physical < rank)
+      << "Major: physical dim " << physical << " of rank " << rank;
   return layout.minor_to_major(static_cast<size_t>(rank - 1 - physical));
 }
 
 int64_t LayoutUtil::Minor(const Layout& layout, int64_t physical) {
   const int64_t rank = static_cast<int64_t>(layout.minor_to_major().size());
-  AXE_CHECK(physical >= 0 && physical < rank) << "Minor: physical dim " << physical << " of rank " << rank;
+  AXE_CHECK(physical >= 0 && physical < rank)
+      << "Minor: physical dim " << physical << " of rank " << rank;
   return layout.minor_to_major(static_cast<size_t>(physical));
 }
 
@@ -92,7 +96,8 @@ std::vector<int64_t> LayoutUtil::MakeLogicalToPhysical(const Layout& layout) {
   std::vector<int64_t> r(static_cast<size_t>(rank));
   for (int64_t p = 0; p < rank; ++p) {
     const int64_t d = Major(layout, p);
-    AXE_CHECK(d >= 0 && d < rank) << "MakeLogicalToPhysical: " << layout.ToString() << " is not a permutation";
+    AXE_CHECK(d >= 0 && d < rank) << "MakeLogicalToPhysical: " << layout.ToString()
+                                  << " is not a permutation";
     r[static_cast<size_t>(d)] = p;
   }
   return r;
@@ -126,7 +131,8 @@ absl::StatusOr<Layout> LayoutUtil::DeleteDimension(const Layout& layout, int64_t
   for (const SplitConfig& c : layout.split_configs()) {
     if (c.dimension() == physical) continue;
     const int64_t p = c.dimension() > physical ? c.dimension() - 1 : c.dimension();
-    splits.emplace_back(p, std::vector<int64_t>(c.split_indices().begin(), c.split_indices().end()));
+    splits.emplace_back(p,
+                        std::vector<int64_t>(c.split_indices().begin(), c.split_indices().end()));
   }
   return layout.WithMinorToMajor(std::move(m2m)).WithSplitConfigs(std::move(splits));
 }
@@ -145,7 +151,8 @@ bool LayoutUtil::AreDimensionsConsecutive(const Layout& layout, absl::Span<const
   return true;
 }
 
-bool LayoutUtil::IsUntiledLayout(absl::Span<const Tile> tiles, absl::Span<const int64_t> physical_dims) {
+bool LayoutUtil::IsUntiledLayout(absl::Span<const Tile> tiles,
+                                 absl::Span<const int64_t> physical_dims) {
   std::vector<int64_t> cur(physical_dims.begin(), physical_dims.end());
   for (const Tile& tile : tiles) {
     if (tile.rank() == 0) return false;
@@ -175,8 +182,8 @@ bool LayoutUtil::IsUntiledLayout(absl::Span<const Tile> tiles, absl::Span<const 
   return true;
 }
 
-bool LayoutUtil::ByteStridesIsMajorToMinor(absl::Span<const int64_t> byte_strides, absl::Span<const int64_t> dims,
-                                           PrimitiveType type) {
+bool LayoutUtil::ByteStridesIsMajorToMinor(absl::Span<const int64_t> byte_strides,
+                                           absl::Span<const int64_t> dims, PrimitiveType type) {
   if (byte_strides.size() != dims.size()) return false;
   if (dims.empty()) return true;
   if (byte_strides.back() != ByteWidth(type)) return false;
@@ -190,7 +197,8 @@ bool LayoutUtil::ByteStridesIsMajorToMinor(absl::Span<const int64_t> byte_stride
 absl::StatusOr<int64_t> LayoutUtil::MaxSplitSize(const Shape& shape, int64_t dimension) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "MaxSplitSize"));
   if (dimension < 0 || dimension >= shape.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat("MaxSplitSize: dimension ", dimension, " is outside ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("MaxSplitSize: dimension ", dimension, " is outside ", shape.ToString()));
   }
   const int64_t size = shape.dimensions(static_cast<size_t>(dimension));
   for (const SplitConfig& c : shape.layout().split_configs()) {
@@ -216,7 +224,8 @@ absl::StatusOr<int64_t> LayoutUtil::MaxElementsInPerSplit(const Shape& shape) {
   return n;
 }
 
-absl::StatusOr<int64_t> LayoutUtil::LinearIndex(const Shape& shape, absl::Span<const int64_t> index) {
+absl::StatusOr<int64_t> LayoutUtil::LinearIndex(const Shape& shape,
+                                                absl::Span<const int64_t> index) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "LinearIndex"));
   AXE_RETURN_IF_ERROR(internal::CheckIndexInBounds(shape, index, "LinearIndex"));
   if (shape.rank() == 0) return 0;
@@ -227,30 +236,32 @@ absl::StatusOr<int64_t> LayoutUtil::LinearIndex(const Shape& shape, absl::Span<c
 
 absl::StatusOr<Shape> LayoutUtil::CopyLayoutBetweenShapes(const Shape& src, const Shape& dst) {
   auto fail = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot copy layout from shape ", src.ToString(), " to shape ", dst.ToString(), ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat("cannot copy layout from shape ", src.ToString(),
+                                                   " to shape ", dst.ToString(), ": ", why));
   };
   if (src.kind() != dst.kind()) return fail("the kinds differ");
   switch (src.kind()) {
     case ShapeKind::kToken:
-    case ShapeKind::kOpaque:
-      return dst;
+    case ShapeKind::kOpaque: return dst;
     case ShapeKind::kTuple:
     case ShapeKind::kBuffer: {
-      if (src.tuple_shapes().size() != dst.tuple_shapes().size()) return fail("the tuple sizes differ");
+      if (src.tuple_shapes().size() != dst.tuple_shapes().size())
+        return fail("the tuple sizes differ");
       std::vector<Shape> elements;
       for (size_t i = 0; i < src.tuple_shapes().size(); ++i) {
-        AXE_ASSIGN_OR_RETURN(Shape e, CopyLayoutBetweenShapes(src.tuple_shapes(i), dst.tuple_shapes(i)));
+        AXE_ASSIGN_OR_RETURN(Shape e,
+                             CopyLayoutBetweenShapes(src.tuple_shapes(i), dst.tuple_shapes(i)));
         elements.push_back(std::move(e));
       }
-      return src.IsTuple() ? Shape::Tuple(std::move(elements)) : Shape::Buffer(std::move(elements[0]));
+      return src.IsTuple() ? Shape::Tuple(std::move(elements))
+                           : Shape::Buffer(std::move(elements[0]));
     }
-    case ShapeKind::kArray:
-      break;
+    case ShapeKind::kArray: break;
   }
   if (src.rank() != dst.rank()) return fail("the ranks differ");
   if (!src.has_layout()) return dst.WithoutLayout();
-  if (absl::Status st = ValidateLayoutForShape(src.layout(), dst); !st.ok()) return fail(st.message());
+  if (absl::Status st = ValidateLayoutForShape(src.layout(), dst); !st.ok())
+    return fail(st.message());
   return dst.WithLayout(src.layout());
 }
 
@@ -291,7 +302,8 @@ Shape LayoutUtil::ClearTiles(const Shape& shape) {
 }
 
 Shape LayoutUtil::SetToDefaultLayout(const Shape& shape) {
-  return *internal::MapArrays(shape, [](const Shape& s) { return s.WithLayout(MakeDescendingLayout(s.rank())); });
+  return *internal::MapArrays(
+      shape, [](const Shape& s) { return s.WithLayout(MakeDescendingLayout(s.rank())); });
 }
 
 bool LayoutUtil::HasLayout(const Shape& shape) {
@@ -299,7 +311,9 @@ bool LayoutUtil::HasLayout(const Shape& shape) {
 }
 
 bool LayoutUtil::HasCustomElementSizeInBits(const Shape& shape) {
-  return !AllArrays(shape, [](const Shape& s) { return !s.has_layout() || s.layout().element_size_in_bits() == 0; });
+  return !AllArrays(shape, [](const Shape& s) {
+    return !s.has_layout() || s.layout().element_size_in_bits() == 0;
+  });
 }
 
 }  // namespace axe::xla

@@ -20,11 +20,13 @@ std::vector<int64_t> InversePermutation(absl::Span<const int64_t> p) {
   return inv;
 }
 
-std::vector<int64_t> ComposePermutations(absl::Span<const int64_t> p1, absl::Span<const int64_t> p2) {
+std::vector<int64_t> ComposePermutations(absl::Span<const int64_t> p1,
+                                         absl::Span<const int64_t> p2) {
   std::vector<int64_t> out;
   out.reserve(p2.size());
   for (int64_t i : p2) {
-    AXE_CHECK(i >= 0 && i < static_cast<int64_t>(p1.size())) << "ComposePermutations: index " << i << " out of range";
+    AXE_CHECK(i >= 0 && i < static_cast<int64_t>(p1.size()))
+        << "ComposePermutations: index " << i << " out of range";
     out.push_back(p1[static_cast<size_t>(i)]);
   }
   return out;

@@ -22,8 +22,8 @@ std::string Join(const std::vector<std::string>& items) {
 std::string ProgramShape::ToString() const {
   std::vector<std::string> params;
   for (size_t i = 0; i < parameters.size(); ++i) {
-    params.push_back(absl::StrCat(i < parameter_names.size() ? parameter_names[i] : "(unknown)", ": ",
-                                  parameters[i].ToString(false)));
+    params.push_back(absl::StrCat(i < parameter_names.size() ? parameter_names[i] : "(unknown)",
+                                  ": ", parameters[i].ToString(false)));
   }
   std::string out = "(";
   for (size_t i = 0; i < params.size(); ++i) absl::StrAppend(&out, i > 0 ? ", " : "", params[i]);
@@ -36,7 +36,8 @@ std::string ProgramShape::ComputationLayoutString() const {
   return absl::StrCat("(", Join(params), ")->", result.ToString(true));
 }
 
-absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text, const ParseOptions& options) {
+absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text,
+                                               const ParseOptions& options) {
   Scanner s(text, Scanner::Options{.skip_comments = true});
   internal::ShapeParser parser(s, options);
   const bool braced = s.TryConsume('{');
@@ -58,14 +59,16 @@ absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text, const Par
           s.set_pos(save);
         }
       }
-      if (name.has_value() != (p.parameter_names.size() == p.parameters.size()) && !p.parameters.empty()) {
+      if (name.has_value() != (p.parameter_names.size() == p.parameters.size()) &&
+          !p.parameters.empty()) {
         return s.MessageAt(save, "either every parameter is named or none is");
       }
       if (name) p.parameter_names.push_back(*name);
       s.SkipSpace();
       const size_t at = s.pos();
       AXE_ASSIGN_OR_RETURN(Shape shape, parser.ParseShape());
-      if (absl::Status st = parser.ValidateTopLevel(shape); !st.ok()) return s.MessageAt(at, st.message());
+      if (absl::Status st = parser.ValidateTopLevel(shape); !st.ok())
+        return s.MessageAt(at, st.message());
       p.parameters.push_back(std::move(shape));
       if (s.TryConsume(',')) continue;
       if (s.TryConsume(')')) break;
@@ -76,7 +79,8 @@ absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text, const Par
   s.SkipSpace();
   const size_t at = s.pos();
   AXE_ASSIGN_OR_RETURN(p.result, parser.ParseShape());
-  if (absl::Status st = parser.ValidateTopLevel(p.result); !st.ok()) return s.MessageAt(at, st.message());
+  if (absl::Status st = parser.ValidateTopLevel(p.result); !st.ok())
+    return s.MessageAt(at, st.message());
   if (braced) AXE_RETURN_IF_ERROR(s.Expect('}'));
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after program shape");
   return p;

@@ -46,7 +46,8 @@ Shape Shape::Buffer(Shape array) {
 
 bool Shape::is_static() const {
   if (std::find(dynamic_.begin(), dynamic_.end(), true) != dynamic_.end()) return false;
-  return std::all_of(elements_.begin(), elements_.end(), [](const Shape& e) { return e.is_static(); });
+  return std::all_of(elements_.begin(), elements_.end(),
+                     [](const Shape& e) { return e.is_static(); });
 }
 
 bool Shape::is_unbounded_dynamic() const {

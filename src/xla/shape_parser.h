@@ -46,7 +46,7 @@ class ShapeParser {
   const ParseOptions& options_;
   // P(...) shapes recurse through the call stack; their nesting has its own small bound.
   static constexpr int kMaxPhysicalShapeNesting = 64;
-  int depth_ = 0;           // tuple nesting outside the shape being parsed
+  int depth_ = 0;  // tuple nesting outside the shape being parsed
   int physical_depth_ = 0;
 };
 

@@ -19,17 +19,21 @@ namespace {
 
 // A valid array, its layout optional.
 absl::Status CheckArray(const Shape& shape, absl::string_view op) {
-  if (!shape.IsArray()) return absl::InvalidArgumentError(absl::StrCat(op, " needs an array shape, got ", shape.ToString()));
+  if (!shape.IsArray())
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, " needs an array shape, got ", shape.ToString()));
   if (absl::Status st = ValidateShape(shape, {.allow_missing_layouts = true}); !st.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": ", st.message()));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckPermutation(absl::Span<const int64_t> p, const Shape& shape, absl::string_view op) {
+absl::Status CheckPermutation(absl::Span<const int64_t> p, const Shape& shape,
+                              absl::string_view op) {
   if (static_cast<int64_t>(p.size()) != shape.rank() || !IsPermutation(p)) {
-    return absl::InvalidArgumentError(absl::StrCat(op, ": ", FormatTuple(p), " is not a permutation of the ",
-                                                   shape.rank(), " dims of ", shape.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(op, ": ", FormatTuple(p),
+                                                   " is not a permutation of the ", shape.rank(),
+                                                   " dims of ", shape.ToString()));
   }
   return absl::OkStatus();
 }
@@ -45,7 +49,9 @@ std::vector<bool> PermuteFlags(const std::vector<bool>& flags, absl::Span<const 
   return out;
 }
 
-bool SameElementType(const Shape& a, const Shape& b) { return a.element_type() == b.element_type(); }
+bool SameElementType(const Shape& a, const Shape& b) {
+  return a.element_type() == b.element_type();
+}
 
 }  // namespace
 
@@ -53,19 +59,18 @@ absl::StatusOr<Shape> ShapeUtil::MakeShape(PrimitiveType type, absl::Span<const 
   return MakeShapeWithDescendingLayout(type, dims);
 }
 
-absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDescendingLayout(PrimitiveType type, absl::Span<const int64_t> dims) {
+absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDescendingLayout(PrimitiveType type,
+                                                               absl::Span<const int64_t> dims) {
   Shape s = Shape::Array(type, {dims.begin(), dims.end()}, {},
                          LayoutUtil::MakeDescendingLayout(static_cast<int64_t>(dims.size())));
   AXE_RETURN_IF_ERROR(ValidateShape(s));
   return s;
 }
 
-absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDenseLayout(PrimitiveType type, absl::Span<const int64_t> dims,
-                                                          absl::Span<const int64_t> minor_to_major,
-                                                          std::vector<Tile> tiles,
-                                                          int64_t tail_padding_alignment_in_elements,
-                                                          int64_t element_size_in_bits, int64_t memory_space,
-                                                          std::vector<SplitConfig> split_configs) {
+absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDenseLayout(
+    PrimitiveType type, absl::Span<const int64_t> dims, absl::Span<const int64_t> minor_to_major,
+    std::vector<Tile> tiles, int64_t tail_padding_alignment_in_elements,
+    int64_t element_size_in_bits, int64_t memory_space, std::vector<SplitConfig> split_configs) {
   if (element_size_in_bits == BitWidth(type)) element_size_in_bits = 0;
   Layout layout = Layout({minor_to_major.begin(), minor_to_major.end()}, std::move(tiles))
                       .WithTailPaddingAlignmentInElements(tail_padding_alignment_in_elements)
@@ -78,10 +83,12 @@ absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDenseLayout(PrimitiveType type, ab
 }
 
 int64_t ShapeUtil::TrueNumDimensions(const Shape& shape) {
-  return std::count_if(shape.dimensions().begin(), shape.dimensions().end(), [](int64_t d) { return d > 1; });
+  return std::count_if(shape.dimensions().begin(), shape.dimensions().end(),
+                       [](int64_t d) { return d > 1; });
 }
 
-absl::StatusOr<Shape> ShapeUtil::PermuteDimensions(absl::Span<const int64_t> permutation, const Shape& shape) {
+absl::StatusOr<Shape> ShapeUtil::PermuteDimensions(absl::Span<const int64_t> permutation,
+                                                   const Shape& shape) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "PermuteDimensions"));
   AXE_RETURN_IF_ERROR(CheckPermutation(permutation, shape, "PermuteDimensions"));
   const std::vector<int64_t> dims = Dims(shape);
@@ -89,11 +96,12 @@ absl::StatusOr<Shape> ShapeUtil::PermuteDimensions(absl::Span<const int64_t> per
                            PermuteFlags(shape.dynamic_dimensions(), permutation));
   if (!shape.has_layout()) return out;
   const std::vector<int64_t> m2m = M2m(shape);
-  return out.WithLayout(shape.layout().WithMinorToMajor(ComposePermutations(InversePermutation(permutation), m2m)));
+  return out.WithLayout(
+      shape.layout().WithMinorToMajor(ComposePermutations(InversePermutation(permutation), m2m)));
 }
 
-absl::StatusOr<Shape> ShapeUtil::PermuteDimensionsIgnoringLayout(absl::Span<const int64_t> permutation,
-                                                                 const Shape& shape) {
+absl::StatusOr<Shape> ShapeUtil::PermuteDimensionsIgnoringLayout(
+    absl::Span<const int64_t> permutation, const Shape& shape) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "PermuteDimensionsIgnoringLayout"));
   AXE_RETURN_IF_ERROR(CheckPermutation(permutation, shape, "PermuteDimensionsIgnoringLayout"));
   Shape out = Shape::Array(shape.element_type(), PermuteValues<int64_t>(Dims(shape), permutation),
@@ -101,7 +109,8 @@ absl::StatusOr<Shape> ShapeUtil::PermuteDimensionsIgnoringLayout(absl::Span<cons
   return shape.has_layout() ? out.WithLayout(shape.layout()) : out;
 }
 
-absl::StatusOr<Shape> ShapeUtil::ReorderLogicalDimensions(const Shape& shape, absl::Span<const int64_t> permutation) {
+absl::StatusOr<Shape> ShapeUtil::ReorderLogicalDimensions(const Shape& shape,
+                                                          absl::Span<const int64_t> permutation) {
   return PermuteDimensions(permutation, shape);
 }
 
@@ -119,14 +128,17 @@ absl::StatusOr<bool> ShapeUtil::TransposeIsBitcast(const Shape& input, const Sha
 absl::StatusOr<std::optional<std::vector<int64_t>>> ShapeUtil::DeduceTransposeDimensionsForBitcast(
     const Shape& input, const Shape& output) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(input, "DeduceTransposeDimensionsForBitcast"));
-  AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(output, "DeduceTransposeDimensionsForBitcast"));
+  AXE_RETURN_IF_ERROR(
+      internal::CheckArrayWithLayout(output, "DeduceTransposeDimensionsForBitcast"));
   if (input.rank() != output.rank()) return std::optional<std::vector<int64_t>>();
   std::vector<int64_t> perm = ComposePermutations(M2m(input), InversePermutation(M2m(output)));
-  if (PermuteValues<int64_t>(Dims(input), perm) != Dims(output)) return std::optional<std::vector<int64_t>>();
+  if (PermuteValues<int64_t>(Dims(input), perm) != Dims(output))
+    return std::optional<std::vector<int64_t>>();
   return std::optional<std::vector<int64_t>>(std::move(perm));
 }
 
-absl::StatusOr<bool> ShapeUtil::ReshapeIsBitcast(const Shape& input, const Shape& output, bool ignore_element_type) {
+absl::StatusOr<bool> ShapeUtil::ReshapeIsBitcast(const Shape& input, const Shape& output,
+                                                 bool ignore_element_type) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(input, "ReshapeIsBitcast"));
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(output, "ReshapeIsBitcast"));
   if (!ignore_element_type && !SameElementType(input, output)) return false;
@@ -143,8 +155,10 @@ absl::StatusOr<bool> ShapeUtil::ReshapeIsBitcast(const Shape& input, const Shape
       if (a.dimensions(static_cast<size_t>(d)) <= 1) continue;
       std::vector<int64_t> unit(static_cast<size_t>(a.rank()), 0);
       unit[static_cast<size_t>(d)] = 1;
-      AXE_ASSIGN_OR_RETURN(int64_t logical, IndexUtil::MultidimensionalIndexToLinearIndex(a_row, unit));
-      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> other, IndexUtil::LinearIndexToMultidimensionalIndex(b_row, logical));
+      AXE_ASSIGN_OR_RETURN(int64_t logical,
+                           IndexUtil::MultidimensionalIndexToLinearIndex(a_row, unit));
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> other,
+                           IndexUtil::LinearIndexToMultidimensionalIndex(b_row, logical));
       AXE_ASSIGN_OR_RETURN(int64_t pa, IndexUtil::MultidimensionalIndexToLinearIndex(a, unit));
       AXE_ASSIGN_OR_RETURN(int64_t pb, IndexUtil::MultidimensionalIndexToLinearIndex(b, other));
       if (pa != pb) return false;
@@ -156,41 +170,48 @@ absl::StatusOr<bool> ShapeUtil::ReshapeIsBitcast(const Shape& input, const Shape
   return units_agree(output, input);
 }
 
-absl::StatusOr<bool> ShapeUtil::IsReshapeOrTransposeBitcast(const Shape& a, const Shape& b, bool ignore_element_type) {
+absl::StatusOr<bool> ShapeUtil::IsReshapeOrTransposeBitcast(const Shape& a, const Shape& b,
+                                                            bool ignore_element_type) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(a, "IsReshapeOrTransposeBitcast"));
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(b, "IsReshapeOrTransposeBitcast"));
   if (!ignore_element_type && !SameElementType(a, b)) return false;
   if (XlaEqual(a, b, {.ignore_element_type = true})) return true;
   AXE_ASSIGN_OR_RETURN(bool reshape, ReshapeIsBitcast(a, b, /*ignore_element_type=*/true));
   if (reshape) return true;
-  AXE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, DeduceTransposeDimensionsForBitcast(a, b));
+  AXE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims,
+                       DeduceTransposeDimensionsForBitcast(a, b));
   if (!dims) return false;
   return TransposeIsBitcast(b, a, *dims, /*ignore_element_type=*/true);
 }
 
-absl::StatusOr<ShapeUtil::BitcastDecomposition> ShapeUtil::DecomposeBitcast(const Shape& input, const Shape& output) {
+absl::StatusOr<ShapeUtil::BitcastDecomposition> ShapeUtil::DecomposeBitcast(const Shape& input,
+                                                                            const Shape& output) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(input, "DecomposeBitcast"));
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(output, "DecomposeBitcast"));
   AXE_ASSIGN_OR_RETURN(int64_t n_in, ElementsIn(input));
   AXE_ASSIGN_OR_RETURN(int64_t n_out, ElementsIn(output));
   if (n_in != n_out) {
-    return absl::InvalidArgumentError(absl::StrCat("DecomposeBitcast: ", input.ToString(), " has ", n_in,
-                                                   " elements but ", output.ToString(), " has ", n_out,
-                                                   ": not a bitcast"));
+    return absl::InvalidArgumentError(absl::StrCat("DecomposeBitcast: ", input.ToString(), " has ",
+                                                   n_in, " elements but ", output.ToString(),
+                                                   " has ", n_out, ": not a bitcast"));
   }
   AXE_ASSIGN_OR_RETURN(bool reshape, ReshapeIsBitcast(input, output, /*ignore_element_type=*/true));
   if (reshape) return BitcastReshape{};
-  AXE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> perm, DeduceTransposeDimensionsForBitcast(input, output));
+  AXE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> perm,
+                       DeduceTransposeDimensionsForBitcast(input, output));
   if (perm) return BitcastTranspose{*std::move(perm)};
   BitcastTrt trt;
-  AXE_ASSIGN_OR_RETURN(trt.transpose1_shape, MakeShapeWithDescendingLayoutAndSamePhysicalLayout(input));
-  AXE_ASSIGN_OR_RETURN(trt.reshape_shape, MakeShapeWithDescendingLayoutAndSamePhysicalLayout(output));
+  AXE_ASSIGN_OR_RETURN(trt.transpose1_shape,
+                       MakeShapeWithDescendingLayoutAndSamePhysicalLayout(input));
+  AXE_ASSIGN_OR_RETURN(trt.reshape_shape,
+                       MakeShapeWithDescendingLayoutAndSamePhysicalLayout(output));
   trt.transpose1_dims = internal::MajorToMinor(input);
   trt.transpose2_dims = InversePermutation(internal::MajorToMinor(output));
   return trt;
 }
 
-absl::StatusOr<std::optional<Shape>> ShapeUtil::AlignLayouts(const Shape& input, const Shape& output) {
+absl::StatusOr<std::optional<Shape>> ShapeUtil::AlignLayouts(const Shape& input,
+                                                             const Shape& output) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(input, "AlignLayouts"));
   AXE_RETURN_IF_ERROR(CheckArray(output, "AlignLayouts"));
   const std::optional<Shape> none;
@@ -237,7 +258,8 @@ absl::StatusOr<std::optional<Shape>> ShapeUtil::AlignLayouts(const Shape& input,
   for (size_t g = 0; g + 1 < bounds.size(); ++g) {
     const size_t start = bounds[g].first, end = bounds[g + 1].first;
     // The group's dims must be one run of minor_to_major, more major dims more major.
-    size_t pos = static_cast<size_t>(std::find(in_m2m.begin(), in_m2m.end(), static_cast<int64_t>(start)) - in_m2m.begin());
+    size_t pos = static_cast<size_t>(
+        std::find(in_m2m.begin(), in_m2m.end(), static_cast<int64_t>(start)) - in_m2m.begin());
     group_of[start] = g;
     for (size_t d = start + 1; d < end; ++d) {
       if (pos == 0 || in_m2m[--pos] != static_cast<int64_t>(d)) return none;
@@ -247,18 +269,21 @@ absl::StatusOr<std::optional<Shape>> ShapeUtil::AlignLayouts(const Shape& input,
   std::vector<int64_t> out_m2m;
   for (size_t minor = 0; out_m2m.size() < b.size();) {
     const size_t g = group_of[static_cast<size_t>(in_m2m[minor])];
-    for (size_t d = bounds[g + 1].second; d-- > bounds[g].second;) out_m2m.push_back(static_cast<int64_t>(d));
+    for (size_t d = bounds[g + 1].second; d-- > bounds[g].second;)
+      out_m2m.push_back(static_cast<int64_t>(d));
     minor += bounds[g + 1].first - bounds[g].first;
   }
   return std::optional<Shape>(output.WithLayout(Layout(std::move(out_m2m))));
 }
 
-absl::StatusOr<Shape> ShapeUtil::DeleteDimensions(absl::Span<const int64_t> dims, const Shape& shape) {
+absl::StatusOr<Shape> ShapeUtil::DeleteDimensions(absl::Span<const int64_t> dims,
+                                                  const Shape& shape) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "DeleteDimensions"));
   std::vector<int64_t> sorted(dims.begin(), dims.end());
   std::sort(sorted.rbegin(), sorted.rend());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("DeleteDimensions: ", FormatTuple(dims), " repeats a dimension"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("DeleteDimensions: ", FormatTuple(dims), " repeats a dimension"));
   }
   std::vector<int64_t> sizes = Dims(shape);
   std::vector<bool> dynamic = shape.dynamic_dimensions();
@@ -266,7 +291,8 @@ absl::StatusOr<Shape> ShapeUtil::DeleteDimensions(absl::Span<const int64_t> dims
   if (shape.has_layout()) layout = shape.layout();
   for (int64_t d : sorted) {
     if (d < 0 || d >= static_cast<int64_t>(sizes.size())) {
-      return absl::InvalidArgumentError(absl::StrCat("DeleteDimensions: dimension ", d, " is outside ", shape.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("DeleteDimensions: dimension ", d, " is outside ", shape.ToString()));
     }
     sizes.erase(sizes.begin() + d);
     dynamic.erase(dynamic.begin() + d);
@@ -274,7 +300,8 @@ absl::StatusOr<Shape> ShapeUtil::DeleteDimensions(absl::Span<const int64_t> dims
       AXE_ASSIGN_OR_RETURN(layout, LayoutUtil::DeleteDimension(*layout, d));
     }
   }
-  return Shape::Array(shape.element_type(), std::move(sizes), std::move(dynamic), std::move(layout));
+  return Shape::Array(shape.element_type(), std::move(sizes), std::move(dynamic),
+                      std::move(layout));
 }
 
 absl::StatusOr<Shape> ShapeUtil::DropDegenerateDimensions(const Shape& shape) {
@@ -286,10 +313,12 @@ absl::StatusOr<Shape> ShapeUtil::DropDegenerateDimensions(const Shape& shape) {
   return DeleteDimensions(ones, shape);
 }
 
-absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDescendingLayoutAndSamePhysicalLayout(const Shape& shape) {
+absl::StatusOr<Shape> ShapeUtil::MakeShapeWithDescendingLayoutAndSamePhysicalLayout(
+    const Shape& shape) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "MakeShapeWithDescendingLayoutAndSamePhysicalLayout"));
   std::vector<int64_t> order;
-  for (int64_t p = 0; p < shape.rank(); ++p) order.push_back(shape.has_layout() ? LayoutUtil::Major(shape.layout(), p) : p);
+  for (int64_t p = 0; p < shape.rank(); ++p)
+    order.push_back(shape.has_layout() ? LayoutUtil::Major(shape.layout(), p) : p);
   Layout layout = LayoutUtil::MakeDescendingLayout(shape.rank());
   if (shape.has_layout()) {
     const Layout& l = shape.layout();
@@ -307,7 +336,8 @@ absl::StatusOr<Shape> ShapeUtil::PrependMajorDimension(int64_t bound, const Shap
   std::vector<int64_t> dims = {bound};
   for (int64_t d : shape.dimensions()) dims.push_back(d);
   std::vector<bool> dynamic = {false};
-  dynamic.insert(dynamic.end(), shape.dynamic_dimensions().begin(), shape.dynamic_dimensions().end());
+  dynamic.insert(dynamic.end(), shape.dynamic_dimensions().begin(),
+                 shape.dynamic_dimensions().end());
   std::optional<Layout> layout;
   if (shape.has_layout()) {
     std::vector<int64_t> m2m;
@@ -315,7 +345,8 @@ absl::StatusOr<Shape> ShapeUtil::PrependMajorDimension(int64_t bound, const Shap
     m2m.push_back(0);
     layout = Layout(std::move(m2m));
   }
-  Shape out = Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
+  Shape out =
+      Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
   AXE_RETURN_IF_ERROR(ValidateShape(out, {.allow_missing_layouts = true}));
   return out;
 }
@@ -332,12 +363,14 @@ absl::StatusOr<Shape> ShapeUtil::AppendMinorDimension(int64_t bound, const Shape
     for (int64_t m : shape.layout().minor_to_major()) m2m.push_back(m);
     layout = shape.layout().WithMinorToMajor(std::move(m2m));
   }
-  Shape out = Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
+  Shape out =
+      Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
   AXE_RETURN_IF_ERROR(ValidateShape(out, {.allow_missing_layouts = true}));
   return out;
 }
 
-absl::StatusOr<Shape> ShapeUtil::InsertDimensionAtIndex(const Shape& shape, int64_t index, int64_t bound) {
+absl::StatusOr<Shape> ShapeUtil::InsertDimensionAtIndex(const Shape& shape, int64_t index,
+                                                        int64_t bound) {
   const int64_t bounds[] = {bound};
   return InsertDimensionsAtIndex(shape, index, bounds);
 }
@@ -346,8 +379,8 @@ absl::StatusOr<Shape> ShapeUtil::InsertDimensionsAtIndex(const Shape& shape, int
                                                          absl::Span<const int64_t> bounds) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "InsertDimensionsAtIndex"));
   if (index < 0 || index > shape.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("InsertDimensionsAtIndex: index ", index, " is outside [0, ", shape.rank(), "]"));
+    return absl::InvalidArgumentError(absl::StrCat("InsertDimensionsAtIndex: index ", index,
+                                                   " is outside [0, ", shape.rank(), "]"));
   }
   const int64_t k = static_cast<int64_t>(bounds.size());
   std::vector<int64_t> dims = Dims(shape);
@@ -361,7 +394,8 @@ absl::StatusOr<Shape> ShapeUtil::InsertDimensionsAtIndex(const Shape& shape, int
     for (int64_t d = index + k - 1; d >= index; --d) m2m.push_back(d);
     layout = shape.layout().WithMinorToMajor(std::move(m2m));
   }
-  Shape out = Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
+  Shape out =
+      Shape::Array(shape.element_type(), std::move(dims), std::move(dynamic), std::move(layout));
   AXE_RETURN_IF_ERROR(ValidateShape(out, {.allow_missing_layouts = true}));
   return out;
 }
@@ -374,11 +408,12 @@ absl::StatusOr<Shape> ShapeUtil::MoveDimToMajor(const Shape& shape, int64_t dime
   });
 }
 
-absl::StatusOr<bool> ShapeUtil::IsEffectivelyMostMajorDimension(const Shape& shape, int64_t dimension) {
+absl::StatusOr<bool> ShapeUtil::IsEffectivelyMostMajorDimension(const Shape& shape,
+                                                                int64_t dimension) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "IsEffectivelyMostMajorDimension"));
   if (dimension < 0 || dimension >= shape.rank()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("IsEffectivelyMostMajorDimension: dimension ", dimension, " is outside ", shape.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("IsEffectivelyMostMajorDimension: dimension ",
+                                                   dimension, " is outside ", shape.ToString()));
   }
   for (int64_t d : internal::MajorToMinor(shape)) {
     if (d == dimension) return true;
@@ -389,7 +424,8 @@ absl::StatusOr<bool> ShapeUtil::IsEffectivelyMostMajorDimension(const Shape& sha
 
 absl::StatusOr<Shape> ShapeUtil::ChangeElementType(const Shape& shape, PrimitiveType type) {
   if (!IsArrayType(type)) {
-    return absl::InvalidArgumentError(absl::StrCat("ChangeElementType: ", PrimitiveTypeName(type), " is not an array type"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ChangeElementType: ", PrimitiveTypeName(type), " is not an array type"));
   }
   return internal::MapArrays(shape, [type](const Shape& s) {
     Shape out = s.WithElementType(type);
@@ -410,19 +446,23 @@ absl::StatusOr<Shape> ShapeUtil::UpdateElementSizeInBits(const Shape& shape, boo
 
 absl::StatusOr<int64_t> ShapeUtil::ElementSizeInBits(const Shape& shape) {
   AXE_RETURN_IF_ERROR(CheckArray(shape, "ElementSizeInBits"));
-  if (shape.has_layout() && shape.layout().element_size_in_bits() != 0) return shape.layout().element_size_in_bits();
+  if (shape.has_layout() && shape.layout().element_size_in_bits() != 0)
+    return shape.layout().element_size_in_bits();
   return int64_t{8} * ByteWidth(shape.element_type());
 }
 
 namespace {
 
-absl::StatusOr<std::vector<int64_t>> StridesWithElementBytes(const Shape& shape, int64_t element_bytes) {
+absl::StatusOr<std::vector<int64_t>> StridesWithElementBytes(const Shape& shape,
+                                                             int64_t element_bytes) {
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "ByteStrides"));
   std::vector<int64_t> strides;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     AXE_ASSIGN_OR_RETURN(int64_t elements, IndexUtil::GetDimensionStride(shape, d));
     std::optional<int64_t> bytes = CheckedMul(elements, element_bytes);
-    if (!bytes) return absl::OutOfRangeError(absl::StrCat("the byte strides of ", shape.ToString(), " overflow int64"));
+    if (!bytes)
+      return absl::OutOfRangeError(
+          absl::StrCat("the byte strides of ", shape.ToString(), " overflow int64"));
     strides.push_back(*bytes);
   }
   return strides;
@@ -445,8 +485,9 @@ bool ShapeUtil::DeviceShapeIsHostShape(const Shape& shape) {
   if (shape.IsArray()) {
     if (!shape.has_layout()) return true;
     const Layout& l = shape.layout();
-    return l.tiles().empty() && l.memory_space() == 0 && !l.has_physical_shape() && l.element_size_in_bits() == 0 &&
-           l.tail_padding_alignment_in_elements() == 1 && l.dynamic_shape_metadata_prefix_bytes() == 0;
+    return l.tiles().empty() && l.memory_space() == 0 && !l.has_physical_shape() &&
+           l.element_size_in_bits() == 0 && l.tail_padding_alignment_in_elements() == 1 &&
+           l.dynamic_shape_metadata_prefix_bytes() == 0;
   }
   for (const Shape& e : shape.tuple_shapes()) {
     if (!DeviceShapeIsHostShape(e)) return false;

@@ -13,7 +13,8 @@ namespace axe::xla {
 namespace {
 
 absl::Status Overflow(const Shape& shape, absl::string_view what) {
-  return absl::OutOfRangeError(absl::StrCat("the ", what, " of ", shape.ToString(), " overflows int64"));
+  return absl::OutOfRangeError(
+      absl::StrCat("the ", what, " of ", shape.ToString(), " overflows int64"));
 }
 
 const Shape& ArrayOf(const Shape& shape) { return shape.IsBuffer() ? shape.buffer_shape() : shape; }
@@ -23,15 +24,17 @@ const Shape& ArrayOf(const Shape& shape) { return shape.IsBuffer() ? shape.buffe
 absl::StatusOr<int64_t> ElementsIn(const Shape& shape_in) {
   const Shape& shape = ArrayOf(shape_in);
   if (!shape.IsArray()) {
-    return absl::InvalidArgumentError(absl::StrCat("ElementsIn needs an array shape, got ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ElementsIn needs an array shape, got ", shape.ToString()));
   }
   for (size_t i = 0; i < shape.dimensions().size(); ++i) {
     if (shape.is_unbounded_dynamic_dimension(i)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ElementsIn: dimension ", i, " of ", shape.ToString(), " is unbounded ('?')"));
+      return absl::InvalidArgumentError(absl::StrCat("ElementsIn: dimension ", i, " of ",
+                                                     shape.ToString(), " is unbounded ('?')"));
     }
     if (shape.dimensions(i) < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("ElementsIn: dimension ", i, " of ", shape.ToString(), " is negative"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ElementsIn: dimension ", i, " of ", shape.ToString(), " is negative"));
     }
   }
   for (int64_t d : shape.dimensions()) {
@@ -45,7 +48,9 @@ absl::StatusOr<int64_t> ElementsIn(const Shape& shape_in) {
 absl::StatusOr<int64_t> ElementsToBytes(const Shape& shape_in, int64_t elements) {
   const Shape& shape = ArrayOf(shape_in);
   const int64_t e = shape.has_layout() ? shape.layout().element_size_in_bits() : 0;
-  if (e < 0) return absl::InvalidArgumentError(absl::StrCat("negative element size E(", e, ") in ", shape.ToString()));
+  if (e < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("negative element size E(", e, ") in ", shape.ToString()));
   std::optional<int64_t> bytes;
   if (e != 0) {
     std::optional<int64_t> bits = CheckedMul(elements, e);
@@ -60,24 +65,21 @@ absl::StatusOr<int64_t> ElementsToBytes(const Shape& shape_in, int64_t elements)
 absl::StatusOr<int64_t> ByteSizeOf(const Shape& shape, int64_t pointer_size) {
   auto need_pointer = [&]() -> absl::Status {
     if (pointer_size > 0) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("ByteSizeOf(", shape.ToString(),
-                                                   ") needs a pointer size > 0, got ", pointer_size));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ByteSizeOf(", shape.ToString(), ") needs a pointer size > 0, got ", pointer_size));
   };
   switch (shape.kind()) {
-    case ShapeKind::kToken:
-      return 0;
-    case ShapeKind::kOpaque:
-      AXE_RETURN_IF_ERROR(need_pointer());
-      return pointer_size;
+    case ShapeKind::kToken: return 0;
+    case ShapeKind::kOpaque: AXE_RETURN_IF_ERROR(need_pointer()); return pointer_size;
     case ShapeKind::kTuple: {
       AXE_RETURN_IF_ERROR(need_pointer());
-      std::optional<int64_t> n = CheckedMul(pointer_size, static_cast<int64_t>(shape.tuple_shapes().size()));
+      std::optional<int64_t> n =
+          CheckedMul(pointer_size, static_cast<int64_t>(shape.tuple_shapes().size()));
       if (!n) return Overflow(shape, "byte size");
       return *n;
     }
     case ShapeKind::kBuffer:
-    case ShapeKind::kArray:
-      break;
+    case ShapeKind::kArray: break;
   }
   AXE_ASSIGN_OR_RETURN(int64_t n, ElementsIn(shape));
   return ElementsToBytes(shape, n);

@@ -30,13 +30,15 @@ absl::StatusOr<Shape> ShapeParser::ParseShape() {
   std::vector<Frame> stack;
   const int base_depth = depth_;
   auto depth_error = [&]() {
-    return s_.MessageAt(s_.pos(), absl::StrCat("maximum recursion depth exceeded (", options_.max_depth, ")"));
+    return s_.MessageAt(
+        s_.pos(), absl::StrCat("maximum recursion depth exceeded (", options_.max_depth, ")"));
   };
   while (true) {
     s_.SkipSpace();
     Shape value;
     if (s_.Peek() == '(') {
-      if (base_depth + static_cast<int>(stack.size()) + 1 > options_.max_depth) return depth_error();
+      if (base_depth + static_cast<int>(stack.size()) + 1 > options_.max_depth)
+        return depth_error();
       s_.TryConsume('(');
       if (!s_.TryConsume(')')) {
         stack.emplace_back();
@@ -56,7 +58,8 @@ absl::StatusOr<Shape> ShapeParser::ParseShape() {
       Frame& top = stack.back();
       // XLA validates tuple elements when it builds the tuple (layouts optional).
       if (absl::Status st = ValidateShape(value, {.allow_missing_layouts = true}); !st.ok()) {
-        return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ", Elided(st.message(), 400)));
+        return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ",
+                                                   Elided(st.message(), 400)));
       }
       top.elements.push_back(std::move(value));
       if (s_.TryConsume(',')) break;
@@ -97,7 +100,8 @@ absl::StatusOr<Shape> ShapeParser::ParseBuffer(size_t at) {
     return s_.MessageAt(inner_at, absl::StrCat("a buffer wraps an array shape, not ", *ident));
   }
   AXE_ASSIGN_OR_RETURN(Shape inner, ParseArray(*type, inner_at));
-  if (!s_.TryConsume(')')) return s_.Error("')' at the end of buffer shape (expects ')' at the end of buffer shape)");
+  if (!s_.TryConsume(')'))
+    return s_.Error("')' at the end of buffer shape (expects ')' at the end of buffer shape)");
   (void)at;
   return Shape::Buffer(std::move(inner));
 }
@@ -113,7 +117,8 @@ absl::Status ShapeParser::ParseDims(std::vector<int64_t>& dims, std::vector<bool
       const size_t bound_at = s_.pos();
       if (s_.Peek() == '?') return s_.MessageAt(bound_at, "'<=?' is not a dimension size");
       AXE_ASSIGN_OR_RETURN(int64_t bound, s_.ReadInt());
-      if (bound < 0) return s_.MessageAt(bound_at, absl::StrCat("dimension bound must be >= 0, got ", bound));
+      if (bound < 0)
+        return s_.MessageAt(bound_at, absl::StrCat("dimension bound must be >= 0, got ", bound));
       dims.push_back(bound);
       dynamic.push_back(true);
     } else if (s_.TryConsume('?')) {
@@ -121,7 +126,8 @@ absl::Status ShapeParser::ParseDims(std::vector<int64_t>& dims, std::vector<bool
       dynamic.push_back(true);
     } else if (s_.AtInt()) {
       AXE_ASSIGN_OR_RETURN(int64_t size, s_.ReadInt());
-      if (size < 0) return s_.MessageAt(at, absl::StrCat("dimension size must be >= 0, got ", size));
+      if (size < 0)
+        return s_.MessageAt(at, absl::StrCat("dimension size must be >= 0, got ", size));
       dims.push_back(size);
       dynamic.push_back(false);
     } else {
@@ -154,22 +160,28 @@ absl::StatusOr<Shape> ShapeParser::ParseArray(PrimitiveType type, size_t at) {
   if (AtLayoutStart()) {
     s_.SkipSpace();
     const size_t layout_at = s_.pos();
-    if (!array) return s_.MessageAt(layout_at, absl::StrCat(PrimitiveTypeName(type), " shapes have no layout"));
+    if (!array)
+      return s_.MessageAt(layout_at,
+                          absl::StrCat(PrimitiveTypeName(type), " shapes have no layout"));
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayout());
     if (l.minor_to_major().size() != dims.size()) {
-      return s_.MessageAt(layout_at, absl::StrCat("Dimensions size is ", dims.size(), ", but minor to major size is ",
-                                                  l.minor_to_major().size(), "."));
+      return s_.MessageAt(
+          layout_at, absl::StrCat("Dimensions size is ", dims.size(),
+                                  ", but minor to major size is ", l.minor_to_major().size(), "."));
     }
     if (!l.dim_levels().empty() && l.dim_levels().size() != dims.size()) {
-      return s_.MessageAt(layout_at, absl::StrCat("Dimensions size is ", dims.size(), ", but dim level types size is ",
-                                                  l.dim_levels().size(), "."));
+      return s_.MessageAt(
+          layout_at, absl::StrCat("Dimensions size is ", dims.size(),
+                                  ", but dim level types size is ", l.dim_levels().size(), "."));
     }
     if (l.is_sparse() && !l.tiles().empty()) {
-      return s_.MessageAt(layout_at, absl::StrCat("Layout has tiles, but is for a sparse array: ", internal::Elided(l.ToString())));
+      return s_.MessageAt(layout_at, absl::StrCat("Layout has tiles, but is for a sparse array: ",
+                                                  internal::Elided(l.ToString())));
     }
     if (!l.is_sparse() && l.has_physical_shape()) {
       return s_.MessageAt(layout_at,
-                          absl::StrCat("Layout has physical shape, but is not for a sparse array: ", internal::Elided(l.ToString())));
+                          absl::StrCat("Layout has physical shape, but is not for a sparse array: ",
+                                       internal::Elided(l.ToString())));
     }
     layout = std::move(l);
   }
@@ -242,7 +254,8 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
         size_t value_at = 0;
         AXE_ASSIGN_OR_RETURN(int64_t n, ParseParenInt(&value_at));
         if (n < 1) {
-          return s_.MessageAt(value_at, absl::StrCat("tail padding alignment L(n) must be >= 1, got ", n));
+          return s_.MessageAt(value_at,
+                              absl::StrCat("tail padding alignment L(n) must be >= 1, got ", n));
         }
         layout = layout.WithTailPaddingAlignmentInElements(n);
         break;
@@ -278,8 +291,9 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
       }
       case Attr::kP: {
         if (++physical_depth_ > kMaxPhysicalShapeNesting) {
-          return s_.MessageAt(at, absl::StrCat("maximum recursion depth exceeded (P(...) nested more than ",
-                                               kMaxPhysicalShapeNesting, " deep)"));
+          return s_.MessageAt(
+              at, absl::StrCat("maximum recursion depth exceeded (P(...) nested more than ",
+                               kMaxPhysicalShapeNesting, " deep)"));
         }
         AXE_RETURN_IF_ERROR(s_.Expect('('));
         s_.SkipSpace();
@@ -297,13 +311,13 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
         size_t value_at = 0;
         AXE_ASSIGN_OR_RETURN(int64_t n, ParseParenInt(&value_at));
         if (n < 0) {
-          return s_.MessageAt(value_at, absl::StrCat("dynamic shape metadata prefix M(n) must be >= 0, got ", n));
+          return s_.MessageAt(
+              value_at, absl::StrCat("dynamic shape metadata prefix M(n) must be >= 0, got ", n));
         }
         layout = layout.WithDynamicShapeMetadataPrefixBytes(n);
         break;
       }
-      case Attr::kNone:
-        break;
+      case Attr::kNone: break;
     }
   }
 }
@@ -393,7 +407,8 @@ absl::StatusOr<PrimitiveType> ShapeParser::ParseUnsignedType() {
   std::optional<absl::string_view> id = s_.TryIdent(".-");
   std::optional<PrimitiveType> t;
   if (id) t = PrimitiveTypeFromName(*id);
-  if (!t || !IsUnsignedIntegral(*t)) return s_.ErrorAt(at, "an unsigned integer type (u1, u2, u4, u8, u16, u32, u64)");
+  if (!t || !IsUnsignedIntegral(*t))
+    return s_.ErrorAt(at, "an unsigned integer type (u1, u2, u4, u8, u16, u32, u64)");
   AXE_RETURN_IF_ERROR(s_.Expect(')'));
   return *t;
 }
@@ -412,8 +427,8 @@ absl::StatusOr<Shape> ParseShape(absl::string_view text, const ParseOptions& opt
   s.SkipSpace();
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after shape");
   if (absl::Status st = parser.ValidateTopLevel(shape); !st.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(internal::Elided(st.message(), 400), " (in \"", internal::Elided(text), "\")"));
+    return absl::InvalidArgumentError(absl::StrCat(internal::Elided(st.message(), 400), " (in \"",
+                                                   internal::Elided(text), "\")"));
   }
   return shape;
 }
@@ -426,8 +441,8 @@ absl::StatusOr<Layout> ParseLayout(absl::string_view text, const ParseOptions& o
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after layout");
   if (!options.lenient) {
     if (absl::Status st = ValidateLayout(layout); !st.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(internal::Elided(st.message(), 400), " (in \"", internal::Elided(text), "\")"));
+      return absl::InvalidArgumentError(absl::StrCat(internal::Elided(st.message(), 400), " (in \"",
+                                                     internal::Elided(text), "\")"));
     }
   }
   return layout;
@@ -440,10 +455,11 @@ std::string Layout::ToString() const {
   if (has_attributes()) {
     out += ':';
     if (!dim_levels_.empty()) {
-      absl::StrAppend(&out, "D(", absl::StrJoin(dim_levels_, ",", [](std::string* o, const DimLevel& d) {
-                        o->append(d.ToString());
-                      }),
-                      ")");
+      absl::StrAppend(
+          &out, "D(",
+          absl::StrJoin(dim_levels_, ",",
+                        [](std::string* o, const DimLevel& d) { o->append(d.ToString()); }),
+          ")");
     }
     if (!tiles_.empty()) {
       out += 'T';
@@ -453,15 +469,18 @@ std::string Layout::ToString() const {
     auto type_name = [](PrimitiveType t) {
       return IsIntegral(t) ? PrimitiveTypeName(t) : absl::string_view("invalid");
     };
-    if (index_type_ != PrimitiveType::kInvalid) absl::StrAppend(&out, "#(", type_name(index_type_), ")");
-    if (pointer_type_ != PrimitiveType::kInvalid) absl::StrAppend(&out, "*(", type_name(pointer_type_), ")");
+    if (index_type_ != PrimitiveType::kInvalid)
+      absl::StrAppend(&out, "#(", type_name(index_type_), ")");
+    if (pointer_type_ != PrimitiveType::kInvalid)
+      absl::StrAppend(&out, "*(", type_name(pointer_type_), ")");
     if (element_size_in_bits_ != 0) absl::StrAppend(&out, "E(", element_size_in_bits_, ")");
     if (memory_space_ != 0) absl::StrAppend(&out, "S(", memory_space_, ")");
     if (!split_configs_.empty()) {
       out += "SC";
       for (const SplitConfig& c : split_configs_) out += c.ToString();
     }
-    if (physical_shape_ != nullptr) absl::StrAppend(&out, "P(", physical_shape_->ToString(true), ")");
+    if (physical_shape_ != nullptr)
+      absl::StrAppend(&out, "P(", physical_shape_->ToString(true), ")");
     if (metadata_prefix_bytes_ > 0) absl::StrAppend(&out, "M(", metadata_prefix_bytes_, ")");
   }
   out += '}';
@@ -491,8 +510,7 @@ void AppendShape(std::string* out, const Shape& s, bool print_layout) {
     case ShapeKind::kOpaque:
       absl::StrAppend(out, PrimitiveTypeName(s.element_type()), "[]");
       return;
-    case ShapeKind::kArray:
-      break;
+    case ShapeKind::kArray: break;
   }
   absl::StrAppend(out, PrimitiveTypeName(s.element_type()), "[");
   for (size_t i = 0; i < s.dimensions().size(); ++i) {

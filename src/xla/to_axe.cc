@@ -25,8 +25,8 @@ namespace {
 struct Slot {
   int64_t extent = 1;
   bool dummy = false;
-  int64_t home = -1;    // the logical dim a real digit came from (its lowest one)
-  bool tiled = false;   // placed inside a tile: padding it would be sub-tile padding
+  int64_t home = -1;   // the logical dim a real digit came from (its lowest one)
+  bool tiled = false;  // placed inside a tile: padding it would be sub-tile padding
 };
 
 class DigitTracker {
@@ -38,7 +38,8 @@ class DigitTracker {
  private:
   absl::Status NotExpressible(absl::string_view why) const {
     return absl::FailedPreconditionError(
-        absl::StrCat("not expressible as an Axe layout: ", shape_.ToString(), ": ", why, " at tile level ", level_ + 1));
+        absl::StrCat("not expressible as an Axe layout: ", shape_.ToString(), ": ", why,
+                     " at tile level ", level_ + 1));
   }
 
   int NewSlot(int64_t extent, bool dummy, int64_t home, bool tiled = false) {
@@ -53,7 +54,8 @@ class DigitTracker {
   // Place value of a real slot in the domain's flat index: Π extents after it.
   int64_t Weight(size_t pos) const {
     int64_t w = 1;
-    for (size_t i = pos + 1; i < order_.size(); ++i) w *= slots_[static_cast<size_t>(order_[i])].extent;
+    for (size_t i = pos + 1; i < order_.size(); ++i)
+      w *= slots_[static_cast<size_t>(order_[i])].extent;
     return w;
   }
   // Lower boundary (place value) of domain dim k: Π sizes of the later domain dims.
@@ -125,14 +127,16 @@ absl::Status DigitTracker::PadSlot(int id, int64_t padded) {
   int64_t product = 1;
   for (size_t k = *first; k <= *last; ++k) product *= dom_[k].size;
   if (product % s.extent != 0) {
-    return NotExpressible(absl::StrCat("padding a dimension of size ", s.extent, " that straddles a domain boundary"));
+    return NotExpressible(absl::StrCat("padding a dimension of size ", s.extent,
+                                       " that straddles a domain boundary"));
   }
   DomainDim merged{dom_[*first].first_dim, dom_[*last].last_dim, product / s.extent * padded, {}};
   for (size_t k = *first; k <= *last; ++k) {
     const int64_t below = lows[k] / lows[*last];  // Π sizes of dims k+1 .. last
     for (int64_t w : dom_[k].weights) merged.weights.push_back(w * below);
   }
-  dom_.erase(dom_.begin() + static_cast<std::ptrdiff_t>(*first), dom_.begin() + static_cast<std::ptrdiff_t>(*last) + 1);
+  dom_.erase(dom_.begin() + static_cast<std::ptrdiff_t>(*first),
+             dom_.begin() + static_cast<std::ptrdiff_t>(*last) + 1);
   dom_.insert(dom_.begin() + static_cast<std::ptrdiff_t>(*first), std::move(merged));
   s.extent = padded;
   return absl::OkStatus();
@@ -153,13 +157,17 @@ absl::StatusOr<int> DigitTracker::Merge(int a, int b) {
   std::optional<size_t> pa = Pos(a), pb = Pos(b);
   AXE_CHECK(pa && pb) << "real digits outside the domain order";
   bool adjacent = *pb > *pa;
-  for (size_t i = *pa + 1; adjacent && i < *pb; ++i) adjacent = slots_[static_cast<size_t>(order_[i])].extent == 1;
+  for (size_t i = *pa + 1; adjacent && i < *pb; ++i)
+    adjacent = slots_[static_cast<size_t>(order_[i])].extent == 1;
   if (!adjacent) {
-    return NotExpressible("a tile spans digits that are not adjacent in the row-major order of the domain");
+    return NotExpressible(
+        "a tile spans digits that are not adjacent in the row-major order of the domain");
   }
   const int merged = NewSlot(sa.extent * sb.extent, false, sa.home, sa.tiled || sb.tiled);
-  std::vector<int> units(order_.begin() + static_cast<std::ptrdiff_t>(*pa) + 1, order_.begin() + static_cast<std::ptrdiff_t>(*pb));
-  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(*pa), order_.begin() + static_cast<std::ptrdiff_t>(*pb) + 1);
+  std::vector<int> units(order_.begin() + static_cast<std::ptrdiff_t>(*pa) + 1,
+                         order_.begin() + static_cast<std::ptrdiff_t>(*pb));
+  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(*pa),
+               order_.begin() + static_cast<std::ptrdiff_t>(*pb) + 1);
   units.insert(units.begin(), merged);
   order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(*pa), units.begin(), units.end());
   return merged;
@@ -228,7 +236,9 @@ absl::Status DigitTracker::SplitDim(std::vector<int>& dim, int64_t bound, std::v
       inner.insert(inner.begin(), lo);
       need = 1;
     } else {
-      if (dim.size() < 2) return NotExpressible(absl::StrCat("tile bound ", bound, " does not split the dimension's digits"));
+      if (dim.size() < 2)
+        return NotExpressible(
+            absl::StrCat("tile bound ", bound, " does not split the dimension's digits"));
       AXE_ASSIGN_OR_RETURN(int merged, Merge(dim[dim.size() - 2], id));
       dim.pop_back();
       dim.back() = merged;
@@ -240,8 +250,9 @@ absl::Status DigitTracker::SplitDim(std::vector<int>& dim, int64_t bound, std::v
 absl::StatusOr<AxeForm> DigitTracker::Run() {
   AXE_ASSIGN_OR_RETURN(TilingMap map, TilingMap::Create(shape_));  // validates; sizes fit int64
   if (map.expanded_elements() == 0) {
-    return absl::FailedPreconditionError(absl::StrCat("not expressible as an Axe layout: ", shape_.ToString(),
-                                                      " has no elements (Axe extents are >= 1)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("not expressible as an Axe layout: ", shape_.ToString(),
+                     " has no elements (Axe extents are >= 1)"));
   }
   const std::vector<int64_t> dims(shape_.dimensions().begin(), shape_.dimensions().end());
   for (size_t j = 0; j < dims.size(); ++j) {
@@ -260,8 +271,9 @@ absl::StatusOr<AxeForm> DigitTracker::Run() {
     const TilingLevel& l = map.levels()[level_];
     // Only the covered suffix changes (left padding only when it is all of cur).
     if (l.left_padding > 0) cur.insert(cur.begin(), l.left_padding, std::vector<int>{});
-    std::vector<std::vector<int>> covered(std::make_move_iterator(cur.begin() + static_cast<std::ptrdiff_t>(l.prefix)),
-                                          std::make_move_iterator(cur.end()));
+    std::vector<std::vector<int>> covered(
+        std::make_move_iterator(cur.begin() + static_cast<std::ptrdiff_t>(l.prefix)),
+        std::make_move_iterator(cur.end()));
     cur.resize(l.prefix);
     std::vector<std::vector<int>>& next = cur;
     std::vector<std::vector<int>> inners;
@@ -276,7 +288,8 @@ absl::StatusOr<AxeForm> DigitTracker::Run() {
       next.push_back(std::move(dim));
       inners.push_back(std::move(inner));
     }
-    next.insert(next.end(), std::make_move_iterator(inners.begin()), std::make_move_iterator(inners.end()));
+    next.insert(next.end(), std::make_move_iterator(inners.begin()),
+                std::make_move_iterator(inners.end()));
   }
 
   // Strides: row-major over the final dims, and within a dim over its digits.
@@ -294,7 +307,8 @@ absl::StatusOr<AxeForm> DigitTracker::Run() {
   for (int id : order_) {
     const Slot& s = slots_[static_cast<size_t>(id)];
     domain_size *= s.extent;
-    if (s.extent > 1) iters.push_back(Iter{s.extent, stride[static_cast<size_t>(id)], Axis::Memory()});
+    if (s.extent > 1)
+      iters.push_back(Iter{s.extent, stride[static_cast<size_t>(id)], Axis::Memory()});
   }
   if (iters.empty()) iters.push_back(Iter{1, 1, Axis::Memory()});
   AxeForm form{*axe::Layout::RowMajor({1}), {}, dom_, dims};
@@ -347,18 +361,22 @@ absl::StatusOr<AxeForm> ToAxe(absl::string_view shape_text) {
 namespace axe::xla {
 namespace {
 
-absl::Status NotXla(const axe::Layout& layout, absl::Span<const int64_t> dims, absl::string_view why) {
-  return absl::FailedPreconditionError(absl::StrCat("not expressible as an XLA layout: ", layout.ToString(),
-                                                    " over ", FormatTuple(dims), ": ", why));
+absl::Status NotXla(const axe::Layout& layout, absl::Span<const int64_t> dims,
+                    absl::string_view why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("not expressible as an XLA layout: ", layout.ToString(), " over ",
+                   FormatTuple(dims), ": ", why));
 }
 
 class Recognizer {
  public:
-  Recognizer(const axe::Layout& target, absl::Span<const int64_t> dims) : target_(target), dims_(dims) {}
+  Recognizer(const axe::Layout& target, absl::Span<const int64_t> dims)
+      : target_(target), dims_(dims) {}
 
   // True if the candidate's ToAxe is the target over exactly `dims`.
   bool Verify(const Layout& candidate) const {
-    Shape s = Shape::Array(PrimitiveType::kF32, std::vector<int64_t>(dims_.begin(), dims_.end()), {}, candidate);
+    Shape s = Shape::Array(PrimitiveType::kF32, std::vector<int64_t>(dims_.begin(), dims_.end()),
+                           {}, candidate);
     absl::StatusOr<AxeForm> form = ToAxe(s);
     if (!form.ok() || form->domain != form->real_dims) return false;
     absl::StatusOr<bool> eq = Equivalent(form->layout, target_);
@@ -388,8 +406,9 @@ absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64
   }
   std::optional<int64_t> n = CheckedProduct(dims);
   if (!n || *n != layout.size()) {
-    return NotXla(layout, dims, absl::StrCat("the dims hold ", n ? absl::StrCat(*n) : "too many", " elements, the layout ",
-                                             layout.size()));
+    return NotXla(layout, dims,
+                  absl::StrCat("the dims hold ", n ? absl::StrCat(*n) : "too many",
+                               " elements, the layout ", layout.size()));
   }
   AXE_ASSIGN_OR_RETURN(axe::Layout target, axe::Layout::Create(std::move(shard)));
   Recognizer r(target, dims);
@@ -422,7 +441,9 @@ absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64
     m2m.insert(m2m.end(), trivial.begin(), trivial.end());
     return m2m;
   };
-  auto block = [&](int64_t j) -> const std::vector<Iter>& { return blocks[static_cast<size_t>(j)]; };
+  auto block = [&](int64_t j) -> const std::vector<Iter>& {
+    return blocks[static_cast<size_t>(j)];
+  };
 
   // 1. Untiled: minor_to_major by the single digit's stride.
   bool single = true;
@@ -490,10 +511,12 @@ absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64
       (p.bound > 1 ? tiled : untiled).push_back(std::move(p));
     }
     if (!suffix || tiled.empty()) continue;
-    std::stable_sort(untiled.begin(), untiled.end(),
-                     [](const DimPlan& a, const DimPlan& b) { return a.outer_stride > b.outer_stride; });
-    std::stable_sort(tiled.begin(), tiled.end(),
-                     [](const DimPlan& a, const DimPlan& b) { return a.inner_stride > b.inner_stride; });
+    std::stable_sort(untiled.begin(), untiled.end(), [](const DimPlan& a, const DimPlan& b) {
+      return a.outer_stride > b.outer_stride;
+    });
+    std::stable_sort(tiled.begin(), tiled.end(), [](const DimPlan& a, const DimPlan& b) {
+      return a.inner_stride > b.inner_stride;
+    });
     std::vector<int64_t> major_to_minor, bounds;
     for (const DimPlan& p : untiled) major_to_minor.push_back(p.dim);
     for (const DimPlan& p : tiled) {

@@ -10,10 +10,10 @@
 namespace axe {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
-using testing::RunAxe;
 using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using ::testing::StartsWith;
 
 TEST(XlaCli, ExplainJsonFigureOne) {
   auto r = RunAxe({"xla", "explain", "f32[3,5]{1,0:T(2,2)}", "--index", "2,3", "--json"});
@@ -37,15 +37,19 @@ TEST(XlaCli, ExplainJsonFigureOne) {
 }
 
 TEST(XlaCli, ExplainTextNamesThePhysicalOrderInWords) {
-  auto r = RunAxe({"xla", "explain", "bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}", "--index", "1,9,300"});
+  auto r =
+      RunAxe({"xla", "explain", "bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}", "--index", "1,9,300"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("shape           bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}\n"));
   EXPECT_THAT(r.out, HasSubstr("bf16: float, 16 bits"));
-  EXPECT_THAT(r.out, HasSubstr("major to minor: dim 0 (size 32), dim 1 (size 32), dim 2 (size 4096); dim 2 varies fastest"));
+  EXPECT_THAT(r.out, HasSubstr("major to minor: dim 0 (size 32), dim 1 (size 32), dim 2 (size "
+                               "4096); dim 2 varies fastest"));
   EXPECT_THAT(r.out, HasSubstr("memory space    1: fast memory: VMEM"));
   EXPECT_THAT(r.out, HasSubstr("elements_in     4194304\n"));
   EXPECT_THAT(r.out, HasSubstr("byte_size_of    8388608 bytes"));
-  EXPECT_THAT(r.out, HasSubstr("level 2: (2,1) covers the minor dims (8, 128): (4, 128) tiles of (2, 1)\n"));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("level 2: (2,1) covers the minor dims (8, 128): (4, 128) tiles of (2, 1)\n"));
   EXPECT_THAT(r.out, HasSubstr("(1, 9, 300) -> linear offset 165977 (elements); byte 331954\n"));
   EXPECT_THAT(r.out, HasSubstr("level 1: tile (1, 2), position (1, 44) inside it"));
 }
@@ -55,10 +59,12 @@ TEST(XlaCli, ExplainTupleOneLinePerLeaf) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "tuple           (f32[2]{0}, (token[], s4[8]{0:E(4)}))\n"
-            "{0} f32[2]{0}: 2 elements, byte_size_of 8, array_size 8, padded_elements 2, memory space 0 (default), "
+            "{0} f32[2]{0}: 2 elements, byte_size_of 8, array_size 8, padded_elements 2, memory "
+            "space 0 (default), "
             "axe S[2:1] over (2)\n"
             "{1,0} token[]: token\n"
-            "{1,1} s4[8]{0:E(4)}: 8 elements, byte_size_of 4, array_size 4, padded_elements 8, memory space 0 "
+            "{1,1} s4[8]{0:E(4)}: 8 elements, byte_size_of 4, array_size 4, padded_elements 8, "
+            "memory space 0 "
             "(default), axe S[8:1] over (8)\n");
   r = RunAxe({"xla", "explain", "(f32[2], (token[], u8[3]{0:S(5)}))", "--json"});
   json j = json::parse(r.out);
@@ -155,7 +161,9 @@ TEST(XlaTour, ExplainsTheTwoShapes) {
   EXPECT_THAT(r.out, ::testing::HasSubstr("bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("(0, 0, 0)->0 (0, 1, 0)->1 (0, 0, 1)->2"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("    12  13  16  17  20"));
-  EXPECT_THAT(r.out, ::testing::HasSubstr("f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
+  EXPECT_THAT(r.out,
+              ::testing::HasSubstr(
+                  "f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
 }
 
 }  // namespace
@@ -164,9 +172,9 @@ TEST(XlaTour, ExplainsTheTwoShapes) {
 namespace axe {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::RunAxe;
-using nlohmann::json;
 
 // check, explain and offset apply one rule: a tile ending with '*' is invalid.
 TEST(XlaCli, TileEndingWithCombineIsRejectedByEveryCommand) {
@@ -207,12 +215,16 @@ TEST(XlaCli, ExplainJsonCarriesWhatTheTextShows) {
 }
 
 TEST(XlaCli, ExplainTupleLeafAndPackedOffsets) {
-  auto r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index", "5"});
+  auto r = RunAxe(
+      {"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("leaf            {1,1} of (f32[2]{0}, (token[], s4[8]{0:E(4)}))\n"));
   EXPECT_THAT(r.out, HasSubstr("shape           s4[8]{0:E(4)}\n"));
-  EXPECT_THAT(r.out, HasSubstr("(5) -> linear offset 5 (elements); byte 2, bit 4 of that byte (bit offset 20)"));
-  r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index", "5", "--json"});
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("(5) -> linear offset 5 (elements); byte 2, bit 4 of that byte (bit offset 20)"));
+  r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf", "1,1", "--index",
+              "5", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["leaf"], json::parse("[1,1]"));
@@ -221,7 +233,8 @@ TEST(XlaCli, ExplainTupleLeafAndPackedOffsets) {
   EXPECT_EQ(j["element_position"]["bit_in_byte"], 4);
   r = RunAxe({"xla", "explain", "(f32[2], token[])", "--leaf", "2"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--leaf: leaf index (2): position 0 is 2, but that tuple has 2 elements"));
+  EXPECT_THAT(r.err,
+              HasSubstr("--leaf: leaf index (2): position 0 is 2, but that tuple has 2 elements"));
   r = RunAxe({"xla", "explain", "(f32[2], token[])", "--index", "0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("pick a tuple leaf with --leaf"));
@@ -261,18 +274,22 @@ TEST(XlaCli, ErrorsNameTheElementTypeAndStayShort) {
 namespace axe {
 namespace {
 
+using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::RunAxe;
-using nlohmann::json;
 
 constexpr char kFusion[] =
-    "%fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} "
+    "%fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} "
+    "fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} "
     "%fusion.32), kind=kCustom, calls=%fused_computation.3";
 
 TEST(XlaCli, ExplainsAnHloInstructionLine) {
   auto r = RunAxe({"xla", "explain", kFusion});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("== result %fusion.3\nshape           bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}\n"));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr(
+          "== result %fusion.3\nshape           bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}\n"));
   EXPECT_THAT(r.out, HasSubstr("== operand 0 %fusion.32\nshape           bf16[32,32,8192]"));
   EXPECT_THAT(r.out, HasSubstr("array_size      16777216 bytes"));
   EXPECT_THAT(r.out, HasSubstr("memory space    1: fast memory"));

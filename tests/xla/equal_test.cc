@@ -16,7 +16,8 @@ TEST(Equal, MemorySpaceEQ5) {
   EXPECT_FALSE(XlaEqual(L("{0:S(1)}"), L("{0:S(3)}")));
   EXPECT_TRUE(XlaEqual(L("{0:S(1)}"), L("{0:S(3)}"), {.ignore_memory_space = true}));
   EXPECT_FALSE(XlaEqual(S("f32[2]{0:S(1)}"), S("f32[2]{0:S(3)}")));
-  EXPECT_TRUE(XlaEqual(S("f32[2]{0:S(1)}"), S("f32[2]{0:S(3)}"), {.ignore_memory_space_in_layout = true}));
+  EXPECT_TRUE(
+      XlaEqual(S("f32[2]{0:S(1)}"), S("f32[2]{0:S(3)}"), {.ignore_memory_space_in_layout = true}));
 }
 
 TEST(Equal, MinorToMajorOnlyEQ7) {
@@ -26,7 +27,8 @@ TEST(Equal, MinorToMajorOnlyEQ7) {
 }
 
 TEST(Equal, ScalarDefaultLayoutEQ8) {
-  EXPECT_TRUE(XlaEqual(S("f32[]").layout(), ShapeUtil::MakeShapeWithDenseLayout(PrimitiveType::kF32, {}, {})->layout()));
+  EXPECT_TRUE(XlaEqual(S("f32[]").layout(),
+                       ShapeUtil::MakeShapeWithDenseLayout(PrimitiveType::kF32, {}, {})->layout()));
   EXPECT_EQ(S("f32[]"), *ShapeUtil::MakeShapeWithDenseLayout(PrimitiveType::kF32, {}, {}));
 }
 
@@ -48,8 +50,10 @@ TEST(Equal, ShapeOptions) {
   EXPECT_TRUE(XlaEqual(S("f32[2,3]{0,1}"), S("f32[2,3]{1,0}"), {.ignore_layout = true}));
   EXPECT_TRUE(XlaEqual(S("f32[8]{0:T(8)}"), S("f32[8]{0}"), {.ignore_tiles_in_layout = true}));
   EXPECT_TRUE(XlaEqual(S("s4[8]{0:E(4)}"), S("s4[8]{0}"), {.ignore_element_size_in_layout = true}));
-  EXPECT_TRUE(XlaEqual(S("f32[8]{0:L(4)}"), S("f32[8]{0}"), {.ignore_tail_padding_alignment_in_elements = true}));
-  EXPECT_TRUE(XlaEqual(S("f32[8]{0:SC(0:4)}"), S("f32[8]{0}"), {.ignore_split_config_in_layout = true}));
+  EXPECT_TRUE(XlaEqual(S("f32[8]{0:L(4)}"), S("f32[8]{0}"),
+                       {.ignore_tail_padding_alignment_in_elements = true}));
+  EXPECT_TRUE(
+      XlaEqual(S("f32[8]{0:SC(0:4)}"), S("f32[8]{0}"), {.ignore_split_config_in_layout = true}));
   EXPECT_TRUE(XlaEqual(S("(f32[2], token[])"), S("(f32[2], token[])")));
   EXPECT_FALSE(XlaEqual(S("(f32[2], token[])"), S("(f32[2], opaque[])")));
   EXPECT_TRUE(Compatible(S("f32[<=4,2]{0,1}"), S("f32[4,2]{1,0}")));

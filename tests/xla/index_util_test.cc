@@ -18,7 +18,8 @@ TEST(IndexUtil, BumpIndicesIU1) {
   std::vector<int64_t> idx = {0, 0};
   std::vector<std::vector<int64_t>> seen = {idx};
   while (*IndexUtil::BumpIndices(s, absl::MakeSpan(idx))) seen.push_back(idx);
-  EXPECT_THAT(seen, ElementsAre(ElementsAre(0, 0), ElementsAre(0, 1), ElementsAre(1, 0), ElementsAre(1, 1)));
+  EXPECT_THAT(seen, ElementsAre(ElementsAre(0, 0), ElementsAre(0, 1), ElementsAre(1, 0),
+                                ElementsAre(1, 1)));
   EXPECT_THAT(idx, ElementsAre(1, 1));  // unchanged at the end
   std::vector<int64_t> bad = {2, 0};
   EXPECT_FALSE(IndexUtil::BumpIndices(s, absl::MakeSpan(bad)).ok());
@@ -39,8 +40,8 @@ TEST(IndexUtil, PermutedIU7) {
 }
 
 TEST(IndexUtil, LawsOverWholeShapes) {
-  for (const char* text : {"f32[3,4,5]{0,1,2}", "f32[3,4,5]{2,0,1}", "f32[2,1,3]{1,2,0}", "f32[]", "f32[7]",
-                           "f32[3,5]{1,0:T(2,2)}"}) {
+  for (const char* text : {"f32[3,4,5]{0,1,2}", "f32[3,4,5]{2,0,1}", "f32[2,1,3]{1,2,0}", "f32[]",
+                           "f32[7]", "f32[3,5]{1,0:T(2,2)}"}) {
     Shape s = S(text);
     std::vector<bool> hit(60, false);
     std::vector<int64_t> idx(s.dimensions().size(), 0);
@@ -72,7 +73,9 @@ TEST(IndexUtil, BoundsAndComparison) {
   EXPECT_FALSE(IndexUtil::MultidimensionalIndexToLinearIndex(s, {2, 0}).ok());
   EXPECT_FALSE(IndexUtil::LinearIndexToMultidimensionalIndex(s, 6).ok());
   EXPECT_FALSE(IndexUtil::MultidimensionalIndexToLinearIndex(S("f32[?,3]"), {0, 0}).ok());
-  EXPECT_FALSE(IndexUtil::MultidimensionalIndexToLinearIndex(*ParseShape("f32[2,3]{0,0}", {.lenient = true}), {0, 0}).ok());
+  EXPECT_FALSE(IndexUtil::MultidimensionalIndexToLinearIndex(
+                   *ParseShape("f32[2,3]{0,0}", {.lenient = true}), {0, 0})
+                   .ok());
 }
 
 }  // namespace

@@ -20,10 +20,11 @@ TEST(LayoutUtil, MakeLayoutsLU1) {
   EXPECT_EQ(LayoutUtil::MakeDescendingLayout(3).ToString(), "{2,1,0}");
   EXPECT_EQ(LayoutUtil::MakeAscendingLayout(3).ToString(), "{0,1,2}");
   EXPECT_EQ(LayoutUtil::MakeDescendingLayout(0).ToString(), "{}");
-  EXPECT_EQ(LayoutUtil::MakeLayout({1, 0}, {Tile({8, 128})}, 2, PrimitiveType::kInvalid, PrimitiveType::kInvalid, 4, 1,
-                                   {SplitConfig(0, {3})}, std::nullopt, 16)
-                .ToString(),
-            "{1,0:T(8,128)L(2)E(4)S(1)SC(0:3)M(16)}");
+  EXPECT_EQ(
+      LayoutUtil::MakeLayout({1, 0}, {Tile({8, 128})}, 2, PrimitiveType::kInvalid,
+                             PrimitiveType::kInvalid, 4, 1, {SplitConfig(0, {3})}, std::nullopt, 16)
+          .ToString(),
+      "{1,0:T(8,128)L(2)E(4)S(1)SC(0:3)M(16)}");
   EXPECT_TRUE(LayoutUtil::HasDescendingLayout(L("{1,0:T(8,128)}")));  // {1,0} is row-major
   EXPECT_FALSE(LayoutUtil::HasDescendingLayout(L("{0,1}")));
   EXPECT_TRUE(LayoutUtil::HasAscendingLayout(L("{0,1}")));
@@ -45,7 +46,8 @@ TEST(LayoutUtil, MajorMinorAndMovesLU3) {
 }
 
 TEST(LayoutUtil, DeleteDimensionSU11) {
-  EXPECT_EQ(LayoutUtil::DeleteDimension(L("{2,0,1:SC(0:10)(1:20)(2:30)}"), 0)->ToString(), "{1,0:SC(0:10)(1:30)}");
+  EXPECT_EQ(LayoutUtil::DeleteDimension(L("{2,0,1:SC(0:10)(1:20)(2:30)}"), 0)->ToString(),
+            "{1,0:SC(0:10)(1:30)}");
 }
 
 TEST(LayoutUtil, MaxSplitSizeLU7) {
@@ -75,14 +77,20 @@ TEST(LayoutUtil, ShapeHelpers) {
   Shape cleared = LayoutUtil::ClearLayout(t);
   EXPECT_FALSE(LayoutUtil::HasLayout(cleared));
   EXPECT_EQ(cleared.ToString(), "(f32[2,3], token[], s8[4])");
-  EXPECT_EQ(LayoutUtil::SetToDefaultLayout(cleared).ToString(), "(f32[2,3]{1,0}, token[], s8[4]{0})");
-  EXPECT_EQ(LayoutUtil::ClearTiles(S("f32[8,128]{1,0:T(8,128)S(1)}")).ToString(), "f32[8,128]{1,0:S(1)}");
+  EXPECT_EQ(LayoutUtil::SetToDefaultLayout(cleared).ToString(),
+            "(f32[2,3]{1,0}, token[], s8[4]{0})");
+  EXPECT_EQ(LayoutUtil::ClearTiles(S("f32[8,128]{1,0:T(8,128)S(1)}")).ToString(),
+            "f32[8,128]{1,0:S(1)}");
   EXPECT_EQ(LayoutUtil::CopyLayoutBetweenShapes(t, S("(s32[5,7], token[], u8[9])"))->ToString(),
             "(s32[5,7]{0,1}, token[], u8[9]{0:S(1)})");
-  EXPECT_THAT(std::string(LayoutUtil::CopyLayoutBetweenShapes(t, S("(s32[5,7], token[])")).status().message()),
-              HasSubstr("cannot copy layout from shape"));
-  EXPECT_THAT(std::string(LayoutUtil::CopyLayoutBetweenShapes(S("f32[2]"), S("f32[2,2]")).status().message()),
-              HasSubstr("cannot copy layout from shape"));
+  EXPECT_THAT(
+      std::string(
+          LayoutUtil::CopyLayoutBetweenShapes(t, S("(s32[5,7], token[])")).status().message()),
+      HasSubstr("cannot copy layout from shape"));
+  EXPECT_THAT(
+      std::string(
+          LayoutUtil::CopyLayoutBetweenShapes(S("f32[2]"), S("f32[2,2]")).status().message()),
+      HasSubstr("cannot copy layout from shape"));
   EXPECT_TRUE(LayoutUtil::LayoutsInShapesEqual(S("f32[2,3]{0,1}"), S("s8[5,5]{0,1}")));
   EXPECT_FALSE(LayoutUtil::LayoutsInShapesEqual(S("f32[2,3]{0,1}"), S("f32[2,3]{1,0}")));
   EXPECT_TRUE(LayoutUtil::LayoutsInShapesEqual(S("token[]"), S("token[]")));

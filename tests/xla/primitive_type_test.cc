@@ -29,18 +29,18 @@ TEST(PrimitiveType, Widths) {
     PrimitiveType t;
     int bits, bytes;
   };
-  const Row rows[] = {{PrimitiveType::kPred, 1, 1},       {PrimitiveType::kS1, 1, 1},
-                      {PrimitiveType::kS2, 2, 1},         {PrimitiveType::kS4, 4, 1},
-                      {PrimitiveType::kS8, 8, 1},         {PrimitiveType::kS16, 16, 2},
-                      {PrimitiveType::kS32, 32, 4},       {PrimitiveType::kS64, 64, 8},
-                      {PrimitiveType::kU1, 1, 1},         {PrimitiveType::kU4, 4, 1},
-                      {PrimitiveType::kU64, 64, 8},       {PrimitiveType::kF16, 16, 2},
-                      {PrimitiveType::kBF16, 16, 2},      {PrimitiveType::kF32, 32, 4},
-                      {PrimitiveType::kF64, 64, 8},       {PrimitiveType::kF8E5M2, 8, 1},
-                      {PrimitiveType::kF8E4M3FN, 8, 1},   {PrimitiveType::kF8E8M0FNU, 8, 1},
-                      {PrimitiveType::kF4E2M1FN, 4, 1},   {PrimitiveType::kF6E3M2FN, 8, 1},
-                      {PrimitiveType::kF6E2M3FN, 8, 1},   {PrimitiveType::kC64, 64, 8},
-                      {PrimitiveType::kC128, 128, 16},    {PrimitiveType::kToken, 0, 0},
+  const Row rows[] = {{PrimitiveType::kPred, 1, 1},     {PrimitiveType::kS1, 1, 1},
+                      {PrimitiveType::kS2, 2, 1},       {PrimitiveType::kS4, 4, 1},
+                      {PrimitiveType::kS8, 8, 1},       {PrimitiveType::kS16, 16, 2},
+                      {PrimitiveType::kS32, 32, 4},     {PrimitiveType::kS64, 64, 8},
+                      {PrimitiveType::kU1, 1, 1},       {PrimitiveType::kU4, 4, 1},
+                      {PrimitiveType::kU64, 64, 8},     {PrimitiveType::kF16, 16, 2},
+                      {PrimitiveType::kBF16, 16, 2},    {PrimitiveType::kF32, 32, 4},
+                      {PrimitiveType::kF64, 64, 8},     {PrimitiveType::kF8E5M2, 8, 1},
+                      {PrimitiveType::kF8E4M3FN, 8, 1}, {PrimitiveType::kF8E8M0FNU, 8, 1},
+                      {PrimitiveType::kF4E2M1FN, 4, 1}, {PrimitiveType::kF6E3M2FN, 8, 1},
+                      {PrimitiveType::kF6E2M3FN, 8, 1}, {PrimitiveType::kC64, 64, 8},
+                      {PrimitiveType::kC128, 128, 16},  {PrimitiveType::kToken, 0, 0},
                       {PrimitiveType::kTuple, 0, 0}};
   for (const Row& r : rows) {
     EXPECT_EQ(BitWidth(r.t), r.bits) << PrimitiveTypeName(r.t);

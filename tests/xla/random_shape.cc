@@ -67,14 +67,16 @@ std::vector<int64_t> OracleBuffer(const Shape& shape) {
   // Physical order: physical dim p is logical dim minor_to_major[rank-1-p].
   const auto& m2m = shape.layout().minor_to_major();
   std::vector<size_t> perm;
-  for (size_t p = 0; p < m2m.size(); ++p) perm.push_back(static_cast<size_t>(m2m[m2m.size() - 1 - p]));
+  for (size_t p = 0; p < m2m.size(); ++p)
+    perm.push_back(static_cast<size_t>(m2m[m2m.size() - 1 - p]));
   t = Transpose(t, perm);
   for (const Tile& tile : shape.layout().tiles()) {
     // Left-pad with size-1 dims, then fold `*` dims into their successors (a row-major
     // reshape), then pad, split and move the tile dims to the end.
     while (t.shape.size() < tile.rank()) t.shape.insert(t.shape.begin(), 1);
     const size_t prefix = t.shape.size() - tile.rank();
-    std::vector<int64_t> folded(t.shape.begin(), t.shape.begin() + static_cast<std::ptrdiff_t>(prefix));
+    std::vector<int64_t> folded(t.shape.begin(),
+                                t.shape.begin() + static_cast<std::ptrdiff_t>(prefix));
     std::vector<int64_t> bounds;
     int64_t carry = 1;
     for (size_t i = 0; i < tile.rank(); ++i) {
@@ -89,7 +91,8 @@ std::vector<int64_t> OracleBuffer(const Shape& shape) {
       const int64_t n = t.shape[prefix + j], b = bounds[j];
       if (n % b != 0) t = PadDim(t, prefix + j, (n + b - 1) / b * b);
     }
-    std::vector<int64_t> split(t.shape.begin(), t.shape.begin() + static_cast<std::ptrdiff_t>(prefix));
+    std::vector<int64_t> split(t.shape.begin(),
+                               t.shape.begin() + static_cast<std::ptrdiff_t>(prefix));
     for (size_t j = 0; j < bounds.size(); ++j) {
       split.push_back(t.shape[prefix + j] / bounds[j]);
       split.push_back(bounds[j]);
@@ -107,11 +110,14 @@ std::vector<int64_t> OracleBuffer(const Shape& shape) {
 }
 
 Shape RandomTiledShape(std::mt19937_64& rng, const RandomShapeOptions& o) {
-  auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
   for (int attempt = 0; attempt < 10000; ++attempt) {
     const int64_t rank = uniform(0, o.max_rank);
     std::vector<int64_t> dims;
-    for (int64_t i = 0; i < rank; ++i) dims.push_back(uniform(0, 3) == 0 ? 1 : uniform(1, o.max_dim));
+    for (int64_t i = 0; i < rank; ++i)
+      dims.push_back(uniform(0, 3) == 0 ? 1 : uniform(1, o.max_dim));
     std::vector<int64_t> m2m(static_cast<size_t>(rank));
     std::iota(m2m.begin(), m2m.end(), 0);
     std::shuffle(m2m.begin(), m2m.end(), rng);
@@ -144,7 +150,8 @@ Shape RandomTiledShape(std::mt19937_64& rng, const RandomShapeOptions& o) {
     Layout layout(m2m, tiles);
     if (uniform(0, 4) == 0) layout = layout.WithTailPaddingAlignmentInElements(uniform(1, 8));
     if (uniform(0, 4) == 0) layout = layout.WithMemorySpace(uniform(0, 6));
-    Shape s = Shape::Array(uniform(0, 1) ? PrimitiveType::kF32 : PrimitiveType::kBF16, dims, {}, layout);
+    Shape s =
+        Shape::Array(uniform(0, 1) ? PrimitiveType::kF32 : PrimitiveType::kBF16, dims, {}, layout);
     AXE_CHECK(ValidateShape(s).ok()) << s.ToString();
     absl::StatusOr<TilingMap> map = TilingMap::Create(s);
     AXE_CHECK(map.ok()) << map.status();

@@ -16,9 +16,9 @@ struct RandomShapeOptions {
   int max_rank = 4;
   int64_t max_dim = 6;
   int max_levels = 3;
-  bool allow_combine = true;     // `*` tile bounds
-  bool allow_long_tiles = true;  // tiles longer than the current rank
-  int64_t max_padded = 4096;     // reject draws whose buffer is larger
+  bool allow_combine = true;       // `*` tile bounds
+  bool allow_long_tiles = true;    // tiles longer than the current rank
+  int64_t max_padded = 4096;       // reject draws whose buffer is larger
   bool prefer_descending = false;  // half of the draws get the default descending layout
 };
 

@@ -16,8 +16,9 @@ Shape S(absl::string_view text) { return testing::ParsedShape(text); }
 
 TEST(Sizes, ElementsInSU18) {
   const std::pair<const char*, int64_t> cases[] = {
-      {"s32[]", 1}, {"s32[0]", 0}, {"s32[1]", 1}, {"s32[1,1]", 1}, {"s32[2]", 2}, {"s32[2,1]", 2},
-      {"s32[3,5]", 15}, {"s32[3,0,5]", 0}, {"s32[0,3,0]", 0}, {"s32[1,3,5]", 15}, {"s32[13,17]", 221}};
+      {"s32[]", 1},      {"s32[0]", 0},      {"s32[1]", 1},      {"s32[1,1]", 1},
+      {"s32[2]", 2},     {"s32[2,1]", 2},    {"s32[3,5]", 15},   {"s32[3,0,5]", 0},
+      {"s32[0,3,0]", 0}, {"s32[1,3,5]", 15}, {"s32[13,17]", 221}};
   for (const auto& [text, n] : cases) EXPECT_EQ(*ElementsIn(S(text)), n) << text;
   EXPECT_EQ(*ElementsIn(S("f32[<=7,2]")), 14);
   EXPECT_FALSE(ElementsIn(S("f32[?,2]")).ok());
@@ -119,7 +120,6 @@ TEST(Sizes, OverflowIsAnError) {
 
 }  // namespace
 }  // namespace axe::xla
-
 
 namespace axe::xla {
 namespace {

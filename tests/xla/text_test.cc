@@ -25,19 +25,19 @@ std::string Error(absl::string_view text, const ParseOptions& options = {}) {
 
 TEST(Text, RoundTrips) {
   for (const char* text : {
-           "f32[]",                                                 // RT-1
-           "u32[1,2]{1,0}",                                         // RT-2
-           "f32[]{:T(256)}",                                        // RT-4
-           "u32[]{:S(2)}",                                          // RT-5
-           "token[]",                                               // RT-7
-           "b(s32[3,4]{1,0})",                                      // RT-9
-           "(opaque[], f32[], u32[1,2]{1,0}, s32[3,4]{0,1})",       // RT-10
-           "bf16[2,3,4]{1,2,0:T(16,256)(2,1)}",                     // RT-15
-           "pred[8,8,8]{0,2,1:T(8,128)E(32)}",                      // RT-17
-           "bf16[2,3,1004]{2,1,0:T(2,*,128)}",                      // RT-19
-           "s4[123,456]{1,0:T(2,128)E(4)}",                         // RT-24
-           "f32[123,456]{1,0:T(16,128)M(1024)}",                    // RT-27
-           "pred[123,456]{1,0:T(2,128)S(3)SC(1:200)}",              // RT-28
+           "f32[]",                                                  // RT-1
+           "u32[1,2]{1,0}",                                          // RT-2
+           "f32[]{:T(256)}",                                         // RT-4
+           "u32[]{:S(2)}",                                           // RT-5
+           "token[]",                                                // RT-7
+           "b(s32[3,4]{1,0})",                                       // RT-9
+           "(opaque[], f32[], u32[1,2]{1,0}, s32[3,4]{0,1})",        // RT-10
+           "bf16[2,3,4]{1,2,0:T(16,256)(2,1)}",                      // RT-15
+           "pred[8,8,8]{0,2,1:T(8,128)E(32)}",                       // RT-17
+           "bf16[2,3,1004]{2,1,0:T(2,*,128)}",                       // RT-19
+           "s4[123,456]{1,0:T(2,128)E(4)}",                          // RT-24
+           "f32[123,456]{1,0:T(16,128)M(1024)}",                     // RT-27
+           "pred[123,456]{1,0:T(2,128)S(3)SC(1:200)}",               // RT-28
            "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])",  // PRN-1
            "()",
            "opaque[]",
@@ -56,13 +56,14 @@ TEST(Text, RoundTrips) {
 }
 
 TEST(Text, LayoutRoundTrips) {
-  for (const char* text : {"{}", "{3,2,1,0:T(42,123)(4,5)}", "{3,2,1,0:T(*,*,42,123)}", "{3,2,1,0:#(u32)}",
-                           "{1,0:*(u8)}", "{0:P(f32[4]{0})}", "{1,0:SC(1:)}", "{0:T(2)L(3)#(u8)*(u16)E(4)S(1)SC(0:1)M(8)}"}) {
+  for (const char* text : {"{}", "{3,2,1,0:T(42,123)(4,5)}", "{3,2,1,0:T(*,*,42,123)}",
+                           "{3,2,1,0:#(u32)}", "{1,0:*(u8)}", "{0:P(f32[4]{0})}", "{1,0:SC(1:)}",
+                           "{0:T(2)L(3)#(u8)*(u16)E(4)S(1)SC(0:1)M(8)}"}) {
     absl::StatusOr<Layout> l = ParseLayout(text);
     ASSERT_TRUE(l.ok()) << text << ": " << l.status();
     EXPECT_EQ(l->ToString(), text);
   }
-  EXPECT_EQ(Layout().ToString(), "{}");                   // LO-1
+  EXPECT_EQ(Layout().ToString(), "{}");  // LO-1
   EXPECT_EQ(Tile({8, 128}).ToString(), "(8,128)");
   EXPECT_EQ(Tile({2, Tile::kCombineDimension, 128}).ToString(), "(2,*,128)");
 }
@@ -77,13 +78,15 @@ TEST(Text, DynamicShapesWithoutLayout) {
 }
 
 TEST(Text, PrintsDifferently) {
-  EXPECT_EQ(Print("f32[123,456]"), "f32[123,456]{1,0}");                       // PP-1
+  EXPECT_EQ(Print("f32[123,456]"), "f32[123,456]{1,0}");  // PP-1
   EXPECT_EQ(ParseShape("f32[123,456]")->ToString(false), "f32[123,456]");
-  EXPECT_EQ(Print("(f32[1572864],s8[5120,1024])"), "(f32[1572864]{0}, s8[5120,1024]{1,0})");  // PP-3
-  EXPECT_EQ(Print("f32[10,10]{1,0:D(D,C)}"), "f32[10,10]{1,0}");               // PP-7
-  EXPECT_EQ(Print("f32[10,10]{1,0:D(D,C)}", {.preserve_dim_level_types = true}), "f32[10,10]{1,0:D(D,C)}");
-  EXPECT_EQ(Print("f32[2]{0:L(1)E(0)S(0)M(0)}"), "f32[2]{0}");                  // PP-9
-  EXPECT_EQ(Print("f32[2,3]{1,0:}"), "f32[2,3]{1,0}");                          // rule 3
+  EXPECT_EQ(Print("(f32[1572864],s8[5120,1024])"),
+            "(f32[1572864]{0}, s8[5120,1024]{1,0})");             // PP-3
+  EXPECT_EQ(Print("f32[10,10]{1,0:D(D,C)}"), "f32[10,10]{1,0}");  // PP-7
+  EXPECT_EQ(Print("f32[10,10]{1,0:D(D,C)}", {.preserve_dim_level_types = true}),
+            "f32[10,10]{1,0:D(D,C)}");
+  EXPECT_EQ(Print("f32[2]{0:L(1)E(0)S(0)M(0)}"), "f32[2]{0}");  // PP-9
+  EXPECT_EQ(Print("f32[2,3]{1,0:}"), "f32[2,3]{1,0}");          // rule 3
   EXPECT_EQ(Print("f32[007]"), "f32[7]{0}");
   EXPECT_EQ(Print(" f32 [ 1, 2,3]{0, 1 ,2}"), "f32[1,2,3]{0,1,2}");
   EXPECT_EQ(Print("bf16[2,3,1004]{2,1,0:T(2, * , 128)}"), "bf16[2,3,1004]{2,1,0:T(2,*,128)}");
@@ -95,15 +98,17 @@ TEST(Text, PrintsDifferently) {
 
 TEST(Text, Rejections) {
   // RJ-2: the minor_to_major length must equal the rank.
-  EXPECT_THAT(Error("f32[123,456,789]{1:T(2, * , 128)}"), HasSubstr("Dimensions size is 3, but minor to major size is 1."));
-  EXPECT_THAT(Error("b()"), HasSubstr("expected primitive type"));                          // RJ-5
+  EXPECT_THAT(Error("f32[123,456,789]{1:T(2, * , 128)}"),
+              HasSubstr("Dimensions size is 3, but minor to major size is 1."));
+  EXPECT_THAT(Error("b()"), HasSubstr("expected primitive type"));  // RJ-5
   EXPECT_THAT(Error("b(s32[], f32[])"), HasSubstr("expects ')' at the end of buffer shape"));
-  EXPECT_THAT(Error("f32[2]{}"), HasSubstr("extra content after shape"));                  // RJ-8
+  EXPECT_THAT(Error("f32[2]{}"), HasSubstr("extra content after shape"));  // RJ-8
   EXPECT_THAT(Error("f32[]{}"), HasSubstr("extra content after shape"));
-  EXPECT_THAT(Error("f32[2]{0:S(1)T(8,128)}"), HasSubstr("expects layout to end with '}'"));  // RJ-10
+  EXPECT_THAT(Error("f32[2]{0:S(1)T(8,128)}"),
+              HasSubstr("expects layout to end with '}'"));  // RJ-10
   EXPECT_THAT(Error("f32[2]{0:T(8)T(8)}"), HasSubstr("expects layout to end with '}'"));
   EXPECT_THAT(Error("f32[2]{0:Q(1)}"), HasSubstr("expects layout to end with '}'"));
-  EXPECT_THAT(Error("(f32[2,3]{0,0})"), HasSubstr("duplicate values"));                     // RJ-15
+  EXPECT_THAT(Error("(f32[2,3]{0,0})"), HasSubstr("duplicate values"));  // RJ-15
   EXPECT_THAT(Error("(f32[2,3]{0,2})"), HasSubstr("out-of-bounds value"));
   EXPECT_THAT(Error("(f32[2,3]{0,1,2})"), HasSubstr("minor to major size is 3"));
   EXPECT_THAT(Error("f32[8]{0:T(-2)}"), HasSubstr("layout has invalid tiles: bound -2"));  // RJ-17
@@ -116,7 +121,8 @@ TEST(Text, Rejections) {
   EXPECT_THAT(Error("token[]{:S(1)}"), HasSubstr("token shapes have no layout"));
   EXPECT_THAT(Error("f32[-5]"), HasSubstr("dimension size must be >= 0, got -5"));
   EXPECT_THAT(Error("f32[<=?]"), HasSubstr("'<=?' is not a dimension size"));
-  EXPECT_THAT(Error("f32[2]{0:P(f32[2]{0})}"), HasSubstr("Layout has physical shape, but is not for a sparse array"));
+  EXPECT_THAT(Error("f32[2]{0:P(f32[2]{0})}"),
+              HasSubstr("Layout has physical shape, but is not for a sparse array"));
   EXPECT_THAT(Error("f32[2]{0:D(X)}"), HasSubstr("DimLevelType abbreviation (D, C, or S)"));
   EXPECT_THAT(Error("F32[2]"), HasSubstr("unknown element type 'F32'"));  // case-sensitive
   EXPECT_THAT(Error("F32[3,5]{1,0:T(2,2)}"), HasSubstr("unknown element type 'F32'"));
@@ -157,10 +163,14 @@ TEST(Text, GoldenDecisions) {
   EXPECT_EQ(ParseShape("f32[2]{0:S(300)}")->layout().memory_space(), 300);
   // Index / pointer types and P are for sparse arrays only.
   EXPECT_THAT(Error("f32[2]{0:#(u32)}"), HasSubstr("not a sparse array"));
-  EXPECT_EQ(Print("f32[2]{0:D(C)#(u32)*(u16)}", {.preserve_dim_level_types = true}), "f32[2]{0:D(C)#(u32)*(u16)}");
-  EXPECT_EQ(Print("f32[2,2]{1,0:D(D,C+~)}", {.preserve_dim_level_types = true}), "f32[2,2]{1,0:D(D,C+~)}");
-  EXPECT_THAT(Error("f32[2,2]{1,0:D(C)}", {.preserve_dim_level_types = true}), HasSubstr("dim level types size is 1"));
-  EXPECT_THAT(Error("f32[2]{0:D(C)T(8)}", {.preserve_dim_level_types = true}), HasSubstr("Layout has tiles"));
+  EXPECT_EQ(Print("f32[2]{0:D(C)#(u32)*(u16)}", {.preserve_dim_level_types = true}),
+            "f32[2]{0:D(C)#(u32)*(u16)}");
+  EXPECT_EQ(Print("f32[2,2]{1,0:D(D,C+~)}", {.preserve_dim_level_types = true}),
+            "f32[2,2]{1,0:D(D,C+~)}");
+  EXPECT_THAT(Error("f32[2,2]{1,0:D(C)}", {.preserve_dim_level_types = true}),
+              HasSubstr("dim level types size is 1"));
+  EXPECT_THAT(Error("f32[2]{0:D(C)T(8)}", {.preserve_dim_level_types = true}),
+              HasSubstr("Layout has tiles"));
 }
 
 TEST(Text, MaximumDepth) {
@@ -170,7 +180,8 @@ TEST(Text, MaximumDepth) {
   EXPECT_THAT(std::string(ParseShape(deep, {.max_depth = 20}).status().message()),
               HasSubstr("maximum recursion depth exceeded"));
   std::string very_deep(100000, '(');
-  EXPECT_THAT(std::string(ParseShape(very_deep).status().message()), HasSubstr("maximum recursion depth exceeded"));
+  EXPECT_THAT(std::string(ParseShape(very_deep).status().message()),
+              HasSubstr("maximum recursion depth exceeded"));
   // The deepest accepted nesting validates, prints, compares and hashes without trouble.
   std::string deepest = std::string(512, '(') + "f32[2]" + std::string(512, ')');
   absl::StatusOr<Shape> s = ParseShape(deepest);
@@ -190,15 +201,18 @@ TEST(Text, MaximumDepth) {
 
 TEST(Text, HashSeparatesDifferentShapesAndJoinsEqualOnes) {
   const std::vector<std::string> texts = {
-      "f32[]", "f32[2]{0}", "f32[3]{0}", "s32[2]{0}", "f32[2,3]{1,0}", "f32[2,3]{0,1}",
-      "f32[3,2]{1,0}", "f32[2]{0:S(1)}", "f32[2]{0:T(2)}", "f32[2]{0:T(1)}", "f32[2]{0:E(8)}",
-      "f32[<=2]{0}", "(f32[2]{0})", "((f32[2]{0}))", "(f32[2]{0}, f32[2]{0})", "b(f32[2]{0})",
-      "token[]", "opaque[]", "f32[2]{0:L(2)}", "f32[2]{0:M(8)}"};
+      "f32[]",          "f32[2]{0}",      "f32[3]{0}",
+      "s32[2]{0}",      "f32[2,3]{1,0}",  "f32[2,3]{0,1}",
+      "f32[3,2]{1,0}",  "f32[2]{0:S(1)}", "f32[2]{0:T(2)}",
+      "f32[2]{0:T(1)}", "f32[2]{0:E(8)}", "f32[<=2]{0}",
+      "(f32[2]{0})",    "((f32[2]{0}))",  "(f32[2]{0}, f32[2]{0})",
+      "b(f32[2]{0})",   "token[]",        "opaque[]",
+      "f32[2]{0:L(2)}", "f32[2]{0:M(8)}"};
   std::vector<size_t> hashes;
   for (const std::string& t : texts) {
     absl::StatusOr<Shape> a = ParseShape(t);
     ASSERT_TRUE(a.ok()) << t << ": " << a.status();
-    EXPECT_EQ(absl::HashOf(*a), absl::HashOf(*ParseShape(t))) << t;            // equal values
+    EXPECT_EQ(absl::HashOf(*a), absl::HashOf(*ParseShape(t))) << t;              // equal values
     EXPECT_EQ(absl::HashOf(*a), absl::HashOf(*ParseShape(a->ToString()))) << t;  // round trip
     hashes.push_back(absl::HashOf(*a));
   }
@@ -216,9 +230,8 @@ TEST(Text, UnknownElementTypeIsNamedWithItsPosition) {
   EXPECT_THAT(ParseShape("(f32[2], float32[3])"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("position 9: unknown element type 'float32'")));
-  EXPECT_THAT(ParseShape("b(q8[2])"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("position 2: unknown element type 'q8'")));
+  EXPECT_THAT(ParseShape("b(q8[2])"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("position 2: unknown element type 'q8'")));
   // No identifier at all is still "expected primitive type".
   EXPECT_THAT(ParseShape("[4]"), StatusIs(absl::StatusCode::kInvalidArgument,
                                           HasSubstr("position 0: expected primitive type")));
@@ -257,23 +270,26 @@ TEST(Text, ValidationErrorsDoNotEchoHugeInputs) {
 
 TEST(Text, ShapeAndLayoutAreRegularValues) {
   std::vector<Shape> shapes;
-  for (const char* text : {"f32[]", "f32[2]{0}", "f32[2]{0:S(1)}", "f32[2]{0:M(8)}", "(f32[], s32[])", "token[]",
-                           "opaque[]", "b(f32[2]{0})", "f32[<=2]{0}", "f32[2,3]{0,1}", "f32[2]"}) {
+  for (const char* text :
+       {"f32[]", "f32[2]{0}", "f32[2]{0:S(1)}", "f32[2]{0:M(8)}", "(f32[], s32[])", "token[]",
+        "opaque[]", "b(f32[2]{0})", "f32[<=2]{0}", "f32[2,3]{0,1}", "f32[2]"}) {
     shapes.push_back(*ParseShape(text, {.fill_missing_layouts = false}));
   }
   EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(shapes));
   for (size_t i = 0; i < shapes.size(); ++i) {
-    for (size_t j = 0; j < shapes.size(); ++j) EXPECT_EQ(shapes[i] == shapes[j], i == j) << i << " " << j;
+    for (size_t j = 0; j < shapes.size(); ++j)
+      EXPECT_EQ(shapes[i] == shapes[j], i == j) << i << " " << j;
     EXPECT_EQ(*ParseShape(shapes[i].ToString(), {.fill_missing_layouts = false}), shapes[i]);
   }
   std::vector<Layout> layouts;
-  for (const char* text : {"{}", "{0}", "{1,0}", "{1,0:T(8,128)}", "{1,0:T(8,128)(2,1)}", "{0:M(4)}", "{0:S(1)}",
-                           "{0:P(f32[2]{0})}", "{0:P(f32[3]{0})}"}) {
+  for (const char* text : {"{}", "{0}", "{1,0}", "{1,0:T(8,128)}", "{1,0:T(8,128)(2,1)}",
+                           "{0:M(4)}", "{0:S(1)}", "{0:P(f32[2]{0})}", "{0:P(f32[3]{0})}"}) {
     layouts.push_back(*ParseLayout(text));
   }
   EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(layouts));
   for (size_t i = 0; i < layouts.size(); ++i) {
-    for (size_t j = 0; j < layouts.size(); ++j) EXPECT_EQ(layouts[i] == layouts[j], i == j) << i << " " << j;
+    for (size_t j = 0; j < layouts.size(); ++j)
+      EXPECT_EQ(layouts[i] == layouts[j], i == j) << i << " " << j;
   }
 }
 

@@ -47,9 +47,11 @@ TEST(Tiling, FigureOneA) {
 }
 
 TEST(Tiling, FigureTwoB) {
-  EXPECT_THAT(Map2D(S("f32[4,8]{1,0:T(2,4)(2,1)}")),
-              ElementsAre(ElementsAre(0, 2, 4, 6, 8, 10, 12, 14), ElementsAre(1, 3, 5, 7, 9, 11, 13, 15),
-                          ElementsAre(16, 18, 20, 22, 24, 26, 28, 30), ElementsAre(17, 19, 21, 23, 25, 27, 29, 31)));
+  EXPECT_THAT(
+      Map2D(S("f32[4,8]{1,0:T(2,4)(2,1)}")),
+      ElementsAre(ElementsAre(0, 2, 4, 6, 8, 10, 12, 14), ElementsAre(1, 3, 5, 7, 9, 11, 13, 15),
+                  ElementsAre(16, 18, 20, 22, 24, 26, 28, 30),
+                  ElementsAre(17, 19, 21, 23, 25, 27, 29, 31)));
 }
 
 TEST(Tiling, OversizedTileIc) {
@@ -100,7 +102,8 @@ TEST(Tiling, CombinedDimsTS3) {
   TilingMap a = *TilingMap::Create(s), b = *TilingMap::Create(flat);
   EXPECT_EQ(a.levels()[0].folded, (std::vector<int64_t>{112, 110}));
   EXPECT_EQ(a.expanded_shape(), b.expanded_shape());
-  for (std::vector<int64_t> i : {std::vector<int64_t>{1, 6, 7, 10, 9}, {0, 3, 5, 2, 7}, {1, 0, 0, 0, 0}}) {
+  for (std::vector<int64_t> i :
+       {std::vector<int64_t>{1, 6, 7, 10, 9}, {0, 3, 5, 2, 7}, {1, 0, 0, 0, 0}}) {
     const int64_t row = (i[0] * 7 + i[1]) * 8 + i[2], col = i[3] * 10 + i[4];
     EXPECT_EQ(*a.LinearIndex(i), *b.LinearIndex({row, col}));
   }
@@ -120,7 +123,8 @@ TEST(Tiling, Errors) {
                               .message()),
               HasSubstr("ends with '*'"));
   Shape s = S("f32[3,5]{1,0:T(2,2)}");
-  EXPECT_THAT(std::string(NestedLinearIndex(s, {3, 0}).status().message()), HasSubstr("dimension 0"));
+  EXPECT_THAT(std::string(NestedLinearIndex(s, {3, 0}).status().message()),
+              HasSubstr("dimension 0"));
   EXPECT_FALSE(NestedLinearIndex(s, {0}).ok());
   EXPECT_FALSE(NestedDelinearize(s, 24).ok());
   EXPECT_FALSE(NestedDelinearize(s, -1).ok());
@@ -128,8 +132,9 @@ TEST(Tiling, Errors) {
   EXPECT_FALSE(TilingMap::Create(*ParseShape("f32[2,3]{0,0}", {.lenient = true})).ok());
   EXPECT_FALSE(TilingMap::Create(S("(f32[2])")).ok());
   // Overflow of the padded size is an error, not a wrap.
-  EXPECT_THAT(std::string(TilingMap::Create(S("s8[4611686018427387903,2]{1,0:T(3,3)}")).status().message()),
-              HasSubstr("overflows"));
+  EXPECT_THAT(
+      std::string(TilingMap::Create(S("s8[4611686018427387903,2]{1,0:T(3,3)}")).status().message()),
+      HasSubstr("overflows"));
 }
 
 TEST(Tiling, TailPaddingIsPadding) {
@@ -162,7 +167,9 @@ TEST(Tiling, MatchesOracleBufferOnRandomShapes) {
     for (const Tile& t : s.layout().tiles()) combined += t.has_combined_dimension();
     long_tiles += !s.layout().tiles().empty() && s.layout().tiles()[0].rank() > dims.size();
     multi += s.layout().tiles().size() > 1;
-    padded += m.padded_elements() > static_cast<int64_t>(std::count_if(buffer.begin(), buffer.end(), [](int64_t v) { return v >= 0; }));
+    padded +=
+        m.padded_elements() > static_cast<int64_t>(std::count_if(buffer.begin(), buffer.end(),
+                                                                 [](int64_t v) { return v >= 0; }));
   }
   // The draws cover the interesting cases.
   EXPECT_GT(combined, 20);
@@ -199,7 +206,8 @@ TEST(Tiling, ManyLevelsOnAHighRankShapeStayLinear) {
   EXPECT_EQ(m.levels().size(), static_cast<size_t>(kLevels));
   EXPECT_LE(stored, static_cast<size_t>(3 * (kLevels + kLevels / 2)));
   // Each level adds one or two dims of size 1.
-  EXPECT_EQ(m.expanded_shape().size(), static_cast<size_t>(kRank + kLevels / 2 * 1 + kLevels / 2 * 2));
+  EXPECT_EQ(m.expanded_shape().size(),
+            static_cast<size_t>(kRank + kLevels / 2 * 1 + kLevels / 2 * 2));
   std::vector<int64_t> zero(kRank, 0);
   EXPECT_EQ(*m.LinearIndex(zero), 0);
   absl::StatusOr<DelinearizedIndex> back = m.Delinearize(0);

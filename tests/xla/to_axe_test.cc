@@ -43,8 +43,8 @@ void ExpectExact(const Shape& s, const AxeForm& f) {
     }
     absl::StatusOr<PhysCoord> p = ApplyBase(f.layout, f.domain, *f.DomainIndex(idx));
     ASSERT_TRUE(p.ok()) << s << ": " << p.status();
-    ASSERT_EQ(p->get(Axis::Memory()), *m.LinearIndex(idx)) << s << " index " << FormatTuple(idx) << " axe "
-                                                           << f.layout;
+    ASSERT_EQ(p->get(Axis::Memory()), *m.LinearIndex(idx))
+        << s << " index " << FormatTuple(idx) << " axe " << f.layout;
   }
 }
 
@@ -98,7 +98,8 @@ TEST(ToAxe, CombinedDimsMergeThePaddedDomainDims) {
   EXPECT_THAT(g.domain, ElementsAre(2, 7, 8, 111));
   ExpectExact(*ParseShape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"), g);
   // Folded dims that do not pad keep their own domain dims.
-  EXPECT_THAT(Form("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,5)}").domain, ElementsAre(2, 7, 8, 11, 10));
+  EXPECT_THAT(Form("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,5)}").domain,
+              ElementsAre(2, 7, 8, 11, 10));
 }
 
 TEST(ToAxe, NotExpressible) {
@@ -130,7 +131,8 @@ TEST(ToAxe, EqualsNestedLinearIndexOnRandomShapes) {
     ++total;
     absl::StatusOr<AxeForm> f = ToAxe(s);
     if (!f.ok()) {
-      ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition) << s << ": " << f.status();
+      ASSERT_EQ(f.status().code(), absl::StatusCode::kFailedPrecondition)
+          << s << ": " << f.status();
       if (getenv("AXE_XLA_DEBUG") != nullptr) std::cout << f.status().message() << "\n";
       continue;
     }
@@ -143,12 +145,14 @@ TEST(ToAxe, EqualsNestedLinearIndexOnRandomShapes) {
   EXPECT_GT(expressible, total * 3 / 4) << expressible << " of " << total;
   EXPECT_GT(padded, 100);
   EXPECT_GT(merged, 3);
-  std::cout << "expressible " << expressible << " of " << total << ", padded " << padded << ", merged " << merged << "\n";
+  std::cout << "expressible " << expressible << " of " << total << ", padded " << padded
+            << ", merged " << merged << "\n";
 }
 
 TEST(FromAxe, Golden) {
   // [B]: the canonical digits (2@16, 2@1 | 8@2) give T(2,8)(2,1), the same map as T(2,4)(2,1).
-  EXPECT_EQ(*FromAxe(*axe::Layout::Parse("S[(2,2,2,4):(16,1,8,2)]"), {4, 8}), *ParseLayout("{1,0:T(2,8)(2,1)}"));
+  EXPECT_EQ(*FromAxe(*axe::Layout::Parse("S[(2,2,2,4):(16,1,8,2)]"), {4, 8}),
+            *ParseLayout("{1,0:T(2,8)(2,1)}"));
   EXPECT_EQ(*FromAxe(*axe::Layout::Parse("S[(4,8):(1,4)]"), {4, 8}), *ParseLayout("{0,1}"));
   EXPECT_EQ(*FromAxe(*axe::Layout::Parse("S[32:1]"), {4, 8}), *ParseLayout("{1,0}"));
   EXPECT_EQ(*FromAxe(*axe::Layout::Parse("S[(2,8,2,128):(2048,128,1024,1)]"), {16, 256}),
@@ -158,10 +162,12 @@ TEST(FromAxe, Golden) {
 }
 
 TEST(FromAxe, NotExpressible) {
-  for (const char* text : {"S[4:1] + R[2:4]", "S[4:1] + 3", "S[4:2@reg]", "S[(2,2):(1,1)]", "S[4:-1]"}) {
+  for (const char* text :
+       {"S[4:1] + R[2:4]", "S[4:1] + 3", "S[4:2@reg]", "S[(2,2):(1,1)]", "S[4:-1]"}) {
     absl::StatusOr<Layout> l = FromAxe(*axe::Layout::Parse(text), {4});
     EXPECT_EQ(l.status().code(), absl::StatusCode::kFailedPrecondition) << text;
-    EXPECT_THAT(std::string(l.status().message()), HasSubstr("not expressible as an XLA layout")) << text;
+    EXPECT_THAT(std::string(l.status().message()), HasSubstr("not expressible as an XLA layout"))
+        << text;
   }
   EXPECT_THAT(std::string(FromAxe(*axe::Layout::Parse("S[(2,2):(1,1)]"), {4}).status().message()),
               HasSubstr("tried: untiled, single-level tiling"));
@@ -174,7 +180,8 @@ TEST(FromAxe, RecoversRandomLayouts) {
   std::mt19937_64 rng(11);
   int recovered = 0, tried = 0;
   for (int n = 0; n < 400; ++n) {
-    Shape s = testing::RandomTiledShape(rng, {.max_rank = 3, .max_levels = 2, .allow_combine = false});
+    Shape s =
+        testing::RandomTiledShape(rng, {.max_rank = 3, .max_levels = 2, .allow_combine = false});
     absl::StatusOr<AxeForm> f = ToAxe(s);
     if (!f.ok() || f->padded()) continue;
     ++tried;

@@ -5,7 +5,8 @@
 // never compared, and the options ignore further fields.
 //
 //   XlaEqual(*ParseLayout("{0:S(1)}"), *ParseLayout("{0:S(3)}"));                    // false
-//   XlaEqual(*ParseLayout("{0:S(1)}"), *ParseLayout("{0:S(3)}"), {.ignore_memory_space = true});  // true
+//   XlaEqual(*ParseLayout("{0:S(1)}"), *ParseLayout("{0:S(3)}"), {.ignore_memory_space = true}); //
+//   true
 #ifndef AXE_XLA_EQUAL_H_
 #define AXE_XLA_EQUAL_H_
 

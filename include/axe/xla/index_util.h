@@ -21,8 +21,8 @@ class IndexUtil {
   // With L = minor_to_major: idx[L0] + D[L0]·(idx[L1] + D[L1]·(idx[L2] + ...)); 0 for rank 0.
   // Errors: not a valid array with a layout, wrong rank, an index out of bounds (naming the
   // dimension).
-  static absl::StatusOr<int64_t> MultidimensionalIndexToLinearIndex(const Shape& shape,
-                                                                    absl::Span<const int64_t> index);
+  static absl::StatusOr<int64_t> MultidimensionalIndexToLinearIndex(
+      const Shape& shape, absl::Span<const int64_t> index);
 
   // The inverse: for dims in minor_to_major order, idx[d] = (linear / divisor) mod D[d].
   // Errors: as above, or linear outside [0, ElementsIn).

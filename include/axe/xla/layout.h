@@ -106,11 +106,11 @@ class Layout {
   friend bool operator==(const Layout& a, const Layout& b);
   template <typename H>
   friend H AbslHashValue(H h, const Layout& l) {
-    return H::combine(std::move(h), l.minor_to_major_, l.tiles_, l.tail_padding_alignment_,
-                      l.index_type_, l.pointer_type_, l.element_size_in_bits_, l.memory_space_,
-                      l.split_configs_, l.physical_shape_ != nullptr, l.metadata_prefix_bytes_,
-                      l.dim_levels_,
-                      l.physical_shape_ == nullptr ? size_t{0} : internal::HashOfShape(*l.physical_shape_));
+    return H::combine(
+        std::move(h), l.minor_to_major_, l.tiles_, l.tail_padding_alignment_, l.index_type_,
+        l.pointer_type_, l.element_size_in_bits_, l.memory_space_, l.split_configs_,
+        l.physical_shape_ != nullptr, l.metadata_prefix_bytes_, l.dim_levels_,
+        l.physical_shape_ == nullptr ? size_t{0} : internal::HashOfShape(*l.physical_shape_));
   }
   friend std::ostream& operator<<(std::ostream& os, const Layout& l) { return os << l.ToString(); }
 

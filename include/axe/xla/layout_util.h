@@ -66,11 +66,12 @@ class LayoutUtil {
   // one: at every level (on the expanded shape, `*` dims folded) every bound divides its dim,
   // and once a bound != 1 has been seen (scanning major -> minor) every further bound equals
   // its dim.
-  static bool IsUntiledLayout(absl::Span<const Tile> tiles, absl::Span<const int64_t> physical_dims);
+  static bool IsUntiledLayout(absl::Span<const Tile> tiles,
+                              absl::Span<const int64_t> physical_dims);
 
   // True iff the byte strides are those of a dense row-major array of `type`.
-  static bool ByteStridesIsMajorToMinor(absl::Span<const int64_t> byte_strides, absl::Span<const int64_t> dims,
-                                        PrimitiveType type);
+  static bool ByteStridesIsMajorToMinor(absl::Span<const int64_t> byte_strides,
+                                        absl::Span<const int64_t> dims, PrimitiveType type);
 
   // The size of the largest piece of logical dim d under its split config (the dim size
   // without one). Errors: not a valid array with a layout, d out of range.
@@ -87,8 +88,8 @@ class LayoutUtil {
   static absl::StatusOr<Shape> CopyLayoutBetweenShapes(const Shape& src, const Shape& dst);
   // Layouts equal in structure (element types ignored); token/opaque are trivially equal.
   static bool LayoutsInShapesEqual(const Shape& a, const Shape& b);
-  static Shape ClearLayout(const Shape& shape);   // recursive
-  static Shape ClearTiles(const Shape& shape);    // recursive
+  static Shape ClearLayout(const Shape& shape);  // recursive
+  static Shape ClearTiles(const Shape& shape);   // recursive
   // Every array gets the default descending layout (scalars {}), recursively.
   static Shape SetToDefaultLayout(const Shape& shape);
   // Arrays: has_layout; tuples and buffers: every leaf; token/opaque: true.

@@ -20,7 +20,8 @@ bool IsPermutation(absl::Span<const int64_t> p);
 std::vector<int64_t> InversePermutation(absl::Span<const int64_t> p);
 
 // result[i] = p1[p2[i]]. Requires every p2[i] to index p1.
-std::vector<int64_t> ComposePermutations(absl::Span<const int64_t> p1, absl::Span<const int64_t> p2);
+std::vector<int64_t> ComposePermutations(absl::Span<const int64_t> p1,
+                                         absl::Span<const int64_t> p2);
 
 // result[i] = values[p[i]] (XLA's Permute with this convention is ComposePermutations).
 // Requires every p[i] to index values.

@@ -33,7 +33,8 @@ struct ProgramShape {
 
 // Parses `(shape, ...)->shape` or `(name: shape, ...) -> shape`, optionally wrapped in
 // braces as in `entry_computation_layout={...}`. Shapes are parsed with `options`.
-absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text, const ParseOptions& options = {});
+absl::StatusOr<ProgramShape> ParseProgramShape(absl::string_view text,
+                                               const ParseOptions& options = {});
 
 }  // namespace axe::xla
 

@@ -58,7 +58,9 @@ class Shape {
   // One flag per dim (all false for a static shape).
   const std::vector<bool>& dynamic_dimensions() const { return dynamic_; }
   bool is_dynamic_dimension(size_t i) const { return dynamic_[i]; }
-  bool is_unbounded_dynamic_dimension(size_t i) const { return dynamic_[i] && dims_[i] == kUnboundedSize; }
+  bool is_unbounded_dynamic_dimension(size_t i) const {
+    return dynamic_[i] && dims_[i] == kUnboundedSize;
+  }
   // No dynamic dim (recursively for tuples and buffers).
   bool is_static() const;
   // Some unbounded dim (recursively).
@@ -85,7 +87,8 @@ class Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const Shape& s) {
-    h = H::combine(std::move(h), s.kind_, s.element_type_, s.dims_, s.dynamic_, s.layout_.has_value());
+    h = H::combine(std::move(h), s.kind_, s.element_type_, s.dims_, s.dynamic_,
+                   s.layout_.has_value());
     if (s.layout_) h = H::combine(std::move(h), *s.layout_);
     for (const Shape& e : s.elements_) h = H::combine(std::move(h), e);
     return H::combine(std::move(h), s.elements_.size());

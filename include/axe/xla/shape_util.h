@@ -26,14 +26,14 @@ class ShapeUtil {
  public:
   // An array with the default descending layout, validated.
   static absl::StatusOr<Shape> MakeShape(PrimitiveType type, absl::Span<const int64_t> dims);
-  static absl::StatusOr<Shape> MakeShapeWithDescendingLayout(PrimitiveType type, absl::Span<const int64_t> dims);
+  static absl::StatusOr<Shape> MakeShapeWithDescendingLayout(PrimitiveType type,
+                                                             absl::Span<const int64_t> dims);
   // Validated; an element size equal to the type's natural width (E(32) for f32) becomes 0.
-  static absl::StatusOr<Shape> MakeShapeWithDenseLayout(PrimitiveType type, absl::Span<const int64_t> dims,
-                                                       absl::Span<const int64_t> minor_to_major,
-                                                       std::vector<Tile> tiles = {},
-                                                       int64_t tail_padding_alignment_in_elements = 1,
-                                                       int64_t element_size_in_bits = 0, int64_t memory_space = 0,
-                                                       std::vector<SplitConfig> split_configs = {});
+  static absl::StatusOr<Shape> MakeShapeWithDenseLayout(
+      PrimitiveType type, absl::Span<const int64_t> dims, absl::Span<const int64_t> minor_to_major,
+      std::vector<Tile> tiles = {}, int64_t tail_padding_alignment_in_elements = 1,
+      int64_t element_size_in_bits = 0, int64_t memory_space = 0,
+      std::vector<SplitConfig> split_configs = {});
 
   // Dims of size > 1.
   static int64_t TrueNumDimensions(const Shape& shape);
@@ -41,12 +41,14 @@ class ShapeUtil {
   // new.dims[i] = dims[P[i]] (dynamic flags too), new.m2m[i] = InversePermutation(P)[m2m[i]]:
   // the physical layout is unchanged, so the transpose is a bitcast. Errors: not an array,
   // P not a permutation of the rank.
-  static absl::StatusOr<Shape> PermuteDimensions(absl::Span<const int64_t> permutation, const Shape& shape);
+  static absl::StatusOr<Shape> PermuteDimensions(absl::Span<const int64_t> permutation,
+                                                 const Shape& shape);
   // The same dims, the layout left as it is.
-  static absl::StatusOr<Shape> PermuteDimensionsIgnoringLayout(absl::Span<const int64_t> permutation,
-                                                              const Shape& shape);
+  static absl::StatusOr<Shape> PermuteDimensionsIgnoringLayout(
+      absl::Span<const int64_t> permutation, const Shape& shape);
   // The same mapping as PermuteDimensions.
-  static absl::StatusOr<Shape> ReorderLogicalDimensions(const Shape& shape, absl::Span<const int64_t> permutation);
+  static absl::StatusOr<Shape> ReorderLogicalDimensions(const Shape& shape,
+                                                        absl::Span<const int64_t> permutation);
 
   // Output dim i is input dim mapping[i]: a bitcast iff the element types match (unless
   // ignored) and mapping[out.m2m[i]] == in.m2m[i] for all i (tiles ignored).
@@ -82,7 +84,8 @@ class ShapeUtil {
   using BitcastDecomposition = std::variant<BitcastReshape, BitcastTranspose, BitcastTrt>;
   // Reshape if ReshapeIsBitcast, else Transpose if a transpose is deducible, else TRT.
   // Error: the element counts differ.
-  static absl::StatusOr<BitcastDecomposition> DecomposeBitcast(const Shape& input, const Shape& output);
+  static absl::StatusOr<BitcastDecomposition> DecomposeBitcast(const Shape& input,
+                                                               const Shape& output);
 
   // The layout for `output`'s dims that makes reshape(input) a bitcast, or nullopt.
   static absl::StatusOr<std::optional<Shape>> AlignLayouts(const Shape& input, const Shape& output);
@@ -93,22 +96,25 @@ class ShapeUtil {
   static absl::StatusOr<Shape> DeleteDimensions(absl::Span<const int64_t> dims, const Shape& shape);
   // Dims in physical (major -> minor) order with a descending layout; keeps tiles, E, L, S;
   // permutes the dynamic flags.
-  static absl::StatusOr<Shape> MakeShapeWithDescendingLayoutAndSamePhysicalLayout(const Shape& shape);
+  static absl::StatusOr<Shape> MakeShapeWithDescendingLayoutAndSamePhysicalLayout(
+      const Shape& shape);
   // dims [b] + dims, m2m = [m+1 for m in m2m] + [0] (the rest of the layout dropped, as XLA).
   static absl::StatusOr<Shape> PrependMajorDimension(int64_t bound, const Shape& shape);
   // dims + [b], m2m = [rank] + m2m (other layout fields kept, as XLA).
   static absl::StatusOr<Shape> AppendMinorDimension(int64_t bound, const Shape& shape);
   // Inserts dims at logical position `index`; existing m2m entries >= index shift up; the new
   // dims become the most major, in decreasing index order.
-  static absl::StatusOr<Shape> InsertDimensionAtIndex(const Shape& shape, int64_t index, int64_t bound);
+  static absl::StatusOr<Shape> InsertDimensionAtIndex(const Shape& shape, int64_t index,
+                                                      int64_t bound);
   static absl::StatusOr<Shape> InsertDimensionsAtIndex(const Shape& shape, int64_t index,
-                                                      absl::Span<const int64_t> bounds);
+                                                       absl::Span<const int64_t> bounds);
   // Arrays (recursively): a plain layout (minor_to_major only; tiles, E, S dropped) with dim d
   // moved to the most major position; a missing layout counts as the default one. Unlike
   // LayoutUtil::MoveDimToMajor, which keeps the other fields.
   static absl::StatusOr<Shape> MoveDimToMajor(const Shape& shape, int64_t dimension);
   // Every dim more major than d in the layout has size 1.
-  static absl::StatusOr<bool> IsEffectivelyMostMajorDimension(const Shape& shape, int64_t dimension);
+  static absl::StatusOr<bool> IsEffectivelyMostMajorDimension(const Shape& shape,
+                                                              int64_t dimension);
 
   // Arrays (recursively): a sub-byte non-pred type keeps E = BitWidth if E was set; any other
   // type clears E.

@@ -34,7 +34,9 @@ class SplitConfig {
   friend H AbslHashValue(H h, const SplitConfig& c) {
     return H::combine(std::move(h), c.dimension_, c.split_indices_);
   }
-  friend std::ostream& operator<<(std::ostream& os, const SplitConfig& c) { return os << c.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const SplitConfig& c) {
+    return os << c.ToString();
+  }
 
  private:
   int64_t dimension_ = 0;

@@ -1,9 +1,9 @@
 // The HLO text form of shapes and layouts: parser (byte-for-byte XLA grammar, docs/xla.md)
 // and printer (Shape::ToString, Layout::ToString).
 //
-//   shape  ::= 'b' '(' array ')' | '(' [shape {',' shape}] ')' | TYPE '[' [dim {',' dim}] ']' [layout]
-//   dim    ::= INT | '<=' INT | '?'
-//   layout ::= '{' [INT {',' INT}] [':' D T L # * E S SC P M] '}'      (fixed order, each once)
+//   shape  ::= 'b' '(' array ')' | '(' [shape {',' shape}] ')' | TYPE '[' [dim {',' dim}] ']'
+//   [layout] dim    ::= INT | '<=' INT | '?' layout ::= '{' [INT {',' INT}] [':' D T L # * E S SC P
+//   M] '}'      (fixed order, each once)
 //
 // Whitespace and /* */ // comments are skipped between tokens. After ']', a '{' starts a
 // layout only when the next token is an integer or ':' (so `f32[2]{}` has extra content).

@@ -49,10 +49,10 @@ struct DomainDim {
 };
 
 struct AxeForm {
-  axe::Layout layout;               // memory-only, over `domain` (digit form, see above)
-  std::vector<int64_t> domain;      // the domain shape (one entry per domain dim)
+  axe::Layout layout;           // memory-only, over `domain` (digit form, see above)
+  std::vector<int64_t> domain;  // the domain shape (one entry per domain dim)
   std::vector<DomainDim> domain_dims;
-  std::vector<int64_t> real_dims;   // the array's dims
+  std::vector<int64_t> real_dims;  // the array's dims
 
   // True when the domain differs from the real box.
   bool padded() const { return domain != real_dims; }
@@ -65,7 +65,8 @@ struct AxeForm {
 // Errors: not a valid array with a layout (a buffer's array is accepted), unbounded dims, no
 // elements (an Axe extent is >= 1), a tile ending with `*`, or "not expressible".
 absl::StatusOr<AxeForm> ToAxe(const Shape& shape);
-// Parses (strictly) and converts; for callers holding HLO text such as "bf16[16,256]{1,0:T(8,128)(2,1)}".
+// Parses (strictly) and converts; for callers holding HLO text such as
+// "bf16[16,256]{1,0:T(8,128)(2,1)}".
 absl::StatusOr<AxeForm> ToAxe(absl::string_view shape_text);
 
 // Preconditions (else "not expressible" naming the reason): every iter on one memory axis,

@@ -16,7 +16,8 @@
 // by element; a buffer wraps an array. Token and opaque always pass.
 //
 //   ValidateShape(Shape::Array(kF32, {2, 3}, {}, Layout({0, 0})));
-//   // InvalidArgument "layout minor_to_major field has duplicate values: {0,0}; shape: f32[2,3]{0,0}"
+//   // InvalidArgument "layout minor_to_major field has duplicate values: {0,0}; shape:
+//   f32[2,3]{0,0}"
 #ifndef AXE_XLA_VALIDATE_H_
 #define AXE_XLA_VALIDATE_H_
 
