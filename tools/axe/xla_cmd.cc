@@ -52,6 +52,14 @@ absl::StatusOr<Shape> ParseShapeArgs(const ShapeArgs& args) {
   return s;
 }
 
+// A shape's text for an error message: at most 160 characters.
+std::string Short(const Shape& s) {
+  std::string text = s.ToString();
+  if (text.size() <= 160) return text;
+  return absl::StrCat(text.substr(0, 80), "...(", text.size() - 160, " more characters)...",
+                      text.substr(text.size() - 80));
+}
+
 // The array a shape describes (a buffer's array), or null for tuples, tokens and opaques.
 const Shape* ArrayOf(const Shape& s) {
   if (s.IsBuffer()) return &s.buffer_shape();
@@ -309,7 +317,7 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
   if (has_index) {
     if (!s.IsArray() && !s.IsBuffer()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--index needs an array shape, got ", OneLine(s.ToString()),
+          absl::StrCat("--index needs an array shape, got ", Short(s),
                        s.IsTuple() ? " (pick a tuple leaf with --leaf)" : ""));
     }
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> idx, ParseIntListOption(args.index, "--index"));
@@ -368,7 +376,7 @@ void AddOffset(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(Shape s, ParseShapeArgs(*args));
     const Shape* a = ArrayOf(s);
     if (a == nullptr)
-      return absl::InvalidArgumentError("offset needs an array shape, got " + s.ToString());
+      return absl::InvalidArgumentError("offset needs an array shape, got " + Short(s));
     AXE_ASSIGN_OR_RETURN(xla::TilingMap m, xla::TilingMap::Create(*a));
     absl::StatusOr<xla::DelinearizedIndex> r = m.Delinearize(args->linear);
     if (!r.ok())
