@@ -199,22 +199,21 @@ absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType
   return plan;
 }
 
-absl::Status EvaluateIndexMap(const Operand& op, absl::Span<const int64_t> point,
-                              BlockIndices& indices) {
-  const IndexMap& map = op.spec->index_map();
-  if (absl::Status s = map.Evaluate(point, op.rank, &indices); !s.ok()) {
-    return absl::Status(s.code(),
-                        absl::StrCat("Index map function ", map.Describe(), " for ", op.origin,
-                                     " at grid point ", PointText(point), ": ", s.message()));
-  }
-  if (static_cast<int>(indices.size()) != op.rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Index map function ", map.Describe(), " for ", op.origin, " must return ", op.rank,
-        " values to match block_shape=", FormatBlockShape(op.block_dims), ". Currently returning ",
-        indices.size(), " values: ", FormatTuple(indices, true), " at grid point ",
-        PointText(point), "."));
-  }
-  return absl::OkStatus();
+absl::Status IndexMapFailed(const Operand& op, absl::Span<const int64_t> point,
+                            const absl::Status& error) {
+  return absl::Status(
+      error.code(),
+      absl::StrCat("Index map function ", op.spec->index_map().Describe(), " for ", op.origin,
+                   " at grid point ", PointText(point), ": ", error.message()));
+}
+
+absl::Status IndexMapCountError(const Operand& op, absl::Span<const int64_t> point,
+                                const BlockIndices& indices) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Index map function ", op.spec->index_map().Describe(), " for ", op.origin, " must return ",
+      op.rank, " values to match block_shape=", FormatBlockShape(op.block_dims),
+      ". Currently returning ", indices.size(), " values: ", FormatTuple(indices, true),
+      " at grid point ", PointText(point), "."));
 }
 
 absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan) {
@@ -227,32 +226,13 @@ absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan) {
   return absl::OkStatus();
 }
 
-absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point, Window& window) {
-  AXE_RETURN_IF_ERROR(EvaluateIndexMap(op, point, window.indices));
-  window.starts.resize(static_cast<size_t>(op.rank));
-  window.clamped = window.blocked_moved = false;
-  for (int d = 0; d < op.rank; ++d) {
-    const size_t k = static_cast<size_t>(d);
-    int64_t start = window.indices[k];
-    if (op.is_blocked[k]) {
-      std::optional<int64_t> s = CheckedMul(op.block_size[k], window.indices[k]);
-      if (!s) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Index map function ", op.spec->index_map().Describe(), " for ", op.origin,
-                         " returned ", FormatTuple(window.indices, true), " at grid point ",
-                         PointText(point), ": the window start ", op.block_size[k], " * ",
-                         window.indices[k], " in dimension ", d, " overflows int64"));
-      }
-      start = *s;
-    }
-    const int64_t clamped = start < 0 ? 0 : (start > op.max_start[k] ? op.max_start[k] : start);
-    if (clamped != start) {
-      window.clamped = true;
-      if (op.is_blocked[k]) window.blocked_moved = true;
-    }
-    window.starts[k] = clamped;
-  }
-  return absl::OkStatus();
+absl::Status WindowStartOverflow(const Operand& op, absl::Span<const int64_t> point,
+                                 const BlockIndices& indices, int d) {
+  const size_t k = static_cast<size_t>(d);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Index map function ", op.spec->index_map().Describe(), " for ", op.origin, " returned ",
+      FormatTuple(indices, true), " at grid point ", PointText(point), ": the window start ",
+      op.block_size[k], " * ", indices[k], " in dimension ", d, " overflows int64"));
 }
 
 }  // namespace axe::pallas::internal

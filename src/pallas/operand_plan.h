@@ -73,10 +73,25 @@ std::string BlockShapeError(const Operand& op, absl::string_view rest);
 absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType> inputs,
                                absl::Span<const ShapeDType> outputs);
 
+// The errors of EvaluateIndexMap and WindowAt (out of line: the functions below run once per
+// program and operand).
+absl::Status IndexMapFailed(const Operand& op, absl::Span<const int64_t> point,
+                            const absl::Status& error);
+absl::Status IndexMapCountError(const Operand& op, absl::Span<const int64_t> point,
+                                const BlockIndices& indices);
+absl::Status WindowStartOverflow(const Operand& op, absl::Span<const int64_t> point,
+                                 const BlockIndices& indices, int d);
+
 // Evaluates op's index map at `point` into `indices`, checking the result count (JAX's
 // message).
-absl::Status EvaluateIndexMap(const Operand& op, absl::Span<const int64_t> point,
-                              BlockIndices& indices);
+inline absl::Status EvaluateIndexMap(const Operand& op, absl::Span<const int64_t> point,
+                                     BlockIndices& indices) {
+  if (absl::Status s = op.spec->index_map().Evaluate(point, op.rank, &indices); !s.ok()) {
+    return IndexMapFailed(op, point, s);
+  }
+  if (static_cast<int>(indices.size()) != op.rank) return IndexMapCountError(op, point, indices);
+  return absl::OkStatus();
+}
 
 // Evaluates every index map at the first grid point, so that a wrong result count is
 // reported before any program runs (JAX finds it when tracing).
@@ -91,7 +106,25 @@ struct Window {
 };
 // Evaluates the index map and clamps the starts; errors on a wrong count or an overflowing
 // start (block_size * index).
-absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point, Window& window);
+inline absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point, Window& window) {
+  if (absl::Status s = EvaluateIndexMap(op, point, window.indices); !s.ok()) return s;
+  window.starts.resize(static_cast<size_t>(op.rank));
+  window.clamped = window.blocked_moved = false;
+  for (int d = 0; d < op.rank; ++d) {
+    const size_t k = static_cast<size_t>(d);
+    int64_t start = window.indices[k];
+    if (op.is_blocked[k] && __builtin_mul_overflow(op.block_size[k], window.indices[k], &start)) {
+      return WindowStartOverflow(op, point, window.indices, d);
+    }
+    const int64_t clamped = start < 0 ? 0 : (start > op.max_start[k] ? op.max_start[k] : start);
+    if (clamped != start) {
+      window.clamped = true;
+      if (op.is_blocked[k]) window.blocked_moved = true;
+    }
+    window.starts[k] = clamped;
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace axe::pallas::internal
 

@@ -53,11 +53,13 @@ bool Overlap(const Operand& op, const Dims& s, const Dims& t) {
   return true;
 }
 
-// Every distinct window of `op` with its first writer, in program order; errors when two
-// slices write the very same window.
-absl::StatusOr<std::vector<WrittenWindow>> CollectWindows(const Grid& grid, const Operand& op,
-                                                          const std::vector<int>& parallel_axes) {
-  absl::flat_hash_map<Dims, Writer> seen;
+using WindowMap = absl::flat_hash_map<Dims, Writer>;
+
+// Every distinct window of `op` with its first writer; errors when two slices write the
+// very same window.
+absl::StatusOr<WindowMap> CollectWindows(const Grid& grid, const Operand& op,
+                                         const std::vector<int>& parallel_axes) {
+  WindowMap seen;
   Dims point(static_cast<size_t>(grid.rank()), 0);
   Window window;
   for (int64_t p = 0; p < grid.num_programs(); ++p) {
@@ -70,21 +72,17 @@ absl::StatusOr<std::vector<WrittenWindow>> CollectWindows(const Grid& grid, cons
     }
     NextGridPoint(grid, absl::MakeSpan(point));
   }
-  std::vector<WrittenWindow> windows(seen.begin(), seen.end());
-  std::sort(windows.begin(), windows.end(),
-            [](const auto& a, const auto& b) { return a.second.program < b.second.program; });
-  return windows;
+  return seen;
 }
 
 // Windows of different slices that partly overlap. Only dimensions where some start is not
 // a multiple of the block size ("loose") can overlap partly; windows are bucketed by block
 // cell and compared with the 3^loose neighbouring cells, or pairwise when that is cheaper.
-absl::Status FindPartialOverlap(const Grid& grid, const Operand& op,
-                                const std::vector<WrittenWindow>& windows) {
+absl::Status FindPartialOverlap(const Grid& grid, const Operand& op, const WindowMap& seen) {
   std::vector<int> loose;
   for (int d = 0; d < op.rank; ++d) {
     const size_t k = static_cast<size_t>(d);
-    for (const auto& [starts, writer] : windows) {
+    for (const auto& [starts, writer] : seen) {
       if (starts[k] % op.block_size[k] != 0) {
         loose.push_back(d);
         break;
@@ -92,6 +90,10 @@ absl::Status FindPartialOverlap(const Grid& grid, const Operand& op,
     }
   }
   if (loose.empty()) return absl::OkStatus();
+  // In program order, so that the first conflict found is the earliest.
+  std::vector<WrittenWindow> windows(seen.begin(), seen.end());
+  std::sort(windows.begin(), windows.end(),
+            [](const auto& a, const auto& b) { return a.second.program < b.second.program; });
   int64_t neighbors = 1;
   for (size_t u = 0; u < loose.size() && neighbors <= 729; ++u) neighbors *= 3;
   auto check = [&](size_t x, size_t y) -> absl::Status {
@@ -142,8 +144,7 @@ absl::Status CheckDisjointWrites(const CallSpec& spec, const Plan& plan,
     if (std::find(op.block_size.begin(), op.block_size.end(), 0) != op.block_size.end()) {
       continue;  // empty windows
     }
-    AXE_ASSIGN_OR_RETURN(std::vector<WrittenWindow> windows,
-                         CollectWindows(spec.grid, op, parallel_axes));
+    AXE_ASSIGN_OR_RETURN(WindowMap windows, CollectWindows(spec.grid, op, parallel_axes));
     AXE_RETURN_IF_ERROR(FindPartialOverlap(spec.grid, op, windows));
   }
   return absl::OkStatus();
