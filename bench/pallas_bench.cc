@@ -16,8 +16,8 @@ namespace {
 constexpr int64_t kN = 1024, kB = 128, kBlocks = kN / kB;
 
 // c[0:bm, 0:bn] (+)= a[0:bm, 0:bk] @ b[0:bk, 0:bn], row-major with leading dimensions.
-__attribute__((noipa)) void MatmulBlock(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                                           int64_t ldc, bool init) {
+__attribute__((noipa)) void MatmulBlock(const float* a, int64_t lda, const float* b, int64_t ldb,
+                                        float* c, int64_t ldc, bool init) {
   for (int64_t i = 0; i < kB; ++i) {
     float* ci = c + i * ldc;
     if (init) {
@@ -58,40 +58,52 @@ void BM_MatmulDirect(benchmark::State& state) {
         [&](int64_t t) {
           const int64_t i = t / kBlocks, j = t % kBlocks;
           for (int64_t k = 0; k < kBlocks; ++k) {
-            MatmulBlock(ops.a.data() + i * kB * kN + k * kB, kN, ops.b.data() + k * kB * kN + j * kB, kN,
-                        c.data() + i * kB * kN + j * kB, kN, k == 0);
+            MatmulBlock(ops.a.data() + i * kB * kN + k * kB, kN,
+                        ops.b.data() + k * kB * kN + j * kB, kN, c.data() + i * kB * kN + j * kB,
+                        kN, k == 0);
           }
         },
         threads);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * kN * kN * kN * static_cast<double>(state.iterations()) / 1e9,
-                                                benchmark::Counter::kIsRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * kN * kN * kN * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 
 void RunPallasMatmul(benchmark::State& state, Mode mode) {
   Operands ops;
   const int threads = static_cast<int>(state.range(0));
   auto kernel = [](Ref<const float> x, Ref<const float> y, Ref<float> o) {
-    MatmulBlock(x.data(), x.stride(0), y.data(), y.stride(0), o.data(), o.stride(0), ProgramId(2) == 0);
+    MatmulBlock(x.data(), x.stride(0), y.data(), y.stride(0), o.data(), o.stride(0),
+                ProgramId(2) == 0);
   };
-  auto call = PallasCall(
-      kernel, OutShape<float>{{kN, kN}},
-      {.grid = {kBlocks, kBlocks, kBlocks},
-       .in_specs = {BlockSpec({kB, kB}, [](int64_t i, int64_t, int64_t k) { return std::pair{i, k}; }),
-                    BlockSpec({kB, kB}, [](int64_t, int64_t j, int64_t k) { return std::pair{k, j}; })},
-       .out_specs = {BlockSpec({kB, kB}, [](int64_t i, int64_t j, int64_t) { return std::pair{i, j}; })},
-       .options = {.mode = mode,
-                   .dimension_semantics = {kParallel, kParallel, kArbitrary},
-                   .pool = &Pool(),
-                   .num_threads = threads}});
+  auto call = PallasCall(kernel, OutShape<float>{{kN, kN}},
+                         {.grid = {kBlocks, kBlocks, kBlocks},
+                          .in_specs = {BlockSpec({kB, kB},
+                                                 [](int64_t i, int64_t, int64_t k) {
+                                                   return std::pair{i, k};
+                                                 }),
+                                       BlockSpec({kB, kB},
+                                                 [](int64_t, int64_t j, int64_t k) {
+                                                   return std::pair{k, j};
+                                                 })},
+                          .out_specs = {BlockSpec({kB, kB},
+                                                  [](int64_t i, int64_t j, int64_t) {
+                                                    return std::pair{i, j};
+                                                  })},
+                          .options = {.mode = mode,
+                                      .dimension_semantics = {kParallel, kParallel, kArbitrary},
+                                      .pool = &Pool(),
+                                      .num_threads = threads}});
   for (auto _ : state) {
     absl::StatusOr<Array<float>> c = call(ops.a, ops.b);
     if (!c.ok()) state.SkipWithError(std::string(c.status().message()).c_str());
     benchmark::DoNotOptimize(c);
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * kN * kN * kN * static_cast<double>(state.iterations()) / 1e9,
-                                                benchmark::Counter::kIsRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * kN * kN * kN * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 
 void BM_MatmulPallasParallel(benchmark::State& state) { RunPallasMatmul(state, Mode::kParallel); }
@@ -134,8 +146,14 @@ void BM_TinyPallas(benchmark::State& state) {
       },
       OutShape<float>{{kTiny, kTiny}},
       {.grid = {kTiny, kTiny},
-       .in_specs = {BlockSpec({1, 1}, [](int64_t i, int64_t j) { return std::pair{i, j}; })},
-       .out_specs = {BlockSpec({1, 1}, [](int64_t i, int64_t j) { return std::pair{i, j}; })},
+       .in_specs = {BlockSpec({1, 1},
+                              [](int64_t i, int64_t j) {
+                                return std::pair{i, j};
+                              })},
+       .out_specs = {BlockSpec({1, 1},
+                               [](int64_t i, int64_t j) {
+                                 return std::pair{i, j};
+                               })},
        .options = {.mode = mode,
                    .dimension_semantics = {kParallel, kArbitrary},
                    .pool = &Pool(),

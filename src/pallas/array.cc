@@ -21,13 +21,14 @@ constexpr std::align_val_t kAlignment{64};
 
 absl::Status ValidateShape(absl::Span<const int64_t> shape, absl::string_view what) {
   if (shape.size() > static_cast<size_t>(kMaxRank)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " has rank ", shape.size(), "; at most ", kMaxRank, " dimensions are supported"));
+    return absl::InvalidArgumentError(absl::StrCat(what, " has rank ", shape.size(), "; at most ",
+                                                   kMaxRank, " dimensions are supported"));
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " ", FormatTuple(shape, true), " has a negative size ",
-                                                     shape[d], " in dimension ", d));
+      return absl::InvalidArgumentError(absl::StrCat(what, " ", FormatTuple(shape, true),
+                                                     " has a negative size ", shape[d],
+                                                     " in dimension ", d));
     }
   }
   if (!CheckedProduct(shape).has_value()) {
@@ -67,8 +68,8 @@ AnyArray::AnyArray() = default;
 
 absl::StatusOr<AnyArray> AnyArray::Allocate(DType dtype, absl::Span<const int64_t> shape) {
   if (!IsStorable(dtype)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("arrays of ", NumpyName(dtype), " are not supported (it is known only by its bit width)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "arrays of ", NumpyName(dtype), " are not supported (it is known only by its bit width)"));
   }
   AXE_RETURN_IF_ERROR(ValidateShape(shape, "array shape"));
   AnyArray a;
@@ -76,20 +77,23 @@ absl::StatusOr<AnyArray> AnyArray::Allocate(DType dtype, absl::Span<const int64_
   a.shape_.assign(shape.begin(), shape.end());
   a.strides_.assign(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
-    a.strides_[static_cast<size_t>(d)] = a.strides_[static_cast<size_t>(d) + 1] * std::max<int64_t>(shape[static_cast<size_t>(d) + 1], 1);
+    a.strides_[static_cast<size_t>(d)] = a.strides_[static_cast<size_t>(d) + 1] *
+                                         std::max<int64_t>(shape[static_cast<size_t>(d) + 1], 1);
   }
   a.size_ = *CheckedProduct(shape);
   a.element_size_ = static_cast<size_t>(ByteWidth(dtype));
   std::optional<int64_t> bytes = CheckedMul(a.size_, static_cast<int64_t>(a.element_size_));
   if (!bytes.has_value() || *bytes > (int64_t{1} << 46)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("an array of ", NumpyName(dtype), FormatTuple(shape, true), " is too large to allocate"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "an array of ", NumpyName(dtype), FormatTuple(shape, true), " is too large to allocate"));
   }
   if (*bytes > 0) {
-    std::byte* p = static_cast<std::byte*>(::operator new[](static_cast<size_t>(*bytes), kAlignment, std::nothrow));
+    std::byte* p = static_cast<std::byte*>(
+        ::operator new[](static_cast<size_t>(*bytes), kAlignment, std::nothrow));
     if (p == nullptr) {
-      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", *bytes, " bytes for an array of ",
-                                                       NumpyName(dtype), FormatTuple(shape, true)));
+      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", *bytes,
+                                                       " bytes for an array of ", NumpyName(dtype),
+                                                       FormatTuple(shape, true)));
     }
     a.data_.reset(p);
   }

@@ -8,15 +8,17 @@ namespace axe::pallas {
 
 std::string FormatWindow(const std::vector<int64_t>& start, const std::vector<int64_t>& size) {
   std::vector<std::string> parts;
-  for (size_t d = 0; d < start.size(); ++d) parts.push_back(absl::StrCat(start[d], ":", start[d] + size[d]));
+  for (size_t d = 0; d < start.size(); ++d)
+    parts.push_back(absl::StrCat(start[d], ":", start[d] + size[d]));
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }
 
 std::string ClampEvent::ToString() const {
-  std::string s = absl::StrCat(operand, " at grid point ", FormatTuple(grid_point, true), ": the index map returned ",
-                               FormatTuple(indices, true), ", asking for the window ",
-                               FormatWindow(requested_start, size), " of an array of shape ",
-                               FormatTuple(array_shape, true), "; it was clamped to ", FormatWindow(start, size));
+  std::string s = absl::StrCat(operand, " at grid point ", FormatTuple(grid_point, true),
+                               ": the index map returned ", FormatTuple(indices, true),
+                               ", asking for the window ", FormatWindow(requested_start, size),
+                               " of an array of shape ", FormatTuple(array_shape, true),
+                               "; it was clamped to ", FormatWindow(start, size));
   if (blocked_dim_moved) s += " (an index map returns block indices, not element offsets)";
   return s;
 }

@@ -56,12 +56,13 @@ absl::StatusOr<Grid> Grid::Create(std::vector<int64_t> sizes, std::vector<std::s
 absl::Status Grid::Validate() const {
   for (int64_t s : sizes_) {
     if (s < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("Grid must be a tuple of non-negative integers, got ", ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Grid must be a tuple of non-negative integers, got ", ToString()));
     }
   }
   if (sizes_.size() > static_cast<size_t>(kMaxRank)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Grid ", ToString(), " has ", sizes_.size(), " axes; at most ", kMaxRank, " are supported"));
+    return absl::InvalidArgumentError(absl::StrCat("Grid ", ToString(), " has ", sizes_.size(),
+                                                   " axes; at most ", kMaxRank, " are supported"));
   }
   if (!names_.empty()) {
     if (names_.size() != sizes_.size()) {
@@ -71,15 +72,18 @@ absl::Status Grid::Validate() const {
     absl::flat_hash_set<std::string> seen;
     for (const std::string& n : names_) {
       if (!IsIdentifier(n)) {
-        return absl::InvalidArgumentError(absl::StrCat("Grid axis name '", n, "' is not an identifier in ", ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Grid axis name '", n, "' is not an identifier in ", ToString()));
       }
       if (!seen.insert(n).second) {
-        return absl::InvalidArgumentError(absl::StrCat("Grid axis name '", n, "' is repeated in ", ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Grid axis name '", n, "' is repeated in ", ToString()));
       }
     }
   }
   if (!CheckedProduct(sizes_).has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat("Grid ", ToString(), " has more programs than fit in int64"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Grid ", ToString(), " has more programs than fit in int64"));
   }
   return absl::OkStatus();
 }
@@ -94,9 +98,11 @@ int Grid::AxisOf(absl::string_view name) const {
 int64_t Grid::num_programs() const { return *CheckedProduct(sizes_); }
 
 std::string Grid::ToString() const {
-  if (names_.empty() || names_.size() != sizes_.size()) return FormatTuple(sizes_, /*python_tuple=*/true);
+  if (names_.empty() || names_.size() != sizes_.size())
+    return FormatTuple(sizes_, /*python_tuple=*/true);
   std::vector<std::string> items;
-  for (size_t a = 0; a < sizes_.size(); ++a) items.push_back(absl::StrCat("('", names_[a], "', ", sizes_[a], ")"));
+  for (size_t a = 0; a < sizes_.size(); ++a)
+    items.push_back(absl::StrCat("('", names_[a], "', ", sizes_[a], ")"));
   if (items.size() == 1) return absl::StrCat("(", items[0], ",)");
   return absl::StrCat("(", absl::StrJoin(items, ", "), ")");
 }

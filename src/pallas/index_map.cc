@@ -8,7 +8,8 @@ std::string IndexMap::Describe() const {
   return absl::StrCat(name_, " at ", file_, ":", line_);
 }
 
-absl::Status IndexMap::Evaluate(absl::Span<const int64_t> grid_point, int rank, BlockIndices* out) const {
+absl::Status IndexMap::Evaluate(absl::Span<const int64_t> grid_point, int rank,
+                                BlockIndices* out) const {
   out->clear();
   if (!fn_) {
     out->assign(static_cast<size_t>(rank), 0);

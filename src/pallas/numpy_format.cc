@@ -184,8 +184,9 @@ std::vector<std::string> FormatElements(const AnyArray& a) {
 }
 
 // NumPy's _formatArray without wrapping or summarization.
-std::string Nest(const std::vector<std::string>& elems, absl::Span<const int64_t> shape, size_t& next,
-                 int axis, const std::string& hanging_indent, absl::string_view separator) {
+std::string Nest(const std::vector<std::string>& elems, absl::Span<const int64_t> shape,
+                 size_t& next, int axis, const std::string& hanging_indent,
+                 absl::string_view separator) {
   const int axes_left = static_cast<int>(shape.size()) - axis;
   const int64_t n = shape[static_cast<size_t>(axis)];
   std::string s = "[";
@@ -206,7 +207,8 @@ std::string Nest(const std::vector<std::string>& elems, absl::Span<const int64_t
   return s + "]";
 }
 
-std::string FormatBody(const AnyArray& a, const std::string& hanging_indent, absl::string_view separator) {
+std::string FormatBody(const AnyArray& a, const std::string& hanging_indent,
+                       absl::string_view separator) {
   std::vector<std::string> elems = FormatElements(a);
   size_t next = 0;
   return Nest(elems, a.shape(), next, 0, hanging_indent, separator);

@@ -32,8 +32,8 @@ int Resolve(internal::ProgramContext& ctx, int axis) {
   int rank = ctx.grid->rank();
   int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank) {
-    Fail(ctx, absl::InvalidArgumentError(
-                  absl::StrCat("Axis ", axis, " is out of bounds for grid ", ctx.grid->ToString())));
+    Fail(ctx, absl::InvalidArgumentError(absl::StrCat("Axis ", axis, " is out of bounds for grid ",
+                                                      ctx.grid->ToString())));
     return -1;
   }
   return a;
@@ -43,9 +43,10 @@ int Resolve(internal::ProgramContext& ctx, absl::string_view name) {
   int a = ctx.grid->AxisOf(name);
   if (a < 0) {
     Fail(ctx, absl::InvalidArgumentError(
-                  ctx.grid->named()
-                      ? absl::StrCat("Grid ", ctx.grid->ToString(), " has no axis named '", name, "'")
-                      : absl::StrCat("Grid ", ctx.grid->ToString(), " has no axis names (looked up '", name, "')")));
+                  ctx.grid->named() ? absl::StrCat("Grid ", ctx.grid->ToString(),
+                                                   " has no axis named '", name, "'")
+                                    : absl::StrCat("Grid ", ctx.grid->ToString(),
+                                                   " has no axis names (looked up '", name, "')")));
   }
   return a;
 }

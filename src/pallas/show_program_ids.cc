@@ -8,21 +8,24 @@
 
 namespace axe::pallas {
 
-absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out, std::optional<std::vector<BlockDim>> block_shape,
+absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out,
+                                        std::optional<std::vector<BlockDim>> block_shape,
                                         const Grid& grid, IndexMap index_map, CallOptions options) {
   if (grid.rank() > 18) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("show_program_ids: the grid ", grid.ToString(), " has more axes than int64 has decimal digits"));
+    return absl::InvalidArgumentError(absl::StrCat("show_program_ids: the grid ", grid.ToString(),
+                                                   " has more axes than int64 has decimal digits"));
   }
   options.name = "show_program_ids";
   CallSpec spec{
       .grid = grid,
       .in_specs = {},
-      .out_specs = {block_shape.has_value() ? BlockSpec(*std::move(block_shape), std::move(index_map))
-                                            : BlockSpec::WholeArray(std::move(index_map))},
+      .out_specs = {block_shape.has_value()
+                        ? BlockSpec(*std::move(block_shape), std::move(index_map))
+                        : BlockSpec::WholeArray(std::move(index_map))},
       .options = std::move(options),
   };
-  auto kernel = [rank = grid.rank()](absl::Span<const RawRef>, absl::Span<const RawRef> outs) -> absl::Status {
+  auto kernel = [rank = grid.rank()](absl::Span<const RawRef>,
+                                     absl::Span<const RawRef> outs) -> absl::Status {
     int64_t value = 0;
     for (int a = 0; a < rank; ++a) {
       std::optional<int64_t> v = CheckedMul(value, 10);

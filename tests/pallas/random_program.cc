@@ -19,15 +19,16 @@ IndexMap AffineMap(std::vector<std::vector<int64_t>> coef, std::string& text) {
   std::vector<std::string> parts;
   for (const auto& c : coef) parts.push_back(absl::StrCat("[", absl::StrJoin(c, ","), "]"));
   text = absl::StrJoin(parts, " ");
-  return IndexMap::FromFunction(absl::StrCat("affine ", text), -1,
-                                [coef = std::move(coef)](absl::Span<const int64_t> g, BlockIndices* out) {
-                                  for (const auto& c : coef) {
-                                    int64_t v = c[0];
-                                    for (size_t a = 0; a < g.size(); ++a) v += c[a + 1] * g[a];
-                                    out->push_back(v);
-                                  }
-                                  return absl::OkStatus();
-                                });
+  return IndexMap::FromFunction(
+      absl::StrCat("affine ", text), -1,
+      [coef = std::move(coef)](absl::Span<const int64_t> g, BlockIndices* out) {
+        for (const auto& c : coef) {
+          int64_t v = c[0];
+          for (size_t a = 0; a < g.size(); ++a) v += c[a + 1] * g[a];
+          out->push_back(v);
+        }
+        return absl::OkStatus();
+      });
 }
 
 AnyArray RandomArray(std::mt19937& rng, DType dtype, const std::vector<int64_t>& shape) {
@@ -54,15 +55,17 @@ std::vector<int64_t> RandomShape(std::mt19937& rng) {
   return shape;
 }
 
-std::vector<BlockDim> RandomBlock(std::mt19937& rng, const std::vector<int64_t>& shape, bool allow_padding) {
+std::vector<BlockDim> RandomBlock(std::mt19937& rng, const std::vector<int64_t>& shape,
+                                  bool allow_padding) {
   std::vector<BlockDim> dims;
   for (int64_t n : shape) {
     switch (Uniform(rng, 0, 5)) {
       case 0: dims.push_back(Squeezed()); break;
       case 1:
       case 2:
-        dims.push_back(Element(Uniform(rng, 1, n + 2),
-                               allow_padding ? std::pair{Uniform(rng, 0, 2), Uniform(rng, 0, 2)} : std::pair{0L, 0L}));
+        dims.push_back(Element(
+            Uniform(rng, 1, n + 2),
+            allow_padding ? std::pair{Uniform(rng, 0, 2), Uniform(rng, 0, 2)} : std::pair{0L, 0L}));
         break;
       default: dims.push_back(Blocked(Uniform(rng, 1, n + 1))); break;
     }
@@ -70,8 +73,8 @@ std::vector<BlockDim> RandomBlock(std::mt19937& rng, const std::vector<int64_t>&
   return dims;
 }
 
-BlockSpec RandomSpec(std::mt19937& rng, const std::vector<int64_t>& shape, int grid_rank, bool allow_padding,
-                     std::string& text) {
+BlockSpec RandomSpec(std::mt19937& rng, const std::vector<int64_t>& shape, int grid_rank,
+                     bool allow_padding, std::string& text) {
   std::vector<std::vector<int64_t>> coef;
   for (size_t d = 0; d < shape.size(); ++d) {
     std::vector<int64_t> c = {Uniform(rng, -2, 3)};
@@ -114,8 +117,8 @@ double ReadAsDouble(const RawRef& r, int64_t flat) {
 
 }  // namespace
 
-absl::Status AccumulateKernel(absl::Span<const RawRef> ins, absl::Span<const RawRef> outs, int64_t* counter,
-                              int grid_rank) {
+absl::Status AccumulateKernel(absl::Span<const RawRef> ins, absl::Span<const RawRef> outs,
+                              int64_t* counter, int grid_rank) {
   int64_t tag = 0;
   if (counter != nullptr) {
     tag = (*counter)++;
@@ -139,8 +142,8 @@ absl::Status AccumulateKernel(absl::Span<const RawRef> ins, absl::Span<const Raw
           *p = static_cast<T>(*p * T(3) + static_cast<T>(sum) + static_cast<T>(tag));
         } else {
           using U = std::make_unsigned_t<T>;
-          U v = static_cast<U>(static_cast<U>(*p) * U(3) + static_cast<U>(static_cast<int64_t>(sum)) +
-                               static_cast<U>(tag));
+          U v = static_cast<U>(static_cast<U>(*p) * U(3) +
+                               static_cast<U>(static_cast<int64_t>(sum)) + static_cast<U>(tag));
           *p = static_cast<T>(v);
         }
       });
@@ -197,7 +200,8 @@ RandomProgram MakeRandomParallelProgram(std::mt19937& rng) {
   p.spec.grid = Grid(grid);
   p.spec.options.mode = Mode::kParallel;
   p.spec.options.dimension_semantics = sem;
-  p.description = absl::StrCat("grid ", p.spec.grid.ToString(), " parallel axes ", absl::StrJoin(par, ","));
+  p.description =
+      absl::StrCat("grid ", p.spec.grid.ToString(), " parallel axes ", absl::StrJoin(par, ","));
   const int64_t nin = Uniform(rng, 0, 2), nout = Uniform(rng, 1, 2);
   for (int64_t i = 0; i < nin; ++i) {
     std::vector<int64_t> shape = RandomShape(rng);
@@ -231,7 +235,8 @@ RandomProgram MakeRandomParallelProgram(std::mt19937& rng) {
         block.push_back(Uniform(rng, 0, 2) == 0 ? Squeezed() : Blocked(Uniform(rng, 1, n)));
         c[0] = Uniform(rng, -1, 2);
         for (int x = 0; x < rank; ++x) {
-          if (sem[static_cast<size_t>(x)] == kArbitrary) c[static_cast<size_t>(x) + 1] = Uniform(rng, -1, 1);
+          if (sem[static_cast<size_t>(x)] == kArbitrary)
+            c[static_cast<size_t>(x) + 1] = Uniform(rng, -1, 1);
         }
       }
       coef.push_back(std::move(c));
@@ -240,7 +245,8 @@ RandomProgram MakeRandomParallelProgram(std::mt19937& rng) {
     p.outputs.push_back(sd);
     std::string text;
     p.spec.out_specs.push_back(BlockSpec(block, AffineMap(std::move(coef), text)));
-    absl::StrAppend(&p.description, "\n  out ", sd.ToString(), " ", BlockShapeToString(block), " ", text);
+    absl::StrAppend(&p.description, "\n  out ", sd.ToString(), " ", BlockShapeToString(block), " ",
+                    text);
   }
   return p;
 }

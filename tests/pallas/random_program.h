@@ -38,8 +38,8 @@ RandomProgram MakeRandomParallelProgram(std::mt19937& rng);
 // `counter` set, tag = a per-call sequence number (order-sensitive; sequential use only);
 // otherwise tag = the program's row-major number from ProgramId/NumPrograms over the
 // grid's `grid_rank` axes.
-absl::Status AccumulateKernel(absl::Span<const RawRef> ins, absl::Span<const RawRef> outs, int64_t* counter,
-                              int grid_rank);
+absl::Status AccumulateKernel(absl::Span<const RawRef> ins, absl::Span<const RawRef> outs,
+                              int64_t* counter, int grid_rank);
 
 }  // namespace axe::pallas::testing
 

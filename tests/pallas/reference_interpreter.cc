@@ -84,7 +84,8 @@ void Slice(Dense& a, const std::vector<int64_t>& start, Dense& block, bool write
 
 absl::StatusOr<std::vector<AnyArray>> ReferenceInterpret(const CallSpec& spec,
                                                          const std::vector<const AnyArray*>& inputs,
-                                                         const std::vector<ShapeDType>& out_shapes, RawKernel kernel) {
+                                                         const std::vector<ShapeDType>& out_shapes,
+                                                         RawKernel kernel) {
   const size_t nin = inputs.size(), nout = out_shapes.size();
   std::vector<Dense> arrays;
   for (const AnyArray* x : inputs) arrays.push_back(FromAny(*x));
@@ -148,13 +149,14 @@ absl::StatusOr<std::vector<AnyArray>> ReferenceInterpret(const CallSpec& spec,
     for (size_t k = 0; k < blocks.size(); ++k) {
       std::vector<int64_t> st(ref_shapes[k].size(), 1);
       for (int d = static_cast<int>(st.size()) - 2; d >= 0; --d) {
-        st[static_cast<size_t>(d)] = st[static_cast<size_t>(d) + 1] * ref_shapes[k][static_cast<size_t>(d) + 1];
+        st[static_cast<size_t>(d)] =
+            st[static_cast<size_t>(d) + 1] * ref_shapes[k][static_cast<size_t>(d) + 1];
       }
       strides.push_back(std::move(st));
     }
     for (size_t k = 0; k < blocks.size(); ++k) {
-      refs.push_back(RawRef{blocks[k].bytes.data(), static_cast<int>(ref_shapes[k].size()), ref_shapes[k].data(),
-                            strides[k].data(), blocks[k].dtype});
+      refs.push_back(RawRef{blocks[k].bytes.data(), static_cast<int>(ref_shapes[k].size()),
+                            ref_shapes[k].data(), strides[k].data(), blocks[k].dtype});
     }
     absl::Span<const RawRef> all(refs);
     AXE_RETURN_IF_ERROR(kernel(all.subspan(0, nin), all.subspan(nin)));

@@ -17,7 +17,8 @@ namespace axe::pallas::testing {
 // The kernel must not call ProgramId (the oracle installs no program context).
 absl::StatusOr<std::vector<AnyArray>> ReferenceInterpret(const CallSpec& spec,
                                                          const std::vector<const AnyArray*>& inputs,
-                                                         const std::vector<ShapeDType>& out_shapes, RawKernel kernel);
+                                                         const std::vector<ShapeDType>& out_shapes,
+                                                         RawKernel kernel);
 
 }  // namespace axe::pallas::testing
 

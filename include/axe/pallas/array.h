@@ -53,7 +53,9 @@ struct ShapeDType {
   friend H AbslHashValue(H h, const ShapeDType& s) {
     return H::combine(std::move(h), s.dtype, s.shape);
   }
-  friend std::ostream& operator<<(std::ostream& os, const ShapeDType& s) { return os << s.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const ShapeDType& s) {
+    return os << s.ToString();
+  }
 };
 
 // The typed out_shape of PallasCall (JAX: jax.ShapeDtypeStruct(shape, dtype)).
@@ -94,12 +96,14 @@ class AnyArray {
   // Typed access; requires DTypeOf<T> == dtype() (checked).
   template <typename T>
   T* data_as() {
-    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
+    AXE_CHECK(DTypeOf<T> == dtype_)
+        << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
     return static_cast<T*>(data());
   }
   template <typename T>
   const T* data_as() const {
-    AXE_CHECK(DTypeOf<T> == dtype_) << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
+    AXE_CHECK(DTypeOf<T> == dtype_)
+        << "AnyArray of " << NumpyName(dtype_) << " read as " << NumpyName(DTypeOf<T>);
     return static_cast<const T*>(data());
   }
 
@@ -143,17 +147,19 @@ class Array {
     return a;
   }
   // `values` in row-major order; their count must be the shape's element count.
-  static absl::StatusOr<Array> FromValues(absl::Span<const int64_t> shape, absl::Span<const T> values) {
+  static absl::StatusOr<Array> FromValues(absl::Span<const int64_t> shape,
+                                          absl::Span<const T> values) {
     absl::StatusOr<Array> a = Zeros(shape);
     if (!a.ok()) return a;
     if (static_cast<int64_t>(values.size()) != a->size()) {
-      return absl::InvalidArgumentError(absl::StrCat("FromValues: ", values.size(), " values for a shape with ",
-                                                     a->size(), " elements"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "FromValues: ", values.size(), " values for a shape with ", a->size(), " elements"));
     }
     std::copy(values.begin(), values.end(), a->data());
     return a;
   }
-  static absl::StatusOr<Array> FromValues(absl::Span<const int64_t> shape, std::initializer_list<T> values) {
+  static absl::StatusOr<Array> FromValues(absl::Span<const int64_t> shape,
+                                          std::initializer_list<T> values) {
     return FromValues(shape, absl::Span<const T>(values.begin(), values.size()));
   }
   // 0, 1, 2, ... in row-major order.
@@ -167,8 +173,8 @@ class Array {
   // Takes an AnyArray of dtype DTypeOf<T>.
   static absl::StatusOr<Array> FromAny(AnyArray a) {
     if (a.dtype() != DTypeOf<T>) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected an array of ", NumpyName(DTypeOf<T>), ", got ", NumpyName(a.dtype())));
+      return absl::InvalidArgumentError(absl::StrCat("expected an array of ", NumpyName(DTypeOf<T>),
+                                                     ", got ", NumpyName(a.dtype())));
     }
     return Array(std::move(a));
   }
@@ -192,7 +198,9 @@ class Array {
 
   // A view of the whole array (valid while the array is alive and not moved).
   Ref<T> ref() { return Ref<T>(data(), rank(), shape().data(), strides().data()); }
-  Ref<const T> ref() const { return Ref<const T>(data(), rank(), shape().data(), strides().data()); }
+  Ref<const T> ref() const {
+    return Ref<const T>(data(), rank(), shape().data(), strides().data());
+  }
 
   const AnyArray& any() const& { return any_; }
   AnyArray any() && { return std::move(any_); }

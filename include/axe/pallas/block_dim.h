@@ -39,9 +39,11 @@ class BlockDim {
   enum class Kind : uint8_t { kBlocked, kElement, kSqueezed, kBoundedSlice, kIndirect };
 
   // A plain integer: Blocked(size).
-  BlockDim(int64_t size) : kind_(Kind::kBlocked), size_(size) {}  // NOLINT(google-explicit-constructor)
+  BlockDim(int64_t size)
+      : kind_(Kind::kBlocked), size_(size) {}  // NOLINT(google-explicit-constructor)
   // None: Squeezed().
-  BlockDim(std::nullopt_t) : kind_(Kind::kSqueezed), size_(1) {}  // NOLINT(google-explicit-constructor)
+  BlockDim(std::nullopt_t)
+      : kind_(Kind::kSqueezed), size_(1) {}  // NOLINT(google-explicit-constructor)
 
   static BlockDim Blocked(int64_t size) { return BlockDim(Kind::kBlocked, size); }
   static BlockDim Element(int64_t size, std::pair<int64_t, int64_t> padding = {0, 0}) {
@@ -80,7 +82,9 @@ class BlockDim {
   friend H AbslHashValue(H h, const BlockDim& d) {
     return H::combine(std::move(h), d.kind_, d.size_, d.lo_, d.hi_);
   }
-  friend std::ostream& operator<<(std::ostream& os, const BlockDim& d) { return os << d.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const BlockDim& d) {
+    return os << d.ToString();
+  }
 
  private:
   BlockDim(Kind kind, int64_t size) : kind_(kind), size_(size) {}
@@ -103,8 +107,8 @@ inline BlockDim Indirect(int64_t size) { return BlockDim::Indirect(size); }
 // The block shape as a Python tuple of reprs, as error messages show it:
 // "(Blocked(block_size=2), Squeezed())", "(Blocked(block_size=4),)".
 std::string FormatBlockShape(absl::Span<const BlockDim> dims);
-// The canonical text: a tuple of str() forms, "(Blocked(2), Element(3, padding=(2, 0)), Squeezed())".
-// ParseBlockShape reads it back.
+// The canonical text: a tuple of str() forms, "(Blocked(2), Element(3, padding=(2, 0)),
+// Squeezed())". ParseBlockShape reads it back.
 std::string BlockShapeToString(absl::Span<const BlockDim> dims);
 // A comma-separated list of BlockDim entries, optionally in parentheses: "2,3",
 // "(None, 2)", "Element(3,(2,0)),4", "()" (rank 0).

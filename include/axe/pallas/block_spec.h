@@ -45,9 +45,12 @@ class BlockSpec {
   BlockSpec() = default;
   BlockSpec(std::vector<BlockDim> block_shape, IndexMap index_map = {},
             MemorySpace memory_space = MemorySpace::kDefault)
-      : block_shape_(std::move(block_shape)), index_map_(std::move(index_map)), memory_space_(memory_space) {}
+      : block_shape_(std::move(block_shape)),
+        index_map_(std::move(index_map)),
+        memory_space_(memory_space) {}
   // block_shape omitted: the whole array.
-  static BlockSpec WholeArray(IndexMap index_map = {}, MemorySpace memory_space = MemorySpace::kDefault) {
+  static BlockSpec WholeArray(IndexMap index_map = {},
+                              MemorySpace memory_space = MemorySpace::kDefault) {
     BlockSpec s;
     s.index_map_ = std::move(index_map);
     s.memory_space_ = memory_space;
@@ -81,10 +84,9 @@ class BlockSpec {
 //
 //   SlicesForInvocation({100, 100}, BlockSpec({10, 20}, ...(i, j)), Grid{10, 5}, {2, 4})
 //   // {{20, 30}, {80, 100}}
-absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> SlicesForInvocation(absl::Span<const int64_t> x_shape,
-                                                                             const BlockSpec& spec,
-                                                                             const Grid& grid,
-                                                                             absl::Span<const int64_t> invocation);
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> SlicesForInvocation(
+    absl::Span<const int64_t> x_shape, const BlockSpec& spec, const Grid& grid,
+    absl::Span<const int64_t> invocation);
 // Python's repr of such a list: "[slice(20, 30, None), slice(80, 100, None)]".
 std::string FormatSlices(absl::Span<const std::pair<int64_t, int64_t>> slices);
 

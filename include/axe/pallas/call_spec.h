@@ -2,10 +2,12 @@
 //
 //   CallSpec spec{
 //       .grid = {8, 8, 8},
-//       .in_specs = {BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t k) { return std::pair{i, k}; }),
-//                    BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t k) { return std::pair{k, j}; })},
-//       .out_specs = {BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t) { return std::pair{i, j}; })},
-//       .options = {.mode = Mode::kParallel,
+//       .in_specs = {BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t k) { return
+//       std::pair{i, k}; }),
+//                    BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t k) { return
+//                    std::pair{k, j}; })},
+//       .out_specs = {BlockSpec({128, 128}, [](int64_t i, int64_t j, int64_t) { return std::pair{i,
+//       j}; })}, .options = {.mode = Mode::kParallel,
 //                   .dimension_semantics = {kParallel, kParallel, kArbitrary}},
 //   };
 //

@@ -21,9 +21,9 @@
 namespace axe::pallas {
 
 struct ClampEvent {
-  std::string operand;               // "args[0]", "outputs[1]"
-  std::vector<int64_t> grid_point;   // the program
-  std::vector<int64_t> indices;      // what the index map returned
+  std::string operand;              // "args[0]", "outputs[1]"
+  std::vector<int64_t> grid_point;  // the program
+  std::vector<int64_t> indices;     // what the index map returned
   // Per array dimension, in array coordinates (Element padding lo subtracted, so a window
   // reaching into the front padding starts below 0): the requested window start, the
   // clamped start, and the window size (1 for Squeezed).

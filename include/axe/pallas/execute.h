@@ -27,7 +27,8 @@
 //   };
 //   CallSpec spec{.grid = {3}, .in_specs = {BlockSpec({4}, [](int64_t i) { return i; })},
 //                 .out_specs = {BlockSpec({4}, [](int64_t i) { return i; })}};
-//   absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kF32, {12}}}, kernel);
+//   absl::StatusOr<std::vector<AnyArray>> out = ExecuteCall(spec, {&x}, {{DType::kF32, {12}}},
+//   kernel);
 #ifndef AXE_PALLAS_EXECUTE_H_
 #define AXE_PALLAS_EXECUTE_H_
 
@@ -57,13 +58,14 @@ struct RawRef {
   template <typename T>
   Ref<T> As() const {
     AXE_CHECK(DTypeOf<T> == dtype) << "a " << NumpyName(dtype) << " block used as "
-                                    << NumpyName(DTypeOf<std::remove_const_t<T>>);
+                                   << NumpyName(DTypeOf<std::remove_const_t<T>>);
     return Ref<T>(static_cast<T*>(data), rank, shape, strides);
   }
 };
 
 // Called once per program with the input blocks (read only) and the output blocks.
-using RawKernel = absl::FunctionRef<absl::Status(absl::Span<const RawRef> inputs, absl::Span<const RawRef> outputs)>;
+using RawKernel = absl::FunctionRef<absl::Status(absl::Span<const RawRef> inputs,
+                                                 absl::Span<const RawRef> outputs)>;
 
 // Where the call was written, for messages ("pallas_call kernel at f.cc:12").
 struct CallSite {
@@ -83,9 +85,10 @@ absl::Status ValidateCall(const CallSpec& spec, absl::Span<const ShapeDType> inp
 // a window start that overflows int64, the kernel's own error, an out-of-range ProgramId
 // axis, BoundedSlice/Indirect dims (Unimplemented), and in parallel mode overlapping
 // writes from different parallel slices.
-absl::StatusOr<std::vector<AnyArray>> ExecuteCall(const CallSpec& spec, absl::Span<const AnyArray* const> inputs,
-                                                  absl::Span<const ShapeDType> out_shapes, RawKernel kernel,
-                                                  const CallSite& site = {});
+absl::StatusOr<std::vector<AnyArray>> ExecuteCall(const CallSpec& spec,
+                                                  absl::Span<const AnyArray* const> inputs,
+                                                  absl::Span<const ShapeDType> out_shapes,
+                                                  RawKernel kernel, const CallSite& site = {});
 
 }  // namespace axe::pallas
 

@@ -35,7 +35,8 @@ class Grid {
   explicit Grid(std::vector<int64_t> sizes) : sizes_(std::move(sizes)) {}
   static Grid Named(std::vector<std::pair<std::string, int64_t>> axes);
   // Builds and validates.
-  static absl::StatusOr<Grid> Create(std::vector<int64_t> sizes, std::vector<std::string> names = {});
+  static absl::StatusOr<Grid> Create(std::vector<int64_t> sizes,
+                                     std::vector<std::string> names = {});
   // "(4, 2)", "4,2", "4", "()", "(('i', 4), ('j', 2))" (single or double quotes).
   static absl::StatusOr<Grid> Parse(absl::string_view text);
 

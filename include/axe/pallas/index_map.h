@@ -46,8 +46,8 @@ struct IsStatusOr<absl::StatusOr<T>> : std::true_type {};
 template <typename T, typename = void>
 struct IsRange : std::false_type {};
 template <typename T>
-struct IsRange<T, std::void_t<decltype(std::begin(std::declval<T&>())), decltype(std::end(std::declval<T&>()))>>
-    : std::true_type {};
+struct IsRange<T, std::void_t<decltype(std::begin(std::declval<T&>())),
+                              decltype(std::end(std::declval<T&>()))>> : std::true_type {};
 
 template <typename T, typename = void>
 struct IsTupleLike : std::false_type {};
@@ -62,7 +62,8 @@ absl::Status PushIndex(T v, BlockIndices* out) {
   static_assert(kIsIndexInteger<T>, "an index map must return integer scalars (int32/int64)");
   if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t)) {
     if (v > static_cast<T>(std::numeric_limits<int64_t>::max())) {
-      return absl::InvalidArgumentError(absl::StrCat("index map returned ", v, ", which does not fit int64"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("index map returned ", v, ", which does not fit int64"));
     }
   }
   out->push_back(static_cast<int64_t>(v));
@@ -93,7 +94,9 @@ absl::Status AppendIndices(R&& r, BlockIndices* out) {
         },
         r);
   } else {
-    static_assert(sizeof(T) == 0, "an index map must return an integer, a tuple or range of integers, or StatusOr of those");
+    static_assert(
+        sizeof(T) == 0,
+        "an index map must return an integer, a tuple or range of integers, or StatusOr of those");
     return absl::OkStatus();
   }
 }
@@ -113,10 +116,12 @@ constexpr int IndexMapArity() {
   } else {
     int arity = -2;
     [&]<size_t... K>(std::index_sequence<K...>) {
-      ((arity == -2 && InvocableWithInts<F>(std::make_index_sequence<K>{}) ? (void)(arity = static_cast<int>(K))
-                                                                            : (void)0),
+      ((arity == -2 && InvocableWithInts<F>(std::make_index_sequence<K>{})
+            ? (void)(arity = static_cast<int>(K))
+            : (void)0),
        ...);
-    }(std::make_index_sequence<kMaxIndexMapArity + 1>{});
+    }
+    (std::make_index_sequence<kMaxIndexMapArity + 1>{});
     return arity;
   }
 }
@@ -129,7 +134,8 @@ inline constexpr bool kIsIndexMapCallable = IndexMapArity<F>() != -2;
 class IndexMap {
  public:
   // Evaluates a map at a grid point, appending one value per array dimension.
-  using Function = std::function<absl::Status(absl::Span<const int64_t> grid_point, BlockIndices* out)>;
+  using Function =
+      std::function<absl::Status(absl::Span<const int64_t> grid_point, BlockIndices* out)>;
 
   // The default map: zeros.
   IndexMap() = default;
@@ -137,16 +143,14 @@ class IndexMap {
   // Wraps a callable (see the file comment). `file` and `line` record where the map was
   // written: the defaults are the caller's place (__builtin_FILE/__builtin_LINE, which g++
   // and clang both provide; clang 14 with libstdc++ 12 has no std::source_location).
-  template <typename F,
-            typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
+  template <typename F, typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
   IndexMap(F f, const char* file = __builtin_FILE(),  // NOLINT(google-explicit-constructor)
            int line = __builtin_LINE())
-      : IndexMap(std::is_class_v<std::decay_t<F>> ? "<lambda>" : "<function>", std::move(f),
-                 file, line) {}
+      : IndexMap(std::is_class_v<std::decay_t<F>> ? "<lambda>" : "<function>", std::move(f), file,
+                 line) {}
 
   // The same with a name for messages (JAX shows the Python function's name).
-  template <typename F,
-            typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
+  template <typename F, typename = std::enable_if_t<internal::kIsIndexMapCallable<std::decay_t<F>>>>
   static IndexMap Named(std::string name, F f, const char* file = __builtin_FILE(),
                         int line = __builtin_LINE()) {
     return IndexMap(std::move(name), std::move(f), file, line);
@@ -189,7 +193,8 @@ class IndexMap {
       fn_ = [f = std::move(f)](absl::Span<const int64_t> g, BlockIndices* out) {
         return [&]<size_t... I>(std::index_sequence<I...>) {
           return internal::AppendIndices(f(g[I]...), out);
-        }(std::make_index_sequence<static_cast<size_t>(kArity)>{});
+        }
+        (std::make_index_sequence<static_cast<size_t>(kArity)>{});
       };
     }
   }

@@ -13,7 +13,8 @@
 //   auto call = PallasCall(
 //       [](Ref<int32_t> o) { o.Fill(static_cast<int32_t>(10 * ProgramId(0) + ProgramId(1))); },
 //       OutShape<int32_t>{{8, 6}},
-//       {.grid = {4, 2}, .out_specs = {BlockSpec({2, 3}, [](int64_t i, int64_t j) { return std::pair{i, j}; })}});
+//       {.grid = {4, 2}, .out_specs = {BlockSpec({2, 3}, [](int64_t i, int64_t j) { return
+//       std::pair{i, j}; })}});
 //   absl::StatusOr<Array<int32_t>> out = call();
 //
 // Kernels run on the calling thread in interpret mode and concurrently in parallel mode;
@@ -46,8 +47,9 @@ absl::Status InvokeKernel(const Kernel& kernel, Args&&... args) {
     kernel(std::forward<Args>(args)...);
     return absl::OkStatus();
   } else {
-    static_assert(std::is_convertible_v<R, absl::Status>,
-                  "a Pallas kernel must return void or absl::Status (JAX: the kernel should return None)");
+    static_assert(
+        std::is_convertible_v<R, absl::Status>,
+        "a Pallas kernel must return void or absl::Status (JAX: the kernel should return None)");
     return kernel(std::forward<Args>(args)...);
   }
 }
@@ -62,21 +64,27 @@ class Call {
                                     std::tuple<Array<Outs>...>>;
 
   Call(Kernel kernel, std::tuple<OutShape<Outs>...> out_shapes, CallSpec spec, CallSite site)
-      : kernel_(std::move(kernel)), out_shapes_(std::move(out_shapes)), spec_(std::move(spec)), site_(std::move(site)) {}
+      : kernel_(std::move(kernel)),
+        out_shapes_(std::move(out_shapes)),
+        spec_(std::move(spec)),
+        site_(std::move(site)) {}
 
   // Runs the call on `inputs` (one Array per input, in order).
   template <typename... Ins>
   absl::StatusOr<Result> operator()(const Array<Ins>&... inputs) const {
     static_assert(std::is_invocable_v<const Kernel&, Ref<const Ins>..., Ref<Outs>...>,
-                  "the kernel must accept (Ref<const In>..., Ref<Out>...) for the inputs and out_shape given");
+                  "the kernel must accept (Ref<const In>..., Ref<Out>...) for the inputs and "
+                  "out_shape given");
     std::array<const AnyArray*, sizeof...(Ins)> in = {&inputs.any()...};
     std::vector<ShapeDType> outs = out_shapes();
     auto raw = [this](absl::Span<const RawRef> ri, absl::Span<const RawRef> ro) -> absl::Status {
-      return Invoke<Ins...>(ri, ro, std::index_sequence_for<Ins...>{}, std::index_sequence_for<Outs...>{});
+      return Invoke<Ins...>(ri, ro, std::index_sequence_for<Ins...>{},
+                            std::index_sequence_for<Outs...>{});
     };
     absl::StatusOr<std::vector<AnyArray>> results = ExecuteCall(spec_, in, outs, raw, site_);
     if (!results.ok()) return results.status();
-    std::tuple<Array<Outs>...> typed = Typed(*std::move(results), std::index_sequence_for<Outs...>{});
+    std::tuple<Array<Outs>...> typed =
+        Typed(*std::move(results), std::index_sequence_for<Outs...>{});
     if constexpr (kSingle) {
       return std::move(std::get<0>(typed));
     } else {
@@ -87,18 +95,22 @@ class Call {
   const CallSpec& spec() const { return spec_; }
   const CallSite& site() const { return site_; }
   std::vector<ShapeDType> out_shapes() const {
-    return std::apply([](const auto&... o) { return std::vector<ShapeDType>{o.shape_dtype()...}; }, out_shapes_);
+    return std::apply([](const auto&... o) { return std::vector<ShapeDType>{o.shape_dtype()...}; },
+                      out_shapes_);
   }
 
  private:
   template <typename... Ins, size_t... I, size_t... J>
-  absl::Status Invoke([[maybe_unused]] absl::Span<const RawRef> ri, [[maybe_unused]] absl::Span<const RawRef> ro,
-                      std::index_sequence<I...>, std::index_sequence<J...>) const {
-    return internal::InvokeKernel(kernel_, ri[I].template As<const Ins>()..., ro[J].template As<Outs>()...);
+  absl::Status Invoke([[maybe_unused]] absl::Span<const RawRef> ri,
+                      [[maybe_unused]] absl::Span<const RawRef> ro, std::index_sequence<I...>,
+                      std::index_sequence<J...>) const {
+    return internal::InvokeKernel(kernel_, ri[I].template As<const Ins>()...,
+                                  ro[J].template As<Outs>()...);
   }
 
   template <size_t... J>
-  static std::tuple<Array<Outs>...> Typed([[maybe_unused]] std::vector<AnyArray> results, std::index_sequence<J...>) {
+  static std::tuple<Array<Outs>...> Typed([[maybe_unused]] std::vector<AnyArray> results,
+                                          std::index_sequence<J...>) {
     // ExecuteCall returns arrays of exactly the requested dtypes.
     return {*Array<Outs>::FromAny(std::move(results[J]))...};
   }
@@ -112,8 +124,7 @@ class Call {
 // One output. `file` and `line` default to the caller's place (messages name it).
 template <typename Kernel, typename T>
 Call<Kernel, true, T> PallasCall(Kernel kernel, OutShape<T> out_shape, CallSpec spec,
-                                 const char* file = __builtin_FILE(),
-                                 int line = __builtin_LINE()) {
+                                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return Call<Kernel, true, T>(std::move(kernel), std::tuple<OutShape<T>>(std::move(out_shape)),
                                std::move(spec), CallSite{file, line});
 }

@@ -62,7 +62,8 @@ class Ref {
   Ref(T* data, int rank, const int64_t* shape, const int64_t* strides)
       : data_(data), rank_(rank), shape_(shape), strides_(strides) {}
   // Ref<T> converts to Ref<const T>.
-  template <typename U, typename = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
   Ref(const Ref<U>& other)  // NOLINT(google-explicit-constructor)
       : Ref(other.data(), other.rank(), other.shape().data(), other.strides().data()) {}
 

@@ -23,8 +23,10 @@ namespace axe::pallas {
 
 // `block_shape` nullopt: the whole array. `options` selects the mode and the clamp report.
 // Errors: those of ExecuteCall, and a grid with more than 18 axes (the digits overflow).
-absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out, std::optional<std::vector<BlockDim>> block_shape,
-                                        const Grid& grid, IndexMap index_map, CallOptions options = {});
+absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out,
+                                        std::optional<std::vector<BlockDim>> block_shape,
+                                        const Grid& grid, IndexMap index_map,
+                                        CallOptions options = {});
 
 }  // namespace axe::pallas
 
