@@ -7,6 +7,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/group.h"
+#include "axe/sharding/device_map.h"
 #include "axe/xla/shape.h"
 #include "axe/xla/to_axe.h"
 
@@ -40,7 +41,125 @@ Iter DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
   return Iter{a.size, 1, Axis::Get(a.name, AxisKind::kDevice)};
 }
 
+absl::Status NotExpressible(absl::string_view why) {
+  return absl::FailedPreconditionError(absl::StrCat("not expressible as an Axe layout: ", why));
+}
+
+// The tile assignment as a layout over its row-major flat tile index (device ids on gpuid),
+// grouped by the tile dims.
+absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
+  const Axis gpuid = Axis::Get("gpuid");
+  std::vector<Iter> iters;
+  PhysCoord offset;
+  if (tiles.is_iota()) {
+    const std::vector<int64_t>& r = tiles.reshape_dims();
+    std::vector<int64_t> stride(r.size(), 1);
+    for (size_t k = r.size(); k-- > 1;) stride[k - 1] = stride[k] * r[k];
+    for (int64_t p : tiles.perm()) {
+      iters.push_back(Iter{r[static_cast<size_t>(p)], stride[static_cast<size_t>(p)], gpuid});
+    }
+  } else {
+    const std::vector<int64_t>& dims = tiles.dims();
+    const int64_t base = tiles.DeviceAtFlat(0);
+    std::vector<int64_t> flat_stride(dims.size(), 1);
+    for (size_t k = dims.size(); k-- > 1;) flat_stride[k - 1] = flat_stride[k] * dims[k];
+    std::vector<int64_t> step(dims.size(), 0);
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k] > 1) step[k] = tiles.DeviceAtFlat(flat_stride[k]) - base;
+      iters.push_back(Iter{dims[k], step[k], gpuid});
+    }
+    for (int64_t f = 0; f < tiles.num_elements(); ++f) {
+      int64_t want = base;
+      for (size_t k = 0; k < dims.size(); ++k) want += (f / flat_stride[k]) % dims[k] * step[k];
+      if (tiles.DeviceAtFlat(f) != want) {
+        return NotExpressible(absl::StrCat("the device list of ", tiles.ToString(),
+                                           " is not affine in each tile dim (tile ", f, ")"));
+      }
+    }
+    offset.set(gpuid, base);
+  }
+  absl::StatusOr<axe::Layout> layout = axe::Layout::Create(std::move(iters), {}, offset);
+  if (!layout.ok()) return layout.status();
+  absl::StatusOr<Grouped> grouped = Group(*layout, tiles.dims());
+  if (!grouped.ok()) {
+    return NotExpressible(absl::StrCat("the tile dims of ", tiles.ToString(),
+                                       " split the iota's reshape dims unevenly"));
+  }
+  return grouped;
+}
+
+// The whole array on every device of `replicas` (R) plus `offset`, in local memory.
+absl::StatusOr<axe::Layout> Unsharded(absl::Span<const int64_t> shape,
+                                      const std::optional<xla::Layout>& local_layout, DType dtype,
+                                      std::vector<Iter> replicas, PhysCoord offset) {
+  AXE_ASSIGN_OR_RETURN(Grouped memory, LocalMemory(std::vector<int64_t>(shape.begin(), shape.end()),
+                                                   local_layout, dtype));
+  AXE_ASSIGN_OR_RETURN(axe::Layout layout,
+                       axe::Layout::Create(memory.layout.shard(), std::move(replicas), offset));
+  return Canonicalize(layout);
+}
+
 }  // namespace
+
+absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_shape,
+                                             const HloSharding& sharding,
+                                             const std::optional<xla::Layout>& local_layout,
+                                             int64_t num_devices, DType dtype) {
+  const Axis gpuid = Axis::Get("gpuid");
+  switch (sharding.kind()) {
+    case HloSharding::Kind::kTuple:
+    case HloSharding::Kind::kManual:
+      return NotExpressible(absl::StrCat(sharding.ToString(), " has no single device map"));
+    case HloSharding::Kind::kMaximal: {
+      PhysCoord at;
+      at.set(gpuid, sharding.device());
+      return Unsharded(global_shape, local_layout, dtype, {}, at);
+    }
+    case HloSharding::Kind::kReplicated:
+      if (num_devices < 1) return absl::InvalidArgumentError("{replicated} needs num_devices >= 1");
+      return Unsharded(global_shape, local_layout, dtype, {Iter{num_devices, 1, gpuid}}, {});
+    case HloSharding::Kind::kTiled: break;
+  }
+  for (HloSharding::SubgroupType t : sharding.subgroups()) {
+    if (t != HloSharding::SubgroupType::kReplicated) {
+      return NotExpressible(absl::StrCat(sharding.ToString(), " has a non-replicated subgroup"));
+    }
+  }
+  // Checks the rank (with XLA's message) and the dims.
+  AXE_RETURN_IF_ERROR(DevicesIndicesMap(sharding, global_shape, num_devices).status());
+  const std::vector<int64_t>& dims = sharding.tiles()->dims();
+  std::vector<int64_t> local(global_shape.begin(), global_shape.end());
+  for (size_t i = 0; i < local.size(); ++i) {
+    if (local[i] % dims[i] != 0) {
+      return NotExpressible(absl::StrCat("dimension ", i, " (size ", local[i],
+                                         ") is not divisible by its ", dims[i],
+                                         " tiles (XLA pads the last tile)"));
+    }
+    local[i] /= dims[i];
+  }
+  AXE_ASSIGN_OR_RETURN(Grouped tiles, TileLayout(*sharding.tiles()));
+  AXE_ASSIGN_OR_RETURN(Grouped memory, LocalMemory(local, local_layout, dtype));
+  const std::vector<Iter>& t = tiles.layout.shard();
+  const std::vector<Iter>& m = memory.layout.shard();
+  auto block = [](const std::vector<Iter>& v, const Grouped& g, size_t i) {
+    return std::vector<Iter>(v.begin() + static_cast<std::ptrdiff_t>(g.seps[i]),
+                             v.begin() + static_cast<std::ptrdiff_t>(g.seps[i + 1]));
+  };
+  std::vector<Iter> shard;
+  for (size_t i = 0; i < local.size(); ++i) {
+    for (const Iter& it : block(t, tiles, i)) shard.push_back(it);
+    for (const Iter& it : block(m, memory, i)) shard.push_back(it);
+  }
+  std::vector<Iter> replica;
+  for (size_t i = local.size(); i < dims.size(); ++i) {
+    for (const Iter& it : block(t, tiles, i)) {
+      if (it.extent > 1) replica.push_back(it);
+    }
+  }
+  AXE_ASSIGN_OR_RETURN(axe::Layout layout, axe::Layout::Create(std::move(shard), std::move(replica),
+                                                               tiles.layout.offset()));
+  return Canonicalize(layout);
+}
 
 absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
                                          const NamedSharding& sharding,

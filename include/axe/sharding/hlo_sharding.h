@@ -44,6 +44,9 @@ class TileAssignment {
   const std::vector<int64_t>& dims() const { return dims_; }
   int64_t num_elements() const;
   bool is_iota() const { return is_iota_; }
+  // The canonical iota parts (empty for an explicit list).
+  const std::vector<int64_t>& reshape_dims() const { return reshape_dims_; }
+  const std::vector<int64_t>& perm() const { return perm_; }
   // The device at a row-major flat index in [0, num_elements()) (unchecked).
   int64_t DeviceAtFlat(int64_t flat) const;
   // "devices=[2,2]0,2,1,3" or "devices=[2,2]<=[2,2]T(1,0)".

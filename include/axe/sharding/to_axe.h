@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "axe/base/dtype.h"
 #include "axe/layout/layout.h"
+#include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/named_sharding.h"
 #include "axe/xla/layout.h"
 
@@ -42,6 +43,19 @@ absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
                                          const std::optional<xla::Layout>& local_layout,
                                          DeviceAxisMode mode = DeviceAxisMode::kFlat,
                                          DType dtype = DType::kF32);
+
+// An HLO sharding as an Axe layout on the device axis `gpuid` (= the device id): the tile
+// assignment becomes per-dimension device iters (an iota through its reshape and transpose,
+// an explicit list when it is affine in each tile dim), replicated subgroups become R,
+// {maximal device=k} the offset k@gpuid, {replicated} R[num_devices:1@gpuid]. Errors
+// (FailedPrecondition "not expressible: ..."): a tuple, manual or non-replicated subgroups,
+// a dimension not divisible by its tile count (XLA pads), a device list that is not affine
+// in a tile dim, tile dims that split an iota's reshape dims unevenly; and ShardedToAxe's
+// local-layout errors.
+absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_shape,
+                                             const HloSharding& sharding,
+                                             const std::optional<xla::Layout>& local_layout,
+                                             int64_t num_devices, DType dtype = DType::kF32);
 
 }  // namespace axe::sharding
 
