@@ -6,9 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/scanner.h"
 
 namespace axe {
 namespace {
+
+enum class Kind { kNone, kBool, kSigned, kUnsigned, kFloat, kComplex };
 
 struct DTypeInfo {
   DType type;
@@ -16,49 +19,49 @@ struct DTypeInfo {
   absl::string_view numpy_name;  // empty: not an array type
   absl::string_view jaxpr_name;
   int bit_width;  // 0: not an array type
-  absl::string_view kind;
+  Kind kind;
 };
 
 using T = DType;
 // Indexed by enumerator value.
 constexpr std::array<DTypeInfo, 37> kTypes = {{
-    {T::kInvalid, "invalid", "", "", 0, "invalid"},
-    {T::kPred, "pred", "bool", "bool", 1, "bool"},
-    {T::kS8, "s8", "int8", "i8", 8, "signed int"},
-    {T::kS16, "s16", "int16", "i16", 16, "signed int"},
-    {T::kS32, "s32", "int32", "i32", 32, "signed int"},
-    {T::kS64, "s64", "int64", "i64", 64, "signed int"},
-    {T::kU8, "u8", "uint8", "u8", 8, "unsigned int"},
-    {T::kU16, "u16", "uint16", "u16", 16, "unsigned int"},
-    {T::kU32, "u32", "uint32", "u32", 32, "unsigned int"},
-    {T::kU64, "u64", "uint64", "u64", 64, "unsigned int"},
-    {T::kF16, "f16", "float16", "f16", 16, "float"},
-    {T::kF32, "f32", "float32", "f32", 32, "float"},
-    {T::kF64, "f64", "float64", "f64", 64, "float"},
-    {T::kTuple, "tuple", "", "", 0, "tuple"},
-    {T::kOpaque, "opaque", "", "", 0, "opaque"},
-    {T::kC64, "c64", "complex64", "c64", 64, "complex"},
-    {T::kBF16, "bf16", "bfloat16", "bf16", 16, "float"},
-    {T::kToken, "token", "", "", 0, "token"},
-    {T::kC128, "c128", "complex128", "c128", 128, "complex"},
-    {T::kF8E5M2, "f8e5m2", "float8_e5m2", "f8_e5m2", 8, "float"},
-    {T::kF8E4M3FN, "f8e4m3fn", "float8_e4m3fn", "f8_e4m3fn", 8, "float"},
-    {T::kS4, "s4", "int4", "i4", 4, "signed int"},
-    {T::kU4, "u4", "uint4", "u4", 4, "unsigned int"},
-    {T::kF8E4M3B11FNUZ, "f8e4m3b11fnuz", "float8_e4m3b11fnuz", "f8_e4m3b11fnuz", 8, "float"},
-    {T::kF8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", "f8_e5m2fnuz", 8, "float"},
-    {T::kF8E4M3FNUZ, "f8e4m3fnuz", "float8_e4m3fnuz", "f8_e4m3fnuz", 8, "float"},
-    {T::kS2, "s2", "int2", "i2", 2, "signed int"},
-    {T::kU2, "u2", "uint2", "u2", 2, "unsigned int"},
-    {T::kF8E4M3, "f8e4m3", "float8_e4m3", "f8_e4m3", 8, "float"},
-    {T::kF8E3M4, "f8e3m4", "float8_e3m4", "f8_e3m4", 8, "float"},
-    {T::kS1, "s1", "int1", "i1", 1, "signed int"},
-    {T::kU1, "u1", "uint1", "u1", 1, "unsigned int"},
-    {T::kF4E2M1FN, "f4e2m1fn", "float4_e2m1fn", "f4_e2m1fn", 4, "float"},
-    {T::kF8E8M0FNU, "f8e8m0fnu", "float8_e8m0fnu", "f8_e8m0fnu", 8, "float"},
-    {T::kBuffer, "buffer", "", "", 0, "buffer"},
-    {T::kF6E3M2FN, "f6e3m2fn", "float6_e3m2fn", "f6_e3m2fn", 8, "float"},
-    {T::kF6E2M3FN, "f6e2m3fn", "float6_e2m3fn", "f6_e2m3fn", 8, "float"},
+    {T::kInvalid, "invalid", "", "", 0, Kind::kNone},
+    {T::kPred, "pred", "bool", "bool", 1, Kind::kBool},
+    {T::kS8, "s8", "int8", "i8", 8, Kind::kSigned},
+    {T::kS16, "s16", "int16", "i16", 16, Kind::kSigned},
+    {T::kS32, "s32", "int32", "i32", 32, Kind::kSigned},
+    {T::kS64, "s64", "int64", "i64", 64, Kind::kSigned},
+    {T::kU8, "u8", "uint8", "u8", 8, Kind::kUnsigned},
+    {T::kU16, "u16", "uint16", "u16", 16, Kind::kUnsigned},
+    {T::kU32, "u32", "uint32", "u32", 32, Kind::kUnsigned},
+    {T::kU64, "u64", "uint64", "u64", 64, Kind::kUnsigned},
+    {T::kF16, "f16", "float16", "f16", 16, Kind::kFloat},
+    {T::kF32, "f32", "float32", "f32", 32, Kind::kFloat},
+    {T::kF64, "f64", "float64", "f64", 64, Kind::kFloat},
+    {T::kTuple, "tuple", "", "", 0, Kind::kNone},
+    {T::kOpaque, "opaque", "", "", 0, Kind::kNone},
+    {T::kC64, "c64", "complex64", "c64", 64, Kind::kComplex},
+    {T::kBF16, "bf16", "bfloat16", "bf16", 16, Kind::kFloat},
+    {T::kToken, "token", "", "", 0, Kind::kNone},
+    {T::kC128, "c128", "complex128", "c128", 128, Kind::kComplex},
+    {T::kF8E5M2, "f8e5m2", "float8_e5m2", "f8_e5m2", 8, Kind::kFloat},
+    {T::kF8E4M3FN, "f8e4m3fn", "float8_e4m3fn", "f8_e4m3fn", 8, Kind::kFloat},
+    {T::kS4, "s4", "int4", "i4", 4, Kind::kSigned},
+    {T::kU4, "u4", "uint4", "u4", 4, Kind::kUnsigned},
+    {T::kF8E4M3B11FNUZ, "f8e4m3b11fnuz", "float8_e4m3b11fnuz", "f8_e4m3b11fnuz", 8, Kind::kFloat},
+    {T::kF8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", "f8_e5m2fnuz", 8, Kind::kFloat},
+    {T::kF8E4M3FNUZ, "f8e4m3fnuz", "float8_e4m3fnuz", "f8_e4m3fnuz", 8, Kind::kFloat},
+    {T::kS2, "s2", "int2", "i2", 2, Kind::kSigned},
+    {T::kU2, "u2", "uint2", "u2", 2, Kind::kUnsigned},
+    {T::kF8E4M3, "f8e4m3", "float8_e4m3", "f8_e4m3", 8, Kind::kFloat},
+    {T::kF8E3M4, "f8e3m4", "float8_e3m4", "f8_e3m4", 8, Kind::kFloat},
+    {T::kS1, "s1", "int1", "i1", 1, Kind::kSigned},
+    {T::kU1, "u1", "uint1", "u1", 1, Kind::kUnsigned},
+    {T::kF4E2M1FN, "f4e2m1fn", "float4_e2m1fn", "f4_e2m1fn", 4, Kind::kFloat},
+    {T::kF8E8M0FNU, "f8e8m0fnu", "float8_e8m0fnu", "f8_e8m0fnu", 8, Kind::kFloat},
+    {T::kBuffer, "buffer", "", "", 0, Kind::kNone},
+    {T::kF6E3M2FN, "f6e3m2fn", "float6_e3m2fn", "f6_e3m2fn", 8, Kind::kFloat},
+    {T::kF6E2M3FN, "f6e2m3fn", "float6_e2m3fn", "f6_e2m3fn", 8, Kind::kFloat},
 }};
 
 constexpr bool TableInEnumOrder() {
@@ -109,10 +112,8 @@ absl::StatusOr<DType> ParseDType(absl::string_view text) {
   for (const DTypeInfo& info : kTypes) {
     if (info.bit_width > 0) names.push_back(info.xla_name);
   }
-  std::string shown(text.substr(0, 40));
-  if (text.size() > 40) shown += "...";
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown element type '", shown, "'; known: ", absl::StrJoin(names, ", "),
+      "unknown element type '", ElideForMessage(text, 40), "'; known: ", absl::StrJoin(names, ", "),
       " (or their NumPy names: float32, bfloat16, int4, bool, ...)"));
 }
 
@@ -134,14 +135,24 @@ int IfrtBitSize(DType type) {
   }
 }
 
-bool IsSignedIntegral(DType type) { return Info(type).kind == "signed int"; }
-bool IsUnsignedIntegral(DType type) { return Info(type).kind == "unsigned int"; }
+bool IsSignedIntegral(DType type) { return Info(type).kind == Kind::kSigned; }
+bool IsUnsignedIntegral(DType type) { return Info(type).kind == Kind::kUnsigned; }
 bool IsIntegral(DType type) { return IsSignedIntegral(type) || IsUnsignedIntegral(type); }
-bool IsFloatingPoint(DType type) { return Info(type).kind == "float"; }
-bool IsComplex(DType type) { return Info(type).kind == "complex"; }
+bool IsFloatingPoint(DType type) { return Info(type).kind == Kind::kFloat; }
+bool IsComplex(DType type) { return Info(type).kind == Kind::kComplex; }
 bool IsSubByteNonPred(DType type) {
   return type != T::kPred && IsArrayType(type) && BitWidth(type) < 8;
 }
-absl::string_view DTypeKind(DType type) { return Info(type).kind; }
+absl::string_view DTypeKind(DType type) {
+  switch (Info(type).kind) {
+    case Kind::kBool: return "bool";
+    case Kind::kSigned: return "signed int";
+    case Kind::kUnsigned: return "unsigned int";
+    case Kind::kFloat: return "float";
+    case Kind::kComplex: return "complex";
+    case Kind::kNone: break;
+  }
+  return XlaName(type);  // the non-array types are their own kind
+}
 
 }  // namespace axe

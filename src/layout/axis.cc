@@ -1,8 +1,8 @@
 #include "axe/layout/axis.h"
 
+#include <array>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,7 +28,8 @@ namespace {
 
 using internal::AxisEntry;
 
-// The interning table: append-only.
+// The interning table: append-only. One slot per (name, kind); lookups by name take no
+// allocation (the map is keyed by the name and looked up with a string_view).
 class AxisTable {
  public:
   AxisTable() { memory_ = Intern("m", AxisKind::kMemory); }
@@ -36,22 +37,23 @@ class AxisTable {
   const AxisEntry* memory() const { return memory_; }
 
   const AxisEntry* Intern(absl::string_view name, AxisKind kind) {
-    const Key key{std::string(name), kind};
+    const size_t k = static_cast<size_t>(kind);
     {
       absl::ReaderMutexLock lock(&mu_);
-      auto it = entries_.find(key);
-      if (it != entries_.end()) return it->second.get();
+      auto it = entries_.find(name);
+      if (it != entries_.end() && it->second[k] != nullptr) return it->second[k].get();
     }
     absl::MutexLock lock(&mu_);
-    std::unique_ptr<AxisEntry>& slot = entries_[key];
+    std::unique_ptr<AxisEntry>& slot = entries_[name][k];
     if (slot == nullptr) slot = std::make_unique<AxisEntry>(AxisEntry{std::string(name), kind});
     return slot.get();
   }
 
  private:
-  using Key = std::pair<std::string, AxisKind>;
   absl::Mutex mu_;
-  absl::flat_hash_map<Key, std::unique_ptr<AxisEntry>> entries_ ABSL_GUARDED_BY(mu_);
+  // name -> the entry of each kind (indexed by AxisKind).
+  absl::flat_hash_map<std::string, std::array<std::unique_ptr<AxisEntry>, 3>> entries_
+      ABSL_GUARDED_BY(mu_);
   const AxisEntry* memory_ = nullptr;
 };
 
@@ -100,6 +102,7 @@ Axis Axis::Get(absl::string_view name) {
 
 Axis Axis::Get(absl::string_view name, AxisKind kind) {
   AXE_CHECK(IsValidName(name)) << "invalid axis name '" << name << "'";
+  AXE_CHECK(name != "m" || kind == AxisKind::kMemory) << "axis 'm' is the memory axis";
   return Axis(Table().Intern(name, kind));
 }
 
@@ -110,6 +113,10 @@ absl::StatusOr<Axis> Axis::Find(absl::string_view name) {
 
 absl::StatusOr<Axis> Axis::Find(absl::string_view name, AxisKind kind) {
   if (!IsValidName(name)) return InvalidName(name);
+  if (name == "m" && kind != AxisKind::kMemory) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "axis 'm' is the memory axis; it cannot be a ", AxisKindName(kind), " axis"));
+  }
   return Get(name, kind);
 }
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
+#include "axe/base/scanner.h"
 #include "axe/layout/mesh.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/tmem.h"
@@ -44,6 +45,26 @@ absl::StatusOr<AxisCatalog> AxisCatalog::With(absl::Span<const AxisCatalogEntry>
     out.kinds_[std::string(e.name)] = e.kind;
   }
   return out;
+}
+
+absl::StatusOr<AxisCatalog> AxisCatalog::WithDeclarations(
+    absl::Span<const std::string> declarations) const {
+  std::vector<AxisCatalogEntry> entries;
+  entries.reserve(declarations.size());  // names point into `declarations`
+  for (const std::string& d : declarations) {
+    const size_t eq = d.find('=');
+    if (eq == std::string::npos || d.find('=', eq + 1) != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", ElideForMessage(d), "': expected NAME=KIND"));
+    }
+    absl::StatusOr<AxisKind> kind = ParseAxisKind(absl::string_view(d).substr(eq + 1));
+    if (!kind.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", ElideForMessage(d), "': ", kind.status().message()));
+    }
+    entries.push_back({absl::string_view(d).substr(0, eq), *kind});
+  }
+  return With(entries);
 }
 
 AxisCatalog AxisCatalog::With(absl::Span<const Axis> axes) const {

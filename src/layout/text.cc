@@ -20,25 +20,44 @@ struct Element {
   size_t pos;
 };
 
+// What the text says: the parts of the layout and the kinds its `where` clause names.
+struct ParsedLayout {
+  std::vector<Iter> shard;
+  std::vector<Iter> replica;
+  PhysCoord offset;
+  std::vector<AxisCatalogEntry> kinds;  // the where clause (names point into the text)
+  std::vector<size_t> kind_positions;   // where each entry of `kinds` starts
+};
+
 class LayoutParser {
  public:
   LayoutParser(absl::string_view text, const AxisCatalog& catalog)
       : s_(text), catalog_(catalog) {}
 
-  // Parses the layout and, if present, its `where` clause, whose kinds are returned in
-  // `kinds` (the caller parses again with them when there are any).
-  absl::StatusOr<Layout> Parse(std::vector<AxisCatalogEntry>& kinds) {
+  // Parses the layout's parts and, if present, its `where` clause. Nothing here depends on
+  // axis kinds, so the caller can read the text again with the clause's kinds before it
+  // builds the layout.
+  absl::StatusOr<ParsedLayout> Parse() {
     if (!TryKeyword("S")) return s_.Error("'S[' (a layout starts with its shard)");
     AXE_ASSIGN_OR_RETURN(shard_, ParseIters(/*replica=*/false));
+    ParsedLayout out;
     while (!s_.AtEnd()) {
       if (TryWhere()) {
-        AXE_ASSIGN_OR_RETURN(kinds, ParseWhereClause());
+        AXE_RETURN_IF_ERROR(ParseWhereClause(out));
         break;
       }
       if (!s_.TryConsume('+')) return s_.Error("'+', 'where' or end of input");
       AXE_RETURN_IF_ERROR(ParseTerm());
     }
-    return Layout::Create(std::move(shard_), std::move(replica_), std::move(offset_));
+    out.shard = std::move(shard_);
+    out.replica = std::move(replica_);
+    out.offset = std::move(offset_);
+    return out;
+  }
+
+  // An error at `pos` of the text.
+  absl::Status ErrorAt(size_t pos, absl::string_view message) const {
+    return s_.MessageAt(pos, message);
   }
 
  private:
@@ -51,13 +70,12 @@ class LayoutParser {
   }
 
   // NAME ':' KIND { ',' NAME ':' KIND } up to the end of the input.
-  absl::StatusOr<std::vector<AxisCatalogEntry>> ParseWhereClause() {
-    std::vector<AxisCatalogEntry> kinds;
+  absl::Status ParseWhereClause(ParsedLayout& out) {
     do {
       size_t at = (s_.SkipSpace(), s_.pos());
       std::optional<absl::string_view> name = s_.TryIdent();
       if (!name) return s_.Error("an axis name in the 'where' clause");
-      for (const AxisCatalogEntry& e : kinds) {
+      for (const AxisCatalogEntry& e : out.kinds) {
         if (e.name == *name) return s_.MessageAt(at, absl::StrCat("axis '", *name, "' given twice"));
       }
       AXE_RETURN_IF_ERROR(s_.Expect(':'));
@@ -69,10 +87,11 @@ class LayoutParser {
       if (*name == "m" && *kind != AxisKind::kMemory) {
         return s_.MessageAt(at, "axis 'm' is the memory axis");
       }
-      kinds.push_back({*name, *kind});
+      out.kinds.push_back({*name, *kind});
+      out.kind_positions.push_back(at);
     } while (s_.TryConsume(','));
     if (!s_.AtEnd()) return s_.Error("',' or end of input");
-    return kinds;
+    return absl::OkStatus();
   }
 
   // Consumes `word` followed by '[' (whitespace allowed between them).
@@ -267,12 +286,27 @@ std::string FormatIters(absl::Span<const Iter> iters) {
 }
 
 absl::StatusOr<Layout> Layout::Parse(absl::string_view text, const AxisCatalog& catalog) {
-  std::vector<AxisCatalogEntry> kinds;
-  AXE_ASSIGN_OR_RETURN(Layout l, LayoutParser(text, catalog).Parse(kinds));
-  if (kinds.empty()) return l;
-  // The text names kinds: read it again with them.
-  AXE_ASSIGN_OR_RETURN(AxisCatalog with_kinds, catalog.With(kinds));
-  return LayoutParser(text, with_kinds).Parse(kinds);
+  LayoutParser first(text, catalog);
+  AXE_ASSIGN_OR_RETURN(ParsedLayout parsed, first.Parse());
+  if (!parsed.kinds.empty()) {
+    // The text names kinds: read it again with them (the parts do not depend on kinds).
+    AXE_ASSIGN_OR_RETURN(AxisCatalog with_kinds, catalog.With(parsed.kinds));
+    AXE_ASSIGN_OR_RETURN(parsed, LayoutParser(text, with_kinds).Parse());
+    for (size_t i = 0; i < parsed.kinds.size(); ++i) {
+      const Axis named = with_kinds.Resolve(parsed.kinds[i].name);
+      bool used = false;
+      for (const Iter& it : parsed.shard) used = used || it.axis == named;
+      for (const Iter& it : parsed.replica) used = used || it.axis == named;
+      for (const auto& [axis, value] : parsed.offset.entries()) used = used || axis == named;
+      if (!used) {
+        return first.ErrorAt(parsed.kind_positions[i],
+                             absl::StrCat("axis '", parsed.kinds[i].name,
+                                          "' in the 'where' clause is not used by the layout"));
+      }
+    }
+  }
+  return Layout::Create(std::move(parsed.shard), std::move(parsed.replica),
+                        std::move(parsed.offset));
 }
 
 std::string FormatAxisKinds(absl::Span<const Axis> axes) {

@@ -97,6 +97,42 @@ TEST(AxisCatalog, ParsingWithACatalogueAndWithAWhereClause) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("an axis name")));
 }
 
+TEST(AxisCatalog, WhereClauseRules) {
+  // The parts are read before any kind-dependent check: reg as a thread axis does not count
+  // toward the memory span, so this layout is valid and its text parses back.
+  const std::string big = "S[(2,2):(4611686018427387904@reg,4611686018427387904)] where reg:thread";
+  absl::StatusOr<Layout> l = Layout::Parse(big);
+  ASSERT_OK(l);
+  EXPECT_EQ(l->ToString(), big);
+  EXPECT_THAT(Layout::Parse(l->ToString()), IsOkAndHolds(*l));
+  // A where clause naming an axis the layout does not use is a typo.
+  EXPECT_THAT(Layout::Parse("S[4:1@gpuid] where gpuid_z:device"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 19: axis 'gpuid_z' in the 'where' clause is not used")));
+}
+
+TEST(AxisCatalog, MIsAlwaysMemory) {
+  EXPECT_THAT(Axis::Find("m", AxisKind::kDevice),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'m' is the memory axis")));
+  EXPECT_DEATH(Axis::Get("m", AxisKind::kThread), "memory axis");
+  EXPECT_EQ(Axis::Get("m", AxisKind::kMemory), Axis::Memory());
+}
+
+TEST(AxisCatalog, Declarations) {
+  absl::StatusOr<AxisCatalog> c =
+      AxisCatalog::Standard().WithDeclarations({"x=device", "lane=memory"});
+  ASSERT_OK(c);
+  EXPECT_EQ(c->KindOf("x"), AxisKind::kDevice);
+  EXPECT_EQ(c->KindOf("lane"), AxisKind::kMemory);
+  EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x': expected NAME=KIND")));
+  EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x=gpu"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'x=gpu': unknown axis kind 'gpu'")));
+  EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x=device", "x=thread"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x' is given twice")));
+}
+
 TEST(AxisCatalog, OneNameHasOneKindInALayout) {
   EXPECT_THAT(Layout::Create({Iter{2, 1, Axis::Get("x")}, Iter{2, 1, Axis::Get("x", AxisKind::kDevice)}}),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -9,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
 
 namespace axe::cli {
 
@@ -20,8 +23,9 @@ void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> a
   cmd->callback([&selected, action = std::move(action)] { selected.action = action; });
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
+absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& arg,
                                                         const std::string& option) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, option));
   absl::StatusOr<std::vector<int64_t>> v = ParseIntList(text);
   if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat(option, ": ", v.status().message()));
   return v;
@@ -29,26 +33,33 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
 
 absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what) {
   constexpr size_t kMaxInputBytes = size_t{256} << 20;
+  static std::string stdin_reader;  // the option that read standard input, if any
   if (arg != "-" && (arg.empty() || arg[0] != '@')) return arg;
   const bool from_stdin = arg == "-";
+  if (from_stdin && !stdin_reader.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": standard input was already read for ", stdin_reader, "; use @FILE for one of them"));
+  }
+  if (from_stdin) stdin_reader = what;
   std::ifstream file;
-  if (!from_stdin) {
+  if (!from_stdin && !std::filesystem::is_directory(arg.substr(1))) {
     file.open(arg.substr(1), std::ios::binary);
-    if (!file) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": cannot read file '", arg.substr(1), "'"));
-    }
   }
   std::istream& in = from_stdin ? std::cin : file;
+  const std::string source = from_stdin ? "standard input" : absl::StrCat("file '", arg.substr(1), "'");
   std::string text;
   char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+  while (in && (in.read(chunk, sizeof chunk), in.gcount() > 0)) {
     text.append(chunk, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxInputBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": input from ", from_stdin ? "standard input" : arg, " exceeds 256 MiB"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", source, " exceeds 256 MiB"));
     }
   }
+  if (in.bad() || (!from_stdin && !file.is_open()) || (!in.eof())) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", source));
+  }
+  // A file's final newline (and any trailing blanks) is not part of the value.
+  text.erase(text.find_last_not_of(" \t\r\n") + 1);
   return text;
 }
 
@@ -94,7 +105,7 @@ void MakeIntegerOptionsStrict(CLI::App& app) {
       [](std::string& value) -> std::string {
         int64_t parsed = 0;
         if (absl::SimpleAtoi(value, &parsed)) return "";
-        std::string shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
+        const std::string shown = ElideForMessage(value, 40);
         return value.empty() ? "expected an integer, got an empty value"
                              : absl::StrCat("expected an integer in [-2^63, 2^63), got '", shown,
                                             "'");
@@ -125,7 +136,7 @@ std::optional<std::string> UnknownCommand(CLI::App& app, int argc, const char* c
     if (next == nullptr) {
       std::vector<std::string> names;
       for (CLI::App* sub : subs) names.push_back(sub->get_name());
-      std::string shown = word.size() > 40 ? word.substr(0, 40) + "..." : word;
+      const std::string shown = ElideForMessage(word, 40);
       return absl::StrCat("unknown command '", shown, "' for '", path,
                           "'; expected one of: ", absl::StrJoin(names, ", "));
     }

@@ -31,7 +31,8 @@ void AddJsonFlag(CLI::App* cmd, Selected& selected);
 // Makes `cmd` run `action` when it is selected.
 void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> action);
 
-// Parses an integer list option such as "8,16"; errors name the option.
+// Parses an integer list option such as "8,16" (or "-"/"@file", see ReadInputText); errors
+// name the option.
 absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
                                                         const std::string& option);
 

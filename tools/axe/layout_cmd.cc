@@ -48,23 +48,8 @@ void AddLayoutArgs(CLI::App* cmd, LayoutArgs& args) {
 
 // The standard catalogue with the --axis NAME=KIND entries.
 absl::StatusOr<AxisCatalog> CatalogWith(const std::vector<std::string>& declare) {
-  std::vector<std::string> names;
-  std::vector<AxisCatalogEntry> entries;
-  names.reserve(declare.size());
-  for (const std::string& d : declare) {
-    std::vector<std::string> parts = absl::StrSplit(d, '=');
-    if (parts.size() != 2) {
-      return absl::InvalidArgumentError(absl::StrCat("--axis '", d, "': expected NAME=KIND"));
-    }
-    absl::StatusOr<AxisKind> kind = ParseAxisKind(parts[1]);
-    if (!kind.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--axis '", d, "': ", kind.status().message()));
-    }
-    names.push_back(parts[0]);
-    entries.push_back({names.back(), *kind});
-  }
-  absl::StatusOr<AxisCatalog> c = AxisCatalog::Standard().With(entries);
-  if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--axis: ", c.status().message()));
+  absl::StatusOr<AxisCatalog> c = AxisCatalog::Standard().WithDeclarations(declare);
+  if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--axis ", c.status().message()));
   return c;
 }
 
@@ -231,8 +216,8 @@ void AddInverse(CLI::App& group, Selected& selected) {
     const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
     // The point's axis names take the kinds they have in the layout.
-    absl::StatusOr<PhysCoord> p =
-        PhysCoord::Parse(args->point, AxisCatalog::Standard().With(l.axes()));
+    AXE_ASSIGN_OR_RETURN(std::string point, ReadInputText(args->point, "--point"));
+    absl::StatusOr<PhysCoord> p = PhysCoord::Parse(point, AxisCatalog::Standard().With(l.axes()));
     if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--point: ", p.status().message()));
     AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords,
                          any.swizzled ? Inverse(*any.swizzled, shape, *p) : Inverse(l, shape, *p));
@@ -558,7 +543,8 @@ void AddSlice(CLI::App& group, Selected& selected) {
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
-    absl::StatusOr<std::vector<Interval>> region = ParseRegion(args->region);
+    AXE_ASSIGN_OR_RETURN(std::string region_text, ReadInputText(args->region, "--region"));
+    absl::StatusOr<std::vector<Interval>> region = ParseRegion(region_text);
     if (!region.ok()) return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
     if (l.swizzled) {
       AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));

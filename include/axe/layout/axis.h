@@ -45,9 +45,9 @@ class Axis {
   // it does not hold). The name must be a valid identifier (a programming error otherwise;
   // use Find() for untrusted text).
   static Axis Get(absl::string_view name);
-  // The axis `name` of kind `kind`.
+  // The axis `name` of kind `kind` (`m` is always memory: checked).
   static Axis Get(absl::string_view name, AxisKind kind);
-  // Like Get() but returns InvalidArgument for a malformed name.
+  // Like Get() but returns InvalidArgument for a malformed name (or `m` of another kind).
   static absl::StatusOr<Axis> Find(absl::string_view name);
   static absl::StatusOr<Axis> Find(absl::string_view name, AxisKind kind);
   // True for [A-Za-z_][A-Za-z0-9_]*.

@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -41,9 +42,11 @@ class AxisCatalog {
   static const AxisCatalog& Standard();
 
   // This catalogue with `entries` added; an added name replaces this catalogue's kind for it.
-  // Entries must be valid axis names other than `m`, each at most once (InvalidArgument
-  // naming the entry otherwise).
+  // Entries must be valid axis names, each at most once, and `m` only as memory
+  // (InvalidArgument naming the entry otherwise).
   absl::StatusOr<AxisCatalog> With(absl::Span<const AxisCatalogEntry> entries) const;
+  // The same from "NAME=KIND" texts (the CLI's --axis), e.g. {"x=device", "y=device"}.
+  absl::StatusOr<AxisCatalog> WithDeclarations(absl::Span<const std::string> declarations) const;
   // This catalogue with the axes of a value (their names take their kinds).
   AxisCatalog With(absl::Span<const Axis> axes) const;
 
