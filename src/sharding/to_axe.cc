@@ -35,10 +35,17 @@ absl::StatusOr<Grouped> LocalMemory(const std::vector<int64_t>& local,
   return Group(form.layout, local);
 }
 
-Iter DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
+// The device iter of mesh axis j. per_axis: the axis named after it (kind device; the name
+// `m` is the memory axis's and is rejected).
+absl::StatusOr<Iter> DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
   const MeshAxis& a = mesh.axes()[j];
   if (mode == DeviceAxisMode::kFlat) return Iter{a.size, mesh.axis_stride(j), Axis::Get("gpuid")};
-  return Iter{a.size, 1, Axis::Get(a.name, AxisKind::kDevice)};
+  absl::StatusOr<Axis> axis = Axis::Find(a.name, AxisKind::kDevice);
+  if (!axis.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mesh axis '", a.name, "' cannot be a per_axis device axis: ", axis.status().message()));
+  }
+  return Iter{a.size, 1, *axis};
 }
 
 absl::Status NotExpressible(absl::string_view why) {
@@ -170,13 +177,18 @@ absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
   const std::vector<Iter>& mg = memory.layout.shard();
   std::vector<Iter> shard;
   for (size_t i = 0; i < local.size(); ++i) {
-    for (size_t j : sharding.DimAxes(i)) shard.push_back(DeviceIter(sharding.mesh(), j, mode));
+    for (size_t j : sharding.DimAxes(i)) {
+      AXE_ASSIGN_OR_RETURN(Iter it, DeviceIter(sharding.mesh(), j, mode));
+      shard.push_back(it);
+    }
     shard.insert(shard.end(), mg.begin() + static_cast<std::ptrdiff_t>(memory.seps[i]),
                  mg.begin() + static_cast<std::ptrdiff_t>(memory.seps[i + 1]));
   }
   std::vector<Iter> replica;
-  for (size_t j : sharding.ReplicatedAxes())
-    replica.push_back(DeviceIter(sharding.mesh(), j, mode));
+  for (size_t j : sharding.ReplicatedAxes()) {
+    AXE_ASSIGN_OR_RETURN(Iter it, DeviceIter(sharding.mesh(), j, mode));
+    replica.push_back(it);
+  }
   AXE_ASSIGN_OR_RETURN(axe::Layout layout,
                        axe::Layout::Create(std::move(shard), std::move(replica)));
   return Canonicalize(layout);

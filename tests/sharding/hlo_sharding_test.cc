@@ -129,6 +129,7 @@ TEST(HloShardingTest, NamedToHloAsJaxProducesIt) {
   EXPECT_EQ(hlo("x=2,y=2", "P('x', 'y')", 2), "{devices=[2,2]<=[4]}");
   EXPECT_EQ(hlo("x=2,y=2", "P('y', 'x')", 2), "{devices=[2,2]<=[2,2]T(1,0)}");
   EXPECT_EQ(hlo("x=2,y=2", "P(('x', 'y'))", 1), "{devices=[4]<=[4]}");
+  EXPECT_EQ(hlo("x=2,y=3", "P('x', 'y')", 2), "{devices=[2,3]<=[6]}");
   EXPECT_EQ(hlo("x=2,y=2", "P()", 2), "{replicated}");
   EXPECT_EQ(hlo("x=2,y=1", "P('y')", 2), "{replicated}");
   EXPECT_EQ(hlo("x=4,y=2", "P(None, 'x')", 2), "{devices=[1,4,2]<=[8] last_tile_dim_replicate}");
