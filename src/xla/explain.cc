@@ -156,13 +156,22 @@ absl::StatusOr<IndexExplanation> ExplainIndex(const Shape& shape, absl::Span<con
   AXE_ASSIGN_OR_RETURN(at.levels, m.Locate(index));
   const int64_t e = a.layout().element_size_in_bits();
   at.packed = e != 0;
-  // The linear index is below padded_elements, whose byte size fits int64 (validated).
-  std::optional<int64_t> bits =
-      CheckedMul(at.linear_index, at.packed ? e : 8 * ByteWidth(a.element_type()));
+  // The linear index is below padded_elements, whose byte size fits int64 (validated), so the
+  // byte offset always fits; the bit offset is only computed (and only needed) for packed types,
+  // where it is the byte size times 8 at most and is checked.
+  if (!at.packed) {
+    std::optional<int64_t> bytes = CheckedMul(at.linear_index, ByteWidth(a.element_type()));
+    if (!bytes) return absl::OutOfRangeError("the byte offset of the element overflows int64");
+    at.byte_offset = *bytes;
+    at.bit_offset = 0;
+    at.bit_in_byte = 0;
+    return at;
+  }
+  std::optional<int64_t> bits = CheckedMul(at.linear_index, e);
   if (!bits) return absl::OutOfRangeError("the bit offset of the element overflows int64");
-  at.bit_offset = at.packed ? *bits : 0;
+  at.bit_offset = *bits;
   at.byte_offset = *bits / 8;
-  at.bit_in_byte = at.packed ? *bits % 8 : 0;
+  at.bit_in_byte = *bits % 8;
   return at;
 }
 

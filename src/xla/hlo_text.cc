@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -151,6 +152,13 @@ bool IsInstructionLine(absl::string_view line) {
   return ReadInstructionHead(s, ignored);
 }
 
+// "}" alone, or followed by blanks and a // comment ("}  // end"): the end of a computation.
+bool IsClosingBrace(absl::string_view line) {
+  if (!absl::ConsumePrefix(&line, "}")) return false;
+  line = absl::StripLeadingAsciiWhitespace(line);
+  return line.empty() || absl::StartsWith(line, "//");
+}
+
 }  // namespace
 
 bool LooksLikeHlo(absl::string_view text) {
@@ -190,7 +198,7 @@ absl::StatusOr<HloText> ScanHlo(absl::string_view text, const HloScanOptions& op
       if (absl::Status st = ScanModuleHeader(line, out); !st.ok()) return AtLine(line_number, st);
       continue;
     }
-    if (line == "}") {
+    if (IsClosingBrace(line)) {
       computation.clear();
       continue;
     }

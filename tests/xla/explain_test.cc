@@ -114,6 +114,19 @@ TEST(Explain, IndexGivesByteAndBitOffsets) {
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("dimension 0")));
 }
 
+// Regression: the byte offset of an unpacked element went through a bit count (x8) that
+// overflowed int64 for arrays over 2^60 bytes, so valid indices of such arrays were refused.
+TEST(Explain, IndexOfArrayOverTwoToTheSixtyBytes) {
+  // 2^60 f32 elements: 2^62 bytes (fits int64), 2^65 bits (does not).
+  absl::StatusOr<IndexExplanation> last =
+      ExplainIndex(*ParseShape("f32[1152921504606846976]"), {1152921504606846975});
+  ASSERT_OK(last.status());
+  EXPECT_EQ(last->linear_index, 1152921504606846975);
+  EXPECT_EQ(last->byte_offset, 4611686018427387900);
+  EXPECT_EQ(last->bit_offset, 0);
+  EXPECT_FALSE(last->packed);
+}
+
 // The explanation of a shape with rank R and L tile levels is O(R + L) text (it used to list
 // the whole shape at every level: 36 KB of input gave gigabytes of work).
 TEST(Explain, LargeShapeExplainsInLinearSize) {
