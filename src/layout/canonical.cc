@@ -175,12 +175,13 @@ bool SatisfiesGapCondition(const Layout& canonical) {
 absl::StatusOr<bool> Equivalent(const Layout& a, const Layout& b) {
   if (a.size() != b.size()) return false;
   Layout ca = Canonicalize(a), cb = Canonicalize(b);
-  // A broadcast iter (stride 0) maps to 0 whatever its axis: put every one on m, so that
-  // S[(2,4):(0@warp,1)] and S[(2,4):(0,1)] compare equal, then merge again (D1).
+  // A broadcast iter (stride 0) and an iter of extent 1 map to 0 whatever their axis and
+  // stride: make every one 0@m, so that S[(2,4):(0@warp,1)] and S[(2,4):(0,1)], or S[1:1]
+  // and S[1:1@gpuid], compare equal, then merge again (D1).
   auto broadcast_on_m = [](const Layout& l) {
     std::vector<Iter> d = l.shard();
     for (Iter& it : d) {
-      if (it.stride == 0) it.axis = Axis::Memory();
+      if (it.stride == 0 || it.extent == 1) it = Iter{it.extent, 0, Axis::Memory()};
     }
     return NormalizeShard(d);
   };

@@ -110,6 +110,10 @@ TEST(Equivalent, Examples) {
   EXPECT_TRUE(*Equivalent(P("S[(2,4):(0@warp,1)]"), P("S[(2,4):(0,1)]")));
   EXPECT_TRUE(*Equivalent(P("S[(2,2):(0@warp,0)]"), P("S[4:0]")));
   EXPECT_FALSE(*Equivalent(P("S[(2,4):(0@warp,1)]"), P("S[(2,4):(1@warp,1)]")));
+  // A one-element layout maps its point to 0 on every axis.
+  EXPECT_TRUE(*Equivalent(P("S[1:1]"), P("S[1:1@gpuid]")));
+  EXPECT_TRUE(*Equivalent(P("S[1:5@warp] + 2"), P("S[1:0] + 2")));
+  EXPECT_FALSE(*Equivalent(P("S[1:1] + 1@gpuid"), P("S[1:1@gpuid]")));
 }
 
 TEST(GapCondition, Examples) {
