@@ -54,13 +54,6 @@ absl::Status CheckIndexInBounds(const Shape& shape, absl::Span<const int64_t> in
   return absl::Status(st.code(), absl::StrCat(st.message(), " of ", shape.ToString()));
 }
 
-std::string Elided(absl::string_view text, size_t max_chars) {
-  if (text.size() <= max_chars) return std::string(text);
-  const size_t keep = max_chars / 2;
-  return absl::StrCat(text.substr(0, keep), "...(", text.size() - 2 * keep, " more characters)...",
-                      text.substr(text.size() - keep));
-}
-
 int64_t DenseElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape.dimensions()) {

@@ -26,10 +26,6 @@ absl::Status CheckIndexInBounds(const Shape& shape, absl::Span<const int64_t> in
 absl::Status CheckIndexInBounds(absl::Span<const int64_t> dims, absl::Span<const int64_t> index,
                                 absl::string_view op);
 
-// `text` itself when it has at most `max_chars` characters; otherwise its start and end
-// around "...(N characters)...", so that an error never echoes a whole 100 KB input.
-std::string Elided(absl::string_view text, size_t max_chars = 160);
-
 // Π dims of a validated array (0 if some dim is 0; validation rules out overflow otherwise).
 int64_t DenseElements(const Shape& shape);
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/memory_space.h"
 #include "axe/xla/sizes.h"
@@ -14,8 +15,6 @@
 
 namespace axe::xla {
 namespace {
-
-const Shape& ArrayOf(const Shape& shape) { return shape.IsBuffer() ? shape.buffer_shape() : shape; }
 
 std::string DimText(const Shape& a, size_t d) {
   if (a.is_unbounded_dynamic_dimension(d)) return "?";
@@ -70,10 +69,10 @@ void FillLayoutFacts(const Shape& a, ArrayExplanation& e) {
 }  // namespace
 
 absl::StatusOr<ArrayExplanation> ExplainArray(const Shape& shape) {
-  const Shape& a = ArrayOf(shape);
+  const Shape& a = shape.array_shape();
   if (!a.IsArray()) {
     return absl::InvalidArgumentError(absl::StrCat("explain needs an array or buffer shape, got ",
-                                                   internal::Elided(shape.ToString())));
+                                                   ElideForMessage(shape.ToString())));
   }
   ArrayExplanation e;
   e.shape = shape.ToString();
@@ -135,7 +134,7 @@ absl::StatusOr<const Shape*> TupleLeaf(const Shape& shape, absl::Span<const int6
     if (!at->IsTuple()) {
       return absl::InvalidArgumentError(
           absl::StrCat("leaf index ", FormatTuple(leaf_index), ": position ", k, " goes into ",
-                       internal::Elided(at->ToString()), ", which is not a tuple"));
+                       ElideForMessage(at->ToString()), ", which is not a tuple"));
     }
     if (i < 0 || static_cast<size_t>(i) >= at->tuple_shapes().size()) {
       return absl::OutOfRangeError(
@@ -148,7 +147,7 @@ absl::StatusOr<const Shape*> TupleLeaf(const Shape& shape, absl::Span<const int6
 }
 
 absl::StatusOr<IndexExplanation> ExplainIndex(const Shape& shape, absl::Span<const int64_t> index) {
-  const Shape& a = ArrayOf(shape);
+  const Shape& a = shape.array_shape();
   AXE_ASSIGN_OR_RETURN(TilingMap m, TilingMap::Create(a));
   IndexExplanation at;
   at.index.assign(index.begin(), index.end());

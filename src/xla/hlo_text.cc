@@ -18,12 +18,11 @@
 namespace axe::xla {
 namespace {
 
-using internal::Elided;
-
 Scanner::Options Hlo() { return Scanner::Options{.skip_comments = true}; }
 
 absl::Status AtLine(size_t line, const absl::Status& st) {
-  return absl::Status(st.code(), absl::StrCat("line ", line, ": ", Elided(st.message(), 400)));
+  return absl::Status(st.code(),
+                      absl::StrCat("line ", line, ": ", ElideForMessage(st.message(), 400)));
 }
 
 // Reads `[ROOT] [%]name =` and leaves the scanner after '='. False (scanner moved) when the
@@ -93,7 +92,8 @@ absl::StatusOr<HloInstruction> ScanInstruction(absl::string_view line,
   const size_t shape_at = s.pos();
   AXE_ASSIGN_OR_RETURN(ins.result, parser.ParseShape());
   if (absl::Status st = parser.ValidateTopLevel(ins.result); !st.ok()) {
-    return s.MessageAt(shape_at, absl::StrCat("result shape: ", Elided(st.message(), 400)));
+    return s.MessageAt(shape_at,
+                       absl::StrCat("result shape: ", ElideForMessage(st.message(), 400)));
   }
   std::optional<absl::string_view> opcode = s.TryIdent("-");
   if (!opcode) return s.Error("an opcode");

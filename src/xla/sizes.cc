@@ -17,12 +17,10 @@ absl::Status Overflow(const Shape& shape, absl::string_view what) {
       absl::StrCat("the ", what, " of ", shape.ToString(), " overflows int64"));
 }
 
-const Shape& ArrayOf(const Shape& shape) { return shape.IsBuffer() ? shape.buffer_shape() : shape; }
-
 }  // namespace
 
 absl::StatusOr<int64_t> ElementsIn(const Shape& shape_in) {
-  const Shape& shape = ArrayOf(shape_in);
+  const Shape& shape = shape_in.array_shape();
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError(
         absl::StrCat("ElementsIn needs an array shape, got ", shape.ToString()));
@@ -46,7 +44,7 @@ absl::StatusOr<int64_t> ElementsIn(const Shape& shape_in) {
 }
 
 absl::StatusOr<int64_t> ElementsToBytes(const Shape& shape_in, int64_t elements) {
-  const Shape& shape = ArrayOf(shape_in);
+  const Shape& shape = shape_in.array_shape();
   const int64_t e = shape.has_layout() ? shape.layout().element_size_in_bits() : 0;
   if (e < 0)
     return absl::InvalidArgumentError(
@@ -98,7 +96,7 @@ absl::StatusOr<int64_t> ByteSizeOfElementsRecursive(const Shape& shape) {
 }
 
 absl::StatusOr<int64_t> ArraySizeElements(const Shape& shape_in) {
-  const Shape& shape = ArrayOf(shape_in);
+  const Shape& shape = shape_in.array_shape();
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "ArraySize"));
   const Layout& layout = shape.layout();
   // XLA's ShapeUtil::ArraySize: without tiles it is ByteSizeOfElements, which ignores L and
@@ -144,7 +142,7 @@ absl::StatusOr<int64_t> ArraySize(const Shape& shape) {
 }
 
 absl::StatusOr<int64_t> ArrayDataSize(const Shape& shape_in) {
-  const Shape& shape = ArrayOf(shape_in);
+  const Shape& shape = shape_in.array_shape();
   AXE_RETURN_IF_ERROR(internal::CheckArrayWithLayout(shape, "ArrayDataSize"));
   AXE_ASSIGN_OR_RETURN(int64_t n, ElementsIn(shape));
   if (n == 0) return 0;
@@ -155,7 +153,7 @@ absl::StatusOr<int64_t> ArrayDataSize(const Shape& shape_in) {
 }
 
 absl::StatusOr<int64_t> NestedPaddedElements(const Shape& shape) {
-  AXE_ASSIGN_OR_RETURN(TilingMap m, TilingMap::Create(ArrayOf(shape)));
+  AXE_ASSIGN_OR_RETURN(TilingMap m, TilingMap::Create(shape.array_shape()));
   return m.padded_elements();
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/validate.h"
 #include "checks.h"
@@ -59,7 +60,7 @@ absl::StatusOr<Shape> ShapeParser::ParseShape() {
       // XLA validates tuple elements when it builds the tuple (layouts optional).
       if (absl::Status st = ValidateShape(value, {.allow_missing_layouts = true}); !st.ok()) {
         return s_.MessageAt(s_.pos(), absl::StrCat("tuple element ", top.elements.size(), ": ",
-                                                   Elided(st.message(), 400)));
+                                                   ElideForMessage(st.message(), 400)));
       }
       top.elements.push_back(std::move(value));
       if (s_.TryConsume(',')) break;
@@ -81,11 +82,29 @@ absl::StatusOr<Shape> ShapeParser::ParseLeaf() {
   return ParseArray(*type, at);
 }
 
+namespace {
+
+// The element type names a shape may start with, from the DType table: every array type, then
+// token and opaque.
+const std::string& ShapeTypeNames() {
+  static const std::string* const names = [] {
+    std::vector<absl::string_view> list;
+    for (DType t : AllDTypes()) {
+      if (IsArrayType(t)) list.push_back(XlaName(t));
+    }
+    list.push_back(XlaName(DType::kToken));
+    list.push_back(XlaName(DType::kOpaque));
+    return new std::string(absl::StrJoin(list, ", "));
+  }();
+  return *names;
+}
+
+}  // namespace
+
 absl::Status ShapeParser::UnknownType(std::optional<absl::string_view> ident, size_t at) const {
   if (!ident) return s_.ErrorAt(at, "primitive type");
-  return s_.MessageAt(at, absl::StrCat("unknown element type '", Elided(*ident, 40),
-                                       "' (XLA's are pred, s1..s64, u1..u64, f16, bf16, f32, f64, ",
-                                       "the f8/f6/f4 types, c64, c128, token, opaque)"));
+  return s_.MessageAt(at, absl::StrCat("unknown element type '", ElideForMessage(*ident, 40),
+                                       "' (XLA's are ", ShapeTypeNames(), ")"));
 }
 
 absl::StatusOr<Shape> ShapeParser::ParseBuffer(size_t at) {
@@ -176,12 +195,12 @@ absl::StatusOr<Shape> ShapeParser::ParseArray(PrimitiveType type, size_t at) {
     }
     if (l.is_sparse() && !l.tiles().empty()) {
       return s_.MessageAt(layout_at, absl::StrCat("Layout has tiles, but is for a sparse array: ",
-                                                  internal::Elided(l.ToString())));
+                                                  ElideForMessage(l.ToString())));
     }
     if (!l.is_sparse() && l.has_physical_shape()) {
       return s_.MessageAt(layout_at,
                           absl::StrCat("Layout has physical shape, but is not for a sparse array: ",
-                                       internal::Elided(l.ToString())));
+                                       ElideForMessage(l.ToString())));
     }
     layout = std::move(l);
   }
@@ -427,8 +446,8 @@ absl::StatusOr<Shape> ParseShape(absl::string_view text, const ParseOptions& opt
   s.SkipSpace();
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after shape");
   if (absl::Status st = parser.ValidateTopLevel(shape); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(internal::Elided(st.message(), 400), " (in \"",
-                                                   internal::Elided(text), "\")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ElideForMessage(st.message(), 400), " (in \"", ElideForMessage(text), "\")"));
   }
   return shape;
 }
@@ -441,8 +460,8 @@ absl::StatusOr<Layout> ParseLayout(absl::string_view text, const ParseOptions& o
   if (!s.AtEnd()) return s.MessageAt(s.pos(), "extra content after layout");
   if (!options.lenient) {
     if (absl::Status st = ValidateLayout(layout); !st.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(internal::Elided(st.message(), 400), " (in \"",
-                                                     internal::Elided(text), "\")"));
+      return absl::InvalidArgumentError(absl::StrCat(ElideForMessage(st.message(), 400), " (in \"",
+                                                     ElideForMessage(text), "\")"));
     }
   }
   return layout;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "checks.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 absl::Status Overflow(const Shape& shape, absl::string_view what) {
   return absl::OutOfRangeError(
-      absl::StrCat("the ", what, " of ", internal::Elided(shape.ToString()), " overflows int64"));
+      absl::StrCat("the ", what, " of ", ElideForMessage(shape.ToString()), " overflows int64"));
 }
 
 // Builds one level on the current expanded shape `cur` and replaces cur's covered suffix by
@@ -43,8 +44,8 @@ absl::StatusOr<TilingLevel> ApplyLevel(const Shape& shape, const Tile& tile, siz
   }
   if (!pending.empty()) {  // validation rules this out; kept for hand-built levels
     return absl::InvalidArgumentError(
-        absl::StrCat("tile ", internal::Elided(tile.ToString()), " (level ", level + 1, ") of ",
-                     internal::Elided(shape.ToString()),
+        absl::StrCat("tile ", ElideForMessage(tile.ToString()), " (level ", level + 1, ") of ",
+                     ElideForMessage(shape.ToString()),
                      " ends with '*': there is no more-minor dimension to combine it into"));
   }
   for (size_t j = 0; j < l.bounds.size(); ++j) {

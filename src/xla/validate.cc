@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "checks.h"
 
@@ -13,8 +14,8 @@ namespace axe::xla {
 namespace {
 
 absl::Status Invalid(absl::string_view what, const Layout& layout, const Shape* shape) {
-  std::string msg = absl::StrCat("layout ", what, ": ", internal::Elided(layout.ToString()));
-  if (shape != nullptr) absl::StrAppend(&msg, "; shape: ", internal::Elided(shape->ToString()));
+  std::string msg = absl::StrCat("layout ", what, ": ", ElideForMessage(layout.ToString()));
+  if (shape != nullptr) absl::StrAppend(&msg, "; shape: ", ElideForMessage(shape->ToString()));
   return absl::InvalidArgumentError(msg);
 }
 
@@ -32,7 +33,7 @@ absl::Status ValidateShapeIndependent(const Layout& layout, const Shape* shape) 
     for (int64_t b : t.dimensions()) {
       if (b <= 0 && b != Tile::kCombineDimension) {
         return Invalid(
-            absl::StrCat("has invalid tiles: tile ", i, " ", internal::Elided(t.ToString()),
+            absl::StrCat("has invalid tiles: tile ", i, " ", ElideForMessage(t.ToString()),
                          " has bound ", b, " (bounds are >= 1 or '*')"),
             layout, shape);
       }
@@ -40,7 +41,7 @@ absl::Status ValidateShapeIndependent(const Layout& layout, const Shape* shape) 
     // `*` combines a dim into the next more-minor one; the last bound has none.
     if (t.dimensions().back() == Tile::kCombineDimension) {
       return Invalid(
-          absl::StrCat("has invalid tiles: tile ", i, " ", internal::Elided(t.ToString()),
+          absl::StrCat("has invalid tiles: tile ", i, " ", ElideForMessage(t.ToString()),
                        " ends with '*' (there is no more-minor dimension to combine it into)"),
           layout, shape);
     }
@@ -67,8 +68,8 @@ absl::Status ValidateLayout(const Layout& layout) {
 absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a layout describes an array shape, not ", internal::Elided(shape.ToString(false)),
-        " (layout ", internal::Elided(layout.ToString()), ")"));
+        "a layout describes an array shape, not ", ElideForMessage(shape.ToString(false)),
+        " (layout ", ElideForMessage(layout.ToString()), ")"));
   }
   const size_t rank = shape.dimensions().size();
   absl::Span<const int64_t> m2m = layout.minor_to_major();
@@ -111,7 +112,7 @@ absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
   for (const SplitConfig& c : layout.split_configs()) {
     const int64_t p = c.dimension();
     if (p < 0 || p >= static_cast<int64_t>(rank)) {
-      return Invalid(absl::StrCat("split config ", internal::Elided(c.ToString()),
+      return Invalid(absl::StrCat("split config ", ElideForMessage(c.ToString()),
                                   " names physical dimension ", p, " outside [0, ", rank, ")"),
                      layout, &shape);
     }
@@ -125,7 +126,7 @@ absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
     int64_t prev = 0;
     for (int64_t i : c.split_indices()) {
       if (i <= prev || i >= size) {
-        return Invalid(absl::StrCat("split config ", internal::Elided(c.ToString()),
+        return Invalid(absl::StrCat("split config ", ElideForMessage(c.ToString()),
                                     ": split indices must increase strictly and lie in (0, ", size,
                                     ") (the size of logical dimension ", logical, ")"),
                        layout, &shape);
@@ -150,7 +151,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
     case ShapeKind::kBuffer:
       if (shape.tuple_shapes().size() != 1 || !shape.buffer_shape().IsArray()) {
         return absl::InvalidArgumentError(absl::StrCat("a buffer wraps exactly one array shape: ",
-                                                       internal::Elided(shape.ToString())));
+                                                       ElideForMessage(shape.ToString())));
       }
       return ValidateShape(shape.buffer_shape(), options);
     case ShapeKind::kArray: break;
@@ -161,7 +162,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
   }
   if (shape.dynamic_dimensions().size() != shape.dimensions().size()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "shape ", internal::Elided(shape.ToString(false)), " has ",
+        "shape ", ElideForMessage(shape.ToString(false)), " has ",
         shape.dynamic_dimensions().size(), " dynamic flags for ", shape.rank(), " dimensions"));
   }
   int64_t bytes = ByteWidth(shape.element_type());
@@ -171,7 +172,7 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
     if (shape.is_unbounded_dynamic_dimension(i)) continue;
     if (d < 0) {
       return absl::InvalidArgumentError(absl::StrCat("shape ",
-                                                     internal::Elided(shape.ToString(false)),
+                                                     ElideForMessage(shape.ToString(false)),
                                                      " has invalid size ", d, " in dimension ", i));
     }
     std::optional<int64_t> next = CheckedMul(bytes, d);
@@ -182,12 +183,12 @@ absl::Status ValidateShape(const Shape& shape, const ValidateOptions& options) {
                         shape.dimensions().end();
   if (overflow && !has_zero) {
     return absl::InvalidArgumentError(
-        absl::StrCat("Shape ", internal::Elided(shape.ToString()), " size may overflow int64_t."));
+        absl::StrCat("Shape ", ElideForMessage(shape.ToString()), " size may overflow int64_t."));
   }
   if (!shape.has_layout()) {
     if (options.allow_missing_layouts) return absl::OkStatus();
     return absl::InvalidArgumentError(
-        absl::StrCat("shape ", internal::Elided(shape.ToString(false)), " does not have a layout"));
+        absl::StrCat("shape ", ElideForMessage(shape.ToString(false)), " does not have a layout"));
   }
   return ValidateLayoutForShape(shape.layout(), shape);
 }

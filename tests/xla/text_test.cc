@@ -2,6 +2,8 @@
 #include "axe/xla/text.h"
 
 #include "absl/hash/hash_testing.h"
+#include "absl/strings/str_cat.h"
+#include "axe/base/dtype.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
@@ -239,6 +241,19 @@ TEST(Text, UnknownElementTypeIsNamedWithItsPosition) {
   absl::Status st = ParseShape(std::string(100000, 'x') + "[4]").status();
   EXPECT_THAT(st, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown element type")));
   EXPECT_LT(st.message().size(), 1000u);
+}
+
+// The list of known names in the message comes from the DType table (it used to be a
+// hand-written list that could drift): every array type, then token and opaque.
+TEST(Text, UnknownElementTypeListsEveryShapeTypeName) {
+  absl::Status st = ParseShape("f128[4]").status();
+  ASSERT_THAT(st, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(XLA's are pred, ")));
+  const std::string message(st.message());
+  for (DType t : AllDTypes()) {
+    if (!IsArrayType(t)) continue;
+    EXPECT_THAT(message, HasSubstr(absl::StrCat(" ", XlaName(t), ","))) << XlaName(t);
+  }
+  EXPECT_THAT(message, HasSubstr(", token, opaque)"));
 }
 
 // XLA's words for a bad tile bound (LayoutUtil::ValidateLayoutForShape).

@@ -78,6 +78,9 @@ class Shape {
   const Shape& tuple_shapes(size_t i) const { return elements_[i]; }
   // Requires IsBuffer().
   const Shape& buffer_shape() const { return elements_[0]; }
+  // The shape whose array facts apply: a buffer's inner array, otherwise the shape itself
+  // (callers check IsArray() on the result when the shape may be a tuple, token or opaque).
+  const Shape& array_shape() const { return IsBuffer() ? buffer_shape() : *this; }
 
   // The HLO text form (text.cc). With print_layout, array layouts are printed except a
   // scalar's empty layout; tuples are joined by ", " with /*index=N*/ before elements
