@@ -1,6 +1,7 @@
 // End-to-end tests of `axe relayout` (small shapes only).
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "cli/run_axe.h"
 #include "gmock/gmock.h"
@@ -122,6 +123,34 @@ TEST(RelayoutCli, PaddedTiledDestinationWithFill) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["check"], "passed");
   EXPECT_EQ(j["bytes"], (30 + 48) * 4);  // read the tensor, write it and the padding
+}
+
+// --fill values the type cannot hold are errors (they were wrapped or truncated before);
+// the conversion is runtime::ParseElementValue's, tested in tests/runtime.
+TEST(RelayoutCli, FillValueChecked) {
+  auto fill = [](const char* dtype, const char* value) {
+    return RunAxe({"relayout", "--shape", "5,6", "--dtype", dtype, "--from", "S[(5,6):(6,1)]",
+                   "--to", "S[(3,2,2,4):(16,4,8,1)] over (6,8)", "--fill", value, "--check",
+                   "--json", "--repeat", "1"});
+  };
+  auto r = fill("u8", "300");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--fill: '300' is out of range for u8 (0 to 255)"));
+  r = fill("s32", "1.5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--fill: '1.5' is not an integer"));
+  r = fill("pred", "2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--fill: '2' is not a pred value"));
+  r = fill("f16", "1e5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--fill: '1e5' is out of range for f16"));
+  for (auto [dtype, value] : {std::pair{"s64", "9007199254740993"}, {"bf16", "0.1"},
+                              {"f16", "-2.5"}, {"pred", "true"}, {"u8", "255"}}) {
+    r = fill(dtype, value);
+    ASSERT_EQ(r.exit_code, 0) << dtype << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed") << dtype;
+  }
 }
 
 TEST(RelayoutCli, EveryElementSize) {

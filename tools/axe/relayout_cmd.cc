@@ -6,7 +6,6 @@
 // The command only parses flags and prints: the layouts come from runtime::ParseTensorBuffer
 // and ResolveRelayout, the timing from runtime::BenchmarkRelayout.
 #include <cstdint>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/element_type.h"
+#include "axe/runtime/element_value.h"
 #include "axe/runtime/relayout_benchmark.h"
 #include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
@@ -27,40 +26,6 @@
 
 namespace axe::cli {
 namespace {
-
-// The bytes of `value` as an element of `type` (for --fill).
-absl::StatusOr<std::vector<uint8_t>> ElementFromNumber(const std::string& value, DType type,
-                                                       int bytes) {
-  double d = 0;
-  if (!absl::SimpleAtod(value, &d)) {
-    return absl::InvalidArgumentError(absl::StrCat("--fill: not a number: ", value));
-  }
-  std::vector<uint8_t> out(static_cast<size_t>(bytes), 0);
-  auto put = [&](auto v) { std::memcpy(out.data(), &v, sizeof(v)); };
-  if (type == DType::kF32) {
-    put(static_cast<float>(d));
-  } else if (type == DType::kF64) {
-    put(d);
-  } else if (type == DType::kBF16) {
-    const float f = static_cast<float>(d);
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    put(static_cast<uint16_t>(u >> 16));
-  } else if (type == DType::kF16) {
-    return absl::InvalidArgumentError(
-        "--fill: f16 values are not supported; use an integer dtype of 2 bytes");
-  } else if (IsFloatingPoint(type) || IsComplex(type)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--fill: no numeric conversion for ", XlaName(type)));
-  } else {
-    if (!(d >= -9.2e18 && d <= 9.2e18)) {
-      return absl::InvalidArgumentError(absl::StrCat("--fill: ", value, " is out of range"));
-    }
-    const int64_t i = static_cast<int64_t>(d);
-    std::memcpy(out.data(), &i, static_cast<size_t>(std::min(bytes, 8)));
-  }
-  return out;
-}
 
 // A --from/--to argument (text, "-" or "@file") as a buffer layout.
 absl::StatusOr<runtime::TensorBuffer> ReadTensorBuffer(const std::string& arg,
@@ -180,8 +145,14 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
   options.threads = args.threads;
   if (args.measure) options.search = runtime::PlanSearch::kMeasure;
   if (!args.fill.empty()) {
-    AXE_ASSIGN_OR_RETURN(options.padding_value,
-                         ElementFromNumber(args.fill, request.element_type, *bytes));
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.fill, "--fill"));
+    absl::StatusOr<std::vector<uint8_t>> value =
+        runtime::ParseElementValue(text, request.element_type);
+    if (!value.ok()) {
+      return absl::Status(value.status().code(),
+                          absl::StrCat("--fill: ", value.status().message()));
+    }
+    options.padding_value = *std::move(value);
   }
   AXE_ASSIGN_OR_RETURN(
       runtime::RelayoutPlan plan,
@@ -220,8 +191,11 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_option("--to", args->to, "Destination layout (same forms as --from)")->required();
   cmd->add_option("--threads", args->threads,
                   "Threads (default: all cores; small tensors use one)");
-  cmd->add_option("--fill", args->fill,
-                  "Fill the destination's padding with this value (default: untouched)");
+  cmd->add_option(
+      "--fill", args->fill,
+      "Fill the destination's padding with this value, exact for integer types (in range), "
+      "rounded to nearest even for floats; pred: 0, 1, true or false (default: "
+      "untouched)");
   cmd->add_option("--repeat", args->repeat,
                   absl::StrCat("Timed runs, 1 to ", runtime::kMaxBenchmarkRuns,
                                " (default: as many as fit in about 0.3 s, 3 to 50); timing stops "
