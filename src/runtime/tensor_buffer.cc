@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/text.h"
 #include "axe/xla/to_axe.h"
@@ -26,7 +27,9 @@ bool LooksLikeXlaShape(absl::string_view text) {
 }
 
 absl::StatusOr<TensorBuffer> BufferLayoutFromXla(const xla::Shape& shape) {
-  const std::string text = shape.ToString(/*print_layout=*/true);
+  // Shapes come from files of up to 256 MiB: messages quote them elided.
+  const std::string full_text = shape.ToString(/*print_layout=*/true);
+  const std::string text = ElideForMessage(full_text);
   if (!shape.IsArray()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "XLA shape '", text, "' is not an array; the relayout engine moves one array"));
@@ -36,9 +39,12 @@ absl::StatusOr<TensorBuffer> BufferLayoutFromXla(const xla::Shape& shape) {
     for (size_t k = 0; k < minor_to_major.size(); ++k) {
       minor_to_major[k] = static_cast<int64_t>(minor_to_major.size() - 1 - k);
     }
-    return absl::InvalidArgumentError(absl::StrCat("XLA shape '", text,
-                                                   "' has no layout: give one, e.g. '", text, "{",
-                                                   absl::StrJoin(minor_to_major, ","), "}'"));
+    // A long shape is quoted once, elided, and the example names only the layout.
+    const std::string layout =
+        absl::StrCat("{", ElideForMessage(absl::StrJoin(minor_to_major, ",")), "}");
+    const bool elided = text.size() != full_text.size();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "XLA shape '", text, "' has no layout: give one, e.g. '", elided ? "" : text, layout, "'"));
   }
   if (shape.layout().element_size_in_bits() != 0) {
     return absl::UnimplementedError(

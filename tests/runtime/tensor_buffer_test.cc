@@ -3,8 +3,10 @@
 #include "axe/runtime/tensor_buffer.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "axe/layout/layout.h"
 #include "axe/xla/text.h"
 #include "axe/xla/to_axe.h"
@@ -62,6 +64,27 @@ TEST(TensorBuffer, ParsesEitherForm) {
   t = ParseTensorBuffer(" s32[3,5]{1,0}\n");
   ASSERT_OK(t);
   EXPECT_THAT(t->element_type, Optional(DType::kS32));
+}
+
+// Inputs come from files of up to 256 MiB: an error quotes them elided, never whole.
+TEST(TensorBuffer, LongShapesElidedInErrors) {
+  std::string tuple = "(";
+  while (tuple.size() < 100000) absl::StrAppend(&tuple, "f32[2]{0}, ");
+  tuple += "s32[])";
+  absl::StatusOr<TensorBuffer> t = ParseTensorBuffer(tuple);
+  EXPECT_THAT(t, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not an array")));
+  EXPECT_LT(t.status().message().size(), 400u);
+
+  xla::ParseOptions keep_missing;
+  keep_missing.fill_missing_layouts = false;
+  std::string dims = "f32[";
+  for (int k = 0; k < 100; ++k) absl::StrAppend(&dims, k == 0 ? "" : ",", "1");
+  absl::StatusOr<xla::Shape> shape = xla::ParseShape(dims + "]", keep_missing);
+  ASSERT_OK(shape);
+  t = BufferLayoutFromXla(*shape);
+  EXPECT_THAT(t, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("has no layout: give one, e.g. '{99,98,")));
+  EXPECT_LT(t.status().message().size(), 400u);
 }
 
 TEST(TensorBuffer, Errors) {
