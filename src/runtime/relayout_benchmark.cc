@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/relayout_reference.h"
 
@@ -18,24 +20,41 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The element offsets a side's storage spans: [begin, end) widened to include offset 0, so
+// that the base pointer Execute takes (element offset 0) lies inside the allocation or one
+// past its end, never outside it. A positive begin costs begin unused elements.
+int64_t SpannedElements(int64_t begin, int64_t end) {
+  return std::max<int64_t>(end, 0) - std::min<int64_t>(begin, 0);
+}
+
 // 64-byte aligned storage for the element offsets [begin, end) of a plan's side.
 struct Buffer {
   std::unique_ptr<uint8_t, decltype(&std::free)> storage{nullptr, &std::free};
-  uint8_t* base = nullptr;  // element offset 0
-  int64_t bytes = 0;
-  // Errors (ResourceExhausted) when the allocation fails; `what` names the buffer.
+  uint8_t* base = nullptr;  // element offset 0, inside the storage (or one past its end)
+  int64_t first = 0;        // byte offset in the storage of element offset `begin`
+  int64_t bytes = 0;        // of the elements [begin, end)
+  // Errors (ResourceExhausted) when the allocation fails or its size overflows; `what`
+  // names the buffer.
   absl::Status Allocate(int64_t begin, int64_t end, int element_bytes, absl::string_view what) {
+    const std::optional<int64_t> spanned = CheckedMul(SpannedElements(begin, end), element_bytes);
+    const std::optional<int64_t> size =
+        spanned ? CheckedMul(CeilDiv(std::max<int64_t>(1, *spanned), 64), 64) : std::nullopt;
+    if (!size) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the ", what, " spans more bytes than a 64-bit size holds"));
+    }
     bytes = std::max<int64_t>(1, (end - begin) * element_bytes);  // the plan checked the range
-    const size_t size = static_cast<size_t>((bytes + 63) / 64 * 64);
-    storage.reset(static_cast<uint8_t*>(std::aligned_alloc(64, size)));
+    storage.reset(static_cast<uint8_t*>(std::aligned_alloc(64, static_cast<size_t>(*size))));
     if (storage == nullptr) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("cannot allocate ", bytes, " bytes for the ", what));
+          absl::StrCat("cannot allocate ", *size, " bytes for the ", what));
     }
-    base = storage.get() - begin * element_bytes;
+    const int64_t zero = -std::min<int64_t>(begin, 0) * element_bytes;  // offset 0's byte
+    base = storage.get() + zero;
+    first = zero + begin * element_bytes;
     return absl::OkStatus();
   }
-  uint8_t* data() { return storage.get(); }
+  uint8_t* data() { return storage.get() + first; }
 };
 
 void FillPattern(uint8_t* p, int64_t bytes, uint64_t seed) {
@@ -48,10 +67,6 @@ void FillPattern(uint8_t* p, int64_t bytes, uint64_t seed) {
     std::memcpy(p + k, &x, 8);
   }
   for (; k < bytes; ++k) p[k] = static_cast<uint8_t>(k);
-}
-
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
 }
 
 absl::Status CheckOptions(const BenchmarkOptions& o) {
@@ -78,10 +93,10 @@ absl::Status CheckOptions(const BenchmarkOptions& o) {
 // mid-run): source, destination, two memcpy buffers and, with check, the expected result.
 absl::Status CheckMemory(const RelayoutPlan& plan, int64_t copy_bytes, const BenchmarkOptions& o) {
   const double b = plan.element_bytes();
-  const double needed =
-      static_cast<double>(plan.src_end() - plan.src_begin()) * b +
-      static_cast<double>(plan.dst_end() - plan.dst_begin()) * b * (o.check ? 2 : 1) +
-      2.0 * static_cast<double>(copy_bytes);
+  const double needed = static_cast<double>(SpannedElements(plan.src_begin(), plan.src_end())) * b +
+                        static_cast<double>(SpannedElements(plan.dst_begin(), plan.dst_end())) * b *
+                            (o.check ? 2 : 1) +
+                        2.0 * static_cast<double>(copy_bytes);
   const double physical =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (physical > 0 && needed > o.max_memory_fraction * physical) {
@@ -150,16 +165,21 @@ absl::StatusOr<BenchmarkResult> BenchmarkRelayout(const RelayoutPlan& plan,
   memcpy_once();
   double best = 1e30, best_memcpy = 1e30, spent = 0;
   const int64_t max_runs = options.runs > 0 ? options.runs : 50;
+  const Clock::time_point start = Clock::now();
+  auto now = [&] {
+    return options.clock ? options.clock()
+                         : std::chrono::duration<double>(Clock::now() - start).count();
+  };
   while (r.runs < max_runs) {
-    const Clock::time_point t0 = Clock::now();
+    const double t0 = now();
     memcpy_once();
-    const Clock::time_point t1 = Clock::now();
+    const double t1 = now();
     AXE_RETURN_IF_ERROR(plan.Execute(src.base, dst.base));
-    const Clock::time_point t2 = Clock::now();
+    const double t2 = now();
     ++r.runs;
-    best_memcpy = std::min(best_memcpy, Seconds(t0, t1));
-    best = std::min(best, Seconds(t1, t2));
-    spent += Seconds(t0, t2);
+    best_memcpy = std::min(best_memcpy, t1 - t0);
+    best = std::min(best, t2 - t1);
+    spent += t2 - t0;
     if (options.runs == 0 && r.runs >= 3 && spent > options.target_seconds) break;
     if (spent > options.max_seconds && r.runs < max_runs) {
       r.stopped_by_time_limit = options.runs > 0;

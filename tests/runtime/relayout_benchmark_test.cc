@@ -2,6 +2,8 @@
 // check against the reference, run bounds and option errors.
 #include "axe/runtime/relayout_benchmark.h"
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "axe/layout/layout.h"
@@ -35,8 +37,12 @@ TEST(RelayoutBenchmark, ResultFields) {
   EXPECT_FALSE(r->stopped_by_time_limit);
   EXPECT_GT(r->seconds, 0);
   EXPECT_GT(r->memcpy_seconds, 0);
-  EXPECT_DOUBLE_EQ(r->gbps, r->bytes / r->seconds / 1e9);
-  EXPECT_DOUBLE_EQ(r->memcpy_gbps, r->bytes / r->memcpy_seconds / 1e9);
+  // Bandwidths are positive and consistent with the bytes and the best times (relations,
+  // not the formula: memcpy copies half the bytes, rounded down).
+  EXPECT_GT(r->gbps, 0);
+  EXPECT_GT(r->memcpy_gbps, 0);
+  EXPECT_NEAR(r->gbps * r->seconds * 1e9, r->bytes, 1e-6 * r->bytes);
+  EXPECT_NEAR(r->memcpy_gbps * r->memcpy_seconds * 1e9, r->bytes, 2 + 1e-6 * r->bytes);
   EXPECT_EQ(r->check, CheckOutcome::kPassed);
   EXPECT_EQ(CheckOutcomeName(r->check), "passed");
 }
@@ -51,19 +57,67 @@ TEST(RelayoutBenchmark, ExactRunsAndNoCheck) {
   EXPECT_EQ(r->check, CheckOutcome::kSkipped);
 }
 
+// A clock that reads 3i, 3i + 1, 3i + 3 around run i: every memcpy takes 1 s and every
+// plan run 2 s, so run counts, times and bandwidths are exact.
+std::function<double()> FakeClock() {
+  auto calls = std::make_shared<int64_t>(0);
+  return [calls] {
+    const int64_t k = (*calls)++;
+    return static_cast<double>(3 * (k / 3) + (k % 3 == 2 ? 3 : k % 3));
+  };
+}
+
 TEST(RelayoutBenchmark, TimeLimitStopsManyRuns) {
-  // A million runs of an 8 MiB copy cannot fit in 0.2 s: the limit stops them.
-  const BufferLayout src{*Layout::Parse("S[(1024,1024):(1024,1)]")};
-  const BufferLayout dst{*Layout::Parse("S[(1024,1024):(1,1024)]")};
-  RelayoutPlan plan = *PlanRelayout(src, dst, {1024, 1024}, 4);
+  // 3 s per run: the 7.5 s budget stops a million runs after the third.
+  Transpose t;
   BenchmarkOptions options;
   options.runs = kMaxBenchmarkRuns;
-  options.max_seconds = 0.2;
-  absl::StatusOr<BenchmarkResult> r = BenchmarkRelayout(plan, src, dst, options);
+  options.max_seconds = 7.5;
+  options.clock = FakeClock();
+  absl::StatusOr<BenchmarkResult> r = BenchmarkRelayout(t.plan, t.src, t.dst, options);
   ASSERT_OK(r);
   EXPECT_TRUE(r->stopped_by_time_limit);
-  EXPECT_GE(r->runs, 1);
-  EXPECT_LT(r->runs, kMaxBenchmarkRuns);
+  EXPECT_EQ(r->runs, 3);
+  EXPECT_EQ(r->seconds, 2);
+  EXPECT_EQ(r->memcpy_seconds, 1);
+  EXPECT_DOUBLE_EQ(r->gbps, r->bytes / 2.0 / 1e9);
+  EXPECT_NEAR(r->memcpy_gbps, r->bytes / 1e9, 2 / 1e9);
+}
+
+TEST(RelayoutBenchmark, AutomaticRunsStopAtTheTarget) {
+  // runs = 0: at least 3 runs, then stop once target_seconds is spent (3 s per run).
+  Transpose t;
+  BenchmarkOptions options;
+  options.target_seconds = 10;
+  options.clock = FakeClock();
+  absl::StatusOr<BenchmarkResult> r = BenchmarkRelayout(t.plan, t.src, t.dst, options);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->runs, 4);
+  EXPECT_FALSE(r->stopped_by_time_limit);
+  options.target_seconds = 0;
+  options.clock = FakeClock();
+  r = BenchmarkRelayout(t.plan, t.src, t.dst, options);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->runs, 3);
+}
+
+TEST(RelayoutBenchmark, BuffersWithOffsets) {
+  // Element offsets [100, 100 + 64*48) and negative ones: the buffers cover them (Execute's
+  // base pointer stays inside the allocation), and the result checks out.
+  for (const char* from : {"S[(64,48):(48,1)] + 100", "S[(64,48):(-48,-1)]"}) {
+    const BufferLayout src{*Layout::Parse(from)};
+    const BufferLayout dst{*Layout::Parse("S[(64,48):(1,64)] + 7")};
+    absl::StatusOr<RelayoutPlan> plan = PlanRelayout(src, dst, {64, 48}, 4);
+    ASSERT_OK(plan);
+    EXPECT_NE(plan->src_begin(), 0) << from;
+    EXPECT_EQ(plan->dst_begin(), 7);
+    BenchmarkOptions options;
+    options.runs = 1;
+    options.check = true;
+    absl::StatusOr<BenchmarkResult> r = BenchmarkRelayout(*plan, src, dst, options);
+    ASSERT_OK(r);
+    EXPECT_EQ(r->check, CheckOutcome::kPassed) << from;
+  }
 }
 
 TEST(RelayoutBenchmark, PaddingFillChecked) {

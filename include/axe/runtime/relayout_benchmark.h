@@ -8,6 +8,7 @@
 #define AXE_RUNTIME_RELAYOUT_BENCHMARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct BenchmarkOptions {
   double target_seconds = 0.3;
   // Timing stops once this much time has been spent, whatever `runs` says (> 0).
   double max_seconds = 60;
+  // The time in seconds, read before and after each timed memcpy and plan run; empty: a
+  // steady clock. Tests give a fake clock to make the run count and timings exact.
+  std::function<double()> clock;
   // Compare the destination with ReferenceRelayout's (which needs one more destination
   // buffer). `padding_value` must then be the plan's (RelayoutOptions::padding_value).
   bool check = false;
