@@ -4,7 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/sharding/mesh.h"
+#include "device_ids.h"
 
 namespace axe::sharding {
 
@@ -17,10 +20,7 @@ HloSharding HloSharding::Manual() {
 }
 
 absl::StatusOr<HloSharding> HloSharding::Maximal(int64_t device) {
-  if (device < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("device ", device, " is negative in tile assignment"));
-  }
+  AXE_RETURN_IF_ERROR(CheckDeviceId(device));
   HloSharding s;
   s.kind_ = Kind::kMaximal;
   s.device_ = device;
@@ -162,32 +162,27 @@ absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, si
   return HloSharding::Tiled(*std::move(tiles), partial);
 }
 
-absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
-                                                           absl::Span<const int64_t> shape,
-                                                           int64_t num_devices) {
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
-    }
+namespace {
+
+// XLA's check of a device id against the device count (0: not given, no check).
+absl::Status CheckAgainstCount(int64_t device, int64_t num_devices) {
+  if (num_devices > 0 && device >= num_devices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", device, " > num_devices (", num_devices, ") in tile assignment"));
   }
-  std::vector<std::pair<int64_t, int64_t>> whole;
-  for (int64_t d : shape) whole.emplace_back(0, d);
-  std::vector<DeviceShard> map;
-  switch (sharding.kind()) {
-    case HloSharding::Kind::kTuple:
-    case HloSharding::Kind::kManual:
-      return absl::InvalidArgumentError(
-          absl::StrCat("the sharding ", sharding.ToString(), " has no device map for one array"));
-    case HloSharding::Kind::kMaximal: map.push_back({sharding.device(), whole, 0}); return map;
-    case HloSharding::Kind::kReplicated:
-      if (num_devices < 1) {
-        return absl::InvalidArgumentError("{replicated} needs the number of devices (>= 1)");
-      }
-      for (int64_t d = 0; d < num_devices; ++d) map.push_back({d, whole, 0});
-      return map;
-    case HloSharding::Kind::kTiled: break;
-  }
+  return absl::OkStatus();
+}
+
+// min(a * b, limit) for a, b >= 0 (a product too large for int64 exceeds limit).
+int64_t ClampedProduct(int64_t a, int64_t b, int64_t limit) {
+  std::optional<int64_t> p = CheckedMul(a, b);
+  return p && *p < limit ? *p : limit;
+}
+
+// The tile boxes of a tiled sharding, checked against the device count.
+absl::StatusOr<std::vector<DeviceShard>> TiledMap(const HloSharding& sharding,
+                                                  absl::Span<const int64_t> shape,
+                                                  int64_t num_devices) {
   const TileAssignment& tiles = *sharding.tiles();
   const size_t rank = sharding.TiledDataRank();
   if (rank != shape.size()) {
@@ -197,9 +192,11 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
         sharding.ToString(), ", input rank=", shape.size()));
   }
   const std::vector<int64_t>& dims = tiles.dims();
+  std::vector<DeviceShard> map;
   for (int64_t f = 0; f < tiles.num_elements(); ++f) {
     DeviceShard shard;
     shard.device = tiles.DeviceAtFlat(f);
+    AXE_RETURN_IF_ERROR(CheckAgainstCount(shard.device, num_devices));
     int64_t rest = f;
     std::vector<int64_t> index(dims.size());
     for (size_t k = dims.size(); k-- > 0;) {
@@ -207,14 +204,52 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
       rest /= dims[k];
     }
     for (size_t i = 0; i < rank; ++i) {
-      const int64_t tile = (shape[i] + dims[i] - 1) / dims[i];
-      shard.index.emplace_back(std::min(tile * index[i], shape[i]),
-                               std::min(tile * (index[i] + 1), shape[i]));
+      const int64_t tile = CeilDiv(shape[i], dims[i]);  // shape >= 0, dims >= 1
+      shard.index.emplace_back(ClampedProduct(tile, index[i], shape[i]),
+                               ClampedProduct(tile, index[i] + 1, shape[i]));
     }
     map.push_back(std::move(shard));
   }
   AssignReplicaGroups(map);
   return map;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
+                                                           absl::Span<const int64_t> shape,
+                                                           int64_t num_devices) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
+    }
+  }
+  if (num_devices > Mesh::kMaxDevices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_devices ", num_devices, " is more than ", Mesh::kMaxDevices));
+  }
+  std::vector<std::pair<int64_t, int64_t>> whole;
+  for (int64_t d : shape) whole.emplace_back(0, d);
+  std::vector<DeviceShard> map;
+  switch (sharding.kind()) {
+    case HloSharding::Kind::kTuple:
+    case HloSharding::Kind::kManual:
+      return absl::InvalidArgumentError(
+          absl::StrCat("the sharding ", sharding.ToString(), " has no device map for one array"));
+    case HloSharding::Kind::kMaximal:
+      AXE_RETURN_IF_ERROR(CheckAgainstCount(sharding.device(), num_devices));
+      map.push_back({sharding.device(), whole, 0});
+      return map;
+    case HloSharding::Kind::kReplicated:
+      if (num_devices < 1) {
+        return absl::InvalidArgumentError("{replicated} needs the number of devices (>= 1)");
+      }
+      for (int64_t d = 0; d < num_devices; ++d) map.push_back({d, whole, 0});
+      return map;
+    case HloSharding::Kind::kTiled: break;
+  }
+  return TiledMap(sharding, shape, num_devices);
 }
 
 }  // namespace axe::sharding

@@ -4,6 +4,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/mesh.h"
+#include "device_ids.h"
 
 namespace axe::sharding {
 namespace {
@@ -43,13 +44,19 @@ absl::StatusOr<TileAssignment> ReadTileAssignment(Scanner& s) {
     tiles = TileAssignment::Iota(std::move(dims), std::move(reshape), std::move(perm));
   } else {
     std::vector<int64_t> devices;
+    std::vector<size_t> positions;  // of each id in the text
     do {
       if (static_cast<int64_t>(devices.size()) >= Mesh::kMaxDevices) {
         return s.MessageAt(s.pos(), "too many device ids");
       }
+      s.SkipSpace();
+      positions.push_back(s.pos());
       AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadInt());
       devices.push_back(d);
     } while (s.TryConsume(','));
+    if (std::optional<BadDeviceId> bad = FindBadDeviceId(devices)) {
+      return s.MessageAt(positions[bad->index], bad->error.message());
+    }
     tiles = TileAssignment::Explicit(std::move(dims), std::move(devices));
   }
   if (!tiles.ok()) return s.MessageAt(start, tiles.status().message());
@@ -100,7 +107,12 @@ absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
     } else if (word == "last_tile_dim_replicate") {
       last_replicate = true;
     } else if (word == "device" && s.TryConsume('=')) {
+      s.SkipSpace();
+      const size_t device_pos = s.pos();
       AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadInt());
+      if (absl::Status valid = CheckDeviceId(d); !valid.ok()) {
+        return s.MessageAt(device_pos, valid.message());
+      }
       device = d;
     } else if (word == "devices" && s.TryConsume('=')) {
       AXE_ASSIGN_OR_RETURN(TileAssignment t, ReadTileAssignment(s));

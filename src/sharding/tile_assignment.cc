@@ -5,8 +5,39 @@
 #include "axe/base/checked_math.h"
 #include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/mesh.h"
+#include "device_ids.h"
 
 namespace axe::sharding {
+
+absl::Status CheckDeviceId(int64_t device) {
+  if (device < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", device, " is negative in tile assignment"));
+  }
+  if (device >= Mesh::kMaxDevices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", device, " is out of range in tile assignment (ids are below ",
+                     Mesh::kMaxDevices, ")"));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<BadDeviceId> FindBadDeviceId(absl::Span<const int64_t> devices) {
+  std::vector<bool> seen;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    absl::Status range = CheckDeviceId(devices[i]);
+    if (!range.ok()) return BadDeviceId{i, std::move(range)};
+    const size_t id = static_cast<size_t>(devices[i]);
+    if (seen.size() <= id) seen.resize(id + 1, false);
+    if (seen[id]) {
+      return BadDeviceId{i, absl::InvalidArgumentError(absl::StrCat(
+                                "device ", devices[i], " is not unique in tile assignment"))};
+    }
+    seen[id] = true;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 absl::StatusOr<int64_t> CheckedDims(absl::Span<const int64_t> dims, absl::string_view what) {
@@ -75,6 +106,7 @@ absl::StatusOr<TileAssignment> TileAssignment::Explicit(std::vector<int64_t> dim
                                                    "] needs ", *n, " device ids, got ",
                                                    devices.size()));
   }
+  if (std::optional<BadDeviceId> bad = FindBadDeviceId(devices)) return bad->error;
   TileAssignment t;
   t.dims_ = std::move(dims);
   t.devices_ = std::move(devices);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/group.h"
@@ -52,6 +53,49 @@ absl::Status NotExpressible(absl::string_view why) {
   return absl::FailedPreconditionError(absl::StrCat("not expressible as an Axe layout: ", why));
 }
 
+absl::Status Overflow(const TileAssignment& tiles) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("the device ids of ", tiles.ToString(), " overflow int64 arithmetic"));
+}
+
+// An explicit device list as one device iter per tile dim (step: the id difference to the
+// next tile along it), checked to give every listed id. All arithmetic is checked, so ids
+// that bypassed validation report an error instead of overflowing.
+absl::StatusOr<std::vector<Iter>> ExplicitIters(const TileAssignment& tiles) {
+  const Axis gpuid = Axis::Get("gpuid");
+  const std::vector<int64_t>& dims = tiles.dims();
+  const int64_t base = tiles.DeviceAtFlat(0);
+  std::vector<int64_t> flat_stride(dims.size(), 1);
+  for (size_t k = dims.size(); k-- > 1;) {
+    std::optional<int64_t> s = CheckedMul(flat_stride[k], dims[k]);
+    if (!s) return Overflow(tiles);
+    flat_stride[k - 1] = *s;
+  }
+  std::vector<int64_t> step(dims.size(), 0);
+  std::vector<Iter> iters;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] > 1) {
+      std::optional<int64_t> d = CheckedSub(tiles.DeviceAtFlat(flat_stride[k]), base);
+      if (!d) return Overflow(tiles);
+      step[k] = *d;
+    }
+    iters.push_back(Iter{dims[k], step[k], gpuid});
+  }
+  for (int64_t f = 0; f < tiles.num_elements(); ++f) {
+    std::optional<int64_t> want = base;
+    for (size_t k = 0; k < dims.size() && want; ++k) {
+      std::optional<int64_t> term = CheckedMul((f / flat_stride[k]) % dims[k], step[k]);
+      want = term ? CheckedAdd(*want, *term) : std::nullopt;
+    }
+    if (!want) return Overflow(tiles);
+    if (tiles.DeviceAtFlat(f) != *want) {
+      return NotExpressible(absl::StrCat("the device list of ", tiles.ToString(),
+                                         " is not affine in each tile dim (tile ", f, ")"));
+    }
+  }
+  return iters;
+}
+
 // The tile assignment as a layout over its row-major flat tile index (device ids on gpuid),
 // grouped by the tile dims.
 absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
@@ -66,24 +110,8 @@ absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
       iters.push_back(Iter{r[static_cast<size_t>(p)], stride[static_cast<size_t>(p)], gpuid});
     }
   } else {
-    const std::vector<int64_t>& dims = tiles.dims();
-    const int64_t base = tiles.DeviceAtFlat(0);
-    std::vector<int64_t> flat_stride(dims.size(), 1);
-    for (size_t k = dims.size(); k-- > 1;) flat_stride[k - 1] = flat_stride[k] * dims[k];
-    std::vector<int64_t> step(dims.size(), 0);
-    for (size_t k = 0; k < dims.size(); ++k) {
-      if (dims[k] > 1) step[k] = tiles.DeviceAtFlat(flat_stride[k]) - base;
-      iters.push_back(Iter{dims[k], step[k], gpuid});
-    }
-    for (int64_t f = 0; f < tiles.num_elements(); ++f) {
-      int64_t want = base;
-      for (size_t k = 0; k < dims.size(); ++k) want += (f / flat_stride[k]) % dims[k] * step[k];
-      if (tiles.DeviceAtFlat(f) != want) {
-        return NotExpressible(absl::StrCat("the device list of ", tiles.ToString(),
-                                           " is not affine in each tile dim (tile ", f, ")"));
-      }
-    }
-    offset.set(gpuid, base);
+    AXE_ASSIGN_OR_RETURN(iters, ExplicitIters(tiles));
+    offset.set(gpuid, tiles.DeviceAtFlat(0));
   }
   absl::StatusOr<axe::Layout> layout = axe::Layout::Create(std::move(iters), {}, offset);
   if (!layout.ok()) return layout.status();

@@ -85,7 +85,7 @@ TEST(HloShardingTest, ParseErrors) {
                        HasSubstr("position 9: tile assignment [2,2] needs 4 device ids, got 3")));
   EXPECT_THAT(HloSharding::Parse("{devices=[2]0,0}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("position 0: device 0 is not unique in tile assignment")));
+                       HasSubstr("position 14: device 0 is not unique in tile assignment")));
   EXPECT_THAT(
       HloSharding::Parse("{devices=[4]<=[2,2]T(0,0)}"),
       StatusIs(absl::StatusCode::kInvalidArgument,
@@ -116,6 +116,81 @@ TEST(HloShardingTest, ParseErrors) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 2")));
   EXPECT_THAT(HloSharding::Parse(std::string(HloSharding::kMaxTextLength + 1, '{')),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("(at most")));
+}
+
+// Regression: explicit and maximal device ids were never range-checked, and the explicit
+// list reached signed overflow in HloShardingToAxe ({devices=[3]-9223372036854775808,0,1}).
+TEST(HloShardingTest, DeviceIdsAreCheckedWithTheirPosition) {
+  EXPECT_THAT(HloSharding::Parse("{devices=[3]-9223372036854775808,0,1}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 12: device -9223372036854775808 is negative in tile "
+                                 "assignment")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[2]0, 65536}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 15: device 65536 is out of range in tile assignment "
+                                 "(ids are below 65536)")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[2,1]3,3}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 16: device 3 is not unique in tile assignment")));
+  EXPECT_THAT(HloSharding::Parse("{maximal device=-1}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 16: device -1 is negative in tile assignment")));
+  EXPECT_THAT(HloSharding::Parse("{maximal device=9223372036854775807}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 16: device 9223372036854775807 is out of range")));
+  EXPECT_THAT(HloSharding::Parse("{devices=[2]1,65535}"),
+              IsOkAndHolds(testing::Property(&HloSharding::ToString, "{devices=[2]1,65535}")));
+  // The constructors check the same.
+  EXPECT_THAT(TileAssignment::Explicit({2}, {1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device 1 is not unique in tile assignment")));
+  EXPECT_THAT(TileAssignment::Explicit({1}, {INT64_MIN}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is negative")));
+  EXPECT_THAT(HloSharding::Maximal(-1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device -1 is negative in tile assignment")));
+  EXPECT_THAT(
+      HloSharding::Maximal(int64_t{1} << 16),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device 65536 is out of range")));
+}
+
+// Regression: the device map did not compare device ids with the device count.
+TEST(HloShardingTest, DevicesIndicesMapChecksIdsAgainstTheDeviceCount) {
+  absl::StatusOr<HloSharding> tiled = HloSharding::Parse("{devices=[2]0,5}");
+  ASSERT_OK(tiled);
+  EXPECT_THAT(DevicesIndicesMap(*tiled, {4}, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device 5 > num_devices (4) in tile assignment")));
+  EXPECT_OK(DevicesIndicesMap(*tiled, {4}, 6));
+  EXPECT_OK(DevicesIndicesMap(*tiled, {4}, 0));  // no count: not checked
+  EXPECT_THAT(HloShardingToAxe({4}, *tiled, std::nullopt, 4),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device 5 > num_devices (4) in tile assignment")));
+  absl::StatusOr<HloSharding> maximal = HloSharding::Parse("{maximal device=3}");
+  ASSERT_OK(maximal);
+  EXPECT_THAT(DevicesIndicesMap(*maximal, {2}, 3),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device 3 > num_devices (3) in tile assignment")));
+  EXPECT_THAT(DevicesIndicesMap(HloSharding::Replicated(), {2}, INT64_MAX),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("num_devices 9223372036854775807 is more than 65536")));
+}
+
+// Regression: ceil(d / t) and tile * (index + 1) overflowed for dims near INT64_MAX.
+TEST(HloShardingTest, DevicesIndicesMapOfHugeDimensions) {
+  absl::StatusOr<HloSharding> two = HloSharding::Parse("{devices=[2]<=[2]}");
+  ASSERT_OK(two);
+  absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(*two, {INT64_MAX}, 2);
+  ASSERT_OK(map);
+  ASSERT_EQ(map->size(), 2u);
+  EXPECT_EQ((*map)[0].IndexToString(), "[[0, 4611686018427387904]]");
+  EXPECT_EQ((*map)[1].IndexToString(), "[[4611686018427387904, 9223372036854775807]]");
+  absl::StatusOr<HloSharding> three = HloSharding::Parse("{devices=[1,3]<=[3]}");
+  ASSERT_OK(three);
+  map = DevicesIndicesMap(*three, {INT64_MAX, INT64_MAX - 1}, 3);
+  ASSERT_OK(map);
+  EXPECT_EQ((*map)[2].IndexToString(),
+            "[[0, 9223372036854775807], [6148914691236517204, 9223372036854775806]]");
 }
 
 // The worked examples of the issue: the HLO strings JAX prints for NamedShardings.

@@ -33,7 +33,8 @@ namespace axe::sharding {
 // (0..N-1 laid out over reshape_dims, transposed by perm, reshaped to dims).
 class TileAssignment {
  public:
-  // Errors: a dim < 1, too many devices, a device list of the wrong length.
+  // Errors: a dim < 1, too many devices, a device list of the wrong length, a device id
+  // outside [0, Mesh::kMaxDevices) or listed twice.
   static absl::StatusOr<TileAssignment> Explicit(std::vector<int64_t> dims,
                                                  std::vector<int64_t> devices);
   // Errors: a dim < 1, products that differ, perm not a permutation of 0..k-1.
@@ -72,6 +73,7 @@ class HloSharding {
 
   static HloSharding Replicated();
   static HloSharding Manual();
+  // Errors: a device id outside [0, Mesh::kMaxDevices).
   static absl::StatusOr<HloSharding> Maximal(int64_t device);
   static HloSharding Tuple(std::vector<HloSharding> elements);
   // Errors: last_tile_dim_replicate together with subgroup types; more subgroup dims than
@@ -112,8 +114,9 @@ absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, si
 
 // The device map of a non-tuple, non-manual HLO sharding on `shape` (XLA's tile boxes:
 // ceil(d_i / t_i)-sized tiles clamped to the shape). Replicated shardings need the device
-// count. Errors: a tuple or manual sharding, a rank that differs from the tiled data rank,
-// num_devices < 1 for {replicated}.
+// count; when num_devices >= 1 every device id must be below it (0: not checked). Errors: a
+// tuple or manual sharding, a rank that differs from the tiled data rank, num_devices < 1
+// for {replicated} or above Mesh::kMaxDevices, a device id >= num_devices (XLA's words).
 absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
                                                            absl::Span<const int64_t> shape,
                                                            int64_t num_devices);
