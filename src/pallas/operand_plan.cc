@@ -164,30 +164,34 @@ absl::Status CheckAliases(const CallOptions& options, absl::Span<const ShapeDTyp
   return absl::OkStatus();
 }
 
+// Plans the inputs (origins "args[i]") or the outputs ("outputs[j]", JAX's names for
+// them) onto `operands`; an empty `specs` gives every operand the default BlockSpec.
+absl::Status PlanOperands(absl::Span<const BlockSpec> specs,
+                          absl::Span<const ShapeDType> values, bool is_output, const Grid& grid,
+                          std::vector<Operand>& operands) {
+  static const BlockSpec kDefaultSpec;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string origin = absl::StrCat(is_output ? "outputs[" : "args[", k, "]");
+    AXE_RETURN_IF_ERROR(ValidateShape(values[k].shape, origin));
+    const BlockSpec& bs = specs.empty() ? kDefaultSpec : specs[k];
+    AXE_ASSIGN_OR_RETURN(Operand op, PlanOperand(origin, is_output, static_cast<int64_t>(k), bs,
+                                                 values[k], grid));
+    operands.push_back(std::move(op));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType> inputs,
                                absl::Span<const ShapeDType> outputs) {
   AXE_RETURN_IF_ERROR(CheckCounts(spec, inputs.size(), outputs.size()));
-  static const BlockSpec kDefaultSpec;
   Plan plan;
   plan.num_inputs = inputs.size();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    AXE_RETURN_IF_ERROR(ValidateShape(inputs[i].shape, absl::StrCat("args[", i, "]")));
-    const BlockSpec& bs = spec.in_specs.empty() ? kDefaultSpec : spec.in_specs[i];
-    AXE_ASSIGN_OR_RETURN(
-        Operand op, PlanOperand(absl::StrCat("args[", i, "]"), false, static_cast<int64_t>(i), bs,
-                                inputs[i], spec.grid));
-    plan.operands.push_back(std::move(op));
-  }
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    AXE_RETURN_IF_ERROR(ValidateShape(outputs[j].shape, absl::StrCat("out_shape[", j, "]")));
-    const BlockSpec& bs = spec.out_specs.empty() ? kDefaultSpec : spec.out_specs[j];
-    AXE_ASSIGN_OR_RETURN(
-        Operand op, PlanOperand(absl::StrCat("outputs[", j, "]"), true, static_cast<int64_t>(j), bs,
-                                outputs[j], spec.grid));
-    plan.operands.push_back(std::move(op));
-  }
+  AXE_RETURN_IF_ERROR(
+      PlanOperands(spec.in_specs, inputs, /*is_output=*/false, spec.grid, plan.operands));
+  AXE_RETURN_IF_ERROR(
+      PlanOperands(spec.out_specs, outputs, /*is_output=*/true, spec.grid, plan.operands));
   AXE_RETURN_IF_ERROR(CheckAliases(spec.options, inputs, outputs));
   if (!spec.options.input_output_aliases.empty()) {
     for (const Operand& op : plan.operands) {

@@ -423,6 +423,14 @@ TEST(Interpret, Ae6IndexMapResultCount) {
                        "at grid point (0,).")));
 }
 
+// Inputs and outputs are named the same way in every message: args[i] and outputs[j] (the
+// shape check of an output once said out_shape[j]).
+TEST(Interpret, OperandNamesInShapeErrors) {
+  auto out = PallasCall([](Ref<int32_t>) {}, OutShape<int32_t>{{4, -1}}, {});
+  EXPECT_THAT(out(), StatusIs(absl::StatusCode::kInvalidArgument,
+                              "outputs[0] (4, -1) has a negative size -1 in dimension 1"));
+}
+
 TEST(Interpret, Ae9BlockShapeRank) {
   auto in = PallasCall([](Ref<const int32_t>, Ref<int32_t>) {}, OutShape<int32_t>{{4}},
                        {.grid = {1}, .in_specs = {BlockSpec({1, 1})}});
