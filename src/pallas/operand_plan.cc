@@ -166,16 +166,15 @@ absl::Status CheckAliases(const CallOptions& options, absl::Span<const ShapeDTyp
 
 // Plans the inputs (origins "args[i]") or the outputs ("outputs[j]", JAX's names for
 // them) onto `operands`; an empty `specs` gives every operand the default BlockSpec.
-absl::Status PlanOperands(absl::Span<const BlockSpec> specs,
-                          absl::Span<const ShapeDType> values, bool is_output, const Grid& grid,
-                          std::vector<Operand>& operands) {
+absl::Status PlanOperands(absl::Span<const BlockSpec> specs, absl::Span<const ShapeDType> values,
+                          bool is_output, const Grid& grid, std::vector<Operand>& operands) {
   static const BlockSpec kDefaultSpec;
   for (size_t k = 0; k < values.size(); ++k) {
     const std::string origin = absl::StrCat(is_output ? "outputs[" : "args[", k, "]");
     AXE_RETURN_IF_ERROR(ValidateShape(values[k].shape, origin));
     const BlockSpec& bs = specs.empty() ? kDefaultSpec : specs[k];
-    AXE_ASSIGN_OR_RETURN(Operand op, PlanOperand(origin, is_output, static_cast<int64_t>(k), bs,
-                                                 values[k], grid));
+    AXE_ASSIGN_OR_RETURN(
+        Operand op, PlanOperand(origin, is_output, static_cast<int64_t>(k), bs, values[k], grid));
     operands.push_back(std::move(op));
   }
   return absl::OkStatus();
