@@ -5,6 +5,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/axis.h"
 #include "python_text.h"
 
 namespace axe::sharding {
@@ -52,10 +53,11 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
   int64_t n = 1;
   for (size_t j = 0; j < axes.size(); ++j) {
     const MeshAxis& a = axes[j];
-    if (!IsIdentifier(a.name)) {
+    if (!Axis::IsValidName(a.name)) {
       return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '", a.name,
                                                      "', which is not an identifier"));
     }
+    if (a.name == "m") return MemoryAxisNameError(j);
     for (size_t k = 0; k < j; ++k) {
       if (axes[k].name == a.name) {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/axis.h"
 #include "python_text.h"
 
 namespace axe::sharding {
@@ -15,7 +16,7 @@ absl::StatusOr<PartitionSpec> PartitionSpec::Create(std::vector<Entry> entries) 
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     for (const std::string& name : entries[i]) {
-      if (!IsIdentifier(name)) {
+      if (!Axis::IsValidName(name)) {
         return absl::InvalidArgumentError(absl::StrCat("PartitionSpec: entry ", i, " names '", name,
                                                        "', which is not an identifier"));
       }

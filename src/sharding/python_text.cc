@@ -2,18 +2,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/layout/axis.h"
 
 namespace axe::sharding {
 
-bool IsIdentifier(absl::string_view name) {
-  if (name.empty()) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-    const bool digit = c >= '0' && c <= '9';
-    if (!alpha && !(digit && i > 0)) return false;
-  }
-  return true;
+absl::Status MemoryAxisNameError(size_t axis) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "mesh: axis ", axis, " is named 'm', which is the memory axis of Axe layouts; rename it"));
 }
 
 std::string PyStr(absl::string_view name) { return absl::StrCat("'", name, "'"); }
@@ -39,7 +34,7 @@ absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare)
     while (end < text.size() && text[end] != q && text[end] != '\n') ++end;
     if (end >= text.size() || text[end] != q) return s.MessageAt(start, "unterminated string");
     const absl::string_view name = text.substr(begin, end - begin);
-    if (!IsIdentifier(name)) {
+    if (!Axis::IsValidName(name)) {
       return s.MessageAt(begin, absl::StrCat("'", name, "' is not an identifier"));
     }
     s.set_pos(end + 1);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/hash/hash_testing.h"
+#include "axe/sharding/partition_spec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
@@ -85,6 +86,30 @@ TEST(MeshTest, RejectsBadMeshes) {
                        HasSubstr("more than 65536 devices (at axis 'b')")));
   EXPECT_THAT(Mesh::Create({{"a", INT64_MAX}, {"b", INT64_MAX}}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 65536 devices")));
+}
+
+// Mesh axis names become Axis names: the same identifier rule (Axis::IsValidName), and `m`,
+// the memory axis of every layout, is refused where the mesh is made.
+TEST(MeshTest, AxisNamesFollowTheAxisRules) {
+  EXPECT_THAT(Mesh::Create({{"x", 2}, {"m", 2}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("mesh: axis 1 is named 'm', which is the memory axis of Axe "
+                                 "layouts; rename it")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, 'm': 2)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 13: mesh: axis 1 is named 'm'")));
+  EXPECT_THAT(Mesh::Parse("m=4"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("position 0: mesh: axis 0 is named 'm'")));
+  EXPECT_THAT(Mesh::Create({{"1x", 2}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("mesh: axis 0 has the name '1x', which is not an identifier")));
+  EXPECT_THAT(Mesh::Create({{"x-y", 2}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not an identifier")));
+  EXPECT_OK(Mesh::Create({{"_m2", 2}, {"mm", 2}}));
+  EXPECT_THAT(
+      PartitionSpec::Create({{"x y"}}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("PartitionSpec: entry 0 names 'x y', which is not an identifier")));
 }
 
 TEST(MeshTest, ParseErrorsNamePositions) {

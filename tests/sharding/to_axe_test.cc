@@ -109,11 +109,6 @@ TEST(ShardedToAxeTest, Errors) {
                        HasSubstr("not expressible: the local layout pads the shard")));
   EXPECT_THAT(ShardedToAxe({0, 8}, Named("x=2", "P('x')"), std::nullopt),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("dimension 0 has size 0")));
-  EXPECT_THAT(
-      ShardedToAxe({4, 8}, Named("m=2", "P('m')"), std::nullopt, DeviceAxisMode::kPerAxis),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr(
-                   "mesh axis 'm' cannot be a per_axis device axis: axis 'm' is the memory axis")));
 }
 
 // ---- Randomized: the device -> elements map of the Axe layout equals the definition. ----

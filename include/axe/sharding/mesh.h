@@ -54,7 +54,8 @@ class Mesh {
   // The mesh with no axes (one device, id 0).
   Mesh();
 
-  // Validates (InvalidArgument naming the axis): names are identifiers and unique, sizes
+  // Validates (InvalidArgument naming the axis): names are identifiers (Axis::IsValidName),
+  // unique and not `m` (the memory axis of Axe layouts), sizes
   // >= 1, at most kMaxAxes axes and kMaxDevices devices; `devices` is empty (the default
   // row-major order) or lists each id 0..N-1 exactly once, in mesh-position order.
   static absl::StatusOr<Mesh> Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices = {});
