@@ -1,9 +1,12 @@
 #include "axe/runtime/element_value.h"
 
+#include <cfenv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -17,8 +20,10 @@ namespace axe::runtime {
 namespace {
 
 // `value` rounded to a binary format with `exponent_bits` and `mantissa_bits` (at most 23)
-// fraction bits, ties to even, as its bit pattern.
-uint16_t RoundToSmallFloatBits(double value, int exponent_bits, int mantissa_bits) {
+// fraction bits, ties to even, as its bit pattern. `above`: the number to round is a little
+// (less than a double ulp) larger in magnitude than `value`, which breaks a tie upward.
+uint16_t RoundToSmallFloatBits(double value, int exponent_bits, int mantissa_bits,
+                               bool above = false) {
   uint64_t d;
   std::memcpy(&d, &value, sizeof(d));
   const uint32_t sign = static_cast<uint32_t>(d >> 63) << (exponent_bits + mantissa_bits);
@@ -42,7 +47,7 @@ uint16_t RoundToSmallFloatBits(double value, int exponent_bits, int mantissa_bit
     kept = significand >> shift;
     const uint64_t rest = significand & ((uint64_t{1} << shift) - 1);
     const uint64_t half = uint64_t{1} << (shift - 1);
-    if (rest > half || (rest == half && (kept & 1) != 0)) ++kept;
+    if (rest > half || (rest == half && (above || (kept & 1) != 0))) ++kept;
   }
   uint64_t bits = kept;  // a subnormal (or, rounded up, the smallest normal)
   if (exponent >= min_normal_exponent) {
@@ -107,6 +112,29 @@ absl::StatusOr<std::vector<uint8_t>> ParsePred(absl::string_view text) {
       absl::StrCat(Quoted(text), " is not a pred value: use 0, 1, true or false"));
 }
 
+// The decimal `text` (which SimpleAtod read as `nearest`) as the double next to it toward
+// zero, and whether that is below the decimal's exact magnitude. Rounding that pair to f16
+// or bf16 is one correct rounding of the decimal; rounding `nearest` would be two, wrong
+// for decimals within half a double ulp of a tie. Reads `nearest` back when the C library
+// disagrees with it (another locale's decimal point, say).
+std::pair<double, bool> TowardZeroAndInexact(absl::string_view text, double nearest) {
+  if (!std::isfinite(nearest)) return {nearest, false};
+  const std::string copy(text);
+  auto parse = [&](int mode) {
+    const int saved = std::fegetround();
+    std::fesetround(mode);
+    char* end = nullptr;
+    const double value = std::strtod(copy.c_str(), &end);
+    std::fesetround(saved);
+    return end == copy.c_str() + copy.size() ? value : std::nan("");
+  };
+  const double down = parse(FE_DOWNWARD), up = parse(FE_UPWARD), zero = parse(FE_TOWARDZERO);
+  if (!(down <= nearest && nearest <= up && (zero == down || zero == up))) {
+    return {nearest, false};
+  }
+  return {zero, down != up};
+}
+
 bool NamesInfinity(absl::string_view text) {
   if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
   return absl::EqualsIgnoreCase(text, "inf") || absl::EqualsIgnoreCase(text, "infinity");
@@ -137,7 +165,9 @@ absl::StatusOr<std::vector<uint8_t>> ParseFloat(absl::string_view text, DType ty
     return BytesOf(d);
   }
   const bool half = type == DType::kF16;
-  const uint16_t bits = half ? RoundToF16Bits(d) : RoundToBF16Bits(d);
+  const auto [toward_zero, inexact] = TowardZeroAndInexact(text, d);
+  const uint16_t bits = half ? RoundToSmallFloatBits(toward_zero, 5, 10, inexact)
+                             : RoundToSmallFloatBits(toward_zero, 8, 7, inexact);
   const uint16_t exponent_mask = half ? 0x7c00 : 0x7f80;
   const bool rounded_to_inf = (bits & exponent_mask) == exponent_mask && std::isfinite(d);
   if (overflowed || rounded_to_inf) {

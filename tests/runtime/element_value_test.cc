@@ -137,6 +137,23 @@ TEST(ElementValue, F16RoundsToNearestEven) {
   EXPECT_EQ(RoundToF16Bits(std::numeric_limits<double>::quiet_NaN()) & 0x7e00, 0x7e00);
 }
 
+TEST(ElementValue, DecimalsNextToATieRoundOnce) {
+  // Within half a double ulp of a tie: through a double they would land on the tie and go
+  // to even; rounded once, they go to the nearer side.
+  EXPECT_THAT(ParseElementValue("1.000488281250000000000001", DType::kF16),
+              IsOkAndHolds(Bytes<uint16_t>(0x3c01)));
+  EXPECT_THAT(ParseElementValue("-1.000488281250000000000001", DType::kF16),
+              IsOkAndHolds(Bytes<uint16_t>(0xbc01)));
+  EXPECT_THAT(ParseElementValue("1.001464843749999999999999", DType::kF16),
+              IsOkAndHolds(Bytes<uint16_t>(0x3c01)));
+  EXPECT_THAT(ParseElementValue("1.003906250000000000000001", DType::kBF16),
+              IsOkAndHolds(Bytes<uint16_t>(0x3f81)));
+  EXPECT_THAT(ParseElementValue("65519.99999999999999999", DType::kF16),
+              IsOkAndHolds(Bytes<uint16_t>(0x7bff)));
+  EXPECT_THAT(ParseElementValue("65520.00000000000000001", DType::kF16),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("out of range for f16")));
+}
+
 TEST(ElementValue, RoundingMatchesFloatForEveryBF16Neighbourhood) {
   // bf16 is f32's top half: for values exact in f32, round-to-nearest-even of the f32 bits
   // is the reference. Walk a spread of f32 patterns, ties included.

@@ -24,9 +24,9 @@ namespace axe::runtime {
 // The bytes of the element of `type` written `text` (surrounding whitespace ignored).
 //  pred: 0, 1, true or false.
 //  s8 ... s64, u8 ... u64: a decimal integer in the type's range.
-//  f16, bf16, f32, f64: a decimal number, inf, -inf or nan, rounded to the nearest value
-//    of the type (ties to even); a finite number that rounds past the largest finite
-//    value is out of range.
+//  f16, bf16, f32, f64: a decimal number, inf, -inf or nan, rounded once to the nearest
+//    value of the type (ties to even; not through a double first); a finite number that
+//    rounds past the largest finite value is out of range.
 // Errors: InvalidArgument for text that is not a value of the type's kind, OutOfRange for
 // values the type cannot hold (the message names the type and its range), Unimplemented
 // for the other types (f8, f6, f4, complex, sub-byte integers).
