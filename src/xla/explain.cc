@@ -75,6 +75,7 @@ absl::StatusOr<ArrayExplanation> ExplainArray(const Shape& shape) {
                                                    ElideForMessage(shape.ToString())));
   }
   ArrayExplanation e;
+  e.kind = shape.IsBuffer() ? "buffer" : "array";
   e.shape = shape.ToString();
   e.element_type = std::string(PrimitiveTypeName(a.element_type()));
   e.element_kind = std::string(PrimitiveTypeKind(a.element_type()));
@@ -93,6 +94,33 @@ absl::StatusOr<ArrayExplanation> ExplainArray(const Shape& shape) {
   } else if (a.has_layout()) {
     FillLayoutFacts(a, e);
   }
+  return e;
+}
+
+absl::StatusOr<ArrayExplanation> ExplainNonTuple(const Shape& shape) {
+  if (shape.IsArray() || shape.IsBuffer()) return ExplainArray(shape);
+  if (shape.IsTuple()) {
+    return absl::InvalidArgumentError(absl::StrCat("ExplainNonTuple needs a non-tuple shape, got ",
+                                                   ElideForMessage(shape.ToString())));
+  }
+  ArrayExplanation e;
+  e.kind = shape.IsToken() ? "token" : "opaque";
+  e.shape = shape.ToString();
+  e.element_type = std::string(PrimitiveTypeName(shape.element_type()));
+  e.element_kind =
+      shape.IsToken() ? "an ordering token: no data, 0 bytes" : "an opaque handle: one pointer";
+  e.bit_width = 0;
+  e.byte_width = 0;
+  const absl::Status not_array = absl::InvalidArgumentError(
+      absl::StrCat("a ", e.kind, " is not an array: it has no elements or layout"));
+  e.elements_in = not_array;
+  e.byte_size_of = shape.IsToken() ? absl::StatusOr<int64_t>(0)
+                                   : absl::StatusOr<int64_t>(absl::InvalidArgumentError(
+                                         "an opaque value takes one pointer; its size depends on "
+                                         "the platform's pointer size"));
+  e.array_size_bytes = not_array;
+  e.padded_elements = not_array;
+  e.axe = not_array;
   return e;
 }
 

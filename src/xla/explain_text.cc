@@ -64,6 +64,10 @@ void AppendSizes(const ArrayExplanation& e, std::string& out) {
 }  // namespace
 
 std::string ExplainText(const ArrayExplanation& e) {
+  if (!HasArrayFacts(e)) {
+    return absl::StrCat("shape           ", e.shape, "\n", "kind            ", e.element_type, " (",
+                        e.element_kind, ")\n");
+  }
   const std::string unit = e.byte_width == 1 ? "byte" : "bytes";
   std::string out = absl::StrCat("shape           ", e.shape, "\n", "element type    ",
                                  e.element_type, ": ", e.element_kind, ", ", e.bit_width, " bits (",

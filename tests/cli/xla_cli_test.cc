@@ -146,12 +146,6 @@ TEST(XlaCli, EverySubcommandHasHelp) {
   }
 }
 
-}  // namespace
-}  // namespace axe
-
-namespace axe {
-namespace {
-
 TEST(XlaTour, ExplainsTheTwoShapes) {
   auto r = testing::RunAxe({"tour", "--part", "xla"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -165,16 +159,6 @@ TEST(XlaTour, ExplainsTheTwoShapes) {
               ::testing::HasSubstr(
                   "f32[8,128]{1,0:T(8,128)(3,1)}          1024       4096      4096         1152"));
 }
-
-}  // namespace
-}  // namespace axe
-
-namespace axe {
-namespace {
-
-using nlohmann::json;
-using ::testing::HasSubstr;
-using testing::RunAxe;
 
 // check, explain and offset apply one rule: a tile ending with '*' is invalid.
 TEST(XlaCli, TileEndingWithCombineIsRejectedByEveryCommand) {
@@ -259,6 +243,54 @@ TEST(XlaCli, EveryCommandReadsAFile) {
   std::remove(path.c_str());
 }
 
+// Every leaf of --json has the same keys, token and opaque ones included (null where a field
+// does not apply); they used to lack invalid, minor_to_major, tile_levels and more.
+TEST(XlaCli, ExplainJsonLeavesShareTheirKeys) {
+  auto r = RunAxe({"xla", "explain", "(f32[2], token[], opaque[], b(s8[4]{0}))", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["tuple"].size(), 4u);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j["tuple"][0].items()) keys.push_back(key);
+  EXPECT_GT(keys.size(), 25u);
+  for (size_t k = 1; k < 4; ++k) {
+    std::vector<std::string> leaf_keys;
+    for (const auto& [key, value] : j["tuple"][k].items()) leaf_keys.push_back(key);
+    EXPECT_EQ(leaf_keys, keys) << "leaf " << k;
+  }
+  const json& token = j["tuple"][1];
+  EXPECT_EQ(token["kind"], "token");
+  EXPECT_EQ(token["byte_size_of"], 0);
+  EXPECT_TRUE(token["bit_width"].is_null());
+  EXPECT_TRUE(token["minor_to_major"].is_null());
+  EXPECT_TRUE(token["memory_space"].is_null());
+  EXPECT_EQ(j["tuple"][2]["kind"], "opaque");
+  EXPECT_TRUE(j["tuple"][2]["byte_size_of"].is_null());
+  EXPECT_EQ(j["tuple"][3]["kind"], "buffer");
+  EXPECT_EQ(j["tuple"][3]["elements_in"], 4);
+  r = RunAxe({"xla", "explain", "token[]"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "shape           token[]\n"
+            "kind            token (an ordering token: no data, 0 bytes)\n");
+}
+
+// --leaf and --index take '@FILE' like the shape.
+TEST(XlaCli, LeafAndIndexReadFiles) {
+  const std::string leaf_path = ::testing::TempDir() + "/axe_xla_cli_leaf.txt";
+  const std::string index_path = ::testing::TempDir() + "/axe_xla_cli_index.txt";
+  std::ofstream(leaf_path) << "1,1\n";
+  std::ofstream(index_path) << "5\n";
+  auto r = RunAxe({"xla", "explain", "(f32[2], (token[], s4[8]{0:E(4)}))", "--leaf",
+                   "@" + leaf_path, "--index", "@" + index_path, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["leaf"], json({1, 1}));
+  EXPECT_EQ(j["linear_index"], 5);
+  std::remove(leaf_path.c_str());
+  std::remove(index_path.c_str());
+}
+
 TEST(XlaCli, ErrorsNameTheElementTypeAndStayShort) {
   auto r = RunAxe({"xla", "check", "f128[4]"});
   EXPECT_EQ(r.exit_code, 2);
@@ -267,16 +299,6 @@ TEST(XlaCli, ErrorsNameTheElementTypeAndStayShort) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("layout has invalid tiles"));
 }
-
-}  // namespace
-}  // namespace axe
-
-namespace axe {
-namespace {
-
-using nlohmann::json;
-using ::testing::HasSubstr;
-using testing::RunAxe;
 
 constexpr char kFusion[] =
     "%fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} "

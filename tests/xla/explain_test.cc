@@ -12,6 +12,7 @@
 namespace axe::xla {
 namespace {
 
+using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -112,6 +113,35 @@ TEST(Explain, IndexGivesByteAndBitOffsets) {
   EXPECT_EQ(u.byte_offset, 5);
   EXPECT_THAT(ExplainIndex(*ParseShape("f32[3,5]"), {3, 0}),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("dimension 0")));
+}
+
+// Token and opaque leaves are explained by the library too (this used to be CLI code), with
+// the array-only facts absent.
+TEST(Explain, NonTupleCoversTokensAndOpaques) {
+  absl::StatusOr<ArrayExplanation> t = ExplainNonTuple(*ParseShape("token[]"));
+  ASSERT_OK(t.status());
+  EXPECT_EQ(t->kind, "token");
+  EXPECT_EQ(t->element_type, "token");
+  EXPECT_FALSE(HasArrayFacts(*t));
+  EXPECT_THAT(t->byte_size_of, IsOkAndHolds(0));
+  EXPECT_THAT(t->elements_in,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a token is not an array")));
+  EXPECT_EQ(ExplainText(*t),
+            "shape           token[]\n"
+            "kind            token (an ordering token: no data, 0 bytes)\n");
+  absl::StatusOr<ArrayExplanation> o = ExplainNonTuple(*ParseShape("opaque[]"));
+  ASSERT_OK(o.status());
+  EXPECT_EQ(o->kind, "opaque");
+  EXPECT_THAT(o->byte_size_of,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pointer size")));
+  EXPECT_THAT(ExplainText(*o), HasSubstr("kind            opaque (an opaque handle: one pointer)"));
+  absl::StatusOr<ArrayExplanation> b = ExplainNonTuple(*ParseShape("b(f32[2]{0})"));
+  ASSERT_OK(b.status());
+  EXPECT_EQ(b->kind, "buffer");
+  EXPECT_TRUE(HasArrayFacts(*b));
+  EXPECT_THAT(b->elements_in, IsOkAndHolds(2));
+  EXPECT_THAT(ExplainNonTuple(*ParseShape("(f32[2])")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a non-tuple shape")));
 }
 
 // Regression: the byte offset of an unpacked element went through a bit count (x8) that

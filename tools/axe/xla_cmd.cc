@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/explain.h"
 #include "axe/xla/hlo_text.h"
@@ -47,23 +48,7 @@ absl::StatusOr<Shape> ParseShapeText(const std::string& text, const ShapeArgs& a
 
 absl::StatusOr<Shape> ParseShapeArgs(const ShapeArgs& args) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "shape"));
-  absl::StatusOr<Shape> s = xla::ParseShape(text, {.lenient = args.lenient});
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat("shape: ", s.status().message()));
-  return s;
-}
-
-// A shape's text for an error message: at most 160 characters.
-std::string Short(const Shape& s) {
-  std::string text = s.ToString();
-  if (text.size() <= 160) return text;
-  return absl::StrCat(text.substr(0, 80), "...(", text.size() - 160, " more characters)...",
-                      text.substr(text.size() - 80));
-}
-
-// The array a shape describes (a buffer's array), or null for tuples, tokens and opaques.
-const Shape* ArrayOf(const Shape& s) {
-  if (s.IsBuffer()) return &s.buffer_shape();
-  return s.IsArray() ? &s : nullptr;
+  return ParseShapeText(text, args);
 }
 
 template <typename T>
@@ -84,26 +69,31 @@ Json TileLevelsJson(const std::vector<xla::TileLevelFacts>& levels) {
   return out;
 }
 
-// The stable fields of an array leaf, in the order of the text output.
-Json ArrayJson(const xla::ArrayExplanation& e) {
-  Json j = {{"shape", e.shape},
+// The stable fields of a leaf, in the order of the text output: the same keys for every kind,
+// null where they do not apply (token and opaque leaves have no array facts).
+Json LeafJson(const xla::ArrayExplanation& e) {
+  const bool array = xla::HasArrayFacts(e);
+  auto if_array = [array](Json v) { return array ? std::move(v) : Json(nullptr); };
+  auto if_layout = [&e](Json v) { return e.has_layout ? std::move(v) : Json(nullptr); };
+  Json j = {{"kind", e.kind},
+            {"shape", e.shape},
             {"element_type", e.element_type},
             {"element_kind", e.element_kind},
-            {"bit_width", e.bit_width},
-            {"byte_width", e.byte_width},
+            {"bit_width", if_array(e.bit_width)},
+            {"byte_width", if_array(e.byte_width)},
             {"invalid", e.invalid ? Json(*e.invalid) : Json(nullptr)}};
-  j["minor_to_major"] = e.has_layout ? Json(e.minor_to_major) : Json(nullptr);
-  j["major_to_minor"] = e.has_layout ? Json(e.major_to_minor) : Json(nullptr);
-  j["physical_order"] = e.has_layout ? Json(e.physical_order) : Json(nullptr);
+  j["minor_to_major"] = if_layout(e.minor_to_major);
+  j["major_to_minor"] = if_layout(e.major_to_minor);
+  j["physical_order"] = if_layout(e.physical_order);
   j["tile_levels"] = TileLevelsJson(e.tile_levels);
-  j["expanded_shape"] = e.has_layout ? Json(e.expanded_shape) : Json(nullptr);
-  j["element_size_in_bits"] = e.element_size_in_bits;
-  j["tail_padding_alignment"] = e.tail_padding_alignment;
+  j["expanded_shape"] = if_layout(e.expanded_shape);
+  j["element_size_in_bits"] = if_array(e.element_size_in_bits);
+  j["tail_padding_alignment"] = if_array(e.tail_padding_alignment);
   j["split_configs"] = e.split_configs;
-  j["metadata_prefix_bytes"] = e.metadata_prefix_bytes;
-  j["memory_space"] = e.memory_space;
-  j["memory_space_name"] = e.memory_space_name;
-  j["memory_space_description"] = e.memory_space_description;
+  j["metadata_prefix_bytes"] = if_array(e.metadata_prefix_bytes);
+  j["memory_space"] = if_array(e.memory_space);
+  j["memory_space_name"] = if_array(e.memory_space_name);
+  j["memory_space_description"] = if_array(e.memory_space_description);
   j["elements_in"] = OrNull(e.elements_in);
   j["byte_size_of"] = OrNull(e.byte_size_of);
   j["array_size_bytes"] = OrNull(e.array_size_bytes);
@@ -115,24 +105,11 @@ Json ArrayJson(const xla::ArrayExplanation& e) {
   return j;
 }
 
-// A token or opaque leaf: the same fields, null where they do not apply.
-Json NonArrayJson(const Shape& leaf) {
-  Json j = {{"shape", leaf.ToString()},
-            {"element_type", std::string(xla::PrimitiveTypeName(leaf.element_type()))}};
-  for (const char* k : {"bit_width", "elements_in"}) j[k] = nullptr;
-  j["byte_size_of"] = leaf.IsToken() ? Json(0) : Json(nullptr);
-  for (const char* k : {"array_size_bytes", "padded_elements", "memory_space", "memory_space_name",
-                        "axe", "axe_domain"}) {
-    j[k] = nullptr;
-  }
-  return j;
-}
-
 absl::StatusOr<Json> ShapeJson(const Shape& s, int depth = 0) {
   if (depth > 512) return absl::InvalidArgumentError("tuple nesting too deep for --json");
   if (!s.IsTuple()) {
-    absl::StatusOr<xla::ArrayExplanation> e = xla::ExplainArray(s);
-    return e.ok() ? ArrayJson(*e) : NonArrayJson(s);
+    AXE_ASSIGN_OR_RETURN(xla::ArrayExplanation e, xla::ExplainNonTuple(s));
+    return LeafJson(e);
   }
   Json elements = Json::array();
   for (const Shape& e : s.tuple_shapes()) {
@@ -155,15 +132,8 @@ Json IndexJson(const xla::IndexExplanation& at) {
 
 void PrintShapeText(const Shape& s) {
   if (!s.IsTuple()) {
-    absl::StatusOr<xla::ArrayExplanation> e = xla::ExplainArray(s);
-    if (e.ok()) {
-      std::cout << xla::ExplainText(*e);
-    } else {
-      std::cout << "shape           " << s.ToString() << "\n"
-                << "kind            " << xla::PrimitiveTypeName(s.element_type())
-                << (s.IsToken() ? " (an ordering token: no data, 0 bytes)\n"
-                                : " (an opaque handle: one pointer)\n");
-    }
+    absl::StatusOr<xla::ArrayExplanation> e = xla::ExplainNonTuple(s);
+    std::cout << (e.ok() ? xla::ExplainText(*e) : absl::StrCat(e.status().message(), "\n"));
     return;
   }
   std::cout << "tuple           " << s.ToString() << "\n";
@@ -317,7 +287,7 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
   if (has_index) {
     if (!s.IsArray() && !s.IsBuffer()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--index needs an array shape, got ", Short(s),
+          absl::StrCat("--index needs an array shape, got ", ElideForMessage(s.ToString()),
                        s.IsTuple() ? " (pick a tuple leaf with --leaf)" : ""));
     }
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> idx, ParseIntListOption(args.index, "--index"));
@@ -374,10 +344,12 @@ void AddOffset(CLI::App& group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(Shape s, ParseShapeArgs(*args));
-    const Shape* a = ArrayOf(s);
-    if (a == nullptr)
-      return absl::InvalidArgumentError("offset needs an array shape, got " + Short(s));
-    AXE_ASSIGN_OR_RETURN(xla::TilingMap m, xla::TilingMap::Create(*a));
+    const Shape& a = s.array_shape();
+    if (!a.IsArray()) {
+      return absl::InvalidArgumentError("offset needs an array shape, got " +
+                                        ElideForMessage(s.ToString()));
+    }
+    AXE_ASSIGN_OR_RETURN(xla::TilingMap m, xla::TilingMap::Create(a));
     absl::StatusOr<xla::DelinearizedIndex> r = m.Delinearize(args->linear);
     if (!r.ok())
       return absl::InvalidArgumentError(absl::StrCat("--linear: ", r.status().message()));

@@ -35,7 +35,8 @@ struct TileLevelFacts {
 };
 
 struct ArrayExplanation {
-  std::string shape;  // canonical text
+  std::string kind = "array";  // "array", "buffer", "token", "opaque"
+  std::string shape;           // canonical text
   std::string element_type;
   std::string element_kind;  // "floating point", ...
   int64_t bit_width = 0;
@@ -75,6 +76,15 @@ struct LeafExplanation {
 
 // The facts of an array or buffer shape (other kinds: an error).
 absl::StatusOr<ArrayExplanation> ExplainArray(const Shape& shape);
+// The facts of any non-tuple shape, with the same fields whatever its kind: ExplainArray for
+// an array or buffer; for a token or opaque value: kind, shape, element_type, element_kind (a
+// sentence on what the value is), byte_size_of (0 for a token; an opaque one's depends on the
+// pointer size: an error), and every array-only field empty or an error. Tuples: an error.
+absl::StatusOr<ArrayExplanation> ExplainNonTuple(const Shape& shape);
+// True for kind "array" and "buffer": the array-only fields of `e` apply.
+inline bool HasArrayFacts(const ArrayExplanation& e) {
+  return e.kind == "array" || e.kind == "buffer";
+}
 // Every leaf of any shape, in tuple order.
 std::vector<LeafExplanation> ExplainLeaves(const Shape& shape);
 
