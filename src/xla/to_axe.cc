@@ -388,9 +388,11 @@ class Recognizer {
   absl::Span<const int64_t> dims_;
 };
 
-}  // namespace
+using DigitBlocks = std::vector<std::vector<Iter>>;
 
-absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64_t> dims) {
+// The layout's iters, checked to be one memory axis with positive strides and to hold the
+// elements of `dims`, as a layout of their own.
+absl::StatusOr<axe::Layout> MemoryShard(const axe::Layout& layout, absl::Span<const int64_t> dims) {
   if (!layout.replica().empty()) return NotXla(layout, dims, "it has replicas");
   if (!layout.offset().empty()) return NotXla(layout, dims, "it has an offset");
   std::vector<Iter> shard;
@@ -410,75 +412,137 @@ absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64
                   absl::StrCat("the dims hold ", n ? absl::StrCat(*n) : "too many",
                                " elements, the layout ", layout.size()));
   }
-  AXE_ASSIGN_OR_RETURN(axe::Layout target, axe::Layout::Create(std::move(shard)));
-  Recognizer r(target, dims);
-  if (dims.empty()) {
-    if (r.Verify(Layout())) return Layout();
-    return NotXla(layout, dims, "a scalar holds one element");
-  }
-  absl::StatusOr<Grouped> grouped = Group(Canonicalize(target), dims);
-  if (!grouped.ok()) return NotXla(layout, dims, grouped.status().message());
-  const size_t rank = dims.size();
-  // Per dim, its non-unit digits, most significant first.
-  std::vector<std::vector<Iter>> blocks(rank);
+  return axe::Layout::Create(std::move(shard));
+}
+
+// Per dim, its non-unit digits, most significant first.
+DigitBlocks BlocksOf(const Grouped& grouped, size_t rank) {
+  DigitBlocks blocks(rank);
   for (size_t j = 0; j < rank; ++j) {
-    for (size_t k = grouped->seps[j]; k < grouped->seps[j + 1]; ++k) {
-      if (grouped->layout.shard()[k].extent > 1) blocks[j].push_back(grouped->layout.shard()[k]);
+    for (size_t k = grouped.seps[j]; k < grouped.seps[j + 1]; ++k) {
+      if (grouped.layout.shard()[k].extent > 1) blocks[j].push_back(grouped.layout.shard()[k]);
     }
   }
-  // Size-1 dims (no digits) are the most major, in decreasing dim order (as XLA's
-  // AlignLayouts places them).
-  std::vector<int64_t> trivial;
-  for (size_t j = rank; j-- > 0;) {
-    if (blocks[j].empty()) trivial.push_back(static_cast<int64_t>(j));
-  }
-  auto ordered = [&](auto key) {  // non-trivial dims by ascending key (minor first), then trivial
-    std::vector<int64_t> m2m;
-    for (size_t j = 0; j < rank; ++j) {
-      if (!blocks[j].empty()) m2m.push_back(static_cast<int64_t>(j));
-    }
-    std::stable_sort(m2m.begin(), m2m.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
-    m2m.insert(m2m.end(), trivial.begin(), trivial.end());
-    return m2m;
-  };
-  auto block = [&](int64_t j) -> const std::vector<Iter>& {
-    return blocks[static_cast<size_t>(j)];
-  };
+  return blocks;
+}
 
-  // 1. Untiled: minor_to_major by the single digit's stride.
-  bool single = true;
-  for (const auto& b : blocks) single = single && b.size() <= 1;
-  if (single) {
-    Layout candidate(ordered([&](int64_t j) { return block(j)[0].stride; }));
-    if (r.Verify(candidate)) return candidate;
+// The dims with digits by ascending key(dim) (minor first), then the size-1 dims (no digits)
+// in decreasing dim order: the most major, as XLA's AlignLayouts places them.
+template <typename Key>
+std::vector<int64_t> OrderedDims(const DigitBlocks& blocks, const Key& key) {
+  std::vector<int64_t> m2m;
+  for (size_t j = 0; j < blocks.size(); ++j) {
+    if (!blocks[j].empty()) m2m.push_back(static_cast<int64_t>(j));
   }
+  std::stable_sort(m2m.begin(), m2m.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
+  for (size_t j = blocks.size(); j-- > 0;) {
+    if (blocks[j].empty()) m2m.push_back(static_cast<int64_t>(j));
+  }
+  return m2m;
+}
 
-  // 2. One tile level of rank k = 1..r, minor_to_major from the outer (most significant)
-  //    strides; bounds from the inner digits (d for a lone digit, 1 for none). 3. The same
-  //    followed by (q,1), q from the split of the second-most-minor tile dim.
-  const std::vector<int64_t> m2m = ordered([&](int64_t j) { return block(j)[0].stride; });
-  for (size_t k = 1; k <= rank; ++k) {
+// The dims ordered by the stride of their most significant digit.
+std::vector<int64_t> ByOuterStride(const DigitBlocks& blocks) {
+  return OrderedDims(blocks, [&](int64_t j) { return blocks[static_cast<size_t>(j)][0].stride; });
+}
+
+// 1. Untiled: minor_to_major by the single digit's stride.
+std::optional<Layout> TryUntiled(const Recognizer& r, const DigitBlocks& blocks) {
+  for (const auto& b : blocks) {
+    if (b.size() > 1) return std::nullopt;
+  }
+  Layout candidate(ByOuterStride(blocks));
+  if (r.Verify(candidate)) return candidate;
+  return std::nullopt;
+}
+
+// 2. One tile level of rank k = 1..r, minor_to_major from the outer (most significant)
+//    strides; bounds from the inner digits (d for a lone digit, 1 for none). 3. The same
+//    followed by (q,1), q from the split of the second-most-minor tile dim.
+std::optional<Layout> TrySpecTilings(const Recognizer& r, const DigitBlocks& blocks,
+                                     absl::Span<const int64_t> dims) {
+  const std::vector<int64_t> m2m = ByOuterStride(blocks);
+  for (size_t k = 1; k <= dims.size(); ++k) {
     std::vector<int64_t> bounds;
     for (size_t i = k; i-- > 0;) {
-      const int64_t j = m2m[i];
-      const std::vector<Iter>& b = block(j);
-      int64_t bound = b.empty() ? 1 : dims[static_cast<size_t>(j)];
-      if (b.size() >= 2) bound = dims[static_cast<size_t>(j)] / b[0].extent;
+      const size_t j = static_cast<size_t>(m2m[i]);
+      const std::vector<Iter>& b = blocks[j];
+      int64_t bound = b.empty() ? 1 : dims[j];
+      if (b.size() >= 2) bound = dims[j] / b[0].extent;
       bounds.push_back(bound);
     }
     Layout one(m2m, {Tile(bounds)});
     if (r.Verify(one)) return one;
     if (k >= 2) {
-      const std::vector<Iter>& b = block(m2m[1]);
+      const std::vector<Iter>& b = blocks[static_cast<size_t>(m2m[1])];
       if (!b.empty()) {
         Layout two(m2m, {Tile(bounds), Tile({b.back().extent, 1})});
         if (r.Verify(two)) return two;
       }
     }
   }
+  return std::nullopt;
+}
 
-  // Beyond the spec's candidates: split every dim's digits at a stride threshold V (the
-  // digits below V are inside the tile) and order the tiled dims by their inner digits.
+// One dim's digits split at a stride threshold.
+struct DimPlan {
+  int64_t dim = 0;
+  int64_t bound = 1;
+  int64_t outer_stride = 0;  // of the most significant outer digit (0: none)
+  int64_t inner_stride = 0;  // of the most significant inner digit (0: none)
+  std::vector<int64_t> inner_extents;
+};
+
+// The digits below stride v go inside the tile; the tiled dims are ordered by their inner
+// digits, the untiled ones by their outer digits. Nothing when an outer digit lies below an
+// inner one or no dim is tiled.
+std::optional<Layout> TryThreshold(const Recognizer& r, const DigitBlocks& blocks, int64_t v) {
+  std::vector<DimPlan> untiled, tiled;
+  for (size_t j = 0; j < blocks.size(); ++j) {
+    DimPlan p;
+    p.dim = static_cast<int64_t>(j);
+    for (const Iter& it : blocks[j]) {
+      if (it.stride < v) {
+        if (p.inner_stride == 0) p.inner_stride = it.stride;
+        p.bound *= it.extent;
+        p.inner_extents.push_back(it.extent);
+      } else {
+        if (p.inner_stride != 0) return std::nullopt;  // an outer digit below an inner one
+        if (p.outer_stride == 0) p.outer_stride = it.stride;
+      }
+    }
+    (p.bound > 1 ? tiled : untiled).push_back(std::move(p));
+  }
+  if (tiled.empty()) return std::nullopt;
+  std::stable_sort(untiled.begin(), untiled.end(), [](const DimPlan& a, const DimPlan& b) {
+    return a.outer_stride > b.outer_stride;
+  });
+  std::stable_sort(tiled.begin(), tiled.end(), [](const DimPlan& a, const DimPlan& b) {
+    return a.inner_stride > b.inner_stride;
+  });
+  std::vector<int64_t> major_to_minor, bounds;
+  for (const DimPlan& p : untiled) major_to_minor.push_back(p.dim);
+  for (const DimPlan& p : tiled) {
+    major_to_minor.push_back(p.dim);
+    bounds.push_back(p.bound);
+  }
+  std::vector<int64_t> order(major_to_minor.rbegin(), major_to_minor.rend());
+  Layout one(order, {Tile(bounds)});
+  if (r.Verify(one)) return one;
+  if (tiled.size() >= 2) {
+    const DimPlan& p = tiled[tiled.size() - 2];
+    int64_t q = 1;
+    for (size_t i = p.inner_extents.size(); i-- > 1;) {
+      q *= p.inner_extents[i];
+      Layout two(order, {Tile(bounds), Tile({q, 1})});
+      if (r.Verify(two)) return two;
+    }
+  }
+  return std::nullopt;
+}
+
+// Beyond the spec's candidates: every digit stride as the threshold, smallest first.
+std::optional<Layout> TryThresholdTilings(const Recognizer& r, const DigitBlocks& blocks) {
   std::vector<int64_t> thresholds;
   for (const auto& b : blocks) {
     for (const Iter& it : b) thresholds.push_back(it.stride);
@@ -486,56 +550,26 @@ absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64
   std::sort(thresholds.begin(), thresholds.end());
   thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
   for (int64_t v : thresholds) {
-    struct DimPlan {
-      int64_t dim = 0;
-      int64_t bound = 1;
-      int64_t outer_stride = 0;  // of the most significant outer digit (0: none)
-      int64_t inner_stride = 0;  // of the most significant inner digit (0: none)
-      std::vector<int64_t> inner_extents;
-    };
-    std::vector<DimPlan> untiled, tiled;
-    bool suffix = true;
-    for (size_t j = 0; j < rank; ++j) {
-      DimPlan p;
-      p.dim = static_cast<int64_t>(j);
-      for (const Iter& it : blocks[j]) {
-        if (it.stride < v) {
-          if (p.inner_stride == 0) p.inner_stride = it.stride;
-          p.bound *= it.extent;
-          p.inner_extents.push_back(it.extent);
-        } else {
-          if (p.inner_stride != 0) suffix = false;  // an outer digit below an inner one
-          if (p.outer_stride == 0) p.outer_stride = it.stride;
-        }
-      }
-      (p.bound > 1 ? tiled : untiled).push_back(std::move(p));
-    }
-    if (!suffix || tiled.empty()) continue;
-    std::stable_sort(untiled.begin(), untiled.end(), [](const DimPlan& a, const DimPlan& b) {
-      return a.outer_stride > b.outer_stride;
-    });
-    std::stable_sort(tiled.begin(), tiled.end(), [](const DimPlan& a, const DimPlan& b) {
-      return a.inner_stride > b.inner_stride;
-    });
-    std::vector<int64_t> major_to_minor, bounds;
-    for (const DimPlan& p : untiled) major_to_minor.push_back(p.dim);
-    for (const DimPlan& p : tiled) {
-      major_to_minor.push_back(p.dim);
-      bounds.push_back(p.bound);
-    }
-    std::vector<int64_t> order(major_to_minor.rbegin(), major_to_minor.rend());
-    Layout one(order, {Tile(bounds)});
-    if (r.Verify(one)) return one;
-    if (tiled.size() >= 2) {
-      const DimPlan& p = tiled[tiled.size() - 2];
-      int64_t q = 1;
-      for (size_t i = p.inner_extents.size(); i-- > 1;) {
-        q *= p.inner_extents[i];
-        Layout two(order, {Tile(bounds), Tile({q, 1})});
-        if (r.Verify(two)) return two;
-      }
-    }
+    if (std::optional<Layout> found = TryThreshold(r, blocks, v)) return found;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<Layout> FromAxe(const axe::Layout& layout, absl::Span<const int64_t> dims) {
+  AXE_ASSIGN_OR_RETURN(axe::Layout target, MemoryShard(layout, dims));
+  Recognizer r(target, dims);
+  if (dims.empty()) {
+    if (r.Verify(Layout())) return Layout();
+    return NotXla(layout, dims, "a scalar holds one element");
+  }
+  absl::StatusOr<Grouped> grouped = Group(Canonicalize(target), dims);
+  if (!grouped.ok()) return NotXla(layout, dims, grouped.status().message());
+  const DigitBlocks blocks = BlocksOf(*grouped, dims.size());
+  if (std::optional<Layout> l = TryUntiled(r, blocks)) return *l;
+  if (std::optional<Layout> l = TrySpecTilings(r, blocks, dims)) return *l;
+  if (std::optional<Layout> l = TryThresholdTilings(r, blocks)) return *l;
   return NotXla(layout, dims,
                 "tried: untiled, single-level tiling, single-level tiling with (q,1) packing");
 }
