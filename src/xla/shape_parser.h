@@ -38,6 +38,11 @@ class ShapeParser {
   absl::Status ParseAttributes(Layout& layout);
   absl::StatusOr<std::vector<DimLevel>> ParseDimLevels();
   absl::StatusOr<Tile> ParseTile();
+  // One or more tiles / split configs, as long as another '(' follows.
+  absl::StatusOr<std::vector<Tile>> ParseTiles();
+  absl::StatusOr<std::vector<SplitConfig>> ParseSplitConfigs();
+  // P(shape) after the P at `at`, within the nesting limit.
+  absl::StatusOr<Shape> ParsePhysicalShape(size_t at);
   absl::StatusOr<SplitConfig> ParseSplitConfig();
   absl::StatusOr<int64_t> ParseParenInt(size_t* value_at = nullptr);
   absl::StatusOr<PrimitiveType> ParseUnsignedType();

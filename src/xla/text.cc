@@ -2,6 +2,7 @@
 #include "axe/xla/text.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -228,32 +229,75 @@ absl::StatusOr<Layout> ShapeParser::ParseLayout() {
   return layout;
 }
 
+namespace {
+
+// The attribute at the scanner: kNone (and nothing consumed past `#`/`*`/an identifier) when
+// the text there names none.
+Attr ReadAttributeName(Scanner& s) {
+  if (s.TryConsume('#')) return Attr::kIndex;
+  if (s.TryConsume('*')) return Attr::kPointer;
+  std::optional<absl::string_view> id = s.TryIdent(".-");
+  if (!id) return Attr::kNone;
+  static constexpr std::pair<absl::string_view, Attr> kNames[] = {
+      {"D", Attr::kD}, {"T", Attr::kT},   {"L", Attr::kL}, {"E", Attr::kE},
+      {"S", Attr::kS}, {"SC", Attr::kSC}, {"P", Attr::kP}, {"M", Attr::kM}};
+  for (const auto& [name, attr] : kNames) {
+    if (*id == name) return attr;
+  }
+  return Attr::kNone;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Tile>> ShapeParser::ParseTiles() {
+  std::vector<Tile> tiles;
+  do {
+    AXE_ASSIGN_OR_RETURN(Tile t, ParseTile());
+    tiles.push_back(std::move(t));
+  } while (s_.Peek() == '(');
+  return tiles;
+}
+
+absl::StatusOr<std::vector<SplitConfig>> ShapeParser::ParseSplitConfigs() {
+  std::vector<SplitConfig> configs;
+  do {
+    AXE_ASSIGN_OR_RETURN(SplitConfig c, ParseSplitConfig());
+    configs.push_back(std::move(c));
+  } while (s_.Peek() == '(');
+  return configs;
+}
+
+absl::StatusOr<Shape> ShapeParser::ParsePhysicalShape(size_t at) {
+  if (++physical_depth_ > kMaxPhysicalShapeNesting) {
+    return s_.MessageAt(at,
+                        absl::StrCat("maximum recursion depth exceeded (P(...) nested more than ",
+                                     kMaxPhysicalShapeNesting, " deep)"));
+  }
+  AXE_RETURN_IF_ERROR(s_.Expect('('));
+  s_.SkipSpace();
+  const size_t shape_at = s_.pos();
+  AXE_ASSIGN_OR_RETURN(Shape physical, ParseShape());
+  if (absl::Status st = ValidateTopLevel(physical); !st.ok()) {
+    return s_.MessageAt(shape_at, absl::StrCat("physical shape: ", st.message()));
+  }
+  AXE_RETURN_IF_ERROR(s_.Expect(')'));
+  --physical_depth_;
+  return physical;
+}
+
 absl::Status ShapeParser::ParseAttributes(Layout& layout) {
   int next = 0;  // the first attribute still allowed
   while (true) {
     s_.SkipSpace();
     const size_t at = s_.pos();
-    Attr attr = Attr::kNone;
-    if (s_.TryConsume('#')) {
-      attr = Attr::kIndex;
-    } else if (s_.TryConsume('*')) {
-      attr = Attr::kPointer;
-    } else if (std::optional<absl::string_view> id = s_.TryIdent(".-")) {
-      if (*id == "D") attr = Attr::kD;
-      if (*id == "T") attr = Attr::kT;
-      if (*id == "L") attr = Attr::kL;
-      if (*id == "E") attr = Attr::kE;
-      if (*id == "S") attr = Attr::kS;
-      if (*id == "SC") attr = Attr::kSC;
-      if (*id == "P") attr = Attr::kP;
-      if (*id == "M") attr = Attr::kM;
-    }
+    const Attr attr = ReadAttributeName(s_);
     if (attr == Attr::kNone || static_cast<int>(attr) < next) {
       // Out of order, repeated or unknown: left for the closing '}' to reject.
       s_.set_pos(at);
       return absl::OkStatus();
     }
     next = static_cast<int>(attr) + 1;
+    size_t value_at = 0;
     switch (attr) {
       case Attr::kD: {
         AXE_ASSIGN_OR_RETURN(std::vector<DimLevel> levels, ParseDimLevels());
@@ -261,16 +305,11 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
         break;
       }
       case Attr::kT: {
-        std::vector<Tile> tiles;
-        do {
-          AXE_ASSIGN_OR_RETURN(Tile t, ParseTile());
-          tiles.push_back(std::move(t));
-        } while (s_.Peek() == '(');
+        AXE_ASSIGN_OR_RETURN(std::vector<Tile> tiles, ParseTiles());
         layout = layout.WithTiles(std::move(tiles));
         break;
       }
       case Attr::kL: {
-        size_t value_at = 0;
         AXE_ASSIGN_OR_RETURN(int64_t n, ParseParenInt(&value_at));
         if (n < 1) {
           return s_.MessageAt(value_at,
@@ -300,34 +339,16 @@ absl::Status ShapeParser::ParseAttributes(Layout& layout) {
         break;
       }
       case Attr::kSC: {
-        std::vector<SplitConfig> configs;
-        do {
-          AXE_ASSIGN_OR_RETURN(SplitConfig c, ParseSplitConfig());
-          configs.push_back(std::move(c));
-        } while (s_.Peek() == '(');
+        AXE_ASSIGN_OR_RETURN(std::vector<SplitConfig> configs, ParseSplitConfigs());
         layout = layout.WithSplitConfigs(std::move(configs));
         break;
       }
       case Attr::kP: {
-        if (++physical_depth_ > kMaxPhysicalShapeNesting) {
-          return s_.MessageAt(
-              at, absl::StrCat("maximum recursion depth exceeded (P(...) nested more than ",
-                               kMaxPhysicalShapeNesting, " deep)"));
-        }
-        AXE_RETURN_IF_ERROR(s_.Expect('('));
-        s_.SkipSpace();
-        const size_t shape_at = s_.pos();
-        AXE_ASSIGN_OR_RETURN(Shape physical, ParseShape());
-        if (absl::Status st = ValidateTopLevel(physical); !st.ok()) {
-          return s_.MessageAt(shape_at, absl::StrCat("physical shape: ", st.message()));
-        }
-        AXE_RETURN_IF_ERROR(s_.Expect(')'));
-        --physical_depth_;
+        AXE_ASSIGN_OR_RETURN(Shape physical, ParsePhysicalShape(at));
         layout = layout.WithPhysicalShape(std::move(physical));
         break;
       }
       case Attr::kM: {
-        size_t value_at = 0;
         AXE_ASSIGN_OR_RETURN(int64_t n, ParseParenInt(&value_at));
         if (n < 0) {
           return s_.MessageAt(
