@@ -14,20 +14,16 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "test_util.h"
 
 namespace axe::sharding {
 namespace {
 
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
+
 using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-NamedSharding Named(absl::string_view mesh, absl::string_view spec) {
-  absl::StatusOr<NamedSharding> s =
-      NamedSharding::Create(*Mesh::Parse(mesh), *PartitionSpec::Parse(spec));
-  EXPECT_OK(s);
-  return *s;
-}
 
 std::string RoundTrip(absl::string_view text) {
   absl::StatusOr<HloSharding> s = HloSharding::Parse(text);
@@ -228,17 +224,17 @@ TEST(HloShardingTest, DeviceMapOfTiledAndSpecialShardings) {
   EXPECT_EQ((*map)[2].IndexToString(), "[[4, 8], [0, 8]]");
   EXPECT_EQ((*map)[1].replica_group, 0);
   absl::StatusOr<std::vector<DeviceShard>> uneven =
-      DevicesIndicesMap(*HloSharding::Parse("{devices=[4]<=[4]}"), {7}, 0);
+      DevicesIndicesMap(ParseHlo("{devices=[4]<=[4]}"), {7}, 0);
   ASSERT_OK(uneven);
   EXPECT_EQ((*uneven)[3].IndexToString(), "[[6, 7]]");
-  EXPECT_THAT(DevicesIndicesMap(*HloSharding::Parse("{manual}"), {8}, 4),
+  EXPECT_THAT(DevicesIndicesMap(ParseHlo("{manual}"), {8}, 4),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no device map")));
-  EXPECT_THAT(DevicesIndicesMap(*HloSharding::Parse("{devices=[2,2]<=[4]}"), {8}, 4),
+  EXPECT_THAT(DevicesIndicesMap(ParseHlo("{devices=[2,2]<=[4]}"), {8}, 4),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Number of tile assignment dimensions (excluding subgroups) is "
                                  "different than the input rank.")));
   absl::StatusOr<std::vector<DeviceShard>> maximal =
-      DevicesIndicesMap(*HloSharding::Parse("{maximal device=3}"), {2}, 0);
+      DevicesIndicesMap(ParseHlo("{maximal device=3}"), {2}, 0);
   ASSERT_OK(maximal);
   EXPECT_EQ((*maximal)[0].device, 3);
 }
@@ -270,7 +266,7 @@ TEST(HloShardingTest, RandomNamedToHloKeepsTheDeviceMap) {
       if (dim < rank) entries[dim].push_back(axes[j].name);
     }
     absl::StatusOr<NamedSharding> named =
-        NamedSharding::Create(*Mesh::Create(axes, devices), *PartitionSpec::Create(entries));
+        NamedSharding::Create(MakeMesh(axes, devices), Spec(entries));
     ASSERT_OK(named);
     std::vector<int64_t> shape(rank);
     for (size_t i = 0; i < rank; ++i)
@@ -339,12 +335,12 @@ TEST(HloShardingToAxeTest, RandomHloLayoutsMatchTheirDeviceMaps) {
       const size_t dim = rng() % (rank + 1);
       if (dim < rank) entries[dim].push_back(a.name);
     }
-    const NamedSharding named =
-        *NamedSharding::Create(*Mesh::Create(axes), *PartitionSpec::Create(entries));
+    const NamedSharding named = MakeNamed(MakeMesh(axes), Spec(entries));
     std::vector<int64_t> shape(rank);
     for (size_t i = 0; i < rank; ++i)
       shape[i] = (1 + static_cast<int64_t>(rng() % 3)) * named.DimPieces(i);
-    const HloSharding hlo = *NamedToHloSharding(named, rank);
+    const HloSharding hlo =
+        ValueOrFail(NamedToHloSharding(named, rank), "NamedToHloSharding", HloSharding());
     absl::StatusOr<axe::Layout> l = HloShardingToAxe(shape, hlo, std::nullopt, n);
     ASSERT_OK(l) << hlo.ToString();
     // Default device order: the HLO layout equals the NamedSharding's (gpuid = device id).
@@ -358,7 +354,8 @@ TEST(HloShardingToAxeTest, RandomHloLayoutsMatchTheirDeviceMaps) {
       EXPECT_THAT(Equivalent(*l, *named_layout), IsOkAndHolds(true))
           << hlo.ToString() << ": " << *l << " vs " << *named_layout;
     }
-    const std::vector<DeviceShard> map = *DevicesIndicesMap(hlo, shape, n);
+    const std::vector<DeviceShard> map = ValueOrFail(
+        DevicesIndicesMap(hlo, shape, n), "DevicesIndicesMap", std::vector<DeviceShard>());
     for (int64_t flat = 0; flat < total; ++flat) {
       const std::vector<int64_t> index = UnflattenIndex(shape, flat);
       std::set<std::pair<int64_t, int64_t>> want, got;

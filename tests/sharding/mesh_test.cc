@@ -9,9 +9,12 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "test_util.h"
 
 namespace axe::sharding {
 namespace {
+
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
 
 using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
@@ -39,7 +42,7 @@ TEST(MeshTest, ExplicitDeviceArray) {
   EXPECT_THAT(mesh->CoordinateOf(1), IsOkAndHolds(std::vector<int64_t>{1, 0}));
   EXPECT_EQ(mesh->ToString(), "Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])");
   // The identity array is the default order.
-  EXPECT_EQ(*Mesh::Create({{"x", 2}}, {0, 1}), *Mesh::Create({{"x", 2}}));
+  EXPECT_EQ(MakeMesh({{"x", 2}}, {0, 1}), MakeMesh({{"x", 2}}));
 }
 
 TEST(MeshTest, EmptyMeshHasOneDevice) {
@@ -51,17 +54,17 @@ TEST(MeshTest, EmptyMeshHasOneDevice) {
 }
 
 TEST(MeshTest, ParsesAllForms) {
-  const Mesh want = *Mesh::Create({{"x", 2}, {"y", 2}});
+  const Mesh want = MakeMesh({{"x", 2}, {"y", 2}});
   for (const char* text : {"Mesh('x': 2, 'y': 2)", "{x:2, y:2}", "x=2,y=2", " x = 2 , y = 2 ",
                            "{'x': 2, \"y\": 2}", "Mesh('x': 2, 'y': 2,)"}) {
     EXPECT_THAT(Mesh::Parse(text), IsOkAndHolds(want)) << text;
   }
-  const Mesh permuted = *Mesh::Create({{"x", 2}, {"y", 2}}, {3, 2, 1, 0});
+  const Mesh permuted = MakeMesh({{"x", 2}, {"y", 2}}, {3, 2, 1, 0});
   for (const char* text : {"Mesh('x': 2, 'y': 2, devices=[3, 2, 1, 0])", "x=2,y=2,devices=3,2,1,0",
                            "{x:2, y:2, devices=[3,2,1,0]}", "x=2,y=2,devices=[3,2,1,0]"}) {
     EXPECT_THAT(Mesh::Parse(text), IsOkAndHolds(permuted)) << text;
   }
-  EXPECT_THAT(Mesh::Parse("Mesh=2"), IsOkAndHolds(*Mesh::Create({{"Mesh", 2}})));
+  EXPECT_THAT(Mesh::Parse("Mesh=2"), IsOkAndHolds(MakeMesh({{"Mesh", 2}})));
 }
 
 TEST(MeshTest, RejectsBadMeshes) {

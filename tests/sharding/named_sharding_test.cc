@@ -6,27 +6,23 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "test_util.h"
 
 namespace axe::sharding {
 namespace {
+
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
 
 using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-NamedSharding Named(absl::string_view mesh, absl::string_view spec) {
-  absl::StatusOr<NamedSharding> s =
-      NamedSharding::Create(*Mesh::Parse(mesh), *PartitionSpec::Parse(spec));
-  EXPECT_OK(s);
-  return *s;
-}
-
 TEST(NamedShardingTest, Repr) {
   EXPECT_EQ(Named("x=2,y=2", "P('x')").ToString(),
             "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
-  absl::StatusOr<NamedSharding> host = NamedSharding::Create(
-      *Mesh::Parse("x=2"), *PartitionSpec::Parse("P()"), std::string("pinned_host"));
+  absl::StatusOr<NamedSharding> host =
+      NamedSharding::Create(ParseMesh("x=2"), ParseSpec("P()"), std::string("pinned_host"));
   ASSERT_OK(host);
   EXPECT_EQ(host->ToString(),
             "NamedSharding(mesh=Mesh('x': 2), spec=P(), memory_kind=pinned_host)");
@@ -37,16 +33,16 @@ TEST(NamedShardingTest, Repr) {
 }
 
 TEST(NamedShardingTest, ErrorsOfSpec82) {
-  const Mesh mesh = *Mesh::Parse("x=2,y=2");
-  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P('z')")),
+  const Mesh mesh = ParseMesh("x=2,y=2");
+  EXPECT_THAT(NamedSharding::Create(mesh, ParseSpec("P('z')")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "Resource axis: z of P('z',) is not found in mesh: ('x', 'y')."));
-  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P('x', ('y', 'x'))")),
+  EXPECT_THAT(NamedSharding::Create(mesh, ParseSpec("P('x', ('y', 'x'))")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "A single NamedSharding spec specification can map every mesh axis to at "
                        "most one positional dimension, but P('x', ('y', 'x')) has duplicate "
                        "entries for `x`"));
-  EXPECT_THAT(NamedSharding::Create(mesh, *PartitionSpec::Parse("P()"), std::string("hbm")),
+  EXPECT_THAT(NamedSharding::Create(mesh, ParseSpec("P()"), std::string("hbm")),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown memory kind 'hbm'")));
   const NamedSharding two = Named("x=2,y=2", "P('x', 'y')");
   EXPECT_THAT(two.CheckShape({8}),
@@ -128,8 +124,10 @@ TEST(DeviceMapTest, ErrorsComeFromCheckShape) {
 }
 
 TEST(DeviceMapTest, FirstDifference) {
-  const std::vector<DeviceShard> a = *DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8});
-  const std::vector<DeviceShard> b = *DevicesIndicesMap(Named("x=2,y=2", "P('y')"), {8, 8});
+  const std::vector<DeviceShard> a = ValueOrFail(
+      DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8}), "map", std::vector<DeviceShard>());
+  const std::vector<DeviceShard> b = ValueOrFail(
+      DevicesIndicesMap(Named("x=2,y=2", "P('y')"), {8, 8}), "map", std::vector<DeviceShard>());
   const std::vector<DeviceShard> c =
       *DevicesIndicesMap(Named("y=2,x=2", "P('y')"), {8, 8});  // the same map as a
   EXPECT_FALSE(FirstDifference(a, c).has_value());
@@ -138,7 +136,10 @@ TEST(DeviceMapTest, FirstDifference) {
   EXPECT_EQ(d->device, 1);
   EXPECT_EQ(d->first, "[[0, 4], [0, 8]]");
   EXPECT_EQ(d->second, "[[4, 8], [0, 8]]");
-  const std::vector<DeviceShard> one = *DevicesIndicesMap(*SingleDeviceSharding::Create(0), {8, 8});
+  absl::StatusOr<SingleDeviceSharding> device0 = SingleDeviceSharding::Create(0);
+  ASSERT_OK(device0);
+  const std::vector<DeviceShard> one =
+      ValueOrFail(DevicesIndicesMap(*device0, {8, 8}), "map", std::vector<DeviceShard>());
   d = FirstDifference(one, a);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->device, 0);

@@ -5,17 +5,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "test_util.h"
 
 namespace axe::sharding {
 namespace {
 
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
+
 using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-PartitionSpec Spec(std::vector<PartitionSpec::Entry> entries) {
-  return *PartitionSpec::Create(std::move(entries));
-}
 
 TEST(PartitionSpecTest, PrintsAsPython) {
   EXPECT_EQ(Spec({{"x"}}).ToString(), "P('x',)");

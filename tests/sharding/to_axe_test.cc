@@ -15,27 +15,17 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "test_util.h"
 
 namespace axe::sharding {
 namespace {
+
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
 
 using ::axe::testing_support::IsOkAndHolds;
 using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-NamedSharding Named(absl::string_view mesh, absl::string_view spec) {
-  absl::StatusOr<NamedSharding> s =
-      NamedSharding::Create(*Mesh::Parse(mesh), *PartitionSpec::Parse(spec));
-  EXPECT_OK(s);
-  return *s;
-}
-
-xla::Layout XlaLayout(absl::string_view text) {
-  absl::StatusOr<xla::Layout> l = xla::ParseLayout(text);
-  EXPECT_OK(l);
-  return *l;
-}
 
 std::vector<std::string> Points(const axe::Layout& l, std::vector<int64_t> shape,
                                 std::vector<int64_t> index) {
@@ -143,21 +133,21 @@ Case RandomCase(std::mt19937_64& rng) {
     if (dim < rank) entries[dim].push_back(axes[j].name);
   }
   while (!entries.empty() && entries.back().empty() && rng() % 2) entries.pop_back();
-  absl::StatusOr<NamedSharding> s =
-      NamedSharding::Create(*Mesh::Create(axes, devices), *PartitionSpec::Create(entries));
+  const NamedSharding s = MakeNamed(MakeMesh(axes, devices), Spec(entries));
   std::vector<int64_t> shape(rank);
   for (size_t i = 0; i < rank; ++i)
-    shape[i] = (1 + static_cast<int64_t>(rng() % 3)) * s->DimPieces(i);
+    shape[i] = (1 + static_cast<int64_t>(rng() % 3)) * s.DimPieces(i);
   std::vector<int64_t> m2m(rank);
   for (size_t i = 0; i < rank; ++i) m2m[i] = static_cast<int64_t>(i);
   std::shuffle(m2m.begin(), m2m.end(), rng);
-  return Case{*s, shape, m2m};
+  return Case{s, shape, m2m};
 }
 
 // (device, local offset) pairs holding `index`, from the index boxes.
 std::set<std::pair<int64_t, int64_t>> Expected(const Case& c, const std::vector<DeviceShard>& map,
                                                const std::vector<int64_t>& index) {
-  std::vector<int64_t> local = *c.sharding.ShardShape(c.shape);
+  std::vector<int64_t> local =
+      ValueOrFail(c.sharding.ShardShape(c.shape), "ShardShape", std::vector<int64_t>(c.shape));
   std::vector<int64_t> stride(local.size());
   int64_t s = 1;
   for (int64_t d : c.minor_to_major) {
@@ -194,7 +184,7 @@ std::set<std::pair<int64_t, int64_t>> FromAxe(const Case& c, const axe::Layout& 
       std::vector<int64_t> coord;
       for (const MeshAxis& a : mesh.axes())
         coord.push_back(p.get(Axis::Get(a.name, AxisKind::kDevice)));
-      device = *mesh.DeviceAt(coord);
+      device = ValueOrFail(mesh.DeviceAt(coord), "DeviceAt", int64_t{-1});
     }
     out.emplace(device, p.get(Axis::Memory()));
   }
