@@ -57,7 +57,6 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
       return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '", a.name,
                                                      "', which is not an identifier"));
     }
-    if (a.name == "m") return MemoryAxisNameError(j);
     for (size_t k = 0; k < j; ++k) {
       if (axes[k].name == a.name) {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -53,9 +53,6 @@ absl::StatusOr<MeshText> ReadEntries(Scanner& s, char close) {
                                      : absl::StrCat("'", std::string(1, close), "'"));
       return out;
     }
-    if (*name == "m") {
-      return s.MessageAt(entry_pos, MemoryAxisNameError(out.axes.size()).message());
-    }
     if (!s.TryConsume(':') && !s.TryConsume('=')) return s.Error("':' or '='");
     const size_t size_pos = s.pos();
     AXE_ASSIGN_OR_RETURN(int64_t size, s.ReadInt());

@@ -6,11 +6,6 @@
 
 namespace axe::sharding {
 
-absl::Status MemoryAxisNameError(size_t axis) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "mesh: axis ", axis, " is named 'm', which is the memory axis of Axe layouts; rename it"));
-}
-
 std::string PyStr(absl::string_view name) { return absl::StrCat("'", name, "'"); }
 
 std::string PyStrTuple(absl::Span<const std::string> names) {

@@ -22,10 +22,6 @@ std::string PyStrTuple(absl::Span<const std::string> names);
 // A Python tuple of ints: (), (8,), (8, 6).
 std::string PyIntTuple(absl::Span<const int64_t> values);
 
-// The error for a mesh axis named `m`: mesh axis names become Axis names, and `m` is the
-// memory axis of every layout.
-absl::Status MemoryAxisNameError(size_t axis);
-
 // Reads a name written 'x', "x" or (when allow_bare) x; nullopt when none is next. A quoted
 // text that is not an identifier is an error naming its position.
 absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare);

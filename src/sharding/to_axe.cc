@@ -36,8 +36,8 @@ absl::StatusOr<Grouped> LocalMemory(const std::vector<int64_t>& local,
   return Group(form.layout, local);
 }
 
-// The device iter of mesh axis j. per_axis: the axis named after it (kind device; the name
-// `m` is the memory axis's: Mesh::Create refuses it, and it is checked again here).
+// The device iter of mesh axis j. per_axis: the axis named after it (kind device; a mesh
+// axis named `m`, which JAX allows, cannot be one: `m` is the memory axis of layouts).
 absl::StatusOr<Iter> DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
   const MeshAxis& a = mesh.axes()[j];
   if (mode == DeviceAxisMode::kFlat) return Iter{a.size, mesh.axis_stride(j), Axis::Get("gpuid")};

@@ -59,6 +59,18 @@ TEST(ShardedToAxeTest, SpecExampleTupleEntry) {
   EXPECT_EQ(l->ToString(), "S[(6,8):(1@gpuid,1)]");
 }
 
+// A mesh axis named `m` (valid in JAX) has a flat layout; per_axis cannot name a device
+// axis `m`, the memory axis of layouts.
+TEST(ShardedToAxeTest, MeshAxisNamedM) {
+  const NamedSharding s = Named("m=2,y=2", "P('m')");
+  absl::StatusOr<axe::Layout> flat = ShardedToAxe({8, 8}, s, std::nullopt);
+  ASSERT_OK(flat);
+  EXPECT_EQ(flat->ToString(), "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]");
+  EXPECT_THAT(ShardedToAxe({8, 8}, s, std::nullopt, DeviceAxisMode::kPerAxis),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("mesh axis 'm' cannot be a per_axis device axis")));
+}
+
 // Third example: split over x, replicated over y; flat and per_axis.
 TEST(ShardedToAxeTest, SpecExampleSplitReplicate) {
   const NamedSharding s = Named("x=2,y=2", "P('x')");
