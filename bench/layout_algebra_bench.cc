@@ -22,7 +22,9 @@ const char* kOuter = "S[(16,16):(16,1)]";
 const char* kInner = "S[(32,32):(1,32)]";
 const std::vector<int64_t> kOuterShape = {16, 16}, kInnerShape = {32, 32}, kShape = {512, 512};
 
-Layout Tiled() { return *Tile(*Layout::Parse(kOuter), kOuterShape, *Layout::Parse(kInner), kInnerShape); }
+Layout Tiled() {
+  return *Tile(*Layout::Parse(kOuter), kOuterShape, *Layout::Parse(kInner), kInnerShape);
+}
 
 void BM_Tile(benchmark::State& state) {
   const Layout outer = *Layout::Parse(kOuter), inner = *Layout::Parse(kInner);
@@ -38,7 +40,8 @@ void BM_TileByEnumeration(benchmark::State& state) {
     for (int64_t x = 0; x < outer.size(); ++x) {
       const int64_t base = ApplyBase(outer, x)->get(Axis::Memory()) * span;
       for (int64_t y = 0; y < inner.size(); ++y) {
-        table[static_cast<size_t>(x * inner.size() + y)] = base + ApplyBase(inner, y)->get(Axis::Memory());
+        table[static_cast<size_t>(x * inner.size() + y)] =
+            base + ApplyBase(inner, y)->get(Axis::Memory());
       }
     }
     benchmark::DoNotOptimize(table.data());
@@ -82,7 +85,8 @@ void BM_TileOfByEnumeration(benchmark::State& state) {
       for (int64_t j = 0; j < 512 && same; ++j) {
         const int64_t x = (i / 32) * 16 + j / 32, y = (i % 32) * 32 + j % 32;
         same = ApplyBase(a, i * 512 + j)->get(Axis::Memory()) ==
-               ApplyBase(outer, x)->get(Axis::Memory()) * span + ApplyBase(inner, y)->get(Axis::Memory());
+               ApplyBase(outer, x)->get(Axis::Memory()) * span +
+                   ApplyBase(inner, y)->get(Axis::Memory());
       }
     }
     benchmark::DoNotOptimize(same);

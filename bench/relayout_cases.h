@@ -21,7 +21,8 @@ namespace axe::bench {
 // (c/128, c%128), the offsets are
 //   r/8 -> (cols/128)*1024,  (r%8)/2 -> 256,  r%2 -> 1,  c/128 -> 1024,  c%128 -> 2.
 inline std::string TpuTiledLayoutText(int64_t rows, int64_t cols) {
-  return absl::StrCat("S[(", rows / 8, ",4,2,", cols / 128, ",128):(", (cols / 128) * 1024, ",256,1,1024,2)]");
+  return absl::StrCat("S[(", rows / 8, ",4,2,", cols / 128, ",128):(", (cols / 128) * 1024,
+                      ",256,1,1024,2)]");
 }
 
 }  // namespace axe::bench

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/inverse.h"
 #include "axe/xla/explain.h"
@@ -111,9 +112,9 @@ void BM_ExplainRankAndLevels(benchmark::State& state) {
   std::string m2m = std::to_string(n - 1);
   for (int64_t i = 1; i < n; ++i) {
     text += ",1";
-    m2m += "," + std::to_string(n - 1 - i);
+    absl::StrAppend(&m2m, ",", n - 1 - i);
   }
-  text += "]{" + m2m + ":T";
+  absl::StrAppend(&text, "]{", m2m, ":T");
   for (int64_t i = 0; i < n; ++i) text += "(1,1)";
   text += "}";
   Shape s = *ParseShape(text);

@@ -21,7 +21,8 @@ int main() {
   // (2, 9)
   std::cout << Canonicalize(*Layout::Parse("S[(8,8,8,4,2):(512,64,8,2,1)]")) << "\n";  // S[4096:1]
   // A 16x24 matrix as an 8x8 grid of 2x3 tiles.
-  Layout t = *Tile(*Layout::Parse("S[(8,8):(8,1)]"), {8, 8}, *Layout::Parse("S[(2,3):(3,1)]"), {2, 3});
+  Layout t =
+      *Tile(*Layout::Parse("S[(8,8):(8,1)]"), {8, 8}, *Layout::Parse("S[(2,3):(3,1)]"), {2, 3});
   std::cout << t << "\n";  // S[(8,2,8,3):(48,3,6,1)]
   // The exact Axe form of a TPU tiling, over its (padded) domain.
   xla::AxeForm f = *xla::ToAxe("bf16[16,256]{1,0:T(8,128)(2,1)}");

@@ -8,7 +8,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<axe::runtime::BufferLayout> b =
       axe::runtime::BufferLayout::Parse(axe::fuzz::AsText(data, size));
   if (!b.ok()) return 0;
-  absl::StatusOr<axe::runtime::BufferLayout> again = axe::runtime::BufferLayout::Parse(b->ToString());
+  absl::StatusOr<axe::runtime::BufferLayout> again =
+      axe::runtime::BufferLayout::Parse(b->ToString());
   AXE_FUZZ_CHECK(again.ok() && *again == *b, "parse(print(b)) == b for " + b->ToString());
   return 0;
 }

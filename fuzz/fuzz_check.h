@@ -10,13 +10,13 @@
 
 #include "absl/strings/string_view.h"
 
-#define AXE_FUZZ_CHECK(condition, what)                                                  \
-  do {                                                                                   \
-    if (!(condition)) {                                                                  \
-      std::fprintf(stderr, "fuzz law broken at %s:%d: %s\n", __FILE__, __LINE__,         \
-                   std::string(what).c_str());                                           \
-      std::abort();                                                                      \
-    }                                                                                    \
+#define AXE_FUZZ_CHECK(condition, what)                                          \
+  do {                                                                           \
+    if (!(condition)) {                                                          \
+      std::fprintf(stderr, "fuzz law broken at %s:%d: %s\n", __FILE__, __LINE__, \
+                   std::string(what).c_str());                                   \
+      std::abort();                                                              \
+    }                                                                            \
   } while (false)
 
 namespace axe::fuzz {
@@ -24,7 +24,8 @@ namespace axe::fuzz {
 // The input as text, at most `max_bytes` long (longer inputs are cut: the parsers' own length
 // limits are tested by unit tests, the fuzzer's time is better spent on structure).
 inline absl::string_view AsText(const uint8_t* data, size_t size, size_t max_bytes = 4096) {
-  return absl::string_view(reinterpret_cast<const char*>(data), size < max_bytes ? size : max_bytes);
+  return absl::string_view(reinterpret_cast<const char*>(data),
+                           size < max_bytes ? size : max_bytes);
 }
 
 }  // namespace axe::fuzz

@@ -125,13 +125,10 @@ int ByteWidth(DType type) { return (Info(type).bit_width + 7) / 8; }
 
 int IfrtBitSize(DType type) {
   switch (type) {
-    case T::kPred:
-      return 8;
+    case T::kPred: return 8;
     case T::kF6E3M2FN:
-    case T::kF6E2M3FN:
-      return 6;
-    default:
-      return BitWidth(type);
+    case T::kF6E2M3FN: return 6;
+    default: return BitWidth(type);
   }
 }
 

@@ -14,7 +14,8 @@ bool IsIdentStart(char c) { return absl::ascii_isalpha(c) || c == '_'; }
 std::string Describe(absl::string_view text, size_t pos) {
   if (pos >= text.size()) return "end of input";
   char c = text[pos];
-  if (absl::ascii_isprint(static_cast<unsigned char>(c))) return absl::StrCat("'", std::string(1, c), "'");
+  if (absl::ascii_isprint(static_cast<unsigned char>(c)))
+    return absl::StrCat("'", std::string(1, c), "'");
   return absl::StrCat("byte 0x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
 }
 

@@ -25,7 +25,8 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool& ThreadPool::Default() {
-  static ThreadPool* pool = new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static ThreadPool* pool =
+      new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   return *pool;
 }
 
@@ -49,7 +50,8 @@ void ThreadPool::WorkerLoop(int index) {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_ || (generation_ != seen && index < active_workers_); });
+      work_cv_.wait(lock,
+                    [&] { return stop_ || (generation_ != seen && index < active_workers_); });
       if (stop_) return;
       seen = generation_;
     }
@@ -61,7 +63,8 @@ void ThreadPool::WorkerLoop(int index) {
   }
 }
 
-void ThreadPool::ParallelFor(int64_t num_tasks, const std::function<void(int64_t)>& fn, int max_threads) {
+void ThreadPool::ParallelFor(int64_t num_tasks, const std::function<void(int64_t)>& fn,
+                             int max_threads) {
   if (num_tasks <= 0) return;
   int threads = max_threads <= 0 ? size() : std::min(max_threads, size());
   threads = static_cast<int>(std::min<int64_t>(threads, num_tasks));

@@ -18,8 +18,9 @@ absl::Status Annotate(const absl::Status& status, absl::string_view prefix) {
 absl::Status CheckSameRank(absl::Span<const int64_t> a, absl::string_view what_a,
                            absl::Span<const int64_t> b, absl::string_view what_b) {
   if (a.size() == b.size()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(what_a, " ", FormatTuple(a), " has rank ", a.size(), " but ",
-                                                 what_b, " ", FormatTuple(b), " has rank ", b.size()));
+  return absl::InvalidArgumentError(absl::StrCat(what_a, " ", FormatTuple(a), " has rank ",
+                                                 a.size(), " but ", what_b, " ", FormatTuple(b),
+                                                 " has rank ", b.size()));
 }
 
 std::vector<Iter> Block(const Grouped& g, size_t i) {
@@ -35,7 +36,8 @@ std::vector<Iter> NormalizedIters(absl::Span<const Iter> iters) {
   }
   if (nonunit.empty()) return {};
   absl::StatusOr<Layout> l = Layout::Create(std::move(nonunit));
-  if (!l.ok()) return std::vector<Iter>(iters.begin(), iters.end());  // cannot happen for valid parts
+  if (!l.ok())
+    return std::vector<Iter>(iters.begin(), iters.end());  // cannot happen for valid parts
   return Canonicalize(*l).shard();
 }
 
@@ -68,7 +70,8 @@ std::vector<Axis> ReplicaOrOffsetAxes(std::initializer_list<const Layout*> layou
   return out;
 }
 
-std::optional<ReplicaDecomposition> DecomposePointSet(const std::vector<int64_t>& values, Axis axis) {
+std::optional<ReplicaDecomposition> DecomposePointSet(const std::vector<int64_t>& values,
+                                                      Axis axis) {
   if (values.empty()) return std::nullopt;
   const int64_t origin = values.front();
   std::vector<int64_t> v;

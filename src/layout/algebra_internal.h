@@ -47,7 +47,8 @@ struct ReplicaDecomposition {
   std::vector<Iter> iters;
   int64_t offset = 0;
 };
-std::optional<ReplicaDecomposition> DecomposePointSet(const std::vector<int64_t>& values, Axis axis);
+std::optional<ReplicaDecomposition> DecomposePointSet(const std::vector<int64_t>& values,
+                                                      Axis axis);
 
 }  // namespace axe::internal
 

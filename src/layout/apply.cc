@@ -15,15 +15,16 @@ absl::Status CheckShapeAdmitted(const Layout& layout, absl::Span<const int64_t> 
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 1) {
       return absl::InvalidArgumentError(absl::StrCat("shape ", FormatTuple(shape), " dimension ", d,
-                                                     " has size ", shape[d], "; sizes must be >= 1"));
+                                                     " has size ", shape[d],
+                                                     "; sizes must be >= 1"));
     }
   }
   std::optional<int64_t> product = CheckedProduct(shape);
   if (!product || *product != layout.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape ", FormatTuple(shape), " has ",
-        product ? absl::StrCat(*product) : std::string("more than 2^63"),
-        " elements but the layout ", layout.ToString(), " has size ", layout.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape ", FormatTuple(shape), " has ",
+                     product ? absl::StrCat(*product) : std::string("more than 2^63"),
+                     " elements but the layout ", layout.ToString(), " has size ", layout.size()));
   }
   return absl::OkStatus();
 }
@@ -32,19 +33,21 @@ absl::StatusOr<int64_t> FlattenCoord(absl::Span<const int64_t> shape,
                                      absl::Span<const int64_t> coord) {
   if (coord.size() != shape.size()) {
     return absl::InvalidArgumentError(absl::StrCat("coordinate ", FormatTuple(coord), " has rank ",
-                                                   coord.size(), " but the shape ", FormatTuple(shape),
-                                                   " has rank ", shape.size()));
+                                                   coord.size(), " but the shape ",
+                                                   FormatTuple(shape), " has rank ", shape.size()));
   }
   int64_t flat = 0;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (coord[d] < 0 || coord[d] >= shape[d]) {
-      return absl::OutOfRangeError(absl::StrCat("coordinate ", FormatTuple(coord), ": dimension ", d,
-                                                " value ", coord[d], " is outside [0, ", shape[d],
-                                                ") of shape ", FormatTuple(shape)));
+      return absl::OutOfRangeError(absl::StrCat("coordinate ", FormatTuple(coord), ": dimension ",
+                                                d, " value ", coord[d], " is outside [0, ",
+                                                shape[d], ") of shape ", FormatTuple(shape)));
     }
     // flat < prod(shape[..d]) * shape[d]; fits when the shape's product does.
     std::optional<int64_t> f = CheckedMul(flat, shape[d]);
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("shape ", FormatTuple(shape), " overflows int64"));
+    if (!f)
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", FormatTuple(shape), " overflows int64"));
     flat = *f + coord[d];
   }
   return flat;
@@ -61,8 +64,8 @@ std::vector<int64_t> UnflattenIndex(absl::Span<const int64_t> shape, int64_t fla
 
 absl::StatusOr<PhysCoord> ApplyBase(const Layout& layout, int64_t flat) {
   if (flat < 0 || flat >= layout.size()) {
-    return absl::OutOfRangeError(absl::StrCat("flat index ", flat, " is outside [0, ", layout.size(),
-                                              ") of ", layout.ToString()));
+    return absl::OutOfRangeError(absl::StrCat("flat index ", flat, " is outside [0, ",
+                                              layout.size(), ") of ", layout.ToString()));
   }
   PhysCoord out = layout.offset();
   const std::vector<Iter>& d = layout.shard();

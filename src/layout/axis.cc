@@ -96,9 +96,7 @@ bool Axis::IsValidName(absl::string_view name) {
   return true;
 }
 
-Axis Axis::Get(absl::string_view name) {
-  return Get(name, AxisCatalog::Standard().KindOf(name));
-}
+Axis Axis::Get(absl::string_view name) { return Get(name, AxisCatalog::Standard().KindOf(name)); }
 
 Axis Axis::Get(absl::string_view name, AxisKind kind) {
   AXE_CHECK(IsValidName(name)) << "invalid axis name '" << name << "'";
@@ -114,8 +112,8 @@ absl::StatusOr<Axis> Axis::Find(absl::string_view name) {
 absl::StatusOr<Axis> Axis::Find(absl::string_view name, AxisKind kind) {
   if (!IsValidName(name)) return InvalidName(name);
   if (name == "m" && kind != AxisKind::kMemory) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "axis 'm' is the memory axis; it cannot be a ", AxisKindName(kind), " axis"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis 'm' is the memory axis; it cannot be a ", AxisKindName(kind), " axis"));
   }
   return Get(name, kind);
 }

@@ -35,9 +35,8 @@ absl::StatusOr<AxisCatalog> AxisCatalog::With(absl::Span<const AxisCatalogEntry>
           absl::StrCat("invalid axis name '", e.name, "' (expected [A-Za-z_][A-Za-z0-9_]*)"));
     }
     if (e.name == "m" && e.kind != AxisKind::kMemory) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("axis 'm' is the memory axis; it cannot be a ", AxisKindName(e.kind),
-                       " axis"));
+      return absl::InvalidArgumentError(absl::StrCat("axis 'm' is the memory axis; it cannot be a ",
+                                                     AxisKindName(e.kind), " axis"));
     }
     if (!added.emplace(std::string(e.name), e.kind).second) {
       return absl::InvalidArgumentError(absl::StrCat("axis '", e.name, "' is given twice"));

@@ -6,10 +6,12 @@
 namespace axe {
 
 absl::StatusOr<Layout> Broadcast(const Layout& layout, int64_t n, size_t pos, Axis axis) {
-  if (n < 1) return absl::InvalidArgumentError(absl::StrCat("broadcast: extent must be >= 1, got ", n));
+  if (n < 1)
+    return absl::InvalidArgumentError(absl::StrCat("broadcast: extent must be >= 1, got ", n));
   if (pos > layout.shard().size()) {
     return absl::InvalidArgumentError(absl::StrCat("broadcast: position ", pos, " is past the ",
-                                                   layout.shard().size(), " shard iters of ", layout.ToString()));
+                                                   layout.shard().size(), " shard iters of ",
+                                                   layout.ToString()));
   }
   std::vector<Iter> shard = layout.shard();
   shard.insert(shard.begin() + static_cast<std::ptrdiff_t>(pos), Iter{n, 0, axis});

@@ -39,9 +39,9 @@ std::vector<Iter> NormalizeShard(const std::vector<Iter>& shard) {
 void NormalizeReplica(std::vector<Iter>& replica, PhysCoord& offset) {
   std::vector<Iter> r;
   for (const Iter& it : replica) {
-    if (it.extent == 1) continue;                               // C0
-    if (it.stride < 0) {                                        // C1
-      offset.add(it.axis, it.stride * (it.extent - 1));        // within the validated range
+    if (it.extent == 1) continue;                        // C0
+    if (it.stride < 0) {                                 // C1
+      offset.add(it.axis, it.stride * (it.extent - 1));  // within the validated range
       r.push_back(Iter{it.extent, -it.stride, it.axis});
     } else {
       r.push_back(it);
@@ -101,7 +101,9 @@ absl::StatusOr<Layout> FuseThreadScopes(const Layout& l) {
     if (l.uses(a)) present.push_back(a);
   }
   if (present.size() <= 1) return l;
-  auto has = [&present](Axis a) { return std::find(present.begin(), present.end(), a) != present.end(); };
+  auto has = [&present](Axis a) {
+    return std::find(present.begin(), present.end(), a) != present.end();
+  };
   absl::flat_hash_map<Axis, int64_t> scale;
   Axis target;
   if (has(tx) || has(warpid) || has(wgid)) {
@@ -114,7 +116,8 @@ absl::StatusOr<Layout> FuseThreadScopes(const Layout& l) {
     if (has(wgid) && has(laneid) && !has(wid_in_wg) && !has(tid_in_wg)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "thread scope fusion: wgid and laneid lie on no common scope chain without wid_in_wg "
-          "or tid_in_wg in ", l.ToString()));
+          "or tid_in_wg in ",
+          l.ToString()));
     }
     scale = {{tx, 1}, {warpid, 32}, {laneid, 1}, {wgid, 128}, {tid_in_wg, 1}, {wid_in_wg, 32}};
   } else {
@@ -127,8 +130,8 @@ absl::StatusOr<Layout> FuseThreadScopes(const Layout& l) {
       if (s == scale.end()) continue;
       std::optional<int64_t> stride = CheckedMul(it.stride, s->second);
       if (!stride) {
-        return absl::InvalidArgumentError(absl::StrCat("thread scope fusion: stride of ",
-                                                       it.ToString(), " overflows int64"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("thread scope fusion: stride of ", it.ToString(), " overflows int64"));
       }
       it = Iter{it.extent, *stride, target};
     }
@@ -140,7 +143,8 @@ absl::StatusOr<Layout> FuseThreadScopes(const Layout& l) {
   for (const auto& [axis, value] : l.offset().entries()) {
     auto s = scale.find(axis);
     std::optional<int64_t> v = s == scale.end() ? value : CheckedMul(value, s->second);
-    std::optional<int64_t> sum = v ? CheckedAdd(offset.get(s == scale.end() ? axis : target), *v) : std::nullopt;
+    std::optional<int64_t> sum =
+        v ? CheckedAdd(offset.get(s == scale.end() ? axis : target), *v) : std::nullopt;
     if (!sum) return absl::InvalidArgumentError("thread scope fusion: offset overflows int64");
     offset.set(s == scale.end() ? axis : target, *sum);
   }
@@ -153,8 +157,8 @@ Layout Canonicalize(const Layout& layout) {
   std::vector<Iter> replica = layout.replica();
   PhysCoord offset = layout.offset();
   NormalizeReplica(replica, offset);
-  absl::StatusOr<Layout> out = Layout::Create(NormalizeShard(layout.shard()), std::move(replica),
-                                              std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(NormalizeShard(layout.shard()), std::move(replica), std::move(offset));
   AXE_CHECK(out.ok()) << "canonical form of " << layout << " is invalid: " << out.status();
   return *std::move(out);
 }

@@ -73,9 +73,11 @@ bool operator<(const PhysCoord& a, const PhysCoord& b) {
 }
 
 std::string PhysCoord::ToString() const {
-  return absl::StrCat("{", absl::StrJoin(entries_, ", ", [](std::string* out, const Entry& e) {
-                        absl::StrAppend(out, e.first.name(), ":", e.second);
-                      }),
+  return absl::StrCat("{",
+                      absl::StrJoin(entries_, ", ",
+                                    [](std::string* out, const Entry& e) {
+                                      absl::StrAppend(out, e.first.name(), ":", e.second);
+                                    }),
                       "}");
 }
 

@@ -9,8 +9,8 @@
 
 namespace axe {
 
-absl::StatusOr<Layout> DirectSum(const Layout& a, absl::Span<const int64_t> a_shape, const Layout& b,
-                                 absl::Span<const int64_t> b_shape) {
+absl::StatusOr<Layout> DirectSum(const Layout& a, absl::Span<const int64_t> a_shape,
+                                 const Layout& b, absl::Span<const int64_t> b_shape) {
   AXE_RETURN_IF_ERROR(internal::Annotate(
       internal::CheckSameRank(a_shape, "left shape", b_shape, "right shape"), "direct sum: "));
   absl::StatusOr<Grouped> ga = Group(Canonicalize(a), a_shape);
@@ -33,7 +33,8 @@ absl::StatusOr<Layout> DirectSum(const Layout& a, absl::Span<const int64_t> a_sh
     }
     offset.set(axis, *sum);
   }
-  absl::StatusOr<Layout> out = Layout::Create(std::move(shard), std::move(replica), std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(std::move(shard), std::move(replica), std::move(offset));
   if (!out.ok()) return internal::Annotate(out.status(), "direct sum: ");
   return Canonicalize(*out);
 }

@@ -14,9 +14,9 @@ absl::StatusOr<Grouped> Group(const Layout& layout, absl::Span<const int64_t> sh
   AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout, shape));
   const Layout canonical = Canonicalize(layout);
   auto cannot = [&](size_t j) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot group ", layout.ToString(), " by shape ",
-                                                   FormatTuple(shape), ": cannot form shape entry ", j,
-                                                   " (= ", shape[j], ") without reordering iters"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot group ", layout.ToString(), " by shape ", FormatTuple(shape),
+        ": cannot form shape entry ", j, " (= ", shape[j], ") without reordering iters"));
   };
   std::vector<Iter> out;
   std::vector<size_t> seps = {0};
@@ -38,7 +38,8 @@ absl::StatusOr<Grouped> Group(const Layout& layout, absl::Span<const int64_t> sh
   }
   if (j != shape.size()) return cannot(j);
   // Unit iters of trailing entries of 1 closed above; every block is accounted for.
-  absl::StatusOr<Layout> refined = Layout::Create(std::move(out), layout.replica(), layout.offset());
+  absl::StatusOr<Layout> refined =
+      Layout::Create(std::move(out), layout.replica(), layout.offset());
   if (!refined.ok()) return refined.status();
   return Grouped{*std::move(refined), std::move(seps)};
 }
@@ -60,8 +61,8 @@ absl::StatusOr<GroupedMany> GroupMany(const Layout& layout,
   int64_t prev = 1;
   for (int64_t p : prefixes) {
     if (p % prev != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("shapes have no common refinement: prefix product ",
-                                                     prev, " does not divide ", p));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shapes have no common refinement: prefix product ", prev, " does not divide ", p));
     }
     if (p != prev) meet.push_back(p / prev);
     prev = p;

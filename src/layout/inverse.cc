@@ -132,18 +132,22 @@ absl::StatusOr<InverseMap> InverseMap::Build(const Layout& layout) {
 }
 
 bool InverseMap::mixed_radix() const {
-  return std::all_of(decoders_.begin(), decoders_.end(), [](const AxisDecoder& d) { return d.greedy; });
+  return std::all_of(decoders_.begin(), decoders_.end(),
+                     [](const AxisDecoder& d) { return d.greedy; });
 }
 
 absl::StatusOr<std::vector<int64_t>> InverseMap::Preimage(const PhysCoord& p) const {
   // Axes of p that no iter or offset uses must be 0.
   for (const auto& [axis, value] : p.entries()) {
-    bool known = std::any_of(decoders_.begin(), decoders_.end(), [a = axis](const AxisDecoder& x) { return x.axis == a; }) ||
-                 std::any_of(others_.begin(), others_.end(), [a = axis](const auto& x) { return x.first == a; });
+    bool known = std::any_of(decoders_.begin(), decoders_.end(),
+                             [a = axis](const AxisDecoder& x) { return x.axis == a; }) ||
+                 std::any_of(others_.begin(), others_.end(),
+                             [a = axis](const auto& x) { return x.first == a; });
     if (!known) return std::vector<int64_t>{};
   }
   for (const auto& [axis, values] : others_) {
-    if (!std::binary_search(values.begin(), values.end(), p.get(axis))) return std::vector<int64_t>{};
+    if (!std::binary_search(values.begin(), values.end(), p.get(axis)))
+      return std::vector<int64_t>{};
   }
   std::vector<int64_t> result = {0};
   int64_t nodes = 0;

@@ -15,9 +15,9 @@ namespace {
 absl::Status IterError(absl::string_view which, size_t index, const Iter& it,
                        absl::string_view problem, absl::Span<const Iter> shard,
                        absl::Span<const Iter> replica, const PhysCoord& offset) {
-  return absl::InvalidArgumentError(absl::StrCat(which, " iter ", index, " (", it.ToString(),
-                                                 "): ", problem, " in ",
-                                                 ElideForMessage(FormatLayoutParts(shard, replica, offset))));
+  return absl::InvalidArgumentError(
+      absl::StrCat(which, " iter ", index, " (", it.ToString(), "): ", problem, " in ",
+                   ElideForMessage(FormatLayoutParts(shard, replica, offset))));
 }
 
 // Per-axis running bounds of mapped values, all checked.
@@ -34,10 +34,10 @@ absl::Status CheckOneKindPerName(absl::Span<const Iter> shard, absl::Span<const 
   auto check = [&](Axis a) -> absl::Status {
     auto [it, inserted] = by_name.emplace(a.name(), a);
     if (inserted || it->second == a) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "axis '", a.name(), "' is used as both a ", AxisKindName(it->second.kind()),
-        " axis and a ", AxisKindName(a.kind()), " axis in ",
-        ElideForMessage(FormatLayoutParts(shard, replica, offset))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis '", a.name(), "' is used as both a ", AxisKindName(it->second.kind()),
+                     " axis and a ", AxisKindName(a.kind()), " axis in ",
+                     ElideForMessage(FormatLayoutParts(shard, replica, offset))));
   };
   for (const Iter& it : shard) AXE_RETURN_IF_ERROR(check(it.axis));
   for (const Iter& it : replica) AXE_RETURN_IF_ERROR(check(it.axis));
@@ -75,7 +75,8 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
       }
       std::optional<int64_t> count = CheckedMul(is_replica ? replica_size : size, it.extent);
       if (!count) {
-        return fail(is_replica ? "the replica count overflows int64" : "the layout size overflows int64");
+        return fail(is_replica ? "the replica count overflows int64"
+                               : "the layout size overflows int64");
       }
       (is_replica ? replica_size : size) = *count;
       std::optional<int64_t> reach = CheckedMul(it.stride, it.extent - 1);
@@ -83,7 +84,8 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
       if (!abs_reach) return fail("stride * (extent - 1) overflows int64");
       AxisRange& r = ranges[it.axis];
       std::optional<int64_t> span = CheckedAdd(r.span, *abs_reach);
-      std::optional<int64_t> bound = *reach < 0 ? CheckedAdd(r.lo, *reach) : CheckedAdd(r.hi, *reach);
+      std::optional<int64_t> bound =
+          *reach < 0 ? CheckedAdd(r.lo, *reach) : CheckedAdd(r.hi, *reach);
       if (!span || !bound) {
         return fail(absl::StrCat("the values on axis ", it.axis.name(), " overflow int64"));
       }
@@ -97,8 +99,9 @@ absl::StatusOr<Layout> Layout::Create(std::vector<Iter> shard, std::vector<Iter>
     if (!axis.is_memory()) continue;
     std::optional<int64_t> total = CheckedAdd(memory_span, r.span - 1);
     if (!total) {
-      return absl::InvalidArgumentError(absl::StrCat("the memory span over all memory axes overflows int64 in ",
-                                                     ElideForMessage(FormatLayoutParts(shard, replica, offset))));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the memory span over all memory axes overflows int64 in ",
+                       ElideForMessage(FormatLayoutParts(shard, replica, offset))));
     }
     memory_span = *total;
   }
@@ -145,7 +148,8 @@ int64_t Layout::span(Axis a) const {
   int64_t s = 1;
   for (const std::vector<Iter>* list : {&shard_, &replica_}) {
     for (const Iter& it : *list) {
-      if (it.axis == a && it.extent > 1) s += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);
+      if (it.axis == a && it.extent > 1)
+        s += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);
     }
   }
   return s;

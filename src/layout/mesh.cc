@@ -23,15 +23,16 @@ namespace {
 absl::StatusOr<DeviceMesh> Numbered(std::vector<int64_t> shape, Axis axis, bool row_major) {
   if (shape.empty()) return absl::InvalidArgumentError("device mesh: the shape is empty");
   if (axis.is_memory()) {
-    return absl::InvalidArgumentError(absl::StrCat("device mesh: axis ", axis.name(), " is a memory axis"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("device mesh: axis ", axis.name(), " is a memory axis"));
   }
   std::vector<int64_t> strides(shape.size());
   int64_t s = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     const size_t k = row_major ? shape.size() - 1 - i : i;
     if (shape[k] < 1) {
-      return absl::InvalidArgumentError(absl::StrCat("device mesh ", FormatTuple(shape), ": dimension ", k,
-                                                     " has size ", shape[k]));
+      return absl::InvalidArgumentError(absl::StrCat("device mesh ", FormatTuple(shape),
+                                                     ": dimension ", k, " has size ", shape[k]));
     }
     strides[k] = s;
     std::optional<int64_t> next = CheckedMul(s, shape[k]);
@@ -48,9 +49,9 @@ absl::Status CheckSharding(const DeviceMesh& mesh, const std::vector<std::vector
   for (size_t d = 0; d < sharding.size(); ++d) {
     for (int k : sharding[d]) {
       if (k < 0 || static_cast<size_t>(k) >= mesh.shape.size() || used[static_cast<size_t>(k)]) {
-        return absl::InvalidArgumentError(absl::StrCat("mesh sharding: tensor dimension ", d, ": mesh dimension ", k,
-                                                       " is out of range or used twice (mesh ",
-                                                       FormatTuple(mesh.shape), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("mesh sharding: tensor dimension ", d, ": mesh dimension ", k,
+                         " is out of range or used twice (mesh ", FormatTuple(mesh.shape), ")"));
       }
       used[static_cast<size_t>(k)] = true;
     }
@@ -70,7 +71,8 @@ absl::StatusOr<DeviceMesh> DeviceMesh::ColumnMajor(std::vector<int64_t> shape, A
 
 absl::StatusOr<Layout> DeviceMesh::ToLayout() const {
   if (shape.size() != strides.size() || shape.empty()) {
-    return absl::InvalidArgumentError("device mesh: shape and strides must have the same, non-zero rank");
+    return absl::InvalidArgumentError(
+        "device mesh: shape and strides must have the same, non-zero rank");
   }
   std::vector<Iter> iters;
   for (size_t k = 0; k < shape.size(); ++k) iters.push_back(Iter{shape[k], strides[k], axis});
@@ -78,16 +80,18 @@ absl::StatusOr<Layout> DeviceMesh::ToLayout() const {
 }
 
 absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64_t> local_shape,
-                                     const DeviceMesh& mesh, const std::vector<std::vector<int>>& sharding) {
+                                     const DeviceMesh& mesh,
+                                     const std::vector<std::vector<int>>& sharding) {
   AXE_RETURN_IF_ERROR(CheckSharding(mesh, sharding));
   if (sharding.size() != local_shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("shard over mesh: ", sharding.size(),
-                                                   " sharding entries for the local shape ", FormatTuple(local_shape),
-                                                   " of rank ", local_shape.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard over mesh: ", sharding.size(), " sharding entries for the local shape ",
+                     FormatTuple(local_shape), " of rank ", local_shape.size()));
   }
   if (local.uses(mesh.axis)) {
-    return absl::InvalidArgumentError(absl::StrCat("shard over mesh: the local layout ", local.ToString(),
-                                                   " uses the mesh's device axis ", mesh.axis.name()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard over mesh: the local layout ", local.ToString(),
+                     " uses the mesh's device axis ", mesh.axis.name()));
   }
   std::vector<bool> used(mesh.shape.size(), false);
   std::vector<Iter> shard, replica;
@@ -96,14 +100,16 @@ absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64
     int64_t extent = 1;
     for (int k : sharding[d]) {
       used[static_cast<size_t>(k)] = true;
-      shard.push_back(Iter{mesh.shape[static_cast<size_t>(k)], mesh.strides[static_cast<size_t>(k)], mesh.axis});
+      shard.push_back(Iter{mesh.shape[static_cast<size_t>(k)], mesh.strides[static_cast<size_t>(k)],
+                           mesh.axis});
       extent *= mesh.shape[static_cast<size_t>(k)];  // bounded by the mesh's device count
     }
     if (sharding[d].empty()) shard.push_back(Iter{1, 1, mesh.axis});
     outer_shape.push_back(extent);
   }
   for (size_t k = 0; k < mesh.shape.size(); ++k) {
-    if (!used[k] && mesh.shape[k] > 1) replica.push_back(Iter{mesh.shape[k], mesh.strides[k], mesh.axis});
+    if (!used[k] && mesh.shape[k] > 1)
+      replica.push_back(Iter{mesh.shape[k], mesh.strides[k], mesh.axis});
   }
   AXE_ASSIGN_OR_RETURN(Layout outer, Layout::Create(std::move(shard), std::move(replica)));
   AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(outer, outer_shape, local, local_shape));
@@ -112,23 +118,26 @@ absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64
   return grouped.layout;
 }
 
-absl::StatusOr<Layout> MeshShardedLayout(absl::Span<const int64_t> global_shape, const DeviceMesh& mesh,
+absl::StatusOr<Layout> MeshShardedLayout(absl::Span<const int64_t> global_shape,
+                                         const DeviceMesh& mesh,
                                          const std::vector<std::vector<int>>& sharding) {
   if (sharding.size() != global_shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("mesh sharding: ", sharding.size(), " sharding entries for the shape ",
-                                                   FormatTuple(global_shape), " of rank ", global_shape.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("mesh sharding: ", sharding.size(), " sharding entries for the shape ",
+                     FormatTuple(global_shape), " of rank ", global_shape.size()));
   }
   AXE_RETURN_IF_ERROR(CheckSharding(mesh, sharding));
   std::vector<int64_t> local_shape;
   for (size_t d = 0; d < global_shape.size(); ++d) {
     int64_t parts = 1;
     for (int k : sharding[d]) {
-      parts *= mesh.shape[static_cast<size_t>(k)];  // distinct mesh dimensions: bounded by the device count
+      parts *= mesh.shape[static_cast<size_t>(
+          k)];  // distinct mesh dimensions: bounded by the device count
     }
     if (global_shape[d] < 1 || parts < 1 || global_shape[d] % parts != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("mesh sharding: dimension ", d, " of ", FormatTuple(global_shape),
-                                                     " (", global_shape[d], ") is not divisible into ", parts,
-                                                     " shards"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("mesh sharding: dimension ", d, " of ", FormatTuple(global_shape), " (",
+                       global_shape[d], ") is not divisible into ", parts, " shards"));
     }
     local_shape.push_back(global_shape[d] / parts);
   }

@@ -9,10 +9,10 @@
 namespace axe {
 namespace {
 
-
 absl::Status CheckAddressAxis(absl::string_view op, Axis axis) {
   if (axis.is_memory()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(op, ": axis ", axis.name(), " is a ", AxisKindName(axis.kind()),
+  return absl::InvalidArgumentError(absl::StrCat(op, ": axis ", axis.name(), " is a ",
+                                                 AxisKindName(axis.kind()),
                                                  " axis; sub-elements live on a memory axis"));
 }
 
@@ -47,10 +47,13 @@ absl::StatusOr<Layout> Unpack(const Layout& layout, int64_t n, std::optional<Axi
   PhysCoord offset;
   for (const auto& [a, value] : layout.offset().entries()) {
     std::optional<int64_t> v = a == mem ? CheckedMul(value, n) : value;
-    if (!v) return absl::InvalidArgumentError(absl::StrCat("unpack: the offset on ", a.name(), " overflows int64"));
+    if (!v)
+      return absl::InvalidArgumentError(
+          absl::StrCat("unpack: the offset on ", a.name(), " overflows int64"));
     offset.set(a, *v);
   }
-  absl::StatusOr<Layout> out = Layout::Create(std::move(shard), std::move(replica), std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(std::move(shard), std::move(replica), std::move(offset));
   if (!out.ok()) return internal::Annotate(out.status(), "unpack: ");
   return Canonicalize(*out);
 }
@@ -64,18 +67,20 @@ absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n, std::optional<Axis>
   const Iter last = shard.back();
   const Axis mem = axis.value_or(last.axis);
   if (last.axis != mem || !mem.is_memory() || last.stride != 1 || last.extent % n != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("pack(", n, "): the last shard iter of ", c.ToString(), ", ",
-                                                   last.ToString(), ", must have stride 1 on memory axis ",
-                                                   mem.name(), " and an extent divisible by ", n));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pack(", n, "): the last shard iter of ", c.ToString(), ", ", last.ToString(),
+        ", must have stride 1 on memory axis ", mem.name(), " and an extent divisible by ", n));
   }
   shard.back().extent /= n;
-  auto divide = [&](std::vector<Iter>& iters, size_t skip, absl::string_view which) -> absl::Status {
+  auto divide = [&](std::vector<Iter>& iters, size_t skip,
+                    absl::string_view which) -> absl::Status {
     for (size_t i = 0; i < iters.size(); ++i) {
       Iter& it = iters[i];
       if (i == skip || it.axis != mem || it.extent == 1) continue;
       if (it.stride % n != 0) {
-        return absl::InvalidArgumentError(absl::StrCat("pack(", n, "): ", which, " iter ", i, " (", it.ToString(),
-                                                       ") of ", c.ToString(), " has a memory stride not divisible by ", n));
+        return absl::InvalidArgumentError(
+            absl::StrCat("pack(", n, "): ", which, " iter ", i, " (", it.ToString(), ") of ",
+                         c.ToString(), " has a memory stride not divisible by ", n));
       }
       it.stride /= n;
     }
@@ -86,12 +91,14 @@ absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n, std::optional<Axis>
   PhysCoord offset;
   for (const auto& [a, value] : c.offset().entries()) {
     if (a == mem && value % n != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("pack(", n, "): the offset ", value, " on axis ", a.name(),
-                                                     " of ", c.ToString(), " is not divisible by ", n));
+      return absl::InvalidArgumentError(absl::StrCat("pack(", n, "): the offset ", value,
+                                                     " on axis ", a.name(), " of ", c.ToString(),
+                                                     " is not divisible by ", n));
     }
     offset.set(a, a == mem ? value / n : value);
   }
-  absl::StatusOr<Layout> out = Layout::Create(std::move(shard), std::move(replica), std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(std::move(shard), std::move(replica), std::move(offset));
   if (!out.ok()) return internal::Annotate(out.status(), "pack: ");
   return Canonicalize(*out);
 }

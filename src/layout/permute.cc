@@ -19,8 +19,8 @@ absl::Status CheckPermutation(absl::Span<const int64_t> perm, size_t rank) {
     if (ok) seen[static_cast<size_t>(p)] = true;
   }
   if (ok) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("permute: ", FormatTuple(perm), " is not a permutation of the ", rank, " dimensions"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "permute: ", FormatTuple(perm), " is not a permutation of the ", rank, " dimensions"));
 }
 
 }  // namespace
@@ -35,10 +35,12 @@ absl::StatusOr<Layout> PermuteByGroups(const Layout& layout, absl::Span<const si
                                        absl::Span<const int64_t> perm) {
   if (seps.empty() || seps.front() != 0 || seps.back() != layout.shard().size()) {
     return absl::InvalidArgumentError(absl::StrCat("permute: separators must run from 0 to the ",
-                                                   layout.shard().size(), " shard iters of ", layout.ToString()));
+                                                   layout.shard().size(), " shard iters of ",
+                                                   layout.ToString()));
   }
   for (size_t i = 0; i + 1 < seps.size(); ++i) {
-    if (seps[i] > seps[i + 1]) return absl::InvalidArgumentError("permute: separators must be non-decreasing");
+    if (seps[i] > seps[i + 1])
+      return absl::InvalidArgumentError("permute: separators must be non-decreasing");
   }
   AXE_RETURN_IF_ERROR(CheckPermutation(perm, seps.size() - 1));
   std::vector<Iter> shard;

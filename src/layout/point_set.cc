@@ -59,7 +59,8 @@ absl::StatusOr<std::vector<int64_t>> DistinctSums(int64_t base, absl::Span<const
   // Sparse: sort and deduplicate after every iter.
   std::vector<int64_t> cur = {base};
   for (const Iter& it : iters) {
-    if (static_cast<double>(cur.size()) * static_cast<double>(it.extent) > 4.0 * static_cast<double>(limit)) {
+    if (static_cast<double>(cur.size()) * static_cast<double>(it.extent) >
+        4.0 * static_cast<double>(limit)) {
       return absl::ResourceExhaustedError(
           absl::StrCat("more than ", limit, " distinct points to enumerate"));
     }
@@ -94,7 +95,8 @@ absl::StatusOr<std::vector<AxisValues>> ReplicaValuesPerAxis(const Layout& layou
     for (const Iter& it : layout.replica()) {
       if (it.axis == a) iters.push_back(it);
     }
-    absl::StatusOr<std::vector<int64_t>> values = DistinctSums(layout.offset().get(a), iters, limit);
+    absl::StatusOr<std::vector<int64_t>> values =
+        DistinctSums(layout.offset().get(a), iters, limit);
     if (!values.ok()) {
       return absl::ResourceExhaustedError(absl::StrCat("replica points of ", layout.ToString(),
                                                        " on axis ", a.name(), ": ",

@@ -18,9 +18,8 @@ namespace {
 
 // Sorted by |stride| descending, each |stride| exceeds the largest value of the smaller ones.
 bool IsMixedRadix(std::vector<Iter> iters) {
-  std::sort(iters.begin(), iters.end(), [](const Iter& a, const Iter& b) {
-    return std::abs(a.stride) > std::abs(b.stride);
-  });
+  std::sort(iters.begin(), iters.end(),
+            [](const Iter& a, const Iter& b) { return std::abs(a.stride) > std::abs(b.stride); });
   int64_t reach = 0;
   for (size_t i = iters.size(); i-- > 0;) {
     int64_t s = std::abs(iters[i].stride);
@@ -31,8 +30,8 @@ bool IsMixedRadix(std::vector<Iter> iters) {
 }
 
 // Are all values sum_k c_k s_k + p (digits of `shard`, p in `points`) distinct?
-absl::StatusOr<bool> AllSumsDistinct(const std::vector<Iter>& shard, const std::vector<int64_t>& points,
-                                     int64_t span) {
+absl::StatusOr<bool> AllSumsDistinct(const std::vector<Iter>& shard,
+                                     const std::vector<int64_t>& points, int64_t span) {
   int64_t count = static_cast<int64_t>(points.size());
   for (const Iter& it : shard) {
     std::optional<int64_t> c = CheckedMul(count, it.extent);
@@ -41,8 +40,8 @@ absl::StatusOr<bool> AllSumsDistinct(const std::vector<Iter>& shard, const std::
     count = *c;
   }
   if (count > kMaxEnumeratedPoints) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "injectivity check needs to enumerate ", count, " values (limit ", kMaxEnumeratedPoints, ")"));
+    return absl::ResourceExhaustedError(absl::StrCat("injectivity check needs to enumerate ", count,
+                                                     " values (limit ", kMaxEnumeratedPoints, ")"));
   }
   std::vector<int64_t> values = points;
   for (const Iter& it : shard) {
@@ -103,7 +102,8 @@ Layout Storage(const Layout& layout) {
     if (axis.is_memory()) offset.set(axis, value);
   }
   if (shard.empty()) shard.push_back(Iter{1, 1, Axis::Memory()});
-  absl::StatusOr<Layout> out = Layout::Create(std::move(shard), std::move(replica), std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(std::move(shard), std::move(replica), std::move(offset));
   AXE_CHECK(out.ok()) << "storage of " << layout << ": " << out.status();
   return Canonicalize(*out);
 }

@@ -48,12 +48,12 @@ std::string PadLeft(const std::string& s, size_t width) {
 }
 
 std::string Legend(const Layout& layout, const GridView& view) {
-  std::string out = absl::StrCat("each cell: ", absl::StrJoin(view.axes, ":", [](std::string* o, Axis a) {
-                                   absl::StrAppend(o, a.name());
-                                 }));
+  std::string out = absl::StrCat(
+      "each cell: ",
+      absl::StrJoin(view.axes, ":", [](std::string* o, Axis a) { absl::StrAppend(o, a.name()); }));
   if (!layout.replica().empty()) {
-    absl::StrAppend(&out, " (base point; every element is also at the replica offsets of ",
-                    "R[", FormatIters(layout.replica()), "])");
+    absl::StrAppend(&out, " (base point; every element is also at the replica offsets of ", "R[",
+                    FormatIters(layout.replica()), "])");
   }
   if (view.shown_rows < view.rows || view.shown_cols < view.cols) {
     absl::StrAppend(&out, "\nshowing rows 0-", view.shown_rows - 1, " of ", view.rows,
@@ -70,20 +70,21 @@ absl::StatusOr<std::string> RenderGrid(const Layout& layout, int64_t rows, int64
   std::vector<std::string> cells;
   size_t width = absl::StrCat(view.shown_cols - 1).size();
   for (const PhysCoord& p : view.cells) {
-    cells.push_back(absl::StrJoin(view.axes, ":", [&p](std::string* out, Axis a) {
-      absl::StrAppend(out, p.get(a));
-    }));
+    cells.push_back(absl::StrJoin(
+        view.axes, ":", [&p](std::string* out, Axis a) { absl::StrAppend(out, p.get(a)); }));
     width = std::max(width, cells.back().size());
   }
   const bool more_cols = view.shown_cols < view.cols;
   const size_t label = absl::StrCat(view.shown_rows - 1).size();
   std::string out = absl::StrCat(Legend(layout, view), "\n", std::string(label, ' '));
-  for (int64_t c = 0; c < view.shown_cols; ++c) absl::StrAppend(&out, " ", PadLeft(absl::StrCat(c), width));
+  for (int64_t c = 0; c < view.shown_cols; ++c)
+    absl::StrAppend(&out, " ", PadLeft(absl::StrCat(c), width));
   if (more_cols) absl::StrAppend(&out, " ...");
   for (int64_t r = 0; r < view.shown_rows; ++r) {
     absl::StrAppend(&out, "\n", PadLeft(absl::StrCat(r), label));
     for (int64_t c = 0; c < view.shown_cols; ++c) {
-      absl::StrAppend(&out, " ", PadLeft(cells[static_cast<size_t>(r * view.shown_cols + c)], width));
+      absl::StrAppend(&out, " ",
+                      PadLeft(cells[static_cast<size_t>(r * view.shown_cols + c)], width));
     }
     if (more_cols) absl::StrAppend(&out, " ...");
   }

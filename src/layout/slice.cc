@@ -26,8 +26,8 @@ PhysCoord BlockMap(const std::vector<Iter>& block, int64_t x) {
 
 // Slices one dimension's block; appends the result iters and adds the offset.
 // Returns a reason when neither sufficient form applies.
-std::optional<std::string> SliceBlock(const std::vector<Iter>& block, int64_t b, int64_t t, size_t dim,
-                                      std::vector<Iter>& out, PhysCoord& offset) {
+std::optional<std::string> SliceBlock(const std::vector<Iter>& block, int64_t b, int64_t t,
+                                      size_t dim, std::vector<Iter>& out, PhysCoord& offset) {
   const size_t n = block.size();
   if (n == 1) {  // no modulo needed
     out.push_back(Iter{t, block[0].stride, block[0].axis});
@@ -62,7 +62,8 @@ std::optional<std::string> SliceBlock(const std::vector<Iter>& block, int64_t b,
     return std::nullopt;
   }
   if (rem % 2 == 0 && d0[pivot] + rem / 2 == p.extent) {  // symmetric one-wrap
-    std::optional<PhysCoord> delta = CheckedDifference(BlockMap(block, b + (rem / 2) * weight[pivot]), start);
+    std::optional<PhysCoord> delta =
+        CheckedDifference(BlockMap(block, b + (rem / 2) * weight[pivot]), start);
     if (delta && delta->entries().size() == 1) {
       const auto& [axis, value] = delta->entries()[0];
       out.push_back(Iter{2, value, axis});
@@ -76,8 +77,9 @@ std::optional<std::string> SliceBlock(const std::vector<Iter>& block, int64_t b,
                         ", is not on exactly one axis");
   }
   return absl::StrCat("dimension ", dim, ": the region [", b, ", ", b + t,
-                      ") is neither a contiguous run of digit ", pivot, " (", p.ToString(), ", starting at ",
-                      d0[pivot], ", ", rem, " steps) nor a symmetric single wrap of it");
+                      ") is neither a contiguous run of digit ", pivot, " (", p.ToString(),
+                      ", starting at ", d0[pivot], ", ", rem,
+                      " steps) nor a symmetric single wrap of it");
 }
 
 }  // namespace
@@ -105,28 +107,32 @@ absl::StatusOr<std::vector<Interval>> ParseRegion(absl::string_view text) {
 }
 
 std::string FormatRegion(absl::Span<const Interval> region) {
-  return absl::StrJoin(region, ",", [](std::string* o, const Interval& r) { absl::StrAppend(o, r.begin, ":", r.end); });
+  return absl::StrJoin(region, ",", [](std::string* o, const Interval& r) {
+    absl::StrAppend(o, r.begin, ":", r.end);
+  });
 }
 
 absl::StatusOr<MaybeLayout> Slice(const Layout& layout, absl::Span<const int64_t> shape,
                                   absl::Span<const Interval> region) {
   AXE_RETURN_IF_ERROR(internal::Annotate(CheckShapeAdmitted(layout, shape), "slice: "));
   if (region.size() != shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("slice: the region ", FormatRegion(region), " has rank ",
-                                                   region.size(), " but the shape ", FormatTuple(shape),
-                                                   " has rank ", shape.size()));
+    return absl::InvalidArgumentError(absl::StrCat("slice: the region ", FormatRegion(region),
+                                                   " has rank ", region.size(), " but the shape ",
+                                                   FormatTuple(shape), " has rank ", shape.size()));
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     const Interval& r = region[i];
     if (r.begin < 0 || r.end <= r.begin || r.end > shape[i]) {
-      return absl::InvalidArgumentError(absl::StrCat("slice: dimension ", i, ": the interval ", r.begin, ":",
-                                                     r.end, " is not a non-empty part of [0, ", shape[i],
-                                                     ") (shape ", FormatTuple(shape), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "slice: dimension ", i, ": the interval ", r.begin, ":", r.end,
+          " is not a non-empty part of [0, ", shape[i], ") (shape ", FormatTuple(shape), ")"));
     }
   }
   const Layout canonical = Canonicalize(layout);
   absl::StatusOr<Grouped> g = Group(canonical, shape);
-  if (!g.ok()) return MaybeLayout::None(absl::StrCat("the shape does not group the layout: ", g.status().message()));
+  if (!g.ok())
+    return MaybeLayout::None(
+        absl::StrCat("the shape does not group the layout: ", g.status().message()));
   std::vector<Iter> shard;
   PhysCoord offset = canonical.offset();
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -135,7 +141,8 @@ absl::StatusOr<MaybeLayout> Slice(const Layout& layout, absl::Span<const int64_t
     if (why) return MaybeLayout::None(*why);
   }
   // Offsets stay within the layout's validated range (they are values of f_L plus O).
-  absl::StatusOr<Layout> out = Layout::Create(std::move(shard), canonical.replica(), std::move(offset));
+  absl::StatusOr<Layout> out =
+      Layout::Create(std::move(shard), canonical.replica(), std::move(offset));
   if (!out.ok()) return internal::Annotate(out.status(), "slice: ");
   return MaybeLayout::Some(Canonicalize(*out));
 }

@@ -29,26 +29,33 @@ int Log2Exact(int64_t n) {
 
 }  // namespace
 
-absl::StatusOr<SwizzledLayout> SwizzledLayout::Create(int per_element, int swizzle_len, int atom_len,
-                                                      Layout layout, bool swizzle_inner) {
-  const std::string what = absl::StrCat("swizzle (M,B,S) = (", per_element, ",", swizzle_len, ",", atom_len, ")");
+absl::StatusOr<SwizzledLayout> SwizzledLayout::Create(int per_element, int swizzle_len,
+                                                      int atom_len, Layout layout,
+                                                      bool swizzle_inner) {
+  const std::string what =
+      absl::StrCat("swizzle (M,B,S) = (", per_element, ",", swizzle_len, ",", atom_len, ")");
   if (per_element < 0 || swizzle_len < 0 || atom_len < 0) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": parameters must be >= 0"));
   }
   if (atom_len < swizzle_len) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": needs S >= B (atom_len >= swizzle_len)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": needs S >= B (atom_len >= swizzle_len)"));
   }
   if (per_element + swizzle_len + atom_len > kMaxSwizzleBits) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": M + S + B must be at most ", kMaxSwizzleBits));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": M + S + B must be at most ", kMaxSwizzleBits));
   }
   std::vector<Axis> axes = Canonicalize(layout).axes();
   if (axes.size() != 1 || !axes[0].is_memory()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": the swizzled layout must live on a single memory axis, but ", layout.ToString(), " uses ",
-        axes.size() == 1 ? absl::StrCat("the ", AxisKindName(axes[0].kind()), " axis ", axes[0].name())
-                         : absl::StrCat(axes.size(), " axes")));
+        what, ": the swizzled layout must live on a single memory axis, but ", layout.ToString(),
+        " uses ",
+        axes.size() == 1
+            ? absl::StrCat("the ", AxisKindName(axes[0].kind()), " axis ", axes[0].name())
+            : absl::StrCat(axes.size(), " axes")));
   }
-  return SwizzledLayout(per_element, swizzle_len, atom_len, swizzle_inner, std::move(layout), axes[0]);
+  return SwizzledLayout(per_element, swizzle_len, atom_len, swizzle_inner, std::move(layout),
+                        axes[0]);
 }
 
 bool SwizzledLayout::LooksSwizzled(absl::string_view text) {
@@ -71,7 +78,8 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text,
     const size_t at = s.pos();
     AXE_ASSIGN_OR_RETURN(int64_t v, s.ReadInt());
     if (v < 0 || v > kMaxSwizzleBits) {
-      return s.MessageAt(at, absl::StrCat("swizzle parameter must be in [0, ", kMaxSwizzleBits, "], got ", v));
+      return s.MessageAt(
+          at, absl::StrCat("swizzle parameter must be in [0, ", kMaxSwizzleBits, "], got ", v));
     }
     p = static_cast<int>(v);
     AXE_RETURN_IF_ERROR(s.Expect(','));
@@ -91,7 +99,8 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text,
     if (c == ',' && depth == 0) break;
   }
   absl::StatusOr<Layout> layout = Layout::Parse(text.substr(start, end - start), catalog);
-  if (!layout.ok()) return s.MessageAt(start, absl::StrCat("inner layout: ", layout.status().message()));
+  if (!layout.ok())
+    return s.MessageAt(start, absl::StrCat("inner layout: ", layout.status().message()));
   s.set_pos(end);
   bool inner = true;
   if (s.TryConsume(',')) {
@@ -103,13 +112,16 @@ absl::StatusOr<SwizzledLayout> SwizzledLayout::Parse(absl::string_view text,
     s.SkipSpace();
     const size_t value_at = s.pos();
     std::optional<absl::string_view> value = s.TryIdent();
-    if (!value || (*value != "true" && *value != "false")) return s.ErrorAt(value_at, "'true' or 'false'");
+    if (!value || (*value != "true" && *value != "false"))
+      return s.ErrorAt(value_at, "'true' or 'false'");
     inner = *value == "true";
   }
   AXE_RETURN_IF_ERROR(s.Expect(')'));
   if (!s.AtEnd()) return s.Error("end of input");
-  absl::StatusOr<SwizzledLayout> out = Create(params[0], params[1], params[2], *std::move(layout), inner);
-  if (!out.ok()) return absl::InvalidArgumentError(absl::StrCat(out.status().message(), " in \"", text, "\""));
+  absl::StatusOr<SwizzledLayout> out =
+      Create(params[0], params[1], params[2], *std::move(layout), inner);
+  if (!out.ok())
+    return absl::InvalidArgumentError(absl::StrCat(out.status().message(), " in \"", text, "\""));
   return out;
 }
 
@@ -149,15 +161,16 @@ absl::StatusOr<std::vector<PhysCoord>> SwizzledLayout::Apply(int64_t flat) const
   return points;
 }
 
-absl::StatusOr<std::vector<PhysCoord>> SwizzledLayout::Apply(absl::Span<const int64_t> shape,
-                                                             absl::Span<const int64_t> coord) const {
+absl::StatusOr<std::vector<PhysCoord>> SwizzledLayout::Apply(
+    absl::Span<const int64_t> shape, absl::Span<const int64_t> coord) const {
   AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout_, shape));
   AXE_ASSIGN_OR_RETURN(int64_t flat, FlattenCoord(shape, coord));
   return Apply(flat);
 }
 
 std::string SwizzledLayout::ToString() const {
-  return absl::StrCat("Swizzled(", m_, ",", b_, ",", s_, ", ", layout_.ToString(), inner_ ? "" : ", inner=false", ")");
+  return absl::StrCat("Swizzled(", m_, ",", b_, ",", s_, ", ", layout_.ToString(),
+                      inner_ ? "" : ", inner=false", ")");
 }
 
 SwizzledLayout Canonicalize(const SwizzledLayout& layout) {
@@ -169,14 +182,15 @@ SwizzledLayout Canonicalize(const SwizzledLayout& layout) {
 }
 
 absl::StatusOr<SwizzledLayout> Tile(const Layout& outer, absl::Span<const int64_t> outer_shape,
-                                    const SwizzledLayout& inner, absl::Span<const int64_t> inner_shape) {
+                                    const SwizzledLayout& inner,
+                                    absl::Span<const int64_t> inner_shape) {
   const Axis axis = inner.axis();
   const Layout c = Canonicalize(outer);
   for (Axis a : c.axes()) {
     if (a != axis) {
-      return absl::InvalidArgumentError(absl::StrCat("tile of a swizzled layout: the outer layout ", outer.ToString(),
-                                                     " uses axis ", a.name(), "; a swizzle lives on ", axis.name(),
-                                                     " only"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tile of a swizzled layout: the outer layout ", outer.ToString(),
+                       " uses axis ", a.name(), "; a swizzle lives on ", axis.name(), " only"));
     }
   }
   const int64_t span = inner.layout().span(axis), period = inner.period();
@@ -185,36 +199,41 @@ absl::StatusOr<SwizzledLayout> Tile(const Layout& outer, absl::Span<const int64_
     if (scaled && *scaled % period == 0) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(
         "tile of ", inner.ToString(), ": the outer ", what, " scaled by the inner span ", span,
-        " is not a multiple of the swizzle period ", period, ", so the tiles would not repeat the swizzle atom"));
+        " is not a multiple of the swizzle period ", period,
+        ", so the tiles would not repeat the swizzle atom"));
   };
   for (const Iter& it : c.shard()) {
-    if (it.extent > 1) AXE_RETURN_IF_ERROR(check(it.stride, absl::StrCat("shard iter ", it.ToString())));
+    if (it.extent > 1)
+      AXE_RETURN_IF_ERROR(check(it.stride, absl::StrCat("shard iter ", it.ToString())));
   }
-  for (const Iter& it : c.replica()) AXE_RETURN_IF_ERROR(check(it.stride, absl::StrCat("replica iter ", it.ToString())));
+  for (const Iter& it : c.replica())
+    AXE_RETURN_IF_ERROR(check(it.stride, absl::StrCat("replica iter ", it.ToString())));
   AXE_RETURN_IF_ERROR(check(c.offset().get(axis), "offset"));
   AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(c, outer_shape, inner.layout(), inner_shape));
-  return SwizzledLayout::Create(inner.per_element(), inner.swizzle_len(), inner.atom_len(), std::move(tiled),
-                                inner.swizzle_inner());
+  return SwizzledLayout::Create(inner.per_element(), inner.swizzle_len(), inner.atom_len(),
+                                std::move(tiled), inner.swizzle_inner());
 }
 
 absl::StatusOr<SwizzledLayout> Unpack(const SwizzledLayout& layout, int64_t n) {
   const int k = Log2Exact(n);
-  if (k < 0) return absl::InvalidArgumentError(absl::StrCat("unpack of a swizzled layout: n = ", n, " is not a power of two"));
+  if (k < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("unpack of a swizzled layout: n = ", n, " is not a power of two"));
   AXE_ASSIGN_OR_RETURN(Layout inner, Unpack(layout.layout(), n));
-  return SwizzledLayout::Create(layout.per_element() + k, layout.swizzle_len(), layout.atom_len(), std::move(inner),
-                                layout.swizzle_inner());
+  return SwizzledLayout::Create(layout.per_element() + k, layout.swizzle_len(), layout.atom_len(),
+                                std::move(inner), layout.swizzle_inner());
 }
 
 absl::StatusOr<SwizzledLayout> Pack(const SwizzledLayout& layout, int64_t n) {
   const int k = Log2Exact(n);
   if (k < 0 || k > layout.per_element()) {
-    return absl::InvalidArgumentError(absl::StrCat("pack of ", layout.ToString(), ": n = ", n,
-                                                   " must be a power of two at most 2^M = ",
-                                                   int64_t{1} << layout.per_element()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pack of ", layout.ToString(), ": n = ", n,
+                     " must be a power of two at most 2^M = ", int64_t{1} << layout.per_element()));
   }
   AXE_ASSIGN_OR_RETURN(Layout inner, Pack(layout.layout(), n));
-  return SwizzledLayout::Create(layout.per_element() - k, layout.swizzle_len(), layout.atom_len(), std::move(inner),
-                                layout.swizzle_inner());
+  return SwizzledLayout::Create(layout.per_element() - k, layout.swizzle_len(), layout.atom_len(),
+                                std::move(inner), layout.swizzle_inner());
 }
 
 absl::StatusOr<std::vector<std::vector<int64_t>>> Inverse(const SwizzledLayout& layout,

@@ -31,8 +31,7 @@ struct ParsedLayout {
 
 class LayoutParser {
  public:
-  LayoutParser(absl::string_view text, const AxisCatalog& catalog)
-      : s_(text), catalog_(catalog) {}
+  LayoutParser(absl::string_view text, const AxisCatalog& catalog) : s_(text), catalog_(catalog) {}
 
   // Parses the layout's parts and, if present, its `where` clause. Nothing here depends on
   // axis kinds, so the caller can read the text again with the clause's kinds before it
@@ -76,7 +75,8 @@ class LayoutParser {
       std::optional<absl::string_view> name = s_.TryIdent();
       if (!name) return s_.Error("an axis name in the 'where' clause");
       for (const AxisCatalogEntry& e : out.kinds) {
-        if (e.name == *name) return s_.MessageAt(at, absl::StrCat("axis '", *name, "' given twice"));
+        if (e.name == *name)
+          return s_.MessageAt(at, absl::StrCat("axis '", *name, "' given twice"));
       }
       AXE_RETURN_IF_ERROR(s_.Expect(':'));
       size_t kind_at = (s_.SkipSpace(), s_.pos());
@@ -152,7 +152,8 @@ class LayoutParser {
 
   absl::Status AddOffset(Axis axis, int64_t v, size_t at) {
     std::optional<int64_t> sum = CheckedAdd(offset_.get(axis), v);
-    if (!sum) return s_.MessageAt(at, absl::StrCat("offset on axis ", axis.name(), " overflows int64"));
+    if (!sum)
+      return s_.MessageAt(at, absl::StrCat("offset on axis ", axis.name(), " overflows int64"));
     offset_.set(axis, *sum);
     return absl::OkStatus();
   }
@@ -222,14 +223,15 @@ class LayoutParser {
         strides.push_back(e);
       }
       if (strides.size() != extents.size()) {
-        return s_.MessageAt(strides.front().pos,
-                            absl::StrCat(extents.size(), " extents but ", strides.size(), " strides"));
+        return s_.MessageAt(strides.front().pos, absl::StrCat(extents.size(), " extents but ",
+                                                              strides.size(), " strides"));
       }
       for (size_t k = 0; k < strides.size(); ++k) {
         if (replica && strides[k].value == 0) {
           return s_.MessageAt(strides[k].pos, "replica stride must be non-zero");
         }
-        iters.push_back(Iter{extents[k], strides[k].value, strides[k].axis.value_or(Axis::Memory())});
+        iters.push_back(
+            Iter{extents[k], strides[k].value, strides[k].axis.value_or(Axis::Memory())});
       }
     } else {
       if (replica) return s_.Error("':' (replica strides are mandatory)");
@@ -276,13 +278,16 @@ class LayoutParser {
 
 std::string FormatIters(absl::Span<const Iter> iters) {
   if (iters.size() == 1) return iters[0].ToString();
-  return absl::StrCat("(",
-                  absl::StrJoin(iters, ",", [](std::string* o, const Iter& it) { absl::StrAppend(o, it.extent); }),
-                  "):(",
-                  absl::StrJoin(iters, ",", [](std::string* o, const Iter& it) {
-                    absl::StrAppend(o, FormatStride(it.stride, it.axis));
-                  }),
-                  ")");
+  return absl::StrCat(
+      "(",
+      absl::StrJoin(iters, ",",
+                    [](std::string* o, const Iter& it) { absl::StrAppend(o, it.extent); }),
+      "):(",
+      absl::StrJoin(iters, ",",
+                    [](std::string* o, const Iter& it) {
+                      absl::StrAppend(o, FormatStride(it.stride, it.axis));
+                    }),
+      ")");
 }
 
 absl::StatusOr<Layout> Layout::Parse(absl::string_view text, const AxisCatalog& catalog) {

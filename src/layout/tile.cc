@@ -44,23 +44,27 @@ absl::StatusOr<Layout> Tile(const Layout& outer, absl::Span<const int64_t> outer
     std::optional<int64_t> scaled = CheckedMul(value, b.span(axis));
     std::optional<int64_t> sum = scaled ? CheckedAdd(*scaled, offset.get(axis)) : std::nullopt;
     if (!sum) {
-      return absl::InvalidArgumentError(absl::StrCat("tile: the offset on axis ", axis.name(),
-                                                     " overflows int64"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tile: the offset on axis ", axis.name(), " overflows int64"));
     }
     offset.set(axis, *sum);
   }
-  absl::StatusOr<Layout> t = Layout::Create(std::move(shard), std::move(replica), std::move(offset));
+  absl::StatusOr<Layout> t =
+      Layout::Create(std::move(shard), std::move(replica), std::move(offset));
   if (!t.ok()) return internal::Annotate(t.status(), "tile: ");
   return Canonicalize(*t);
 }
 
 absl::StatusOr<std::vector<int64_t>> TiledShape(absl::Span<const int64_t> outer_shape,
                                                 absl::Span<const int64_t> inner_shape) {
-  AXE_RETURN_IF_ERROR(internal::CheckSameRank(outer_shape, "outer shape", inner_shape, "inner shape"));
+  AXE_RETURN_IF_ERROR(
+      internal::CheckSameRank(outer_shape, "outer shape", inner_shape, "inner shape"));
   std::vector<int64_t> out;
   for (size_t j = 0; j < outer_shape.size(); ++j) {
     std::optional<int64_t> p = CheckedMul(outer_shape[j], inner_shape[j]);
-    if (!p) return absl::InvalidArgumentError(absl::StrCat("tiled shape dimension ", j, " overflows int64"));
+    if (!p)
+      return absl::InvalidArgumentError(
+          absl::StrCat("tiled shape dimension ", j, " overflows int64"));
     out.push_back(*p);
   }
   return out;
@@ -73,9 +77,10 @@ absl::StatusOr<Layout> TileTo(const Layout& layout, absl::Span<const int64_t> to
   std::vector<int64_t> quotient;
   for (size_t j = 0; j < to_shape.size(); ++j) {
     if (cur_shape[j] < 1 || to_shape[j] < 1 || to_shape[j] % cur_shape[j] != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tile_to: dimension ", j, ": current size ", cur_shape[j], " does not divide target size ",
-          to_shape[j], " (target ", FormatTuple(to_shape), ", current ", FormatTuple(cur_shape), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tile_to: dimension ", j, ": current size ", cur_shape[j],
+                       " does not divide target size ", to_shape[j], " (target ",
+                       FormatTuple(to_shape), ", current ", FormatTuple(cur_shape), ")"));
     }
     quotient.push_back(to_shape[j] / cur_shape[j]);
   }

@@ -40,8 +40,8 @@ std::optional<Parts> SplitTiled(const Layout& a, absl::Span<const int64_t> outer
   }
   absl::StatusOr<Grouped> g = Group(a, interleaved);
   if (!g.ok()) {
-    *reason = absl::StrCat("A cannot be grouped by the interleaved shape ", FormatTuple(interleaved),
-                           ": ", g.status().message());
+    *reason = absl::StrCat("A cannot be grouped by the interleaved shape ",
+                           FormatTuple(interleaved), ": ", g.status().message());
     return std::nullopt;
   }
   Parts p;
@@ -53,7 +53,8 @@ std::optional<Parts> SplitTiled(const Layout& a, absl::Span<const int64_t> outer
 }
 
 // big - small as multisets (nullopt when small is not contained in big).
-std::optional<std::vector<Iter>> MultisetMinus(std::vector<Iter> big, const std::vector<Iter>& small) {
+std::optional<std::vector<Iter>> MultisetMinus(std::vector<Iter> big,
+                                               const std::vector<Iter>& small) {
   for (const Iter& it : small) {
     auto pos = std::find(big.begin(), big.end(), it);
     if (pos == big.end()) return std::nullopt;
@@ -64,7 +65,8 @@ std::optional<std::vector<Iter>> MultisetMinus(std::vector<Iter> big, const std:
 
 int64_t Width(const std::vector<Iter>& iters) {
   int64_t w = 0;
-  for (const Iter& it : iters) w += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);  // valid layouts
+  for (const Iter& it : iters)
+    w += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);  // valid layouts
   return w;
 }
 
@@ -81,7 +83,8 @@ absl::StatusOr<std::vector<int64_t>> PointSet(int64_t offset, const std::vector<
 // Inner known: find (R_C, O_C) on `axis` with W * P_C + P_B == P_A.
 std::optional<AxisPart> OuterOnAxis(Axis axis, const Layout& a, const Layout& b, int64_t w,
                                     std::string* reason) {
-  const std::vector<Iter> ra = internal::ItersOn(a.replica(), axis), rb = internal::ItersOn(b.replica(), axis);
+  const std::vector<Iter> ra = internal::ItersOn(a.replica(), axis),
+                          rb = internal::ItersOn(b.replica(), axis);
   const int64_t oa = a.offset().get(axis), ob = b.offset().get(axis);
   // Structural: R_A = W ⊙ R_C ⊎ R_B and O_A = W O_C + O_B.
   if (std::optional<std::vector<Iter>> rest = MultisetMinus(ra, rb)) {
@@ -116,7 +119,8 @@ std::optional<AxisPart> OuterOnAxis(Axis axis, const Layout& a, const Layout& b,
       std::optional<int64_t> target = CheckedAdd(d, v);
       auto pos = target ? std::lower_bound(pa->begin(), pa->end(), *target) : pa->end();
       if (pos == pa->end() || *pos != *target || taken[static_cast<size_t>(pos - pa->begin())]) {
-        *reason = absl::StrCat("axis ", axis.name(), ": A's replica points are not a union of translates of B's");
+        *reason = absl::StrCat("axis ", axis.name(),
+                               ": A's replica points are not a union of translates of B's");
         return std::nullopt;
       }
       taken[static_cast<size_t>(pos - pa->begin())] = true;
@@ -125,7 +129,8 @@ std::optional<AxisPart> OuterOnAxis(Axis axis, const Layout& a, const Layout& b,
   }
   std::optional<internal::ReplicaDecomposition> dec = internal::DecomposePointSet(q, axis);
   if (!dec) {
-    *reason = absl::StrCat("axis ", axis.name(), ": the outer replica points form no replica iters");
+    *reason =
+        absl::StrCat("axis ", axis.name(), ": the outer replica points form no replica iters");
     return std::nullopt;
   }
   return AxisPart{dec->iters, dec->offset};
@@ -134,7 +139,8 @@ std::optional<AxisPart> OuterOnAxis(Axis axis, const Layout& a, const Layout& b,
 // Outer known: find (R_B, O_B) on `axis` with W * P_C + P_B == P_A, W = w_shard + width(P_B).
 std::optional<AxisPart> InnerOnAxis(Axis axis, const Layout& a, const Layout& c, int64_t w_shard,
                                     std::string* reason) {
-  const std::vector<Iter> ra = internal::ItersOn(a.replica(), axis), rc = internal::ItersOn(c.replica(), axis);
+  const std::vector<Iter> ra = internal::ItersOn(a.replica(), axis),
+                          rc = internal::ItersOn(c.replica(), axis);
   const int64_t oa = a.offset().get(axis), oc = c.offset().get(axis);
   const bool c_uses = c.uses(axis);
   if (!c_uses) return AxisPart{ra, oa};  // the tile does not touch this axis of A
@@ -143,8 +149,8 @@ std::optional<AxisPart> InnerOnAxis(Axis axis, const Layout& a, const Layout& c,
   std::optional<int64_t> prod = CheckedMul(w_shard, wc);
   std::optional<int64_t> num = prod ? CheckedSub(wa, *prod) : std::nullopt;
   if (!num || *num < 0 || *num % (wc + 1) != 0) {
-    *reason = absl::StrCat("axis ", axis.name(), ": no inner span W fits the replica widths of A (", wa,
-                           ") and C (", wc, ")");
+    *reason = absl::StrCat("axis ", axis.name(), ": no inner span W fits the replica widths of A (",
+                           wa, ") and C (", wc, ")");
     return std::nullopt;
   }
   const int64_t wb = *num / (wc + 1);
@@ -187,7 +193,8 @@ std::optional<AxisPart> InnerOnAxis(Axis axis, const Layout& a, const Layout& c,
   }
   std::optional<internal::ReplicaDecomposition> dec = internal::DecomposePointSet(pb, axis);
   if (!dec) {
-    *reason = absl::StrCat("axis ", axis.name(), ": the inner replica points form no replica iters");
+    *reason =
+        absl::StrCat("axis ", axis.name(), ": the inner replica points form no replica iters");
     return std::nullopt;
   }
   return AxisPart{dec->iters, dec->offset};
@@ -198,21 +205,24 @@ absl::Status CheckInputs(const Layout& a, absl::Span<const int64_t> a_shape, con
   AXE_RETURN_IF_ERROR(internal::Annotate(
       internal::CheckSameRank(a_shape, "tiled shape", known_shape, absl::StrCat(which, " shape")),
       "tile-of: "));
-  AXE_RETURN_IF_ERROR(internal::Annotate(CheckShapeAdmitted(a, a_shape), "tile-of: tiled layout: "));
-  return internal::Annotate(CheckShapeAdmitted(known, known_shape), absl::StrCat("tile-of: ", which, " layout: "));
+  AXE_RETURN_IF_ERROR(
+      internal::Annotate(CheckShapeAdmitted(a, a_shape), "tile-of: tiled layout: "));
+  return internal::Annotate(CheckShapeAdmitted(known, known_shape),
+                            absl::StrCat("tile-of: ", which, " layout: "));
 }
 
 // Builds the candidate and verifies Tile(outer, outer_shape, inner, inner_shape) ≡ a.
 MaybeLayout Verify(absl::StatusOr<Layout> candidate, bool candidate_is_outer, const Layout& known,
                    absl::Span<const int64_t> outer_shape, absl::Span<const int64_t> inner_shape,
                    const Layout& a) {
-  if (!candidate.ok()) return MaybeLayout::None(absl::StrCat("no valid candidate: ", candidate.status().message()));
+  if (!candidate.ok())
+    return MaybeLayout::None(absl::StrCat("no valid candidate: ", candidate.status().message()));
   const Layout& outer = candidate_is_outer ? *candidate : known;
   const Layout& inner = candidate_is_outer ? known : *candidate;
   absl::StatusOr<Layout> t = Tile(outer, outer_shape, inner, inner_shape);
   if (!t.ok()) {
-    return MaybeLayout::None(absl::StrCat("the candidate ", candidate->ToString(), " cannot be tiled: ",
-                                          t.status().message()));
+    return MaybeLayout::None(absl::StrCat("the candidate ", candidate->ToString(),
+                                          " cannot be tiled: ", t.status().message()));
   }
   absl::StatusOr<bool> same = Equivalent(*t, a);
   if (!same.ok()) {
@@ -220,8 +230,8 @@ MaybeLayout Verify(absl::StatusOr<Layout> candidate, bool candidate_is_outer, co
                                           " could not be verified: ", same.status().message()));
   }
   if (!*same) {
-    return MaybeLayout::None(absl::StrCat("re-tiling the candidate ", candidate->ToString(), " gives ",
-                                          t->ToString(), ", not A"));
+    return MaybeLayout::None(absl::StrCat("re-tiling the candidate ", candidate->ToString(),
+                                          " gives ", t->ToString(), ", not A"));
   }
   return MaybeLayout::Some(Canonicalize(*candidate));
 }
@@ -235,18 +245,25 @@ struct Problem {
 };
 
 // Input errors as a status; "no answer" when the shapes do not divide or A does not split.
-absl::StatusOr<std::variant<Problem, MaybeLayout>> Prepare(const Layout& a, absl::Span<const int64_t> a_shape,
-                                                           const Layout& known, absl::Span<const int64_t> known_shape,
+absl::StatusOr<std::variant<Problem, MaybeLayout>> Prepare(const Layout& a,
+                                                           absl::Span<const int64_t> a_shape,
+                                                           const Layout& known,
+                                                           absl::Span<const int64_t> known_shape,
                                                            bool known_is_inner) {
   const char* which = known_is_inner ? "inner" : "outer";
   AXE_RETURN_IF_ERROR(CheckInputs(a, a_shape, known, known_shape, which));
   std::optional<std::vector<int64_t>> missing = QuotientShape(a_shape, known_shape);
   if (!missing) {
     return MaybeLayout::None(absl::StrCat("the ", which, " shape ", FormatTuple(known_shape),
-                                          " does not divide the tiled shape ", FormatTuple(a_shape)));
+                                          " does not divide the tiled shape ",
+                                          FormatTuple(a_shape)));
   }
-  Problem p{Canonicalize(a), Canonicalize(known), known_is_inner ? *missing : std::vector<int64_t>(known_shape.begin(), known_shape.end()),
-            known_is_inner ? std::vector<int64_t>(known_shape.begin(), known_shape.end()) : *missing, {}};
+  Problem p{
+      Canonicalize(a),
+      Canonicalize(known),
+      known_is_inner ? *missing : std::vector<int64_t>(known_shape.begin(), known_shape.end()),
+      known_is_inner ? std::vector<int64_t>(known_shape.begin(), known_shape.end()) : *missing,
+      {}};
   std::string reason;
   std::optional<Parts> parts = SplitTiled(p.a, p.outer_shape, p.inner_shape, &reason);
   if (!parts) return MaybeLayout::None(reason);
@@ -256,7 +273,8 @@ absl::StatusOr<std::variant<Problem, MaybeLayout>> Prepare(const Layout& a, absl
 
 // Completes the candidate with replicas and offsets solved per axis, then verifies it.
 template <typename SolveAxis>
-MaybeLayout Finish(const Problem& p, std::vector<Iter> shard, bool candidate_is_outer, SolveAxis solve) {
+MaybeLayout Finish(const Problem& p, std::vector<Iter> shard, bool candidate_is_outer,
+                   SolveAxis solve) {
   std::vector<Iter> replica;
   PhysCoord offset;
   std::string reason;
@@ -266,8 +284,8 @@ MaybeLayout Finish(const Problem& p, std::vector<Iter> shard, bool candidate_is_
     replica.insert(replica.end(), part->replica.begin(), part->replica.end());
     offset.set(axis, part->offset);
   }
-  return Verify(Layout::Create(std::move(shard), std::move(replica), std::move(offset)), candidate_is_outer, p.known,
-                p.outer_shape, p.inner_shape, p.a);
+  return Verify(Layout::Create(std::move(shard), std::move(replica), std::move(offset)),
+                candidate_is_outer, p.known, p.outer_shape, p.inner_shape, p.a);
 }
 
 }  // namespace
@@ -284,8 +302,10 @@ std::optional<std::vector<int64_t>> QuotientShape(absl::Span<const int64_t> a_sh
 }
 
 absl::StatusOr<MaybeLayout> TileOfInner(const Layout& a_in, absl::Span<const int64_t> a_shape,
-                                        const Layout& inner, absl::Span<const int64_t> inner_shape) {
-  AXE_ASSIGN_OR_RETURN(auto prepared, Prepare(a_in, a_shape, inner, inner_shape, /*known_is_inner=*/true));
+                                        const Layout& inner,
+                                        absl::Span<const int64_t> inner_shape) {
+  AXE_ASSIGN_OR_RETURN(auto prepared,
+                       Prepare(a_in, a_shape, inner, inner_shape, /*known_is_inner=*/true));
   if (MaybeLayout* none = std::get_if<MaybeLayout>(&prepared)) return *none;
   const Problem& p = std::get<Problem>(prepared);
   const Layout& b = p.known;
@@ -295,9 +315,9 @@ absl::StatusOr<MaybeLayout> TileOfInner(const Layout& a_in, absl::Span<const int
   for (size_t j = 0; j < inner_shape.size(); ++j) {
     std::vector<Iter> want = internal::NormalizedIters(internal::Block(*gb, j));
     if (internal::NormalizedIters(p.parts.inner[j]) != want) {
-      return MaybeLayout::None(absl::StrCat("dimension ", j, ": the intra-tile part of A, ",
-                                            Describe(p.parts.inner[j]), ", differs from B's block, ",
-                                            Describe(internal::Block(*gb, j))));
+      return MaybeLayout::None(
+          absl::StrCat("dimension ", j, ": the intra-tile part of A, ", Describe(p.parts.inner[j]),
+                       ", differs from B's block, ", Describe(internal::Block(*gb, j))));
     }
     for (const Iter& it : p.parts.outer[j]) {
       if (it.extent == 1) {
@@ -306,28 +326,33 @@ absl::StatusOr<MaybeLayout> TileOfInner(const Layout& a_in, absl::Span<const int
       }
       const int64_t w = b.span(it.axis);
       if (it.stride % w != 0) {
-        return MaybeLayout::None(absl::StrCat("dimension ", j, ": the inter-tile iter ", it.ToString(),
-                                              " of A is not a multiple of B's span ", w, " on axis ",
-                                              it.axis.name()));
+        return MaybeLayout::None(absl::StrCat("dimension ", j, ": the inter-tile iter ",
+                                              it.ToString(), " of A is not a multiple of B's span ",
+                                              w, " on axis ", it.axis.name()));
       }
       shard.push_back(Iter{it.extent, it.stride / w, it.axis});
     }
   }
-  return Finish(p, std::move(shard), /*candidate_is_outer=*/true, [&](Axis axis, std::string* reason) {
-    return OuterOnAxis(axis, p.a, b, b.span(axis), reason);
-  });
+  return Finish(p, std::move(shard), /*candidate_is_outer=*/true,
+                [&](Axis axis, std::string* reason) {
+                  return OuterOnAxis(axis, p.a, b, b.span(axis), reason);
+                });
 }
 
 absl::StatusOr<MaybeLayout> TileOfOuter(const Layout& a_in, absl::Span<const int64_t> a_shape,
-                                        const Layout& outer, absl::Span<const int64_t> outer_shape) {
-  AXE_ASSIGN_OR_RETURN(auto prepared, Prepare(a_in, a_shape, outer, outer_shape, /*known_is_inner=*/false));
+                                        const Layout& outer,
+                                        absl::Span<const int64_t> outer_shape) {
+  AXE_ASSIGN_OR_RETURN(auto prepared,
+                       Prepare(a_in, a_shape, outer, outer_shape, /*known_is_inner=*/false));
   if (MaybeLayout* none = std::get_if<MaybeLayout>(&prepared)) return *none;
   const Problem& p = std::get<Problem>(prepared);
   std::vector<Iter> shard;
-  for (const std::vector<Iter>& block : p.parts.inner) shard.insert(shard.end(), block.begin(), block.end());
+  for (const std::vector<Iter>& block : p.parts.inner)
+    shard.insert(shard.end(), block.begin(), block.end());
   return Finish(p, shard, /*candidate_is_outer=*/false, [&](Axis axis, std::string* reason) {
     int64_t w_shard = 1;  // part of A's span: fits
-    for (const Iter& it : internal::ItersOn(shard, axis)) w_shard += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);
+    for (const Iter& it : internal::ItersOn(shard, axis))
+      w_shard += (it.stride < 0 ? -it.stride : it.stride) * (it.extent - 1);
     return InnerOnAxis(axis, p.a, p.known, w_shard, reason);
   });
 }

@@ -33,7 +33,8 @@ absl::StatusOr<Layout> TmemDatapathD(int64_t n) {
 absl::StatusOr<Layout> TmemDatapathF(int64_t n, int sub_slab) {
   if (absl::Status s = Positive(n, "TMEM datapath F: N"); !s.ok()) return s;
   if (sub_slab != 0 && sub_slab != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("TMEM datapath F: sub_slab must be 0 or 1, got ", sub_slab));
+    return absl::InvalidArgumentError(
+        absl::StrCat("TMEM datapath F: sub_slab must be 0 or 1, got ", sub_slab));
   }
   const Axis lane = TmemLaneAxis();
   PhysCoord offset;
@@ -43,7 +44,8 @@ absl::StatusOr<Layout> TmemDatapathF(int64_t n, int sub_slab) {
 
 absl::StatusOr<Layout> TmemDatapathBE(int64_t n) {
   if (n < 2 || n % 2 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("TMEM datapath B/E: N = ", n, " must be even and >= 2"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("TMEM datapath B/E: N = ", n, " must be even and >= 2"));
   }
   const Axis lane = TmemLaneAxis();
   return Layout::Create({{64, 1, lane}, {2, 64, lane}, {n / 2, 1, TmemColumnAxis()}});
@@ -51,7 +53,8 @@ absl::StatusOr<Layout> TmemDatapathBE(int64_t n) {
 
 absl::StatusOr<Layout> TmemDatapathG(int64_t n) {
   if (n < 4 || n % 4 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("TMEM datapath G: N = ", n, " must be a positive multiple of 4"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("TMEM datapath G: N = ", n, " must be a positive multiple of 4"));
   }
   const Axis lane = TmemLaneAxis();
   return Layout::Create({{32, 1, lane}, {4, 32, lane}, {n / 4, 1, TmemColumnAxis()}});
@@ -64,12 +67,13 @@ absl::StatusOr<Layout> Tmem32x32bAtom(int64_t k, Axis reg) {
 
 absl::StatusOr<Layout> TmemScaleFactors(int64_t rows, int64_t sf) {
   if (rows < 32 || rows % 32 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("TMEM scale factors: rows = ", rows,
-                                                   " must be a positive multiple of 32"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("TMEM scale factors: rows = ", rows, " must be a positive multiple of 32"));
   }
   if (absl::Status s = Positive(sf, "TMEM scale factors: sf"); !s.ok()) return s;
   const Axis lane = TmemLaneAxis(), col = TmemColumnAxis();
-  absl::StatusOr<Layout> l = Layout::Create({{rows / 32, sf, col}, {32, 1, lane}, {sf, 1, col}}, {{4, 32, lane}});
+  absl::StatusOr<Layout> l =
+      Layout::Create({{rows / 32, sf, col}, {32, 1, lane}, {sf, 1, col}}, {{4, 32, lane}});
   if (!l.ok()) return l.status();
   return Canonicalize(*l);  // drops the unit iter when rows == 32
 }

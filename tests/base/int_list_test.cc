@@ -20,8 +20,10 @@ TEST(IntList, Parses) {
 }
 
 TEST(IntList, Errors) {
-  EXPECT_THAT(std::string(ParseIntList("8,,16").status().message()), HasSubstr("position 2: expected an integer"));
-  EXPECT_THAT(std::string(ParseIntList("8 16").status().message()), HasSubstr("position 2: expected ',' or end"));
+  EXPECT_THAT(std::string(ParseIntList("8,,16").status().message()),
+              HasSubstr("position 2: expected an integer"));
+  EXPECT_THAT(std::string(ParseIntList("8 16").status().message()),
+              HasSubstr("position 2: expected ',' or end"));
   EXPECT_THAT(std::string(ParseIntList("(8,16").status().message()), HasSubstr("expected ')'"));
   EXPECT_THAT(std::string(ParseIntList("8,x").status().message()), HasSubstr("found 'x'"));
 }

@@ -13,7 +13,8 @@ TEST(Scanner, IntegersAndLimits) {
   EXPECT_EQ(*s.ReadInt(), INT64_MIN);
   EXPECT_EQ(*s.ReadInt(), INT64_MAX);
   absl::StatusOr<int64_t> big = s.ReadInt();
-  EXPECT_THAT(std::string(big.status().message()), HasSubstr("position 43: integer does not fit in int64"));
+  EXPECT_THAT(std::string(big.status().message()),
+              HasSubstr("position 43: integer does not fit in int64"));
   Scanner neg("-5");
   EXPECT_FALSE(neg.ReadNonNegativeInt().ok());
   Scanner lead("007");

@@ -28,7 +28,8 @@ TEST(ThreadPool, UsesSeveralThreadsAndRespectsTheLimit) {
   auto body = [&](int64_t) {
     int now = ++running;
     int p = peak.load();
-    while (now > p && !peak.compare_exchange_weak(p, now)) {}
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -54,8 +55,12 @@ TEST(ThreadPool, NestedCallsRunInline) {
 TEST(ThreadPool, ConcurrentCallersAreSerialized) {
   ThreadPool pool(2);
   std::atomic<int> total{0};
-  std::thread a([&] { for (int i = 0; i < 50; ++i) pool.ParallelFor(10, [&](int64_t) { total++; }); });
-  std::thread b([&] { for (int i = 0; i < 50; ++i) pool.ParallelFor(10, [&](int64_t) { total++; }); });
+  std::thread a([&] {
+    for (int i = 0; i < 50; ++i) pool.ParallelFor(10, [&](int64_t) { total++; });
+  });
+  std::thread b([&] {
+    for (int i = 0; i < 50; ++i) pool.ParallelFor(10, [&](int64_t) { total++; });
+  });
   a.join();
   b.join();
   EXPECT_EQ(total.load(), 1000);

@@ -14,9 +14,9 @@ namespace axe {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::RunAxe;
 using testing::RunAxeWithStdin;
+using ::testing::StartsWith;
 
 constexpr char kLA[] = "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp";
 
@@ -26,7 +26,8 @@ TEST(LayoutCli, Canon) {
   EXPECT_EQ(r.out, "S[4096:1]\n");
   r = RunAxe({"layout", "canon", "S[(8,8,8,4,2):(512,64,8,2,1)]", "--json"});
   EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(R"({"layout": "S[4096:1]"})"));
-  r = RunAxe({"layout", "canon", "S[(2,2,8,4):(2@warpid,1@warpid,4@laneid,1@laneid)]", "--fuse-thread-scopes"});
+  r = RunAxe({"layout", "canon", "S[(2,2,8,4):(2@warpid,1@warpid,4@laneid,1@laneid)]",
+              "--fuse-thread-scopes"});
   EXPECT_EQ(r.out, "S[128:1@tx]\n");
 }
 
@@ -48,9 +49,11 @@ TEST(LayoutCli, Inverse) {
   auto r = RunAxe({"layout", "inverse", kLA, "--shape", "8,16", "--point", "warp=6,lane=8,reg=1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "(2, 9)\n");
-  r = RunAxe({"layout", "inverse", kLA, "--shape", "8,16", "--point", "warp=6,lane=8,reg=1", "--json"});
+  r = RunAxe(
+      {"layout", "inverse", kLA, "--shape", "8,16", "--point", "warp=6,lane=8,reg=1", "--json"});
   EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(R"({"coords": [[2, 9]]})"));
-  r = RunAxe({"layout", "inverse", kLA, "--shape", "8,16", "--point", "warp=7,lane=8,reg=1", "--json"});
+  r = RunAxe(
+      {"layout", "inverse", kLA, "--shape", "8,16", "--point", "warp=7,lane=8,reg=1", "--json"});
   EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(R"({"coords": []})"));
   r = RunAxe({"layout", "inverse", "S[(2,2):(1,1)]", "--point", "m=1"});
   EXPECT_EQ(r.out, "(1)\n(2)\n");
@@ -63,7 +66,8 @@ TEST(LayoutCli, Info) {
   EXPECT_EQ(j["size"], 128);
   EXPECT_EQ(j["injective"], true);
   EXPECT_EQ(j["storage"], "S[2:1@reg]");
-  EXPECT_EQ(j["axes"]["warp"], nlohmann::json::parse(R"({"kind": "thread", "size": 2, "span": 6})"));
+  EXPECT_EQ(j["axes"]["warp"],
+            nlohmann::json::parse(R"({"kind": "thread", "size": 2, "span": 6})"));
   EXPECT_EQ(j["axes"]["reg"]["kind"], "memory");
   r = RunAxe({"layout", "info", "S[(2,2):(1,1)]"});
   EXPECT_THAT(r.out, HasSubstr("injective  no"));

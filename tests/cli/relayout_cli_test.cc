@@ -145,8 +145,11 @@ TEST(RelayoutCli, FillValueChecked) {
   r = fill("f16", "1e5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--fill: '1e5' is out of range for f16"));
-  for (auto [dtype, value] : {std::pair{"s64", "9007199254740993"}, {"bf16", "0.1"},
-                              {"f16", "-2.5"}, {"pred", "true"}, {"u8", "255"}}) {
+  for (auto [dtype, value] : {std::pair{"s64", "9007199254740993"},
+                              {"bf16", "0.1"},
+                              {"f16", "-2.5"},
+                              {"pred", "true"},
+                              {"u8", "255"}}) {
     r = fill(dtype, value);
     ASSERT_EQ(r.exit_code, 0) << dtype << ": " << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed") << dtype;

@@ -3,8 +3,8 @@
 #include "axe/layout/apply.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -89,13 +89,16 @@ TEST(Apply, Errors) {
   Layout la = P(kLA);
   EXPECT_THAT(std::string(ApplyBase(la, {8, 15}, {2, 9}).status().message()),
               HasSubstr("shape (8, 15) has 120 elements but the layout"));
-  EXPECT_THAT(std::string(ApplyBase(la, {8, 15}, {2, 9}).status().message()), HasSubstr("has size 128"));
+  EXPECT_THAT(std::string(ApplyBase(la, {8, 15}, {2, 9}).status().message()),
+              HasSubstr("has size 128"));
   EXPECT_THAT(std::string(Apply(la, {8, 16}, {2, 16}).status().message()),
               HasSubstr("dimension 1 value 16 is outside [0, 16)"));
-  EXPECT_THAT(std::string(Apply(la, {8, 16}, {-1, 0}).status().message()), HasSubstr("dimension 0"));
+  EXPECT_THAT(std::string(Apply(la, {8, 16}, {-1, 0}).status().message()),
+              HasSubstr("dimension 0"));
   EXPECT_THAT(std::string(Apply(la, {8, 16}, {2}).status().message()), HasSubstr("has rank 1"));
   EXPECT_THAT(std::string(ApplyBase(la, 128).status().message()), HasSubstr("outside [0, 128)"));
-  EXPECT_THAT(std::string(ApplyBase(la, {0, 16}, {0, 0}).status().message()), HasSubstr("dimension 0 has size 0"));
+  EXPECT_THAT(std::string(ApplyBase(la, {0, 16}, {0, 0}).status().message()),
+              HasSubstr("dimension 0 has size 0"));
   EXPECT_THAT(std::string(ApplyBase(la, {4294967296, 4294967296, 4}, {0, 0, 0}).status().message()),
               HasSubstr("more than 2^63"));
   // Too many replica points to enumerate.

@@ -1,8 +1,8 @@
 #include "axe/layout/axis.h"
 
 #include "absl/hash/hash.h"
-#include "axe/layout/coord.h"
 #include "axe/layout/axis_catalog.h"
+#include "axe/layout/coord.h"
 #include "axe/layout/layout.h"
 
 #include "gmock/gmock.h"
@@ -22,7 +22,8 @@ TEST(Axis, BuiltinKinds) {
   for (const char* n : {"m", "reg", "P", "F", "Bank", "TCol", "TLane", "Col", "Lane"}) {
     EXPECT_EQ(Axis::Get(n).kind(), AxisKind::kMemory) << n;
   }
-  for (const char* n : {"bx", "tx", "warpid", "laneid", "wgid", "tid_in_wg", "wid_in_wg", "lane", "warp"}) {
+  for (const char* n :
+       {"bx", "tx", "warpid", "laneid", "wgid", "tid_in_wg", "wid_in_wg", "lane", "warp"}) {
     EXPECT_EQ(Axis::Get(n).kind(), AxisKind::kThread) << n;
   }
   for (const char* n : {"gpuid", "gpuid_x", "gpuid_y", "pid"}) {
@@ -54,7 +55,8 @@ TEST(AxisCatalog, KindsOfNames) {
   EXPECT_EQ(standard.KindOf("gpuid"), AxisKind::kDevice);
   EXPECT_EQ(standard.KindOf("not_a_catalogue_name"), AxisKind::kThread);
   EXPECT_EQ(standard.Find("not_a_catalogue_name"), std::nullopt);
-  absl::StatusOr<AxisCatalog> c = standard.With({{"x", AxisKind::kDevice}, {"lane", AxisKind::kMemory}});
+  absl::StatusOr<AxisCatalog> c =
+      standard.With({{"x", AxisKind::kDevice}, {"lane", AxisKind::kMemory}});
   ASSERT_OK(c);
   EXPECT_EQ(c->KindOf("x"), AxisKind::kDevice);
   EXPECT_EQ(c->KindOf("lane"), AxisKind::kMemory);
@@ -126,17 +128,18 @@ TEST(AxisCatalog, Declarations) {
   EXPECT_EQ(c->KindOf("lane"), AxisKind::kMemory);
   EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x': expected NAME=KIND")));
-  EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x=gpu"}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("'x=gpu': unknown axis kind 'gpu'")));
+  EXPECT_THAT(
+      AxisCatalog::Standard().WithDeclarations({"x=gpu"}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x=gpu': unknown axis kind 'gpu'")));
   EXPECT_THAT(AxisCatalog::Standard().WithDeclarations({"x=device", "x=thread"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x' is given twice")));
 }
 
 TEST(AxisCatalog, OneNameHasOneKindInALayout) {
-  EXPECT_THAT(Layout::Create({Iter{2, 1, Axis::Get("x")}, Iter{2, 1, Axis::Get("x", AxisKind::kDevice)}}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("axis 'x' is used as both a thread axis and a device axis")));
+  EXPECT_THAT(
+      Layout::Create({Iter{2, 1, Axis::Get("x")}, Iter{2, 1, Axis::Get("x", AxisKind::kDevice)}}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("axis 'x' is used as both a thread axis and a device axis")));
 }
 
 TEST(Axis, NamesAreValidated) {
@@ -167,9 +170,12 @@ TEST(PhysCoord, ParseAndPrint) {
   EXPECT_EQ(*PhysCoord::Parse("{warp:6, lane:8, reg:1}"), p);
   EXPECT_EQ(*PhysCoord::Parse(p.ToString()), p);
   EXPECT_TRUE(PhysCoord::Parse("")->empty());
-  EXPECT_THAT(std::string(PhysCoord::Parse("warp=1,warp=2").status().message()), HasSubstr("given twice"));
-  EXPECT_THAT(std::string(PhysCoord::Parse("warp:1").status().message()), HasSubstr("expected '='"));
-  EXPECT_THAT(std::string(PhysCoord::Parse("warp=").status().message()), HasSubstr("expected an integer"));
+  EXPECT_THAT(std::string(PhysCoord::Parse("warp=1,warp=2").status().message()),
+              HasSubstr("given twice"));
+  EXPECT_THAT(std::string(PhysCoord::Parse("warp:1").status().message()),
+              HasSubstr("expected '='"));
+  EXPECT_THAT(std::string(PhysCoord::Parse("warp=").status().message()),
+              HasSubstr("expected an integer"));
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -35,12 +35,13 @@ TEST(Canonicalize, Example31bAllUnitShard) {
 }
 
 TEST(Canonicalize, Example33Replicas) {
-  EXPECT_EQ(Canon("S[1:1] + R[4:-2@warp]"), "S[1:1] + R[4:2@warp] + (-6)@warp");     // C1
-  EXPECT_EQ(Canon("S[1:1] + R[(2,4@warp),(4,1@warp)]"), "S[1:1] + R[8:1@warp]");     // C2
+  EXPECT_EQ(Canon("S[1:1] + R[4:-2@warp]"), "S[1:1] + R[4:2@warp] + (-6)@warp");  // C1
+  EXPECT_EQ(Canon("S[1:1] + R[(2,4@warp),(4,1@warp)]"), "S[1:1] + R[8:1@warp]");  // C2
   EXPECT_EQ(Canon("S[1:1] + R[(2,8@warp),(4,1@warp)]"), "S[1:1] + R[(4,2):(1@warp,8@warp)]");
-  EXPECT_EQ(Canonicalize(P("S[1:1] + R[(8,4@l),(4,1@l)]")), Canonicalize(P("S[1:1] + R[(4,1@l),(8,4@l)]")));
+  EXPECT_EQ(Canonicalize(P("S[1:1] + R[(8,4@l),(4,1@l)]")),
+            Canonicalize(P("S[1:1] + R[(4,1@l),(8,4@l)]")));
   EXPECT_EQ(Canon("S[1:1] + R[(8,4@l),(4,1@l)]"), "S[1:1] + R[32:1@l]");
-  EXPECT_EQ(Canon("S[4:1] + R[(1,3@warp),(2,2)] + 0@warp"), "S[4:1] + R[2:2]");  // C0, Z
+  EXPECT_EQ(Canon("S[4:1] + R[(1,3@warp),(2,2)] + 0@warp"), "S[4:1] + R[2:2]");    // C0, Z
   EXPECT_EQ(Canon("S[1:1] + R[(2,1@b),(2,1@a)]"), "S[1:1] + R[(2,2):(1@a,1@b)]");  // sorted by axis
 }
 
@@ -50,14 +51,18 @@ TEST(Canonicalize, Example32bThreadScopeFusion) {
   absl::StatusOr<Layout> fused = Canonicalize(l, {.fuse_thread_scopes = true});
   ASSERT_TRUE(fused.ok()) << fused.status();
   EXPECT_EQ(fused->ToString(), "S[128:1@tx]");
-  EXPECT_EQ(Canonicalize(P("S[(4,32):(1@wid_in_wg,1@laneid)] + 1@wid_in_wg"), {.fuse_thread_scopes = true})->ToString(),
+  EXPECT_EQ(Canonicalize(P("S[(4,32):(1@wid_in_wg,1@laneid)] + 1@wid_in_wg"),
+                         {.fuse_thread_scopes = true})
+                ->ToString(),
             "S[128:1@tid_in_wg] + 32@tid_in_wg");
   // A single thread axis is left alone.
-  EXPECT_EQ(Canonicalize(P("S[32:1@laneid]"), {.fuse_thread_scopes = true})->ToString(), "S[32:1@laneid]");
-  EXPECT_THAT(std::string(Canonicalize(P("S[(2,32):(1@wgid,1@laneid)]"), {.fuse_thread_scopes = true})
-                              .status()
-                              .message()),
-              HasSubstr("no common scope chain"));
+  EXPECT_EQ(Canonicalize(P("S[32:1@laneid]"), {.fuse_thread_scopes = true})->ToString(),
+            "S[32:1@laneid]");
+  EXPECT_THAT(
+      std::string(Canonicalize(P("S[(2,32):(1@wgid,1@laneid)]"), {.fuse_thread_scopes = true})
+                      .status()
+                      .message()),
+      HasSubstr("no common scope chain"));
 }
 
 TEST(Canonicalize, PreservesTheInducedMapAndIsIdempotent) {

@@ -5,8 +5,8 @@
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -35,7 +35,8 @@ TEST(Group, UnitEntriesAndMismatch) {
     for (size_t k = g.seps[i]; k < g.seps[i + 1]; ++k) p *= g.layout.shard()[k].extent;
     EXPECT_EQ(p, (std::vector<int64_t>{1, 4, 1, 4, 1})[i]);
   }
-  EXPECT_THAT(std::string(Group(P("S[16:1]"), {4, 5}).status().message()), HasSubstr("has 20 elements"));
+  EXPECT_THAT(std::string(Group(P("S[16:1]"), {4, 5}).status().message()),
+              HasSubstr("has 20 elements"));
   EXPECT_EQ(Group(P("S[1:1]"), {1})->seps, (std::vector<size_t>{0, 1}));
 }
 

@@ -28,7 +28,8 @@ Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 // Checks that `l` on `shape` maps exactly: every (row, col) produced by `owner` for the
 // hardware resources goes to that point, and the map covers the tile once.
-void ExpectSinglePoint(const Layout& l, std::vector<int64_t> shape, std::vector<int64_t> coord, const PhysCoord& want) {
+void ExpectSinglePoint(const Layout& l, std::vector<int64_t> shape, std::vector<int64_t> coord,
+                       const PhysCoord& want) {
   absl::StatusOr<std::vector<PhysCoord>> got = Apply(l, shape, coord);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), 1u) << l;
@@ -41,7 +42,8 @@ TEST(Nvidia, MmaM8N8FragmentMatchesPtx) {
   int covered = 0;
   for (int64_t lane = 0; lane < 32; ++lane) {
     for (int64_t i = 0; i < 2; ++i) {
-      const int64_t row = lane >> 2, col = 2 * (lane % 4) + i;  // groupID, threadID_in_group * 2 + i
+      const int64_t row = lane >> 2,
+                    col = 2 * (lane % 4) + i;  // groupID, threadID_in_group * 2 + i
       ExpectSinglePoint(l, {8, 8}, {row, col}, PhysCoord{{kLane, lane}, {kReg, i}});
       ++covered;
     }
@@ -51,9 +53,11 @@ TEST(Nvidia, MmaM8N8FragmentMatchesPtx) {
 }
 
 TEST(Nvidia, MmaM16N8K16AccumulatorMatchesPtx) {
-  EXPECT_EQ(MmaM16N8K16Accumulator(Axis::Memory()).ToString(), "S[(2,8,4,2):(2,4@laneid,1@laneid,1)]");
+  EXPECT_EQ(MmaM16N8K16Accumulator(Axis::Memory()).ToString(),
+            "S[(2,8,4,2):(2,4@laneid,1@laneid,1)]");
   const Layout l = MmaM16N8K16Accumulator();
-  // The m8n8 fragment tiled along M (the tile's canonical form, S[(2,32,2):(2@reg,1@laneid,1@reg)]).
+  // The m8n8 fragment tiled along M (the tile's canonical form,
+  // S[(2,32,2):(2@reg,1@laneid,1@reg)]).
   EXPECT_TRUE(*Equivalent(l, *Tile(P("S[2:1@reg]"), {2, 1}, MmaM8N8Fragment(), {8, 8})));
   for (int64_t lane = 0; lane < 32; ++lane) {
     for (int64_t i = 0; i < 4; ++i) {
@@ -81,7 +85,8 @@ TEST(Nvidia, WgmmaM64AccumulatorMatchesPtx) {
       }
     }
   }
-  EXPECT_THAT(std::string(WgmmaM64Accumulator(12).status().message()), HasSubstr("multiple of 8 in [8, 256]"));
+  EXPECT_THAT(std::string(WgmmaM64Accumulator(12).status().message()),
+              HasSubstr("multiple of 8 in [8, 256]"));
   EXPECT_FALSE(WgmmaM64Accumulator(264).ok());
 }
 
@@ -93,7 +98,8 @@ TEST(Nvidia, CtaTileOfWarpFragments) {
     for (int64_t c = 0; c < 16; ++c) {
       const int64_t warp = 2 * (r / 16) + c / 8, rr = r % 16, cc = c % 8;
       const int64_t lane = 4 * (rr % 8) + cc / 2, reg = 2 * (rr / 8) + cc % 2;
-      ExpectSinglePoint(*cta, {32, 16}, {r, c}, PhysCoord{{warpid, warp}, {kLane, lane}, {kReg, reg}});
+      ExpectSinglePoint(*cta, {32, 16}, {r, c},
+                        PhysCoord{{warpid, warp}, {kLane, lane}, {kReg, reg}});
     }
   }
   EXPECT_FALSE(CtaTile(MmaM8N8Fragment(), {8, 8}, {4}).ok());
@@ -106,9 +112,12 @@ int64_t ByteSwizzle(int64_t byte_address, int b) {
 }
 
 TEST(Nvidia, SharedMemorySwizzleAtomsMatchTheByteFormula) {
-  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k128B)->ToString(), "Swizzled(3,3,3, S[(8,64):(64,1)])");
-  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k64B)->ToString(), "Swizzled(3,2,3, S[(8,32):(32,1)])");
-  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k32B)->ToString(), "Swizzled(3,1,3, S[(8,16):(16,1)])");
+  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k128B)->ToString(),
+            "Swizzled(3,3,3, S[(8,64):(64,1)])");
+  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k64B)->ToString(),
+            "Swizzled(3,2,3, S[(8,32):(32,1)])");
+  EXPECT_EQ(SharedMemorySwizzleAtom(16, SmemSwizzle::k32B)->ToString(),
+            "Swizzled(3,1,3, S[(8,16):(16,1)])");
   EXPECT_EQ(SharedMemorySwizzleAtom(32, SmemSwizzle::k128B)->per_element(), 2);
   EXPECT_EQ(SharedMemorySwizzleAtom(8, SmemSwizzle::k128B)->per_element(), 4);
   for (int bits : {8, 16, 32, 64}) {
@@ -120,7 +129,8 @@ TEST(Nvidia, SharedMemorySwizzleAtomsMatchTheByteFormula) {
       for (int64_t r = 0; r < 8; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
           const int64_t addr = atom.ApplyBase({8, cols}, {r, c})->get(kM);
-          EXPECT_EQ(addr * bytes, ByteSwizzle((r * cols + c) * bytes, b)) << atom << " at " << r << "," << c;
+          EXPECT_EQ(addr * bytes, ByteSwizzle((r * cols + c) * bytes, b))
+              << atom << " at " << r << "," << c;
         }
       }
     }
@@ -139,8 +149,9 @@ TEST(Nvidia, Example62aSharedLayoutOfA64x256Tile) {
       EXPECT_EQ(l.ApplyBase({64, 256}, {r, c})->get(kM) * 2, ByteSwizzle(linear * 2, 3));
     }
   }
-  EXPECT_THAT(std::string(SharedMemorySwizzleLayout(16, SmemSwizzle::k128B, 60, 256).status().message()),
-              HasSubstr("not a whole number of (8, 64) atoms"));
+  EXPECT_THAT(
+      std::string(SharedMemorySwizzleLayout(16, SmemSwizzle::k128B, 60, 256).status().message()),
+      HasSubstr("not a whole number of (8, 64) atoms"));
 }
 
 const Axis kTLane = Axis::Get("TLane"), kTCol = Axis::Get("TCol");
@@ -170,11 +181,13 @@ TEST(Tmem, DatapathLayoutsMatchTheIsaFormulas) {
       }
     }
   }
-  for (const Layout& l : {*TmemDatapathD(32), *TmemDatapathF(32), *TmemDatapathBE(32), *TmemDatapathG(32)}) {
+  for (const Layout& l :
+       {*TmemDatapathD(32), *TmemDatapathF(32), *TmemDatapathBE(32), *TmemDatapathG(32)}) {
     EXPECT_TRUE(*IsInjective(l)) << l;
   }
   EXPECT_FALSE(TmemDatapathD(0).ok());
-  EXPECT_THAT(std::string(TmemDatapathF(8, 2).status().message()), HasSubstr("sub_slab must be 0 or 1"));
+  EXPECT_THAT(std::string(TmemDatapathF(8, 2).status().message()),
+              HasSubstr("sub_slab must be 0 or 1"));
   EXPECT_THAT(std::string(TmemDatapathBE(7).status().message()), HasSubstr("even"));
   EXPECT_THAT(std::string(TmemDatapathG(6).status().message()), HasSubstr("multiple of 4"));
 }
@@ -183,16 +196,19 @@ TEST(Tmem, RegisterAtomScaleFactorsAndStagedAccumulators) {
   EXPECT_EQ(Tmem32x32bAtom(16, Axis::Memory())->ToString(), "S[(128,16):(1@tid_in_wg,1)]");
   const Axis tid = Axis::Get("tid_in_wg");
   for (int64_t r = 0; r < 128; ++r) {
-    for (int64_t k = 0; k < 8; ++k) ExpectSinglePoint(*Tmem32x32bAtom(8), {128, 8}, {r, k}, PhysCoord{{tid, r}, {kReg, k}});
+    for (int64_t k = 0; k < 8; ++k)
+      ExpectSinglePoint(*Tmem32x32bAtom(8), {128, 8}, {r, k}, PhysCoord{{tid, r}, {kReg, k}});
   }
   EXPECT_EQ(TmemScaleFactors(32, 4)->ToString(), "S[(32,4):(1@TLane,1@TCol)] + R[4:32@TLane]");
-  EXPECT_EQ(TmemScaleFactors(128, 4)->ToString(), "S[(4,32,4):(4@TCol,1@TLane,1@TCol)] + R[4:32@TLane]");
+  EXPECT_EQ(TmemScaleFactors(128, 4)->ToString(),
+            "S[(4,32,4):(4@TCol,1@TLane,1@TCol)] + R[4:32@TLane]");
   for (int64_t rows : {32, 128}) {
     const Layout l = *TmemScaleFactors(rows, 4);
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < 4; ++j) {
         std::vector<PhysCoord> want;
-        for (int64_t w = 0; w < 4; ++w) want.push_back(PhysCoord{{kTLane, r % 32 + 32 * w}, {kTCol, 4 * (r / 32) + j}});
+        for (int64_t w = 0; w < 4; ++w)
+          want.push_back(PhysCoord{{kTLane, r % 32 + 32 * w}, {kTCol, 4 * (r / 32) + j}});
         std::sort(want.begin(), want.end());
         EXPECT_EQ(*Apply(l, {rows, 4}, {r, j}), want);  // the .warpx4 multicast: every lane quarter
       }
@@ -213,7 +229,8 @@ TEST(Tmem, RegisterAtomScaleFactorsAndStagedAccumulators) {
     }
   }
   EXPECT_EQ(staged.span(kTCol), 224);  // not a power of two
-  EXPECT_THAT(std::string(TmemStagedAccumulator(5, 112).status().message()), HasSubstr("exceed the 512 TMEM columns"));
+  EXPECT_THAT(std::string(TmemStagedAccumulator(5, 112).status().message()),
+              HasSubstr("exceed the 512 TMEM columns"));
 }
 
 const Axis kP = Axis::Get("P"), kF = Axis::Get("F"), kBank = Axis::Get("Bank");
@@ -247,9 +264,12 @@ TEST(Trainium, PartitionFreeLayouts) {
     }
   }
   EXPECT_THAT(std::string(Trainium("PF", {256}).status().message()), HasSubstr("has 2 letters"));
-  EXPECT_THAT(std::string(Trainium("PX", {4, 4}).status().message()), HasSubstr("expected 'P' or 'F'"));
-  EXPECT_THAT(std::string(Trainium("PP", {16, 16}).status().message()), HasSubstr("more than 128 partitions"));
-  EXPECT_THAT(std::string(Trainium("PF", {200, 4}).status().message()), HasSubstr("multiple of 128"));
+  EXPECT_THAT(std::string(Trainium("PX", {4, 4}).status().message()),
+              HasSubstr("expected 'P' or 'F'"));
+  EXPECT_THAT(std::string(Trainium("PP", {16, 16}).status().message()),
+              HasSubstr("more than 128 partitions"));
+  EXPECT_THAT(std::string(Trainium("PF", {200, 4}).status().message()),
+              HasSubstr("multiple of 128"));
 }
 
 TEST(Trainium, ToPsumExample18AndBankFormula) {
@@ -266,11 +286,15 @@ TEST(Trainium, ToPsumExample18AndBankFormula) {
     EXPECT_EQ(b.get(kP), a.get(kP));
     EXPECT_LT(b.get(kF), 512);
   }
-  EXPECT_EQ(ToPsum(P("S[(4,128):(512@F,1@P)] + 1024@F"))->ToString(), "S[(4,128):(1@Bank,1@P)] + 2@Bank");
-  EXPECT_THAT(std::string(ToPsum(P("S[1024:3@F]")).status().message()), HasSubstr("does not divide the bank size"));
-  EXPECT_THAT(std::string(ToPsum(P("S[768:1@F]")).status().message()), HasSubstr("multiple of 512"));
+  EXPECT_EQ(ToPsum(P("S[(4,128):(512@F,1@P)] + 1024@F"))->ToString(),
+            "S[(4,128):(1@Bank,1@P)] + 2@Bank");
+  EXPECT_THAT(std::string(ToPsum(P("S[1024:3@F]")).status().message()),
+              HasSubstr("does not divide the bank size"));
+  EXPECT_THAT(std::string(ToPsum(P("S[768:1@F]")).status().message()),
+              HasSubstr("multiple of 512"));
   EXPECT_THAT(std::string(ToPsum(P("S[8192:1@F]")).status().message()), HasSubstr("PSUM has 8"));
-  EXPECT_THAT(std::string(ToPsum(P("S[512:1@F] + 5@F")).status().message()), HasSubstr("a bank holds 512"));
+  EXPECT_THAT(std::string(ToPsum(P("S[512:1@F] + 5@F")).status().message()),
+              HasSubstr("a bank holds 512"));
   EXPECT_THAT(std::string(ToPsum(P("S[4:-1@F]")).status().message()), HasSubstr("negative"));
 }
 
@@ -283,7 +307,8 @@ TEST(Mesh, Example5CompactShardingOnA2x2Mesh) {
   const Axis gpu = Axis::Get("gpuid");
   for (int64_t i = 0; i < 64; ++i) {
     for (int64_t j = 0; j < 128; ++j) {
-      ExpectSinglePoint(*s0s1, {64, 128}, {i, j}, PhysCoord{{gpu, i / 32 + 2 * (j / 64)}, {kM, 64 * (i % 32) + j % 64}});
+      ExpectSinglePoint(*s0s1, {64, 128}, {i, j},
+                        PhysCoord{{gpu, i / 32 + 2 * (j / 64)}, {kM, 64 * (i % 32) + j % 64}});
     }
   }
   EXPECT_EQ(Storage(*s0s1).ToString(), "S[2048:1]");  // compact local storage
@@ -298,7 +323,8 @@ TEST(Mesh, BlogLayoutBIsAcceptedButNotCompact) {
   const Layout blog = P("S[(2,32,2,64):(1@gpuid,128@m,2@gpuid,1@m)]");
   EXPECT_EQ(Storage(blog).span(kM), 4032);
   EXPECT_TRUE(*IsInjective(blog));
-  const Layout compact = *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {1}});
+  const Layout compact =
+      *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {1}});
   EXPECT_EQ(Storage(compact).span(kM), 2048);
   EXPECT_FALSE(*Equivalent(blog, compact));
 }
@@ -335,7 +361,8 @@ TEST(Mesh, ReplicatedAndRowMajorMeshes) {
     for (int64_t j = 0; j < 4; ++j) {
       // Row block i / 2 of 8 is owned by mesh coordinate (b % 2, b / 2) = device 4 (b % 2) + b / 2.
       const int64_t b = i / 2;
-      ExpectSinglePoint(both, {16, 4}, {i, j}, PhysCoord{{x, 4 * (b % 2) + b / 2}, {kM, 4 * (i % 2) + j}});
+      ExpectSinglePoint(both, {16, 4}, {i, j},
+                        PhysCoord{{x, 4 * (b % 2) + b / 2}, {kM, 4 * (i % 2) + j}});
     }
   }
 }
@@ -344,10 +371,12 @@ TEST(Mesh, Errors) {
   const DeviceMesh mesh = *DeviceMesh::ColumnMajor({2, 2});
   EXPECT_THAT(std::string(MeshShardedLayout({64, 128}, mesh, {{0}, {0}}).status().message()),
               HasSubstr("mesh dimension 0 is out of range or used twice"));
-  EXPECT_THAT(std::string(MeshShardedLayout({64, 128}, mesh, {{2}, {}}).status().message()), HasSubstr("out of range"));
+  EXPECT_THAT(std::string(MeshShardedLayout({64, 128}, mesh, {{2}, {}}).status().message()),
+              HasSubstr("out of range"));
   EXPECT_THAT(std::string(MeshShardedLayout({63, 128}, mesh, {{0}, {}}).status().message()),
               HasSubstr("dimension 0 of (63, 128) (63) is not divisible into 2 shards"));
-  EXPECT_THAT(std::string(MeshShardedLayout({64}, mesh, {{0}, {}}).status().message()), HasSubstr("rank 1"));
+  EXPECT_THAT(std::string(MeshShardedLayout({64}, mesh, {{0}, {}}).status().message()),
+              HasSubstr("rank 1"));
   EXPECT_THAT(std::string(ShardOverMesh(P("S[4:1@gpuid]"), {4}, mesh, {{0}}).status().message()),
               HasSubstr("uses the mesh's device axis"));
   EXPECT_FALSE(DeviceMesh::RowMajor({2, 0}).ok());

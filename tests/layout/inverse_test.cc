@@ -4,8 +4,8 @@
 #include "axe/layout/inverse.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -21,7 +21,8 @@ constexpr char kLA[] = "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] 
 TEST(Inverse, Example3aUniquePreimage) {
   EXPECT_THAT(*Inverse(P(kLA), {8, 16}, Pt("warp=6,lane=8,reg=1")), ElementsAre(ElementsAre(2, 9)));
   // The replicated copy (warp 10) has the same preimage.
-  EXPECT_THAT(*Inverse(P(kLA), {8, 16}, Pt("warp=10,lane=8,reg=1")), ElementsAre(ElementsAre(2, 9)));
+  EXPECT_THAT(*Inverse(P(kLA), {8, 16}, Pt("warp=10,lane=8,reg=1")),
+              ElementsAre(ElementsAre(2, 9)));
   EXPECT_THAT(*InverseFlat(P(kLA), Pt("{warp:6, lane:8, reg:1}")), ElementsAre(41));
 }
 
@@ -34,7 +35,8 @@ TEST(Inverse, Example3dNoPreimage) {
 }
 
 TEST(Inverse, SeveralPreimages) {
-  EXPECT_THAT(*Inverse(P("S[(2,2):(1,1)]"), {4}, Pt("m=1")), ElementsAre(ElementsAre(1), ElementsAre(2)));
+  EXPECT_THAT(*Inverse(P("S[(2,2):(1,1)]"), {4}, Pt("m=1")),
+              ElementsAre(ElementsAre(1), ElementsAre(2)));
   // A broadcast dimension: every value of it maps to the same point.
   EXPECT_THAT(*Inverse(P("S[(3,4):(0,1)]"), {3, 4}, Pt("m=2")),
               ElementsAre(ElementsAre(0, 2), ElementsAre(1, 2), ElementsAre(2, 2)));

@@ -9,36 +9,60 @@
 #include "axe/layout/inverse.h"
 #include "axe/layout/properties.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
 
 // Characters and fragments the grammar uses, plus a few it does not.
-const char* const kPieces[] = {"S[", "R[", "O[", "(", ")", "[", "]", ":", ",", "@", "+", "-", "{", "}", " ",
-                               "0", "1", "7", "64", "9223372036854775807", "9223372036854775808",
-                               "-9223372036854775808", "m", "lane", "warp", "x", "@m", "\n", "#", "."};
+const char* const kPieces[] = {"S[",
+                               "R[",
+                               "O[",
+                               "(",
+                               ")",
+                               "[",
+                               "]",
+                               ":",
+                               ",",
+                               "@",
+                               "+",
+                               "-",
+                               "{",
+                               "}",
+                               " ",
+                               "0",
+                               "1",
+                               "7",
+                               "64",
+                               "9223372036854775807",
+                               "9223372036854775808",
+                               "-9223372036854775808",
+                               "m",
+                               "lane",
+                               "warp",
+                               "x",
+                               "@m",
+                               "\n",
+                               "#",
+                               "."};
 
 std::string Mutate(std::string s, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> op(0, 3);
   int edits = std::uniform_int_distribution<int>(1, 2)(rng);
   for (int e = 0; e < edits; ++e) {
     size_t at = s.empty() ? 0 : std::uniform_int_distribution<size_t>(0, s.size())(rng);
-    const char* piece = kPieces[std::uniform_int_distribution<size_t>(0, std::size(kPieces) - 1)(rng)];
+    const char* piece =
+        kPieces[std::uniform_int_distribution<size_t>(0, std::size(kPieces) - 1)(rng)];
     switch (op(rng)) {
-      case 0:
-        s.insert(at, piece);
-        break;
+      case 0: s.insert(at, piece); break;
       case 1:
         if (at < s.size()) s.erase(at, std::uniform_int_distribution<size_t>(1, 4)(rng));
         break;
       case 2:
         if (at < s.size()) s[at] = piece[0];
         break;
-      default:
-        s = s.substr(0, at);
-        break;
+      default: s = s.substr(0, at); break;
     }
   }
   return s;
@@ -63,7 +87,8 @@ TEST(LayoutParseFuzz, NeverCrashesAndRoundTrips) {
     if (i % 3 == 0) {
       // Random concatenation of grammar pieces.
       int n = std::uniform_int_distribution<int>(1, 20)(rng);
-      for (int k = 0; k < n; ++k) text += kPieces[std::uniform_int_distribution<size_t>(0, std::size(kPieces) - 1)(rng)];
+      for (int k = 0; k < n; ++k)
+        text += kPieces[std::uniform_int_distribution<size_t>(0, std::size(kPieces) - 1)(rng)];
     } else {
       text = Mutate(testing::RandomLayout(rng).ToString(), rng);
     }

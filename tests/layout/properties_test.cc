@@ -3,8 +3,8 @@
 #include "axe/layout/properties.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -37,7 +37,8 @@ TEST(Properties, SpanIgnoresOffsetAndCountsReplicas) {
 }
 
 TEST(Properties, AxesInPrintOrder) {
-  Layout la = P("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp + 1@gpuid + 2@bx");
+  Layout la =
+      P("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp + 1@gpuid + 2@bx");
   std::vector<std::string> names;
   for (Axis a : la.axes()) names.emplace_back(a.name());
   EXPECT_THAT(names, ElementsAre("lane", "warp", "reg", "bx", "gpuid"));
@@ -63,11 +64,11 @@ TEST(Properties, IsTrivial) {
 TEST(Properties, InjectivityExamples) {
   EXPECT_TRUE(*IsInjective(P("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp")));
   EXPECT_FALSE(*IsInjective(P("S[(2,2):(1,1)]")));
-  EXPECT_FALSE(*IsInjective(P("S[(3,4):(0,1)]")));            // broadcast
-  EXPECT_TRUE(*IsInjective(P("S[(3,3):(5,3)]")));             // not a mixed radix, still injective
-  EXPECT_FALSE(*IsInjective(P("S[4:1] + R[2:1]")));           // replica overlaps the shard
+  EXPECT_FALSE(*IsInjective(P("S[(3,4):(0,1)]")));   // broadcast
+  EXPECT_TRUE(*IsInjective(P("S[(3,3):(5,3)]")));    // not a mixed radix, still injective
+  EXPECT_FALSE(*IsInjective(P("S[4:1] + R[2:1]")));  // replica overlaps the shard
   EXPECT_TRUE(*IsInjective(P("S[4:1] + R[2:4]")));
-  EXPECT_TRUE(*IsInjective(P("S[4:1] + R[(2,2):(4,4)]")));    // replica copies coincide: still fine
+  EXPECT_TRUE(*IsInjective(P("S[4:1] + R[(2,2):(4,4)]")));  // replica copies coincide: still fine
   EXPECT_FALSE(*IsInjective(P("S[4:1] + R[(2,2):(4,5)]")));
   // 2^60 points, decided without enumeration.
   EXPECT_TRUE(*IsInjective(P("S[(1073741824,1073741824):(1073741824,1)]")));

@@ -89,8 +89,10 @@ Layout RandomEquivalentRewrite(const Layout& l, std::mt19937_64& rng) {
       shard.push_back(it);
     }
     // A broadcast iter maps to 0 on any axis.
-    if (shard.back().stride == 0 && Uniform(rng, 0, 1) == 0) shard.back().axis = RandomAxis(rng, false);
-    if (Uniform(rng, 0, 4) == 0) shard.push_back(Iter{1, Uniform(rng, -3, 3), RandomAxis(rng, false)});
+    if (shard.back().stride == 0 && Uniform(rng, 0, 1) == 0)
+      shard.back().axis = RandomAxis(rng, false);
+    if (Uniform(rng, 0, 4) == 0)
+      shard.push_back(Iter{1, Uniform(rng, -3, 3), RandomAxis(rng, false)});
   }
   std::vector<Iter> replica;
   PhysCoord offset = l.offset();
@@ -175,7 +177,8 @@ std::vector<int64_t> RandomFactorization(int64_t n, size_t rank, std::mt19937_64
     for (int64_t d = 1; d <= rest; ++d) {
       if (rest % d == 0) divisors.push_back(d);
     }
-    int64_t d = divisors[static_cast<size_t>(Uniform(rng, 0, static_cast<int64_t>(divisors.size()) - 1))];
+    int64_t d =
+        divisors[static_cast<size_t>(Uniform(rng, 0, static_cast<int64_t>(divisors.size()) - 1))];
     shape.push_back(d);
     rest /= d;
   }
@@ -186,12 +189,14 @@ std::vector<int64_t> RandomFactorization(int64_t n, size_t rank, std::mt19937_64
 std::vector<int64_t> RandomGroupingShape(const Layout& l, size_t rank, std::mt19937_64& rng) {
   std::vector<int64_t> extents;
   for (const Iter& it : l.shard()) {
-    std::vector<int64_t> parts = RandomFactorization(it.extent, static_cast<size_t>(Uniform(rng, 1, 2)), rng);
+    std::vector<int64_t> parts =
+        RandomFactorization(it.extent, static_cast<size_t>(Uniform(rng, 1, 2)), rng);
     extents.insert(extents.end(), parts.begin(), parts.end());
   }
   // rank - 1 sorted cut positions in [0, extents.size()].
   std::vector<int64_t> cuts;
-  for (size_t k = 0; k + 1 < rank; ++k) cuts.push_back(Uniform(rng, 0, static_cast<int64_t>(extents.size())));
+  for (size_t k = 0; k + 1 < rank; ++k)
+    cuts.push_back(Uniform(rng, 0, static_cast<int64_t>(extents.size())));
   std::sort(cuts.begin(), cuts.end());
   cuts.push_back(static_cast<int64_t>(extents.size()));
   std::vector<int64_t> shape;
@@ -205,7 +210,8 @@ std::vector<int64_t> RandomGroupingShape(const Layout& l, size_t rank, std::mt19
   return shape;
 }
 
-RandomPair RandomLayoutPair(std::mt19937_64& rng, const RandomLayoutOptions& options, int max_rank) {
+RandomPair RandomLayoutPair(std::mt19937_64& rng, const RandomLayoutOptions& options,
+                            int max_rank) {
   RandomPair p{RandomLayout(rng, options), RandomLayout(rng, options), {}, {}};
   const size_t rank = static_cast<size_t>(Uniform(rng, 1, max_rank));
   p.sa = RandomGroupingShape(p.a, rank, rng);
@@ -220,8 +226,10 @@ Layout ParseOrFail(absl::string_view text) {
   return *Layout::Parse("S[1:1]");
 }
 
-int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x, int64_t y) {
-  std::vector<int64_t> cx = OracleUnflatten(sa, x), cy = OracleUnflatten(sb, y), c(sa.size()), shape(sa.size());
+int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x,
+                         int64_t y) {
+  std::vector<int64_t> cx = OracleUnflatten(sa, x), cy = OracleUnflatten(sb, y), c(sa.size()),
+                       shape(sa.size());
   for (size_t j = 0; j < sa.size(); ++j) {
     c[j] = cx[j] * sb[j] + cy[j];
     shape[j] = sa[j] * sb[j];
@@ -239,12 +247,14 @@ int64_t OracleSpan(const Layout& l, Axis a) {
   return span;
 }
 
-std::set<PhysCoord> OracleTileApply(const Layout& a, int64_t xa, const Layout& b, int64_t xb, bool scale) {
+std::set<PhysCoord> OracleTileApply(const Layout& a, int64_t xa, const Layout& b, int64_t xb,
+                                    bool scale) {
   std::set<PhysCoord> out;
   for (const PhysCoord& p : OracleApply(a, xa)) {
     for (const PhysCoord& q : OracleApply(b, xb)) {
       PhysCoord sum = q;
-      for (const auto& [axis, value] : p.entries()) sum.add(axis, value * (scale ? OracleSpan(b, axis) : 1));
+      for (const auto& [axis, value] : p.entries())
+        sum.add(axis, value * (scale ? OracleSpan(b, axis) : 1));
       out.insert(sum);
     }
   }
@@ -270,7 +280,8 @@ int64_t OracleSwizzle(int64_t m, int per_element, int swizzle_len, int atom_len,
   const int64_t unit = int64_t{1} << per_element;
   const int64_t x = m >> per_element;  // arithmetic shift (floor) for negative addresses too
   const int64_t bits = (int64_t{1} << swizzle_len) - 1;
-  const int64_t x2 = inner ? x ^ ((x & (bits << atom_len)) >> atom_len) : x ^ ((x & bits) << atom_len);
+  const int64_t x2 =
+      inner ? x ^ ((x & (bits << atom_len)) >> atom_len) : x ^ ((x & bits) << atom_len);
   return x2 * unit + (m & (unit - 1));
 }
 

@@ -18,11 +18,11 @@ struct RandomLayoutOptions {
   int max_extent = 4;
   int max_replica_iters = 2;
   int64_t max_abs_stride = 8;
-  bool allow_broadcast = true;   // shard stride 0
+  bool allow_broadcast = true;  // shard stride 0
   bool allow_offsets = true;
-  bool memory_only = false;      // every iter on m
-  int64_t max_size = 256;        // E_D
-  int64_t max_replica_size = 16; // E_R
+  bool memory_only = false;       // every iter on m
+  int64_t max_size = 256;         // E_D
+  int64_t max_replica_size = 16;  // E_R
 };
 
 // A random valid layout mixing three axes (m, lane, warp), negative strides, replicas and
@@ -62,10 +62,12 @@ Layout ParseOrFail(absl::string_view text);
 int64_t OracleSpan(const Layout& l, Axis a);
 // Naive oracle of the paper's tile: { Σ ⊙ p + q : p in A(xa), q in B(xb) } with
 // Σ[a] = OracleSpan(B, a); with scale = false the direct sum { p + q }.
-std::set<PhysCoord> OracleTileApply(const Layout& a, int64_t xa, const Layout& b, int64_t xb, bool scale = true);
+std::set<PhysCoord> OracleTileApply(const Layout& a, int64_t xa, const Layout& b, int64_t xb,
+                                    bool scale = true);
 // The flat index, in a tile's natural shape (sa[j] * sb[j])_j, of outer index x (shape sa)
 // and inner index y (shape sb): coordinate_j = x_j * sb[j] + y_j.
-int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x, int64_t y);
+int64_t OracleTiledIndex(const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, int64_t x,
+                         int64_t y);
 // Row-major flat index <-> coordinate (no error checking).
 int64_t OracleFlatten(const std::vector<int64_t>& shape, const std::vector<int64_t>& coord);
 std::vector<int64_t> OracleUnflatten(const std::vector<int64_t>& shape, int64_t flat);

@@ -11,8 +11,8 @@
 #include "axe/layout/properties.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -23,18 +23,22 @@ Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 TEST(PermuteDims, TransposeAndErrors) {
   EXPECT_EQ(PermuteDims(P("S[(4,8):(8,1)]"), {4, 8}, {1, 0})->ToString(), "S[(8,4):(1,8)]");
-  EXPECT_EQ(PermuteDims(P("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + 5@warp"), {8, 16}, {1, 0})->ToString(),
+  EXPECT_EQ(PermuteDims(P("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + 5@warp"), {8, 16}, {1, 0})
+                ->ToString(),
             "S[(2,4,2,8):(1@warp,1@lane,1@reg,4@lane)] + 5@warp");
   EXPECT_THAT(std::string(PermuteDims(P("S[16:1]"), {4, 4}, {0, 0}).status().message()),
               HasSubstr("(0, 0) is not a permutation of the 2 dimensions"));
-  EXPECT_THAT(std::string(PermuteDims(P("S[16:1]"), {4, 4}, {0}).status().message()), HasSubstr("not a permutation"));
+  EXPECT_THAT(std::string(PermuteDims(P("S[16:1]"), {4, 4}, {0}).status().message()),
+              HasSubstr("not a permutation"));
   EXPECT_THAT(std::string(PermuteDims(P("S[(6,2):(1,6)]"), {4, 3}, {1, 0}).status().message()),
               HasSubstr("permute: cannot group"));
   // With explicit separators the blocks are kept as given.
-  EXPECT_EQ(PermuteByGroups(P("S[(2,3,4):(12,4,1)]"), std::vector<size_t>{0, 2, 3}, {1, 0})->ToString(),
-            "S[(4,2,3):(1,12,4)]");
+  EXPECT_EQ(
+      PermuteByGroups(P("S[(2,3,4):(12,4,1)]"), std::vector<size_t>{0, 2, 3}, {1, 0})->ToString(),
+      "S[(4,2,3):(1,12,4)]");
   EXPECT_FALSE(PermuteByGroups(P("S[(2,3,4):(12,4,1)]"), std::vector<size_t>{0, 2}, {0}).ok());
-  EXPECT_FALSE(PermuteByGroups(P("S[(2,3,4):(12,4,1)]"), std::vector<size_t>{0, 3, 2, 3}, {0, 1, 2}).ok());
+  EXPECT_FALSE(
+      PermuteByGroups(P("S[(2,3,4):(12,4,1)]"), std::vector<size_t>{0, 3, 2, 3}, {0, 1, 2}).ok());
   EXPECT_EQ(PermuteShape({2, 3, 4}, {2, 0, 1}), (std::vector<int64_t>{4, 2, 3}));
 }
 
@@ -54,7 +58,9 @@ TEST(PermuteDims, Law) {
     for (int64_t fy = 0; fy < l.size(); ++fy) {
       std::vector<int64_t> y = testing::OracleUnflatten(pshape, fy), x(rank);
       for (size_t k = 0; k < rank; ++k) x[static_cast<size_t>(perm[k])] = y[k];
-      ASSERT_EQ(testing::OracleApply(*p, fy), testing::OracleApply(l, testing::OracleFlatten(shape, x))) << l;
+      ASSERT_EQ(testing::OracleApply(*p, fy),
+                testing::OracleApply(l, testing::OracleFlatten(shape, x)))
+          << l;
     }
   }
 }
@@ -63,31 +69,39 @@ TEST(PackUnpack, Examples) {
   EXPECT_EQ(Unpack(P("S[(8,4):(4,1)]"), 2)->ToString(), "S[64:1]");
   EXPECT_EQ(Pack(P("S[64:1]"), 2)->ToString(), "S[32:1]");
   // Thread strides are unchanged; the memory stride and offset are scaled.
-  EXPECT_EQ(Unpack(P("S[(8,4,2):(4@laneid,1@laneid,1)] + 3"), 2)->ToString(), "S[(32,4):(1@laneid,1)] + 6");
+  EXPECT_EQ(Unpack(P("S[(8,4,2):(4@laneid,1@laneid,1)] + 3"), 2)->ToString(),
+            "S[(32,4):(1@laneid,1)] + 6");
   // The appended iter is on the innermost memory axis.
   // Only the address axis scales: partitions stay partitions.
   EXPECT_EQ(Unpack(P("S[(4,8):(1@P,1@F)]"), 2)->ToString(), "S[(4,16):(1@P,1@F)]");
-  EXPECT_EQ(Unpack(P("S[(128,512):(1@P,1@F)] + 3@P + 5@F"), 2)->ToString(), "S[(128,1024):(1@P,1@F)] + 3@P + 10@F");
-  EXPECT_EQ(Pack(P("S[(128,1024):(1@P,1@F)] + 3@P + 10@F"), 2)->ToString(), "S[(128,512):(1@P,1@F)] + 3@P + 5@F");
+  EXPECT_EQ(Unpack(P("S[(128,512):(1@P,1@F)] + 3@P + 5@F"), 2)->ToString(),
+            "S[(128,1024):(1@P,1@F)] + 3@P + 10@F");
+  EXPECT_EQ(Pack(P("S[(128,1024):(1@P,1@F)] + 3@P + 10@F"), 2)->ToString(),
+            "S[(128,512):(1@P,1@F)] + 3@P + 5@F");
   // PSUM: the innermost memory iter is on P; name the address axis F.
   EXPECT_EQ(Unpack(P("S[(2,512,8):(1@Bank,1@F,1@P)]"), 2, Axis::Get("F"))->ToString(),
             "S[(2,512,8,2):(1@Bank,2@F,1@P,1@F)]");
   EXPECT_EQ(Pack(P("S[(2,512,8,2):(1@Bank,2@F,1@P,1@F)]"), 2, Axis::Get("F"))->ToString(),
             "S[(2,512,8):(1@Bank,1@F,1@P)]");
-  EXPECT_THAT(std::string(Unpack(P("S[4:1]"), 2, Axis::Get("lane")).status().message()), HasSubstr("thread axis"));
+  EXPECT_THAT(std::string(Unpack(P("S[4:1]"), 2, Axis::Get("lane")).status().message()),
+              HasSubstr("thread axis"));
   EXPECT_THAT(std::string(Pack(P("S[(4,2):(1@F,1@P)]"), 2, Axis::Get("F")).status().message()),
               HasSubstr("stride 1 on memory axis F"));
   EXPECT_EQ(Unpack(P("S[4:1@lane]"), 4)->ToString(), "S[(4,4):(1@lane,1)]");
   EXPECT_THAT(std::string(Pack(P("S[(4,6):(8,1)]"), 4).status().message()),
               HasSubstr("the last shard iter of S[(4,6):(8,1)], 6:1, must have stride 1"));
-  EXPECT_THAT(std::string(Pack(P("S[(4,4):(6,1)]"), 4).status().message()),
-              HasSubstr("shard iter 0 (4:6) of S[(4,4):(6,1)] has a memory stride not divisible by 4"));
-  EXPECT_THAT(std::string(Pack(P("S[4:1] + 3"), 2).status().message()), HasSubstr("offset 3 on axis m"));
-  EXPECT_THAT(std::string(Pack(P("S[4:1] + R[2:3]"), 2).status().message()), HasSubstr("replica iter 0"));
+  EXPECT_THAT(
+      std::string(Pack(P("S[(4,4):(6,1)]"), 4).status().message()),
+      HasSubstr("shard iter 0 (4:6) of S[(4,4):(6,1)] has a memory stride not divisible by 4"));
+  EXPECT_THAT(std::string(Pack(P("S[4:1] + 3"), 2).status().message()),
+              HasSubstr("offset 3 on axis m"));
+  EXPECT_THAT(std::string(Pack(P("S[4:1] + R[2:3]"), 2).status().message()),
+              HasSubstr("replica iter 0"));
   EXPECT_THAT(std::string(Pack(P("S[4:1@lane]"), 2).status().message()), HasSubstr("memory axis"));
   EXPECT_FALSE(Unpack(P("S[4:1]"), 0).ok());
   EXPECT_FALSE(Pack(P("S[4:1]"), 0).ok());
-  EXPECT_THAT(std::string(Unpack(P("S[2:2305843009213693952]"), 4).status().message()), HasSubstr("overflows"));
+  EXPECT_THAT(std::string(Unpack(P("S[2:2305843009213693952]"), 4).status().message()),
+              HasSubstr("overflows"));
 }
 
 // unpack(n): (x, t) -> memory values times n plus t on the innermost memory axis; pack
@@ -109,7 +123,8 @@ TEST(PackUnpack, Law) {
         std::set<PhysCoord> want;
         for (const PhysCoord& p : testing::OracleApply(l, x)) {
           PhysCoord q;
-          for (const auto& [axis, value] : p.entries()) q.add(axis, axis.is_memory() ? value * n : value);
+          for (const auto& [axis, value] : p.entries())
+            q.add(axis, axis.is_memory() ? value * n : value);
           q.add(mem, t);
           want.insert(q);
         }
@@ -129,15 +144,18 @@ TEST(Broadcast, DistinctFromReplication) {
   for (int64_t r = 0; r < 4; ++r) {
     for (int64_t c = 0; c < 8; ++c) {
       std::vector<PhysCoord> pts = *Apply(*b, {4, 8}, {r, c});
-      ASSERT_EQ(pts.size(), 1u);  // one point: not a replica
+      ASSERT_EQ(pts.size(), 1u);                 // one point: not a replica
       EXPECT_EQ(pts[0].get(Axis::Memory()), c);  // the same for every row
     }
   }
   EXPECT_FALSE(*IsInjective(*b));
-  EXPECT_EQ(Broadcast(P("S[(2,3):(3,1)]"), 5, 2, Axis::Get("warp"))->ToString(), "S[(2,3,5):(3,1,0@warp)]");
-  EXPECT_THAT(std::string(Broadcast(P("S[8:1]"), 4, 2).status().message()), HasSubstr("position 2 is past the 1"));
+  EXPECT_EQ(Broadcast(P("S[(2,3):(3,1)]"), 5, 2, Axis::Get("warp"))->ToString(),
+            "S[(2,3,5):(3,1,0@warp)]");
+  EXPECT_THAT(std::string(Broadcast(P("S[8:1]"), 4, 2).status().message()),
+              HasSubstr("position 2 is past the 1"));
   EXPECT_FALSE(Broadcast(P("S[8:1]"), 0, 0).ok());
-  EXPECT_THAT(std::string(Broadcast(P("S[4611686018427387904:0]"), 4, 0).status().message()), HasSubstr("overflows"));
+  EXPECT_THAT(std::string(Broadcast(P("S[4611686018427387904:0]"), 4, 0).status().message()),
+              HasSubstr("overflows"));
 }
 
 TEST(GroupMany, LawOnRandomLayouts) {

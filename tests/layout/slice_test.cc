@@ -8,8 +8,8 @@
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -35,7 +35,8 @@ TEST(Slice, Example53SymmetricOneWrap) {
 }
 
 TEST(Slice, Example54bPaper) {
-  EXPECT_EQ(SliceText("S[(2,8,3,8):(192,8,64,1)]", {16, 24}, "0:8,8:24"), "S[(8,2,8):(8,64,1)] + 64");
+  EXPECT_EQ(SliceText("S[(2,8,3,8):(192,8,64,1)]", {16, 24}, "0:8,8:24"),
+            "S[(8,2,8):(8,64,1)] + 64");
 }
 
 TEST(Slice, ReplicasAreKeptAndOffsetsAdded) {
@@ -57,20 +58,27 @@ TEST(Slice, UnitRegionsAndWholeDimensions) {
 
 TEST(Slice, NoAnswer) {
   // Neither form: a 3-long run wrapping around a digit of extent 4.
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {16}, "3:6"), HasSubstr("none: dimension 0: the region [3, 6) is neither"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {16}, "3:6"),
+              HasSubstr("none: dimension 0: the region [3, 6) is neither"));
   // A symmetric wrap whose jump lies on two axes.
-  EXPECT_THAT(SliceText("S[(2,4):(1@lane,1)]", {8}, "2:6"), HasSubstr("is not on exactly one axis"));
+  EXPECT_THAT(SliceText("S[(2,4):(1@lane,1)]", {8}, "2:6"),
+              HasSubstr("is not on exactly one axis"));
   // The shape does not group the layout.
-  EXPECT_THAT(SliceText("S[(6,2):(1,6)]", {4, 3}, "0:2,0:3"), HasSubstr("none: the shape does not group"));
+  EXPECT_THAT(SliceText("S[(6,2):(1,6)]", {4, 3}, "0:2,0:3"),
+              HasSubstr("none: the shape does not group"));
 }
 
 TEST(Slice, Errors) {
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2"), HasSubstr("has rank 1 but the shape (4, 4) has rank 2"));
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2,3:5"), HasSubstr("dimension 1: the interval 3:5"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2"),
+              HasSubstr("has rank 1 but the shape (4, 4) has rank 2"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2,3:5"),
+              HasSubstr("dimension 1: the interval 3:5"));
   EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2,3:3"), HasSubstr("dimension 1"));
   EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "-1:2,0:1"), HasSubstr("dimension 0"));
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 5}, "0:2,0:1"), HasSubstr("shape (4, 5) has 20 elements"));
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2;0:1"), HasSubstr("position 3: expected ',' or end of input"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 5}, "0:2,0:1"),
+              HasSubstr("shape (4, 5) has 20 elements"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2;0:1"),
+              HasSubstr("position 3: expected ',' or end of input"));
   EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, ""), HasSubstr("expected a region"));
 }
 
@@ -114,7 +122,8 @@ TEST(Slice, AgreesWithApplyOnTheRegion) {
     for (int64_t u = 0; u < (*s)->size(); ++u) {
       std::vector<int64_t> cu = testing::OracleUnflatten(sub, u), x(rank);
       for (size_t d = 0; d < rank; ++d) x[d] = cu[d] + region[d].begin;
-      ASSERT_EQ(testing::OracleApply(**s, u), testing::OracleApply(l, testing::OracleFlatten(shape, x)))
+      ASSERT_EQ(testing::OracleApply(**s, u),
+                testing::OracleApply(l, testing::OracleFlatten(shape, x)))
           << l << " on " << shape.size() << "-d region " << FormatRegion(region) << " -> " << **s;
     }
   }

@@ -9,8 +9,8 @@
 #include "axe/layout/tile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -48,20 +48,23 @@ TEST(Swizzle, Example60Fp16Swizzle128B) {
 }
 
 TEST(Swizzle, Example50aTileOfTheAtom) {
-  absl::StatusOr<SwizzledLayout> t = Tile(P("S[(8,4):(1,8)]"), {8, 4}, SW("Swizzled(3,3,3, S[512])"), {8, 64});
+  absl::StatusOr<SwizzledLayout> t =
+      Tile(P("S[(8,4):(1,8)]"), {8, 4}, SW("Swizzled(3,3,3, S[512])"), {8, 64});
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->ToString(), "Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])");
 }
 
 TEST(Swizzle, TextRoundTripsAndAlternativeSpellings) {
-  for (const char* text : {"Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])", "Swizzled(2,1,3, S[(8,16):(16,1)] + 32)",
-                           "Swizzled(0,2,2, S[4:1@reg], inner=false)"}) {
+  for (const char* text :
+       {"Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])", "Swizzled(2,1,3, S[(8,16):(16,1)] + 32)",
+        "Swizzled(0,2,2, S[4:1@reg], inner=false)"}) {
     SwizzledLayout s = SW(text);
     EXPECT_EQ(s.ToString(), text);
     EXPECT_EQ(SW(s.ToString()), s);
   }
   EXPECT_EQ(SW("ComposeLayout(3,3,3,S[(8,64):(64,1)])"), SW("Swizzled(3,3,3, S[(8,64):(64,1)])"));
-  EXPECT_EQ(SW("  Swizzled ( 3 , 2 , 3 ,S[512] , inner = true ) "), SW("Swizzled(3,2,3, S[512:1])"));
+  EXPECT_EQ(SW("  Swizzled ( 3 , 2 , 3 ,S[512] , inner = true ) "),
+            SW("Swizzled(3,2,3, S[512:1])"));
   EXPECT_TRUE(SwizzledLayout::LooksSwizzled(" Swizzled(1,1,1, S[4])"));
   EXPECT_TRUE(SwizzledLayout::LooksSwizzled("ComposeLayout (1,1,1, S[4])"));
   EXPECT_FALSE(SwizzledLayout::LooksSwizzled("S[4:1]"));
@@ -74,7 +77,9 @@ TEST(Swizzle, TextRoundTripsAndAlternativeSpellings) {
 }
 
 TEST(Swizzle, Errors) {
-  auto err = [](absl::string_view text) { return std::string(SwizzledLayout::Parse(text).status().message()); };
+  auto err = [](absl::string_view text) {
+    return std::string(SwizzledLayout::Parse(text).status().message());
+  };
   EXPECT_THAT(err("Swizzled(3,3,2, S[512])"), HasSubstr("needs S >= B"));
   EXPECT_THAT(err("Swizzled(3,3,3, S[(8,4):(4@laneid,1)])"), HasSubstr("single memory axis"));
   EXPECT_THAT(err("Swizzled(3,3,3, S[(8,4):(4@reg,1)])"), HasSubstr("2 axes"));
@@ -86,7 +91,8 @@ TEST(Swizzle, Errors) {
   EXPECT_THAT(err("Swizzled(40,3,3, S[512])"), HasSubstr("must be in [0, 32]"));
   EXPECT_THAT(err("Swizzled(20,6,7, S[512])"), HasSubstr("at most 32"));
   EXPECT_THAT(err("Swizzle(3,3,3, S[512])"), HasSubstr("expected 'Swizzled(' or 'ComposeLayout('"));
-  EXPECT_THAT(std::string(SwizzledLayout::Create(-1, 0, 0, P("S[4]")).status().message()), HasSubstr(">= 0"));
+  EXPECT_THAT(std::string(SwizzledLayout::Create(-1, 0, 0, P("S[4]")).status().message()),
+              HasSubstr(">= 0"));
 }
 
 // The library's bit operations agree with the spec's element-unit formula over whole domains
@@ -156,14 +162,17 @@ TEST(Swizzle, TileRepeatsTheAtom) {
     PhysCoord offset;
     offset.set(Axis::Memory(), raw.offset().get(Axis::Memory()) * k);
     const Layout outer = *Layout::Create(shard, {}, offset);
-    const std::vector<int64_t> sa = testing::RandomGroupingShape(outer, 2, rng), sb = testing::RandomGroupingShape(b, 2, rng);
+    const std::vector<int64_t> sa = testing::RandomGroupingShape(outer, 2, rng),
+                               sb = testing::RandomGroupingShape(b, 2, rng);
     absl::StatusOr<SwizzledLayout> t = Tile(outer, sa, atom, sb);
     ASSERT_TRUE(t.ok()) << t.status();
     for (int64_t x = 0; x < outer.size(); ++x) {
       for (int64_t y = 0; y < b.size(); ++y) {
-        const int64_t want = M(*testing::OracleApply(outer, x).begin()) * span +
-                             testing::OracleSwizzle(M(*testing::OracleApply(b, y).begin()), 1, 1, 2);
-        ASSERT_EQ(M(*t->ApplyBase(testing::OracleTiledIndex(sa, sb, x, y))), want) << outer << " x " << atom;
+        const int64_t want =
+            M(*testing::OracleApply(outer, x).begin()) * span +
+            testing::OracleSwizzle(M(*testing::OracleApply(b, y).begin()), 1, 1, 2);
+        ASSERT_EQ(M(*t->ApplyBase(testing::OracleTiledIndex(sa, sb, x, y))), want)
+            << outer << " x " << atom;
       }
     }
   }
@@ -171,13 +180,18 @@ TEST(Swizzle, TileRepeatsTheAtom) {
 
 TEST(Swizzle, TileRejectsOuterStridesOffThePeriod) {
   const SwizzledLayout atom = SW("Swizzled(3,3,3, S[(8,64):(64,1)])");
-  EXPECT_THAT(std::string(Tile(P("S[2:1]"), {2}, SW("Swizzled(3,3,3, S[256])"), {256}).status().message()),
-              HasSubstr("not a multiple of the swizzle period 512"));
-  EXPECT_THAT(std::string(Tile(P("S[2:2] + 1"), {2}, SW("Swizzled(3,3,3, S[256])"), {256}).status().message()),
-              HasSubstr("the outer offset scaled by the inner span 256"));
+  EXPECT_THAT(
+      std::string(Tile(P("S[2:1]"), {2}, SW("Swizzled(3,3,3, S[256])"), {256}).status().message()),
+      HasSubstr("not a multiple of the swizzle period 512"));
+  EXPECT_THAT(
+      std::string(
+          Tile(P("S[2:2] + 1"), {2}, SW("Swizzled(3,3,3, S[256])"), {256}).status().message()),
+      HasSubstr("the outer offset scaled by the inner span 256"));
   EXPECT_TRUE(Tile(P("S[2:2] + 2"), {2}, SW("Swizzled(3,3,3, S[256])"), {256}).ok());
-  EXPECT_THAT(std::string(Tile(P("S[2:1@warp]"), {2}, atom, {512}).status().message()), HasSubstr("uses axis warp"));
-  EXPECT_THAT(std::string(Tile(P("S[2:1]"), {2}, atom, {8, 64}).status().message()), HasSubstr("rank"));
+  EXPECT_THAT(std::string(Tile(P("S[2:1@warp]"), {2}, atom, {512}).status().message()),
+              HasSubstr("uses axis warp"));
+  EXPECT_THAT(std::string(Tile(P("S[2:1]"), {2}, atom, {8, 64}).status().message()),
+              HasSubstr("rank"));
 }
 
 TEST(Swizzle, UnpackAndPack) {
@@ -186,7 +200,8 @@ TEST(Swizzle, UnpackAndPack) {
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ(u->ToString(), "Swizzled(4,3,3, S[1024:1])");
   for (int64_t x = 0; x < 512; ++x) {
-    for (int64_t t = 0; t < 2; ++t) EXPECT_EQ(M(*u->ApplyBase(2 * x + t)), 2 * M(*s.ApplyBase(x)) + t);
+    for (int64_t t = 0; t < 2; ++t)
+      EXPECT_EQ(M(*u->ApplyBase(2 * x + t)), 2 * M(*s.ApplyBase(x)) + t);
   }
   EXPECT_EQ(*Pack(*u, 2), Canonicalize(s));
   EXPECT_EQ(Pack(s, 8)->ToString(), "Swizzled(0,3,3, S[64:1])");

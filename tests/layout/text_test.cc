@@ -4,8 +4,8 @@
 #include "axe/layout/layout.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -49,12 +49,14 @@ TEST(LayoutText, CanonicalPrinting) {
   // Negative offsets print in parentheses; axes in order of first use.
   EXPECT_EQ(P("S[8:1@lane] + -6@warp").ToString(), "S[8:1@lane] + (-6)@warp");
   EXPECT_EQ(P("S[8:1@lane] + (-6)").ToString(), "S[8:1@lane] + (-6)");
-  EXPECT_EQ(P("S[(2,2):(1@b,1@a)] + 3@z + 1@a + 2@b").ToString(), "S[(2,2):(1@b,1@a)] + 2@b + 1@a + 3@z");
+  EXPECT_EQ(P("S[(2,2):(1@b,1@a)] + 3@z + 1@a + 2@b").ToString(),
+            "S[(2,2):(1@b,1@a)] + 2@b + 1@a + 3@z");
 }
 
 TEST(LayoutText, WhitespaceIsFree) {
-  EXPECT_EQ(P("  S [ ( 8 , 2 ) : ( 4 @ lane , 1 ) ] +\n R [ 2 : 4 @ warp ]\t+ 5 @ warp ").ToString(),
-            "S[(8,2):(4@lane,1)] + R[2:4@warp] + 5@warp");
+  EXPECT_EQ(
+      P("  S [ ( 8 , 2 ) : ( 4 @ lane , 1 ) ] +\n R [ 2 : 4 @ warp ]\t+ 5 @ warp ").ToString(),
+      "S[(8,2):(4@lane,1)] + R[2:4@warp] + 5@warp");
 }
 
 TEST(LayoutText, OffsetsMergePerAxis) {
@@ -81,15 +83,14 @@ TEST(LayoutText, ReplicaSpellingsAndUnion) {
   EXPECT_NE(P("S[4:1] + R[2:4@warp]"), P("S[4:1] + R[(2,2):(4@warp,4@warp)]"));
 }
 
-TEST(LayoutText, ShardOrderMatters) {
-  EXPECT_NE(P("S[(2,4):(4,1)]"), P("S[(4,2):(1,4)]"));
-}
+TEST(LayoutText, ShardOrderMatters) { EXPECT_NE(P("S[(2,4):(4,1)]"), P("S[(4,2):(1,4)]")); }
 
 TEST(LayoutText, ParseErrorsNamePositionAndExpectation) {
   EXPECT_THAT(Err("S[(8,2]"), HasSubstr("position 6: expected ')' or ','"));
   EXPECT_THAT(Err("S[(8,2):(1)]"), HasSubstr("2 extents but 1 strides"));
   EXPECT_THAT(Err("S[0:1]"), HasSubstr("position 2: extent must be >= 1"));
-  EXPECT_THAT(Err("S[4:1] + R[2:0@warp]"), HasSubstr("position 13: replica stride must be non-zero"));
+  EXPECT_THAT(Err("S[4:1] + R[2:0@warp]"),
+              HasSubstr("position 13: replica stride must be non-zero"));
   EXPECT_THAT(Err("S[4:1] + R[4]"), HasSubstr("replica strides are mandatory"));
   EXPECT_THAT(Err("R[4:1]"), HasSubstr("position 0: expected 'S['"));
   EXPECT_THAT(Err("S[4:1] S[2:1]"), HasSubstr("position 7: expected '+', 'where' or end of input"));
@@ -109,12 +110,16 @@ TEST(LayoutText, ValidationErrorsNameTheIter) {
   EXPECT_THAT(Err("S[2:9223372036854775807] + 1"), HasSubstr("overflow"));
   EXPECT_THAT(Err("S[(2,2):(1,-9223372036854775807)] + (-2)"), HasSubstr("shard iter 1"));
   EXPECT_THAT(Err("S[(1):(-9223372036854775808)]"), HasSubstr("greater than -2^63"));
-  EXPECT_THAT(Err("S[(2,2):(4611686018427387904,4611686018427387904)]"), HasSubstr("values on axis m overflow"));
-  EXPECT_THAT(Err("S[(2,2):(1,1)] + (9223372036854775807) + 1"), HasSubstr("offset on axis m overflows"));
-  EXPECT_THAT(Err("S[(2,2):(4611686018427387904@P,4611686018427387904@F)]"), HasSubstr("memory span over all memory axes"));
+  EXPECT_THAT(Err("S[(2,2):(4611686018427387904,4611686018427387904)]"),
+              HasSubstr("values on axis m overflow"));
+  EXPECT_THAT(Err("S[(2,2):(1,1)] + (9223372036854775807) + 1"),
+              HasSubstr("offset on axis m overflows"));
+  EXPECT_THAT(Err("S[(2,2):(4611686018427387904@P,4611686018427387904@F)]"),
+              HasSubstr("memory span over all memory axes"));
   absl::StatusOr<Layout> empty = Layout::Create({});
   EXPECT_THAT(std::string(empty.status().message()), HasSubstr("at least one shard iter"));
-  absl::StatusOr<Layout> zero = Layout::Create({Iter{4, 1, Axis::Memory()}}, {Iter{2, 0, Axis::Get("warp")}});
+  absl::StatusOr<Layout> zero =
+      Layout::Create({Iter{4, 1, Axis::Memory()}}, {Iter{2, 0, Axis::Get("warp")}});
   EXPECT_THAT(std::string(zero.status().message()), HasSubstr("replica iter 0 (2:0@warp)"));
 }
 
@@ -153,7 +158,8 @@ TEST(LayoutText, ValidationErrorsDoNotEchoHugeInputs) {
   text += ")]";
   absl::StatusOr<Layout> l = Layout::Parse(text);
   ASSERT_FALSE(l.ok());
-  EXPECT_THAT(std::string(l.status().message()), HasSubstr("shard iter 1 (4294967296:1): the layout size overflows int64"));
+  EXPECT_THAT(std::string(l.status().message()),
+              HasSubstr("shard iter 1 (4294967296:1): the layout size overflows int64"));
   EXPECT_LT(l.status().message().size(), 400u);
 }
 

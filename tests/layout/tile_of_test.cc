@@ -10,8 +10,8 @@
 #include "axe/layout/tile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -21,7 +21,8 @@ using ::testing::HasSubstr;
 Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 TEST(TileOf, Example41InnerKnownRecoversTheOuter) {
-  absl::StatusOr<MaybeLayout> c = TileOfInner(P("S[(8,2,32):(64,1,2)]"), {16, 32}, P("S[(2,4):(1,2)]"), {2, 4});
+  absl::StatusOr<MaybeLayout> c =
+      TileOfInner(P("S[(8,2,32):(64,1,2)]"), {16, 32}, P("S[(2,4):(1,2)]"), {2, 4});
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_TRUE(c->has_value()) << c->reason;
   // Results are canonical: S[(8,8):(8,1)] is S[64:1].
@@ -30,7 +31,8 @@ TEST(TileOf, Example41InnerKnownRecoversTheOuter) {
 }
 
 TEST(TileOf, Example41OuterKnownRecoversTheInner) {
-  absl::StatusOr<MaybeLayout> b = TileOfOuter(P("S[(8,2,32):(64,1,2)]"), {16, 32}, P("S[(8,8):(8,1)]"), {8, 8});
+  absl::StatusOr<MaybeLayout> b =
+      TileOfOuter(P("S[(8,2,32):(64,1,2)]"), {16, 32}, P("S[(8,8):(8,1)]"), {8, 8});
   ASSERT_TRUE(b.ok()) << b.status();
   ASSERT_TRUE(b->has_value()) << b->reason;
   EXPECT_TRUE(*Equivalent(**b, P("S[(2,4):(1,2)]"))) << **b;
@@ -38,8 +40,10 @@ TEST(TileOf, Example41OuterKnownRecoversTheInner) {
 
 TEST(TileOf, Example47BothDirections) {
   const Layout a = P("S[(8,2,8,3):(48,3,6,1)]");
-  EXPECT_EQ(TileOfInner(a, {16, 24}, P("S[(2,3):(3,1)]"), {2, 3})->ToString(), "S[64:1]");  // S[(8,8):(8,1)]
-  EXPECT_EQ(TileOfOuter(a, {16, 24}, P("S[(8,8):(8,1)]"), {8, 8})->ToString(), "S[6:1]");   // S[(2,3):(3,1)]
+  EXPECT_EQ(TileOfInner(a, {16, 24}, P("S[(2,3):(3,1)]"), {2, 3})->ToString(),
+            "S[64:1]");  // S[(8,8):(8,1)]
+  EXPECT_EQ(TileOfOuter(a, {16, 24}, P("S[(8,8):(8,1)]"), {8, 8})->ToString(),
+            "S[6:1]");  // S[(2,3):(3,1)]
 }
 
 TEST(TileOf, Example51DirectSumIsNotATile) {
@@ -96,11 +100,14 @@ TEST(TileOf, NoAnswerReasons) {
 }
 
 TEST(TileOf, InputErrors) {
-  EXPECT_THAT(std::string(TileOfInner(P("S[16:1]"), {4, 4}, P("S[4:1]"), {4}).status().message()), HasSubstr("rank"));
-  EXPECT_THAT(std::string(TileOfInner(P("S[16:1]"), {4, 5}, P("S[4:1]"), {2, 2}).status().message()),
-              HasSubstr("tile-of: tiled layout: shape (4, 5) has 20 elements"));
-  EXPECT_THAT(std::string(TileOfOuter(P("S[16:1]"), {4, 4}, P("S[4:1]"), {2, 3}).status().message()),
-              HasSubstr("tile-of: outer layout: shape (2, 3)"));
+  EXPECT_THAT(std::string(TileOfInner(P("S[16:1]"), {4, 4}, P("S[4:1]"), {4}).status().message()),
+              HasSubstr("rank"));
+  EXPECT_THAT(
+      std::string(TileOfInner(P("S[16:1]"), {4, 5}, P("S[4:1]"), {2, 2}).status().message()),
+      HasSubstr("tile-of: tiled layout: shape (4, 5) has 20 elements"));
+  EXPECT_THAT(
+      std::string(TileOfOuter(P("S[16:1]"), {4, 4}, P("S[4:1]"), {2, 3}).status().message()),
+      HasSubstr("tile-of: outer layout: shape (2, 3)"));
 }
 
 testing::RandomPair DrawTile(std::mt19937_64& rng) {
@@ -125,8 +132,9 @@ TEST(TileOf, FindsAnAnswerForEveryTile) {
       ++inner_found;
       EXPECT_TRUE(testing::OracleEquivalent(*Tile(**c, sc, b_in, sb), a));
     } else {
-      ADD_FAILURE() << "tile_of_inner found nothing for A = tile(" << c_in << " on " << FormatTuple(sc) << ", "
-                    << b_in << " on " << FormatTuple(sb) << ") = " << a << ": " << c->reason;
+      ADD_FAILURE() << "tile_of_inner found nothing for A = tile(" << c_in << " on "
+                    << FormatTuple(sc) << ", " << b_in << " on " << FormatTuple(sb) << ") = " << a
+                    << ": " << c->reason;
     }
     absl::StatusOr<MaybeLayout> b = TileOfOuter(a, sa, c_in, sc);
     ASSERT_TRUE(b.ok()) << b.status();
@@ -134,8 +142,9 @@ TEST(TileOf, FindsAnAnswerForEveryTile) {
       ++outer_found;
       EXPECT_TRUE(testing::OracleEquivalent(*Tile(c_in, sc, **b, sb), a));
     } else {
-      ADD_FAILURE() << "tile_of_outer found nothing for A = tile(" << c_in << " on " << FormatTuple(sc) << ", "
-                    << b_in << " on " << FormatTuple(sb) << ") = " << a << ": " << b->reason;
+      ADD_FAILURE() << "tile_of_outer found nothing for A = tile(" << c_in << " on "
+                    << FormatTuple(sc) << ", " << b_in << " on " << FormatTuple(sb) << ") = " << a
+                    << ": " << b->reason;
     }
   }
   EXPECT_EQ(inner_found, n);

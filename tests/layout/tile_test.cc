@@ -10,8 +10,8 @@
 #include "axe/layout/direct_sum.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "support/test_seed.h"
 #include "layout/random_layout.h"
+#include "support/test_seed.h"
 
 namespace axe {
 namespace {
@@ -20,22 +20,26 @@ using ::testing::HasSubstr;
 
 Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
-std::string TileText(absl::string_view a, std::vector<int64_t> sa, absl::string_view b, std::vector<int64_t> sb) {
+std::string TileText(absl::string_view a, std::vector<int64_t> sa, absl::string_view b,
+                     std::vector<int64_t> sb) {
   absl::StatusOr<Layout> t = Tile(P(a), sa, P(b), sb);
   return t.ok() ? t->ToString() : std::string(t.status().message());
 }
 
 TEST(Tile, Example47PaperMatrixOfTiles) {
-  EXPECT_EQ(TileText("S[(8,8):(8,1)]", {8, 8}, "S[(2,3):(3,1)]", {2, 3}), "S[(8,2,8,3):(48,3,6,1)]");
+  EXPECT_EQ(TileText("S[(8,8):(8,1)]", {8, 8}, "S[(2,3):(3,1)]", {2, 3}),
+            "S[(8,2,8,3):(48,3,6,1)]");
 }
 
 TEST(Tile, Example40And41) {
-  EXPECT_EQ(TileText("S[(8,8):(8,1)]", {8, 8}, "S[(8,8):(8,1)]", {8, 8}), "S[(8,8,8,8):(512,8,64,1)]");
+  EXPECT_EQ(TileText("S[(8,8):(8,1)]", {8, 8}, "S[(8,8):(8,1)]", {8, 8}),
+            "S[(8,8,8,8):(512,8,64,1)]");
   EXPECT_EQ(TileText("S[(8,8):(8,1)]", {8, 8}, "S[(2,4):(1,2)]", {2, 4}), "S[(8,2,32):(64,1,2)]");
 }
 
 TEST(Tile, Example45aWarpFragment) {
-  EXPECT_EQ(TileText("S[(8,4):(4@laneid,1@laneid)]", {8, 4}, "S[(1,2):(2,1)]", {1, 2}), "S[(32,2):(1@laneid,1)]");
+  EXPECT_EQ(TileText("S[(8,4):(4@laneid,1@laneid)]", {8, 4}, "S[(1,2):(2,1)]", {1, 2}),
+            "S[(32,2):(1@laneid,1)]");
 }
 
 TEST(Tile, Example49aOffsetsScaledOffsetFreeSpan) {
@@ -48,7 +52,8 @@ TEST(Tile, OuterReplicasAreScaledToo) {
   // Replica points {0,2} + 4 * {0,1} = {0,2,4,6}: C2 merges them into R[4:2].
   EXPECT_EQ(TileText("S[2:1] + R[2:1]", {2}, "S[2:1] + R[2:2]", {2}), "S[(2,2):(4,1)] + R[4:2]");
   // Outer replicas on axes the inner does not use are not scaled.
-  EXPECT_EQ(TileText("S[2:1@gpuid] + R[2:2@gpuid]", {2}, "S[4:1]", {4}), "S[(2,4):(1@gpuid,1)] + R[2:2@gpuid]");
+  EXPECT_EQ(TileText("S[2:1@gpuid] + R[2:2@gpuid]", {2}, "S[4:1]", {4}),
+            "S[(2,4):(1@gpuid,1)] + R[2:2@gpuid]");
 }
 
 TEST(Tile, Example5MeshOfLocalTiles) {
@@ -57,12 +62,17 @@ TEST(Tile, Example5MeshOfLocalTiles) {
 }
 
 TEST(Tile, Errors) {
-  EXPECT_THAT(TileText("S[(8,8):(8,1)]", {8, 8}, "S[6:1]", {6}), HasSubstr("has rank 2 but inner shape (6) has rank 1"));
-  EXPECT_THAT(TileText("S[(8,8):(8,1)]", {8, 4}, "S[6:1]", {3, 2}), HasSubstr("tile: outer layout: shape (8, 4) has 32 elements"));
+  EXPECT_THAT(TileText("S[(8,8):(8,1)]", {8, 8}, "S[6:1]", {6}),
+              HasSubstr("has rank 2 but inner shape (6) has rank 1"));
+  EXPECT_THAT(TileText("S[(8,8):(8,1)]", {8, 4}, "S[6:1]", {3, 2}),
+              HasSubstr("tile: outer layout: shape (8, 4) has 32 elements"));
   EXPECT_THAT(TileText("S[4:1]", {2, 2}, "S[(6,2):(1,6)]", {4, 3}),
-              HasSubstr("tile: inner layout: cannot group S[(6,2):(1,6)] by shape (4, 3): cannot form shape entry 0"));
-  EXPECT_THAT(TileText("S[2:4611686018427387904]", {2}, "S[3:1]", {3}), HasSubstr("overflows int64"));
-  EXPECT_THAT(TileText("S[2:1] + 4611686018427387904", {2}, "S[3:1]", {3}), HasSubstr("overflows int64"));
+              HasSubstr("tile: inner layout: cannot group S[(6,2):(1,6)] by shape (4, 3): cannot "
+                        "form shape entry 0"));
+  EXPECT_THAT(TileText("S[2:4611686018427387904]", {2}, "S[3:1]", {3}),
+              HasSubstr("overflows int64"));
+  EXPECT_THAT(TileText("S[2:1] + 4611686018427387904", {2}, "S[3:1]", {3}),
+              HasSubstr("overflows int64"));
 }
 
 TEST(Tile, TiledShapeAndTileTo) {
@@ -89,8 +99,10 @@ TEST(Tile, LawOverWholeDomainsOnRandomLayouts) {
     ASSERT_EQ(t->size(), a.size() * b.size());
     for (int64_t x = 0; x < a.size(); ++x) {
       for (int64_t y = 0; y < b.size(); ++y) {
-        ASSERT_EQ(testing::OracleApply(*t, testing::OracleTiledIndex(sa, sb, x, y)), testing::OracleTileApply(a, x, b, y))
-            << "A = " << a << " on " << FormatTuple(sa) << ", B = " << b << " on " << FormatTuple(sb) << ", T = " << *t;
+        ASSERT_EQ(testing::OracleApply(*t, testing::OracleTiledIndex(sa, sb, x, y)),
+                  testing::OracleTileApply(a, x, b, y))
+            << "A = " << a << " on " << FormatTuple(sa) << ", B = " << b << " on "
+            << FormatTuple(sb) << ", T = " << *t;
       }
     }
     EXPECT_EQ(*t, Canonicalize(*t));
@@ -127,10 +139,14 @@ TEST(DirectSum, LawAndErrors) {
       }
     }
   }
-  EXPECT_THAT(std::string(DirectSum(P("S[4:1]"), {4}, P("S[4:1]"), {2, 2}).status().message()), HasSubstr("rank"));
-  EXPECT_THAT(std::string(DirectSum(P("S[(6,2):(1,6)]"), {4, 3}, P("S[4:1]"), {2, 2}).status().message()),
-              HasSubstr("direct sum: left layout: cannot group"));
-  EXPECT_THAT(std::string(DirectSum(P("S[4:1] + 9223372036854775800"), {4}, P("S[4:1] + 100"), {4}).status().message()),
+  EXPECT_THAT(std::string(DirectSum(P("S[4:1]"), {4}, P("S[4:1]"), {2, 2}).status().message()),
+              HasSubstr("rank"));
+  EXPECT_THAT(
+      std::string(DirectSum(P("S[(6,2):(1,6)]"), {4, 3}, P("S[4:1]"), {2, 2}).status().message()),
+      HasSubstr("direct sum: left layout: cannot group"));
+  EXPECT_THAT(std::string(DirectSum(P("S[4:1] + 9223372036854775800"), {4}, P("S[4:1] + 100"), {4})
+                              .status()
+                              .message()),
               HasSubstr("overflows int64"));
 }
 

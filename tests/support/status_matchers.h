@@ -37,10 +37,11 @@ MATCHER_P2(StatusIs, code, message,
 }
 
 // Matches an OK StatusOr whose value matches `value`.
-MATCHER_P(IsOkAndHolds, value,
-          absl::StrCat("is OK and holds a value that ",
-                       ::testing::DescribeMatcher<
-                           typename std::remove_cvref_t<arg_type>::value_type>(value, negation))) {
+MATCHER_P(
+    IsOkAndHolds, value,
+    absl::StrCat("is OK and holds a value that ",
+                 ::testing::DescribeMatcher<typename std::remove_cvref_t<arg_type>::value_type>(
+                     value, negation))) {
   if (!arg.ok()) {
     *result_listener << "whose status is " << arg.status();
     return false;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -165,9 +166,9 @@ TEST(Explain, LargeShapeExplainsInLinearSize) {
   std::string m2m;
   for (int i = 0; i < kRank; ++i) {
     text += i == 0 ? "2" : ",1";
-    m2m += (i == 0 ? "" : ",") + std::to_string(kRank - 1 - i);
+    absl::StrAppend(&m2m, i == 0 ? "" : ",", kRank - 1 - i);
   }
-  text += "]{" + m2m + ":T";
+  absl::StrAppend(&text, "]{", m2m, ":T");
   for (int i = 0; i < kLevels; ++i) text += "(1,1)";
   text += "}";
   ArrayExplanation e = Explain(text);

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "axe/xla/layout_util.h"
 #include "axe/xla/text.h"
 #include "gmock/gmock.h"
@@ -192,9 +193,9 @@ TEST(Tiling, ManyLevelsOnAHighRankShapeStayLinear) {
   std::string m2m;
   for (int i = 0; i < kRank; ++i) {
     text += i == 0 ? "1" : ",1";
-    m2m += (i == 0 ? "" : ",") + std::to_string(kRank - 1 - i);
+    absl::StrAppend(&m2m, i == 0 ? "" : ",", kRank - 1 - i);
   }
-  text += "]{" + m2m + ":T";
+  absl::StrAppend(&text, "]{", m2m, ":T");
   for (int i = 0; i < kLevels; ++i) text += i % 2 == 0 ? "(1)" : "(1,1)";
   text += "}";
   Shape s = S(text);

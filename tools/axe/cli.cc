@@ -37,8 +37,8 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
   if (arg != "-" && (arg.empty() || arg[0] != '@')) return arg;
   const bool from_stdin = arg == "-";
   if (from_stdin && !stdin_reader.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": standard input was already read for ", stdin_reader, "; use @FILE for one of them"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": standard input was already read for ",
+                                                   stdin_reader, "; use @FILE for one of them"));
   }
   if (from_stdin) stdin_reader = what;
   std::ifstream file;
@@ -46,7 +46,8 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
     file.open(arg.substr(1), std::ios::binary);
   }
   std::istream& in = from_stdin ? std::cin : file;
-  const std::string source = from_stdin ? "standard input" : absl::StrCat("file '", arg.substr(1), "'");
+  const std::string source =
+      from_stdin ? "standard input" : absl::StrCat("file '", arg.substr(1), "'");
   std::string text;
   char chunk[1 << 16];
   while (in && (in.read(chunk, sizeof chunk), in.gcount() > 0)) {
@@ -106,9 +107,9 @@ void MakeIntegerOptionsStrict(CLI::App& app) {
         int64_t parsed = 0;
         if (absl::SimpleAtoi(value, &parsed)) return "";
         const std::string shown = ElideForMessage(value, 40);
-        return value.empty() ? "expected an integer, got an empty value"
-                             : absl::StrCat("expected an integer in [-2^63, 2^63), got '", shown,
-                                            "'");
+        return value.empty()
+                   ? "expected an integer, got an empty value"
+                   : absl::StrCat("expected an integer in [-2^63, 2^63), got '", shown, "'");
       },
       "INT");
   for (CLI::Option* opt : app.get_options()) {

@@ -73,7 +73,7 @@ std::optional<std::string> UnknownCommand(CLI::App& app, int argc, const char* c
 
 #define AXE_CLI_CONCAT_INNER_(a, b) a##b
 #define AXE_CLI_CONCAT_(a, b) AXE_CLI_CONCAT_INNER_(a, b)
-#define AXE_CLI_COMMAND_GROUP(order, adder)                                             \
+#define AXE_CLI_COMMAND_GROUP(order, adder)                                                    \
   static const ::axe::cli::CommandGroupRegistration AXE_CLI_CONCAT_(axe_cli_group_, __LINE__)( \
       order, adder)
 

@@ -2,8 +2,8 @@
 // axe layout group|tile|tile-of|direct-sum|slice
 #include <array>
 #include <iostream>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,9 +58,10 @@ absl::StatusOr<Layout> ParseLayoutText(const std::string& arg, absl::string_view
                                        const AxisCatalog& catalog = AxisCatalog::Standard()) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, std::string(what)));
   if (SwizzledLayout::LooksSwizzled(text)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": this command takes a plain layout S[...], not a Swizzled(...) layout; the "
-              "commands that take one are canon, apply, inverse and info"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     ": this command takes a plain layout S[...], not a Swizzled(...) layout; the "
+                     "commands that take one are canon, apply, inverse and info"));
   }
   absl::StatusOr<Layout> l = Layout::Parse(text, catalog);
   if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
@@ -74,7 +75,7 @@ absl::StatusOr<Layout> ParseLayoutArgs(const LayoutArgs& args) {
 
 // A plain layout, or a swizzled one ("Swizzled(M,B,S, <layout>)" / "ComposeLayout(...)").
 struct AnyLayout {
-  Layout layout;                          // the plain layout, or the swizzle's inner layout
+  Layout layout;  // the plain layout, or the swizzle's inner layout
   std::optional<SwizzledLayout> swizzled;
 
   std::string ToString() const { return swizzled ? swizzled->ToString() : layout.ToString(); }
@@ -114,9 +115,11 @@ std::vector<Axis> DisplayAxes(const Layout& l, const std::vector<PhysCoord>& poi
 }
 
 std::string FormatPoint(const PhysCoord& p, const std::vector<Axis>& axes) {
-  return absl::StrCat("{", absl::StrJoin(axes, ", ", [&p](std::string* out, Axis a) {
-                        absl::StrAppend(out, a.name(), ":", p.get(a));
-                      }),
+  return absl::StrCat("{",
+                      absl::StrJoin(axes, ", ",
+                                    [&p](std::string* out, Axis a) {
+                                      absl::StrAppend(out, a.name(), ":", p.get(a));
+                                    }),
                       "}");
 }
 
@@ -138,8 +141,9 @@ void AddCanon(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<LayoutArgs>();
   auto fuse = std::make_shared<bool>(false);
   CLI::App* cmd = group.add_subcommand(
-      "canon", "Print the canonical form (rules D0, D1, C0, C1, C2, Z; replicas sorted); "
-               "accepts Swizzled(M,B,S, <layout>)");
+      "canon",
+      "Print the canonical form (rules D0, D1, C0, C1, C2, Z; replicas sorted); "
+      "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_flag("--fuse-thread-scopes", *fuse,
                 "Also rewrite tx/warpid/laneid/wgid/tid_in_wg/wid_in_wg into one thread axis");
@@ -165,12 +169,14 @@ void AddApply(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "apply", "Map a logical coordinate to every physical point it occupies (one per line); "
-               "accepts Swizzled(M,B,S, <layout>)");
+      "apply",
+      "Map a logical coordinate to every physical point it occupies (one per line); "
+      "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "Logical shape, e.g. 8,16 (default: the flat size)");
   CLI::Option* coord = cmd->add_option("--coord", args->coord, "Logical coordinate, e.g. 2,9");
-  CLI::Option* flat = cmd->add_option("--flat", args->flat, "Flat (row-major) logical index instead of --coord");
+  CLI::Option* flat =
+      cmd->add_option("--flat", args->flat, "Flat (row-major) logical index instead of --coord");
   coord->excludes(flat);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, coord, flat, &selected]() -> absl::Status {
@@ -184,8 +190,10 @@ void AddApply(CLI::App& group, Selected& selected) {
       AXE_ASSIGN_OR_RETURN(std::vector<int64_t> c, ParseIntListOption(args->coord, "--coord"));
       AXE_ASSIGN_OR_RETURN(x, FlattenCoord(shape, c));
     }
-    AXE_ASSIGN_OR_RETURN(PhysCoord base, any.swizzled ? any.swizzled->ApplyBase(x) : ApplyBase(l, x));
-    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, any.swizzled ? any.swizzled->Apply(x) : Apply(l, x));
+    AXE_ASSIGN_OR_RETURN(PhysCoord base,
+                         any.swizzled ? any.swizzled->ApplyBase(x) : ApplyBase(l, x));
+    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points,
+                         any.swizzled ? any.swizzled->Apply(x) : Apply(l, x));
     std::vector<Axis> axes = DisplayAxes(l, points);
     if (selected.json) {
       Json pts = Json::array();
@@ -203,12 +211,14 @@ void AddInverse(CLI::App& group, Selected& selected) {
     std::string shape, point;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = group.add_subcommand(
-      "inverse", "Print every logical coordinate that maps to a physical point (sorted); "
-                 "accepts Swizzled(M,B,S, <layout>)");
+  CLI::App* cmd =
+      group.add_subcommand("inverse",
+                           "Print every logical coordinate that maps to a physical point (sorted); "
+                           "accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "Logical shape, e.g. 8,16 (default: the flat size)");
-  cmd->add_option("--point", args->point, "Physical point, e.g. warp=6,lane=8,reg=1 (omitted axes are 0)")
+  cmd->add_option("--point", args->point,
+                  "Physical point, e.g. warp=6,lane=8,reg=1 (omitted axes are 0)")
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
@@ -224,7 +234,8 @@ void AddInverse(CLI::App& group, Selected& selected) {
     if (selected.json) {
       PrintJson({{"coords", coords}});
     } else if (coords.empty()) {
-      std::cout << "no logical coordinate maps to " << FormatPoint(*p, DisplayAxes(l, {*p})) << "\n";
+      std::cout << "no logical coordinate maps to " << FormatPoint(*p, DisplayAxes(l, {*p}))
+                << "\n";
     } else {
       for (const auto& c : coords) std::cout << FormatTuple(c) << "\n";
     }
@@ -235,8 +246,9 @@ void AddInverse(CLI::App& group, Selected& selected) {
 void AddInfo(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<LayoutArgs>();
   CLI::App* cmd = group.add_subcommand(
-      "info", "Size, per-axis size and span, injectivity and the storage (memory) view; accepts "
-              "Swizzled(M,B,S, <layout>)");
+      "info",
+      "Size, per-axis size and span, injectivity and the storage (memory) view; accepts "
+      "Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
@@ -273,19 +285,23 @@ void AddInfo(CLI::App& group, Selected& selected) {
     std::cout << "layout     " << any.ToString() << "\n"
               << "canonical  " << canonical << "\n";
     if (any.swizzled) {
-      std::cout << "swizzle    (M,B,S) = (" << any.swizzled->per_element() << "," << any.swizzled->swizzle_len()
-                << "," << any.swizzled->atom_len() << "), repeats every " << any.swizzled->period()
-                << " elements" << (any.swizzled->swizzle_inner() ? "" : ", inner=false") << "\n";
+      std::cout << "swizzle    (M,B,S) = (" << any.swizzled->per_element() << ","
+                << any.swizzled->swizzle_len() << "," << any.swizzled->atom_len()
+                << "), repeats every " << any.swizzled->period() << " elements"
+                << (any.swizzled->swizzle_inner() ? "" : ", inner=false") << "\n";
     }
     std::cout << "size       " << l.size() << " logical points";
-    if (!l.replica().empty()) std::cout << ", each on " << l.replica_size() << " replica combinations";
+    if (!l.replica().empty())
+      std::cout << ", each on " << l.replica_size() << " replica combinations";
     std::cout << "\n"
-              << "injective  " << (injective ? "yes" : "no (some physical point holds several logical points)")
+              << "injective  "
+              << (injective ? "yes" : "no (some physical point holds several logical points)")
               << "\n"
               << "storage    " << storage << "  (the memory-only view one thread/device holds)\n"
               << absl::StrFormat("%-11s %-8s %10s %10s\n", "axis", "kind", "size", "span");
     for (Axis a : l.axes()) {
-      std::cout << absl::StrFormat("%-11s %-8s %10d %10d\n", a.name(), AxisKindName(a.kind()), l.size(a), l.span(a));
+      std::cout << absl::StrFormat("%-11s %-8s %10d %10d\n", a.name(), AxisKindName(a.kind()),
+                                   l.size(a), l.span(a));
     }
     return absl::OkStatus();
   });
@@ -298,8 +314,9 @@ void AddShow(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "show", "Draw a 2-D logical shape as a grid of the physical point of each element; large "
-              "grids show their top-left window");
+      "show",
+      "Draw a 2-D logical shape as a grid of the physical point of each element; large "
+      "grids show their top-left window");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape,
                   "Logical shape ROWS,COLS (default: the trailing shard extents up to 64 columns)");
@@ -313,7 +330,8 @@ void AddShow(CLI::App& group, Selected& selected) {
     std::array<int64_t, 2> shape = DefaultGridShape(l);
     if (!args->shape.empty()) {
       AXE_ASSIGN_OR_RETURN(std::vector<int64_t> s, ParseIntListOption(args->shape, "--shape"));
-      if (s.size() != 2) return absl::InvalidArgumentError("--shape: show draws a 2-D shape ROWS,COLS");
+      if (s.size() != 2)
+        return absl::InvalidArgumentError("--shape: show draws a 2-D shape ROWS,COLS");
       shape = {s[0], s[1]};
     }
     const GridWindow window{args->max_rows, args->max_cols};
@@ -327,7 +345,8 @@ void AddShow(CLI::App& group, Selected& selected) {
     for (int64_t r = 0; r < view.shown_rows; ++r) {
       Json row = Json::array();
       for (int64_t c = 0; c < view.shown_cols; ++c) {
-        row.push_back(PointJson(view.cells[static_cast<size_t>(r * view.shown_cols + c)], view.axes));
+        row.push_back(
+            PointJson(view.cells[static_cast<size_t>(r * view.shown_cols + c)], view.axes));
       }
       rows.push_back(row);
     }
@@ -368,7 +387,8 @@ void PrintMaybe(const MaybeLayout& m, bool json) {
 
 absl::StatusOr<Layout> PlainOnly(const AnyLayout& l, absl::string_view what, absl::string_view op) {
   if (l.swizzled) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", op, " does not take a swizzled layout"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", op, " does not take a swizzled layout"));
   }
   return l.layout;
 }
@@ -379,12 +399,14 @@ void AddGroup(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "group", "Split the shard into consecutive blocks whose extent products are the shape's entries "
-               "(the paper's L||S); prints the refined layout and the block separators");
+      "group",
+      "Split the shard into consecutive blocks whose extent products are the shape's entries "
+      "(the paper's L||S); prints the refined layout and the block separators");
   AddLayoutArgs(cmd, *args);
-  cmd->add_option("--shape", args->shapes,
-                  "Logical shape, e.g. 8,16; repeat it to group by several shapes at once (their common "
-                  "refinement)")
+  cmd->add_option(
+         "--shape", args->shapes,
+         "Logical shape, e.g. 8,16; repeat it to group by several shapes at once (their common "
+         "refinement)")
       ->required()
       ->allow_extra_args(false);
   AddJsonFlag(cmd, selected);
@@ -416,7 +438,8 @@ void AddGroup(CLI::App& group, Selected& selected) {
       PrintJson({{"layout", out.ToString()}, {"meet", g.meet_shape}, {"seps", g.seps}});
     } else {
       std::cout << out << "\nmeet " << FormatTuple(g.meet_shape) << "\nseps";
-      for (const std::vector<size_t>& seps : g.seps) std::cout << " [" << absl::StrJoin(seps, ", ") << "]";
+      for (const std::vector<size_t>& seps : g.seps)
+        std::cout << " [" << absl::StrJoin(seps, ", ") << "]";
       std::cout << "\n";
     }
     return absl::OkStatus();
@@ -434,33 +457,42 @@ struct ParsedPair {
   std::vector<int64_t> outer_shape, inner_shape;
 };
 
-absl::StatusOr<ParsedPair> ParsePair(const PairArgs& a, absl::string_view outer_name, absl::string_view inner_name) {
+absl::StatusOr<ParsedPair> ParsePair(const PairArgs& a, absl::string_view outer_name,
+                                     absl::string_view inner_name) {
   AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(a.declare));
   AXE_ASSIGN_OR_RETURN(AnyLayout outer,
                        ParseAnyLayoutText(a.outer, absl::StrCat("--", outer_name), catalog));
   AXE_ASSIGN_OR_RETURN(AnyLayout inner,
                        ParseAnyLayoutText(a.inner, absl::StrCat("--", inner_name), catalog));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os, ParseIntListOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is, ParseIntListOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> os,
+                       ParseIntListOption(a.outer_shape, absl::StrCat("--", outer_name, "-shape")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> is,
+                       ParseIntListOption(a.inner_shape, absl::StrCat("--", inner_name, "-shape")));
   return ParsedPair{std::move(outer), std::move(inner), std::move(os), std::move(is)};
 }
 
 void AddTile(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<PairArgs>();
   CLI::App* cmd = group.add_subcommand(
-      "tile", "Tile an inner (intra-tile) layout by an outer (inter-tile) one, the paper's A (x) B: outer "
-              "strides, replicas and offsets are scaled by the inner layout's span per axis");
+      "tile",
+      "Tile an inner (intra-tile) layout by an outer (inter-tile) one, the paper's A (x) B: outer "
+      "strides, replicas and offsets are scaled by the inner layout's span per axis");
   cmd->add_option("--outer", args->outer, "The outer layout, e.g. 'S[(8,8):(8,1)]'")->required();
-  cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's logical shape, e.g. 8,8")->required();
-  cmd->add_option("--inner", args->inner, "The inner layout (may be Swizzled(M,B,S, <layout>))")->required();
-  cmd->add_option("--inner-shape", args->inner_shape, "The inner layout's logical shape (same rank)")->required();
+  cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's logical shape, e.g. 8,8")
+      ->required();
+  cmd->add_option("--inner", args->inner, "The inner layout (may be Swizzled(M,B,S, <layout>))")
+      ->required();
+  cmd->add_option("--inner-shape", args->inner_shape,
+                  "The inner layout's logical shape (same rank)")
+      ->required();
   AddAxisOption(cmd, args->declare);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(ParsedPair p, ParsePair(*args, "outer", "inner"));
     AXE_ASSIGN_OR_RETURN(Layout outer, PlainOnly(p.outer, "--outer", "tile"));
     if (p.inner.swizzled) {
-      AXE_ASSIGN_OR_RETURN(SwizzledLayout t, Tile(outer, p.outer_shape, *p.inner.swizzled, p.inner_shape));
+      AXE_ASSIGN_OR_RETURN(SwizzledLayout t,
+                           Tile(outer, p.outer_shape, *p.inner.swizzled, p.inner_shape));
       PrintResult(Canonicalize(t).ToString(), selected.json);
     } else {
       AXE_ASSIGN_OR_RETURN(Layout t, Tile(outer, p.outer_shape, p.inner.layout, p.inner_shape));
@@ -476,14 +508,18 @@ void AddTileOf(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "tile-of", "Is the layout a tile? Given the inner layout, find the outer one (or given the outer, "
-                 "the inner) such that tile(outer, inner) is the layout; 'no answer' when there is none");
+      "tile-of",
+      "Is the layout a tile? Given the inner layout, find the outer one (or given the outer, "
+      "the inner) such that tile(outer, inner) is the layout; 'no answer' when there is none");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "The layout's logical shape, e.g. 16,24")->required();
   CLI::Option* inner = cmd->add_option("--inner", args->inner, "The known inner layout");
-  CLI::Option* inner_shape = cmd->add_option("--inner-shape", args->inner_shape, "The inner layout's shape");
-  CLI::Option* outer = cmd->add_option("--outer", args->outer, "The known outer layout (instead of --inner)");
-  CLI::Option* outer_shape = cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's shape");
+  CLI::Option* inner_shape =
+      cmd->add_option("--inner-shape", args->inner_shape, "The inner layout's shape");
+  CLI::Option* outer =
+      cmd->add_option("--outer", args->outer, "The known outer layout (instead of --inner)");
+  CLI::Option* outer_shape =
+      cmd->add_option("--outer-shape", args->outer_shape, "The outer layout's shape");
   inner->needs(inner_shape);
   inner_shape->needs(inner);
   outer->needs(outer_shape);
@@ -494,13 +530,15 @@ void AddTileOf(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(Layout a, ParseLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     const bool inner_known = inner->count() > 0;
-    if (!inner_known && args->outer.empty()) return absl::InvalidArgumentError("give --inner/--inner-shape or --outer/--outer-shape");
+    if (!inner_known && args->outer.empty())
+      return absl::InvalidArgumentError("give --inner/--inner-shape or --outer/--outer-shape");
     const std::string& known_text = inner_known ? args->inner : args->outer;
     const std::string name = inner_known ? "--inner" : "--outer";
     AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogWith(args->declare));
     AXE_ASSIGN_OR_RETURN(Layout known, ParseLayoutText(known_text, name, catalog));
-    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> known_shape,
-                         ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
+    AXE_ASSIGN_OR_RETURN(
+        std::vector<int64_t> known_shape,
+        ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, inner_known ? TileOfInner(a, shape, known, known_shape)
                                                     : TileOfOuter(a, shape, known, known_shape));
     PrintMaybe(m, selected.json);
@@ -514,8 +552,10 @@ void AddDirectSum(CLI::App& group, Selected& selected) {
       "direct-sum", "The direct sum (A + B)(x, y) = A(x) + B(y): a tile without span scaling");
   cmd->add_option("--left,--outer", args->outer, "The left (outer-position) layout A")->required();
   cmd->add_option("--left-shape,--outer-shape", args->outer_shape, "A's logical shape")->required();
-  cmd->add_option("--right,--inner", args->inner, "The right (inner-position) layout B")->required();
-  cmd->add_option("--right-shape,--inner-shape", args->inner_shape, "B's logical shape (same rank)")->required();
+  cmd->add_option("--right,--inner", args->inner, "The right (inner-position) layout B")
+      ->required();
+  cmd->add_option("--right-shape,--inner-shape", args->inner_shape, "B's logical shape (same rank)")
+      ->required();
   AddAxisOption(cmd, args->declare);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
@@ -534,18 +574,21 @@ void AddSlice(CLI::App& group, Selected& selected) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
-      "slice", "The layout of a box sub-tensor, when one of the paper's two sufficient forms applies "
-               "('no answer' otherwise); accepts Swizzled(M,B,S, <layout>)");
+      "slice",
+      "The layout of a box sub-tensor, when one of the paper's two sufficient forms applies "
+      "('no answer' otherwise); accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "The layout's logical shape, e.g. 16,24")->required();
-  cmd->add_option("--region", args->region, "The box, start:stop per dimension, e.g. 0:8,8:24")->required();
+  cmd->add_option("--region", args->region, "The box, start:stop per dimension, e.g. 0:8,8:24")
+      ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::string region_text, ReadInputText(args->region, "--region"));
     absl::StatusOr<std::vector<Interval>> region = ParseRegion(region_text);
-    if (!region.ok()) return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
+    if (!region.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
     if (l.swizzled) {
       AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));
       if (m.has_value()) {
@@ -563,8 +606,9 @@ void AddSlice(CLI::App& group, Selected& selected) {
 
 void AddLayoutCommands(CLI::App& app, Selected& selected) {
   CLI::App* group = app.add_subcommand(
-      "layout", "Axe layouts: canonical form, apply, inverse, info, pictures, and the algebra (group, tile, "
-                "tile-of, direct-sum, slice)");
+      "layout",
+      "Axe layouts: canonical form, apply, inverse, info, pictures, and the algebra (group, tile, "
+      "tile-of, direct-sum, slice)");
   group->require_subcommand(1);
   AddCanon(*group, selected);
   AddApply(*group, selected);

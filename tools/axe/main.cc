@@ -7,9 +7,10 @@
 #include "cli.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"axe: describe, check, convert and execute tensor layouts (Axe layouts, XLA "
-               "shapes, shardings, grids).\nRun 'axe tour' for a guided walk, or "
-               "'axe <command> --help'."};
+  CLI::App app{
+      "axe: describe, check, convert and execute tensor layouts (Axe layouts, XLA "
+      "shapes, shardings, grids).\nRun 'axe tour' for a guided walk, or "
+      "'axe <command> --help'."};
   app.name("axe");
   app.require_subcommand(1);
   axe::cli::Selected selected;

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <iostream>
-#include <utility>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,11 +19,14 @@ std::vector<std::pair<int, TourPart>>& Parts() {
 
 }  // namespace
 
-TourPartRegistration::TourPartRegistration(int order, TourPart part) { Parts().emplace_back(order, part); }
+TourPartRegistration::TourPartRegistration(int order, TourPart part) {
+  Parts().emplace_back(order, part);
+}
 
 std::vector<TourSection> AllTourSections() {
   std::vector<std::pair<int, TourPart>> parts = Parts();
-  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<TourSection> all;
   for (const auto& [order, part] : parts) {
     std::vector<TourSection> s = part();
@@ -45,8 +48,8 @@ void AddTourCommand(CLI::App& app, Selected& selected) {
       if (parts.empty() || parts.back() != s.part) parts.push_back(s.part);
     }
     if (!only->empty() && std::find(parts.begin(), parts.end(), *only) == parts.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--part: unknown part '", *only, "' (parts: ", absl::StrJoin(parts, ", "), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--part: unknown part '", *only, "' (parts: ", absl::StrJoin(parts, ", "), ")"));
     }
     std::cout << "axe tour: every answer below is computed by the library as you watch.\n";
     int n = 0;

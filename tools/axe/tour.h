@@ -13,7 +13,7 @@
 namespace axe::cli {
 
 struct TourSection {
-  std::string part;   // module name, e.g. "layout"
+  std::string part;  // module name, e.g. "layout"
   std::string title;
   std::function<absl::Status(std::ostream&)> body;
 };
@@ -31,8 +31,9 @@ std::vector<TourSection> AllTourSections();
 
 #define AXE_TOUR_CONCAT_INNER_(a, b) a##b
 #define AXE_TOUR_CONCAT_(a, b) AXE_TOUR_CONCAT_INNER_(a, b)
-#define AXE_TOUR_PART(order, part) \
-  static const ::axe::cli::TourPartRegistration AXE_TOUR_CONCAT_(axe_tour_part_, __LINE__)(order, part)
+#define AXE_TOUR_PART(order, part)                                                                \
+  static const ::axe::cli::TourPartRegistration AXE_TOUR_CONCAT_(axe_tour_part_, __LINE__)(order, \
+                                                                                           part)
 
 }  // namespace axe::cli
 

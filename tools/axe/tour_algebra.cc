@@ -30,8 +30,8 @@ absl::Status Tiling(std::ostream& os) {
   os << "tile(A, B) is the paper's Kronecker product: B lays out one tile, A lays out the tiles.\n"
         "A's strides (and replicas and offset) are scaled per axis by B's span, so the tiles\n"
         "sit side by side. A 16x24 matrix as an 8x8 grid of 2x3 tiles (Example 47):\n\n"
-     << "  tile(" << outer << " on (8,8), " << inner << " on (2,3))\n    = " << t << "   (span of B = "
-     << inner.span(Axis::Memory()) << ")\n\n";
+     << "  tile(" << outer << " on (8,8), " << inner << " on (2,3))\n    = " << t
+     << "   (span of B = " << inner.span(Axis::Memory()) << ")\n\n";
   AXE_ASSIGN_OR_RETURN(Layout small_outer, L("S[(2,2):(2,1)]"));
   AXE_ASSIGN_OR_RETURN(Layout small, Tile(small_outer, {2, 2}, inner, {2, 3}));
   AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(small, 4, 6));
@@ -39,8 +39,8 @@ absl::Status Tiling(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout o2, L("S[2:1] + 1"));
   AXE_ASSIGN_OR_RETURN(Layout i2, L("S[4:1] + 2"));
   AXE_ASSIGN_OR_RETURN(Layout t2, Tile(o2, {2}, i2, {4}));
-  os << "\nOffsets are scaled too (paper semantics, Example 49a): tile(" << o2 << ", " << i2 << ") = " << t2
-     << "\n";
+  os << "\nOffsets are scaled too (paper semantics, Example 49a): tile(" << o2 << ", " << i2
+     << ") = " << t2 << "\n";
   return absl::OkStatus();
 }
 
@@ -51,8 +51,8 @@ absl::Status WarpToCta(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(along_m, {2, 1}, atom, {8, 8}));
   AXE_ASSIGN_OR_RETURN(bool same, Equivalent(tiled, acc));
   os << "The ldmatrix/mma m8n8 fragment, " << atom << ", tiled along M by " << along_m
-     << "\nis the mma.m16n8k16 accumulator (" << (same ? "equivalent" : "NOT equivalent") << "):\n  " << acc
-     << "\n";
+     << "\nis the mma.m16n8k16 accumulator (" << (same ? "equivalent" : "NOT equivalent")
+     << "):\n  " << acc << "\n";
   AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(acc, 16, 8));
   os << grid;
   AXE_ASSIGN_OR_RETURN(Layout warps, L("S[(2,2):(2@warpid,1@warpid)]"));
@@ -61,8 +61,8 @@ absl::Status WarpToCta(std::ostream& os) {
      << "\n  (the warp axis is not used by the fragment, so its strides are not scaled)\n";
   for (std::vector<int64_t> c : {std::vector<int64_t>{0, 0}, {5, 9}, {20, 3}, {31, 15}}) {
     AXE_ASSIGN_OR_RETURN(PhysCoord p, ApplyBase(cta, {32, 16}, c));
-    os << "  " << FormatTuple(c) << " -> {warpid:" << p.get(Axis::Get("warpid")) << ", laneid:"
-       << p.get(Axis::Get("laneid")) << ", reg:" << p.get(RegisterAxis()) << "}\n";
+    os << "  " << FormatTuple(c) << " -> {warpid:" << p.get(Axis::Get("warpid"))
+       << ", laneid:" << p.get(Axis::Get("laneid")) << ", reg:" << p.get(RegisterAxis()) << "}\n";
   }
   AXE_ASSIGN_OR_RETURN(MaybeLayout back, TileOfInner(cta, {32, 16}, acc, {16, 8}));
   os << "tile-of recovers the warp layout from the CTA layout and the fragment: " << back.ToString()
@@ -81,7 +81,8 @@ absl::Status Mesh(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(global, 8, 8));
   os << grid << "storage() on every device: " << Storage(global) << "\n";
   AXE_ASSIGN_OR_RETURN(Layout s0r, MeshShardedLayout({8, 8}, mesh, {{0}, {}}));
-  os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R):\n  " << s0r << "\n";
+  os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R):\n  "
+     << s0r << "\n";
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(s0r, {8, 8}, {5, 2}));
   os << "  (5, 2) ->";
   for (const PhysCoord& p : pts) os << " " << p;
@@ -98,25 +99,27 @@ absl::Status SliceAndTileOf(std::ostream& os) {
     const char* region;
   };
   for (const Case& c : {Case{"S[(2,8,3,8):(192,8,64,1)]", {16, 24}, "0:8,8:24"},
-                        Case{"S[(4,4,4,4):(64,4,16,1)]", {16, 16}, "2:3,6:10"}, Case{"S[(4,4):(1,4)]", {16}, "3:6"}}) {
+                        Case{"S[(4,4,4,4):(64,4,16,1)]", {16, 16}, "2:3,6:10"},
+                        Case{"S[(4,4):(1,4)]", {16}, "3:6"}}) {
     AXE_ASSIGN_OR_RETURN(Layout l, L(c.layout));
     AXE_ASSIGN_OR_RETURN(std::vector<Interval> region, ParseRegion(c.region));
     AXE_ASSIGN_OR_RETURN(MaybeLayout s, Slice(l, c.shape, region));
-    os << "  " << c.layout << " on " << FormatTuple(c.shape) << ", region " << c.region << "\n    -> " << s.ToString()
-       << "\n";
+    os << "  " << c.layout << " on " << FormatTuple(c.shape) << ", region " << c.region
+       << "\n    -> " << s.ToString() << "\n";
   }
   AXE_ASSIGN_OR_RETURN(Layout a, L("S[16:1]"));
   AXE_ASSIGN_OR_RETURN(Layout b, L("S[(2,2):(4,1)]"));
   AXE_ASSIGN_OR_RETURN(MaybeLayout c, TileOfInner(a, {4, 4}, b, {2, 2}));
-  os << "\nS[16:1] is the direct sum of S[(2,2):(8,2)] and " << b << " (Example 51), but not a tile:\n  tile-of -> "
-     << c.ToString() << "\n";
+  os << "\nS[16:1] is the direct sum of S[(2,2):(8,2)] and " << b
+     << " (Example 51), but not a tile:\n  tile-of -> " << c.ToString() << "\n";
   return absl::OkStatus();
 }
 
 absl::Status Swizzles(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(SwizzledLayout atom, SharedMemorySwizzleAtom(16, SmemSwizzle::k128B));
   os << "Shared memory swizzles wrap a memory layout: " << atom
-     << " is the fp16 128-byte\nswizzle atom (CuTe Swizzle<3,3,3>). The 16-byte chunk each (row, chunk) lands in:\n\n"
+     << " is the fp16 128-byte\nswizzle atom (CuTe Swizzle<3,3,3>). The 16-byte chunk each (row, "
+        "chunk) lands in:\n\n"
      << "       ";
   for (int64_t j = 0; j < 8; ++j) os << absl::StrFormat("%3d", j);
   os << "\n";
@@ -128,8 +131,10 @@ absl::Status Swizzles(std::ostream& os) {
     }
     os << "\n";
   }
-  AXE_ASSIGN_OR_RETURN(SwizzledLayout tile, SharedMemorySwizzleLayout(16, SmemSwizzle::k128B, 64, 256));
-  os << "Every column of chunks hits 8 different bank groups. A 64x256 tile of such atoms:\n  " << tile << "\n";
+  AXE_ASSIGN_OR_RETURN(SwizzledLayout tile,
+                       SharedMemorySwizzleLayout(16, SmemSwizzle::k128B, 64, 256));
+  os << "Every column of chunks hits 8 different bank groups. A 64x256 tile of such atoms:\n  "
+     << tile << "\n";
   return absl::OkStatus();
 }
 
@@ -148,7 +153,8 @@ absl::Status Hardware(std::ostream& os) {
      << "  TMEM, 2 stages of 112 cols   " << stages << "\n"
      << "  Trainium SBUF, 256x512       " << sbuf << "\n"
      << "  to PSUM banks                " << f << " -> " << psum << "\n"
-     << "\nTry: axe layout tile --outer 'S[(8,8):(8,1)]' --outer-shape 8,8 --inner 'S[(2,3):(3,1)]' --inner-shape 2,3\n";
+     << "\nTry: axe layout tile --outer 'S[(8,8):(8,1)]' --outer-shape 8,8 --inner "
+        "'S[(2,3):(3,1)]' --inner-shape 2,3\n";
   return absl::OkStatus();
 }
 

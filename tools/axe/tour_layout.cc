@@ -14,30 +14,35 @@ namespace axe::cli {
 namespace {
 
 std::string Points(const std::vector<PhysCoord>& points) {
-  return absl::StrJoin(points, "  ", [](std::string* out, const PhysCoord& p) { out->append(p.ToString()); });
+  return absl::StrJoin(points, "  ",
+                       [](std::string* out, const PhysCoord& p) { out->append(p.ToString()); });
 }
 
 absl::Status Model(std::ostream& os) {
-  AXE_ASSIGN_OR_RETURN(Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
+  AXE_ASSIGN_OR_RETURN(
+      Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
   os << "An Axe layout maps each logical element to a set of physical points on named axes.\n"
         "It has three parts: an ordered shard D of iters extent:stride@axis, a multiset of\n"
         "replica iters R, and an offset O. The paper's Figure 2 (an 8x16 tile on 32 lanes,\n"
         "2 registers, two sharded and two replicated warps):\n\n  LA = "
      << la << "\n\n"
      << "D splits the row-major flat index into digits (last iter fastest) and sends digit c\n"
-        "of iter e:s@a to c*s on axis a. Size " << la.size() << ", replicas " << la.replica_size()
-     << ", span on warp " << la.span(Axis::Get("warp")) << " (offset-free).\n";
+        "of iter e:s@a to c*s on axis a. Size "
+     << la.size() << ", replicas " << la.replica_size() << ", span on warp "
+     << la.span(Axis::Get("warp")) << " (offset-free).\n";
   return absl::OkStatus();
 }
 
 absl::Status Forward(std::ostream& os) {
-  AXE_ASSIGN_OR_RETURN(Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
+  AXE_ASSIGN_OR_RETURN(
+      Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(la, {8, 16}, {2, 9}));
   std::vector<int64_t> extents;
   for (const Iter& it : la.shard()) extents.push_back(it.extent);
   AXE_ASSIGN_OR_RETURN(int64_t flat, FlattenCoord({8, 16}, {2, 9}));
   os << "apply(LA, shape (8,16), element (2,9)): flat " << flat << ", digits "
-     << FormatTuple(UnflattenIndex(extents, flat)) << ", base point\n"
+     << FormatTuple(UnflattenIndex(extents, flat))
+     << ", base point\n"
         "f_D + O, plus the replica offset 4@warp:\n\n  "
      << Points(pts) << "\n\n"
      << "The same layout admits any shape with 128 elements: (128), (2,64), (8,16).\n"
@@ -49,14 +54,17 @@ absl::Status Forward(std::ostream& os) {
 }
 
 absl::Status Backward(std::ostream& os) {
-  AXE_ASSIGN_OR_RETURN(Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
+  AXE_ASSIGN_OR_RETURN(
+      Layout la, Layout::Parse("S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"));
   os << "inverse finds every logical element stored at a physical point, decoding digits per\n"
         "axis (mixed radix) instead of scanning the domain:\n\n";
   for (const char* point : {"warp=6,lane=8,reg=1", "warp=10,lane=8,reg=1", "warp=7,lane=8,reg=1"}) {
     AXE_ASSIGN_OR_RETURN(PhysCoord p, PhysCoord::Parse(point));
     AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords, Inverse(la, {8, 16}, p));
     os << "  LA^-1(" << point << ") = {"
-       << absl::StrJoin(coords, ", ", [](std::string* out, const std::vector<int64_t>& c) { out->append(FormatTuple(c)); })
+       << absl::StrJoin(
+              coords, ", ",
+              [](std::string* out, const std::vector<int64_t>& c) { out->append(FormatTuple(c)); })
        << "}\n";
   }
   AXE_ASSIGN_OR_RETURN(Layout twice, Layout::Parse("S[(2,2):(1,1)]"));
@@ -78,18 +86,22 @@ absl::Status Canonical(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout b, Layout::Parse("S[2:1] + R[(3,4):(2@w,3@w)]"));
   AXE_ASSIGN_OR_RETURN(bool eq, Equivalent(a, b));
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, ReplicaPoints(a));
-  os << "\noperator== is structural; Equivalent() compares induced maps:\n  " << a << " vs " << b << "\n  are "
-     << (a == b ? "equal" : "not ==") << ", and " << (eq ? "equivalent" : "different")
+  os << "\noperator== is structural; Equivalent() compares induced maps:\n  " << a << " vs " << b
+     << "\n  are " << (a == b ? "equal" : "not ==") << ", and " << (eq ? "equivalent" : "different")
      << ": both put every element at w + {"
-     << absl::StrJoin(points, ",", [](std::string* out, const PhysCoord& p) { absl::StrAppend(out, p.get(Axis::Get("w"))); })
+     << absl::StrJoin(points, ",",
+                      [](std::string* out, const PhysCoord& p) {
+                        absl::StrAppend(out, p.get(Axis::Get("w")));
+                      })
      << "}\n";
   return absl::OkStatus();
 }
 
 absl::Status Devices(std::ostream& os) {
   os << "On a device axis a replica copies, an offset translates (Example 9), element (1,2,3):\n\n";
-  for (const char* text : {"S[(2,4,8):(1@gpuid_y,8@m,1@m)]", "S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]",
-                           "S[(2,4,8):(1@gpuid_y,8@m,1@m)] + 1@gpuid_x"}) {
+  for (const char* text :
+       {"S[(2,4,8):(1@gpuid_y,8@m,1@m)]", "S[(2,4,8):(1@gpuid_y,8@m,1@m)] + R[2:1@gpuid_x]",
+        "S[(2,4,8):(1@gpuid_y,8@m,1@m)] + 1@gpuid_x"}) {
     AXE_ASSIGN_OR_RETURN(Layout l, Layout::Parse(text));
     AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(l, {2, 4, 8}, {1, 2, 3}));
     os << "  " << text << "\n    -> " << Points(pts) << "\n";
@@ -113,7 +125,8 @@ absl::Status Trainium(std::ostream& os) {
   os << "Memory can have several axes too. Trainium PSUM banks (Example 18):\n  " << psum
      << "\n  (600,3) -> " << p << "\n"
      << "SBUF partitions x free dim: " << sb << ": size on P " << sb.size(Axis::Get("P"))
-     << ", size on F " << sb.size(Axis::Get("F")) << ", span on F " << sb.span(Axis::Get("F")) << "\n"
+     << ", size on F " << sb.size(Axis::Get("F")) << ", span on F " << sb.span(Axis::Get("F"))
+     << "\n"
      << "\nTry: axe layout info '<layout>', axe layout show '<layout>' --shape R,C\n";
   return absl::OkStatus();
 }

@@ -26,8 +26,8 @@ struct Voidify {
 
 }  // namespace axe::internal
 
-#define AXE_CHECK(condition)        \
-  (condition) ? (void)0             \
+#define AXE_CHECK(condition)                 \
+  (condition) ? (void)0                      \
               : ::axe::internal::Voidify() & \
                     ::axe::internal::CheckFailure(__FILE__, __LINE__, #condition).stream()
 

@@ -8,11 +8,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define AXE_RETURN_IF_ERROR(expr)                    \
-  do {                                               \
+#define AXE_RETURN_IF_ERROR(expr)                                 \
+  do {                                                            \
     if (::absl::Status axe_status_ = (expr); !axe_status_.ok()) { \
-      return axe_status_;                            \
-    }                                                \
+      return axe_status_;                                         \
+    }                                                             \
   } while (false)
 
 #define AXE_STATUS_CONCAT_INNER_(a, b) a##b
@@ -21,8 +21,8 @@
 #define AXE_ASSIGN_OR_RETURN(lhs, expr) \
   AXE_ASSIGN_OR_RETURN_IMPL_(AXE_STATUS_CONCAT_(axe_statusor_, __LINE__), lhs, expr)
 
-#define AXE_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
-  auto statusor = (expr);                               \
+#define AXE_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr)    \
+  auto statusor = (expr);                                  \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = *std::move(statusor)
 

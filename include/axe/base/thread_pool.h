@@ -49,8 +49,8 @@ class ThreadPool {
   const std::function<void(int64_t)>* fn_ = nullptr;
   int64_t num_tasks_ = 0;
   int64_t next_task_ = 0;
-  int active_workers_ = 0;   // workers allowed to join the current call
-  int busy_workers_ = 0;     // workers still inside the current call
+  int active_workers_ = 0;  // workers allowed to join the current call
+  int busy_workers_ = 0;    // workers still inside the current call
   uint64_t generation_ = 0;
   bool stop_ = false;
 };

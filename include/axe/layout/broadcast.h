@@ -19,7 +19,8 @@
 namespace axe {
 
 // Errors (InvalidArgument): n < 1, pos > the number of shard iters, or the size overflows.
-absl::StatusOr<Layout> Broadcast(const Layout& layout, int64_t n, size_t pos, Axis axis = Axis::Memory());
+absl::StatusOr<Layout> Broadcast(const Layout& layout, int64_t n, size_t pos,
+                                 Axis axis = Axis::Memory());
 
 }  // namespace axe
 

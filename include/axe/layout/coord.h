@@ -13,8 +13,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
+#include "absl/strings/string_view.h"
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
@@ -49,7 +49,9 @@ class PhysCoord {
   // "{lane:8, reg:1, warp:6}" ("{}" when all zero), axes in name order.
   std::string ToString() const;
 
-  friend bool operator==(const PhysCoord& a, const PhysCoord& b) { return a.entries_ == b.entries_; }
+  friend bool operator==(const PhysCoord& a, const PhysCoord& b) {
+    return a.entries_ == b.entries_;
+  }
   // Lexicographic over the union of both axes sorted by name, a missing entry counting as 0.
   friend bool operator<(const PhysCoord& a, const PhysCoord& b);
   template <typename H>
@@ -57,7 +59,9 @@ class PhysCoord {
     for (const Entry& e : c.entries_) h = H::combine(std::move(h), e.first, e.second);
     return H::combine(std::move(h), c.entries_.size());
   }
-  friend std::ostream& operator<<(std::ostream& os, const PhysCoord& c) { return os << c.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const PhysCoord& c) {
+    return os << c.ToString();
+  }
 
  private:
   absl::InlinedVector<Entry, 4> entries_;

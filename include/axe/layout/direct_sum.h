@@ -21,8 +21,8 @@ namespace axe {
 
 // Errors (InvalidArgument): ranks differ, a shape does not admit or group its layout, or an
 // offset overflows int64.
-absl::StatusOr<Layout> DirectSum(const Layout& a, absl::Span<const int64_t> a_shape, const Layout& b,
-                                 absl::Span<const int64_t> b_shape);
+absl::StatusOr<Layout> DirectSum(const Layout& a, absl::Span<const int64_t> a_shape,
+                                 const Layout& b, absl::Span<const int64_t> b_shape);
 
 }  // namespace axe
 

@@ -22,8 +22,8 @@
 namespace axe {
 
 struct Grouped {
-  Layout layout;              // D refined into the blocks
-  std::vector<size_t> seps;   // rank + 1 block boundaries into layout.shard()
+  Layout layout;             // D refined into the blocks
+  std::vector<size_t> seps;  // rank + 1 block boundaries into layout.shard()
 };
 
 // Errors (InvalidArgument): the shape has an entry < 1, its product differs from E_D, or
@@ -31,9 +31,9 @@ struct Grouped {
 absl::StatusOr<Grouped> Group(const Layout& layout, absl::Span<const int64_t> shape);
 
 struct GroupedMany {
-  Layout layout;                         // D refined by the meet of all shapes
-  std::vector<int64_t> meet_shape;       // the common refinement of the shapes
-  std::vector<std::vector<size_t>> seps; // per input shape, its block boundaries
+  Layout layout;                          // D refined by the meet of all shapes
+  std::vector<int64_t> meet_shape;        // the common refinement of the shapes
+  std::vector<std::vector<size_t>> seps;  // per input shape, its block boundaries
 };
 
 // Refines D by the common block boundaries of several shapes (all with product E_D): the

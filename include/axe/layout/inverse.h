@@ -65,7 +65,7 @@ class InverseMap {
   };
 
  private:
-  std::vector<AxisDecoder> decoders_;                 // axes used by D
+  std::vector<AxisDecoder> decoders_;                          // axes used by D
   std::vector<std::pair<Axis, std::vector<int64_t>>> others_;  // R/O axes not used by D
 };
 

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/hash/hash.h"
 #include "absl/status/statusor.h"

@@ -28,16 +28,17 @@ namespace axe {
 // The device axis names of the standard catalogue: gpuid, gpuid_x, gpuid_y and pid.
 absl::Span<const AxisCatalogEntry> MeshAxisNames();
 
-
 struct DeviceMesh {
   std::vector<int64_t> shape;    // devices per mesh dimension
   std::vector<int64_t> strides;  // device-number stride of each mesh dimension
   Axis axis;                     // the device axis
 
   // Devices numbered row-major (the last mesh dimension fastest), as JAX numbers them.
-  static absl::StatusOr<DeviceMesh> RowMajor(std::vector<int64_t> shape, Axis axis = Axis::Get("gpuid"));
+  static absl::StatusOr<DeviceMesh> RowMajor(std::vector<int64_t> shape,
+                                             Axis axis = Axis::Get("gpuid"));
   // Devices numbered column-major (the first mesh dimension fastest), as the paper's figure.
-  static absl::StatusOr<DeviceMesh> ColumnMajor(std::vector<int64_t> shape, Axis axis = Axis::Get("gpuid"));
+  static absl::StatusOr<DeviceMesh> ColumnMajor(std::vector<int64_t> shape,
+                                                Axis axis = Axis::Get("gpuid"));
 
   // The layout of the mesh itself: mesh coordinate -> device, S[shape:strides@axis].
   absl::StatusOr<Layout> ToLayout() const;
@@ -51,11 +52,13 @@ struct DeviceMesh {
 // canonical). Errors: sharding's rank differs from local_shape's, a mesh dimension is out of
 // range or used twice, the local layout uses the mesh's device axis, or Tile's errors.
 absl::StatusOr<Layout> ShardOverMesh(const Layout& local, absl::Span<const int64_t> local_shape,
-                                     const DeviceMesh& mesh, const std::vector<std::vector<int>>& sharding);
+                                     const DeviceMesh& mesh,
+                                     const std::vector<std::vector<int>>& sharding);
 
 // The same with a compact row-major local layout on `m`: the global shape is divided by the
 // mesh extents (exactly; an error names the dimension otherwise).
-absl::StatusOr<Layout> MeshShardedLayout(absl::Span<const int64_t> global_shape, const DeviceMesh& mesh,
+absl::StatusOr<Layout> MeshShardedLayout(absl::Span<const int64_t> global_shape,
+                                         const DeviceMesh& mesh,
                                          const std::vector<std::vector<int>>& sharding);
 
 }  // namespace axe

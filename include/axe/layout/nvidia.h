@@ -29,7 +29,6 @@ namespace axe {
 // warpid, lane, warp, wgid (warpgroup), tid_in_wg, wid_in_wg.
 absl::Span<const AxisCatalogEntry> NvidiaAxisNames();
 
-
 // The register axis `reg`.
 Axis RegisterAxis();
 
@@ -66,8 +65,8 @@ absl::StatusOr<SwizzledLayout> SharedMemorySwizzleAtom(int dtype_bits, SmemSwizz
 // mma_shared_layout): Tile(S[(R,C):(1,R)], (R, C), atom, atom shape) with R = rows / 8 and
 // C = cols / atom cols. fp16, 128B, (64, 256): Swizzled(3,3,3, S[(64,4,64):(64,4096,1)]).
 // Errors: as the atom, or rows/cols not multiples of the atom's.
-absl::StatusOr<SwizzledLayout> SharedMemorySwizzleLayout(int dtype_bits, SmemSwizzle mode, int64_t rows,
-                                                         int64_t cols);
+absl::StatusOr<SwizzledLayout> SharedMemorySwizzleLayout(int dtype_bits, SmemSwizzle mode,
+                                                         int64_t rows, int64_t cols);
 
 }  // namespace axe
 

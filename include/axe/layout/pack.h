@@ -24,14 +24,16 @@ namespace axe {
 // Multiplies every stride (shard and replica) and the offset on the address axis `mem` by n,
 // then appends the shard iter (n, 1@mem). The logical shape's last dimension grows by n.
 // The result is canonical. Errors: n < 1, `axis` is not a memory axis, or int64 overflow.
-absl::StatusOr<Layout> Unpack(const Layout& layout, int64_t n, std::optional<Axis> axis = std::nullopt);
+absl::StatusOr<Layout> Unpack(const Layout& layout, int64_t n,
+                              std::optional<Axis> axis = std::nullopt);
 
 // On the canonical layout: the last shard iter must be (e, 1@mem) with n | e; it becomes
 // (e/n, 1@mem), and every other stride and the offset on `mem` must be divisible by n and
 // are divided. `mem` defaults to the last shard iter's axis, which must be a memory axis.
 // The result is canonical; Pack(l, 1) only canonicalizes. Errors name the offending iter
 // or offset (and n < 1).
-absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n, std::optional<Axis> axis = std::nullopt);
+absl::StatusOr<Layout> Pack(const Layout& layout, int64_t n,
+                            std::optional<Axis> axis = std::nullopt);
 
 }  // namespace axe
 

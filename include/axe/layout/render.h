@@ -33,10 +33,10 @@ struct GridWindow {
 
 // The cells of a grid drawing: the base points of the top-left window of (rows, cols).
 struct GridView {
-  int64_t rows = 0, cols = 0;            // the whole logical shape
+  int64_t rows = 0, cols = 0;  // the whole logical shape
   int64_t shown_rows = 0, shown_cols = 0;
-  std::vector<Axis> axes;                // each cell shows these axes' values
-  std::vector<PhysCoord> cells;          // shown_rows * shown_cols base points, row-major
+  std::vector<Axis> axes;        // each cell shows these axes' values
+  std::vector<PhysCoord> cells;  // shown_rows * shown_cols base points, row-major
 };
 
 // Errors: the shape is not admitted by the layout (apply.h CheckShapeAdmitted).

@@ -43,15 +43,15 @@ class SwizzledLayout {
                                                Layout layout, bool swizzle_inner = true);
   // Parses the text form (see above); the inner layout's axis names take their kinds from
   // `catalog`. Errors name the position.
-  static absl::StatusOr<SwizzledLayout> Parse(
-      absl::string_view text, const AxisCatalog& catalog = AxisCatalog::Standard());
+  static absl::StatusOr<SwizzledLayout> Parse(absl::string_view text,
+                                              const AxisCatalog& catalog = AxisCatalog::Standard());
   // True when `text` (after leading whitespace) starts a swizzled layout rather than a
   // plain one ("Swizzled(" or "ComposeLayout(").
   static bool LooksSwizzled(absl::string_view text);
 
-  int per_element() const { return m_; }   // M
-  int swizzle_len() const { return b_; }   // B
-  int atom_len() const { return s_; }      // S
+  int per_element() const { return m_; }  // M
+  int swizzle_len() const { return b_; }  // B
+  int atom_len() const { return s_; }     // S
   bool swizzle_inner() const { return inner_; }
   const Layout& layout() const { return layout_; }
   // The memory axis the addresses live on.
@@ -66,7 +66,8 @@ class SwizzledLayout {
 
   // Swizzled f_D(x) + O, and the swizzled replica set, as apply.h defines them.
   absl::StatusOr<PhysCoord> ApplyBase(int64_t flat) const;
-  absl::StatusOr<PhysCoord> ApplyBase(absl::Span<const int64_t> shape, absl::Span<const int64_t> coord) const;
+  absl::StatusOr<PhysCoord> ApplyBase(absl::Span<const int64_t> shape,
+                                      absl::Span<const int64_t> coord) const;
   absl::StatusOr<std::vector<PhysCoord>> Apply(int64_t flat) const;
   absl::StatusOr<std::vector<PhysCoord>> Apply(absl::Span<const int64_t> shape,
                                                absl::Span<const int64_t> coord) const;
@@ -75,13 +76,16 @@ class SwizzledLayout {
   std::string ToString() const;
 
   friend bool operator==(const SwizzledLayout& a, const SwizzledLayout& b) {
-    return a.m_ == b.m_ && a.b_ == b.b_ && a.s_ == b.s_ && a.inner_ == b.inner_ && a.layout_ == b.layout_;
+    return a.m_ == b.m_ && a.b_ == b.b_ && a.s_ == b.s_ && a.inner_ == b.inner_ &&
+           a.layout_ == b.layout_;
   }
   template <typename H>
   friend H AbslHashValue(H h, const SwizzledLayout& l) {
     return H::combine(std::move(h), l.m_, l.b_, l.s_, l.inner_, l.layout_);
   }
-  friend std::ostream& operator<<(std::ostream& os, const SwizzledLayout& l) { return os << l.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const SwizzledLayout& l) {
+    return os << l.ToString();
+  }
 
  private:
   SwizzledLayout(int m, int b, int s, bool inner, Layout layout, Axis axis)
@@ -106,7 +110,8 @@ SwizzledLayout Canonicalize(const SwizzledLayout& layout);
 //   Tile(S[(8,4):(1,8)], {8, 4}, Swizzled(3,3,3, S[512]), {8, 64})
 //   // Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])
 absl::StatusOr<SwizzledLayout> Tile(const Layout& outer, absl::Span<const int64_t> outer_shape,
-                                    const SwizzledLayout& inner, absl::Span<const int64_t> inner_shape);
+                                    const SwizzledLayout& inner,
+                                    absl::Span<const int64_t> inner_shape);
 
 // Every logical coordinate of `shape` that the swizzled layout maps to `point` (sorted):
 // the swizzle is its own inverse, so this is the inner layout's Inverse (inverse.h) of the

@@ -22,7 +22,6 @@ namespace axe {
 // TLane and TCol (TMEM lane and column) and their short forms Lane and Col.
 absl::Span<const AxisCatalogEntry> TmemAxisNames();
 
-
 inline constexpr int64_t kTmemLanes = 128;
 
 Axis TmemLaneAxis();    // TLane

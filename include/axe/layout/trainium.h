@@ -20,7 +20,6 @@ namespace axe {
 // partition), F (free dimension) and Bank (PSUM bank).
 absl::Span<const AxisCatalogEntry> TrainiumAxisNames();
 
-
 inline constexpr int64_t kTrainiumPartitions = 128;
 inline constexpr int64_t kPsumBankSize = 512;  // fp32 elements per bank and partition
 inline constexpr int64_t kPsumBanks = 8;
