@@ -1,10 +1,11 @@
 # axe: the two set-up commands.
 #   make run    install what is missing, build release, run the tour
-#   make test   install, build and run the whole test suite in release and under ASan+UBSan
+#   make test   install, check the house style, build and run the whole test suite in release
+#               and under ASan+UBSan
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps run test test-release test-asan bench clean
+.PHONY: all deps run test check-format format test-release test-asan bench fuzz clean
 
 all: run
 
@@ -16,7 +17,13 @@ run: deps
 	cmake --build --preset release --target axe_cli -j $(JOBS)
 	build/release/tools/axe/axe tour
 
-test: test-release test-asan
+test: check-format test-release test-asan
+
+check-format: deps
+	scripts/check-format
+
+format: deps
+	scripts/check-format --fix
 
 test-release: deps
 	cmake --preset release
@@ -27,6 +34,21 @@ test-asan: deps
 	cmake --preset asan-ubsan
 	cmake --build --preset asan-ubsan -j $(JOBS)
 	ctest --preset asan-ubsan -j $(JOBS)
+
+# libFuzzer (clang): every target for FUZZ_SECONDS (default 180) each, new inputs kept in
+# build/fuzz/corpus/<target> next to the committed seeds in fuzz/corpus/<target>.
+FUZZ_SECONDS ?= 180
+FUZZ_TARGETS := layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
+                mesh partition_spec hlo_sharding
+fuzz: deps
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$t && \
+	  build/fuzz/fuzz/axe_fuzz_$$t build/fuzz/corpus/$$t fuzz/corpus/$$t \
+	    -dict=fuzz/dict/$$t.dict -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ || exit 1; \
+	done
 
 bench: deps
 	cmake --preset release

@@ -4,12 +4,14 @@
 
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/base/thread_pool.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/axis.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/coord.h"
 #include "axe/layout/group.h"
@@ -34,6 +36,8 @@
 #include "axe/layout/trainium.h"
 // XLA shapes and layouts.
 #include "axe/xla/equal.h"
+#include "axe/xla/explain.h"
+#include "axe/xla/hlo_text.h"
 #include "axe/xla/index_util.h"
 #include "axe/xla/layout.h"
 #include "axe/xla/layout_util.h"
@@ -50,10 +54,18 @@
 #include "axe/xla/tiling.h"
 #include "axe/xla/to_axe.h"
 #include "axe/xla/validate.h"
+// Shardings: meshes, PartitionSpecs, NamedSharding, HLO shardings, as Axe layouts.
+#include "axe/sharding/device_map.h"
+#include "axe/sharding/hlo_sharding.h"
+#include "axe/sharding/mesh.h"
+#include "axe/sharding/named_sharding.h"
+#include "axe/sharding/partition_spec.h"
+#include "axe/sharding/to_axe.h"
 // Pallas grids, BlockSpecs and the kernel executor.
 #include "axe/pallas/array.h"
 #include "axe/pallas/block_dim.h"
 #include "axe/pallas/block_spec.h"
+#include "axe/pallas/block_window.h"
 #include "axe/pallas/call_spec.h"
 #include "axe/pallas/clamp_report.h"
 #include "axe/pallas/dtype.h"
@@ -70,7 +82,10 @@
 // The relayout engine.
 #include "axe/runtime/buffer_layout.h"
 #include "axe/runtime/element_type.h"
+#include "axe/runtime/element_value.h"
+#include "axe/runtime/relayout_benchmark.h"
 #include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/relayout_reference.h"
+#include "axe/runtime/tensor_buffer.h"
 
 #endif  // AXE_AXE_H_
