@@ -243,28 +243,9 @@ TEST(HloShardingTest, DeviceMapOfTiledAndSpecialShardings) {
 TEST(HloShardingTest, RandomNamedToHloKeepsTheDeviceMap) {
   std::mt19937_64 rng(testing_support::TestSeed(77));
   for (int trial = 0; trial < 400; ++trial) {
-    std::vector<MeshAxis> axes;
-    int64_t n = 1;
-    const size_t mesh_rank = rng() % 4;
-    for (size_t j = 0; j < mesh_rank; ++j) {
-      axes.push_back(
-          {std::string(1, static_cast<char>('a' + j)), 1 + static_cast<int64_t>(rng() % 3)});
-      n *= axes.back().size;
-    }
-    std::vector<int64_t> devices;
-    if (rng() % 2) {
-      for (int64_t d = 0; d < n; ++d) devices.push_back(d);
-      std::shuffle(devices.begin(), devices.end(), rng);
-    }
+    const auto [axes, devices] = RandomMesh(rng, 3);
     const size_t rank = 1 + rng() % 3;
-    std::vector<PartitionSpec::Entry> entries(rank);
-    std::vector<size_t> order(mesh_rank);
-    for (size_t j = 0; j < mesh_rank; ++j) order[j] = j;
-    std::shuffle(order.begin(), order.end(), rng);
-    for (size_t j : order) {
-      const size_t dim = rng() % (rank + 1);
-      if (dim < rank) entries[dim].push_back(axes[j].name);
-    }
+    std::vector<PartitionSpec::Entry> entries = RandomSpecEntries(rng, axes, rank);
     absl::StatusOr<NamedSharding> named =
         NamedSharding::Create(MakeMesh(axes, devices), Spec(entries));
     ASSERT_OK(named);
@@ -275,7 +256,8 @@ TEST(HloShardingTest, RandomNamedToHloKeepsTheDeviceMap) {
     ASSERT_OK(hlo);
     EXPECT_EQ(RoundTrip(hlo->ToString()), hlo->ToString());
     absl::StatusOr<std::vector<DeviceShard>> want = DevicesIndicesMap(*named, shape);
-    absl::StatusOr<std::vector<DeviceShard>> got = DevicesIndicesMap(*hlo, shape, n);
+    absl::StatusOr<std::vector<DeviceShard>> got =
+        DevicesIndicesMap(*hlo, shape, named->mesh().num_devices());
     ASSERT_OK(want);
     ASSERT_OK(got);
     EXPECT_EQ(*got, *want) << *named << " -> " << hlo->ToString();

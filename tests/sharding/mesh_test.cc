@@ -134,20 +134,9 @@ TEST(MeshTest, RandomMeshesRoundTripAndInvert) {
   std::mt19937_64 rng(testing_support::TestSeed(1001));
   std::vector<Mesh> meshes;
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<MeshAxis> axes;
-    const int rank = static_cast<int>(rng() % 4);
-    int64_t n = 1;
-    for (int j = 0; j < rank; ++j) {
-      axes.push_back(
-          {std::string(1, static_cast<char>('a' + j)), 1 + static_cast<int64_t>(rng() % 4)});
-      n *= axes.back().size;
-    }
-    std::vector<int64_t> devices;
-    if (rng() % 2) {
-      for (int64_t d = 0; d < n; ++d) devices.push_back(d);
-      std::shuffle(devices.begin(), devices.end(), rng);
-    }
+    const auto [axes, devices] = RandomMesh(rng, 4);
     absl::StatusOr<Mesh> mesh = Mesh::Create(axes, devices);
+    const int64_t n = mesh.ok() ? mesh->num_devices() : 0;
     ASSERT_OK(mesh);
     EXPECT_THAT(Mesh::Parse(mesh->ToString()), IsOkAndHolds(*mesh)) << mesh->ToString();
     for (int64_t d = 0; d < n; ++d) {

@@ -4,7 +4,9 @@
 #ifndef AXE_TESTS_SHARDING_TEST_UTIL_H_
 #define AXE_TESTS_SHARDING_TEST_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +73,44 @@ inline HloSharding ParseHlo(absl::string_view text) {
 inline xla::Layout XlaLayout(absl::string_view text) {
   return ValueOrFail(xla::ParseLayout(text),
                      std::string("xla::ParseLayout(\"") + std::string(text) + "\")", xla::Layout());
+}
+
+// The axes and device order of a random mesh: up to 3 axes named a, b, c of sizes 1 to
+// `max_size`, and half the time a shuffled device order (empty: the default order).
+struct RandomMeshParts {
+  std::vector<MeshAxis> axes;
+  std::vector<int64_t> devices;
+};
+inline RandomMeshParts RandomMesh(std::mt19937_64& rng, int64_t max_size) {
+  RandomMeshParts out;
+  int64_t n = 1;
+  const size_t mesh_rank = rng() % 4;
+  for (size_t j = 0; j < mesh_rank; ++j) {
+    out.axes.push_back({std::string(1, static_cast<char>('a' + j)),
+                        1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_size))});
+    n *= out.axes.back().size;
+  }
+  if (rng() % 2) {
+    for (int64_t d = 0; d < n; ++d) out.devices.push_back(d);
+    std::shuffle(out.devices.begin(), out.devices.end(), rng);
+  }
+  return out;
+}
+
+// Random PartitionSpec entries for `rank` dimensions: each mesh axis, in random order, goes
+// to a random dimension or to none (replicated).
+inline std::vector<PartitionSpec::Entry> RandomSpecEntries(std::mt19937_64& rng,
+                                                           const std::vector<MeshAxis>& axes,
+                                                           size_t rank) {
+  std::vector<PartitionSpec::Entry> entries(rank);
+  std::vector<size_t> order(axes.size());
+  for (size_t j = 0; j < axes.size(); ++j) order[j] = j;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (size_t j : order) {
+    const size_t dim = rng() % (rank + 1);  // rank: not used (replicated)
+    if (dim < rank) entries[dim].push_back(axes[j].name);
+  }
+  return entries;
 }
 
 }  // namespace axe::sharding::test_util

@@ -122,28 +122,9 @@ struct Case {
 };
 
 Case RandomCase(std::mt19937_64& rng) {
-  const size_t mesh_rank = rng() % 4;
+  const auto [axes, devices] = RandomMesh(rng, 3);
   const size_t rank = 1 + rng() % 3;
-  std::vector<MeshAxis> axes;
-  int64_t n = 1;
-  for (size_t j = 0; j < mesh_rank; ++j) {
-    axes.push_back(
-        {std::string(1, static_cast<char>('a' + j)), 1 + static_cast<int64_t>(rng() % 3)});
-    n *= axes.back().size;
-  }
-  std::vector<int64_t> devices;
-  if (rng() % 2) {
-    for (int64_t d = 0; d < n; ++d) devices.push_back(d);
-    std::shuffle(devices.begin(), devices.end(), rng);
-  }
-  std::vector<PartitionSpec::Entry> entries(rank);
-  std::vector<size_t> order(mesh_rank);
-  for (size_t j = 0; j < mesh_rank; ++j) order[j] = j;
-  std::shuffle(order.begin(), order.end(), rng);
-  for (size_t j : order) {
-    const size_t dim = rng() % (rank + 1);  // rank: not used (replicated)
-    if (dim < rank) entries[dim].push_back(axes[j].name);
-  }
+  std::vector<PartitionSpec::Entry> entries = RandomSpecEntries(rng, axes, rank);
   while (!entries.empty() && entries.back().empty() && rng() % 2) entries.pop_back();
   const NamedSharding s = MakeNamed(MakeMesh(axes, devices), Spec(entries));
   std::vector<int64_t> shape(rank);
