@@ -53,6 +53,11 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
   int64_t n = 1;
   for (size_t j = 0; j < axes.size(); ++j) {
     const MeshAxis& a = axes[j];
+    if (a.name.size() > kMaxAxisNameLength) {
+      return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has a name of ",
+                                                     a.name.size(), " characters (at most ",
+                                                     kMaxAxisNameLength, ")"));
+    }
     if (!Axis::IsValidName(a.name)) {
       return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '", a.name,
                                                      "', which is not an identifier"));

@@ -14,8 +14,19 @@ absl::StatusOr<PartitionSpec> PartitionSpec::Create(std::vector<Entry> entries) 
     return absl::InvalidArgumentError(
         absl::StrCat("PartitionSpec: ", entries.size(), " entries (at most ", kMaxEntries, ")"));
   }
+  size_t names = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
+    names += entries[i].size();
+    if (names > kMaxNames) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("PartitionSpec: more than ", kMaxNames, " names (at entry ", i, ")"));
+    }
     for (const std::string& name : entries[i]) {
+      if (name.size() > kMaxAxisNameLength) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("PartitionSpec: entry ", i, " names an axis of ", name.size(),
+                         " characters (at most ", kMaxAxisNameLength, ")"));
+      }
       if (!Axis::IsValidName(name)) {
         return absl::InvalidArgumentError(absl::StrCat("PartitionSpec: entry ", i, " names '", name,
                                                        "', which is not an identifier"));

@@ -18,6 +18,19 @@ std::string PyIntTuple(absl::Span<const int64_t> values) {
   return absl::StrCat("(", absl::StrJoin(values, ", "), values.size() == 1 ? ",)" : ")");
 }
 
+namespace {
+
+absl::StatusOr<std::optional<std::string>> CheckedName(Scanner& s, size_t at,
+                                                       absl::string_view name) {
+  if (name.size() > kMaxAxisNameLength) {
+    return s.MessageAt(at, absl::StrCat("axis name of ", name.size(), " characters (at most ",
+                                        kMaxAxisNameLength, ")"));
+  }
+  return std::optional<std::string>(std::string(name));
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare) {
   const char q = s.Peek();
   if (q == '\'' || q == '"') {
@@ -33,12 +46,14 @@ absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare)
       return s.MessageAt(begin, absl::StrCat("'", name, "' is not an identifier"));
     }
     s.set_pos(end + 1);
-    return std::string(name);
+    return CheckedName(s, begin, name);
   }
   if (!allow_bare) return std::nullopt;
+  s.SkipSpace();
+  const size_t at = s.pos();
   std::optional<absl::string_view> ident = s.TryIdent();
   if (!ident) return std::nullopt;
-  return std::string(*ident);
+  return CheckedName(s, at, *ident);
 }
 
 }  // namespace axe::sharding

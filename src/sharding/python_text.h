@@ -22,6 +22,10 @@ std::string PyStrTuple(absl::Span<const std::string> names);
 // A Python tuple of ints: (), (8,), (8, 6).
 std::string PyIntTuple(absl::Span<const int64_t> values);
 
+// The longest mesh axis name meshes and PartitionSpecs accept (so that every accepted value
+// prints within the parsers' text limits).
+inline constexpr size_t kMaxAxisNameLength = 256;
+
 // Reads a name written 'x', "x" or (when allow_bare) x; nullopt when none is next. A quoted
 // text that is not an identifier is an error naming its position.
 absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare);

@@ -29,12 +29,17 @@ class PartitionSpec {
   // The names of one entry: empty = None, one = a name, more = a tuple (major first).
   using Entry = std::vector<std::string>;
 
+  // Bounds on a value (entries, names in all entries together, each name at most 256
+  // characters), and on the text Parse reads; every value within the bounds prints within
+  // the text limit, so parse(print(p)) == p always holds.
   static constexpr size_t kMaxEntries = 64;
-  static constexpr size_t kMaxTextLength = 4096;
+  static constexpr size_t kMaxNames = 256;
+  static constexpr size_t kMaxTextLength = size_t{1} << 20;
 
   // P().
   PartitionSpec() = default;
-  // Validates (InvalidArgument): at most kMaxEntries entries; names are identifiers.
+  // Validates (InvalidArgument): at most kMaxEntries entries and kMaxNames names; names are
+  // identifiers of at most 256 characters.
   // Duplicates and unknown names are the business of a mesh (NamedSharding).
   static absl::StatusOr<PartitionSpec> Create(std::vector<Entry> entries);
   static absl::StatusOr<PartitionSpec> Parse(absl::string_view text);
