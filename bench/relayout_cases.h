@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace axe::bench {
 
@@ -23,6 +26,20 @@ namespace axe::bench {
 inline std::string TpuTiledLayoutText(int64_t rows, int64_t cols) {
   return absl::StrCat("S[(", rows / 8, ",4,2,", cols / 128, ",128):(", (cols / 128) * 1024,
                       ",256,1,1024,2)]");
+}
+
+// The Axe layout, over the source's logical shape `shape`, of the row-major destination of
+// the permutation "out dim j = in dim perm[j]": input dim perm[j] gets the row-major stride
+// of output dim j. PermutedLayoutText({2,3}, {1,0}) == "S[(2,3):(1,2)]".
+inline std::string PermutedLayoutText(const std::vector<int64_t>& shape,
+                                      const std::vector<int>& perm) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (size_t j = perm.size(); j-- > 0;) {
+    strides[static_cast<size_t>(perm[j])] = stride;
+    stride *= shape[static_cast<size_t>(perm[j])];
+  }
+  return absl::StrCat("S[(", absl::StrJoin(shape, ","), "):(", absl::StrJoin(strides, ","), ")]");
 }
 
 }  // namespace axe::bench

@@ -83,5 +83,16 @@ TEST(TpuTiling, RelayoutBothWays) {
   EXPECT_EQ(back, in);
 }
 
+// The benchmark's permuted destinations are derived from the permutation; these are the
+// layouts that were written out by hand before.
+TEST(BenchCases, PermutedLayoutTextMatchesTheHandWrittenLayouts) {
+  EXPECT_EQ(bench::PermutedLayoutText({2, 3}, {1, 0}), "S[(2,3):(1,2)]");
+  EXPECT_EQ(bench::PermutedLayoutText(std::vector<int64_t>(6, 16), {5, 2, 0, 4, 1, 3}),
+            "S[(16,16,16,16,16,16):(4096,16,65536,1,256,1048576)]");
+  EXPECT_EQ(bench::PermutedLayoutText(std::vector<int64_t>(6, 16), {2, 4, 1, 5, 3, 0}),
+            "S[(16,16,16,16,16,16):(1,4096,1048576,16,65536,256)]");
+  EXPECT_EQ(bench::PermutedLayoutText({2, 3, 4}, {0, 1, 2}), "S[(2,3,4):(12,4,1)]");
+}
+
 }  // namespace
 }  // namespace axe::runtime
