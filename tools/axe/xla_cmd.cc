@@ -225,11 +225,11 @@ void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTota
       PrintRows(absl::StrCat("parameter ", k), "", params[k]);
     PrintRows("result", "", hlo.entry_computation_layout->result);
   }
-  std::string computation = "\x01";
+  std::optional<std::string> computation;  // the one whose header was printed last
   for (const xla::HloInstruction& ins : hlo.instructions) {
     if (ins.computation != computation) {
       computation = ins.computation;
-      std::cout << "\ncomputation     " << (computation.empty() ? "(none)" : computation) << "\n";
+      std::cout << "\ncomputation     " << (computation->empty() ? "(none)" : *computation) << "\n";
     }
     std::cout << "line " << ins.line << ": " << (ins.is_root ? "ROOT " : "") << ins.name << " = "
               << ins.opcode << "\n";
@@ -240,8 +240,7 @@ void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTota
     }
   }
   std::cout << "\ntotals per memory space (instruction results, without tuple, get-tuple-element "
-               "and bitcast, "
-               "which alias; XLA's ArraySize)\n";
+               "and bitcast, which alias; XLA's ArraySize)\n";
   for (const xla::MemorySpaceTotal& t : totals) {
     std::cout << "  S(" << t.memory_space << ") " << xla::MemorySpaceName(t.memory_space) << ": "
               << t.buffers << " buffers, " << t.array_size_bytes << " bytes";
