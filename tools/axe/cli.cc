@@ -23,11 +23,15 @@ void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> a
   cmd->callback([&selected, action = std::move(action)] { selected.action = action; });
 }
 
+absl::Status InOption(absl::string_view option, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(option, ": ", status.message()));
+}
+
 absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& arg,
                                                         const std::string& option) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, option));
   absl::StatusOr<std::vector<int64_t>> v = ParseIntList(text);
-  if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat(option, ": ", v.status().message()));
+  if (!v.ok()) return InOption(option, v.status());
   return v;
 }
 

@@ -31,6 +31,10 @@ void AddJsonFlag(CLI::App* cmd, Selected& selected);
 // Makes `cmd` run `action` when it is selected.
 void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> action);
 
+// `status` with its message prefixed by the option or argument it came from ("--shape: ..."),
+// keeping its code.
+absl::Status InOption(absl::string_view option, const absl::Status& status);
+
 // Parses an integer list option such as "8,16" (or "-"/"@file", see ReadInputText); errors
 // name the option.
 absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,

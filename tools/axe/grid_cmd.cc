@@ -29,10 +29,6 @@ using pallas::Grid;
 using pallas::IndexMap;
 
 // Prefixes an error with the option it came from.
-absl::Status InOption(absl::string_view option, const absl::Status& s) {
-  return absl::Status(s.code(), absl::StrCat(option, ": ", s.message()));
-}
-
 // The command line runs and prints small examples; larger grids and arrays are refused
 // rather than left to run for hours or exhaust memory.
 constexpr int64_t kMaxCliCount = int64_t{1} << 24;

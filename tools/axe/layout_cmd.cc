@@ -49,7 +49,8 @@ void AddLayoutArgs(CLI::App* cmd, LayoutArgs& args) {
 // The standard catalogue with the --axis NAME=KIND entries.
 absl::StatusOr<AxisCatalog> CatalogWith(const std::vector<std::string>& declare) {
   absl::StatusOr<AxisCatalog> c = AxisCatalog::Standard().WithDeclarations(declare);
-  if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--axis ", c.status().message()));
+  if (!c.ok())
+    return absl::Status(c.status().code(), absl::StrCat("--axis ", c.status().message()));
   return c;
 }
 
@@ -64,7 +65,7 @@ absl::StatusOr<Layout> ParseLayoutText(const std::string& arg, absl::string_view
                      "commands that take one are canon, apply, inverse and info"));
   }
   absl::StatusOr<Layout> l = Layout::Parse(text, catalog);
-  if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
+  if (!l.ok()) return InOption(what, l.status());
   return l;
 }
 
@@ -90,11 +91,11 @@ absl::StatusOr<AnyLayout> ParseAnyLayoutText(const std::string& arg, absl::strin
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, std::string(what)));
   if (!SwizzledLayout::LooksSwizzled(text)) {
     absl::StatusOr<Layout> l = Layout::Parse(text, catalog);
-    if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", l.status().message()));
+    if (!l.ok()) return InOption(what, l.status());
     return AnyLayout{*std::move(l), std::nullopt};
   }
   absl::StatusOr<SwizzledLayout> s = SwizzledLayout::Parse(text, catalog);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.status().message()));
+  if (!s.ok()) return InOption(what, s.status());
   return AnyLayout{s->layout(), *s};
 }
 
@@ -228,7 +229,7 @@ void AddInverse(CLI::App& group, Selected& selected) {
     // The point's axis names take the kinds they have in the layout.
     AXE_ASSIGN_OR_RETURN(std::string point, ReadInputText(args->point, "--point"));
     absl::StatusOr<PhysCoord> p = PhysCoord::Parse(point, AxisCatalog::Standard().With(l.axes()));
-    if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--point: ", p.status().message()));
+    if (!p.ok()) return InOption("--point", p.status());
     AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords,
                          any.swizzled ? Inverse(*any.swizzled, shape, *p) : Inverse(l, shape, *p));
     if (selected.json) {
@@ -587,8 +588,7 @@ void AddSlice(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::string region_text, ReadInputText(args->region, "--region"));
     absl::StatusOr<std::vector<Interval>> region = ParseRegion(region_text);
-    if (!region.ok())
-      return absl::InvalidArgumentError(absl::StrCat("--region: ", region.status().message()));
+    if (!region.ok()) return InOption("--region", region.status());
     if (l.swizzled) {
       AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));
       if (m.has_value()) {
