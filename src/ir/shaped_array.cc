@@ -1,0 +1,140 @@
+#include "axe/ir/shaped_array.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
+#include "python_text.h"
+
+namespace axe::ir {
+
+absl::StatusOr<ShapedArray> ShapedArray::Create(std::vector<int64_t> shape, DType dtype,
+                                                bool weak_type, std::vector<std::string> vma) {
+  if (shape.size() > kMaxRank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShapedArray: rank ", shape.size(), " exceeds ", kMaxRank));
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ShapedArray: dimension ", i, " has negative size ", shape[i]));
+    }
+  }
+  if (!IsArrayType(dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShapedArray: '", XlaName(dtype), "' is not an array element type"));
+  }
+  if (vma.size() > kMaxVmaAxes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ShapedArray: ", vma.size(), " varying axes (at most ", kMaxVmaAxes, ")"));
+  }
+  for (size_t i = 0; i < vma.size(); ++i) {
+    if (!internal::IsIdentifier(vma[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ShapedArray: varying axis ", i, " '", vma[i], "' is not an identifier"));
+    }
+    if (std::find(vma.begin(), vma.begin() + i, vma[i]) != vma.begin() + i) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ShapedArray: varying axis '", vma[i], "' is repeated"));
+    }
+  }
+  return ShapedArray(std::move(shape), dtype, weak_type, std::move(vma));
+}
+
+bool ShapedArray::IsVaryingOver(absl::string_view axis) const {
+  return std::find(vma_.begin(), vma_.end(), axis) != vma_.end();
+}
+
+std::optional<int64_t> ShapedArray::NumElements() const { return CheckedProduct(shape_); }
+
+ShapedArray ShapedArray::WithShape(std::vector<int64_t> shape) const {
+  ShapedArray r = *this;
+  r.shape_ = std::move(shape);
+  return r;
+}
+ShapedArray ShapedArray::WithDType(DType dtype) const {
+  ShapedArray r = *this;
+  r.dtype_ = dtype;
+  return r;
+}
+ShapedArray ShapedArray::WithWeakType(bool weak_type) const {
+  ShapedArray r = *this;
+  r.weak_type_ = weak_type;
+  return r;
+}
+ShapedArray ShapedArray::WithVma(std::vector<std::string> vma) const {
+  ShapedArray r = *this;
+  r.vma_ = std::move(vma);
+  return r;
+}
+
+std::string ShapedArray::VmaSuffix() const {
+  if (vma_.empty()) return "";
+  if (vma_.size() == 1) return absl::StrCat("{V:", vma_[0], "}");
+  return absl::StrCat("{V:(", absl::StrJoin(vma_, ","), ")}");
+}
+
+std::string ShapedArray::ShortString() const {
+  return absl::StrCat(JaxprName(dtype_), "[", absl::StrJoin(shape_, ","), "]", VmaSuffix());
+}
+
+std::string ShapedArray::Str() const {
+  return absl::StrCat(weak_type_ ? "~" : "", NumpyName(dtype_), "[", absl::StrJoin(shape_, ","),
+                      "]", VmaSuffix());
+}
+
+std::string ShapedArray::Repr() const {
+  return absl::StrCat("ShapedArray(", NumpyName(dtype_), "[", absl::StrJoin(shape_, ","), "]",
+                      VmaSuffix(), weak_type_ ? ", weak_type=True" : "", ")");
+}
+
+namespace {
+
+absl::StatusOr<std::vector<std::string>> ParseVma(Scanner& s) {
+  std::vector<std::string> vma;
+  if (!s.TryConsume('{')) return vma;
+  AXE_RETURN_IF_ERROR(s.Expect('V'));
+  AXE_RETURN_IF_ERROR(s.Expect(':'));
+  bool several = s.TryConsume('(');
+  do {
+    std::optional<absl::string_view> name = s.TryIdent();
+    if (!name) return s.Error("a mesh axis name");
+    if (vma.size() >= ShapedArray::kMaxVmaAxes) return s.Error("at most 32 varying axes");
+    vma.emplace_back(*name);
+  } while (several && s.TryConsume(','));
+  if (several) AXE_RETURN_IF_ERROR(s.Expect(')'));
+  AXE_RETURN_IF_ERROR(s.Expect('}'));
+  return vma;
+}
+
+}  // namespace
+
+absl::StatusOr<ShapedArray> ShapedArray::ParseShort(absl::string_view text) {
+  Scanner s(text);
+  std::optional<absl::string_view> name = s.TryIdent();
+  if (!name) return s.Error("an element type such as f32");
+  absl::StatusOr<DType> dtype = ParseDType(*name);
+  if (!dtype.ok()) return s.MessageAt(0, absl::StrCat("unknown element type '", *name, "'"));
+  AXE_RETURN_IF_ERROR(s.Expect('['));
+  std::vector<int64_t> shape;
+  if (!s.TryConsume(']')) {
+    do {
+      if (shape.size() >= kMaxRank) return s.Error("at most 64 dimensions");
+      AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadNonNegativeInt());
+      shape.push_back(d);
+    } while (s.TryConsume(','));
+    AXE_RETURN_IF_ERROR(s.Expect(']'));
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<std::string> vma, ParseVma(s));
+  if (!s.AtEnd()) return s.Error("the end of the type");
+  return Create(std::move(shape), *dtype, false, std::move(vma));
+}
+
+bool TypesMatch(const ShapedArray& a, const ShapedArray& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() && a.vma() == b.vma();
+}
+
+}  // namespace axe::ir
