@@ -111,6 +111,27 @@ std::string HloSharding::ToString() const {
   return out + "}";
 }
 
+int64_t DeviceCountNamed(const HloSharding& sharding) {
+  switch (sharding.kind()) {
+    case HloSharding::Kind::kReplicated:
+    case HloSharding::Kind::kManual: return 0;
+    case HloSharding::Kind::kMaximal: return sharding.device() + 1;
+    case HloSharding::Kind::kTiled: {
+      int64_t count = 0;
+      for (int64_t f = 0; f < sharding.tiles()->num_elements(); ++f) {
+        count = std::max(count, sharding.tiles()->DeviceAtFlat(f) + 1);
+      }
+      return count;
+    }
+    case HloSharding::Kind::kTuple: {
+      int64_t count = 0;
+      for (const HloSharding& e : sharding.elements()) count = std::max(count, DeviceCountNamed(e));
+      return count;
+    }
+  }
+  return 0;
+}
+
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank) {
   AXE_RETURN_IF_ERROR(sharding.CheckShape(std::vector<int64_t>(rank, 0)));
   const Mesh& mesh = sharding.mesh();

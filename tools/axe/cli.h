@@ -23,6 +23,8 @@ using Json = nlohmann::ordered_json;
 struct Selected {
   std::function<absl::Status()> action;
   bool json = false;
+  // The exit code of a successful action (e.g. 1 for "the inputs differ", as cmp and diff).
+  int exit_code = 0;
 };
 
 // Adds --json to `cmd`, bound to `selected.json`.

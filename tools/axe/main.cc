@@ -45,5 +45,5 @@ int main(int argc, char** argv) {
     std::cerr << "axe: error: " << message << "\n";
     return 2;
   }
-  return 0;
+  return selected.exit_code;
 }

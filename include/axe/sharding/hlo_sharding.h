@@ -112,6 +112,10 @@ class HloSharding {
 // spec's length.
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank);
 
+// One more than the largest device id a sharding names (tuples: over their elements); 0 for
+// {replicated} and {manual}, which name none.
+int64_t DeviceCountNamed(const HloSharding& sharding);
+
 // The device map of a non-tuple, non-manual HLO sharding on `shape` (XLA's tile boxes:
 // ceil(d_i / t_i)-sized tiles clamped to the shape). Replicated shardings need the device
 // count; when num_devices >= 1 every device id must be below it (0: not checked). Errors: a

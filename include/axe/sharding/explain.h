@@ -1,0 +1,81 @@
+// Everything `axe shard explain` shows about a sharded array: the sharding in each notation
+// that has it (JAX NamedSharding, XLA HLO, Axe layout with device iters, each with the
+// reason when it has none), the shard shape, the per-device index boxes and replica groups
+// (JAX's devices_indices_map), the local layout of a shard, and a picture.
+//
+//   ExplainNamedSharding({8, 8}, Named("x=2,y=2", "P('x')"), {})
+//   // named: NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))
+//   // hlo:   {devices=[2,1,2]<=[4] last_tile_dim_replicate}
+//   // axe:   S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]
+//   // shard shape (4, 8); devices 0, 1: [[0, 4], [0, 8]]; devices 2, 3: [[4, 8], [0, 8]]
+#ifndef AXE_SHARDING_EXPLAIN_H_
+#define AXE_SHARDING_EXPLAIN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/base/dtype.h"
+#include "axe/sharding/device_map.h"
+#include "axe/sharding/hlo_sharding.h"
+#include "axe/sharding/mesh.h"
+#include "axe/sharding/named_sharding.h"
+#include "axe/sharding/to_axe.h"
+#include "axe/xla/layout.h"
+
+namespace axe::sharding {
+
+struct ExplainOptions {
+  DType dtype = DType::kF32;
+  // The XLA layout of every shard (none: row-major).
+  std::optional<xla::Layout> local_layout;
+  DeviceAxisMode mode = DeviceAxisMode::kFlat;
+};
+
+// A text, or the reason there is none.
+struct TextOrReason {
+  std::optional<std::string> text;
+  std::string reason;  // set when text is empty
+};
+
+struct ShardingExplanation {
+  std::vector<int64_t> global_shape;
+  DType dtype = DType::kF32;
+  TextOrReason named;  // NamedSharding(...)
+  TextOrReason hlo;    // {devices=...}
+  TextOrReason axe;    // the Axe layout with device iters
+  // In flat mode over a mesh with an explicit device array, gpuid is the mesh position
+  // (device = devices[gpuid]), not the device id.
+  bool gpuid_is_mesh_position = false;
+  std::vector<int64_t> shard_shape;  // the largest shard (XLA pads the last tile)
+  bool fully_replicated = false;
+  int64_t num_devices = 1;
+  std::string local_shape;  // one shard as an XLA shape with its layout: f32[4,8]{1,0}
+  TextOrReason local_axe;   // that shard's memory layout as an Axe layout
+  std::vector<DeviceShard> devices;
+  std::vector<std::string> picture;
+};
+
+// Errors: the sharding's errors for this shape (JAX's texts: rank, divisibility) and a
+// local layout that does not fit the shard.
+absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_t> shape,
+                                                         const NamedSharding& sharding,
+                                                         const ExplainOptions& options);
+
+// `mesh`, when given, is the mesh the NamedSharding form is expressed on (and fixes the
+// device count); otherwise the device count is `num_devices` when > 0, else one more than
+// the largest device id the sharding names (1 for {replicated}). Errors: tuple and manual
+// shardings (they have no device map), a rank that differs from the tiled rank, device ids
+// beyond the count.
+absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t> shape,
+                                                       const HloSharding& sharding,
+                                                       const std::optional<Mesh>& mesh,
+                                                       int64_t num_devices,
+                                                       const ExplainOptions& options);
+
+}  // namespace axe::sharding
+
+#endif  // AXE_SHARDING_EXPLAIN_H_

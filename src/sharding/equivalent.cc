@@ -1,0 +1,198 @@
+#include "axe/sharding/equivalent.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+#include "axe/layout/apply.h"
+#include "axe/layout/axis_catalog.h"
+
+namespace axe::sharding {
+namespace {
+
+absl::Status Prefixed(absl::string_view what, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
+}
+
+// The catalogue an Axe layout is read with: mesh axes are device axes.
+absl::StatusOr<AxisCatalog> CatalogFor(const std::optional<Mesh>& mesh) {
+  AxisCatalog catalog = AxisCatalog::Standard();
+  if (!mesh) return catalog;
+  std::vector<std::string> declarations;
+  for (const MeshAxis& a : mesh->axes()) declarations.push_back(absl::StrCat(a.name, "=device"));
+  return catalog.WithDeclarations(declarations);
+}
+
+// Per device, the bounding box of the elements it holds and how many distinct ones.
+struct Holding {
+  std::vector<int64_t> lo, hi;  // inclusive
+  int64_t count = 0;
+};
+
+// The device a physical point is on, from its device-axis values.
+absl::StatusOr<int64_t> DeviceOf(const PhysCoord& point, const std::optional<Mesh>& mesh) {
+  if (!mesh) return point.get(Axis::Get("gpuid", AxisKind::kDevice));
+  std::vector<int64_t> coordinate;
+  for (const MeshAxis& a : mesh->axes()) {
+    coordinate.push_back(point.get(Axis::Get(a.name, AxisKind::kDevice)));
+  }
+  return mesh->DeviceAt(coordinate);
+}
+
+absl::Status CheckDeviceAxes(const axe::Layout& layout, const std::optional<Mesh>& mesh) {
+  for (const Axis& axis : layout.axes()) {
+    if (axis.kind() != AxisKind::kDevice) continue;
+    const bool known = mesh ? mesh->AxisIndex(axis.name()).has_value() : axis.name() == "gpuid";
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device axis '", axis.name(), "' is ",
+          mesh ? absl::StrCat("not an axis of ", mesh->ToString())
+               : std::string("not gpuid (give the mesh that numbers per_axis device axes)")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<DeviceShard> BoxesOrError(const std::map<int64_t, Holding>& held, absl::Status& error) {
+  std::vector<DeviceShard> out;
+  for (const auto& [device, h] : held) {
+    DeviceShard shard;
+    shard.device = device;
+    int64_t volume = 1;
+    for (size_t i = 0; i < h.lo.size(); ++i) {
+      shard.index.emplace_back(h.lo[i], h.hi[i] + 1);
+      volume *= h.hi[i] + 1 - h.lo[i];
+    }
+    if (volume != h.count) {
+      error = absl::FailedPreconditionError(
+          absl::StrCat("device ", device, " holds ", h.count,
+                       " elements that do not form a box of the array (their bounding box is ",
+                       shard.IndexToString(), ")"));
+      return {};
+    }
+    out.push_back(std::move(shard));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ShardingNotation> ShardingNotation::Parse(absl::string_view text,
+                                                         const std::optional<Mesh>& mesh) {
+  const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
+  if (absl::StartsWith(trimmed, "{")) {
+    absl::StatusOr<HloSharding> hlo = HloSharding::Parse(trimmed);
+    if (!hlo.ok()) return Prefixed("HLO sharding", hlo.status());
+    return ShardingNotation{*std::move(hlo), mesh};
+  }
+  if (absl::StartsWith(trimmed, "P(") || absl::StartsWith(trimmed, "PartitionSpec(")) {
+    if (!mesh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the PartitionSpec ", trimmed, " needs a mesh (--mesh)"));
+    }
+    absl::StatusOr<PartitionSpec> spec = PartitionSpec::Parse(trimmed);
+    if (!spec.ok()) return Prefixed("PartitionSpec", spec.status());
+    AXE_ASSIGN_OR_RETURN(NamedSharding named, NamedSharding::Create(*mesh, *std::move(spec)));
+    return ShardingNotation{std::move(named), mesh};
+  }
+  AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogFor(mesh));
+  absl::StatusOr<axe::Layout> layout = axe::Layout::Parse(trimmed, catalog);
+  if (!layout.ok()) return Prefixed("Axe layout", layout.status());
+  return ShardingNotation{*std::move(layout), mesh};
+}
+
+std::string ShardingNotation::KindName() const {
+  if (std::holds_alternative<NamedSharding>(value)) return "named";
+  if (std::holds_alternative<HloSharding>(value)) return "hlo";
+  return "axe";
+}
+
+std::string ShardingNotation::ToString() const {
+  return std::visit([](const auto& v) { return v.ToString(); }, value);
+}
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const axe::Layout& layout,
+                                                           absl::Span<const int64_t> shape,
+                                                           const std::optional<Mesh>& mesh) {
+  AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout, shape));
+  AXE_RETURN_IF_ERROR(CheckDeviceAxes(layout, mesh));
+  AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> replicas, ReplicaPoints(layout));
+  const std::optional<int64_t> work =
+      CheckedMul(layout.size(), static_cast<int64_t>(replicas.size()));
+  if (!work || *work > kMaxEnumeratedPoints) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the layout has ", layout.size(), " elements x ", replicas.size(),
+                     " replicas; at most ", kMaxEnumeratedPoints, " points are enumerated"));
+  }
+  std::map<int64_t, Holding> held;
+  for (int64_t flat = 0; flat < layout.size(); ++flat) {
+    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, Apply(layout, flat));
+    std::set<int64_t> devices;
+    for (const PhysCoord& p : points) {
+      AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(p, mesh));
+      devices.insert(device);
+    }
+    const std::vector<int64_t> index = UnflattenIndex(shape, flat);
+    for (int64_t device : devices) {
+      Holding& h = held[device];
+      if (h.count == 0) {
+        h.lo = h.hi = index;
+      } else {
+        for (size_t i = 0; i < index.size(); ++i) {
+          h.lo[i] = std::min(h.lo[i], index[i]);
+          h.hi[i] = std::max(h.hi[i], index[i]);
+        }
+      }
+      ++h.count;
+    }
+  }
+  absl::Status error;
+  std::vector<DeviceShard> out = BoxesOrError(held, error);
+  AXE_RETURN_IF_ERROR(error);
+  AssignReplicaGroups(out);
+  return out;
+}
+
+absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const ShardingNotation& sharding,
+                                                           absl::Span<const int64_t> shape,
+                                                           int64_t num_devices) {
+  if (const auto* named = std::get_if<NamedSharding>(&sharding.value)) {
+    return DevicesIndicesMap(*named, shape);
+  }
+  if (const auto* hlo = std::get_if<HloSharding>(&sharding.value)) {
+    if (num_devices <= 0) num_devices = std::max<int64_t>(1, DeviceCountNamed(*hlo));
+    return DevicesIndicesMap(*hlo, shape, num_devices);
+  }
+  return DevicesIndicesMap(std::get<axe::Layout>(sharding.value), shape, sharding.mesh);
+}
+
+absl::StatusOr<EquivalenceResult> Equivalent(absl::Span<const int64_t> shape,
+                                             const ShardingNotation& first,
+                                             const ShardingNotation& second) {
+  // Device counts each side fixes by itself (0: none, an HLO {replicated}).
+  auto own_count = [&](const ShardingNotation& s) -> absl::StatusOr<int64_t> {
+    if (const auto* named = std::get_if<NamedSharding>(&s.value)) {
+      return named->mesh().num_devices();
+    }
+    if (const auto* hlo = std::get_if<HloSharding>(&s.value)) return DeviceCountNamed(*hlo);
+    AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> map, DevicesIndicesMap(s, shape, 0));
+    return map.empty() ? int64_t{0} : map.back().device + 1;
+  };
+  AXE_ASSIGN_OR_RETURN(int64_t first_count, own_count(first));
+  AXE_ASSIGN_OR_RETURN(int64_t second_count, own_count(second));
+  const int64_t num_devices = std::max(first_count, second_count);
+  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> a, DevicesIndicesMap(first, shape, num_devices));
+  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> b, DevicesIndicesMap(second, shape, num_devices));
+  EquivalenceResult result;
+  result.difference = FirstDifference(a, b);
+  result.equivalent = !result.difference.has_value();
+  return result;
+}
+
+}  // namespace axe::sharding

@@ -1,0 +1,128 @@
+#include "axe/sharding/explain.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+#include "axe/sharding/from_hlo.h"
+#include "axe/sharding/picture.h"
+#include "axe/xla/shape.h"
+#include "axe/xla/to_axe.h"
+
+namespace axe::sharding {
+namespace {
+
+template <typename T>
+TextOrReason TextOf(const absl::StatusOr<T>& value) {
+  if (!value.ok()) return {std::nullopt, std::string(value.status().message())};
+  return {value->ToString(), ""};
+}
+
+xla::Layout RowMajor(size_t rank) {
+  std::vector<int64_t> minor_to_major(rank);
+  for (size_t i = 0; i < rank; ++i) minor_to_major[i] = static_cast<int64_t>(rank - 1 - i);
+  return xla::Layout(std::move(minor_to_major));
+}
+
+// The local shape text and its Axe memory layout.
+void DescribeLocal(ShardingExplanation& out, const ExplainOptions& options) {
+  const xla::Shape local = xla::Shape::Array(
+      options.dtype, out.shard_shape, {},
+      options.local_layout ? *options.local_layout : RowMajor(out.shard_shape.size()));
+  out.local_shape = local.ToString();
+  absl::StatusOr<xla::AxeForm> form = xla::ToAxe(local);
+  if (!form.ok()) {
+    out.local_axe = {std::nullopt, std::string(form.status().message())};
+  } else {
+    out.local_axe = {form->layout.ToString(), ""};
+  }
+}
+
+void DescribeDevices(ShardingExplanation& out, std::vector<DeviceShard> devices) {
+  out.fully_replicated = std::all_of(devices.begin(), devices.end(), [&](const DeviceShard& d) {
+    for (size_t i = 0; i < d.index.size(); ++i) {
+      if (d.index[i].first != 0 || d.index[i].second != out.global_shape[i]) return false;
+    }
+    return true;
+  });
+  out.picture = RenderShardingPicture(out.global_shape, devices);
+  out.devices = std::move(devices);
+}
+
+// The device count an HLO sharding is explained over.
+int64_t HloDeviceCount(const HloSharding& hlo, const std::optional<Mesh>& mesh,
+                       int64_t num_devices) {
+  if (mesh) return mesh->num_devices();
+  if (num_devices > 0) return num_devices;
+  return std::max<int64_t>(1, DeviceCountNamed(hlo));
+}
+
+// XLA's shard shape: ceil(d_i / tiles_i) (the last tile may be smaller).
+std::vector<int64_t> HloShardShape(const HloSharding& hlo, absl::Span<const int64_t> shape) {
+  std::vector<int64_t> local(shape.begin(), shape.end());
+  if (hlo.kind() != HloSharding::Kind::kTiled) return local;
+  for (size_t i = 0; i < local.size(); ++i) local[i] = CeilDiv(local[i], hlo.tiles()->dims()[i]);
+  return local;
+}
+
+}  // namespace
+
+absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_t> shape,
+                                                         const NamedSharding& sharding,
+                                                         const ExplainOptions& options) {
+  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> devices, DevicesIndicesMap(sharding, shape));
+  ShardingExplanation out;
+  out.global_shape.assign(shape.begin(), shape.end());
+  out.dtype = options.dtype;
+  out.num_devices = sharding.mesh().num_devices();
+  out.named = {sharding.ToString(), ""};
+  out.hlo = TextOf(NamedToHloSharding(sharding, shape.size()));
+  out.axe =
+      TextOf(ShardedToAxe(shape, sharding, options.local_layout, options.mode, options.dtype));
+  out.gpuid_is_mesh_position =
+      options.mode == DeviceAxisMode::kFlat && !sharding.mesh().has_default_devices();
+  AXE_ASSIGN_OR_RETURN(out.shard_shape, sharding.ShardShape(shape));
+  DescribeLocal(out, options);
+  DescribeDevices(out, std::move(devices));
+  return out;
+}
+
+absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t> shape,
+                                                       const HloSharding& sharding,
+                                                       const std::optional<Mesh>& mesh,
+                                                       int64_t num_devices,
+                                                       const ExplainOptions& options) {
+  ShardingExplanation out;
+  out.global_shape.assign(shape.begin(), shape.end());
+  out.dtype = options.dtype;
+  out.num_devices = HloDeviceCount(sharding, mesh, num_devices);
+  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> devices,
+                       DevicesIndicesMap(sharding, shape, out.num_devices));
+  out.hlo = {sharding.ToString(), ""};
+  absl::StatusOr<NamedSharding> named =
+      mesh ? HloToNamedSharding(sharding, shape.size(), *mesh)
+           : HloToNamedSharding(sharding, shape.size(), out.num_devices);
+  if (named.ok()) {
+    // JAX requires divisibility where XLA pads: say so rather than show a NamedSharding
+    // that would be refused for this shape.
+    if (absl::Status fits = named->CheckShape(shape); !fits.ok()) named = fits;
+  }
+  out.named = TextOf(named);
+  if (options.mode == DeviceAxisMode::kFlat) {
+    out.axe = TextOf(
+        HloShardingToAxe(shape, sharding, options.local_layout, out.num_devices, options.dtype));
+  } else if (named.ok()) {
+    out.axe =
+        TextOf(ShardedToAxe(shape, *named, options.local_layout, options.mode, options.dtype));
+  } else {
+    out.axe = {std::nullopt, "per_axis needs mesh axes: " + out.named.reason};
+  }
+  out.shard_shape = HloShardShape(sharding, shape);
+  DescribeLocal(out, options);
+  DescribeDevices(out, std::move(devices));
+  return out;
+}
+
+}  // namespace axe::sharding

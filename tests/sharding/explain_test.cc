@@ -1,0 +1,218 @@
+#include "axe/sharding/explain.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "axe/sharding/equivalent.h"
+#include "axe/sharding/picture.h"
+#include "axe/sharding/to_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+#include "test_util.h"
+
+namespace axe::sharding {
+namespace {
+
+using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string Picture(const std::vector<int64_t>& shape, const NamedSharding& s) {
+  absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(s, shape);
+  if (!map.ok()) return std::string(map.status().message());
+  return absl::StrJoin(RenderShardingPicture(shape, *map), "\n");
+}
+
+TEST(PictureTest, DrawsSplitAndReplicatedBlocks) {
+  EXPECT_EQ(Picture({8, 8}, Named("x=2,y=2", "P('x')")),
+            "┌────────────────────────────────────────┐\n"
+            "│                  0,1                   │\n"
+            "├────────────────────────────────────────┤\n"
+            "│                  2,3                   │\n"
+            "└────────────────────────────────────────┘");
+  EXPECT_EQ(Picture({8, 8}, Named("x=2,y=2", "P('x', 'y')")),
+            "┌────────────────────┬────────────────────┐\n"
+            "│         0          │         1          │\n"
+            "├────────────────────┼────────────────────┤\n"
+            "│         2          │         3          │\n"
+            "└────────────────────┴────────────────────┘");
+  EXPECT_EQ(Picture({8, 8}, Named("x=2,y=2", "P(None, 'y')")),
+            "┌────────────────────┬────────────────────┐\n"
+            "│        0,2         │        1,3         │\n"
+            "└────────────────────┴────────────────────┘");
+  EXPECT_EQ(Picture({4}, Named("x=4", "P()")),
+            "┌────────────────────────────────────────┐\n"
+            "│                  0-3                   │\n"
+            "└────────────────────────────────────────┘");
+  EXPECT_EQ(Picture({2, 2, 2}, Named("x=2,y=2,z=2", "P('x', 'y', 'z')")),
+            "(not drawn: more than two dimensions are split)");
+  EXPECT_EQ(Picture({64}, Named("x=64", "P('x')")),
+            "(not drawn: 1 x 64 blocks; at most 32 along each dimension are drawn)");
+}
+
+TEST(PictureTest, LabelsRunsOfDevices) {
+  EXPECT_EQ(DeviceListLabel({3, 0, 1}), "0,1,3");
+  EXPECT_EQ(DeviceListLabel({0, 1, 2, 3}), "0-3");
+  EXPECT_EQ(DeviceListLabel({0, 2, 4, 5, 6, 7}), "0,2,4-7");
+  EXPECT_EQ(DeviceListLabel({}), "");
+}
+
+TEST(ExplainTest, NamedShardingInEveryNotation) {
+  absl::StatusOr<ShardingExplanation> e =
+      ExplainNamedSharding({8, 8}, Named("x=2,y=2", "P('x')"), {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->named.text, "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
+  EXPECT_EQ(e->hlo.text, "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(e->axe.text, "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]");
+  EXPECT_THAT(e->shard_shape, ElementsAre(4, 8));
+  EXPECT_FALSE(e->fully_replicated);
+  EXPECT_EQ(e->num_devices, 4);
+  EXPECT_EQ(e->local_shape, "f32[4,8]{1,0}");
+  EXPECT_EQ(e->local_axe.text, "S[(4,8):(8,1)]");
+  ASSERT_EQ(e->devices.size(), 4u);
+  EXPECT_EQ(e->devices[3].IndexToString(), "[[4, 8], [0, 8]]");
+  EXPECT_EQ(e->devices[3].replica_group, 1);
+  EXPECT_FALSE(e->gpuid_is_mesh_position);
+}
+
+TEST(ExplainTest, PerAxisAndLocalLayout) {
+  ExplainOptions options;
+  options.mode = DeviceAxisMode::kPerAxis;
+  options.local_layout = XlaLayout("{0,1}");
+  absl::StatusOr<ShardingExplanation> e =
+      ExplainNamedSharding({4, 6}, Named("x=2,y=3", "P('x', 'y')"), options);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->axe.text, "S[(2,2,3,2):(1@x,1,1@y,2)] where x:device, y:device");
+  EXPECT_EQ(e->local_shape, "f32[2,2]{0,1}");
+  EXPECT_EQ(e->local_axe.text, "S[(2,2):(1,2)]");
+}
+
+TEST(ExplainTest, HloShardingGetsItsNamedForm) {
+  absl::StatusOr<ShardingExplanation> e = ExplainHloSharding(
+      {8, 8}, ParseHlo("{devices=[2,1,2]<=[4] last_tile_dim_replicate}"), std::nullopt, 0, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->named.text, "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2), spec=P('x0',))");
+  EXPECT_EQ(e->axe.text, "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]");
+  EXPECT_EQ(e->num_devices, 4);
+
+  e = ExplainHloSharding({8, 8}, ParseHlo("{devices=[2,1,2]<=[4] last_tile_dim_replicate}"),
+                         ParseMesh("x=2,y=2"), 0, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->named.text, "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
+
+  // XLA pads a dimension that does not divide; JAX refuses it.
+  e = ExplainHloSharding({7, 8}, ParseHlo("{devices=[2,1]0,1}"), std::nullopt, 0, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_FALSE(e->named.text.has_value());
+  EXPECT_THAT(e->named.reason, HasSubstr("should be divisible by 2"));
+  EXPECT_THAT(e->shard_shape, ElementsAre(4, 8));
+  EXPECT_EQ(e->devices[1].IndexToString(), "[[4, 7], [0, 8]]");
+
+  e = ExplainHloSharding({8}, ParseHlo("{maximal device=3}"), std::nullopt, 0, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->num_devices, 4);
+  EXPECT_THAT(e->named.reason, HasSubstr("SingleDeviceSharding(device=3)"));
+}
+
+TEST(ExplainTest, ExplicitDeviceOrderSaysWhatGpuidIs) {
+  absl::StatusOr<ShardingExplanation> e =
+      ExplainNamedSharding({4}, Named("Mesh('x': 2, devices=[1, 0])", "P('x')"), {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE(e->gpuid_is_mesh_position);
+}
+
+TEST(ExplainTest, Errors) {
+  EXPECT_THAT(ExplainNamedSharding({7, 8}, Named("x=2", "P('x')"), {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("its dimension 0 should be divisible by 2")));
+  EXPECT_THAT(ExplainHloSharding({8}, ParseHlo("{manual}"), std::nullopt, 0, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("manual")));
+}
+
+ShardingNotation Read(absl::string_view text, absl::string_view mesh = "") {
+  std::optional<Mesh> m;
+  if (!mesh.empty()) m = ParseMesh(mesh);
+  absl::StatusOr<ShardingNotation> n = ShardingNotation::Parse(text, m);
+  EXPECT_TRUE(n.ok()) << text << ": " << n.status();
+  return n.ok() ? *n : ShardingNotation{HloSharding::Replicated(), std::nullopt};
+}
+
+TEST(EquivalentTest, AcrossNotations) {
+  const std::vector<int64_t> shape = {8, 8};
+  auto same = [&](const ShardingNotation& a, const ShardingNotation& b) {
+    absl::StatusOr<EquivalenceResult> r = Equivalent(shape, a, b);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() && r->equivalent;
+  };
+  const ShardingNotation named = Read("P('x')", "x=2,y=2");
+  EXPECT_EQ(named.KindName(), "named");
+  EXPECT_TRUE(same(named, Read("{devices=[2,1,2]<=[4] last_tile_dim_replicate}")));
+  EXPECT_TRUE(same(named, Read("S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]")));
+  EXPECT_TRUE(same(named, Read("S[(2,32):(1@x,1)] + R[2:1@y]", "x=2,y=2")));
+  EXPECT_TRUE(same(Read("P()", "x=4"), Read("{replicated}")));
+  EXPECT_FALSE(same(named, Read("{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}")));
+
+  absl::StatusOr<EquivalenceResult> r =
+      Equivalent(shape, named, Read("{devices=[1,2,2]<=[4] last_tile_dim_replicate}"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->difference.has_value());
+  EXPECT_EQ(r->difference->device, 0);
+  EXPECT_EQ(r->difference->first, "[[0, 4], [0, 8]]");
+  EXPECT_EQ(r->difference->second, "[[0, 8], [0, 4]]");
+}
+
+TEST(EquivalentTest, Errors) {
+  EXPECT_THAT(ShardingNotation::Parse("P('x')", std::nullopt),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a mesh")));
+  EXPECT_THAT(ShardingNotation::Parse("{devices=[2]0,0}", std::nullopt),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("HLO sharding: ")));
+  EXPECT_THAT(ShardingNotation::Parse("S[(2,", std::nullopt),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Axe layout: ")));
+  EXPECT_THAT(DevicesIndicesMap(std::get<axe::Layout>(Read("S[(2,2):(1,1@gpuid)]").value), {4},
+                                std::nullopt),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("device 0 holds 2 elements that do not form a box")));
+  EXPECT_THAT(
+      DevicesIndicesMap(std::get<axe::Layout>(Read("S[(2,4):(1@q,1)] where q:device").value),
+                        {2, 4}, std::nullopt),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device axis 'q'")));
+}
+
+// For random meshes, specs and local layouts, the Axe layout's device map (by
+// enumeration) equals the one computed from the definition, and the HLO form is equivalent.
+TEST(EquivalentTest, AxeFormHasTheDefinitionsDeviceMap) {
+  std::mt19937_64 rng(testing_support::TestSeed(31337));
+  for (int trial = 0; trial < 300; ++trial) {
+    RandomMeshParts parts = RandomMesh(rng, 3);
+    parts.devices.clear();  // flat gpuid = device id needs the default order
+    const size_t rank = 1 + rng() % 3;
+    const NamedSharding named =
+        MakeNamed(MakeMesh(parts.axes), Spec(RandomSpecEntries(rng, parts.axes, rank)));
+    std::vector<int64_t> shape;
+    for (size_t i = 0; i < rank; ++i) shape.push_back(named.DimPieces(i) * (1 + rng() % 3));
+    SCOPED_TRACE(named.ToString());
+    const absl::StatusOr<axe::Layout> axe = ShardedToAxe(shape, named, std::nullopt);
+    ASSERT_TRUE(axe.ok()) << axe.status();
+    const absl::StatusOr<HloSharding> hlo = NamedToHloSharding(named, rank);
+    ASSERT_TRUE(hlo.ok()) << hlo.status();
+    for (const ShardingNotation& other :
+         {ShardingNotation{*axe, std::nullopt}, ShardingNotation{*hlo, std::nullopt}}) {
+      absl::StatusOr<EquivalenceResult> r =
+          Equivalent(shape, ShardingNotation{named, std::nullopt}, other);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_TRUE(r->equivalent) << other.ToString() << " differs on device "
+                                 << r->difference->device << ": " << r->difference->first << " vs "
+                                 << r->difference->second;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace axe::sharding

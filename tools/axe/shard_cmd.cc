@@ -1,0 +1,298 @@
+// axe shard explain|equivalent: shardings in JAX's, XLA's and Axe's notations.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/dtype.h"
+#include "axe/base/status_macros.h"
+#include "axe/sharding/equivalent.h"
+#include "axe/sharding/explain.h"
+#include "axe/sharding/from_hlo.h"
+#include "axe/sharding/mesh.h"
+#include "axe/xla/text.h"
+#include "cli.h"
+
+namespace axe::cli {
+namespace {
+
+using sharding::DeviceAxisMode;
+using sharding::ShardingExplanation;
+using sharding::TextOrReason;
+
+// The global array: --shape as dims ("8,8", with --dtype) or an XLA shape whose layout is
+// the local layout of every shard ("f32[8,8]{0,1}").
+struct ArrayArgs {
+  std::string shape;
+  std::string dtype = "f32";
+  std::string layout;  // JAX major_to_minor, e.g. (1,0)
+};
+
+struct ArraySpec {
+  std::vector<int64_t> dims;
+  DType dtype = DType::kF32;
+  std::optional<xla::Layout> local_layout;
+};
+
+void AddArrayArgs(CLI::App* cmd, ArrayArgs& args) {
+  cmd->add_option("--shape", args.shape,
+                  "The global shape: dims such as 8,8, or an XLA shape such as 'f32[8,8]{0,1}' "
+                  "whose layout is every shard's ('-' stdin, '@FILE')")
+      ->required();
+  cmd->add_option("--dtype", args.dtype, "Element type when --shape gives dims (default f32)");
+  cmd->add_option("--layout", args.layout,
+                  "Every shard's local layout as JAX's major_to_minor, e.g. '(1,0)' "
+                  "(default: row-major, or the layout of an XLA --shape)");
+}
+
+// "(1, 0)" / "1,0" -> the XLA layout with minor_to_major reversed.
+absl::StatusOr<xla::Layout> LayoutFromMajorToMinor(const std::string& text, size_t rank) {
+  std::string inner = text;
+  if (!inner.empty() && inner.front() == '(' && inner.back() == ')') {
+    inner = inner.substr(1, inner.size() - 2);
+  }
+  while (!inner.empty() && (inner.back() == ',' || inner.back() == ' ')) inner.pop_back();
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> m2m, ParseIntListOption(inner, "--layout"));
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : m2m) {
+    if (d < 0 || static_cast<size_t>(d) >= rank || seen[static_cast<size_t>(d)]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--layout: major_to_minor (", absl::StrJoin(m2m, ", "),
+                       ") is not a permutation of the ", rank, " dimensions"));
+    }
+    seen[static_cast<size_t>(d)] = true;
+  }
+  if (m2m.size() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--layout: Length of major_to_minor and the rank of the value should match. Got "
+        "major_to_minor=(",
+        absl::StrJoin(m2m, ", "), ") and shape rank ", rank));
+  }
+  return xla::Layout(std::vector<int64_t>(m2m.rbegin(), m2m.rend()));
+}
+
+absl::StatusOr<ArraySpec> ParseArray(const ArrayArgs& args) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "--shape"));
+  ArraySpec out;
+  if (text.find('[') != std::string::npos) {
+    absl::StatusOr<xla::Shape> shape = xla::ParseShape(text);
+    if (!shape.ok()) return InOption("--shape", shape.status());
+    if (!shape->IsArray()) return absl::InvalidArgumentError("--shape: not an array shape");
+    out.dims.assign(shape->dimensions().begin(), shape->dimensions().end());
+    out.dtype = shape->element_type();
+    if (shape->has_layout()) out.local_layout = shape->layout();
+  } else {
+    AXE_ASSIGN_OR_RETURN(out.dims, ParseIntListOption(text, "--shape"));
+    absl::StatusOr<DType> dtype = ParseDType(args.dtype);
+    if (!dtype.ok()) return InOption("--dtype", dtype.status());
+    out.dtype = *dtype;
+  }
+  if (!args.layout.empty()) {
+    AXE_ASSIGN_OR_RETURN(out.local_layout, LayoutFromMajorToMinor(args.layout, out.dims.size()));
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<sharding::Mesh>> ParseMeshOption(const std::string& arg) {
+  if (arg.empty()) return std::optional<sharding::Mesh>();
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, "--mesh"));
+  absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(text);
+  if (!mesh.ok()) return InOption("--mesh", mesh.status());
+  return std::optional<sharding::Mesh>(*std::move(mesh));
+}
+
+absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
+  if (mode == "flat") return DeviceAxisMode::kFlat;
+  if (mode == "per_axis") return DeviceAxisMode::kPerAxis;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--mode: unknown mode '", mode, "' (expected flat or per_axis)"));
+}
+
+struct ExplainArgs : ArrayArgs {
+  std::string mesh, spec, hlo, mode = "flat";
+  int64_t num_devices = 0;
+};
+
+absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
+  AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args));
+  AXE_ASSIGN_OR_RETURN(std::optional<sharding::Mesh> mesh, ParseMeshOption(args.mesh));
+  sharding::ExplainOptions options;
+  options.dtype = array.dtype;
+  options.local_layout = array.local_layout;
+  AXE_ASSIGN_OR_RETURN(options.mode, ParseMode(args.mode));
+  if (args.spec.empty() == args.hlo.empty()) {
+    return absl::InvalidArgumentError("give the sharding as --spec (with --mesh) or as --hlo");
+  }
+  if (!args.hlo.empty()) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.hlo, "--hlo"));
+    absl::StatusOr<sharding::HloSharding> hlo = sharding::HloSharding::Parse(text);
+    if (!hlo.ok()) return InOption("--hlo", hlo.status());
+    return sharding::ExplainHloSharding(array.dims, *hlo, mesh, args.num_devices, options);
+  }
+  if (!mesh) return absl::InvalidArgumentError("--spec needs --mesh (e.g. --mesh x=2,y=2)");
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.spec, "--spec"));
+  absl::StatusOr<sharding::PartitionSpec> spec = sharding::PartitionSpec::Parse(text);
+  if (!spec.ok()) return InOption("--spec", spec.status());
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named,
+                       sharding::NamedSharding::Create(*mesh, *std::move(spec)));
+  return sharding::ExplainNamedSharding(array.dims, named, options);
+}
+
+Json TextOrNull(const TextOrReason& t) { return t.text ? Json(*t.text) : Json(nullptr); }
+Json ReasonOrNull(const TextOrReason& t) { return t.text ? Json(nullptr) : Json(t.reason); }
+
+Json ExplanationJson(const ShardingExplanation& e) {
+  Json devices = Json::array();
+  for (const sharding::DeviceShard& d : e.devices) {
+    Json index = Json::array();
+    for (const auto& [start, stop] : d.index) index.push_back({start, stop});
+    devices.push_back({{"id", d.device}, {"index", index}, {"replica_group", d.replica_group}});
+  }
+  return {{"global_shape", e.global_shape},
+          {"dtype", std::string(XlaName(e.dtype))},
+          {"named", TextOrNull(e.named)},
+          {"named_reason", ReasonOrNull(e.named)},
+          {"hlo", TextOrNull(e.hlo)},
+          {"hlo_reason", ReasonOrNull(e.hlo)},
+          {"axe", TextOrNull(e.axe)},
+          {"axe_reason", ReasonOrNull(e.axe)},
+          {"gpuid_is_mesh_position", e.gpuid_is_mesh_position},
+          {"shard_shape", e.shard_shape},
+          {"fully_replicated", e.fully_replicated},
+          {"num_devices", e.num_devices},
+          {"local_shape", e.local_shape},
+          {"local_axe", TextOrNull(e.local_axe)},
+          {"local_axe_reason", ReasonOrNull(e.local_axe)},
+          {"picture", e.picture},
+          {"devices", devices}};
+}
+
+std::string Shown(const TextOrReason& t) {
+  return t.text ? *t.text : absl::StrCat("(none: ", t.reason, ")");
+}
+
+std::string Tuple(const std::vector<int64_t>& v) {
+  return v.size() == 1 ? absl::StrCat("(", v[0], ",)")
+                       : absl::StrCat("(", absl::StrJoin(v, ", "), ")");
+}
+
+void PrintExplanation(const ShardingExplanation& e) {
+  std::cout << "global shape   " << XlaName(e.dtype) << "[" << absl::StrJoin(e.global_shape, ",")
+            << "]\n";
+  std::cout << "jax            " << Shown(e.named) << "\n";
+  std::cout << "hlo            " << Shown(e.hlo) << "\n";
+  std::cout << "axe            " << Shown(e.axe) << "\n";
+  if (e.gpuid_is_mesh_position) {
+    std::cout << "               (gpuid is the mesh position: device = devices[gpuid])\n";
+  }
+  std::cout << "shard shape    " << Tuple(e.shard_shape) << "\n";
+  std::cout << "local layout   " << e.local_shape << " = " << Shown(e.local_axe) << "\n";
+  std::cout << "devices        " << e.num_devices
+            << (e.fully_replicated ? " (fully replicated)" : "") << "\n\n";
+  for (const std::string& line : e.picture) std::cout << line << "\n";
+  std::cout << "\ndevice  replica group  index\n";
+  for (const sharding::DeviceShard& d : e.devices) {
+    std::cout << absl::StrCat(d.device)
+              << std::string(8 - std::min<size_t>(7, absl::StrCat(d.device).size()), ' ')
+              << absl::StrCat(d.replica_group)
+              << std::string(15 - std::min<size_t>(14, absl::StrCat(d.replica_group).size()), ' ')
+              << d.IndexToString() << "\n";
+  }
+}
+
+void AddExplain(CLI::App& group, Selected& selected) {
+  auto args = std::make_shared<ExplainArgs>();
+  CLI::App* cmd = group.add_subcommand(
+      "explain",
+      "A sharding in JAX's, XLA's and Axe's notations, its shard shape, a picture and the box "
+      "each device holds");
+  AddArrayArgs(cmd, *args);
+  cmd->add_option("--mesh", args->mesh, "The mesh, e.g. x=2,y=2 or \"Mesh('x': 2, 'y': 2)\"");
+  cmd->add_option("--spec", args->spec, "A PartitionSpec on --mesh, e.g. \"P('x', None)\"");
+  cmd->add_option("--hlo", args->hlo,
+                  "An HLO sharding, e.g. '{devices=[2,1,2]<=[4] last_tile_dim_replicate}' (with "
+                  "--mesh: its NamedSharding on that mesh)");
+  cmd->add_option("--num-devices", args->num_devices,
+                  "Device count for --hlo (default: one more than the largest id it names)");
+  cmd->add_option("--mode", args->mode,
+                  "Device iters of the Axe form: flat (gpuid) or per_axis (one axis per mesh "
+                  "axis)");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args));
+    if (selected.json) {
+      PrintJson(ExplanationJson(e));
+    } else {
+      PrintExplanation(e);
+    }
+    return absl::OkStatus();
+  });
+}
+
+struct EquivalentArgs {
+  std::string first, second, shape, mesh;
+};
+
+void AddEquivalent(CLI::App& group, Selected& selected) {
+  auto args = std::make_shared<EquivalentArgs>();
+  CLI::App* cmd = group.add_subcommand(
+      "equivalent",
+      "Whether two shardings (any notation: HLO '{...}', \"P(...)\" with --mesh, an Axe "
+      "layout) put the same elements on every device. Exit code 0: yes, 1: no");
+  cmd->add_option("first", args->first, "A sharding ('-' stdin, '@FILE')")->required();
+  cmd->add_option("second", args->second, "The other sharding ('-' stdin, '@FILE')")->required();
+  cmd->add_option("--shape", args->shape, "The global shape, e.g. 8,8")->required();
+  cmd->add_option("--mesh", args->mesh,
+                  "The mesh of PartitionSpecs and of per_axis Axe layouts, e.g. x=2,y=2");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args->shape, "--shape"));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(shape_text, "--shape"));
+    AXE_ASSIGN_OR_RETURN(std::optional<sharding::Mesh> mesh, ParseMeshOption(args->mesh));
+    std::vector<sharding::ShardingNotation> sides;
+    for (const auto& [arg, what] : {std::pair{&args->first, "first"}, {&args->second, "second"}}) {
+      AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(*arg, what));
+      absl::StatusOr<sharding::ShardingNotation> n = sharding::ShardingNotation::Parse(text, mesh);
+      if (!n.ok()) return InOption(what, n.status());
+      sides.push_back(*std::move(n));
+    }
+    AXE_ASSIGN_OR_RETURN(sharding::EquivalenceResult r,
+                         sharding::Equivalent(shape, sides[0], sides[1]));
+    if (selected.json) {
+      Json difference = nullptr;
+      if (r.difference) {
+        difference = {{"device", r.difference->device},
+                      {"first", r.difference->first},
+                      {"second", r.difference->second}};
+      }
+      PrintJson({{"equivalent", r.equivalent},
+                 {"first", {{"notation", sides[0].KindName()}, {"text", sides[0].ToString()}}},
+                 {"second", {{"notation", sides[1].KindName()}, {"text", sides[1].ToString()}}},
+                 {"difference", difference}});
+    } else if (r.equivalent) {
+      std::cout << "equivalent\n";
+    } else {
+      std::cout << "not equivalent: device " << r.difference->device << " holds "
+                << r.difference->first << " under the first and " << r.difference->second
+                << " under the second\n";
+    }
+    if (!r.equivalent) selected.exit_code = 1;  // like cmp and diff: the inputs differ
+    return absl::OkStatus();
+  });
+}
+
+void AddShardCommands(CLI::App& app, Selected& selected) {
+  CLI::App* group = app.add_subcommand(
+      "shard", "Shardings (NamedSharding, HLO shardings, Axe layouts): explain, equivalent");
+  group->require_subcommand(1);
+  AddExplain(*group, selected);
+  AddEquivalent(*group, selected);
+}
+
+AXE_CLI_COMMAND_GROUP(30, AddShardCommands);
+
+}  // namespace
+}  // namespace axe::cli
