@@ -1,0 +1,168 @@
+#include "axe/runtime/array.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "axe/runtime/element_type.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/dist_test_util.h"
+#include "sharding/test_util.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::runtime {
+namespace {
+
+using ::axe::sharding::NamedSharding;
+using ::axe::sharding::test_util::Named;
+using ::axe::sharding::test_util::XlaLayout;
+using ::axe::testing_support::StatusIs;
+using ::axe::testing_support::TestSeed;
+using ::testing::HasSubstr;
+
+std::vector<uint8_t> Iota32(int64_t n) {
+  std::vector<uint8_t> out(static_cast<size_t>(n) * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    auto v = static_cast<uint32_t>(i);
+    std::memcpy(out.data() + i * 4, &v, 4);
+  }
+  return out;
+}
+
+uint32_t At32(const std::vector<uint8_t>& bytes, int64_t i) {
+  uint32_t v;
+  std::memcpy(&v, bytes.data() + i * 4, 4);
+  return v;
+}
+
+TEST(ArrayTest, DevicePutScattersEveryShardAndToHostGathers) {
+  std::unique_ptr<Client> client = *Client::InProcess(4);
+  std::vector<uint8_t> host = Iota32(64);
+  ArrayFormat format{Named("x=2,y=2", "P('x')"), std::nullopt};
+  absl::StatusOr<Array> a = Array::DevicePut(*client, host, {8, 8}, DType::kF32, format);
+  ASSERT_OK(a.status());
+  EXPECT_TRUE(a->committed());
+  EXPECT_EQ(a->storage().shape, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(a->shard_bytes(), 128);
+  // Devices 0 and 1 hold rows 0-3, devices 2 and 3 rows 4-7 (replicated over y).
+  for (int d = 0; d < 4; ++d) {
+    std::vector<uint8_t> shard = *a->ShardToHost(d);
+    EXPECT_EQ(At32(shard, 0), d < 2 ? 0u : 32u) << "device " << d;
+    EXPECT_EQ(client->device(d).bytes_in_use(), 128);
+  }
+  EXPECT_EQ(*a->ToHost(), host);
+}
+
+TEST(ArrayTest, ColumnMajorAndTiledShards) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  std::vector<uint8_t> host = Iota32(6 * 10);
+  ArrayFormat format{Named("x=2", "P(None, 'x')"), XlaLayout("{0,1}")};
+  Array a = *Array::DevicePut(*client, host, {6, 10}, DType::kS32, format);
+  // Shard 1 holds columns 5-9 stored column-major: its second element is (1, 5) = 15.
+  EXPECT_EQ(At32(std::vector<uint8_t>(a.shard_buffer(1)->data(), a.shard_buffer(1)->data() + 8), 1),
+            15u);
+  EXPECT_EQ(*a.ToHost(), host);
+  // (6, 5) shards in 4x2 tiles pad to (8, 6).
+  Array t = *a.Relayout(XlaLayout("{1,0:T(4,2)}"));
+  EXPECT_EQ(t.storage().layout.domain, (std::vector<int64_t>{8, 6}));
+  // The buffer ends after the last element of the shard: (5, 4) is in tile (1, 2), the 6th
+  // tile of 8 elements, at (1, 0) of it: offset 5 * 8 + 2 = 42.
+  EXPECT_EQ(t.shard_bytes(), 43 * 4);
+  EXPECT_EQ(*t.ToHost(), host);
+  EXPECT_EQ(*t.ShardToHost(0), *a.ShardToHost(0));
+}
+
+TEST(ArrayTest, HostLayoutIsHonoured) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  // The host holds a 4x6 tensor column-major.
+  std::vector<uint8_t> col = Iota32(24);
+  BufferLayout host_layout(*Layout::Parse("S[(4,6):(1,4)]"));
+  Array a = *Array::DevicePut(*client, col, host_layout, {4, 6}, DType::kU32,
+                              {Named("x=2", "P('x')"), std::nullopt});
+  std::vector<uint8_t> row = *a.ToHost();
+  EXPECT_EQ(At32(row, 1), 4u);  // (0, 1) is element 4 of the column-major data
+  std::vector<uint8_t> back(col.size());
+  ASSERT_OK(a.ToHost(absl::MakeSpan(back), host_layout));
+  EXPECT_EQ(back, col);
+}
+
+TEST(ArrayTest, Errors) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  std::vector<uint8_t> host = Iota32(64);
+  EXPECT_THAT(
+      Array::DevicePut(*client, host, {8, 8}, DType::kF32, {Named("x=4", "P('x')"), std::nullopt})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("has 4 devices but the client has 2")));
+  EXPECT_THAT(
+      Array::DevicePut(*client, host, {7, 8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("its dimension 0 should be divisible by 2")));
+  EXPECT_THAT(Array::DevicePut(*client, absl::MakeSpan(host).subspan(0, 100), {8, 8}, DType::kF32,
+                               {Named("x=2", "P('x')"), std::nullopt})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the host buffer has 100 bytes but its layout addresses 256")));
+  EXPECT_THAT(
+      Array::DevicePut(*client, host, {8, 8}, DType::kS4, {Named("x=2", "P('x')"), std::nullopt})
+          .status(),
+      StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("s4")));
+  EXPECT_THAT(Array::DevicePut(*client, host, {8, 8}, DType::kF32,
+                               {Named("x=2", "P('x')"), XlaLayout("{0,1,2}")})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("local layout {0,1,2}")));
+  Array a =
+      *Array::DevicePut(*client, host, {8, 8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt});
+  EXPECT_THAT(a.ShardToHost(5).status(),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("device 5 holds no shard")));
+  std::vector<uint8_t> small(10);
+  EXPECT_THAT(a.ToHost(absl::MakeSpan(small), *Layout::Parse("S[(8,8):(8,1)]")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 10 bytes")));
+}
+
+// Random meshes, specs, local layouts and element sizes: every device's shard equals the
+// box of the host data the sharding assigns it, and ToHost returns the host data.
+TEST(ArrayTest, RandomRoundTrips) {
+  std::mt19937_64 rng(TestSeed(1123));
+  std::unique_ptr<Client> client = *Client::InProcess(8);
+  const DType types[] = {DType::kU8, DType::kBF16, DType::kF32, DType::kF64, DType::kC128};
+  for (int iter = 0; iter < 60; ++iter) {
+    sharding::test_util::RandomMeshParts parts = sharding::test_util::RandomMesh(rng, 2);
+    sharding::Mesh mesh = sharding::test_util::MakeMesh(parts.axes, parts.devices);
+    const size_t rank = 1 + rng() % 3;
+    NamedSharding named = sharding::test_util::MakeNamed(
+        mesh,
+        sharding::test_util::Spec(sharding::test_util::RandomSpecEntries(rng, parts.axes, rank)));
+    std::vector<int64_t> shape;
+    for (size_t i = 0; i < rank; ++i) {
+      shape.push_back(named.DimPieces(i) * static_cast<int64_t>(1 + rng() % 5));
+    }
+    const DType type = types[rng() % 5];
+    const int eb = static_cast<int>(*ElementBytes(type));
+    std::vector<int64_t> shard_shape = *named.ShardShape(shape);
+    ArrayFormat format{named, test_util::RandomLocalLayout(rng, shard_shape)};
+    SCOPED_TRACE(format.ToString());
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<uint8_t> host = test_util::RandomBytes(rng, static_cast<size_t>(n * eb));
+    absl::StatusOr<Array> a = Array::DevicePut(*client, host, shape, type, format);
+    ASSERT_OK(a.status());
+    for (const sharding::DeviceShard& s : a->device_map()) {
+      EXPECT_EQ(*a->ShardToHost(static_cast<int>(s.device)),
+                test_util::SliceRowMajor(host, shape, s.index, eb))
+          << "device " << s.device;
+    }
+    EXPECT_EQ(*a->ToHost(), host);
+  }
+}
+
+}  // namespace
+}  // namespace axe::runtime
