@@ -45,18 +45,32 @@ absl::StatusOr<int64_t> DeviceOf(const PhysCoord& point, const std::optional<Mes
   return mesh->DeviceAt(coordinate);
 }
 
-absl::Status CheckDeviceAxes(const axe::Layout& layout, const std::optional<Mesh>& mesh) {
+// The mesh that numbers the layout's devices: none when its only device axis is gpuid (the
+// device id); `mesh` when its device axes are mesh axes. Errors name a device axis that is
+// neither, or gpuid mixed with mesh axes.
+absl::StatusOr<std::optional<Mesh>> DeviceNumbering(const axe::Layout& layout,
+                                                    const std::optional<Mesh>& mesh) {
+  bool gpuid = false;
+  bool mesh_axes = false;
   for (const Axis& axis : layout.axes()) {
     if (axis.kind() != AxisKind::kDevice) continue;
-    const bool known = mesh ? mesh->AxisIndex(axis.name()).has_value() : axis.name() == "gpuid";
-    if (!known) {
+    if (axis.name() == "gpuid") {
+      gpuid = true;
+    } else if (mesh && mesh->AxisIndex(axis.name())) {
+      mesh_axes = true;
+    } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "device axis '", axis.name(), "' is ",
-          mesh ? absl::StrCat("not an axis of ", mesh->ToString())
-               : std::string("not gpuid (give the mesh that numbers per_axis device axes)")));
+          "device axis '", axis.name(), "' is neither gpuid nor ",
+          mesh ? absl::StrCat("an axis of ", mesh->ToString())
+               : std::string("a mesh axis (give the mesh that numbers per_axis device axes)")));
     }
   }
-  return absl::OkStatus();
+  if (gpuid && mesh_axes) {
+    return absl::InvalidArgumentError(
+        "a layout numbers its devices by gpuid or by mesh axes, "
+        "not both");
+  }
+  return mesh_axes ? mesh : std::nullopt;
 }
 
 std::vector<DeviceShard> BoxesOrError(const std::map<int64_t, Holding>& held, absl::Status& error) {
@@ -121,7 +135,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const axe::Layout& la
                                                            absl::Span<const int64_t> shape,
                                                            const std::optional<Mesh>& mesh) {
   AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout, shape));
-  AXE_RETURN_IF_ERROR(CheckDeviceAxes(layout, mesh));
+  AXE_ASSIGN_OR_RETURN(const std::optional<Mesh> numbering, DeviceNumbering(layout, mesh));
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> replicas, ReplicaPoints(layout));
   const std::optional<int64_t> work =
       CheckedMul(layout.size(), static_cast<int64_t>(replicas.size()));
@@ -135,7 +149,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const axe::Layout& la
     AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, Apply(layout, flat));
     std::set<int64_t> devices;
     for (const PhysCoord& p : points) {
-      AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(p, mesh));
+      AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(p, numbering));
       devices.insert(device);
     }
     const std::vector<int64_t> index = UnflattenIndex(shape, flat);

@@ -182,7 +182,11 @@ TEST(EquivalentTest, Errors) {
   EXPECT_THAT(
       DevicesIndicesMap(std::get<axe::Layout>(Read("S[(2,4):(1@q,1)] where q:device").value),
                         {2, 4}, std::nullopt),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device axis 'q'")));
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("device axis 'q' is neither gpuid nor a mesh axis")));
+  EXPECT_THAT(DevicesIndicesMap(std::get<axe::Layout>(Read("S[(2,4):(1@x,1@gpuid)]", "x=2").value),
+                                {2, 4}, ParseMesh("x=2")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not both")));
 }
 
 // For random meshes, specs and local layouts, the Axe layout's device map (by

@@ -1,0 +1,121 @@
+// End-to-end tests of `axe shard ...`, run as a user would.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using testing::RunAxeWithStdin;
+using ::testing::StartsWith;
+
+TEST(ShardCli, ExplainJsonHasTheStableFields) {
+  auto r = RunAxe(
+      {"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x')", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["named"], "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
+  EXPECT_EQ(j["hlo"], "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(j["axe"], "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]");
+  EXPECT_EQ(j["shard_shape"], json::parse("[4,8]"));
+  EXPECT_EQ(j["local_axe"], "S[(4,8):(8,1)]");
+  EXPECT_EQ(j["fully_replicated"], false);
+  ASSERT_EQ(j["devices"].size(), 4u);
+  EXPECT_EQ(j["devices"][2], json::parse(R"({"id":2,"index":[[4,8],[0,8]],"replica_group":1})"));
+  EXPECT_EQ(j["picture"].size(), 5u);
+}
+
+TEST(ShardCli, ExplainTextShowsEveryForm) {
+  auto r =
+      RunAxe({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x', 'y')"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("jax            NamedSharding(mesh=Mesh('x': 2, 'y': 2), "
+                               "spec=P('x', 'y'))\n"));
+  EXPECT_THAT(r.out, HasSubstr("hlo            {devices=[2,2]<=[4]}\n"));
+  EXPECT_THAT(r.out, HasSubstr("shard shape    (4, 4)\n"));
+  EXPECT_THAT(r.out, HasSubstr("│         0          │         1          │\n"));
+  EXPECT_THAT(r.out, HasSubstr("3       3              [[4, 8], [4, 8]]\n"));
+}
+
+TEST(ShardCli, ExplainHloWithXlaShapeAndLayout) {
+  auto r = RunAxe(
+      {"shard", "explain", "--shape", "f32[8,6]{0,1}", "--hlo", "{devices=[2,3]<=[6]}", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["named"], "NamedSharding(mesh=Mesh('x0': 2, 'x1': 3), spec=P('x0', 'x1'))");
+  EXPECT_EQ(j["axe"], "S[(2,4,3,2):(3@gpuid,1,1@gpuid,4)]");
+  EXPECT_EQ(j["local_shape"], "f32[4,2]{0,1}");
+  // --layout gives the local layout as JAX's major_to_minor; --hlo can come from stdin.
+  r = RunAxeWithStdin({"shard", "explain", "--shape", "8,6", "--layout", "(1, 0)", "--hlo", "-",
+                       "--mesh", "a=2,b=3", "--json"},
+                      "{devices=[2,3]<=[6]}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["named"], "NamedSharding(mesh=Mesh('a': 2, 'b': 3), spec=P('a', 'b'))");
+  EXPECT_EQ(j["local_shape"], "f32[4,2]{0,1}");
+}
+
+TEST(ShardCli, ExplainSaysWhyAFormIsMissing) {
+  auto r = RunAxe({"shard", "explain", "--shape", "8", "--hlo", "{maximal device=1}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("jax            (none: not expressible as a NamedSharding: "
+                               "{maximal device=1} is SingleDeviceSharding(device=1))"));
+}
+
+TEST(ShardCli, EquivalentAnswersWithExitCode) {
+  auto r =
+      RunAxe({"shard", "equivalent", "P('x')", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+              "--shape", "8,8", "--mesh", "x=2,y=2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "equivalent\n");
+  r = RunAxe({"shard", "equivalent", "P('y')", "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]", "--shape",
+              "8,8", "--mesh", "x=2,y=2", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["equivalent"], false);
+  EXPECT_EQ(j["first"]["notation"], "named");
+  EXPECT_EQ(j["second"]["notation"], "axe");
+  EXPECT_EQ(j["difference"],
+            json::parse(R"({"device":1,"first":"[[4, 8], [0, 8]]","second":"[[0, 4], [0, 8]]"})"));
+}
+
+TEST(ShardCli, BadInputIsOneLineAndExitTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('z')"},
+            "Resource axis: z of P('z',) is not found in mesh: ('x', 'y')."},
+           {{"shard", "explain", "--shape", "7,8", "--mesh", "x=2", "--spec", "P('x')"},
+            "its dimension 0 should be divisible by 2 (mesh axes 'x'), but it is equal to 7"},
+           {{"shard", "explain", "--shape", "8,8", "--hlo", "{devices=[2,2]0,1,2"}, "--hlo: "},
+           {{"shard", "explain", "--shape", "8,8", "--spec", "P('x')"}, "--spec needs --mesh"},
+           {{"shard", "explain", "--shape", "8,8"}, "give the sharding as --spec"},
+           {{"shard", "explain", "--shape", "8,8", "--mesh", "x=2", "--spec", "P('x')", "--mode",
+             "diagonal"},
+            "--mode: unknown mode 'diagonal'"},
+           {{"shard", "explain", "--shape", "8,8", "--mesh", "x=2", "--spec", "P('x')", "--layout",
+             "(0, 0)"},
+            "--layout: major_to_minor (0, 0) is not a permutation of the 2 dimensions"},
+           {{"shard", "equivalent", "P('x')", "{replicated}", "--shape", "8"},
+            "first: the PartitionSpec P('x') needs a mesh (--mesh)"},
+       }) {
+    auto r = RunAxe(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_THAT(r.err, StartsWith("axe: error: "));
+    EXPECT_THAT(r.err, HasSubstr(c.message));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace axe
