@@ -1,8 +1,9 @@
-// HLO shardings: Parse, the byte-exact round trip, and the device map of a small shape never
-// crashing or overflowing.
+// HLO shardings: Parse, the byte-exact round trip, the device map of a small shape never
+// crashing or overflowing, and HLO -> NamedSharding keeping the tile each device holds.
 #include <cstdint>
 #include <vector>
 
+#include "axe/sharding/from_hlo.h"
 #include "axe/sharding/hlo_sharding.h"
 #include "fuzz_check.h"
 
@@ -17,6 +18,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t rank = 1; rank <= 4; ++rank) {
     (void)axe::sharding::DevicesIndicesMap(*s, std::vector<int64_t>(rank, 7), 8);
     (void)axe::sharding::DevicesIndicesMap(*s, std::vector<int64_t>(rank, INT64_MAX - 1), 8);
+  }
+  for (size_t rank = 0; rank <= 3; ++rank) {
+    absl::StatusOr<axe::sharding::NamedSharding> named =
+        axe::sharding::HloToNamedSharding(*s, rank, 8);
+    if (!named.ok()) continue;
+    const int64_t n = named->mesh().num_devices();
+    absl::StatusOr<axe::sharding::HloSharding> back =
+        axe::sharding::NamedToHloSharding(*named, rank);
+    AXE_FUZZ_CHECK(back.ok(), "NamedToHloSharding(HloToNamedSharding(s)) for " + text);
+    absl::StatusOr<axe::sharding::TileMap> want = axe::sharding::TileMapOf(*s, rank, n);
+    absl::StatusOr<axe::sharding::TileMap> got = axe::sharding::TileMapOf(*back, rank, n);
+    AXE_FUZZ_CHECK(want.ok() && got.ok() && *want == *got,
+                   "HLO -> NamedSharding keeps every device's tile for " + text);
   }
   return 0;
 }
