@@ -1,0 +1,89 @@
+// Collectives over mesh axes with JAX's semantics (spec ir-and-shard-map.md §7), over the
+// per-device values of a shard_map body (DeviceValues: one row-major value per device).
+//
+// A collective over axes (a_1, ..., a_k) of a mesh groups the devices that differ only in
+// those axes; a device's index in its group is its coordinate along the axes, row-major in
+// the order given. Every device computes its result on its own worker by reading the other
+// members' inputs from their memories.
+//
+//   DeviceValues s = *AllReduce(mesh, {"x"}, ReduceOp::kSum, v);              // psum
+//   DeviceValues g = *AllGather(mesh, {"x"}, v, /*dim=*/0, /*tiled=*/true);   // all_gather
+//   DeviceValues i = *AxisIndex(client, mesh, {"x", "y"});                    // s32 scalars
+//
+// Errors use JAX's words where JAX has them: an axis the mesh does not have is "unbound
+// axis name: z", a psum_scatter / all_to_all dimension of the wrong size gives JAX's
+// sentence, ppermute pairs that repeat a source or destination give "ppermute sources and
+// destinations must be unique, got ((0, 1), (0, 2))." (in Python's tuple notation).
+#ifndef AXE_RUNTIME_COLLECTIVES_H_
+#define AXE_RUNTIME_COLLECTIVES_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/runtime/client.h"
+#include "axe/runtime/device_values.h"
+#include "axe/runtime/reduce_elements.h"
+#include "axe/sharding/mesh.h"
+
+namespace axe::runtime {
+
+// The groups of a collective over `axes`: groups[g] lists the devices of group g in member
+// order; member_of[device] = (group, index). Errors (InvalidArgument): an axis the mesh
+// does not have ("unbound axis name: z. The mesh has the axes ('x', 'y')"), an axis named
+// twice.
+struct CollectiveGroups {
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<std::pair<int64_t, int64_t>> member_of;  // index: device id
+  int64_t group_size() const { return groups.empty() ? 1 : static_cast<int64_t>(groups[0].size()); }
+};
+absl::StatusOr<CollectiveGroups> MakeCollectiveGroups(const sharding::Mesh& mesh,
+                                                      absl::Span<const std::string> axes);
+
+// psum / pmax / pmin: every member gets the elementwise reduction over its group (folded in
+// member order; see reduce_elements.h for the arithmetic per type).
+absl::StatusOr<DeviceValues> AllReduce(const sharding::Mesh& mesh,
+                                       absl::Span<const std::string> axes, ReduceOp op,
+                                       const DeviceValues& x);
+
+// all_gather(x, axis=dim, tiled): untiled stacks the members' values along a new dimension
+// `dim` (0 <= dim <= rank) of the group size; tiled concatenates them along `dim`
+// (0 <= dim < rank).
+absl::StatusOr<DeviceValues> AllGather(const sharding::Mesh& mesh,
+                                       absl::Span<const std::string> axes, const DeviceValues& x,
+                                       int64_t dim, bool tiled);
+
+// psum_scatter(x, scatter_dimension=dim, tiled) with reduction `op`: reduce over the group,
+// then member g keeps piece g along dim (untiled: dim's size must be the group size and the
+// dimension goes; tiled: it must be divisible by the group size).
+absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
+                                           absl::Span<const std::string> axes, ReduceOp op,
+                                           const DeviceValues& x, int64_t dim, bool tiled);
+
+// all_to_all(x, split_axis, concat_axis, tiled): member g's chunk j along split_axis goes to
+// member j, which concatenates what it receives along concat_axis in member order. Untiled:
+// x.shape[split_axis] must equal the group size, the split axis goes and a new axis of the
+// group size appears at concat_axis (of the result). Tiled: split_axis is divided by and
+// concat_axis multiplied by the group size.
+absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
+                                      absl::Span<const std::string> axes, const DeviceValues& x,
+                                      int64_t split_axis, int64_t concat_axis, bool tiled);
+
+// ppermute(x, perm): perm lists (source index, destination index) pairs within each group;
+// a member that is no destination gets zeros. Errors: an index outside [0, group size);
+// a repeated source or destination (JAX's message).
+absl::StatusOr<DeviceValues> CollectivePermute(const sharding::Mesh& mesh,
+                                               absl::Span<const std::string> axes,
+                                               const DeviceValues& x,
+                                               absl::Span<const std::pair<int64_t, int64_t>> perm);
+
+// axis_index(axes): each device's index in its group, as an s32 scalar.
+absl::StatusOr<DeviceValues> AxisIndex(Client& client, const sharding::Mesh& mesh,
+                                       absl::Span<const std::string> axes);
+
+}  // namespace axe::runtime
+
+#endif  // AXE_RUNTIME_COLLECTIVES_H_
