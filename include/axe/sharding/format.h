@@ -70,7 +70,10 @@ class Format {
   friend bool operator==(const Format&, const Format&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const Format& f) {
-    return H::combine(std::move(h), f.layout_, f.sharding_);
+    h = H::combine(std::move(h), f.layout_.index());
+    if (const LocalLayout* l = f.local_layout()) h = H::combine(std::move(h), *l);
+    if (f.sharding_) return H::combine(std::move(h), true, *f.sharding_);
+    return H::combine(std::move(h), false);
   }
   friend std::ostream& operator<<(std::ostream& os, const Format& f) { return os << f.ToString(); }
 

@@ -57,7 +57,8 @@ class Sharding {
   friend bool operator==(const Sharding&, const Sharding&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const Sharding& s) {
-    return H::combine(std::move(h), s.value_);
+    if (const NamedSharding* n = s.named()) return H::combine(std::move(h), 0, *n);
+    return H::combine(std::move(h), 1, *s.single_device());
   }
   friend std::ostream& operator<<(std::ostream& os, const Sharding& s) {
     return os << s.ToString();
