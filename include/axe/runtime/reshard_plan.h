@@ -12,7 +12,7 @@
 //
 //   ReshardPlan p = *PlanReshard({8, 8}, 4, Named("x=2,y=2", "P('x')"),
 //                                Named("x=2,y=2", "P(None, 'y')"));
-//   p.v_min_bytes;   // 128: each device lacks a 4x4 quarter
+//   p.v_min_bytes;   // 256: each of the 4 devices lacks a 4x4 quarter (16 x 4 bytes)
 //   std::cout << p;  // messages, bytes per device, V_min
 #ifndef AXE_RUNTIME_RESHARD_PLAN_H_
 #define AXE_RUNTIME_RESHARD_PLAN_H_
