@@ -51,6 +51,7 @@ def cases():
     yield "literals", lambda x: (x * 2.0 + 0.5, x * jnp.inf), (s((3,)),)
     yield "jit_call", (lambda x: jax.jit(lambda y: y * 2.0)(x) + 1.0), (s((3,)),)
     yield "scan", (lambda x: lax.scan(lambda c, a: (c + a, c * a), 0.0, x)), (s((5,)),)
+    yield "long_binders", lambda *a: a[0], tuple(s((128, 128)) for _ in range(30))
     yield "long_names", (lambda x: sum(jnp.sin(x * i) for i in range(30))), (s((2,)),)
 
     def sm(f, mesh, in_specs, out_specs, **kw):

@@ -1,0 +1,115 @@
+// The built-in primitives (spec ir-and-shard-map.md §1, §5; issue 12's primitive set) with
+// their abstract-evaluation rules, and functions that bind them on traced values (like
+// jax.lax). They are registered on first use of Builtins(), Primitive::Find or the parser.
+//
+//   elementwise  add sub mul div max min pow (binary), neg sin cos exp log tanh sqrt abs sign
+//                (unary), eq ne lt le gt ge (comparisons, bool results)
+//   structure    convert_element_type broadcast_in_dim reshape squeeze transpose reduce_sum
+//                reduce_max dot_general slice dynamic_slice dynamic_update_slice concatenate
+//                select_n iota with_layout_constraint (expand_dims binds broadcast_in_dim, as
+//                in JAX)
+//   calls        jit closed_call cond scan shard_map
+//   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
+//                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
+//                axis_index
+//
+// Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
+// (then the default applies). Typing errors use JAX's words, e.g.
+// "add got incompatible shapes for broadcasting: (3,), (4,)." (InvalidArgument).
+// The rules read the manual axes of the current AxisEnv (axis_env.h); inside a shard_map with
+// check_vma, ordinary primitives require equal variance sets (JAX's "requires varying manual
+// axes to match" error) and collectives apply the §5 rules.
+//
+// Not yet here: the JVP, transpose, batching and impl rules of the built-ins; the shard_map
+// body typing of §4 (in/out specs, automatic pvary insertion); while_loop.
+#ifndef AXE_IR_PRIMITIVES_H_
+#define AXE_IR_PRIMITIVES_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/ir/builder.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/tracer.h"
+
+namespace axe::ir {
+
+struct BuiltinPrimitives {
+  const Primitive *add, *sub, *mul, *div, *max, *min, *pow;
+  const Primitive *neg, *sin, *cos, *exp, *log, *tanh, *sqrt, *abs, *sign;
+  const Primitive *eq, *ne, *lt, *le, *gt, *ge;
+  const Primitive *convert_element_type, *broadcast_in_dim, *reshape, *squeeze, *transpose;
+  const Primitive *reduce_sum, *reduce_max, *dot_general, *slice, *dynamic_slice;
+  const Primitive *dynamic_update_slice, *concatenate, *select_n, *iota, *with_layout_constraint;
+  const Primitive *jit, *closed_call, *cond, *scan, *shard_map;
+  const Primitive *psum, *psum_invariant, *pmax, *pmin, *pvary, *all_gather, *all_gather_invariant;
+  const Primitive *reduce_scatter, *all_to_all, *ppermute, *axis_index;
+};
+
+// Registers the built-ins once (thread-safe) and returns them.
+const BuiltinPrimitives& Builtins();
+
+// ---- binding functions (errors are the abstract-evaluation rules') ----
+
+absl::StatusOr<Tracer> Add(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Sub(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Mul(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Div(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Max(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Min(const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Neg(const Tracer& x);
+absl::StatusOr<Tracer> Sin(const Tracer& x);
+absl::StatusOr<Tracer> Cos(const Tracer& x);
+absl::StatusOr<Tracer> Exp(const Tracer& x);
+absl::StatusOr<Tracer> Log(const Tracer& x);
+// A binary or unary primitive by pointer (comparisons included).
+absl::StatusOr<Tracer> Binary(const Primitive& prim, const Tracer& x, const Tracer& y);
+absl::StatusOr<Tracer> Unary(const Primitive& prim, const Tracer& x);
+
+absl::StatusOr<Tracer> ConvertElementType(const Tracer& x, DType new_dtype);
+absl::StatusOr<Tracer> BroadcastInDim(const Tracer& x, std::vector<int64_t> shape,
+                                      std::vector<int64_t> broadcast_dimensions);
+absl::StatusOr<Tracer> Reshape(const Tracer& x, std::vector<int64_t> new_sizes);
+absl::StatusOr<Tracer> Squeeze(const Tracer& x, std::vector<int64_t> dimensions);
+// broadcast_in_dim with size-1 dimensions inserted at `dimensions` of the result.
+absl::StatusOr<Tracer> ExpandDims(const Tracer& x, std::vector<int64_t> dimensions);
+absl::StatusOr<Tracer> Transpose(const Tracer& x, std::vector<int64_t> permutation);
+absl::StatusOr<Tracer> ReduceSum(const Tracer& x, std::vector<int64_t> axes);
+absl::StatusOr<Tracer> ReduceMax(const Tracer& x, std::vector<int64_t> axes);
+// dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)).
+absl::StatusOr<Tracer> DotGeneral(const Tracer& x, const Tracer& y,
+                                  std::vector<int64_t> lhs_contract,
+                                  std::vector<int64_t> rhs_contract,
+                                  std::vector<int64_t> lhs_batch = {},
+                                  std::vector<int64_t> rhs_batch = {});
+absl::StatusOr<Tracer> Slice(const Tracer& x, std::vector<int64_t> start,
+                             std::vector<int64_t> limit);
+absl::StatusOr<Tracer> DynamicSlice(const Tracer& x, absl::Span<const Tracer> start,
+                                    std::vector<int64_t> slice_sizes);
+absl::StatusOr<Tracer> DynamicUpdateSlice(const Tracer& x, const Tracer& update,
+                                          absl::Span<const Tracer> start);
+absl::StatusOr<Tracer> Concatenate(absl::Span<const Tracer> xs, int64_t dimension);
+absl::StatusOr<Tracer> SelectN(const Tracer& which, absl::Span<const Tracer> cases);
+absl::StatusOr<Tracer> Iota(Builder& b, DType dtype, std::vector<int64_t> shape, int64_t dimension);
+// jit[name, jaxpr](args): calls `body` (its invars typed like args).
+absl::StatusOr<std::vector<Tracer>> Jit(std::shared_ptr<const ClosedJaxpr> body,
+                                        absl::Span<const Tracer> args, std::string name);
+// cond[branches](index, *operands): branch 0 is taken for index 0 (the false branch of a
+// boolean predicate, which JAX converts to int32).
+absl::StatusOr<std::vector<Tracer>> Cond(const Tracer& index,
+                                         std::vector<std::shared_ptr<const ClosedJaxpr>> branches,
+                                         absl::Span<const Tracer> operands);
+
+// Collectives (inside a shard_map's AxisEnv).
+absl::StatusOr<Tracer> PsumInvariant(const Tracer& x, std::vector<std::string> axes);
+absl::StatusOr<Tracer> Pvary(const Tracer& x, std::vector<std::string> axes);
+absl::StatusOr<Tracer> AxisIndex(Builder& b, std::string axis_name);
+
+}  // namespace axe::ir
+
+#endif  // AXE_IR_PRIMITIVES_H_

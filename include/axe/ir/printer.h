@@ -1,0 +1,44 @@
+// The text form of jaxprs (spec ir-and-shard-map.md §3.1), byte for byte as JAX prints it
+// (`str(jax.make_jaxpr(f)(x))` with color off):
+//
+//   { lambda ; a:f32[]. let
+//       b:bool[] = ge a 0.0:f32[]
+//       ...
+//       f:f32[] = cond[
+//         branches=(
+//           { lambda ; g:f32[] h:f32[] i:f32[]. let j:f32[] = sub i g in (j,) }
+//           ...
+//         )
+//       ] e a c d
+//     in (f,) }
+//
+// The layout is JAX's pretty printer: a group (the whole jaxpr, an equation's [params], a
+// tuple of jaxprs, a list of binders) prints on one line when its own flat text fits in the
+// rest of the 80-column line, else it breaks. Variables are named a, b, ..., z, ba, bb, ... in
+// printing order, shared with nested jaxprs; a primitive may ask for its nested jaxpr's
+// operands to be named like the equation's (jit does). Params print sorted by name after the
+// primitive's `params_printed_first`, through its `printed_params` filter.
+//
+// Not modelled: JAX's `let f = { ... } in` sharing of a jaxpr that occurs several times, and
+// source-info / name-stack annotations.
+#ifndef AXE_IR_PRINTER_H_
+#define AXE_IR_PRINTER_H_
+
+#include <cstddef>
+#include <string>
+
+#include "axe/ir/jaxpr.h"
+
+namespace axe::ir {
+
+std::string PrintJaxpr(const Jaxpr& jaxpr, size_t width = 80);
+std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width = 80);
+// The jaxpr on one line (as Python's str() of a jaxpr nested in a tuple param shows it).
+std::string PrintJaxprOneLine(const Jaxpr& jaxpr);
+
+// The n-th variable name (from 0): n in base 26 with digits a..z (0 -> a, 26 -> ba).
+std::string VarName(size_t n);
+
+}  // namespace axe::ir
+
+#endif  // AXE_IR_PRINTER_H_

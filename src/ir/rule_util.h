@@ -1,0 +1,64 @@
+// Helpers shared by the built-in abstract-evaluation rules (internal to src/ir).
+#ifndef AXE_SRC_IR_RULE_UTIL_H_
+#define AXE_SRC_IR_RULE_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "axe/ir/param.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/shaped_array.h"
+
+namespace axe::ir::internal {
+
+// Python's tuple repr of ints: (3,), (3, 2), ().
+std::string PyTuple(absl::Span<const int64_t> values);
+// The NumPy name of the dtype: float32.
+std::string DTypeName(DType t);
+
+inline absl::Status TypeError(absl::string_view message) {
+  return absl::InvalidArgumentError(message);
+}
+
+// The variance set of an ordinary primitive's result: operands must agree inside a shard_map
+// with check_vma (JAX's "requires varying manual axes to match" error); {} when check_vma is
+// off.
+absl::StatusOr<std::vector<std::string>> NaryVma(absl::string_view prim,
+                                                 absl::Span<const ShapedArray> avals);
+
+// Reads an optional parameter: absent or None gives `fallback`.
+absl::StatusOr<std::vector<int64_t>> OptionalInts(const Params& params, absl::string_view name,
+                                                  std::vector<int64_t> fallback);
+absl::StatusOr<std::vector<int64_t>> RequiredInts(const Params& params, absl::string_view prim,
+                                                  absl::string_view name);
+absl::StatusOr<int64_t> RequiredInt(const Params& params, absl::string_view prim,
+                                    absl::string_view name);
+
+// Checks the operand count (InvalidArgument "{prim} takes N operands, got M").
+absl::Status ExpectArity(absl::string_view prim, absl::Span<const ShapedArray> avals, size_t n);
+
+using Rule = AbstractEvalRule;
+// One result.
+inline absl::StatusOr<std::vector<ShapedArray>> One(ShapedArray a) {
+  return std::vector<ShapedArray>{std::move(a)};
+}
+
+// Rule registration per family (each file registers its rules into the built-ins).
+// Primitive::Define without first registering the built-ins (which it does for everyone else,
+// so that a third party cannot take a built-in name).
+absl::StatusOr<const Primitive*> DefinePrimitive(Primitive::Options options);
+
+void RegisterElementwiseRules(const BuiltinPrimitives& p);
+void RegisterShapeRules(const BuiltinPrimitives& p);
+void RegisterCallRules(const BuiltinPrimitives& p);
+void RegisterCollectiveRules(const BuiltinPrimitives& p);
+
+}  // namespace axe::ir::internal
+
+#endif  // AXE_SRC_IR_RULE_UTIL_H_
