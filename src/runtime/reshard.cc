@@ -110,6 +110,24 @@ absl::Status CheckPlan(const Array& array, const ArrayFormat& target, const Resh
   return absl::OkStatus();
 }
 
+// The local copies and messages each device receives, by device id.
+absl::StatusOr<std::vector<std::vector<const ReshardMessage*>>> WorkPerDevice(
+    const ReshardPlan& plan, size_t devices) {
+  std::vector<std::vector<const ReshardMessage*>> work(devices);
+  for (const auto* list : {&plan.local_copies, &plan.messages}) {
+    for (const ReshardMessage& m : *list) {
+      if (m.dst_device < 0 || static_cast<size_t>(m.dst_device) >= devices || m.src_device < 0 ||
+          static_cast<size_t>(m.src_device) >= devices) {
+        return absl::InvalidArgumentError(absl::StrCat("the plan sends from device ", m.src_device,
+                                                       " to ", m.dst_device, "; the client has ",
+                                                       devices, " devices"));
+      }
+      work[static_cast<size_t>(m.dst_device)].push_back(&m);
+    }
+  }
+  return work;
+}
+
 }  // namespace
 
 absl::Status CheckReshard(const Array& array, const ArrayFormat& target) {
@@ -136,35 +154,37 @@ absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& targ
                                      ReshardStats* stats) {
   AXE_RETURN_IF_ERROR(CheckReshard(array, target));
   AXE_RETURN_IF_ERROR(CheckPlan(array, target, plan));
-  const bool staged = options.transport == ReshardTransport::kStaged;
-  if (staged && options.staging_bytes < array.element_bytes()) {
+  array.client().ResetPeaks();
+  AXE_ASSIGN_OR_RETURN(Array out,
+                       Array::Allocate(array.client(), array.shape(), array.dtype(), target));
+  AXE_RETURN_IF_ERROR(ReshardInto(array, out, plan, options, stats));
+  return out;
+}
+
+absl::Status ReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
+                         const ReshardOptions& options, ReshardStats* stats) {
+  if (&out.client() != &array.client() || out.shape() != array.shape() ||
+      out.dtype() != array.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the destination array differs from the source in its client, shape or element type: ",
+        ShapeText(out.shape()), " ", XlaName(out.dtype()), " vs ", ShapeText(array.shape()), " ",
+        XlaName(array.dtype())));
+  }
+  AXE_RETURN_IF_ERROR(CheckPlan(array, out.format(), plan));
+  if (options.transport == ReshardTransport::kStaged &&
+      options.staging_bytes < array.element_bytes()) {
     return absl::InvalidArgumentError(absl::StrCat("a staging buffer of ", options.staging_bytes,
                                                    " bytes cannot hold one element of ",
                                                    array.element_bytes(), " bytes"));
   }
   Client& client = array.client();
-  client.ResetPeaks();
-  AXE_ASSIGN_OR_RETURN(Array out, Array::Allocate(client, array.shape(), array.dtype(), target));
   const auto n = static_cast<size_t>(client.num_devices());
   Sides sides{array, out, std::vector<const DeviceShard*>(n), std::vector<const DeviceShard*>(n)};
-  for (const DeviceShard& s : array.device_map())
+  for (const DeviceShard& s : array.device_map()) {
     sides.from_box[static_cast<size_t>(s.device)] = &s;
+  }
   for (const DeviceShard& s : out.device_map()) sides.to_box[static_cast<size_t>(s.device)] = &s;
-  std::vector<std::vector<const ReshardMessage*>> work(n);
-  for (const ReshardMessage& m : plan.local_copies) {
-    if (m.dst_device < 0 || static_cast<size_t>(m.dst_device) >= n) {
-      return absl::InvalidArgumentError(absl::StrCat("the plan names device ", m.dst_device));
-    }
-    work[static_cast<size_t>(m.dst_device)].push_back(&m);
-  }
-  for (const ReshardMessage& m : plan.messages) {
-    if (m.dst_device < 0 || static_cast<size_t>(m.dst_device) >= n || m.src_device < 0 ||
-        static_cast<size_t>(m.src_device) >= n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the plan sends from device ", m.src_device, " to ", m.dst_device));
-    }
-    work[static_cast<size_t>(m.dst_device)].push_back(&m);
-  }
+  AXE_ASSIGN_OR_RETURN(auto work, WorkPerDevice(plan, n));
   std::vector<int64_t> received(n, 0);
   std::atomic<int64_t> moved{0}, local{0}, messages{0};
   const auto start = std::chrono::steady_clock::now();
@@ -175,7 +195,7 @@ absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& targ
       if (m->src_device != m->dst_device) largest = std::max(largest, m->bytes);
     }
     std::optional<DeviceBuffer> staging;
-    if (staged && largest > 0) {
+    if (options.transport == ReshardTransport::kStaged && largest > 0) {
       AXE_ASSIGN_OR_RETURN(
           staging, client.device(device).Allocate(std::min(largest, options.staging_bytes)));
     }
@@ -200,7 +220,7 @@ absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& targ
     stats->peak_bytes = client.PeakBytes();
     stats->seconds = elapsed.count();
   }
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace axe::runtime

@@ -104,6 +104,27 @@ TEST(ReshardTest, IncompatibleTargetsSayWhatDiffers) {
                                  "the target is")));
 }
 
+TEST(ReshardTest, ReshardIntoReusesTheTarget) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  std::vector<uint8_t> host = Iota8(4 * 6 * 2);
+  Array a = *Array::DevicePut(*client, host, {4, 6}, DType::kS16,
+                              {Named("x=2", "P('x')"), std::nullopt});
+  ArrayFormat target{Named("x=2", "P(None, 'x')"), std::nullopt};
+  Array out = *Array::Allocate(*client, {4, 6}, DType::kS16, target);
+  ReshardPlan plan = *PlanReshard({4, 6}, 2, a.sharding(), target.sharding);
+  for (int run = 0; run < 2; ++run) {
+    ReshardStats stats;
+    ASSERT_OK(ReshardInto(a, out, plan, {}, &stats));
+    EXPECT_EQ(stats.bytes_moved, plan.v_min_bytes);
+    ExpectShardsMatchHost(out, host);
+  }
+  Array wrong = *Array::Allocate(*client, {4, 6}, DType::kU16, target);
+  EXPECT_THAT(ReshardInto(a, wrong, plan),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("differs from the source in its client, shape or element type: "
+                                 "(4, 6) u16 vs (4, 6) s16")));
+}
+
 // The property: random meshes (the target's may differ from the source's), specs, local
 // layouts, element sizes and transports; every target shard is bit-exact against slicing
 // the host data, bytes_moved == V_min, and the peak per device stays within source shard +

@@ -62,6 +62,13 @@ absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& targ
                                      const ReshardPlan& plan, const ReshardOptions& options = {},
                                      ReshardStats* stats = nullptr);
 
+// Executes a plan into an existing array `out` (allocated with the target format, e.g. to
+// time repeated reshards without allocating): the same as ExecuteReshard otherwise, except
+// that the device peaks are not reset first. Errors: `out` has another client, shape or
+// element type, or the plan does not match the two arrays' shardings.
+absl::Status ReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
+                         const ReshardOptions& options = {}, ReshardStats* stats = nullptr);
+
 }  // namespace axe::runtime
 
 #endif  // AXE_RUNTIME_RESHARD_H_
