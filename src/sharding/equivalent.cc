@@ -12,6 +12,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/axis_catalog.h"
+#include "axe/sharding/shardy.h"
 
 namespace axe::sharding {
 namespace {
@@ -103,7 +104,16 @@ absl::StatusOr<ShardingNotation> ShardingNotation::Parse(absl::string_view text,
   if (absl::StartsWith(trimmed, "{")) {
     absl::StatusOr<HloSharding> hlo = HloSharding::Parse(trimmed);
     if (!hlo.ok()) return Prefixed("HLO sharding", hlo.status());
-    return ShardingNotation{*std::move(hlo), mesh};
+    return ShardingNotation{*std::move(hlo), mesh, {}};
+  }
+  if (absl::StartsWith(trimmed, "#sdy.sharding") || absl::StartsWith(trimmed, "<@") ||
+      absl::StartsWith(trimmed, "<mesh")) {
+    absl::StatusOr<ShardySharding> sdy = ShardySharding::Parse(trimmed);
+    if (!sdy.ok()) return Prefixed("Shardy sharding", sdy.status());
+    std::optional<ShardyMesh> sdy_mesh;
+    if (mesh) sdy_mesh = ShardyMesh::FromMesh(*mesh, "");
+    AXE_ASSIGN_OR_RETURN(NamedSharding named, ShardyToRefinedNamedSharding(*sdy, sdy_mesh));
+    return ShardingNotation{std::move(named), mesh, sdy->ToString()};
   }
   if (absl::StartsWith(trimmed, "P(") || absl::StartsWith(trimmed, "PartitionSpec(")) {
     if (!mesh) {
@@ -113,21 +123,23 @@ absl::StatusOr<ShardingNotation> ShardingNotation::Parse(absl::string_view text,
     absl::StatusOr<PartitionSpec> spec = PartitionSpec::Parse(trimmed);
     if (!spec.ok()) return Prefixed("PartitionSpec", spec.status());
     AXE_ASSIGN_OR_RETURN(NamedSharding named, NamedSharding::Create(*mesh, *std::move(spec)));
-    return ShardingNotation{std::move(named), mesh};
+    return ShardingNotation{std::move(named), mesh, {}};
   }
   AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, CatalogFor(mesh));
   absl::StatusOr<axe::Layout> layout = axe::Layout::Parse(trimmed, catalog);
   if (!layout.ok()) return Prefixed("Axe layout", layout.status());
-  return ShardingNotation{*std::move(layout), mesh};
+  return ShardingNotation{*std::move(layout), mesh, {}};
 }
 
 std::string ShardingNotation::KindName() const {
+  if (!shardy.empty()) return "shardy";
   if (std::holds_alternative<NamedSharding>(value)) return "named";
   if (std::holds_alternative<HloSharding>(value)) return "hlo";
   return "axe";
 }
 
 std::string ShardingNotation::ToString() const {
+  if (!shardy.empty()) return shardy;
   return std::visit([](const auto& v) { return v.ToString(); }, value);
 }
 

@@ -67,6 +67,12 @@ std::vector<int64_t> HloShardShape(const HloSharding& hlo, absl::Span<const int6
   return local;
 }
 
+// The Shardy form of a NamedSharding: the mesh as @mesh and the sharding on it.
+void DescribeShardy(ShardingExplanation& out, const NamedSharding& named, size_t rank) {
+  out.shardy = {NamedToShardySharding(named, rank).ToString(), ""};
+  out.shardy_mesh = ShardyMesh::FromMesh(named.mesh(), "mesh").ToString();
+}
+
 }  // namespace
 
 absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_t> shape,
@@ -83,6 +89,7 @@ absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_
       TextOf(ShardedToAxe(shape, sharding, options.local_layout, options.mode, options.dtype));
   out.gpuid_is_mesh_position =
       options.mode == DeviceAxisMode::kFlat && !sharding.mesh().has_default_devices();
+  DescribeShardy(out, sharding, shape.size());
   AXE_ASSIGN_OR_RETURN(out.shard_shape, sharding.ShardShape(shape));
   DescribeLocal(out, options);
   DescribeDevices(out, std::move(devices));
@@ -110,6 +117,11 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
     if (absl::Status fits = named->CheckShape(shape); !fits.ok()) named = fits;
   }
   out.named = TextOf(named);
+  if (named.ok()) {
+    DescribeShardy(out, *named, shape.size());
+  } else {
+    out.shardy = {std::nullopt, out.named.reason};
+  }
   if (options.mode == DeviceAxisMode::kFlat) {
     out.axe = TextOf(
         HloShardingToAxe(shape, sharding, options.local_layout, out.num_devices, options.dtype));
@@ -122,6 +134,20 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
   out.shard_shape = HloShardShape(sharding, shape);
   DescribeLocal(out, options);
   DescribeDevices(out, std::move(devices));
+  return out;
+}
+
+absl::StatusOr<ShardingExplanation> ExplainShardySharding(absl::Span<const int64_t> shape,
+                                                          const ShardySharding& sharding,
+                                                          const std::optional<ShardyMesh>& mesh,
+                                                          const ExplainOptions& options) {
+  AXE_RETURN_IF_ERROR(sharding.Check(mesh, shape.size()));
+  AXE_ASSIGN_OR_RETURN(NamedSharding refined, ShardyToRefinedNamedSharding(sharding, mesh));
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation out, ExplainNamedSharding(shape, refined, options));
+  out.named = TextOf(ShardyToNamedSharding(sharding, mesh));
+  out.shardy = {sharding.ToString(), ""};
+  const ShardyMesh& on = sharding.inline_mesh() ? *sharding.inline_mesh() : *mesh;
+  out.shardy_mesh = on.name.empty() ? std::string() : on.ToString();
   return out;
 }
 

@@ -63,6 +63,26 @@ TEST(ShardCli, ExplainHloWithXlaShapeAndLayout) {
   EXPECT_EQ(j["local_shape"], "f32[4,2]{0,1}");
 }
 
+TEST(ShardCli, ShardyInAndOut) {
+  auto r = RunAxe(
+      {"shard", "explain", "--shape", "4,4", "--mesh", "sdy.mesh @mesh_full = <[\"devices\"=8]>",
+       "--sdy", "#sdy.sharding<@mesh_full, [{\"devices\":(1)4}, {\"devices\":(4)2}]>", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["hlo"], "{devices=[4,2]<=[8]}");
+  EXPECT_EQ(j["named"], nullptr);
+  EXPECT_EQ(j["shardy_mesh"], "sdy.mesh @mesh_full = <[\"devices\"=8]>");
+  r = RunAxe({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x')"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("shardy         #sdy.sharding<@mesh, [{\"x\"}, {}]>\n"
+                               "               sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"));
+  r = RunAxe({"shard", "equivalent", "#sdy.sharding<@mesh, [{\"x\"}, {}]>",
+              "{devices=[2,1,2]<=[4] last_tile_dim_replicate}", "--mesh",
+              "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>", "--shape", "8,8", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["first"]["notation"], "shardy");
+}
+
 TEST(ShardCli, ExplainSaysWhyAFormIsMissing) {
   auto r = RunAxe({"shard", "explain", "--shape", "8", "--hlo", "{maximal device=1}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -99,7 +119,10 @@ TEST(ShardCli, BadInputIsOneLineAndExitTwo) {
             "its dimension 0 should be divisible by 2 (mesh axes 'x'), but it is equal to 7"},
            {{"shard", "explain", "--shape", "8,8", "--hlo", "{devices=[2,2]0,1,2"}, "--hlo: "},
            {{"shard", "explain", "--shape", "8,8", "--spec", "P('x')"}, "--spec needs --mesh"},
-           {{"shard", "explain", "--shape", "8,8"}, "give the sharding as --spec"},
+           {{"shard", "explain", "--shape", "8,8"}, "give the sharding as one of --spec"},
+           {{"shard", "explain", "--shape", "8,8", "--mesh", "sdy.mesh @m = <[\"x\"=2]>", "--sdy",
+             "#sdy.sharding<@m, [{\"x\"}, {]>"},
+            "--sdy: position 27: expected an axis name in double quotes"},
            {{"shard", "explain", "--shape", "8,8", "--mesh", "x=2", "--spec", "P('x')", "--mode",
              "diagonal"},
             "--mode: unknown mode 'diagonal'"},

@@ -82,6 +82,30 @@ TEST(ExplainTest, NamedShardingInEveryNotation) {
   EXPECT_FALSE(e->gpuid_is_mesh_position);
 }
 
+TEST(ExplainTest, ShardyFormAndShardyInput) {
+  absl::StatusOr<ShardingExplanation> e =
+      ExplainNamedSharding({8, 8}, Named("x=2,y=2", "P('x')"), {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->shardy.text, "#sdy.sharding<@mesh, [{\"x\"}, {}]>");
+  EXPECT_EQ(e->shardy_mesh, "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>");
+
+  absl::StatusOr<ShardySharding> sdy =
+      ShardySharding::Parse("#sdy.sharding<@m, [{\"y\":(1)2}, {}], replicated={\"x\"}>");
+  ASSERT_TRUE(sdy.ok()) << sdy.status();
+  absl::StatusOr<ShardyMesh> mesh = ShardyMesh::Parse("sdy.mesh @m = <[\"x\"=2, \"y\"=4]>");
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  e = ExplainShardySharding({8, 8}, *sdy, *mesh, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e->named.reason, HasSubstr("sub-axis \"y\":(1)2"));
+  EXPECT_EQ(e->hlo.text, "{devices=[2,1,4]<=[2,2,2]T(1,0,2) last_tile_dim_replicate}");
+  EXPECT_EQ(e->shardy_mesh, "sdy.mesh @m = <[\"x\"=2, \"y\"=4]>");
+  EXPECT_THAT(e->shard_shape, ElementsAre(4, 8));
+  EXPECT_EQ(e->devices[2].IndexToString(), "[[4, 8], [0, 8]]");
+  EXPECT_THAT(ExplainShardySharding({8}, *sdy, *mesh, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("sharding has rank 2 but the value has rank 1")));
+}
+
 TEST(ExplainTest, PerAxisAndLocalLayout) {
   ExplainOptions options;
   options.mode = DeviceAxisMode::kPerAxis;
@@ -141,7 +165,7 @@ ShardingNotation Read(absl::string_view text, absl::string_view mesh = "") {
   if (!mesh.empty()) m = ParseMesh(mesh);
   absl::StatusOr<ShardingNotation> n = ShardingNotation::Parse(text, m);
   EXPECT_TRUE(n.ok()) << text << ": " << n.status();
-  return n.ok() ? *n : ShardingNotation{HloSharding::Replicated(), std::nullopt};
+  return n.ok() ? *n : ShardingNotation{HloSharding::Replicated(), std::nullopt, {}};
 }
 
 TEST(EquivalentTest, AcrossNotations) {
@@ -207,9 +231,9 @@ TEST(EquivalentTest, AxeFormHasTheDefinitionsDeviceMap) {
     const absl::StatusOr<HloSharding> hlo = NamedToHloSharding(named, rank);
     ASSERT_TRUE(hlo.ok()) << hlo.status();
     for (const ShardingNotation& other :
-         {ShardingNotation{*axe, std::nullopt}, ShardingNotation{*hlo, std::nullopt}}) {
+         {ShardingNotation{*axe, std::nullopt, {}}, ShardingNotation{*hlo, std::nullopt, {}}}) {
       absl::StatusOr<EquivalenceResult> r =
-          Equivalent(shape, ShardingNotation{named, std::nullopt}, other);
+          Equivalent(shape, ShardingNotation{named, std::nullopt, {}}, other);
       ASSERT_TRUE(r.ok()) << r.status();
       EXPECT_TRUE(r->equivalent) << other.ToString() << " differs on device "
                                  << r->difference->device << ": " << r->difference->first << " vs "

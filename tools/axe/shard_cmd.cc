@@ -13,6 +13,7 @@
 #include "axe/sharding/explain.h"
 #include "axe/sharding/from_hlo.h"
 #include "axe/sharding/mesh.h"
+#include "axe/sharding/shardy.h"
 #include "axe/xla/text.h"
 #include "cli.h"
 
@@ -96,12 +97,32 @@ absl::StatusOr<ArraySpec> ParseArray(const ArrayArgs& args) {
   return out;
 }
 
-absl::StatusOr<std::optional<sharding::Mesh>> ParseMeshOption(const std::string& arg) {
-  if (arg.empty()) return std::optional<sharding::Mesh>();
+// --mesh in any spelling: x=2,y=2, Mesh('x': 2, ...), or Shardy's sdy.mesh @m = <[...]>.
+struct MeshOption {
+  std::optional<sharding::Mesh> mesh;
+  std::optional<sharding::ShardyMesh> shardy;  // the same mesh, with its Shardy name if any
+};
+
+absl::StatusOr<MeshOption> ParseMeshOption(const std::string& arg) {
+  MeshOption out;
+  if (arg.empty()) return out;
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, "--mesh"));
+  if (text.find("<[") != std::string::npos) {
+    absl::StatusOr<sharding::ShardyMesh> sdy = sharding::ShardyMesh::Parse(text);
+    if (!sdy.ok()) return InOption("--mesh", sdy.status());
+    out.shardy = *sdy;
+    if (!sdy->MaximalDevice()) {
+      absl::StatusOr<sharding::Mesh> mesh = sdy->ToMesh();
+      if (!mesh.ok()) return InOption("--mesh", mesh.status());
+      out.mesh = *std::move(mesh);
+    }
+    return out;
+  }
   absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(text);
   if (!mesh.ok()) return InOption("--mesh", mesh.status());
-  return std::optional<sharding::Mesh>(*std::move(mesh));
+  out.shardy = sharding::ShardyMesh::FromMesh(*mesh, "");
+  out.mesh = *std::move(mesh);
+  return out;
 }
 
 absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
@@ -112,19 +133,27 @@ absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
 }
 
 struct ExplainArgs : ArrayArgs {
-  std::string mesh, spec, hlo, mode = "flat";
+  std::string mesh, spec, hlo, sdy, mode = "flat";
   int64_t num_devices = 0;
 };
 
 absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
   AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args));
-  AXE_ASSIGN_OR_RETURN(std::optional<sharding::Mesh> mesh, ParseMeshOption(args.mesh));
+  AXE_ASSIGN_OR_RETURN(MeshOption mesh_option, ParseMeshOption(args.mesh));
+  const std::optional<sharding::Mesh>& mesh = mesh_option.mesh;
   sharding::ExplainOptions options;
   options.dtype = array.dtype;
   options.local_layout = array.local_layout;
   AXE_ASSIGN_OR_RETURN(options.mode, ParseMode(args.mode));
-  if (args.spec.empty() == args.hlo.empty()) {
-    return absl::InvalidArgumentError("give the sharding as --spec (with --mesh) or as --hlo");
+  if (!args.spec.empty() + !args.hlo.empty() + !args.sdy.empty() != 1) {
+    return absl::InvalidArgumentError(
+        "give the sharding as one of --spec (with --mesh), --hlo or --sdy");
+  }
+  if (!args.sdy.empty()) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.sdy, "--sdy"));
+    absl::StatusOr<sharding::ShardySharding> sdy = sharding::ShardySharding::Parse(text);
+    if (!sdy.ok()) return InOption("--sdy", sdy.status());
+    return sharding::ExplainShardySharding(array.dims, *sdy, mesh_option.shardy, options);
   }
   if (!args.hlo.empty()) {
     AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.hlo, "--hlo"));
@@ -159,6 +188,9 @@ Json ExplanationJson(const ShardingExplanation& e) {
           {"hlo_reason", ReasonOrNull(e.hlo)},
           {"axe", TextOrNull(e.axe)},
           {"axe_reason", ReasonOrNull(e.axe)},
+          {"shardy", TextOrNull(e.shardy)},
+          {"shardy_reason", ReasonOrNull(e.shardy)},
+          {"shardy_mesh", e.shardy_mesh.empty() ? Json(nullptr) : Json(e.shardy_mesh)},
           {"gpuid_is_mesh_position", e.gpuid_is_mesh_position},
           {"shard_shape", e.shard_shape},
           {"fully_replicated", e.fully_replicated},
@@ -184,6 +216,8 @@ void PrintExplanation(const ShardingExplanation& e) {
             << "]\n";
   std::cout << "jax            " << Shown(e.named) << "\n";
   std::cout << "hlo            " << Shown(e.hlo) << "\n";
+  std::cout << "shardy         " << Shown(e.shardy) << "\n";
+  if (!e.shardy_mesh.empty()) std::cout << "               " << e.shardy_mesh << "\n";
   std::cout << "axe            " << Shown(e.axe) << "\n";
   if (e.gpuid_is_mesh_position) {
     std::cout << "               (gpuid is the mesh position: device = devices[gpuid])\n";
@@ -210,11 +244,16 @@ void AddExplain(CLI::App& group, Selected& selected) {
       "A sharding in JAX's, XLA's and Axe's notations, its shard shape, a picture and the box "
       "each device holds");
   AddArrayArgs(cmd, *args);
-  cmd->add_option("--mesh", args->mesh, "The mesh, e.g. x=2,y=2 or \"Mesh('x': 2, 'y': 2)\"");
+  cmd->add_option("--mesh", args->mesh,
+                  "The mesh: x=2,y=2, \"Mesh('x': 2, 'y': 2)\" or 'sdy.mesh @mesh = "
+                  "<[\"x\"=2, \"y\"=2]>'");
   cmd->add_option("--spec", args->spec, "A PartitionSpec on --mesh, e.g. \"P('x', None)\"");
   cmd->add_option("--hlo", args->hlo,
                   "An HLO sharding, e.g. '{devices=[2,1,2]<=[4] last_tile_dim_replicate}' (with "
                   "--mesh: its NamedSharding on that mesh)");
+  cmd->add_option("--sdy", args->sdy,
+                  "A Shardy sharding, e.g. '#sdy.sharding<@mesh, [{\"x\"}, {}]>' (its mesh from "
+                  "--mesh, e.g. 'sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>', unless inlined)");
   cmd->add_option("--num-devices", args->num_devices,
                   "Device count for --hlo (default: one more than the largest id it names)");
   cmd->add_option("--mode", args->mode,
@@ -240,8 +279,9 @@ void AddEquivalent(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<EquivalentArgs>();
   CLI::App* cmd = group.add_subcommand(
       "equivalent",
-      "Whether two shardings (any notation: HLO '{...}', \"P(...)\" with --mesh, an Axe "
-      "layout) put the same elements on every device. Exit code 0: yes, 1: no");
+      "Whether two shardings (any notation: HLO '{...}', \"P(...)\" with --mesh, Shardy "
+      "'#sdy.sharding<...>', an Axe layout) put the same elements on every device. Exit code 0: "
+      "yes, 1: no");
   cmd->add_option("first", args->first, "A sharding ('-' stdin, '@FILE')")->required();
   cmd->add_option("second", args->second, "The other sharding ('-' stdin, '@FILE')")->required();
   cmd->add_option("--shape", args->shape, "The global shape, e.g. 8,8")->required();
@@ -251,7 +291,8 @@ void AddEquivalent(CLI::App& group, Selected& selected) {
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(shape_text, "--shape"));
-    AXE_ASSIGN_OR_RETURN(std::optional<sharding::Mesh> mesh, ParseMeshOption(args->mesh));
+    AXE_ASSIGN_OR_RETURN(MeshOption mesh_option, ParseMeshOption(args->mesh));
+    const std::optional<sharding::Mesh>& mesh = mesh_option.mesh;
     std::vector<sharding::ShardingNotation> sides;
     for (const auto& [arg, what] : {std::pair{&args->first, "first"}, {&args->second, "second"}}) {
       AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(*arg, what));

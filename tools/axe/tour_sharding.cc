@@ -84,8 +84,9 @@ absl::Status FromHlo(std::ostream& os) {
                        sharding::HloToNamedSharding(hlo, shape.size(), mesh));
   AXE_RETURN_IF_ERROR(
       SelfCheck(named.spec().ToString() == "P('y', 'x')", "the spec is P('y', 'x')"));
-  AXE_ASSIGN_OR_RETURN(sharding::EquivalenceResult same,
-                       sharding::Equivalent(shape, {named, std::nullopt}, {hlo, std::nullopt}));
+  AXE_ASSIGN_OR_RETURN(
+      sharding::EquivalenceResult same,
+      sharding::Equivalent(shape, {named, std::nullopt, {}}, {hlo, std::nullopt, {}}));
   AXE_RETURN_IF_ERROR(SelfCheck(same.equivalent, "the two forms are equivalent"));
   AXE_ASSIGN_OR_RETURN(sharding::NamedSharding fresh,
                        sharding::HloToNamedSharding(hlo, shape.size(), mesh.num_devices()));

@@ -31,14 +31,18 @@ struct ShardingNotation {
   // For an Axe layout whose device axes are mesh axes (per_axis form): the mesh that numbers
   // its devices. Unused otherwise.
   std::optional<Mesh> mesh;
+  // The Shardy text this was read from (`value` then holds its NamedSharding on the refined
+  // mesh), empty otherwise.
+  std::string shardy;
 
   // Reads text in any notation, by its first characters: `{` an HLO sharding, `P(` /
-  // `PartitionSpec(` a spec on `mesh` (required), anything else an Axe layout (device axes
+  // `PartitionSpec(` a spec on `mesh` (required), `#sdy.sharding<` / `<@` / `<mesh` a Shardy
+  // sharding (on `mesh` unless it inlines one), anything else an Axe layout (device axes
   // named after mesh axes take the device kind when `mesh` is given). Errors are the
   // notation's parser's, prefixed with what was tried.
   static absl::StatusOr<ShardingNotation> Parse(absl::string_view text,
                                                 const std::optional<Mesh>& mesh);
-  // "named", "hlo" or "axe".
+  // "named", "hlo", "shardy" or "axe".
   std::string KindName() const;
   std::string ToString() const;
 };

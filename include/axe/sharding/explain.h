@@ -1,5 +1,5 @@
 // Everything `axe shard explain` shows about a sharded array: the sharding in each notation
-// that has it (JAX NamedSharding, XLA HLO, Axe layout with device iters, each with the
+// that has it (JAX NamedSharding, XLA HLO, Shardy, Axe layout with device iters, each with the
 // reason when it has none), the shard shape, the per-device index boxes and replica groups
 // (JAX's devices_indices_map), the local layout of a shard, and a picture.
 //
@@ -23,6 +23,7 @@
 #include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
+#include "axe/sharding/shardy.h"
 #include "axe/sharding/to_axe.h"
 #include "axe/xla/layout.h"
 
@@ -44,9 +45,11 @@ struct TextOrReason {
 struct ShardingExplanation {
   std::vector<int64_t> global_shape;
   DType dtype = DType::kF32;
-  TextOrReason named;  // NamedSharding(...)
-  TextOrReason hlo;    // {devices=...}
-  TextOrReason axe;    // the Axe layout with device iters
+  TextOrReason named;       // NamedSharding(...)
+  TextOrReason hlo;         // {devices=...}
+  TextOrReason axe;         // the Axe layout with device iters
+  TextOrReason shardy;      // #sdy.sharding<@mesh, [...]>
+  std::string shardy_mesh;  // sdy.mesh @mesh = <[...]> (empty when shardy has no text)
   // In flat mode over a mesh with an explicit device array, gpuid is the mesh position
   // (device = devices[gpuid]), not the device id.
   bool gpuid_is_mesh_position = false;
@@ -75,6 +78,15 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
                                                        const std::optional<Mesh>& mesh,
                                                        int64_t num_devices,
                                                        const ExplainOptions& options);
+
+// A Shardy sharding on `mesh` (unless it inlines its own): explained through its NamedSharding
+// on the refined mesh (sub-axes become axes); the JAX form is the exact NamedSharding on the
+// sharding's own mesh, or the reason it has none. Errors: ShardySharding::Check's for this
+// rank, and the refined sharding's errors for this shape.
+absl::StatusOr<ShardingExplanation> ExplainShardySharding(absl::Span<const int64_t> shape,
+                                                          const ShardySharding& sharding,
+                                                          const std::optional<ShardyMesh>& mesh,
+                                                          const ExplainOptions& options);
 
 }  // namespace axe::sharding
 
