@@ -85,6 +85,7 @@ TEST(LocalLayoutTest, ParsesBothSpellingsAndPositionalForms) {
            "DeviceLocalLayout(major_to_minor=(1, 0), _tiling=((8, 128), (2, 1)), "
            "_sub_byte_element_size_in_bits=4)",
            "Layout((1,0),((8,128),(2,1)),4)",
+           "Layout((1,0), ((8,128),(2,1)), 4)",  // docs/sharding.md
            " Layout ( [1 , 0] , [[8,128],[2,1]] , sub_byte_element_size_in_bits = 4 , ) ",
            "Layout((1, 0), sub_byte_element_size_in_bits=4, tiling=((8, 128), (2, 1)))",
        }) {
