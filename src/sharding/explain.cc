@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/sharding/format.h"
+#include "axe/sharding/from_axe.h"
 #include "axe/sharding/from_hlo.h"
 #include "axe/sharding/picture.h"
 #include "axe/xla/shape.h"
@@ -67,6 +69,22 @@ std::vector<int64_t> HloShardShape(const HloSharding& hlo, absl::Span<const int6
   return local;
 }
 
+// JAX's Format of one shard: the local layout as a JAX Layout and the sharding.
+void DescribeFormat(ShardingExplanation& out, const std::optional<Sharding>& sharding,
+                    const ExplainOptions& options) {
+  if (!sharding) {
+    out.format = {std::nullopt, "no JAX sharding: " + out.named.reason};
+    return;
+  }
+  absl::StatusOr<LocalLayout> layout = LocalLayout::FromXla(
+      options.local_layout ? *options.local_layout : RowMajor(out.global_shape.size()));
+  if (!layout.ok()) {
+    out.format = {std::nullopt, std::string(layout.status().message())};
+    return;
+  }
+  out.format = TextOf(Format::Create(*std::move(layout), *sharding));
+}
+
 // The Shardy form of a NamedSharding: the mesh as @mesh and the sharding on it.
 void DescribeShardy(ShardingExplanation& out, const NamedSharding& named, size_t rank) {
   out.shardy = {NamedToShardySharding(named, rank).ToString(), ""};
@@ -90,6 +108,7 @@ absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_
   out.gpuid_is_mesh_position =
       options.mode == DeviceAxisMode::kFlat && !sharding.mesh().has_default_devices();
   DescribeShardy(out, sharding, shape.size());
+  DescribeFormat(out, Sharding(sharding), options);
   AXE_ASSIGN_OR_RETURN(out.shard_shape, sharding.ShardShape(shape));
   DescribeLocal(out, options);
   DescribeDevices(out, std::move(devices));
@@ -119,8 +138,17 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
   out.named = TextOf(named);
   if (named.ok()) {
     DescribeShardy(out, *named, shape.size());
+    DescribeFormat(out, Sharding(*named), options);
   } else {
     out.shardy = {std::nullopt, out.named.reason};
+    std::optional<Sharding> single;
+    if (sharding.kind() == HloSharding::Kind::kMaximal) {
+      if (absl::StatusOr<SingleDeviceSharding> s = SingleDeviceSharding::Create(sharding.device());
+          s.ok()) {
+        single = Sharding(*std::move(s));
+      }
+    }
+    DescribeFormat(out, single, options);
   }
   if (options.mode == DeviceAxisMode::kFlat) {
     out.axe = TextOf(
@@ -137,6 +165,30 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
   return out;
 }
 
+absl::StatusOr<ShardingExplanation> ExplainSharding(absl::Span<const int64_t> shape,
+                                                    const Sharding& sharding,
+                                                    const ExplainOptions& options) {
+  if (const NamedSharding* named = sharding.named()) {
+    return ExplainNamedSharding(shape, *named, options);
+  }
+  const SingleDeviceSharding& single = *sharding.single_device();
+  AXE_ASSIGN_OR_RETURN(HloSharding maximal, HloSharding::Maximal(single.device()));
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation out,
+                       ExplainHloSharding(shape, maximal, std::nullopt, 0, options));
+  out.named = {single.ToString(), ""};
+  DescribeFormat(out, sharding, options);
+  return out;
+}
+
+absl::StatusOr<ShardingExplanation> ExplainAxeLayout(absl::Span<const int64_t> shape,
+                                                     const axe::Layout& layout,
+                                                     const std::optional<Mesh>& mesh,
+                                                     ExplainOptions options) {
+  AXE_ASSIGN_OR_RETURN(ShardingOfLayout found, ShardingFromAxe(layout, shape, mesh));
+  options.local_layout = found.local_xla;
+  return ExplainSharding(shape, found.sharding, options);
+}
+
 absl::StatusOr<ShardingExplanation> ExplainShardySharding(absl::Span<const int64_t> shape,
                                                           const ShardySharding& sharding,
                                                           const std::optional<ShardyMesh>& mesh,
@@ -144,7 +196,9 @@ absl::StatusOr<ShardingExplanation> ExplainShardySharding(absl::Span<const int64
   AXE_RETURN_IF_ERROR(sharding.Check(mesh, shape.size()));
   AXE_ASSIGN_OR_RETURN(NamedSharding refined, ShardyToRefinedNamedSharding(sharding, mesh));
   AXE_ASSIGN_OR_RETURN(ShardingExplanation out, ExplainNamedSharding(shape, refined, options));
-  out.named = TextOf(ShardyToNamedSharding(sharding, mesh));
+  absl::StatusOr<NamedSharding> exact = ShardyToNamedSharding(sharding, mesh);
+  out.named = TextOf(exact);
+  DescribeFormat(out, exact.ok() ? std::optional<Sharding>(*exact) : std::nullopt, options);
   out.shardy = {sharding.ToString(), ""};
   const ShardyMesh& on = sharding.inline_mesh() ? *sharding.inline_mesh() : *mesh;
   out.shardy_mesh = on.name.empty() ? std::string() : on.ToString();

@@ -83,6 +83,37 @@ TEST(ShardCli, ShardyInAndOut) {
   EXPECT_EQ(json::parse(r.out)["first"]["notation"], "shardy");
 }
 
+TEST(ShardCli, JaxReprsAndAxeLayoutsIn) {
+  auto r =
+      RunAxe({"shard", "explain", "--shape", "8,8", "--format",
+              "Format(Layout((1, 0)), NamedSharding(Mesh('x': 2, 'y': 2), P('x')))", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["local_shape"], "f32[4,8]{0,1}");
+  EXPECT_EQ(j["format"],
+            "Format(layout=Layout(major_to_minor=(1, 0), tiling=(), "
+            "sub_byte_element_size_in_bits=0), sharding=NamedSharding(mesh=Mesh('x': 2, 'y': 2), "
+            "spec=P('x',)))");
+  // The reverse: an Axe layout read back as a sharding on the given mesh.
+  r = RunAxe({"shard", "explain", "--shape", "8,8", "--axe", "S[(2,32):(1@x,1)] + R[2:1@y]",
+              "--mesh", "x=2,y=2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["named"], "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))");
+  EXPECT_EQ(j["axe"], "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]");
+  r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", "SingleDeviceSharding(device=3)",
+              "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["named"], "SingleDeviceSharding(device=3)");
+  EXPECT_EQ(j["hlo"], "{maximal device=3}");
+  EXPECT_EQ(j["axe"], "S[8:1] + 3@gpuid");
+  r = RunAxe({"shard", "explain", "--shape", "8,8", "--mesh", "x=2", "--spec", "P('x')", "--layout",
+              "Layout(major_to_minor=(1, 0), tiling=((2, 2),))", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["local_shape"], "f32[4,8]{0,1:T(2,2)}");
+}
+
 TEST(ShardCli, ExplainSaysWhyAFormIsMissing) {
   auto r = RunAxe({"shard", "explain", "--shape", "8", "--hlo", "{maximal device=1}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -120,6 +151,13 @@ TEST(ShardCli, BadInputIsOneLineAndExitTwo) {
            {{"shard", "explain", "--shape", "8,8", "--hlo", "{devices=[2,2]0,1,2"}, "--hlo: "},
            {{"shard", "explain", "--shape", "8,8", "--spec", "P('x')"}, "--spec needs --mesh"},
            {{"shard", "explain", "--shape", "8,8"}, "give the sharding as one of --spec"},
+           {{"shard", "explain", "--shape", "8,8", "--format", "Format(Layout.AUTO)"},
+            "--format: the layout is AUTO"},
+           {{"shard", "explain", "--shape", "8", "--format",
+             "Format(Layout((1, 0)), NamedSharding(Mesh('x': 2), P('x')))"},
+            "--format: Length of major_to_minor and the rank of the value should match"},
+           {{"shard", "explain", "--shape", "8,8", "--axe", "S[(8,8):(1,8@gpuid)]"},
+            "not expressible"},
            {{"shard", "explain", "--shape", "8,8", "--mesh", "sdy.mesh @m = <[\"x\"=2]>", "--sdy",
              "#sdy.sharding<@m, [{\"x\"}, {]>"},
             "--sdy: position 27: expected an axis name in double quotes"},

@@ -9,10 +9,15 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/axis_catalog.h"
+#include "axe/layout/layout.h"
 #include "axe/sharding/equivalent.h"
 #include "axe/sharding/explain.h"
+#include "axe/sharding/format.h"
 #include "axe/sharding/from_hlo.h"
+#include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"
+#include "axe/sharding/sharding.h"
 #include "axe/sharding/shardy.h"
 #include "axe/xla/text.h"
 #include "cli.h"
@@ -45,12 +50,25 @@ void AddArrayArgs(CLI::App* cmd, ArrayArgs& args) {
       ->required();
   cmd->add_option("--dtype", args.dtype, "Element type when --shape gives dims (default f32)");
   cmd->add_option("--layout", args.layout,
-                  "Every shard's local layout as JAX's major_to_minor, e.g. '(1,0)' "
-                  "(default: row-major, or the layout of an XLA --shape)");
+                  "Every shard's local layout: JAX's major_to_minor, e.g. '(1,0)', or a JAX "
+                  "Layout repr with tiling (default: row-major, or the layout of an XLA --shape)");
 }
 
-// "(1, 0)" / "1,0" -> the XLA layout with minor_to_major reversed.
-absl::StatusOr<xla::Layout> LayoutFromMajorToMinor(const std::string& text, size_t rank) {
+// "(1, 0)" / "1,0" -> the XLA layout with minor_to_major reversed; "Layout(...)" (JAX's repr,
+// tiling included) -> its XLA layout for `dtype`.
+absl::StatusOr<xla::Layout> LayoutFromMajorToMinor(const std::string& text, size_t rank,
+                                                   DType dtype) {
+  if (text.find("Layout") != std::string::npos) {
+    absl::StatusOr<sharding::LocalLayout> layout = sharding::LocalLayout::Parse(text);
+    if (!layout.ok()) return InOption("--layout", layout.status());
+    if (absl::Status fits = layout->CheckCompatibleAval(std::vector<int64_t>(rank, 1));
+        !fits.ok()) {
+      return InOption("--layout", fits);
+    }
+    absl::StatusOr<xla::Layout> xla_layout = layout->ToXla(dtype);
+    if (!xla_layout.ok()) return InOption("--layout", xla_layout.status());
+    return xla_layout;
+  }
   std::string inner = text;
   if (!inner.empty() && inner.front() == '(' && inner.back() == ')') {
     inner = inner.substr(1, inner.size() - 2);
@@ -92,7 +110,8 @@ absl::StatusOr<ArraySpec> ParseArray(const ArrayArgs& args) {
     out.dtype = *dtype;
   }
   if (!args.layout.empty()) {
-    AXE_ASSIGN_OR_RETURN(out.local_layout, LayoutFromMajorToMinor(args.layout, out.dims.size()));
+    AXE_ASSIGN_OR_RETURN(out.local_layout,
+                         LayoutFromMajorToMinor(args.layout, out.dims.size(), out.dtype));
   }
   return out;
 }
@@ -133,9 +152,41 @@ absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
 }
 
 struct ExplainArgs : ArrayArgs {
-  std::string mesh, spec, hlo, sdy, mode = "flat";
+  std::string mesh, spec, hlo, sdy, sharding, format, axe, mode = "flat";
   int64_t num_devices = 0;
 };
+
+// Mesh axes read as device axes in Axe layout text.
+absl::StatusOr<AxisCatalog> MeshCatalog(const std::optional<sharding::Mesh>& mesh) {
+  std::vector<std::string> declarations;
+  if (mesh) {
+    for (const sharding::MeshAxis& a : mesh->axes()) declarations.push_back(a.name + "=device");
+  }
+  return AxisCatalog::Standard().WithDeclarations(declarations);
+}
+
+// A JAX Format: its sharding explained with its concrete layout (None: the default layout).
+absl::StatusOr<ShardingExplanation> ExplainFormat(const ExplainArgs& args, const ArraySpec& array,
+                                                  sharding::ExplainOptions options) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.format, "--format"));
+  absl::StatusOr<sharding::Format> format = sharding::Format::Parse(text);
+  if (!format.ok()) return InOption("--format", format.status());
+  if (format->is_auto()) {
+    return absl::InvalidArgumentError(
+        "--format: the layout is AUTO: it is chosen when the program is compiled, so no shard "
+        "has one yet");
+  }
+  if (!format->sharding()) return absl::InvalidArgumentError("--format: the sharding is None");
+  if (const sharding::LocalLayout* layout = format->local_layout()) {
+    if (absl::Status fits = layout->CheckCompatibleAval(array.dims); !fits.ok()) {
+      return InOption("--format", fits);
+    }
+    absl::StatusOr<xla::Layout> xla_layout = layout->ToXla(array.dtype);
+    if (!xla_layout.ok()) return InOption("--format", xla_layout.status());
+    options.local_layout = *std::move(xla_layout);
+  }
+  return sharding::ExplainSharding(array.dims, *format->sharding(), options);
+}
 
 absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
   AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args));
@@ -145,9 +196,26 @@ absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
   options.dtype = array.dtype;
   options.local_layout = array.local_layout;
   AXE_ASSIGN_OR_RETURN(options.mode, ParseMode(args.mode));
-  if (!args.spec.empty() + !args.hlo.empty() + !args.sdy.empty() != 1) {
+  const int given = !args.spec.empty() + !args.hlo.empty() + !args.sdy.empty() +
+                    !args.sharding.empty() + !args.format.empty() + !args.axe.empty();
+  if (given != 1) {
     return absl::InvalidArgumentError(
-        "give the sharding as one of --spec (with --mesh), --hlo or --sdy");
+        "give the sharding as one of --spec (with --mesh), --hlo, --sdy, --sharding, --format "
+        "or --axe");
+  }
+  if (!args.sharding.empty()) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.sharding, "--sharding"));
+    absl::StatusOr<sharding::Sharding> s = sharding::Sharding::Parse(text);
+    if (!s.ok()) return InOption("--sharding", s.status());
+    return sharding::ExplainSharding(array.dims, *s, options);
+  }
+  if (!args.format.empty()) return ExplainFormat(args, array, options);
+  if (!args.axe.empty()) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.axe, "--axe"));
+    AXE_ASSIGN_OR_RETURN(AxisCatalog catalog, MeshCatalog(mesh));
+    absl::StatusOr<Layout> layout = Layout::Parse(text, catalog);
+    if (!layout.ok()) return InOption("--axe", layout.status());
+    return sharding::ExplainAxeLayout(array.dims, *layout, mesh, options);
   }
   if (!args.sdy.empty()) {
     AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.sdy, "--sdy"));
@@ -191,6 +259,8 @@ Json ExplanationJson(const ShardingExplanation& e) {
           {"shardy", TextOrNull(e.shardy)},
           {"shardy_reason", ReasonOrNull(e.shardy)},
           {"shardy_mesh", e.shardy_mesh.empty() ? Json(nullptr) : Json(e.shardy_mesh)},
+          {"format", TextOrNull(e.format)},
+          {"format_reason", ReasonOrNull(e.format)},
           {"gpuid_is_mesh_position", e.gpuid_is_mesh_position},
           {"shard_shape", e.shard_shape},
           {"fully_replicated", e.fully_replicated},
@@ -219,6 +289,7 @@ void PrintExplanation(const ShardingExplanation& e) {
   std::cout << "shardy         " << Shown(e.shardy) << "\n";
   if (!e.shardy_mesh.empty()) std::cout << "               " << e.shardy_mesh << "\n";
   std::cout << "axe            " << Shown(e.axe) << "\n";
+  std::cout << "format         " << Shown(e.format) << "\n";
   if (e.gpuid_is_mesh_position) {
     std::cout << "               (gpuid is the mesh position: device = devices[gpuid])\n";
   }
@@ -254,6 +325,15 @@ void AddExplain(CLI::App& group, Selected& selected) {
   cmd->add_option("--sdy", args->sdy,
                   "A Shardy sharding, e.g. '#sdy.sharding<@mesh, [{\"x\"}, {}]>' (its mesh from "
                   "--mesh, e.g. 'sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>', unless inlined)");
+  cmd->add_option("--sharding", args->sharding,
+                  "A JAX sharding repr: \"NamedSharding(mesh=Mesh('x': 2), spec=P('x',))\" or "
+                  "'SingleDeviceSharding(device=3)'");
+  cmd->add_option("--format", args->format,
+                  "A JAX Format repr: \"Format(Layout((1, 0)), NamedSharding(...))\" (its layout "
+                  "is every shard's)");
+  cmd->add_option("--axe", args->axe,
+                  "An Axe layout with device iters (gpuid = mesh position, or mesh axes with "
+                  "--mesh), read back as a sharding and a local layout");
   cmd->add_option("--num-devices", args->num_devices,
                   "Device count for --hlo (default: one more than the largest id it names)");
   cmd->add_option("--mode", args->mode,

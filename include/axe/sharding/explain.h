@@ -23,6 +23,7 @@
 #include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
+#include "axe/sharding/sharding.h"
 #include "axe/sharding/shardy.h"
 #include "axe/sharding/to_axe.h"
 #include "axe/xla/layout.h"
@@ -49,6 +50,7 @@ struct ShardingExplanation {
   TextOrReason hlo;         // {devices=...}
   TextOrReason axe;         // the Axe layout with device iters
   TextOrReason shardy;      // #sdy.sharding<@mesh, [...]>
+  TextOrReason format;      // JAX's Format(layout=Layout(...), sharding=...) of a shard
   std::string shardy_mesh;  // sdy.mesh @mesh = <[...]> (empty when shardy has no text)
   // In flat mode over a mesh with an explicit device array, gpuid is the mesh position
   // (device = devices[gpuid]), not the device id.
@@ -78,6 +80,20 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
                                                        const std::optional<Mesh>& mesh,
                                                        int64_t num_devices,
                                                        const ExplainOptions& options);
+
+// A JAX sharding: a NamedSharding as above, a SingleDeviceSharding as the whole array on
+// its device (HLO {maximal device=k}).
+absl::StatusOr<ShardingExplanation> ExplainSharding(absl::Span<const int64_t> shape,
+                                                    const Sharding& sharding,
+                                                    const ExplainOptions& options);
+
+// An Axe layout with device iters, read back as a sharding (ShardingFromAxe, on `mesh` when
+// given) and explained as that sharding with the local layout it implies (which replaces
+// options.local_layout). Errors: ShardingFromAxe's "not expressible: ..." and shape errors.
+absl::StatusOr<ShardingExplanation> ExplainAxeLayout(absl::Span<const int64_t> shape,
+                                                     const axe::Layout& layout,
+                                                     const std::optional<Mesh>& mesh,
+                                                     ExplainOptions options);
 
 // A Shardy sharding on `mesh` (unless it inlines its own): explained through its NamedSharding
 // on the refined mesh (sub-axes become axes); the JAX form is the exact NamedSharding on the
