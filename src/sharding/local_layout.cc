@@ -37,19 +37,20 @@ absl::Status CheckBounds(const std::vector<int64_t>& major_to_minor,
 absl::Status CheckPermutation(const std::vector<int64_t>& major_to_minor) {
   const int64_t rank = static_cast<int64_t>(major_to_minor.size());
   std::vector<int64_t> seen_at(major_to_minor.size(), -1);
+  auto error = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("major_to_minor=", PyIntTuple(major_to_minor),
+                     " is not a permutation of the dimensions of a rank-", rank, " value: ", why));
+  };
   for (size_t k = 0; k < major_to_minor.size(); ++k) {
     const int64_t d = major_to_minor[k];
-    const std::string head =
-        absl::StrCat("major_to_minor=", PyIntTuple(major_to_minor),
-                     " is not a permutation of the dimensions of a rank-", rank, " value: ");
     if (d < 0 || d >= rank) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(head, "entry ", k, " is ", d, ", not a dimension in [0, ", rank, ")"));
+      return error(absl::StrCat("entry ", k, " is ", d, ", not a dimension in [0, ", rank, ")"));
     }
     const size_t du = static_cast<size_t>(d);
     if (seen_at[du] >= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          head, "dimension ", d, " appears twice (entries ", seen_at[du], " and ", k, ")"));
+      return error(
+          absl::StrCat("dimension ", d, " appears twice (entries ", seen_at[du], " and ", k, ")"));
     }
     seen_at[du] = static_cast<int64_t>(k);
   }

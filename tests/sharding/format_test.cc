@@ -342,6 +342,12 @@ TEST(FormatToAxeTest, SpecExamples) {
   EXPECT_THAT(Equivalent(*tiled, *want), IsOkAndHolds(true)) << *tiled;
 }
 
+// The example of format.h.
+TEST(FormatToAxeTest, HeaderExample) {
+  EXPECT_EQ(AxeOf({8, 8}, "Format(Layout((1, 0)), NamedSharding(Mesh('x': 2, 'y': 2), P('x')))"),
+            "S[(2,4,8):(2@gpuid,1,4)] + R[2:1@gpuid]");
+}
+
 TEST(FormatToAxeTest, SingleDeviceIsAnOffset) {
   EXPECT_EQ(AxeOf({4, 6}, "Format(Layout((1, 0)), SingleDeviceSharding(device=3))"),
             "S[(4,6):(1,4)] + 3@gpuid");

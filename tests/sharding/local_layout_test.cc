@@ -180,6 +180,15 @@ TEST(LocalLayoutTest, ToXla) {
               IsOkAndHolds(Property(&xla::Layout::ToString, "{0:E(4)}")));
 }
 
+// The example of local_layout.h.
+TEST(LocalLayoutTest, HeaderExample) {
+  const LocalLayout l = Parsed("Layout((1, 0), ((8, 128),))");
+  EXPECT_EQ(l.ToString(),
+            "Layout(major_to_minor=(1, 0), tiling=((8, 128),), sub_byte_element_size_in_bits=0)");
+  EXPECT_THAT(l.ToXla(DType::kF32),
+              IsOkAndHolds(Property(&xla::Layout::ToString, "{0,1:T(8,128)}")));
+}
+
 TEST(LocalLayoutTest, ToXlaErrors) {
   EXPECT_THAT(
       Make({1, 1}).ToXla(DType::kF32),
