@@ -109,6 +109,8 @@ absl::StatusOr<Call> ReadCall(Scanner& s, size_t max_args) {
                          absl::StrCat(call.callee, "() takes at most ", max_args, " arguments"));
     }
     CallArg arg;
+    s.SkipSpace();
+    arg.start = s.pos();
     arg.keyword = TryKeyword(s);
     s.SkipSpace();
     arg.begin = s.pos();

@@ -26,6 +26,7 @@ inline constexpr size_t kMaxCallNesting = 32;
 
 struct CallArg {
   std::optional<std::string> keyword;  // set for `keyword=value`
+  size_t start = 0;                    // where the argument (its keyword, if any) starts
   size_t begin = 0;                    // the value's text: [begin, end) of the scanner's text,
   size_t end = 0;                      // surrounding whitespace excluded
 };

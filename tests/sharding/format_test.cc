@@ -85,6 +85,34 @@ TEST(ShardingTest, ParsesSingleDeviceShardings) {
   EXPECT_THAT(Sharding::Parse(host.ToString()), IsOkAndHolds(host));
 }
 
+// What current JAX prints for an array's .format (TPU device, tiled layout).
+TEST(ShardingTest, ReadsWhatJaxPrints) {
+  EXPECT_THAT(
+      Format::Parse("Format(layout=Layout(major_to_minor=(1, 0), tiling=((8, 128),), "
+                    "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding("
+                    "device=TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0), "
+                    "memory_kind=device))"),
+      IsOkAndHolds(Property(&Format::ToString,
+                            "Format(layout=Layout(major_to_minor=(1, 0), tiling=((8, 128),), "
+                            "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding("
+                            "device=0, memory_kind=device))")));
+  EXPECT_THAT(Sharding::Parse("NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto)), "
+                              "spec=PartitionSpec('x',), memory_kind=device)"),
+              IsOkAndHolds(Property(&Sharding::memory_kind, std::optional<std::string>("device"))));
+  // Axis types do not change the device map: read and dropped, wherever they stand.
+  const Sharding want = Named("x=2,y=2", "P('x')");
+  for (const char* text : {
+           "NamedSharding(Mesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit)), P('x'))",
+           "NamedSharding(Mesh(axis_types=(Auto, Auto), 'x': 2, 'y': 2), P('x'))",
+           "NamedSharding(Mesh('x': 2, axis_types=(Auto, Auto), 'y': 2), P('x'))",
+       }) {
+    EXPECT_THAT(Sharding::Parse(text), IsOkAndHolds(want)) << text;
+  }
+  EXPECT_THAT(
+      Sharding::Parse("NamedSharding(Mesh('x': 2, 'y': 0, axis_types=(Auto, Auto)), P('x'))"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 14: in the mesh argument")));
+}
+
 TEST(ShardingTest, ParseErrors) {
   struct Bad {
     const char* text;
