@@ -193,7 +193,13 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const ShardingNotatio
   }
   if (const auto* hlo = std::get_if<HloSharding>(&sharding.value)) {
     if (num_devices <= 0) num_devices = std::max<int64_t>(1, DeviceCountNamed(*hlo));
-    return DevicesIndicesMap(*hlo, shape, num_devices);
+    AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> logical,
+                         DevicesIndicesMap(*hlo, shape, num_devices));
+    // HLO ids are logical: with a mesh, its device array is the device assignment.
+    if (sharding.mesh && !sharding.mesh->has_default_devices()) {
+      return ApplyDeviceAssignment(std::move(logical), sharding.mesh->device_array());
+    }
+    return logical;
   }
   return DevicesIndicesMap(std::get<axe::Layout>(sharding.value), shape, sharding.mesh);
 }

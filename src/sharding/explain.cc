@@ -88,7 +88,10 @@ void DescribeFormat(ShardingExplanation& out, const std::optional<Sharding>& sha
 // The Shardy form of a NamedSharding: the mesh as @mesh and the sharding on it.
 void DescribeShardy(ShardingExplanation& out, const NamedSharding& named, size_t rank) {
   out.shardy = {NamedToShardySharding(named, rank).ToString(), ""};
-  out.shardy_mesh = ShardyMesh::FromMesh(named.mesh(), "mesh").ToString();
+  // As JAX lowers it: the mesh without device_ids (the order is the device assignment's).
+  ShardyMesh mesh = ShardyMesh::FromMesh(named.mesh(), "mesh");
+  mesh.device_ids.clear();
+  out.shardy_mesh = mesh.ToString();
 }
 
 }  // namespace
@@ -105,8 +108,9 @@ absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_
   out.hlo = TextOf(NamedToHloSharding(sharding, shape.size()));
   out.axe =
       TextOf(ShardedToAxe(shape, sharding, options.local_layout, options.mode, options.dtype));
-  out.gpuid_is_mesh_position =
-      options.mode == DeviceAxisMode::kFlat && !sharding.mesh().has_default_devices();
+  if (!sharding.mesh().has_default_devices()) {
+    out.device_assignment = sharding.mesh().device_array();
+  }
   DescribeShardy(out, sharding, shape.size());
   DescribeFormat(out, Sharding(sharding), options);
   AXE_ASSIGN_OR_RETURN(out.shard_shape, sharding.ShardShape(shape));
@@ -126,6 +130,10 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
   out.num_devices = HloDeviceCount(sharding, mesh, num_devices);
   AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> devices,
                        DevicesIndicesMap(sharding, shape, out.num_devices));
+  if (mesh && !mesh->has_default_devices()) {
+    out.device_assignment = mesh->device_array();
+    devices = ApplyDeviceAssignment(std::move(devices), out.device_assignment);
+  }
   out.hlo = {sharding.ToString(), ""};
   absl::StatusOr<NamedSharding> named =
       mesh ? HloToNamedSharding(sharding, shape.size(), *mesh)

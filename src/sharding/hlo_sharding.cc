@@ -111,6 +111,18 @@ std::string HloSharding::ToString() const {
   return out + "}";
 }
 
+std::vector<DeviceShard> ApplyDeviceAssignment(std::vector<DeviceShard> map,
+                                               absl::Span<const int64_t> assignment) {
+  if (assignment.empty()) return map;
+  for (DeviceShard& s : map) {
+    if (s.device >= 0 && static_cast<size_t>(s.device) < assignment.size()) {
+      s.device = assignment[static_cast<size_t>(s.device)];
+    }
+  }
+  AssignReplicaGroups(map);
+  return map;
+}
+
 int64_t DeviceCountNamed(const HloSharding& sharding) {
   switch (sharding.kind()) {
     case HloSharding::Kind::kReplicated:
@@ -159,26 +171,12 @@ absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, si
       perm.push_back(static_cast<int64_t>(j));
     }
   }
+  // JAX numbers the devices of a compiled program by their position in its device
+  // assignment, which for a NamedSharding is the mesh's device array: the tile assignment is
+  // an iota over the mesh axes whatever the device order.
   std::vector<int64_t> mesh_dims;
   for (const MeshAxis& a : mesh.axes()) mesh_dims.push_back(a.size);
-  absl::StatusOr<TileAssignment> tiles;
-  if (mesh.has_default_devices()) {
-    tiles = TileAssignment::Iota(tile_dims, mesh_dims, perm);
-  } else {
-    // The device array transposed by perm, read row-major.
-    std::vector<int64_t> devices;
-    std::vector<int64_t> coord(mesh.rank(), 0);
-    for (int64_t f = 0; f < mesh.num_devices(); ++f) {
-      int64_t rest = f;
-      for (size_t k = perm.size(); k-- > 0;) {
-        const size_t j = static_cast<size_t>(perm[k]);
-        coord[j] = rest % mesh.axes()[j].size;
-        rest /= mesh.axes()[j].size;
-      }
-      devices.push_back(*mesh.DeviceAt(coord));
-    }
-    tiles = TileAssignment::Explicit(tile_dims, std::move(devices));
-  }
+  absl::StatusOr<TileAssignment> tiles = TileAssignment::Iota(tile_dims, mesh_dims, perm);
   if (!tiles.ok()) return tiles.status();
   return HloSharding::Tiled(*std::move(tiles), partial);
 }

@@ -1,5 +1,7 @@
 #include "axe/sharding/mesh.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
@@ -44,7 +46,21 @@ bool IsIdentity(const std::vector<int64_t>& devices) {
 
 }  // namespace
 
-absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices) {
+absl::string_view MeshAxisTypeName(MeshAxisType type) {
+  switch (type) {
+    case MeshAxisType::kAuto: return "Auto";
+    case MeshAxisType::kExplicit: return "Explicit";
+    case MeshAxisType::kManual: return "Manual";
+  }
+  return "Auto";
+}
+
+absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices,
+                                  std::vector<MeshAxisType> axis_types) {
+  if (!axis_types.empty() && axis_types.size() != axes.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("mesh: ", axis_types.size(), " axis types for ", axes.size(), " axes"));
+  }
   if (axes.size() > kMaxAxes) {
     return absl::InvalidArgumentError(
         absl::StrCat("mesh: ", axes.size(), " axes (at most ", kMaxAxes, ")"));
@@ -83,6 +99,10 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
   for (size_t j = axes.size(); j-- > 1;) mesh.strides_[j - 1] = mesh.strides_[j] * axes[j].size;
   mesh.axes_ = std::move(axes);
   mesh.num_devices_ = n;
+  if (std::any_of(axis_types.begin(), axis_types.end(),
+                  [](MeshAxisType t) { return t != MeshAxisType::kAuto; })) {
+    mesh.axis_types_ = std::move(axis_types);
+  }
   if (!devices.empty()) {
     AXE_RETURN_IF_ERROR(CheckDevices(devices, n));
     if (!IsIdentity(devices)) {
@@ -158,6 +178,12 @@ std::string Mesh::ToString() const {
   for (const MeshAxis& a : axes_) parts.push_back(absl::StrCat(PyStr(a.name), ": ", a.size));
   if (!devices_.empty())
     parts.push_back(absl::StrCat("devices=[", absl::StrJoin(devices_, ", "), "]"));
+  if (!axis_types_.empty()) {
+    std::vector<std::string> types;
+    for (MeshAxisType t : axis_types_) types.emplace_back(MeshAxisTypeName(t));
+    parts.push_back(
+        absl::StrCat("axis_types=(", absl::StrJoin(types, ", "), types.size() == 1 ? ",)" : ")"));
+  }
   return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), ")");
 }
 

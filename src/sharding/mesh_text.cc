@@ -1,5 +1,5 @@
-// Mesh::Parse: `Mesh('x': 2, ...)`, `{x:2, ...}` and `x=2,y=2`, each optionally with a
-// `devices=[...]` entry after the axes.
+// Mesh::Parse: `Mesh('x': 2, ...)`, `{x:2, ...}` and `x=2,y=2`, each optionally followed by
+// `devices=[...]` and `axis_types=(...)` entries (in either order) after the axes.
 #include "absl/strings/str_cat.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -12,7 +12,34 @@ namespace {
 struct MeshText {
   std::vector<MeshAxis> axes;
   std::vector<int64_t> devices;
+  std::vector<MeshAxisType> axis_types;
 };
+
+// `(Auto, Explicit)`, `(AxisType.Auto,)`, also without parentheses in the bare form.
+absl::Status ReadAxisTypes(Scanner& s, std::vector<MeshAxisType>& out) {
+  const bool parenthesized = s.TryConsume('(');
+  if (parenthesized && s.TryConsume(')')) return absl::OkStatus();
+  while (true) {
+    if (out.size() >= Mesh::kMaxAxes) return s.Error("at most 32 axis types");
+    s.TryConsume("AxisType.");
+    if (s.TryConsume("Auto")) {
+      out.push_back(MeshAxisType::kAuto);
+    } else if (s.TryConsume("Explicit")) {
+      out.push_back(MeshAxisType::kExplicit);
+    } else if (s.TryConsume("Manual")) {
+      out.push_back(MeshAxisType::kManual);
+    } else {
+      return s.Error("an axis type (Auto, Explicit or Manual)");
+    }
+    if (!parenthesized) return absl::OkStatus();
+    if (s.TryConsume(',')) {
+      if (s.TryConsume(')')) return absl::OkStatus();
+      continue;
+    }
+    if (s.TryConsume(')')) return absl::OkStatus();
+    return s.Error("',' or ')'");
+  }
+}
 
 // The ids after `devices=`: `[0, 2, 1, 3]`, or (bare form only) `0,2,1,3` to the end.
 absl::Status ReadDevices(Scanner& s, bool bracketed_only, std::vector<int64_t>& out) {
@@ -41,18 +68,29 @@ absl::StatusOr<MeshText> ReadEntries(Scanner& s, char close) {
   MeshText out;
   auto at_close = [&] { return close == '\0' ? s.AtEnd() : s.TryConsume(close); };
   if (at_close()) return out;
+  bool keywords_only = false;
   while (true) {
     const size_t entry_pos = s.pos();
     AXE_ASSIGN_OR_RETURN(std::optional<std::string> name, ReadName(s, /*allow_bare=*/true));
     if (!name) return s.Error("a mesh axis name");
-    if (*name == "devices" && s.TryConsume('=')) {
-      AXE_RETURN_IF_ERROR(ReadDevices(s, close != '\0', out.devices));
-      s.TryConsume(',');
-      if (!at_close())
-        return s.Error(close == '\0' ? "end of input"
-                                     : absl::StrCat("'", std::string(1, close), "'"));
-      return out;
+    if ((*name == "devices" || *name == "axis_types") && s.TryConsume('=')) {
+      if (*name == "devices") {
+        if (!out.devices.empty()) return s.MessageAt(entry_pos, "devices= given twice");
+        AXE_RETURN_IF_ERROR(ReadDevices(s, close != '\0', out.devices));
+      } else {
+        if (!out.axis_types.empty()) return s.MessageAt(entry_pos, "axis_types= given twice");
+        AXE_RETURN_IF_ERROR(ReadAxisTypes(s, out.axis_types));
+      }
+      const bool comma = s.TryConsume(',');
+      if (at_close()) return out;
+      if (comma) {
+        keywords_only = true;
+        continue;
+      }
+      return s.Error(close == '\0' ? "end of input"
+                                   : absl::StrCat("'", std::string(1, close), "'"));
     }
+    if (keywords_only) return s.ErrorAt(entry_pos, "devices= or axis_types= (after the axes)");
     if (!s.TryConsume(':') && !s.TryConsume('=')) return s.Error("':' or '='");
     const size_t size_pos = s.pos();
     AXE_ASSIGN_OR_RETURN(int64_t size, s.ReadInt());
@@ -92,7 +130,7 @@ absl::StatusOr<Mesh> Mesh::Parse(absl::string_view text) {
     AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, '\0'));
   }
   if (!s.AtEnd()) return s.Error("end of input");
-  return Create(std::move(parsed.axes), std::move(parsed.devices));
+  return Create(std::move(parsed.axes), std::move(parsed.devices), std::move(parsed.axis_types));
 }
 
 }  // namespace axe::sharding

@@ -79,7 +79,7 @@ TEST(ExplainTest, NamedShardingInEveryNotation) {
   ASSERT_EQ(e->devices.size(), 4u);
   EXPECT_EQ(e->devices[3].IndexToString(), "[[4, 8], [0, 8]]");
   EXPECT_EQ(e->devices[3].replica_group, 1);
-  EXPECT_FALSE(e->gpuid_is_mesh_position);
+  EXPECT_TRUE(e->device_assignment.empty());
 }
 
 TEST(ExplainTest, ShardyFormAndShardyInput) {
@@ -145,11 +145,21 @@ TEST(ExplainTest, HloShardingGetsItsNamedForm) {
   EXPECT_THAT(e->named.reason, HasSubstr("SingleDeviceSharding(device=3)"));
 }
 
-TEST(ExplainTest, ExplicitDeviceOrderSaysWhatGpuidIs) {
+TEST(ExplainTest, ExplicitDeviceOrderIsTheDeviceAssignment) {
   absl::StatusOr<ShardingExplanation> e =
       ExplainNamedSharding({4}, Named("Mesh('x': 2, devices=[1, 0])", "P('x')"), {});
   ASSERT_TRUE(e.ok()) << e.status();
-  EXPECT_TRUE(e->gpuid_is_mesh_position);
+  EXPECT_THAT(e->device_assignment, ElementsAre(1, 0));
+  EXPECT_EQ(e->hlo.text, "{devices=[2]<=[2]}");
+  EXPECT_EQ(e->shardy_mesh, "sdy.mesh @mesh = <[\"x\"=2]>");
+  EXPECT_EQ(e->devices[0].IndexToString(), "[[2, 4]]");
+
+  // The HLO form read on that mesh gives the same devices.
+  e = ExplainHloSharding({4}, ParseHlo("{devices=[2]<=[2]}"),
+                         ParseMesh("Mesh('x': 2, devices=[1, 0])"), 0, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->named.text, "NamedSharding(mesh=Mesh('x': 2, devices=[1, 0]), spec=P('x',))");
+  EXPECT_EQ(e->devices[0].IndexToString(), "[[2, 4]]");
 }
 
 TEST(ExplainTest, Errors) {

@@ -151,3 +151,43 @@ TEST(MeshTest, RandomMeshesRoundTripAndInvert) {
 
 }  // namespace
 }  // namespace axe::sharding
+
+namespace axe::sharding {
+namespace {
+
+// JAX 0.10 prints axis types in every Mesh repr; axe keeps them (they are part of the value)
+// and prints them only when one is not Auto.
+TEST(MeshAxisTypesTest, ReadsJaxReprAndKeepsNonAutoTypes) {
+  absl::StatusOr<Mesh> m = Mesh::Parse("Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto))");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->ToString(), "Mesh('x': 2, 'y': 2)");
+  EXPECT_TRUE(m->has_default_axis_types());
+
+  m = Mesh::Parse("Mesh('x': 2, 'y': 2, axis_types=(Explicit, AxisType.Manual))");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->ToString(), "Mesh('x': 2, 'y': 2, axis_types=(Explicit, Manual))");
+  EXPECT_EQ(m->axis_type(1), MeshAxisType::kManual);
+  EXPECT_NE(*m, *Mesh::Parse("x=2,y=2"));
+  EXPECT_EQ(*Mesh::Parse(m->ToString()), *m);
+
+  m = Mesh::Parse("Mesh('x': 2, axis_types=(Explicit,), devices=[1, 0])");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->ToString(), "Mesh('x': 2, devices=[1, 0], axis_types=(Explicit,))");
+  EXPECT_EQ(*Mesh::Parse(m->ToString()), *m);
+}
+
+TEST(MeshAxisTypesTest, Errors) {
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_types=(Auto, Auto))"),
+              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("2 axis types for 1 axes")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_types=(Sideways,))"),
+              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("an axis type (Auto, Explicit or "
+                                                             "Manual)")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_types=(Auto,), 'y': 2)"),
+              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("devices= or axis_types=")));
+}
+
+}  // namespace
+}  // namespace axe::sharding

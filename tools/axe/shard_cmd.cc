@@ -261,7 +261,8 @@ Json ExplanationJson(const ShardingExplanation& e) {
           {"shardy_mesh", e.shardy_mesh.empty() ? Json(nullptr) : Json(e.shardy_mesh)},
           {"format", TextOrNull(e.format)},
           {"format_reason", ReasonOrNull(e.format)},
-          {"gpuid_is_mesh_position", e.gpuid_is_mesh_position},
+          {"device_assignment",
+           e.device_assignment.empty() ? Json(nullptr) : Json(e.device_assignment)},
           {"shard_shape", e.shard_shape},
           {"fully_replicated", e.fully_replicated},
           {"num_devices", e.num_devices},
@@ -290,8 +291,9 @@ void PrintExplanation(const ShardingExplanation& e) {
   if (!e.shardy_mesh.empty()) std::cout << "               " << e.shardy_mesh << "\n";
   std::cout << "axe            " << Shown(e.axe) << "\n";
   std::cout << "format         " << Shown(e.format) << "\n";
-  if (e.gpuid_is_mesh_position) {
-    std::cout << "               (gpuid is the mesh position: device = devices[gpuid])\n";
+  if (!e.device_assignment.empty()) {
+    std::cout << "device order   [" << absl::StrJoin(e.device_assignment, ", ")
+              << "]  (HLO, Shardy and gpuid ids are positions in it)\n";
   }
   std::cout << "shard shape    " << Tuple(e.shard_shape) << "\n";
   std::cout << "local layout   " << e.local_shape << " = " << Shown(e.local_axe) << "\n";

@@ -29,7 +29,8 @@ namespace axe::sharding {
 struct ShardingNotation {
   std::variant<NamedSharding, HloSharding, axe::Layout> value;
   // For an Axe layout whose device axes are mesh axes (per_axis form): the mesh that numbers
-  // its devices. Unused otherwise.
+  // its devices. For an HLO sharding, whose ids are logical: the mesh whose device array is
+  // the device assignment. Unused otherwise.
   std::optional<Mesh> mesh;
   // The Shardy text this was read from (`value` then holds its NamedSharding on the refined
   // mesh), empty otherwise.

@@ -52,9 +52,10 @@ struct ShardingExplanation {
   TextOrReason shardy;      // #sdy.sharding<@mesh, [...]>
   TextOrReason format;      // JAX's Format(layout=Layout(...), sharding=...) of a shard
   std::string shardy_mesh;  // sdy.mesh @mesh = <[...]> (empty when shardy has no text)
-  // In flat mode over a mesh with an explicit device array, gpuid is the mesh position
-  // (device = devices[gpuid]), not the device id.
-  bool gpuid_is_mesh_position = false;
+  // The program's device assignment when it is not the identity: the HLO and Shardy forms
+  // and the Axe form's gpuid number devices LOGICALLY (as JAX lowers a NamedSharding), and
+  // logical id k is device device_assignment[k]. `devices` below are real device ids.
+  std::vector<int64_t> device_assignment;
   std::vector<int64_t> shard_shape;  // the largest shard (XLA pads the last tile)
   bool fully_replicated = false;
   int64_t num_devices = 1;

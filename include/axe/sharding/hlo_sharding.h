@@ -107,10 +107,18 @@ class HloSharding {
 // The HLO sharding JAX gives a NamedSharding on a value of rank `rank`
 // (jax/_src/named_sharding.py: named_sharding_to_xla_hlo_sharding): the spec's axes in
 // dimension order, then the unmentioned axes of size > 1 as one replicated subgroup dim; an
-// iota tile assignment over the mesh axes for the default device order, the listed device
-// ids otherwise; {replicated} when no axis of size > 1 is mentioned. Errors: rank < the
+// iota tile assignment over the mesh axes; {replicated} when no axis of size > 1 is
+// mentioned. Its device ids are LOGICAL: positions in the program's device assignment,
+// which JAX takes from the mesh's device array (mesh.device_array(); the identity for the
+// default order), so a mesh's device order never shows in the HLO text. Errors: rank < the
 // spec's length.
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank);
+
+// A device map in logical ids (an HLO sharding's) in device ids: entry d moves to
+// assignment[d] (ids outside it stay), entries re-sorted and replica groups renumbered. An
+// empty assignment is the identity.
+std::vector<DeviceShard> ApplyDeviceAssignment(std::vector<DeviceShard> map,
+                                               absl::Span<const int64_t> assignment);
 
 // One more than the largest device id a sharding names (tuples: over their elements); 0 for
 // {replicated} and {manual}, which name none.

@@ -11,7 +11,12 @@
 //
 //   Mesh('x': 2, 'y': 2)                          // default device order
 //   Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])    // explicit device array
+//   Mesh('x': 2, 'y': 2, axis_types=(Explicit, Auto))   // JAX's axis types
 //   Mesh()                                        // no axes: one device (id 0)
+//
+// Axis types (JAX's AxisType: Auto, Explicit, Manual) say how a program may use an axis;
+// they do not move any element. The canonical text names them only when one is not Auto
+// (JAX's repr always does; Parse reads both).
 //
 // Parse() also accepts the forms people type: `{x:2, y:2}`, `{'x': 2}`, and the CLI's
 // `x=2,y=2` (optionally followed by `devices=[...]` or `devices=0,2,1,3` after a comma).
@@ -32,6 +37,10 @@
 #include "absl/types/span.h"
 
 namespace axe::sharding {
+
+enum class MeshAxisType { kAuto, kExplicit, kManual };
+// "Auto", "Explicit", "Manual".
+absl::string_view MeshAxisTypeName(MeshAxisType type);
 
 struct MeshAxis {
   std::string name;  // an identifier, unique within the mesh
@@ -58,7 +67,9 @@ class Mesh {
   // unique and not `m` (the memory axis of Axe layouts), sizes
   // >= 1, at most kMaxAxes axes and kMaxDevices devices; `devices` is empty (the default
   // row-major order) or lists each id 0..N-1 exactly once, in mesh-position order.
-  static absl::StatusOr<Mesh> Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices = {});
+  // `axis_types` is empty (all Auto) or one per axis.
+  static absl::StatusOr<Mesh> Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices = {},
+                                     std::vector<MeshAxisType> axis_types = {});
   // Reads any of the forms above. Errors name the 0-based character position.
   static absl::StatusOr<Mesh> Parse(absl::string_view text);
 
@@ -66,6 +77,12 @@ class Mesh {
   size_t rank() const { return axes_.size(); }
   // N, the number of devices (1 for the mesh with no axes).
   int64_t num_devices() const { return num_devices_; }
+  // The type of axis j (Auto unless given).
+  MeshAxisType axis_type(size_t j) const {
+    return axis_types_.empty() ? MeshAxisType::kAuto : axis_types_[j];
+  }
+  // True when every axis is Auto.
+  bool has_default_axis_types() const { return axis_types_.empty(); }
   // True when device ids follow the default row-major order.
   bool has_default_devices() const { return devices_.empty(); }
   // The device array in mesh-position order (0..N-1 for the default order).
@@ -92,19 +109,20 @@ class Mesh {
   std::string AxisNamesTuple() const;
 
   friend bool operator==(const Mesh& a, const Mesh& b) {
-    return a.axes_ == b.axes_ && a.devices_ == b.devices_;
+    return a.axes_ == b.axes_ && a.devices_ == b.devices_ && a.axis_types_ == b.axis_types_;
   }
   template <typename H>
   friend H AbslHashValue(H h, const Mesh& m) {
-    return H::combine(std::move(h), m.axes_, m.devices_);
+    return H::combine(std::move(h), m.axes_, m.devices_, m.axis_types_);
   }
   friend std::ostream& operator<<(std::ostream& os, const Mesh& m) { return os << m.ToString(); }
 
  private:
   std::vector<MeshAxis> axes_;
   std::vector<int64_t> strides_;
-  std::vector<int64_t> devices_;    // empty for the default order
-  std::vector<int64_t> positions_;  // inverse of devices_ (empty for the default order)
+  std::vector<int64_t> devices_;          // empty for the default order
+  std::vector<int64_t> positions_;        // inverse of devices_ (empty for the default order)
+  std::vector<MeshAxisType> axis_types_;  // empty when all are Auto
   int64_t num_devices_ = 1;
 };
 
