@@ -23,12 +23,6 @@ namespace {
 
 using sharding::DeviceShard;
 
-absl::StatusOr<BufferLayout> RowMajorBuffer(absl::Span<const int64_t> shape) {
-  BufferLayout probe(*Layout::RowMajor({1}));
-  AXE_ASSIGN_OR_RETURN(Layout l, Layout::RowMajor(probe.DomainFor(shape)));
-  return BufferLayout(std::move(l));
-}
-
 // The element offsets [begin, end) a layout addresses for a tensor of `shape` (and, for a
 // destination, that it is injective).
 absl::StatusOr<std::pair<int64_t, int64_t>> AddressRange(const BufferLayout& layout,

@@ -1,7 +1,9 @@
 #include "axe/runtime/box_copy.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -75,6 +77,17 @@ absl::Status CopyBoxRecursive(const StoredTensor& src, std::vector<Interval> src
 }
 
 }  // namespace
+
+absl::StatusOr<BufferLayout> RowMajorBuffer(absl::Span<const int64_t> shape) {
+  if (shape.empty()) {
+    AXE_ASSIGN_OR_RETURN(Layout point, Layout::RowMajor(std::vector<int64_t>{1}));
+    return BufferLayout(std::move(point), {});
+  }
+  std::vector<int64_t> domain(shape.begin(), shape.end());
+  for (int64_t& d : domain) d = std::max<int64_t>(d, 1);
+  AXE_ASSIGN_OR_RETURN(Layout l, Layout::RowMajor(domain));
+  return BufferLayout(std::move(l));
+}
 
 absl::Status CopyBox(const StoredTensor& src, absl::Span<const Interval> src_box,
                      const MutableStoredTensor& dst, absl::Span<const Interval> dst_box,

@@ -73,8 +73,7 @@ absl::Status CopyMessage(Sides& s, const ReshardMessage& m, const ReshardOptions
   for (const IndexBox& chunk : chunks) {
     std::vector<int64_t> extents;
     for (const Interval& r : chunk) extents.push_back(r.size());
-    AXE_ASSIGN_OR_RETURN(Layout dense, Layout::RowMajor(extents));
-    BufferLayout packed(std::move(dense));
+    AXE_ASSIGN_OR_RETURN(BufferLayout packed, RowMajorBuffer(extents));
     MutableStoredTensor pack{packed, extents, staging->data()};
     AXE_RETURN_IF_ERROR(CopyBox(from, Relative(chunk, from_origin), pack, WholeBox(extents), eb));
     StoredTensor unpack{packed, extents, staging->data()};

@@ -128,6 +128,24 @@ TEST(ArrayTest, Errors) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 10 bytes")));
 }
 
+// Regression: a scalar's row-major layout used to fail ("a layout needs at least one shard
+// iter"); zero-size arrays hold nothing but are valid.
+TEST(ArrayTest, ScalarsAndEmptyArrays) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  std::vector<uint8_t> one = Iota32(1);
+  one[0] = 42;
+  absl::StatusOr<Array> s =
+      Array::DevicePut(*client, one, {}, DType::kS32, {Named("x=2", "P()"), std::nullopt});
+  ASSERT_OK(s.status());
+  EXPECT_EQ(*s->ToHost(), one);
+  EXPECT_EQ(*s->ShardToHost(1), one);
+  absl::StatusOr<Array> e = Array::DevicePut(*client, {}, {0, 8}, DType::kF32,
+                                             {Named("x=2", "P(None, 'x')"), std::nullopt});
+  ASSERT_OK(e.status());
+  EXPECT_TRUE(e->ToHost()->empty());
+  EXPECT_TRUE(e->ShardToHost(0)->empty());
+}
+
 // Random meshes, specs, local layouts and element sizes: every device's shard equals the
 // box of the host data the sharding assigns it, and ToHost returns the host data.
 TEST(ArrayTest, RandomRoundTrips) {

@@ -107,8 +107,8 @@ TEST(ReshardTest, IncompatibleTargetsSayWhatDiffers) {
 TEST(ReshardTest, ReshardIntoReusesTheTarget) {
   std::unique_ptr<Client> client = *Client::InProcess(2);
   std::vector<uint8_t> host = Iota8(4 * 6 * 2);
-  Array a = *Array::DevicePut(*client, host, {4, 6}, DType::kS16,
-                              {Named("x=2", "P('x')"), std::nullopt});
+  Array a =
+      *Array::DevicePut(*client, host, {4, 6}, DType::kS16, {Named("x=2", "P('x')"), std::nullopt});
   ArrayFormat target{Named("x=2", "P(None, 'x')"), std::nullopt};
   Array out = *Array::Allocate(*client, {4, 6}, DType::kS16, target);
   ReshardPlan plan = *PlanReshard({4, 6}, 2, a.sharding(), target.sharding);
@@ -123,6 +123,22 @@ TEST(ReshardTest, ReshardIntoReusesTheTarget) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("differs from the source in its client, shape or element type: "
                                  "(4, 6) u16 vs (4, 6) s16")));
+}
+
+TEST(ReshardTest, ScalarsAndEmptyArrays) {
+  std::unique_ptr<Client> client = *Client::InProcess(2);
+  std::vector<uint8_t> one = {7, 0, 0, 0};
+  Array s = *Array::DevicePut(*client, one, {}, DType::kU32, {Named("x=2", "P()"), std::nullopt});
+  ReshardStats stats;
+  Array t =
+      *Reshard(s, {Named("x=2,y=1", "P()"), std::nullopt}, {ReshardTransport::kStaged, 4}, &stats);
+  EXPECT_EQ(*t.ShardToHost(1), one);
+  EXPECT_EQ(stats.bytes_moved, 0);
+  Array e = *Array::DevicePut(*client, {}, {0, 8}, DType::kF32,
+                              {Named("x=2", "P(None, 'x')"), std::nullopt});
+  Array f = *Reshard(e, {Named("x=2", "P()"), std::nullopt}, {}, &stats);
+  EXPECT_EQ(stats.bytes_moved, 0);
+  EXPECT_TRUE(f.ToHost()->empty());
 }
 
 // The property: random meshes (the target's may differ from the source's), specs, local

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/layout/slice.h"
 #include "axe/runtime/buffer_layout.h"
@@ -40,6 +41,10 @@ struct MutableStoredTensor {
 absl::Status CopyBox(const StoredTensor& src, absl::Span<const Interval> src_box,
                      const MutableStoredTensor& dst, absl::Span<const Interval> dst_box,
                      int element_bytes);
+
+// The dense row-major buffer layout of a tensor of `shape` (zero extents count as 1; a
+// scalar is S[1:1]). Errors: strides that overflow int64.
+absl::StatusOr<BufferLayout> RowMajorBuffer(absl::Span<const int64_t> shape);
 
 }  // namespace axe::runtime
 
