@@ -147,10 +147,11 @@ absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         const ArrayFormat& to,
                                                         const ReshardBenchmarkOptions& options) {
   AXE_RETURN_IF_ERROR(CheckOptions(options));
+  AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
+  ReshardBenchmarkResult r;  // the plan first: its errors name the source or the target
+  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from.sharding, to.sharding));
   AXE_ASSIGN_OR_RETURN(ShardStorage src, MakeShardStorage(shape, dtype, from));
   AXE_ASSIGN_OR_RETURN(ShardStorage dst, MakeShardStorage(shape, dtype, to));
-  ReshardBenchmarkResult r;
-  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, src.element_bytes, from.sharding, to.sharding));
   r.bytes_written = r.plan.v_min_bytes + r.plan.local_bytes;          // each <= devices x array
   const int64_t global = *CheckedProduct(shape) * src.element_bytes;  // checked by the plan
   const int64_t devices = client.num_devices();

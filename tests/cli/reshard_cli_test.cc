@@ -65,6 +65,7 @@ TEST(ReshardCli, Errors) {
   auto r =
       RunAxe({"reshard", "--shape", "7,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()"});
   EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("One of the source values was given the sharding of"));
   EXPECT_THAT(r.err, HasSubstr("its dimension 0 should be divisible by 2"));
   r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('z')", "--to", "P()"});
   EXPECT_EQ(r.exit_code, 2);
