@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "axe/ir/primitive.h"
 #include "doc.h"
 
@@ -37,13 +38,19 @@ namespace {
 class Printer {
  public:
   Doc JaxprDoc(const Jaxpr& j);
+  Doc EqnDoc(const Jaxpr& j, const Eqn& e);
+  // The name assigned to `v` of `j` so far, or "".
+  std::string NameIfAssigned(const Jaxpr& j, VarId v) const {
+    if (v >= 0 && static_cast<size_t>(v) < j.vars.size() && j.vars[v].dropped) return "_";
+    auto it = names_.find(Key{&j, v});
+    return it == names_.end() ? "" : it->second;
+  }
 
  private:
   using Key = std::pair<const Jaxpr*, VarId>;
 
   const std::string& Name(const Jaxpr& j, VarId v);
   Doc Vars(const Jaxpr& j, const std::vector<Atom>& atoms, const std::string& sep, bool binder);
-  Doc EqnDoc(const Jaxpr& j, const Eqn& e);
   Doc ParamsDoc(const Eqn& e);
   Doc ValueDoc(const Param& p);
   void SuggestNames(const Jaxpr& inner, const std::vector<VarId>& for_vars, const Jaxpr& outer,
@@ -71,7 +78,8 @@ Doc Printer::Vars(const Jaxpr& j, const std::vector<Atom>& atoms, const std::str
       items.push_back(Text(a.literal->ToString()));
     } else if (binder) {
       const std::string& name = Name(j, a.var);
-      items.push_back(Text(name + ":" + j.aval(a.var).ShortString()));
+      // JAX: the name, then the type as a separate (colored) node.
+      items.push_back(Concat({Text(name), Text(absl::StrCat(":", j.aval(a.var).ShortString()))}));
     } else {
       items.push_back(Text(Name(j, a.var)));
     }
@@ -123,7 +131,7 @@ Doc Printer::ParamsDoc(const Eqn& e) {
   }
   std::vector<Doc> pairs;
   for (const std::string& name : order) {
-    pairs.push_back(Concat({Text(name + "="), ValueDoc(shown.at(name))}));
+    pairs.push_back(Concat({Text(absl::StrCat(name, "=")), ValueDoc(shown.at(name))}));
   }
   return Group(
       Concat({Nest(2, Concat({Text("["), Brk(""), Join(Brk(), pairs)})), Brk(""), Text("]")}));
@@ -175,6 +183,23 @@ std::string PrintJaxpr(const Jaxpr& jaxpr, size_t width) {
 
 std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width) {
   return PrintJaxpr(jaxpr.jaxpr, width);
+}
+
+std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width) {
+  if (index >= jaxpr.eqns.size()) return "";
+  Printer p;
+  p.JaxprDoc(jaxpr);
+  return internal::Format(Concat({Text("  "), Nest(2, p.EqnDoc(jaxpr, jaxpr.eqns[index]))}), width);
+}
+
+std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr) {
+  Printer p;
+  p.JaxprDoc(jaxpr);
+  std::vector<std::string> out;
+  for (size_t v = 0; v < jaxpr.vars.size(); ++v) {
+    out.push_back(p.NameIfAssigned(jaxpr, static_cast<VarId>(v)));
+  }
+  return out;
 }
 
 std::string PrintJaxprOneLine(const Jaxpr& jaxpr) {

@@ -95,7 +95,10 @@ TEST(PrimitiveTest, Pr1MissingRulesReportJaxTexts) {
   absl::StatusOr<std::vector<Tracer>> lowered = (*lower)(ctx, {la, la, lc}, {});
   ASSERT_THAT(lowered, IsOk());
   EXPECT_EQ(PrintJaxpr(*lb.Build(*lowered)),
-            "{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = mul a a; d:f32[3] = add c b in (d,) }");
+            "{ lambda ; a:f32[3] b:f32[3]. let\n"
+            "    c:f32[3] = mul a a\n"
+            "    d:f32[3] = add c b\n"
+            "  in (d,) }");
 }
 
 TEST(PrimitiveTest, PlatformRuleWinsAndGpuExpands) {

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "axe/ir/jaxpr.h"
 
@@ -35,6 +36,14 @@ std::string PrintJaxpr(const Jaxpr& jaxpr, size_t width = 80);
 std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width = 80);
 // The jaxpr on one line (as Python's str() of a jaxpr nested in a tuple param shows it).
 std::string PrintJaxprOneLine(const Jaxpr& jaxpr);
+
+// Equation `index` of `jaxpr` as JAX shows it in check_jaxpr's messages: named as in the
+// whole printout, laid out in `width` columns from an indentation of 2.
+std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width = 80);
+
+// The name PrintJaxpr gives each variable of `jaxpr` (indexed by VarId): "_" for a drop var,
+// "" for a table entry the printout never shows.
+std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr);
 
 // The n-th variable name (from 0): n in base 26 with digits a..z (0 -> a, 26 -> ba).
 std::string VarName(size_t n);

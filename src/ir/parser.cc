@@ -1,0 +1,552 @@
+#include "axe/ir/parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "axe/base/scanner.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/builder.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/primitives.h"
+
+namespace axe::ir {
+namespace {
+
+bool IsNameChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
+
+class Parser {
+ public:
+  Parser(absl::string_view text, ParseOptions options) : text_(text), options_(options) {}
+
+  absl::StatusOr<ClosedJaxpr> ParseTop() {
+    if (text_.size() > options_.max_length) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "jaxpr text of ", text_.size(), " characters (at most ", options_.max_length, ")"));
+    }
+    AXE_ASSIGN_OR_RETURN(Jaxpr j, ParseJaxprBody(0));
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("the end of the text");
+    return ClosedJaxpr{std::move(j), {}};
+  }
+
+ private:
+  // ---- characters ----
+  void SkipSpace() {
+    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+  }
+  char Peek() {
+    SkipSpace();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  char PeekAt(size_t p) const { return p < text_.size() ? text_[p] : '\0'; }
+  bool TryConsume(char c) {
+    if (Peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  bool TryKeyword(absl::string_view word) {
+    SkipSpace();
+    if (text_.substr(pos_, word.size()) != word || IsNameChar(PeekAt(pos_ + word.size()))) {
+      return false;
+    }
+    pos_ += word.size();
+    return true;
+  }
+  absl::Status Expect(char c) {
+    if (TryConsume(c)) return absl::OkStatus();
+    return Error(absl::StrCat("'", std::string(1, c), "'"));
+  }
+  absl::Status ExpectKeyword(absl::string_view word) {
+    if (TryKeyword(word)) return absl::OkStatus();
+    return Error(absl::StrCat("'", word, "'"));
+  }
+  // [A-Za-z_][A-Za-z0-9_]* at the next token, or empty.
+  absl::string_view PeekName() {
+    SkipSpace();
+    size_t end = pos_;
+    if (end < text_.size() && (absl::ascii_isalpha(text_[end]) || text_[end] == '_')) {
+      while (end < text_.size() && IsNameChar(text_[end])) ++end;
+    }
+    return text_.substr(pos_, end - pos_);
+  }
+  absl::string_view ReadName() {
+    absl::string_view n = PeekName();
+    pos_ += n.size();
+    return n;
+  }
+  // The character right after the name at the next token (no space skipping).
+  char AfterName() {
+    absl::string_view n = PeekName();
+    return PeekAt(pos_ + n.size());
+  }
+
+  std::string Where(size_t at) const {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return absl::StrCat("line ", line, ", column ", col);
+  }
+  absl::Status ErrorAt(size_t at, absl::string_view message) const {
+    return absl::InvalidArgumentError(absl::StrCat(Where(at), ": ", message));
+  }
+  absl::Status Error(absl::string_view expected) {
+    SkipSpace();
+    std::string found = pos_ >= text_.size() ? "the end of the text"
+                                             : absl::StrCat("'", text_.substr(pos_, 1), "'");
+    return ErrorAt(pos_, absl::StrCat("expected ", expected, ", found ", found));
+  }
+  absl::Status Deeper(int depth) {
+    if (depth <= options_.max_depth) return absl::OkStatus();
+    return ErrorAt(pos_, absl::StrCat("nesting deeper than ", options_.max_depth, " levels"));
+  }
+
+  // ---- types and binders ----
+  absl::StatusOr<ShapedArray> ParseType() {
+    SkipSpace();
+    size_t start = pos_;
+    size_t end = pos_;
+    while (end < text_.size() && (IsNameChar(text_[end]))) ++end;
+    if (PeekAt(end) != '[') return Error("a type such as f32[8]");
+    end = text_.find(']', end);
+    if (end == absl::string_view::npos) return Error("a type such as f32[8]");
+    ++end;
+    if (PeekAt(end) == '{' && PeekAt(end + 1) == 'V') {
+      end = text_.find('}', end);
+      if (end == absl::string_view::npos) return Error("'}' closing the variance set");
+      ++end;
+    }
+    absl::StatusOr<ShapedArray> t = ShapedArray::ParseShort(text_.substr(start, end - start));
+    if (!t.ok()) return ErrorAt(start, t.status().message());
+    pos_ = end;
+    return t;
+  }
+
+  using Scope = absl::flat_hash_map<std::string, VarId>;
+
+  struct Pending {
+    std::string name;
+    VarId id;
+    size_t at;
+  };
+
+  absl::Status BindName(Scope& scope, const Pending& p) {
+    if (!scope.emplace(p.name, p.id).second) {
+      return ErrorAt(p.at, absl::StrCat("Variable '", p.name, "' already bound"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Adds a variable to `j`; its name goes into `scope` now or, for equation outputs, into
+  // `pending` (bound once the equation's inputs are read).
+  absl::StatusOr<VarId> ParseBinder(Jaxpr& j, Scope& scope, bool allow_drop,
+                                    std::vector<Pending>* pending = nullptr) {
+    SkipSpace();
+    size_t at = pos_;
+    absl::string_view name = ReadName();
+    if (name.empty()) return Error("a variable name");
+    AXE_RETURN_IF_ERROR(Expect(':'));
+    AXE_ASSIGN_OR_RETURN(ShapedArray aval, ParseType());
+    VarId id = static_cast<VarId>(j.vars.size());
+    bool drop = name == "_";
+    if (drop && !allow_drop) return ErrorAt(at, "a drop var '_' can only bind an equation output");
+    if (!drop) {
+      Pending p{std::string(name), id, at};
+      if (pending != nullptr) {
+        pending->push_back(std::move(p));
+      } else {
+        AXE_RETURN_IF_ERROR(BindName(scope, p));
+      }
+    }
+    j.vars.push_back(Var{std::move(aval), drop});
+    return id;
+  }
+
+  // ---- atoms ----
+  bool AtLiteral() {
+    char c = Peek();
+    if (absl::ascii_isdigit(c) || c == '-' || c == '[') return true;
+    absl::string_view n = PeekName();
+    if (n == "True" || n == "False") return true;
+    // inf/nan are literals unless they bind the next equation (inf:f32[] = ...).
+    if ((n == "inf" || n == "nan") && AfterName() == ':') {
+      size_t save = pos_;
+      pos_ += n.size() + 1;
+      bool binder = ParseType().ok() && Peek() == '=';
+      pos_ = save;
+      return !binder;
+    }
+    return false;
+  }
+
+  absl::StatusOr<Literal> ParseLiteral() {
+    SkipSpace();
+    size_t at = pos_;
+    std::string value;
+    if (text_.substr(pos_, 5) == "[...]") {
+      pos_ += 5;
+      value = "[...]";
+    } else {
+      while (pos_ < text_.size() && text_[pos_] != ':' && !absl::ascii_isspace(text_[pos_])) {
+        value += text_[pos_++];
+      }
+    }
+    if (!TryConsume(':')) return Error("':' and the literal's type");
+    AXE_ASSIGN_OR_RETURN(ShapedArray aval, ParseType());
+    if (value == "[...]") return Literal::Elided(std::move(aval));
+    if (aval.rank() != 0) return ErrorAt(at, "a literal with a value must be a scalar");
+    DType t = aval.dtype();
+    if (t == DType::kPred) {
+      if (value != "True" && value != "False")
+        return ErrorAt(at, "a bool literal is True or False");
+      return Literal::Bool(value == "True");
+    }
+    if (IsIntegral(t)) {
+      int64_t v = 0;
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || p != value.data() + value.size()) {
+        return ErrorAt(at, absl::StrCat("'", value, "' is not an integer fitting int64"));
+      }
+      return Literal::Int(v, t);
+    }
+    if (IsFloatingPoint(t) || IsComplex(t)) {
+      double v = 0;
+      if (value == "inf" || value == "-inf" || value == "nan") {
+        v = value == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                           : (value[0] == '-' ? -1 : 1) * std::numeric_limits<double>::infinity();
+      } else {
+        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc() || p != value.data() + value.size()) {
+          return ErrorAt(at, absl::StrCat("'", value, "' is not a number"));
+        }
+      }
+      return Literal::Float(v, t);
+    }
+    return ErrorAt(at, absl::StrCat("literals of type ", aval.ShortString(), " are not supported"));
+  }
+
+  absl::StatusOr<Atom> ParseAtom(const Scope& scope) {
+    if (AtLiteral()) {
+      AXE_ASSIGN_OR_RETURN(Literal l, ParseLiteral());
+      return Atom::OfLiteral(std::move(l));
+    }
+    SkipSpace();
+    size_t at = pos_;
+    absl::string_view name = ReadName();
+    if (name.empty()) return Error("a variable or a literal");
+    auto it = scope.find(name);
+    if (it == scope.end()) return ErrorAt(at, absl::StrCat("unknown variable '", name, "'"));
+    return Atom::OfVar(it->second);
+  }
+
+  // ---- params (Python-like values) ----
+  absl::StatusOr<Param> ParseValue(int depth);
+
+  absl::StatusOr<std::vector<Param>> ParseItems(char close, int depth, bool* trailing_comma) {
+    std::vector<Param> items;
+    *trailing_comma = false;
+    while (!TryConsume(close)) {
+      if (Peek() == '\0') return Error(absl::StrCat("'", std::string(1, close), "'"));
+      AXE_ASSIGN_OR_RETURN(Param item, ParseValue(depth + 1));
+      bool jaxpr = item.kind() == Param::Kind::kJaxpr;
+      items.push_back(std::move(item));
+      *trailing_comma = TryConsume(',');
+      if (!*trailing_comma && !jaxpr && Peek() != close) {
+        return Error(absl::StrCat("',' or '", std::string(1, close), "'"));
+      }
+    }
+    return items;
+  }
+
+  absl::StatusOr<Param> ParseNumber() {
+    SkipSpace();
+    size_t at = pos_;
+    size_t end = pos_;
+    if (PeekAt(end) == '-') ++end;
+    bool is_float = false;
+    while (end < text_.size()) {
+      char c = text_[end];
+      if (absl::ascii_isdigit(c)) {
+        ++end;
+      } else if (c == '.' || c == 'e' || c == 'E' ||
+                 ((c == '+' || c == '-') && (text_[end - 1] == 'e' || text_[end - 1] == 'E'))) {
+        is_float = true;
+        ++end;
+      } else {
+        break;
+      }
+    }
+    std::string_view digits(text_.data() + at, end - at);
+    pos_ = end;
+    if (is_float) {
+      double v = 0;
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec != std::errc() || p != digits.data() + digits.size()) return ErrorAt(at, "a number");
+      return Param::Float(v);
+    }
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || p != digits.data() + digits.size()) {
+      return ErrorAt(at, "an integer fitting int64");
+    }
+    return Param::Int(v);
+  }
+
+  absl::StatusOr<Param> ParseString() {
+    SkipSpace();
+    size_t at = pos_;
+    char quote = text_[pos_++];
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      char c = text_[pos_++];
+      if (c == '\\' && pos_ < text_.size()) {
+        char e = text_[pos_++];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      } else {
+        out += c;
+      }
+    }
+    if (pos_ >= text_.size()) return ErrorAt(at, "an unterminated string");
+    ++pos_;
+    return Param::String(std::move(out));
+  }
+
+  // A symbol: a dotted name (float32, Precision.DEFAULT) or <...> (<lambda>).
+  absl::StatusOr<Param> ParseSymbolOrCall(int depth) {
+    SkipSpace();
+    size_t at = pos_;
+    if (PeekAt(pos_) == '<') {
+      size_t end = text_.find('>', pos_);
+      if (end == absl::string_view::npos) return ErrorAt(at, "an unterminated <...>");
+      pos_ = end + 1;
+      return Param::Symbol(std::string(text_.substr(at, pos_ - at)));
+    }
+    std::string name(ReadName());
+    while (PeekAt(pos_) == '.' &&
+           (absl::ascii_isalpha(PeekAt(pos_ + 1)) || PeekAt(pos_ + 1) == '_')) {
+      ++pos_;
+      absl::StrAppend(&name, ".", ReadName());
+    }
+    if (name.empty()) return Error("a parameter value");
+    if (name == "None") return Param::None();
+    if (name == "True" || name == "False") return Param::Bool(name == "True");
+    if (PeekAt(pos_) == '(') {
+      ++pos_;
+      return ParseCallArgs(std::move(name), depth);
+    }
+    absl::StatusOr<DType> dtype = ParseDType(name);
+    if (dtype.ok() && name == NumpyName(*dtype)) return Param::OfDType(*dtype);
+    return Param::Symbol(std::move(name));
+  }
+
+  absl::StatusOr<Param> ParseCallArgs(std::string name, int depth) {
+    std::vector<Param> args;
+    while (!TryConsume(')')) {
+      if (Peek() == '\0') return Error("')'");
+      absl::string_view key = PeekName();
+      if (!key.empty() && PeekAt(pos_ + key.size()) == '=') {
+        pos_ += key.size() + 1;
+        AXE_ASSIGN_OR_RETURN(Param v, ParseValue(depth + 1));
+        args.push_back(Param::Keyword(std::string(key), std::move(v)));
+      } else {
+        AXE_ASSIGN_OR_RETURN(Param v, ParseValue(depth + 1));
+        if (TryConsume(':')) {
+          AXE_ASSIGN_OR_RETURN(Param value, ParseValue(depth + 1));
+          v = Param::Pair(std::move(v), std::move(value));
+        }
+        args.push_back(std::move(v));
+      }
+      if (!TryConsume(',') && Peek() != ')') return Error("',' or ')'");
+    }
+    return Param::Call(std::move(name), std::move(args));
+  }
+
+  absl::StatusOr<Params> ParseParams(int depth) {
+    Params params;
+    if (PeekAt(pos_) != '[') return params;  // no space between a primitive and its params
+    ++pos_;
+    while (!TryConsume(']')) {
+      SkipSpace();
+      size_t at = pos_;
+      absl::string_view name = ReadName();
+      if (name.empty()) return Error("a parameter name or ']'");
+      AXE_RETURN_IF_ERROR(Expect('='));
+      AXE_ASSIGN_OR_RETURN(Param value, ParseValue(depth + 1));
+      if (!params.emplace(std::string(name), std::move(value)).second) {
+        return ErrorAt(at, absl::StrCat("parameter '", name, "' given twice"));
+      }
+    }
+    return params;
+  }
+
+  // ---- equations and jaxprs ----
+  absl::StatusOr<Eqn> ParseEqn(Jaxpr& j, Scope& scope, int depth);
+  absl::StatusOr<Jaxpr> ParseJaxprBody(int depth);
+
+  absl::string_view text_;
+  ParseOptions options_;
+  size_t pos_ = 0;
+};
+
+absl::StatusOr<Param> Parser::ParseValue(int depth) {
+  AXE_RETURN_IF_ERROR(Deeper(depth));
+  char c = Peek();
+  bool trailing = false;
+  if (c == '{') {
+    size_t save = pos_;
+    ++pos_;
+    if (TryKeyword("lambda")) {
+      pos_ = save;
+      AXE_ASSIGN_OR_RETURN(Jaxpr inner, ParseJaxprBody(depth + 1));
+      return Param::Jaxpr(std::make_shared<const ClosedJaxpr>(ClosedJaxpr{std::move(inner), {}}));
+    }
+    AXE_ASSIGN_OR_RETURN(std::vector<Param> items, ParseItems('}', depth, &trailing));
+    return Param::Set(std::move(items));
+  }
+  if (c == '(') {
+    ++pos_;
+    AXE_ASSIGN_OR_RETURN(std::vector<Param> items, ParseItems(')', depth, &trailing));
+    return Param::Tuple(std::move(items));
+  }
+  if (c == '[') {
+    ++pos_;
+    AXE_ASSIGN_OR_RETURN(std::vector<Param> items, ParseItems(']', depth, &trailing));
+    return Param::List(std::move(items));
+  }
+  if (c == '\'' || c == '"') return ParseString();
+  if (absl::ascii_isdigit(c) || (c == '-' && absl::ascii_isdigit(PeekAt(pos_ + 1)))) {
+    return ParseNumber();
+  }
+  if (c == '-' && text_.substr(pos_, 4) == "-inf") {
+    pos_ += 4;
+    return Param::Float(-std::numeric_limits<double>::infinity());
+  }
+  return ParseSymbolOrCall(depth);
+}
+
+absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
+  Eqn eqn;
+  std::vector<Pending> pending;
+  // Outputs: binders up to '=' (an equation without outputs starts with its primitive).
+  if (AfterName() == ':') {
+    while (Peek() != '=') {
+      if (Peek() == '\0') return Error("'='");
+      AXE_ASSIGN_OR_RETURN(VarId v, ParseBinder(j, scope, true, &pending));
+      eqn.outputs.push_back(v);
+    }
+    ++pos_;
+  }
+  SkipSpace();
+  size_t at = pos_;
+  absl::string_view name = ReadName();
+  if (name.empty()) return Error("a primitive name");
+  const Primitive* prim = Primitive::Find(name);
+  if (prim == nullptr) {
+    return ErrorAt(
+        at, absl::StrCat("unknown primitive '", name, "' (register it with Primitive::Define)"));
+  }
+  eqn.primitive = prim;
+  eqn.effects = prim->options().effects;
+  AXE_ASSIGN_OR_RETURN(eqn.params, ParseParams(depth));
+  // Inputs: atoms up to ';', the next equation's binders, or `in (`.
+  while (true) {
+    char c = Peek();
+    if (c == ';' || c == '\0') break;
+    absl::string_view next = PeekName();
+    if (!next.empty() && AfterName() == ':' && !AtLiteral()) break;
+    if (next == "in" && PeekAt(pos_ + 2) != ':') {
+      size_t save = pos_;
+      pos_ += 2;
+      bool keyword = Peek() == '(';
+      pos_ = save;
+      if (keyword) break;
+    }
+    AXE_ASSIGN_OR_RETURN(Atom a, ParseAtom(scope));
+    eqn.inputs.push_back(std::move(a));
+  }
+  TryConsume(';');
+  // Outputs are bound only now: an equation cannot read its own outputs.
+  for (const Pending& p : pending) AXE_RETURN_IF_ERROR(BindName(scope, p));
+  if (prim->options().complete_parsed_params) {
+    std::vector<ShapedArray> outs;
+    for (VarId v : eqn.outputs) outs.push_back(j.aval(v));
+    prim->options().complete_parsed_params(eqn.params, outs);
+  }
+  return eqn;
+}
+
+absl::StatusOr<Jaxpr> Parser::ParseJaxprBody(int depth) {
+  AXE_RETURN_IF_ERROR(Deeper(depth));
+  Jaxpr j;
+  Scope scope;
+  AXE_RETURN_IF_ERROR(Expect('{'));
+  AXE_RETURN_IF_ERROR(ExpectKeyword("lambda"));
+  while (Peek() != ';') {
+    if (Peek() == '\0') return Error("';'");
+    AXE_ASSIGN_OR_RETURN(VarId v, ParseBinder(j, scope, false));
+    j.constvars.push_back(v);
+  }
+  ++pos_;
+  while (Peek() != '.') {
+    if (Peek() == '\0') return Error("'.'");
+    AXE_ASSIGN_OR_RETURN(VarId v, ParseBinder(j, scope, false));
+    j.invars.push_back(v);
+  }
+  ++pos_;
+  AXE_RETURN_IF_ERROR(ExpectKeyword("let"));
+  while (true) {
+    absl::string_view n = PeekName();
+    if (n == "in" && AfterName() != ':') {
+      size_t save = pos_;
+      pos_ += 2;
+      bool keyword = Peek() == '(';
+      pos_ = save;
+      if (keyword) break;
+    }
+    if (Peek() == '\0') return Error("'in'");
+    if (j.eqns.size() >= Builder::kMaxEqns) return Error("fewer equations");
+    AXE_ASSIGN_OR_RETURN(Eqn e, ParseEqn(j, scope, depth));
+    j.eqns.push_back(std::move(e));
+  }
+  AXE_RETURN_IF_ERROR(ExpectKeyword("in"));
+  AXE_RETURN_IF_ERROR(Expect('('));
+  while (!TryConsume(')')) {
+    AXE_ASSIGN_OR_RETURN(Atom a, ParseAtom(scope));
+    j.outvars.push_back(std::move(a));
+    if (!TryConsume(',') && Peek() != ')') return Error("',' or ')'");
+  }
+  AXE_RETURN_IF_ERROR(Expect('}'));
+  for (const Eqn& e : j.eqns) {
+    for (const std::string& eff : e.effects) {
+      if (std::find(j.effects.begin(), j.effects.end(), eff) == j.effects.end()) {
+        j.effects.push_back(eff);
+      }
+    }
+  }
+  std::sort(j.effects.begin(), j.effects.end());
+  return j;
+}
+
+}  // namespace
+
+absl::StatusOr<ClosedJaxpr> ParseJaxpr(absl::string_view text, ParseOptions options) {
+  Parser p(text, options);
+  return p.ParseTop();
+}
+
+}  // namespace axe::ir
