@@ -80,7 +80,7 @@ std::string Mutator::Input(uint64_t seed, uint64_t index) const {
   // Each execution's generator comes from (seed, index) alone.
   Random rng(Random(seed).Next() ^ Random(~index).Next());
   std::string data = corpus_.empty() ? std::string() : corpus_[rng.Below(corpus_.size())];
-  const size_t edits = 1 + rng.Below(rng.OneIn(4) ? 16 : 4);
+  const size_t edits = 1 + rng.Below(rng.OneIn(4) ? 8 : 2);
   for (size_t i = 0; i < edits; ++i) MutateOnce(rng, data);
   return data;
 }
