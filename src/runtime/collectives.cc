@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
+#include "axe/runtime/box_copy.h"
 
 namespace axe::runtime {
 
@@ -72,35 +73,28 @@ std::string PairsToString(absl::Span<const std::pair<int64_t, int64_t>> perm) {
   return absl::StrCat("(", out, perm.size() == 1 ? ",)" : ")");
 }
 
-// The source of output element `out_index` of an all_to_all on member g: (member, flat
-// index into that member's value).
-struct AllToAllMap {
-  std::vector<int64_t> in_shape, out_shape;
+// An all_to_all in its tiled form (as JAX lowers the untiled one): the input x' (x with a
+// dimension of 1 inserted for an untiled concat axis), the output out' (the same rank: the
+// untiled result with its split axis kept, of size 1), and the two axes in those shapes.
+// Row-major, x' and out' have the bytes of x and of the result.
+struct TiledAllToAll {
+  std::vector<int64_t> in, out;
   size_t split = 0, concat = 0;
-  bool tiled = false;
-  int64_t group_size = 1;
-
-  std::pair<int64_t, int64_t> Source(const std::vector<int64_t>& o, int64_t g) const {
-    std::vector<int64_t> src;
-    int64_t member;
-    if (tiled) {
-      const int64_t chunk = in_shape[split] / group_size;
-      const int64_t received = out_shape[concat] / group_size;  // per member along concat
-      member = o[concat] / received;
-      src = o;
-      src[concat] = o[concat] % received;
-      src[split] += g * chunk;
-    } else {
-      member = o[concat];
-      src = o;
-      src.erase(src.begin() + static_cast<std::ptrdiff_t>(concat));
-      src.insert(src.begin() + static_cast<std::ptrdiff_t>(split), g);
-    }
-    int64_t flat = 0;
-    for (size_t i = 0; i < in_shape.size(); ++i) flat = flat * in_shape[i] + src[i];
-    return {member, flat};
-  }
 };
+
+TiledAllToAll MakeTiled(std::vector<int64_t> shape, size_t split, size_t concat, bool tiled,
+                        int64_t group_size) {
+  TiledAllToAll t{std::move(shape), {}, split, concat};
+  if (!tiled && split != concat) {
+    if (split < concat) ++t.concat;  // concat names a position after split is removed
+    t.in.insert(t.in.begin() + static_cast<std::ptrdiff_t>(t.concat), 1);
+    if (split > concat) ++t.split;
+  }
+  t.out = t.in;
+  t.out[t.split] /= group_size;
+  t.out[t.concat] *= group_size;
+  return t;
+}
 
 }  // namespace
 
@@ -240,46 +234,46 @@ absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
   AXE_RETURN_IF_ERROR(CheckDim(split_axis, rank, "all_to_all: split_axis"));
   AXE_RETURN_IF_ERROR(CheckDim(concat_axis, rank, "all_to_all: concat_axis"));
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
-  AllToAllMap map{x.shape(),
-                  x.shape(),
-                  static_cast<size_t>(split_axis),
-                  static_cast<size_t>(concat_axis),
-                  tiled,
-                  groups.group_size()};
-  const int64_t n = x.shape()[map.split];
+  const int64_t g_size = groups.group_size();
+  const int64_t n = x.shape()[static_cast<size_t>(split_axis)];
+  std::vector<int64_t> result_shape = x.shape();
   if (tiled) {
-    if (n % map.group_size != 0) {
+    if (n % g_size != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "The size of all_to_all split_axis (", n, ") has to be divisible by the size of the ",
-          "named axis ", absl::StrJoin(axes, ","), " (", map.group_size, ")"));
+          "named axis ", absl::StrJoin(axes, ","), " (", g_size, ")"));
     }
-    map.out_shape[map.split] /= map.group_size;
-    map.out_shape[map.concat] *= map.group_size;
+    result_shape[static_cast<size_t>(split_axis)] /= g_size;
+    result_shape[static_cast<size_t>(concat_axis)] *= g_size;
   } else {
-    if (n != map.group_size) {
+    if (n != g_size) {
       return absl::InvalidArgumentError(
           absl::StrCat("all_to_all requires the size of the mapped axis axis_name to equal "
                        "x.shape[split_axis], but they are ",
-                       map.group_size, " and ", n, " respectively."));
+                       g_size, " and ", n, " respectively."));
     }
-    map.out_shape.erase(map.out_shape.begin() + split_axis);
-    map.out_shape.insert(map.out_shape.begin() + concat_axis, map.group_size);
+    result_shape.erase(result_shape.begin() + split_axis);
+    result_shape.insert(result_shape.begin() + concat_axis, g_size);
   }
-  AXE_ASSIGN_OR_RETURN(Setup s, Start(mesh, axes, x, map.out_shape, false));
-  const int64_t eb = x.element_bytes();
+  const TiledAllToAll t = MakeTiled(x.shape(), static_cast<size_t>(split_axis),
+                                    static_cast<size_t>(concat_axis), tiled, g_size);
+  AXE_ASSIGN_OR_RETURN(BufferLayout in_layout, RowMajorBuffer(t.in));
+  AXE_ASSIGN_OR_RETURN(BufferLayout out_layout, RowMajorBuffer(t.out));
+  AXE_ASSIGN_OR_RETURN(Setup s, Start(mesh, axes, x, std::move(result_shape), false));
+  // Member g's chunk of member j: piece g along split of x'_j, to piece j along concat of out'.
+  const int64_t chunk = t.in[t.split] / g_size;
+  const int64_t received = t.out[t.concat] / g_size;
   AXE_RETURN_IF_ERROR(ForEachMember(
-      x.client(), s.groups, [&](int device, const std::vector<int64_t>& members, int64_t g) {
-        uint8_t* out = s.out.mutable_data(device);
-        std::vector<int64_t> o(map.out_shape.size(), 0);
-        for (int64_t flat = 0; flat < s.out.elements(); ++flat) {
-          auto [member, from] = map.Source(o, g);
-          std::memcpy(out + flat * eb,
-                      x.data(static_cast<int>(members[static_cast<size_t>(member)])) + from * eb,
-                      static_cast<size_t>(eb));
-          for (size_t i = o.size(); i-- > 0;) {
-            if (++o[i] < map.out_shape[i]) break;
-            o[i] = 0;
-          }
+      x.client(), s.groups,
+      [&](int device, const std::vector<int64_t>& members, int64_t g) -> absl::Status {
+        MutableStoredTensor to{out_layout, t.out, s.out.mutable_data(device)};
+        for (size_t j = 0; j < members.size(); ++j) {
+          StoredTensor from{in_layout, t.in, x.data(static_cast<int>(members[j]))};
+          IndexBox src = WholeBox(t.in), dst = WholeBox(t.out);
+          src[t.split] = {g * chunk, (g + 1) * chunk};
+          const auto jj = static_cast<int64_t>(j);
+          dst[t.concat] = {jj * received, (jj + 1) * received};
+          AXE_RETURN_IF_ERROR(CopyBox(from, src, to, dst, x.element_bytes()));
         }
         return absl::OkStatus();
       }));
