@@ -89,7 +89,7 @@ void DescribeFormat(ShardingExplanation& out, const std::optional<Sharding>& sha
 void DescribeShardy(ShardingExplanation& out, const NamedSharding& named, size_t rank) {
   out.shardy = {NamedToShardySharding(named, rank).ToString(), ""};
   // As JAX lowers it: the mesh without device_ids (the order is the device assignment's).
-  ShardyMesh mesh = ShardyMesh::FromMesh(named.mesh(), "mesh");
+  ShardyMesh mesh = ShardyMesh::FromMesh(named.mesh(), JaxMeshName(named.mesh()));
   mesh.device_ids.clear();
   out.shardy_mesh = mesh.ToString();
 }

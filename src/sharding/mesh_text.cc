@@ -123,6 +123,12 @@ absl::StatusOr<Mesh> Mesh::Parse(absl::string_view text) {
   s.SkipSpace();
   const size_t start = s.pos();
   if (s.TryConsume("Mesh") && s.TryConsume('(')) {
+    // JAX prints the mesh with no axes as `Mesh(, axis_types=())`.
+    if (s.Peek() == ',') {
+      const size_t comma = s.pos();
+      s.TryConsume(',');
+      if (s.Peek() == ')' || s.Peek() == ',') return s.ErrorAt(comma, "a mesh axis");
+    }
     AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, ')'));
   } else if (s.set_pos(start), s.TryConsume('{')) {
     AXE_ASSIGN_OR_RETURN(parsed, ReadEntries(s, '}'));

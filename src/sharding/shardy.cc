@@ -284,7 +284,11 @@ ShardySharding NamedToShardySharding(const NamedSharding& sharding, size_t rank,
   for (size_t i = 0; i < rank; ++i) {
     for (const std::string& name : sharding.spec().entry(i)) dims[i].axes.push_back({name});
   }
-  return ShardySharding::Make(std::string(mesh_name), std::nullopt, std::move(dims));
+  return ShardySharding::Make(
+      mesh_name.empty() ? JaxMeshName(sharding.mesh()) : std::string(mesh_name), std::nullopt,
+      std::move(dims));
 }
+
+std::string JaxMeshName(const Mesh& mesh) { return mesh.rank() == 0 ? "empty_mesh" : "mesh"; }
 
 }  // namespace axe::sharding

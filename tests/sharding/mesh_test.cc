@@ -170,6 +170,11 @@ TEST(MeshAxisTypesTest, ReadsJaxReprAndKeepsNonAutoTypes) {
   EXPECT_NE(*m, *Mesh::Parse("x=2,y=2"));
   EXPECT_EQ(*Mesh::Parse(m->ToString()), *m);
 
+  // JAX's repr of the mesh with no axes.
+  m = Mesh::Parse("Mesh(, axis_types=())");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->ToString(), "Mesh()");
+
   m = Mesh::Parse("Mesh('x': 2, axis_types=(Explicit,), devices=[1, 0])");
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->ToString(), "Mesh('x': 2, devices=[1, 0], axis_types=(Explicit,))");

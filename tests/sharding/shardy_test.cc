@@ -179,7 +179,7 @@ TEST(ShardyTest, NamedShardingGoesToShardyAndBack) {
     absl::StatusOr<ShardySharding> reparsed = ShardySharding::Parse(sdy.ToString());
     ASSERT_TRUE(reparsed.ok()) << reparsed.status();
     EXPECT_EQ(*reparsed, sdy);
-    const ShardyMesh sdy_mesh = ShardyMesh::FromMesh(mesh, "mesh");
+    const ShardyMesh sdy_mesh = ShardyMesh::FromMesh(mesh, JaxMeshName(mesh));
     absl::StatusOr<ShardyMesh> mesh_again = ShardyMesh::Parse(sdy_mesh.ToString());
     ASSERT_TRUE(mesh_again.ok()) << mesh_again.status();
     EXPECT_EQ(*mesh_again, sdy_mesh);

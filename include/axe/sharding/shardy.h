@@ -141,9 +141,14 @@ absl::StatusOr<NamedSharding> ShardyToRefinedNamedSharding(const ShardySharding&
                                                            const std::optional<ShardyMesh>& mesh);
 
 // What JAX lowers a NamedSharding of rank `rank` to: closed dims, the spec's axes per dim,
-// replication implicit, the mesh referenced as @mesh_name.
+// replication implicit, the mesh referenced as @mesh_name (empty: JAX's choice, see
+// JaxMeshName).
 ShardySharding NamedToShardySharding(const NamedSharding& sharding, size_t rank,
-                                     absl::string_view mesh_name = "mesh");
+                                     absl::string_view mesh_name = "");
+
+// The symbol JAX gives a mesh when it lowers a program: "mesh", or "empty_mesh" for the
+// mesh with no axes.
+std::string JaxMeshName(const Mesh& mesh);
 
 }  // namespace axe::sharding
 
