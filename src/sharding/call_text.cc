@@ -1,5 +1,6 @@
 #include "call_text.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -174,29 +175,64 @@ absl::Status InArgument(const Scanner& s, const CallArg& arg, absl::string_view 
   return absl::Status(status.code(), placed.message());
 }
 
+namespace {
+
+bool AllDigits(absl::string_view s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c) || c == '_'; });
+}
+
+// "int" or "float" for a Python number literal (decimal, optionally signed), else empty.
+absl::string_view NumberType(absl::string_view text) {
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
+  if (AllDigits(text)) return "int";
+  absl::string_view mantissa = text;
+  const size_t e = text.find_first_of("eE");
+  if (e != absl::string_view::npos) {
+    absl::string_view exponent = text.substr(e + 1);
+    if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.remove_prefix(1);
+    if (!AllDigits(exponent)) return {};
+    mantissa = text.substr(0, e);
+  }
+  const size_t dot = mantissa.find('.');
+  if (dot == absl::string_view::npos)
+    return e == absl::string_view::npos ? "" : (AllDigits(mantissa) ? "float" : "");
+  const absl::string_view whole = mantissa.substr(0, dot);
+  const absl::string_view fraction = mantissa.substr(dot + 1);
+  if ((whole.empty() || AllDigits(whole)) && (fraction.empty() || AllDigits(fraction)) &&
+      !(whole.empty() && fraction.empty())) {
+    return "float";
+  }
+  return {};
+}
+
+}  // namespace
+
 std::string PythonTypeOf(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
   auto cls = [](absl::string_view name) { return absl::StrCat("<class '", name, "'>"); };
-  if (text.empty()) return cls("str");
-  const char c = text[0];
-  if (c == '\'' || c == '"') return cls("str");
-  if (c == '(') return cls("tuple");
-  if (c == '[') return cls("list");
-  if (c == '{') return cls(text.find(':') == absl::string_view::npos ? "set" : "dict");
-  if (text == "True" || text == "False") return cls("bool");
-  if (absl::ascii_isdigit(c) || c == '-' || c == '+' || c == '.') {
-    const bool is_float =
-        text.find_first_of(".eE") != absl::string_view::npos && !absl::StartsWith(text, "0x");
-    return cls(is_float ? "float" : "int");
+  if (text.size() < 1) return {};
+  const char first = text.front();
+  const char last = text.back();
+  if ((first == '\'' || first == '"') && text.size() >= 2 && last == first) return cls("str");
+  if (first == '(' && last == ')') return cls("tuple");
+  if (first == '[' && last == ']') return cls("list");
+  if (first == '{' && last == '}') {
+    return cls(text.find(':') == absl::string_view::npos && text != "{}" ? "set" : "dict");
   }
+  if (text == "True" || text == "False") return cls("bool");
+  if (const absl::string_view number = NumberType(text); !number.empty()) return cls(number);
   const size_t paren = text.find('(');
-  if (paren != absl::string_view::npos) {
-    absl::string_view callee = text.substr(0, paren);
+  if (paren != absl::string_view::npos && paren > 0 && last == ')') {
+    absl::string_view callee = absl::StripAsciiWhitespace(text.substr(0, paren));
     const size_t dot = callee.rfind('.');
     if (dot != absl::string_view::npos) callee = callee.substr(dot + 1);
-    return cls(absl::StripAsciiWhitespace(callee));
+    const bool identifier = !callee.empty() && !absl::ascii_isdigit(callee[0]) &&
+                            std::all_of(callee.begin(), callee.end(),
+                                        [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
+    if (identifier) return cls(callee);
   }
-  return cls("str");
+  return {};
 }
 
 }  // namespace axe::sharding

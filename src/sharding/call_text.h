@@ -70,8 +70,9 @@ absl::Status InArgument(const Scanner& s, const CallArg& arg, absl::string_view 
                         const absl::Status& status);
 
 // How Python would describe the type of a value written as `text` (for JAX's TypeError
-// texts): <class 'int'>, <class 'str'>, <class 'tuple'>, ... and, for a call `Foo(...)`,
-// <class 'Foo'>.
+// texts): <class 'int'>, <class 'float'>, <class 'str'>, <class 'tuple'>, <class 'list'>,
+// <class 'dict'>, <class 'set'>, <class 'bool'> and, for a call `Foo(...)`, <class 'Foo'>.
+// Empty when the text is none of these (a bare name, a malformed literal).
 std::string PythonTypeOf(absl::string_view text);
 
 }  // namespace axe::sharding

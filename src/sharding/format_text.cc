@@ -57,10 +57,6 @@ std::string TypeOfArgument(absl::string_view text) {
     return "<class 'jax._src.sharding_impls.SingleDeviceSharding'>";
   }
   if (IsAuto(text)) return std::string(kAutoClass);
-  if (!callee.empty()) return PythonTypeOf(text);
-  const char c = text.empty() ? '\0' : text[0];
-  const bool bare_name = absl::ascii_isalpha(c) || c == '_';
-  if (bare_name && text != "True" && text != "False") return {};
   return PythonTypeOf(text);
 }
 

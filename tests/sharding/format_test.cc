@@ -261,6 +261,11 @@ TEST(FormatTest, ParseTypeErrorsUseJaxsTexts) {
            {"Format(None, PositionalSharding(devices))",
             sharding_error + "PositionalSharding(devices) of type <class 'PositionalSharding'>"},
            {"Format(None, 2.5)", sharding_error + "2.5 of type <class 'float'>"},
+           {"Format(None, -1e5)", sharding_error + "-1e5 of type <class 'float'>"},
+           {"Format(None, .5)", sharding_error + ".5 of type <class 'float'>"},
+           {"Format(None, {})", sharding_error + "{} of type <class 'dict'>"},
+           {"Format(None, {1})", sharding_error + "{1} of type <class 'set'>"},
+           {"Format(True)", layout_error + "True of type <class 'bool'>"},
        }) {
     EXPECT_THAT(Format::Parse(bad.text),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(bad.message)))
@@ -275,6 +280,10 @@ TEST(FormatTest, ParseErrorsNameThePosition) {
   };
   for (const Bad& bad : std::vector<Bad>{
            {"Format(foo)", "position 7: expected a layout"},
+           {"Format(-)", "position 7: expected a layout"},
+           {"Format(1.2.3)", "position 7: expected a layout"},
+           {"Format(None, 1e)", "position 13: expected a sharding"},
+           {"Format(None, (1, 2) + 3)", "position 13: expected a sharding"},
            {"Format(None, bar)", "position 13: expected a sharding"},
            {"Format(Layout((1, 1, x)), SingleDeviceSharding(0))",
             "position 7: in the layout argument: position 14: expected an integer"},
