@@ -81,32 +81,6 @@ absl::StatusOr<int64_t> ReadDevice(Scanner& s, const CallArg& arg) {
   return id;
 }
 
-// The mesh argument's text with JAX's `axis_types=(...)` blanked out (spaces, so that error
-// positions stay true): axis types (Auto, Explicit, Manual) do not change which device holds
-// what, and Mesh does not keep them. Other texts are returned unchanged.
-std::string MeshTextWithoutAxisTypes(absl::string_view text) {
-  Scanner s(text);
-  absl::StatusOr<Call> call = ReadCall(s, Mesh::kMaxAxes + 2);
-  std::string out(text);
-  if (!call.ok() || call->name() != "Mesh") return out;
-  for (size_t k = 0; k < call->args.size(); ++k) {
-    const CallArg& arg = call->args[k];
-    if (arg.keyword != "axis_types") continue;
-    // With the comma that separates it from its neighbour.
-    size_t begin = arg.start;
-    size_t end = arg.end;
-    if (k + 1 < call->args.size()) {
-      end = call->args[k + 1].start;
-    } else if (k > 0) {
-      begin = call->args[k - 1].end;
-    } else {
-      end = text.find(',', end) == absl::string_view::npos ? end : text.find(',', end) + 1;
-    }
-    for (size_t i = begin; i < end && i < out.size(); ++i) out[i] = ' ';
-  }
-  return out;
-}
-
 absl::Status Missing(const Scanner& s, const Call& call, absl::string_view param) {
   return s.MessageAt(call.callee_pos, absl::StrCat(call.name(),
                                                    "() missing 1 required positional "
@@ -119,7 +93,7 @@ absl::StatusOr<Sharding> ParseNamed(Scanner& s, const Call& call) {
   AXE_ASSIGN_OR_RETURN(std::vector<std::optional<CallArg>> args, BindArgs(s, call, kParams));
   if (!args[0]) return Missing(s, call, "mesh");
   if (!args[1]) return Missing(s, call, "spec");
-  absl::StatusOr<Mesh> mesh = Mesh::Parse(MeshTextWithoutAxisTypes(ArgText(s, *args[0])));
+  absl::StatusOr<Mesh> mesh = Mesh::Parse(ArgText(s, *args[0]));
   if (!mesh.ok()) return InArgument(s, *args[0], "mesh", mesh.status());
   absl::StatusOr<PartitionSpec> spec = PartitionSpec::Parse(ArgText(s, *args[1]));
   if (!spec.ok()) return InArgument(s, *args[1], "spec", spec.status());

@@ -162,6 +162,19 @@ TEST(ExplainTest, ExplicitDeviceOrderIsTheDeviceAssignment) {
   EXPECT_EQ(e->devices[0].IndexToString(), "[[2, 4]]");
 }
 
+TEST(ExplainTest, JaxReprKeepsExplicitAxisTypes) {
+  absl::StatusOr<Sharding> s = Sharding::Parse(
+      "NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Explicit, Auto)), spec=P('x',), "
+      "memory_kind=device)");
+  ASSERT_TRUE(s.ok()) << s.status();
+  absl::StatusOr<ShardingExplanation> e = ExplainSharding({8, 8}, *s, {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->named.text,
+            "NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Explicit, Auto)), spec=P('x',), "
+            "memory_kind=device)");
+  EXPECT_EQ(e->hlo.text, "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+}
+
 TEST(ExplainTest, Errors) {
   EXPECT_THAT(ExplainNamedSharding({7, 8}, Named("x=2", "P('x')"), {}),
               StatusIs(absl::StatusCode::kInvalidArgument,
