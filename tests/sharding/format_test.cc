@@ -144,6 +144,27 @@ TEST(ShardingTest, ParseErrors) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("characters (at most")));
 }
 
+// The largest sharding (65536 devices in an explicit order, 16 axes with names of 256
+// characters) prints within the text limit and parses back, inside a Format too.
+TEST(ShardingTest, LargestValuesRoundTrip) {
+  std::vector<MeshAxis> axes;
+  std::vector<PartitionSpec::Entry> entries(2);
+  for (int j = 0; j < 16; ++j) {
+    axes.push_back({std::string(255, 'a') + static_cast<char>('a' + j), 2});
+    entries[static_cast<size_t>(j % 2)].push_back(axes.back().name);
+  }
+  std::vector<int64_t> devices(int64_t{1} << 16);
+  for (size_t d = 0; d < devices.size(); ++d)
+    devices[d] = static_cast<int64_t>(devices.size() - 1 - d);
+  const NamedSharding named = MakeNamed(MakeMesh(axes, devices), Spec(entries));
+  ASSERT_EQ(named.mesh().num_devices(), int64_t{1} << 16);
+  const Sharding s = named;
+  EXPECT_LE(s.ToString().size(), Sharding::kMaxTextLength);
+  EXPECT_THAT(Sharding::Parse(s.ToString()), IsOkAndHolds(s));
+  const Format f = MakeFormat(ParsedLayout("Layout((1, 0), ((8, 128),))"), s);
+  EXPECT_THAT(Format::Parse(f.ToString()), IsOkAndHolds(f));
+}
+
 TEST(ShardingTest, QueriesDispatch) {
   EXPECT_THAT(ShardShape(Named("x=2,y=2", "P('x')"), {8, 8}), IsOkAndHolds(ElementsAre(4, 8)));
   EXPECT_THAT(ShardShape(ParsedSharding("SingleDeviceSharding(device=3)"), {8, 8}),
