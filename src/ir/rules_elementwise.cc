@@ -1,5 +1,6 @@
 // Abstract evaluation of the elementwise primitives: n-ary arithmetic, unary math,
 // comparisons.
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,22 +11,42 @@
 namespace axe::ir::internal {
 namespace {
 
-// Operands have equal shapes, except that rank-0 operands (literals such as 2.0:f32[])
-// broadcast; dtypes are equal. The result is weak only when every operand is.
+// NumPy-style broadcasting as lax does it: rank-0 operands (literals such as 2.0:f32[])
+// broadcast to any shape; the others have equal ranks and each dimension is equal or 1. Dtypes
+// are equal. The result is weak only when every operand is.
 absl::StatusOr<ShapedArray> Broadcasting(absl::string_view name,
                                          absl::Span<const ShapedArray> avals,
                                          absl::string_view tip) {
   if (avals.empty()) return TypeError(absl::StrCat(name, " takes at least one operand"));
-  const ShapedArray* widest = &avals[0];
+  std::vector<size_t> ranks;
   for (const ShapedArray& a : avals) {
-    if (a.rank() > 0) widest = &a;
+    if (a.rank() > 0 && std::find(ranks.begin(), ranks.end(), a.rank()) == ranks.end()) {
+      ranks.push_back(a.rank());
+    }
   }
+  std::sort(ranks.begin(), ranks.end());
+  if (ranks.size() > 1) {
+    std::vector<size_t> all;
+    for (const ShapedArray& a : avals) {
+      if (std::find(all.begin(), all.end(), a.rank()) == all.end()) all.push_back(a.rank());
+    }
+    std::sort(all.begin(), all.end());
+    return TypeError(absl::StrCat(name, ": arrays must have the same number of dimensions, got {",
+                                  absl::StrJoin(all, ", "), "}"));
+  }
+  std::vector<int64_t> shape(ranks.empty() ? 0 : ranks[0], 1);
   for (const ShapedArray& a : avals) {
-    if (a.rank() != 0 && a.shape() != widest->shape()) {
-      std::vector<std::string> shapes;
-      for (const ShapedArray& b : avals) shapes.push_back(PyTuple(b.shape()));
-      return TypeError(absl::StrCat(
-          name, " got incompatible shapes for broadcasting: ", absl::StrJoin(shapes, ", "), "."));
+    if (a.rank() == 0) continue;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t s = a.shape()[d];
+      if (s == shape[d] || s == 1) continue;
+      if (shape[d] != 1) {
+        std::vector<std::string> shapes;
+        for (const ShapedArray& b : avals) shapes.push_back(PyTuple(b.shape()));
+        return TypeError(absl::StrCat(
+            name, " got incompatible shapes for broadcasting: ", absl::StrJoin(shapes, ", "), "."));
+      }
+      shape[d] = s;
     }
   }
   for (const ShapedArray& a : avals) {
@@ -40,7 +61,7 @@ absl::StatusOr<ShapedArray> Broadcasting(absl::string_view name,
   bool weak = true;
   for (const ShapedArray& a : avals) weak = weak && a.weak_type();
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> vma, NaryVma(name, avals));
-  return ShapedArray(widest->shape(), avals[0].dtype(), weak, std::move(vma));
+  return ShapedArray(std::move(shape), avals[0].dtype(), weak, std::move(vma));
 }
 
 Rule Arithmetic(std::string name, std::string jnp_name) {

@@ -1,0 +1,117 @@
+#include "axe/ir/check.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "axe/ir/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::ir {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+// Every jaxpr JAX printed type-checks with axe's rules (shard_map bodies with their variance
+// sets, the check_vma=False body, nested jit/cond/scan bodies).
+TEST(CheckTest, JaxPrintedJaxprsTypeCheck) {
+  int checked = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(AXE_IR_TESTDATA_DIR) + "/jax")) {
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream file(entry.path());
+    std::stringstream text;
+    text << file.rdbuf();
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text.str());
+    ASSERT_THAT(j, IsOk());
+    EXPECT_THAT(CheckJaxpr(*j), IsOk());
+    ++checked;
+  }
+  EXPECT_GE(checked, 25);
+}
+
+absl::Status CheckText(absl::string_view text) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
+  if (!j.ok()) return j.status();
+  return CheckJaxpr(*j);
+}
+
+TEST(CheckTest, BinderTypesMustMatchTheRule) {
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[3]. let b:f32[4] = sin a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Value for variable 'b' inconsistently typed as f32[3] for let-binder of "
+                       "type f32[4]\n\nin equation:\n\n  b:f32[4] = sin a"));
+}
+
+TEST(CheckTest, RuleErrorsNameTheEquation) {
+  EXPECT_THAT(
+      CheckText("{ lambda ; a:f32[3] b:f32[4]. let c:f32[3] = add a b in (c,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "add got incompatible shapes for broadcasting: (3,), (4,).\n\nin equation:\n\n"
+               "  c:f32[3] = add a b"));
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = mul a b in (c,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("lax.mul requires arguments to have the same dtypes, got "
+                                 "float32, int32. (Tip: jnp.multiply is a similar function that "
+                                 "does automatic type promotion on inputs).")));
+}
+
+TEST(CheckTest, ParamsMustHaveTheirDeclaredForms) {
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[3]. let b:f32[3] = reduce_sum[axes=x] a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("parameter axes must be a tuple of integers, got x")));
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[3]. let b:f32[] = reduce_sum a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("primitive 'reduce_sum' needs the parameter 'axes'")));
+}
+
+TEST(CheckTest, VariablesBoundOnceBeforeUse) {
+  absl::StatusOr<ClosedJaxpr> j =
+      ParseJaxpr("{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = cos b in (c,) }");
+  ASSERT_THAT(j, IsOk());
+  ClosedJaxpr swapped = *j;
+  std::swap(swapped.jaxpr.eqns[0], swapped.jaxpr.eqns[1]);
+  EXPECT_THAT(CheckJaxpr(swapped),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Variable 'c' not defined")));
+  ClosedJaxpr twice = *j;
+  twice.jaxpr.eqns[1].outputs = twice.jaxpr.eqns[0].outputs;
+  EXPECT_THAT(CheckJaxpr(twice), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("Variable 'b' already bound")));
+  ClosedJaxpr consts = *j;
+  consts.consts.push_back(HostArray{});
+  EXPECT_THAT(CheckJaxpr(consts),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1 consts for 0 constvars")));
+}
+
+TEST(CheckTest, ShardMapBodiesAreTypedWithTheirMesh) {
+  // [VT-6] inside, x : f32[3]{V:i} and psum(x, 'i') : f32[3].
+  const std::string ok =
+      "{ lambda ; a:f32[6]. let\n"
+      "    b:f32[3] = shard_map[\n"
+      "      check_vma=True\n"
+      "      in_specs=(P('i',),)\n"
+      "      jaxpr={ lambda ; c:f32[3]{V:i}. let d:f32[3] = psum_invariant[axes=('i',)] c in (d,) "
+      "}\n"
+      "      mesh=Mesh('i': 2, axis_types=(Auto,))\n"
+      "      newly_manual_axes=frozenset({'i'})\n"
+      "      out_specs=(P(),)\n"
+      "    ] a\n"
+      "  in (b,) }";
+  EXPECT_THAT(CheckText(ok), IsOk());
+  std::string wrong = ok;
+  wrong.replace(wrong.find("d:f32[3] ="), 10, "d:f32[3]{V:i} =");
+  EXPECT_THAT(CheckText(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Value for variable 'b' inconsistently typed as f32[3] for "
+                                 "let-binder of type f32[3]{V:i}\n\nin equation:\n\n  "
+                                 "b:f32[3]{V:i} = psum_invariant[axes=('i',)] a\n\nin the jaxpr "
+                                 "of parameter jaxpr\n\nin equation:\n\n  b:f32[3] = "
+                                 "shard_map[")));
+}
+
+}  // namespace
+}  // namespace axe::ir
