@@ -1,5 +1,6 @@
 #include "axe/sharding/local_layout.h"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <string>
@@ -251,6 +252,37 @@ TEST(LocalLayoutTest, RandomValuesRoundTrip) {
     old.replace(old.find("tiling="), 7, "_tiling=");
     old.replace(old.find("sub_byte"), 8, "_sub_byte");
     EXPECT_THAT(LocalLayout::Parse(old), IsOkAndHolds(l)) << old;
+  }
+}
+
+// FromXla(ToXla(l)) == l for valid tiled layouts (an untiled one comes back with tiling=(),
+// as JAX reads it, so its major_to_minor and sub-byte size are compared).
+TEST(LocalLayoutTest, RandomXlaRoundTrip) {
+  std::mt19937_64 rng(testing_support::TestSeed(8));
+  for (int n = 0; n < 300; ++n) {
+    std::vector<int64_t> m2m(1 + rng() % 5);
+    for (size_t k = 0; k < m2m.size(); ++k) m2m[k] = static_cast<int64_t>(k);
+    std::shuffle(m2m.begin(), m2m.end(), rng);
+    std::optional<LocalLayout::Tiling> tiling;
+    if (rng() % 2) {
+      tiling.emplace(1 + rng() % 2);
+      for (LocalLayout::Tile& t : *tiling) {
+        t.resize(1 + rng() % 2);
+        for (int64_t& v : t) v = 1 + static_cast<int64_t>(rng() % 256);
+      }
+    }
+    const LocalLayout l = Make(m2m, tiling, (rng() % 2) * 4);
+    absl::StatusOr<xla::Layout> x = l.ToXla(DType::kF32);
+    ASSERT_OK(x) << l;
+    absl::StatusOr<LocalLayout> back = LocalLayout::FromXla(*x);
+    ASSERT_OK(back) << l;
+    if (tiling) {
+      EXPECT_EQ(*back, l) << *x;
+    } else {
+      EXPECT_EQ(back->major_to_minor(), l.major_to_minor()) << *x;
+      EXPECT_EQ(back->sub_byte_element_size_in_bits(), l.sub_byte_element_size_in_bits()) << *x;
+      EXPECT_EQ(back->tiling(), LocalLayout::Tiling{}) << *x;
+    }
   }
 }
 
