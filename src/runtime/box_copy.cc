@@ -46,6 +46,43 @@ absl::StatusOr<std::optional<Layout>> SliceToBox(const BufferLayout& layout,
   return sliced.layout;
 }
 
+// The offset (in (0, extent)) at which to cut two boxes of the same extent along one
+// dimension: where the source index is a multiple of the largest power of two that has a
+// multiple inside the source interval (tiles of power-of-two sizes are then cut at tile
+// boundaries), unless that leaves the destination at an odd offset while its own such cut
+// would not; the middle when neither helps.
+int64_t AlignedCut(const Interval& src, const Interval& dst) {
+  auto cut_of = [](const Interval& r) -> std::pair<int64_t, int> {
+    for (int k = 62; k >= 0; --k) {
+      const int64_t p = int64_t{1} << k;
+      std::optional<int64_t> m = CheckedAdd(r.begin - r.begin % p, p);  // begin >= 0
+      if (m && *m < r.end) return {*m - r.begin, k};
+    }
+    return {r.size() / 2, 0};
+  };
+  const auto [src_cut, src_k] = cut_of(src);
+  const auto [dst_cut, dst_k] = cut_of(dst);
+  return dst_k > src_k ? dst_cut : src_cut;
+}
+
+// The longest dimension of `box` (of extent > 1) whose interval alone, the other
+// dimensions whole, cannot be sliced out of the tensor's layout; nullopt when there is none.
+template <typename Tensor>
+absl::StatusOr<std::optional<size_t>> BadDimension(const Tensor& t,
+                                                   absl::Span<const Interval> box) {
+  const std::vector<int64_t> domain = t.layout.DomainFor(t.shape);
+  std::optional<size_t> bad;
+  for (size_t i = 0; i < box.size(); ++i) {
+    if (box[i].size() <= 1 || (box[i].begin == 0 && box[i].end == domain[i])) continue;
+    std::vector<Interval> region;
+    for (int64_t d : domain) region.push_back({0, d});
+    region[i] = box[i];
+    AXE_ASSIGN_OR_RETURN(MaybeLayout sliced, Slice(t.layout.layout, domain, region));
+    if (!sliced.has_value() && (!bad || box[i].size() > box[*bad].size())) bad = i;
+  }
+  return bad;
+}
+
 absl::Status CopyBoxRecursive(const StoredTensor& src, std::vector<Interval> src_box,
                               const MutableStoredTensor& dst, std::vector<Interval> dst_box,
                               int element_bytes) {
@@ -58,18 +95,25 @@ absl::Status CopyBoxRecursive(const StoredTensor& src, std::vector<Interval> src
     options.threads = 1;
     return Relayout(*from, *to, extents, element_bytes, src.data, dst.data, options);
   }
-  // Halve the longest dimension (every dimension of extent 1 always slices).
+  // Cut a dimension in two (a box of single elements always slices): the longest of those
+  // whose interval alone cannot be sliced out on one side, else the longest.
+  AXE_ASSIGN_OR_RETURN(std::optional<size_t> bad_src, BadDimension(src, src_box));
+  AXE_ASSIGN_OR_RETURN(std::optional<size_t> bad_dst, BadDimension(dst, dst_box));
   size_t longest = 0;
   for (size_t i = 1; i < extents.size(); ++i) {
     if (extents[i] > extents[longest]) longest = i;
   }
+  if (bad_src || bad_dst) {
+    longest = bad_src.value_or(*bad_dst);
+    if (bad_src && bad_dst && extents[*bad_dst] > extents[*bad_src]) longest = *bad_dst;
+  }
   if (extents.empty() || extents[longest] <= 1) {
     return absl::InternalError("a single element could not be sliced out of its layout");
   }
-  int64_t half = extents[longest] / 2;
+  const int64_t cut = AlignedCut(src_box[longest], dst_box[longest]);
   std::vector<Interval> src_hi = src_box, dst_hi = dst_box;
-  src_box[longest].end = src_box[longest].begin + half;
-  dst_box[longest].end = dst_box[longest].begin + half;
+  src_box[longest].end = src_box[longest].begin + cut;
+  dst_box[longest].end = dst_box[longest].begin + cut;
   src_hi[longest].begin = src_box[longest].end;
   dst_hi[longest].begin = dst_box[longest].end;
   AXE_RETURN_IF_ERROR(CopyBoxRecursive(src, src_box, dst, dst_box, element_bytes));
