@@ -1,6 +1,6 @@
 // The sharding part of `axe tour`: the seed's 2x2 mesh examples (split/split and
-// split/replicate) in JAX's, XLA's and Axe's notations, and an HLO dump's sharding read back
-// as a NamedSharding. Everything shown is computed; the claims are checked as the tour runs.
+// split/replicate) in JAX's, XLA's, Shardy's and Axe's notations, and an HLO dump's sharding read
+// back as a NamedSharding. Everything shown is computed; the claims are checked as the tour runs.
 #include <optional>
 #include <ostream>
 #include <string>
@@ -30,9 +30,11 @@ absl::StatusOr<sharding::NamedSharding> Named(absl::string_view mesh, absl::stri
 }
 
 void ShowForms(std::ostream& os, const sharding::ShardingExplanation& e) {
-  os << "  JAX  " << e.named.text.value_or("-") << "\n"
-     << "  HLO  " << e.hlo.text.value_or("-") << "\n"
-     << "  Axe  " << e.axe.text.value_or("-") << "\n\n";
+  os << "  JAX     " << e.named.text.value_or("-") << "\n"
+     << "  HLO     " << e.hlo.text.value_or("-") << "\n"
+     << "  Shardy  " << e.shardy_mesh << "\n"
+     << "          " << e.shardy.text.value_or("-") << "\n"
+     << "  Axe     " << e.axe.text.value_or("-") << "\n\n";
   for (const std::string& line : e.picture) os << "  " << line << "\n";
 }
 
@@ -52,7 +54,7 @@ absl::Status SplitSplit(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(sharding::ShardingExplanation e,
                        sharding::ExplainNamedSharding(shape, s, {}));
   os << "f32[8,8] on a 2x2 mesh, rows split over x and columns over y: each device holds one\n"
-        "4x4 block. The same sharding in three notations:\n\n";
+        "4x4 block. The same sharding in four notations:\n\n";
   ShowForms(os, e);
   AXE_ASSIGN_OR_RETURN(std::string at, Places(*e.axe.text, shape, {5, 3}));
   AXE_RETURN_IF_ERROR(SelfCheck(at == "{gpuid:2, m:7}", "element (5,3) is on device 2"));
@@ -99,7 +101,7 @@ absl::Status FromHlo(std::ostream& os) {
 }
 
 std::vector<TourSection> ShardingTour() {
-  return {{"sharding", "A 2x2 mesh: split/split in JAX, HLO and Axe", SplitSplit},
+  return {{"sharding", "A 2x2 mesh: split/split in JAX, HLO, Shardy and Axe", SplitSplit},
           {"sharding", "Split/replicate: replica groups and R", SplitReplicate},
           {"sharding", "From an HLO dump back to a NamedSharding", FromHlo}};
 }
