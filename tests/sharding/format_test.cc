@@ -99,15 +99,17 @@ TEST(ShardingTest, ReadsWhatJaxPrints) {
   EXPECT_THAT(Sharding::Parse("NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto)), "
                               "spec=PartitionSpec('x',), memory_kind=device)"),
               IsOkAndHolds(Property(&Sharding::memory_kind, std::optional<std::string>("device"))));
-  // Axis types do not change the device map: read and dropped, wherever they stand.
-  const Sharding want = Named("x=2,y=2", "P('x')");
-  for (const char* text : {
-           "NamedSharding(Mesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit)), P('x'))",
-           "NamedSharding(Mesh(axis_types=(Auto, Auto), 'x': 2, 'y': 2), P('x'))",
-           "NamedSharding(Mesh('x': 2, axis_types=(Auto, Auto), 'y': 2), P('x'))",
-       }) {
-    EXPECT_THAT(Sharding::Parse(text), IsOkAndHolds(want)) << text;
-  }
+  // Axis types (read by Mesh::Parse) are kept and do not change the device map.
+  const Sharding explicit_types = ParsedSharding(
+      "NamedSharding(Mesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit)), P('x'))");
+  EXPECT_THAT(explicit_types.ToString(), HasSubstr("axis_types=(Explicit, Explicit)"));
+  EXPECT_THAT(Sharding::Parse(explicit_types.ToString()), IsOkAndHolds(explicit_types));
+  absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(explicit_types, {8, 8});
+  absl::StatusOr<std::vector<DeviceShard>> want =
+      DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8});
+  ASSERT_OK(map);
+  ASSERT_OK(want);
+  EXPECT_EQ(FirstDifference(*map, *want), std::nullopt);
   EXPECT_THAT(
       Sharding::Parse("NamedSharding(Mesh('x': 2, 'y': 0, axis_types=(Auto, Auto)), P('x'))"),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 14: in the mesh argument")));
