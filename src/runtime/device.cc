@@ -15,6 +15,7 @@ thread_local Device* current_device = nullptr;
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : device_(std::exchange(other.device_, nullptr)),
+      account_(std::move(other.account_)),
       data_(std::move(other.data_)),
       size_(std::exchange(other.size_, 0)) {}
 
@@ -22,6 +23,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     Release();
     device_ = std::exchange(other.device_, nullptr);
+    account_ = std::move(other.account_);
     data_ = std::move(other.data_);
     size_ = std::exchange(other.size_, 0);
   }
@@ -31,7 +33,8 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 DeviceBuffer::~DeviceBuffer() { Release(); }
 
 void DeviceBuffer::Release() {
-  if (device_ != nullptr) device_->Free(size_);
+  if (account_ != nullptr) account_->in_use.fetch_sub(size_);
+  account_.reset();
   device_ = nullptr;
   data_.reset();
   size_ = 0;
@@ -54,9 +57,10 @@ absl::StatusOr<DeviceBuffer> Device::Allocate(int64_t bytes, bool zero) {
     return absl::InvalidArgumentError(
         absl::StrCat("device ", id_, ": cannot allocate a negative size (", bytes, " bytes)"));
   }
-  int64_t before = in_use_.fetch_add(bytes);
+  MemoryAccount& account = *account_;
+  int64_t before = account.in_use.fetch_add(bytes);
   if (limit_ > 0 && (before > limit_ || bytes > limit_ - before)) {
-    in_use_.fetch_sub(bytes);
+    account.in_use.fetch_sub(bytes);
     return absl::ResourceExhaustedError(absl::StrCat("device ", id_, ": out of memory allocating ",
                                                      bytes, " bytes (", before, " of ", limit_,
                                                      " bytes in use)"));
@@ -65,16 +69,17 @@ absl::StatusOr<DeviceBuffer> Device::Allocate(int64_t bytes, bool zero) {
   // One byte at least, so that data() is a valid pointer even for an empty buffer.
   buffer.data_.reset(new (std::nothrow) uint8_t[bytes > 0 ? bytes : 1]);
   if (buffer.data_ == nullptr) {
-    in_use_.fetch_sub(bytes);
+    account.in_use.fetch_sub(bytes);
     return absl::ResourceExhaustedError(
         absl::StrCat("device ", id_, ": the host has no memory left for ", bytes, " bytes"));
   }
   if (zero && bytes > 0) std::memset(buffer.data_.get(), 0, static_cast<size_t>(bytes));
   buffer.device_ = this;
+  buffer.account_ = account_;
   buffer.size_ = bytes;
   int64_t now = before + bytes;
-  int64_t peak = peak_.load();
-  while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+  int64_t peak = account.peak.load();
+  while (now > peak && !account.peak.compare_exchange_weak(peak, now)) {
   }
   return buffer;
 }

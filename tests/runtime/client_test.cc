@@ -106,5 +106,20 @@ TEST(DeviceTest, MemoryLimitAndNegativeSizes) {
   EXPECT_OK(dev.Allocate(24).status());
 }
 
+// A buffer destroyed after its client (and so its device) unaccounts through the shared
+// memory account, not through the destroyed device (the ASan build catches the former
+// use after free).
+TEST(DeviceTest, BufferMayOutliveItsClient) {
+  DeviceBuffer kept;
+  {
+    std::unique_ptr<Client> client = *Client::InProcess(1);
+    kept = *client->device(0).Allocate(64);
+    EXPECT_EQ(client->device(0).bytes_in_use(), 64);
+  }
+  EXPECT_EQ(kept.size(), 64);
+  kept = DeviceBuffer();
+  EXPECT_EQ(kept.size(), 0);
+}
+
 }  // namespace
 }  // namespace axe::runtime

@@ -22,7 +22,16 @@ namespace axe::runtime {
 
 class Device;
 
+// The bytes in use and the peak of one device's memory. Shared by the device and its
+// buffers, so that a buffer released after its device is gone still unaccounts safely.
+struct MemoryAccount {
+  std::atomic<int64_t> in_use{0};
+  std::atomic<int64_t> peak{0};
+};
+
 // Bytes in one device's memory, released (and unaccounted) when destroyed. Movable only.
+// device() is valid while the client that owns the device lives; the buffer itself may be
+// destroyed later.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -43,6 +52,7 @@ class DeviceBuffer {
   void Release();
 
   Device* device_ = nullptr;
+  std::shared_ptr<MemoryAccount> account_;
   std::unique_ptr<uint8_t[]> data_;
   int64_t size_ = 0;
 };
@@ -63,11 +73,11 @@ class Device {
   // or when the host has no memory left (the message names the device and the sizes).
   absl::StatusOr<DeviceBuffer> Allocate(int64_t bytes, bool zero = false);
 
-  int64_t bytes_in_use() const { return in_use_.load(); }
-  int64_t peak_bytes() const { return peak_.load(); }
+  int64_t bytes_in_use() const { return account_->in_use.load(); }
+  int64_t peak_bytes() const { return account_->peak.load(); }
   int64_t memory_limit_bytes() const { return limit_; }
   // Starts a new peak measurement from the bytes in use now.
-  void ResetPeak() { peak_.store(in_use_.load()); }
+  void ResetPeak() { account_->peak.store(account_->in_use.load()); }
 
   // Queues `task` on this device's worker thread (tasks run one at a time, in order).
   void Enqueue(std::function<void()> task);
@@ -75,14 +85,11 @@ class Device {
   static Device* Current();
 
  private:
-  friend class DeviceBuffer;
-  void Free(int64_t bytes) { in_use_.fetch_sub(bytes); }
   void WorkerLoop();
 
   const int id_;
   const int64_t limit_;
-  std::atomic<int64_t> in_use_{0};
-  std::atomic<int64_t> peak_{0};
+  std::shared_ptr<MemoryAccount> account_ = std::make_shared<MemoryAccount>();
 
   std::mutex mu_;
   std::condition_variable cv_;
