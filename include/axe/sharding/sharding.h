@@ -10,8 +10,8 @@
 // `device=`, `memory_kind=`), hands the mesh and spec texts to Mesh::Parse and
 // PartitionSpec::Parse, and accepts a memory kind with or without quotes and a device written
 // as JAX prints one (`CpuDevice(id=3)`, `TpuDevice(id=3, ...)`). A mesh's `axis_types=(...)`
-// (Auto, Explicit, Manual) is read and dropped: it does not change which device holds what.
-// Errors name the character position in the whole text.
+// is Mesh::Parse's to read (and the mesh keeps it). Errors name the character position in the whole
+// text.
 #ifndef AXE_SHARDING_SHARDING_H_
 #define AXE_SHARDING_SHARDING_H_
 
