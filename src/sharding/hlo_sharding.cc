@@ -86,9 +86,9 @@ absl::string_view SubgroupName(HloSharding::SubgroupType t) {
 
 std::string HloSharding::ToString() const {
   switch (kind_) {
-    case Kind::kReplicated: return "{replicated}";
-    case Kind::kManual: return "{manual}";
-    case Kind::kMaximal: return absl::StrCat("{maximal device=", device_, "}");
+    case Kind::kReplicated: return absl::StrCat("{replicated", MetadataSuffix(), "}");
+    case Kind::kManual: return absl::StrCat("{manual", MetadataSuffix(), "}");
+    case Kind::kMaximal: return absl::StrCat("{maximal device=", device_, MetadataSuffix(), "}");
     case Kind::kTuple: {
       std::string out = "{";
       for (size_t i = 0; i < elements_.size(); ++i) {
@@ -101,12 +101,26 @@ std::string HloSharding::ToString() const {
   }
   std::string out = absl::StrCat("{", tiles_->ToString());
   if (last_tile_dim_replicate_) out += " last_tile_dim_replicate";
+  AppendSubgroups(out);
+  return out + MetadataSuffix() + "}";
+}
+
+void HloSharding::AppendSubgroups(std::string& out) const {
   if (!subgroups_.empty()) {
     out += " last_tile_dims={";
     for (size_t i = 0; i < subgroups_.size(); ++i) {
       absl::StrAppend(&out, i > 0 ? ", " : "", SubgroupName(subgroups_[i]));
     }
     out += "}";
+  }
+}
+
+std::string HloSharding::MetadataSuffix() const {
+  if (metadata_.empty()) return "";
+  if (metadata_.size() == 1) return absl::StrCat(" metadata={", metadata_[0], "}");
+  std::string out = " metadata={";
+  for (size_t i = 0; i < metadata_.size(); ++i) {
+    absl::StrAppend(&out, i > 0 ? ", " : "", "{", metadata_[i], "}");
   }
   return out + "}";
 }

@@ -1,4 +1,5 @@
-// HloSharding::Parse: the sharding grammar of XLA's HLO parser, without metadata.
+// HloSharding::Parse: the sharding grammar of XLA's HLO parser (op metadata kept as text).
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -88,12 +89,83 @@ absl::StatusOr<std::vector<HloSharding::SubgroupType>> ReadSubgroups(Scanner& s)
   return out;
 }
 
+// One metadata entry's `key=value ...` list up to (not including) its closing '}': values are
+// quoted strings (backslash escapes kept as written) or plain tokens. Returns the entry with
+// single spaces between its items, as XLA prints it.
+absl::StatusOr<std::string> ReadMetadataItems(Scanner& s) {
+  std::string out;
+  const absl::string_view text = s.text();
+  while (!s.AtEnd() && s.Peek() != '}') {
+    const size_t key_pos = s.pos();
+    std::optional<absl::string_view> key = s.TryIdent();
+    if (!key || !s.TryConsume('=')) return s.ErrorAt(key_pos, "a metadata item key=value");
+    size_t p = s.pos();
+    const size_t value_start = p;
+    if (p < text.size() && text[p] == '"') {
+      for (++p; p < text.size() && text[p] != '"'; ++p) {
+        if (text[p] == '\\') ++p;
+      }
+      if (p >= text.size()) return s.MessageAt(value_start, "unterminated string in metadata");
+      ++p;
+    } else {
+      while (p < text.size() && !absl::ascii_isspace(text[p]) && text[p] != '}' && text[p] != '{' &&
+             text[p] != ',') {
+        ++p;
+      }
+      if (p == value_start) return s.ErrorAt(value_start, "a metadata value");
+    }
+    absl::StrAppend(&out, out.empty() ? "" : " ", *key, "=",
+                    text.substr(value_start, p - value_start));
+    s.set_pos(p);
+  }
+  return out;
+}
+
+// `metadata={...}` after its '=': one entry, or a list of `{...}` entries.
+absl::StatusOr<std::vector<std::string>> ReadMetadata(Scanner& s) {
+  AXE_RETURN_IF_ERROR(s.Expect('{'));
+  std::vector<std::string> out;
+  if (s.Peek() != '{') {
+    AXE_ASSIGN_OR_RETURN(std::string entry, ReadMetadataItems(s));
+    AXE_RETURN_IF_ERROR(s.Expect('}'));
+    out.push_back(std::move(entry));
+    return out;
+  }
+  do {
+    AXE_RETURN_IF_ERROR(s.Expect('{'));
+    AXE_ASSIGN_OR_RETURN(std::string entry, ReadMetadataItems(s));
+    AXE_RETURN_IF_ERROR(s.Expect('}'));
+    out.push_back(std::move(entry));
+  } while (s.TryConsume(','));
+  AXE_RETURN_IF_ERROR(s.Expect('}'));
+  return out;
+}
+
+// The sharding the attributes of one `{...}` describe.
+absl::StatusOr<HloSharding> Build(const Scanner& s, size_t open, bool replicated, bool manual,
+                                  bool maximal, std::optional<int64_t> device,
+                                  std::optional<TileAssignment> tiles, bool last_replicate,
+                                  std::vector<HloSharding::SubgroupType> subgroups) {
+  if (replicated) return HloSharding::Replicated();
+  if (manual) return HloSharding::Manual();
+  if (maximal) {
+    if (!device) return s.MessageAt(open, "maximal sharding needs device=");
+    return HloSharding::Maximal(*device);
+  }
+  if (!tiles) return s.MessageAt(open, "expected replicated, manual, maximal or devices=");
+  absl::StatusOr<HloSharding> out =
+      HloSharding::Tiled(*std::move(tiles), last_replicate, std::move(subgroups));
+  if (!out.ok()) return s.MessageAt(open, out.status().message());
+  return out;
+}
+
 // One non-tuple sharding; its '{' already read.
 absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
   bool replicated = false, manual = false, maximal = false, last_replicate = false;
   std::optional<int64_t> device;
   std::optional<TileAssignment> tiles;
   std::vector<HloSharding::SubgroupType> subgroups;
+  std::vector<std::string> metadata;
   while (!s.TryConsume('}')) {
     s.SkipSpace();
     const size_t at = s.pos();
@@ -119,27 +191,37 @@ absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
       tiles = std::move(t);
     } else if (word == "last_tile_dims" && s.TryConsume('=')) {
       AXE_ASSIGN_OR_RETURN(subgroups, ReadSubgroups(s));
-    } else if (word == "metadata" || word == "shard_as" || word == "shard_like" ||
-               word == "unknown" || word == "unreduced") {
+    } else if (word == "metadata" && s.TryConsume('=')) {
+      AXE_ASSIGN_OR_RETURN(metadata, ReadMetadata(s));
+    } else if (word == "shard_as" || word == "shard_like" || word == "unknown" ||
+               word == "unreduced") {
       return s.MessageAt(at, absl::StrCat("'", *word, "' is not supported"));
     } else {
       return s.ErrorAt(at, "a sharding attribute or '}'");
     }
   }
-  if (replicated) return HloSharding::Replicated();
-  if (manual) return HloSharding::Manual();
-  if (maximal) {
-    if (!device) return s.MessageAt(open, "maximal sharding needs device=");
-    return HloSharding::Maximal(*device);
-  }
-  if (!tiles) return s.MessageAt(open, "expected replicated, manual, maximal or devices=");
-  absl::StatusOr<HloSharding> out =
-      HloSharding::Tiled(*std::move(tiles), last_replicate, std::move(subgroups));
-  if (!out.ok()) return s.MessageAt(open, out.status().message());
-  return out;
+  absl::StatusOr<HloSharding> out = Build(s, open, replicated, manual, maximal, device,
+                                          std::move(tiles), last_replicate, std::move(subgroups));
+  if (!out.ok() || metadata.empty()) return out;
+  return out->WithMetadata(std::move(metadata));
 }
 
 }  // namespace
+
+absl::StatusOr<HloSharding> HloSharding::WithMetadata(std::vector<std::string> metadata) const {
+  if (kind_ == Kind::kTuple && !metadata.empty()) {
+    return absl::InvalidArgumentError("a tuple sharding carries no metadata (its elements do)");
+  }
+  HloSharding out = *this;
+  out.metadata_.clear();
+  for (const std::string& entry : metadata) {
+    Scanner s(entry);
+    AXE_ASSIGN_OR_RETURN(std::string normalized, ReadMetadataItems(s));
+    if (!s.AtEnd()) return s.Error("end of the metadata entry");
+    out.metadata_.push_back(std::move(normalized));
+  }
+  return out;
+}
 
 absl::StatusOr<HloSharding> HloSharding::Parse(absl::string_view text) {
   if (text.size() > kMaxTextLength) {

@@ -38,6 +38,11 @@ TEST(HloShardingTest, RoundTripsByteForByte) {
            "{manual}",
            "{maximal device=3}",
            "{devices=[2,2]0,2,1,3}",
+           "{replicated metadata={op_name=\"jit(f)/jit(main)/mul\" source_file=\"f.py\" "
+           "source_line=3}}",
+           "{devices=[2,1]<=[2] metadata={op_type=\"Mul\" op_name=\"a\\\"b\"}}",
+           "{maximal device=1 metadata={{op_name=\"x\"}, {op_name=\"y\" source_line=7}}}",
+           "{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name=\"m\"}}",
            "{devices=[4,2]<=[8]}",
            "{devices=[2,2]<=[2,2]T(1,0)}",
            "{devices=[2,4]<=[2,4]T(1,0)}",
@@ -95,9 +100,23 @@ TEST(HloShardingTest, ParseErrors) {
   EXPECT_THAT(HloSharding::Parse("{maximal}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("position 0: maximal sharding needs device=")));
-  EXPECT_THAT(HloSharding::Parse("{replicated metadata={op_name=\"a\"}}"),
+  EXPECT_THAT(HloSharding::Parse("{replicated shard_as 1}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("position 12: 'metadata' is not supported")));
+                       HasSubstr("position 12: 'shard_as' is not supported")));
+  EXPECT_THAT(HloSharding::Parse("{replicated metadata={op_name=\"a}}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 30: unterminated string in metadata")));
+  EXPECT_THAT(HloSharding::Parse("{replicated metadata={op_name}}"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 22: expected a metadata item key=value")));
+  // Metadata is kept (and compared) but moves no element.
+  absl::StatusOr<HloSharding> with =
+      HloSharding::Parse("{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name=\"m\"}}");
+  ASSERT_OK(with);
+  EXPECT_THAT(with->metadata(), ::testing::ElementsAre("op_name=\"m\""));
+  EXPECT_NE(*with, ParseHlo("{devices=[2,1,2]<=[4] last_tile_dim_replicate}"));
+  EXPECT_THAT(HloSharding::Tuple({}).WithMetadata({"op_name=\"t\""}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tuple")));
   EXPECT_THAT(HloSharding::Parse("{replicated} x"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected end of input")));
   EXPECT_THAT(HloSharding::Parse("{devices=[2,0]<=[0]}"),

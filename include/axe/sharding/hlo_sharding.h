@@ -7,11 +7,14 @@
 //   {devices=[2,1,2]<=[4] last_tile_dim_replicate}
 //   {devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}
 //   {{replicated}, {devices=[2]0,1}}               tuple (", /*index=5*/" before element 5, ...)
+//   {devices=[2]0,1 metadata={op_name="jit(f)/mul" source_file="f.py" source_line=3}}
 //
 // As in XLA, an iota's reshape dims and permutation are canonicalized on construction
 // (size-1 dims dropped, runs that stay in order merged: `<=[2,2]T(0,1)` is `<=[4]`), so text
-// XLA printed round-trips byte for byte. Not supported (a clear error): metadata=,
-// shard_as/shard_like, {unknown}, {unreduced}.
+// XLA printed round-trips byte for byte. The op metadata XLA prints in dumps is kept as text
+// (each entry's `key=value ...` list, values quoted strings or plain tokens) and printed back;
+// it does not change where elements live. Not supported (a clear error): shard_as/shard_like,
+// {unknown}, {unreduced}.
 #ifndef AXE_SHARDING_HLO_SHARDING_H_
 #define AXE_SHARDING_HLO_SHARDING_H_
 
@@ -91,17 +94,26 @@ class HloSharding {
   const std::vector<HloSharding>& elements() const { return elements_; }
   // The number of leading tile dims that split data dims (kTiled).
   size_t TiledDataRank() const;
+  // The op metadata entries (`op_name="..." source_line=3`), in order; empty for none.
+  const std::vector<std::string>& metadata() const { return metadata_; }
+  // A copy carrying `metadata` (not for tuples, whose elements carry their own). Errors: an
+  // entry that is not a `key=value` list.
+  absl::StatusOr<HloSharding> WithMetadata(std::vector<std::string> metadata) const;
 
   std::string ToString() const;
   friend bool operator==(const HloSharding&, const HloSharding&) = default;
 
  private:
+  void AppendSubgroups(std::string& out) const;
+  std::string MetadataSuffix() const;
+
   Kind kind_ = Kind::kReplicated;
   std::optional<TileAssignment> tiles_;
   int64_t device_ = 0;
   bool last_tile_dim_replicate_ = false;
   std::vector<SubgroupType> subgroups_;
   std::vector<HloSharding> elements_;
+  std::vector<std::string> metadata_;
 };
 
 // The HLO sharding JAX gives a NamedSharding on a value of rank `rank`
