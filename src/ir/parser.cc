@@ -316,6 +316,16 @@ class Parser {
       char c = text_[pos_++];
       if (c == '\\' && pos_ < text_.size()) {
         char e = text_[pos_++];
+        if (e == 'x') {  // \xHH, which PythonStringRepr writes for control characters
+          const size_t escape = pos_ - 2;
+          if (pos_ + 2 > text_.size() || !absl::ascii_isxdigit(text_[pos_]) ||
+              !absl::ascii_isxdigit(text_[pos_ + 1])) {
+            return ErrorAt(escape, "truncated \\xXX escape");
+          }
+          out += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+          pos_ += 2;
+          continue;
+        }
         out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
       } else {
         out += c;

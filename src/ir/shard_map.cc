@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
 #include "axe/ir/primitives.h"
@@ -65,7 +66,9 @@ absl::StatusOr<ShapedArray> ShardArg(const ShardMapSpec& spec, const Tracer& arg
     int64_t size = 1;
     for (const std::string& n : names) {
       AXE_ASSIGN_OR_RETURN(int64_t s, AxisSize(spec.mesh, n));
-      size *= s;  // bounded by Mesh::kMaxDevices
+      std::optional<int64_t> product = CheckedMul(size, s);  // a spec may repeat a name
+      if (!product) return absl::InvalidArgumentError("shard_map: an in_spec's axis product overflows");
+      size = *product;
     }
     if (shape[d] % size != 0) {
       std::string axis = names.size() > 1

@@ -1,0 +1,61 @@
+// String parameters in jaxpr text: the escapes PythonStringRepr writes read back.
+#include <string>
+
+#include "axe/ir/jaxpr.h"
+#include "axe/ir/parser.h"
+#include "axe/ir/printer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::ir {
+namespace {
+
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+// A shard_map whose mesh axis is named `axis` (as raw text between the quotes).
+std::string ShardMapWithMeshAxis(const std::string& axis) {
+  return "{ lambda ; a:f32[8]. let\n"
+         "    b:f32[2] = shard_map[\n"
+         "      check_vma=True\n"
+         "      in_specs=(P('x',),)\n"
+         "      jaxpr={ lambda ; c:f32[2]{V:x}. let\n"
+         "          d:f32[2] = psum_invariant[axes=('x',)] c\n"
+         "        in (d,) }\n"
+         "      mesh=Mesh('" +
+         axis +
+         "': 4, axis_types=(Auto,))\n"
+         "      newly_manual_axes=frozenset({'x'})\n"
+         "      out_specs=(P(),)\n"
+         "    ] a\n"
+         "  in (b,) }\n";
+}
+
+// Found by the jaxpr fuzz target (fuzz/corpus/jaxpr/control-char-mesh-axis-regression): a
+// name with control characters printed as '\x16x' read back as the four characters \x16.
+TEST(ParserStringTest, ControlCharactersPrintAndParseBack) {
+  absl::StatusOr<ClosedJaxpr> raw = ParseJaxpr(ShardMapWithMeshAxis("\x16\x16\x16x"));
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  const std::string printed = PrintJaxpr(*raw);
+  EXPECT_THAT(printed, HasSubstr("Mesh('\\x16\\x16\\x16x': 4"));
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *raw);
+  EXPECT_EQ(PrintJaxpr(*again), printed);
+
+  absl::StatusOr<ClosedJaxpr> escaped = ParseJaxpr(ShardMapWithMeshAxis("\\x16\\x16\\x16x"));
+  ASSERT_TRUE(escaped.ok()) << escaped.status();
+  EXPECT_EQ(*escaped, *raw);
+}
+
+TEST(ParserStringTest, TruncatedHexEscapeIsAnErrorAtItsPosition) {
+  EXPECT_THAT(ParseJaxpr(ShardMapWithMeshAxis("\\x1")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("line 8, column 18: truncated \\xXX escape")));
+  EXPECT_THAT(ParseJaxpr(ShardMapWithMeshAxis("a\\xg0")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("truncated \\xXX escape")));
+}
+
+}  // namespace
+}  // namespace axe::ir
