@@ -39,7 +39,7 @@ test-asan: deps
 # build/fuzz/corpus/<target> next to the committed seeds in fuzz/corpus/<target>.
 FUZZ_SECONDS ?= 180
 FUZZ_TARGETS := layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
-                mesh partition_spec hlo_sharding format shard_notation
+                mesh partition_spec hlo_sharding format shard_notation jaxpr
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build --preset fuzz -j $(JOBS)
