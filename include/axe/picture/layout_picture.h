@@ -1,0 +1,51 @@
+// SVG pictures of an Axe layout (`axe layout show --svg`), in two views drawn one above the
+// other:
+//  - the logical tensor as a 2-D grid (the shape given, else DefaultGridShape), each cell
+//    coloured by the value of one physical axis and labelled with its base point on every
+//    axis ("lane:reg", the axes in the layout's print order); a dot marks every cell when
+//    the layout has replicas, and the legend lists the replica offsets;
+//  - the inverse view: the physical space, rows one axis and columns another (by default the
+//    first non-memory axis and the first memory axis; one panel per combination of the other
+//    axes' values), each point labelled with the logical coordinate "r,c" it holds ("+k"
+//    when k more map to it) and coloured by the logical row. A layout on one axis is drawn
+//    as its values in rows of a chosen width (memory offsets 0..W-1 on the first row, ...).
+// Large layouts are cut to a window (at most 32 x 32 cells, 4 panels), and the legend says
+// what was left out.
+//
+//   std::string svg = *LayoutSvg(*Layout::Parse(
+//       "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"), {});
+#ifndef AXE_PICTURE_LAYOUT_PICTURE_H_
+#define AXE_PICTURE_LAYOUT_PICTURE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "axe/layout/axis.h"
+#include "axe/layout/layout.h"
+
+namespace axe::picture {
+
+struct LayoutPictureOptions {
+  // The logical shape ROWS, COLS (default: DefaultGridShape).
+  std::optional<std::array<int64_t, 2>> shape = std::nullopt;
+  // The axis whose value colours the logical cells (default: the first non-memory axis the
+  // layout uses, else the memory axis).
+  std::optional<Axis> colour_axis = std::nullopt;
+  // The axes of the inverse view's rows and columns (defaults above).
+  std::optional<Axis> row_axis = std::nullopt, column_axis = std::nullopt;
+  // A one-axis inverse view: values per row (0: the logical column count, at most 32).
+  int64_t row_width = 0;
+  // Cells drawn at most per direction (each view) and panels of the inverse view.
+  int64_t max_rows = 32, max_cols = 32, max_panels = 4;
+};
+
+// Errors: the shape is not admitted by the layout, an axis option names an axis the layout
+// does not use (or row and column are the same axis), a non-positive window.
+absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options);
+
+}  // namespace axe::picture
+
+#endif  // AXE_PICTURE_LAYOUT_PICTURE_H_

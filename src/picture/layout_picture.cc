@@ -1,0 +1,371 @@
+#include "axe/picture/layout_picture.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+#include "axe/layout/apply.h"
+#include "axe/layout/inverse.h"
+#include "axe/layout/render.h"
+#include "axe/picture/cell_grid.h"
+#include "axe/picture/palette.h"
+#include "axe/picture/svg.h"
+
+namespace axe::picture {
+namespace {
+
+constexpr int64_t kMargin = 10;
+constexpr int64_t kMaxListedReplicas = 8;
+constexpr int64_t kMaxEnumeratedAxisValues = 4096;
+
+Cell Coloured(std::string label, int64_t colour, bool marked = false) {
+  Swatch s = PaletteSwatch(colour);
+  return {std::move(label), std::move(s.fill), std::move(s.text), marked};
+}
+
+std::string PointLabel(const PhysCoord& p, const std::vector<Axis>& axes) {
+  return absl::StrJoin(axes, ":",
+                       [&p](std::string* out, Axis a) { absl::StrAppend(out, p.get(a)); });
+}
+
+std::string AxisNames(const std::vector<Axis>& axes) {
+  return absl::StrJoin(axes, ":", [](std::string* out, Axis a) { absl::StrAppend(out, a.name()); });
+}
+
+absl::StatusOr<Axis> ChooseAxis(const Layout& layout, std::optional<Axis> given,
+                                absl::string_view what) {
+  if (given.has_value()) {
+    if (!layout.uses(*given)) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": the layout ", layout.ToString(),
+                                                     " does not use the axis '", given->name(),
+                                                     "'"));
+    }
+    return *given;
+  }
+  const std::vector<Axis> axes = layout.axes();
+  for (Axis a : axes) {
+    if (!a.is_memory()) return a;
+  }
+  return axes.empty() ? Axis::Memory() : axes.front();
+}
+
+// The smallest and largest value the layout reaches on `axis` (base and replica points).
+absl::StatusOr<std::pair<int64_t, int64_t>> AxisRange(const Layout& layout, Axis axis) {
+  int64_t lo = layout.offset().get(axis), hi = lo;
+  for (const std::vector<Iter>* iters : {&layout.shard(), &layout.replica()}) {
+    for (const Iter& it : *iters) {
+      if (it.axis != axis) continue;
+      std::optional<int64_t> reach = CheckedMul(it.stride, it.extent - 1);
+      std::optional<int64_t> next = reach ? CheckedAdd(*reach < 0 ? lo : hi, *reach) : reach;
+      if (!next) return absl::OutOfRangeError("the layout's range overflows int64");
+      (*reach < 0 ? lo : hi) = *next;
+    }
+  }
+  return std::pair{lo, hi};
+}
+
+// The distinct values on `axis`, sorted, when there are at most kMaxEnumeratedAxisValues
+// digit combinations; else every value of its range.
+std::vector<int64_t> AxisValues(const Layout& layout, Axis axis, std::pair<int64_t, int64_t> range,
+                                int64_t limit) {
+  std::set<int64_t> values = {layout.offset().get(axis)};
+  for (const std::vector<Iter>* iters : {&layout.shard(), &layout.replica()}) {
+    for (const Iter& it : *iters) {
+      if (it.axis != axis) continue;
+      if (static_cast<int64_t>(values.size()) * it.extent > kMaxEnumeratedAxisValues) {
+        values.clear();
+        for (int64_t v = range.first;
+             v <= range.second && static_cast<int64_t>(values.size()) < limit; ++v)
+          values.insert(v);
+        return {values.begin(), values.end()};
+      }
+      std::set<int64_t> next;
+      for (int64_t v : values) {
+        for (int64_t d = 0; d < it.extent; ++d) next.insert(v + d * it.stride);
+      }
+      values = std::move(next);
+    }
+  }
+  std::vector<int64_t> out(values.begin(), values.end());
+  if (static_cast<int64_t>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
+  return out;
+}
+
+struct Section {
+  CellGrid grid;
+  std::vector<std::pair<Cell, std::string>> swatches;
+  std::vector<std::string> notes;
+};
+
+absl::StatusOr<Section> LogicalView(const Layout& layout, std::array<int64_t, 2> shape, Axis colour,
+                                    const LayoutPictureOptions& options) {
+  AXE_ASSIGN_OR_RETURN(GridView view,
+                       ViewGrid(layout, shape[0], shape[1], {options.max_rows, options.max_cols}));
+  Section s;
+  const bool replicated = layout.replica_size() > 1;
+  s.grid.caption = absl::StrCat("logical ", shape[0], " x ", shape[1], ": each cell ",
+                                AxisNames(view.axes), ", coloured by ", colour.name());
+  for (int64_t r = 0; r < view.shown_rows; ++r) s.grid.row_labels.push_back(absl::StrCat(r));
+  for (int64_t c = 0; c < view.shown_cols; ++c) s.grid.col_labels.push_back(absl::StrCat(c));
+  std::set<int64_t> colours;
+  for (const PhysCoord& p : view.cells) {
+    s.grid.cells.push_back(Coloured(PointLabel(p, view.axes), p.get(colour), replicated));
+    colours.insert(p.get(colour));
+  }
+  s.grid.more_rows = view.shown_rows < view.rows;
+  s.grid.more_cols = view.shown_cols < view.cols;
+  for (int64_t v : colours) {
+    if (static_cast<int64_t>(s.swatches.size()) == kPaletteSize) {
+      s.notes.push_back("(colours repeat after 12 values)");
+      break;
+    }
+    s.swatches.push_back({Coloured("", v), absl::StrCat(colour.name(), " = ", v)});
+  }
+  if (s.grid.more_rows || s.grid.more_cols) {
+    s.notes.push_back(absl::StrCat("showing rows 0-", view.shown_rows - 1, " of ", view.rows,
+                                   " and columns 0-", view.shown_cols - 1, " of ", view.cols,
+                                   " (… marks the rest)"));
+  }
+  if (replicated) {
+    std::string note =
+        absl::StrCat("• replicated by R[", FormatIters(layout.replica()),
+                     "]: each element is held at ", layout.replica_size(), " points");
+    if (layout.replica_size() <= kMaxListedReplicas) {
+      AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, ReplicaPoints(layout));
+      absl::StrAppend(&note, ": the cell's point");
+      for (const PhysCoord& p : points) {
+        PhysCoord shift;  // p - O: the replica's offset from the base point
+        for (const auto& [axis, value] : p.entries())
+          shift.set(axis, value - layout.offset().get(axis));
+        if (!shift.empty()) absl::StrAppend(&note, ", + ", shift.ToString());
+      }
+    }
+    s.notes.push_back(std::move(note));
+  }
+  return s;
+}
+
+std::string LogicalLabel(const std::vector<int64_t>& flats, int64_t cols) {
+  if (flats.empty()) return "";
+  std::string label = absl::StrCat(flats[0] / cols, ",", flats[0] % cols);
+  if (flats.size() > 1) absl::StrAppend(&label, "+", flats.size() - 1);
+  return label;
+}
+
+// One panel of the inverse view: `fixed` holds the panel axes' values.
+absl::StatusOr<CellGrid> PhysicalPanel(const InverseMap& inverse, const PhysCoord& fixed,
+                                       Axis row_axis, const std::vector<int64_t>& rows,
+                                       Axis col_axis, const std::vector<int64_t>& cols,
+                                       int64_t logical_cols) {
+  CellGrid grid;
+  for (int64_t r : rows) grid.row_labels.push_back(absl::StrCat(r));
+  for (int64_t c : cols) grid.col_labels.push_back(absl::StrCat(c));
+  for (int64_t r : rows) {
+    for (int64_t c : cols) {
+      PhysCoord p = fixed;
+      p.set(row_axis, r);
+      p.set(col_axis, c);
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> flats, inverse.Preimage(p));
+      if (flats.empty()) {
+        grid.cells.push_back({"", std::string(kEmptyFill), std::string(kInk)});
+      } else {
+        grid.cells.push_back(Coloured(LogicalLabel(flats, logical_cols), flats[0] / logical_cols));
+      }
+    }
+  }
+  return grid;
+}
+
+std::vector<int64_t> Window(const std::vector<int64_t>& values, int64_t max, bool* cut) {
+  *cut = static_cast<int64_t>(values.size()) > max;
+  return {values.begin(), values.begin() + std::min<int64_t>(max, values.size())};
+}
+
+// The inverse view of a layout on one axis: its values in rows of `width`.
+absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const InverseMap& inverse,
+                                                 Axis axis, int64_t width, int64_t logical_cols,
+                                                 const LayoutPictureOptions& options,
+                                                 std::vector<std::string>& notes) {
+  AXE_ASSIGN_OR_RETURN(auto range, AxisRange(layout, axis));
+  const int64_t count = range.second - range.first + 1;  // fits: validated by Create
+  const int64_t rows = CeilDiv(count, width);
+  CellGrid grid;
+  grid.caption = absl::StrCat("physical: ", axis.name(), " ", range.first, "..", range.second,
+                              " in rows of ", width, "; each cell the logical r,c it holds");
+  const int64_t shown_rows = std::min(rows, options.max_rows);
+  const int64_t shown_cols = std::min(width, options.max_cols);
+  for (int64_t c = 0; c < shown_cols; ++c) grid.col_labels.push_back(absl::StrCat("+", c));
+  for (int64_t r = 0; r < shown_rows; ++r) {
+    grid.row_labels.push_back(absl::StrCat(range.first + r * width));
+    for (int64_t c = 0; c < shown_cols; ++c) {
+      const int64_t value = range.first + r * width + c;
+      if (value > range.second) {
+        grid.cells.push_back({"", std::string(kBackground), std::string(kInk)});
+        continue;
+      }
+      PhysCoord p;
+      p.set(axis, value);
+      AXE_ASSIGN_OR_RETURN(std::vector<int64_t> flats, inverse.Preimage(p));
+      grid.cells.push_back(
+          flats.empty() ? Cell{"", std::string(kEmptyFill), std::string(kInk)}
+                        : Coloured(LogicalLabel(flats, logical_cols), flats[0] / logical_cols));
+    }
+  }
+  grid.more_rows = shown_rows < rows;
+  grid.more_cols = shown_cols < width;
+  if (grid.more_rows || grid.more_cols) {
+    notes.push_back(absl::StrCat("physical view: showing ", shown_rows, " of ", rows, " rows and ",
+                                 shown_cols, " of ", width, " columns"));
+  }
+  return std::vector<CellGrid>{std::move(grid)};
+}
+
+absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t logical_cols,
+                                                   const LayoutPictureOptions& options,
+                                                   std::vector<std::string>& notes) {
+  AXE_ASSIGN_OR_RETURN(InverseMap inverse, InverseMap::Build(layout));
+  const std::vector<Axis> axes = layout.axes();
+  if (axes.size() == 1) {
+    const int64_t width =
+        options.row_width > 0 ? options.row_width : std::min<int64_t>(logical_cols, 32);
+    return FoldedView(layout, inverse, axes[0], width, logical_cols, options, notes);
+  }
+  std::optional<Axis> col = options.column_axis;
+  if (!col) {
+    for (Axis a : axes) {
+      if (a.is_memory() && (!options.row_axis || a != *options.row_axis)) {
+        col = a;
+        break;
+      }
+    }
+    if (!col) col = axes.back() == options.row_axis ? axes.front() : axes.back();
+  }
+  AXE_ASSIGN_OR_RETURN(Axis col_axis, ChooseAxis(layout, col, "column axis"));
+  std::optional<Axis> row = options.row_axis;
+  if (!row) {
+    for (Axis a : axes) {
+      if (a != col_axis) {
+        row = a;
+        break;
+      }
+    }
+  }
+  AXE_ASSIGN_OR_RETURN(Axis row_axis, ChooseAxis(layout, row, "row axis"));
+  if (row_axis == col_axis) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("row axis and column axis are both '", row_axis.name(), "'"));
+  }
+  std::vector<Axis> panel_axes;
+  for (Axis a : axes) {
+    if (a != row_axis && a != col_axis) panel_axes.push_back(a);
+  }
+  bool cut_rows = false, cut_cols = false;
+  AXE_ASSIGN_OR_RETURN(auto row_range, AxisRange(layout, row_axis));
+  AXE_ASSIGN_OR_RETURN(auto col_range, AxisRange(layout, col_axis));
+  const std::vector<int64_t> rows = Window(
+      AxisValues(layout, row_axis, row_range, options.max_rows + 1), options.max_rows, &cut_rows);
+  const std::vector<int64_t> cols = Window(
+      AxisValues(layout, col_axis, col_range, options.max_cols + 1), options.max_cols, &cut_cols);
+  // The panels: every combination of the panel axes' values, the last axis fastest.
+  std::vector<std::vector<int64_t>> panel_values;
+  int64_t total_panels = 1;
+  for (Axis a : panel_axes) {
+    AXE_ASSIGN_OR_RETURN(auto range, AxisRange(layout, a));
+    panel_values.push_back(AxisValues(layout, a, range, kMaxEnumeratedAxisValues));
+    total_panels = CheckedMul(total_panels, static_cast<int64_t>(panel_values.back().size()))
+                       .value_or(std::numeric_limits<int64_t>::max());
+  }
+  std::vector<CellGrid> panels;
+  std::vector<size_t> digit(panel_axes.size(), 0);
+  for (int64_t n = 0; n < std::min(total_panels, options.max_panels); ++n) {
+    PhysCoord fixed;
+    std::vector<std::string> where;
+    for (size_t i = 0; i < panel_axes.size(); ++i) {
+      fixed.set(panel_axes[i], panel_values[i][digit[i]]);
+      where.push_back(absl::StrCat(panel_axes[i].name(), " = ", panel_values[i][digit[i]]));
+    }
+    AXE_ASSIGN_OR_RETURN(CellGrid panel, PhysicalPanel(inverse, fixed, row_axis, rows, col_axis,
+                                                       cols, logical_cols));
+    panel.caption = absl::StrJoin(where, ", ");
+    panel.more_rows = cut_rows;
+    panel.more_cols = cut_cols;
+    panels.push_back(std::move(panel));
+    for (size_t i = panel_axes.size(); i-- > 0;) {
+      if (++digit[i] < panel_values[i].size()) break;
+      digit[i] = 0;
+    }
+  }
+  if (panels.size() == 1 && panels[0].caption.empty()) panels[0].caption = " ";
+  notes.insert(notes.begin(),
+               absl::StrCat("physical: rows ", row_axis.name(), ", columns ", col_axis.name(),
+                            "; each cell the logical r,c it holds (+k: k more),"
+                            " coloured by r; grey: no element"));
+  if (total_panels > static_cast<int64_t>(panels.size())) {
+    notes.push_back(absl::StrCat("showing ", panels.size(), " of ", total_panels, " panels"));
+  }
+  if (cut_rows || cut_cols) {
+    notes.push_back(absl::StrCat("physical view: at most ", options.max_rows, " rows and ",
+                                 options.max_cols, " columns per panel (… marks the rest)"));
+  }
+  return panels;
+}
+
+// Draws the swatches left to right, wrapping at `width`; returns the y below them.
+int64_t FlowSwatches(Svg& svg, int64_t x0, int64_t y, int64_t width,
+                     const std::vector<std::pair<Cell, std::string>>& swatches) {
+  int64_t x = x0;
+  for (const auto& [swatch, text] : swatches) {
+    const int64_t w = 24 + 6 + TextWidth(text) + 16;
+    if (x > x0 && x + w > x0 + width) {
+      x = x0;
+      y += kLineHeight;
+    }
+    LegendSwatch(svg, x, y, swatch, text);
+    x += w;
+  }
+  return swatches.empty() ? y : y + kLineHeight;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options) {
+  if (options.max_rows < 1 || options.max_cols < 1 || options.max_panels < 1) {
+    return absl::InvalidArgumentError("the picture window must be at least 1 x 1, 1 panel");
+  }
+  const std::array<int64_t, 2> shape = options.shape.value_or(DefaultGridShape(layout));
+  AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout, shape));
+  AXE_ASSIGN_OR_RETURN(Axis colour, ChooseAxis(layout, options.colour_axis, "colour axis"));
+  AXE_ASSIGN_OR_RETURN(Section logical, LogicalView(layout, shape, colour, options));
+  std::vector<std::string> physical_notes;
+  AXE_ASSIGN_OR_RETURN(std::vector<CellGrid> panels,
+                       PhysicalView(layout, shape[1], options, physical_notes));
+
+  Svg svg;
+  const std::string title = absl::StrCat("Axe layout ", layout.ToString());
+  int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 6;
+  int64_t width = TextWidth(title);
+  const Box grid = DrawCellGrid(svg, kMargin, y, logical.grid);
+  width = std::max(width, grid.width);
+  y += grid.height + 8;
+  y = FlowSwatches(svg, kMargin, y, std::max<int64_t>(grid.width, 480), logical.swatches);
+  width = std::max(width, LinesWidth(logical.notes));
+  y = LegendLines(svg, kMargin, y, logical.notes) + 16;
+  int64_t x = kMargin, panels_height = 0;
+  for (const CellGrid& panel : panels) {
+    const Box box = DrawCellGrid(svg, x, y, panel);
+    x += box.width + 24;
+    panels_height = std::max(panels_height, box.height);
+  }
+  width = std::max(width, x - kMargin);
+  y += panels_height + 8;
+  width = std::max(width, LinesWidth(physical_notes));
+  y = LegendLines(svg, kMargin, y, physical_notes);
+  return svg.Finish(title, width + 2 * kMargin, y + kMargin);
+}
+
+}  // namespace axe::picture

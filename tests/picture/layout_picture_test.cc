@@ -1,0 +1,102 @@
+#include "axe/picture/layout_picture.h"
+
+#include <string>
+
+#include "axe/layout/nvidia.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "picture/golden.h"
+#include "picture/xml_check.h"
+#include "support/status_matchers.h"
+
+namespace axe::picture {
+namespace {
+
+using ::axe::testing_support::StatusIs;
+using testing::CheckXml;
+using testing::CompareGolden;
+using testing::CountElements;
+using ::testing::HasSubstr;
+
+constexpr char kFigure2[] = "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp";
+
+std::string Draw(const std::string& text, LayoutPictureOptions options = {}) {
+  absl::StatusOr<Layout> l = Layout::Parse(text);
+  EXPECT_TRUE(l.ok()) << l.status();
+  absl::StatusOr<std::string> svg = LayoutSvg(*l, options);
+  EXPECT_TRUE(svg.ok()) << svg.status();
+  return svg.ok() ? *svg : "";
+}
+
+TEST(LayoutSvg, Figure2Golden) {
+  const std::string svg =
+      Draw(kFigure2, {.shape = std::array<int64_t, 2>{8, 16}, .colour_axis = Axis::Get("warp")});
+  EXPECT_EQ(CheckXml(svg), "");
+  // The cell of (2, 9) is the paper's point warp 6, lane 8, reg 1 (print order lane:warp:reg).
+  EXPECT_THAT(svg, HasSubstr(">8:6:1</text>"));
+  EXPECT_THAT(svg, HasSubstr("R[2:4@warp]"));
+  EXPECT_THAT(svg, HasSubstr("warp = 5"));
+  // Four panels of the inverse view: warp 5, 6, 9, 10.
+  EXPECT_THAT(svg, HasSubstr(">warp = 10</text>"));
+  EXPECT_TRUE(CompareGolden("figure2_layout.svg", svg));
+}
+
+TEST(LayoutSvg, MmaM16N8K16AccumulatorGolden) {
+  absl::StatusOr<std::string> svg =
+      LayoutSvg(MmaM16N8K16Accumulator(), {.shape = std::array<int64_t, 2>{16, 8}});
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_EQ(CheckXml(*svg), "");
+  // Lane 5 holds (1, 2) and (1, 3) in registers 0 and 1: row laneid 5, columns reg 0, 1.
+  EXPECT_THAT(*svg, HasSubstr(">1,2</text>"));
+  EXPECT_TRUE(CompareGolden("mma_m16n8k16_c.svg", *svg));
+}
+
+TEST(LayoutSvg, IsDeterministic) { EXPECT_EQ(Draw(kFigure2), Draw(kFigure2)); }
+
+TEST(LayoutSvg, LargeLayoutsAreCutToAWindow) {
+  const std::string svg = Draw("S[(1024,1024):(1024,1)]");
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("showing rows 0-31 of"));
+  EXPECT_THAT(svg, HasSubstr("…"));
+  // Two windows of 32 x 32 cells (and a few legend swatches), never a million cells.
+  EXPECT_LT(CountElements(svg, "rect"), 2 * 32 * 32 + 40);
+}
+
+TEST(LayoutSvg, MemoryLayoutIsDrawnInRowsOfTheChosenWidth) {
+  const std::string svg =
+      Draw("S[(4,4):(1,4)]", {.shape = std::array<int64_t, 2>{4, 4}, .row_width = 8});
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("in rows of 8"));
+  // Offset 1 holds (1, 0): a column-major 4 x 4.
+  EXPECT_THAT(svg, HasSubstr(">1,0</text>"));
+}
+
+TEST(LayoutSvg, NonInjectiveCellsCountTheExtraPoints) {
+  // A broadcast: both logical rows map to the same memory.
+  const std::string svg = Draw("S[(2,4):(0,1)]");
+  EXPECT_THAT(svg, HasSubstr(">0,0+1</text>"));
+}
+
+TEST(LayoutSvg, ChosenAxes) {
+  const std::string svg = Draw(kFigure2, {.colour_axis = Axis::Get("lane"),
+                                          .row_axis = Axis::Get("warp"),
+                                          .column_axis = Axis::Get("lane")});
+  EXPECT_THAT(svg, HasSubstr("coloured by lane"));
+  EXPECT_THAT(svg, HasSubstr("rows warp, columns lane"));
+  EXPECT_THAT(svg, HasSubstr(">reg = 0</text>"));
+}
+
+TEST(LayoutSvg, Errors) {
+  const Layout l = *Layout::Parse(kFigure2);
+  EXPECT_THAT(LayoutSvg(l, {.shape = std::array<int64_t, 2>{8, 8}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("128")));
+  EXPECT_THAT(LayoutSvg(l, {.colour_axis = Axis::Get("tx")}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("colour axis: the layout")));
+  EXPECT_THAT(LayoutSvg(l, {.row_axis = Axis::Get("lane"), .column_axis = Axis::Get("lane")}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("both 'lane'")));
+  EXPECT_THAT(LayoutSvg(l, {.max_rows = 0}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at least 1")));
+}
+
+}  // namespace
+}  // namespace axe::picture
