@@ -35,10 +35,12 @@ test-asan: deps
 	cmake --build --preset asan-ubsan -j $(JOBS)
 	ctest --preset asan-ubsan -j $(JOBS)
 
-# libFuzzer (clang): every target for FUZZ_SECONDS (default 180) each, new inputs kept in
-# build/fuzz/corpus/<target> next to the committed seeds in fuzz/corpus/<target>.
+# libFuzzer (clang): every target for FUZZ_SECONDS (default 180) each, or until FUZZ_RUNS
+# executions when set; new inputs kept in build/fuzz/corpus/<target> next to the committed
+# seeds in fuzz/corpus/<target>. One target: make fuzz FUZZ_TARGETS=layout.
 FUZZ_SECONDS ?= 180
-FUZZ_TARGETS := layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
+FUZZ_RUNS ?=
+FUZZ_TARGETS ?= layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
                 mesh partition_spec hlo_sharding format shard_notation jaxpr
 fuzz: deps
 	cmake --preset fuzz
@@ -47,7 +49,7 @@ fuzz: deps
 	  mkdir -p build/fuzz/corpus/$$t && \
 	  build/fuzz/fuzz/axe_fuzz_$$t build/fuzz/corpus/$$t fuzz/corpus/$$t \
 	    -dict=fuzz/dict/$$t.dict -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=build/fuzz/ || exit 1; \
+	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=30 -artifact_prefix=build/fuzz/ || exit 1; \
 	done
 
 bench: deps
