@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
@@ -302,11 +303,7 @@ void PrintExplanation(const ShardingExplanation& e) {
   for (const std::string& line : e.picture) std::cout << line << "\n";
   std::cout << "\ndevice  replica group  index\n";
   for (const sharding::DeviceShard& d : e.devices) {
-    std::cout << absl::StrCat(d.device)
-              << std::string(8 - std::min<size_t>(7, absl::StrCat(d.device).size()), ' ')
-              << absl::StrCat(d.replica_group)
-              << std::string(15 - std::min<size_t>(14, absl::StrCat(d.replica_group).size()), ' ')
-              << d.IndexToString() << "\n";
+    std::cout << absl::StrFormat("%-7d %-14d %s\n", d.device, d.replica_group, d.IndexToString());
   }
 }
 

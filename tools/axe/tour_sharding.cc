@@ -48,33 +48,36 @@ absl::StatusOr<std::string> Places(const std::string& axe_text, const std::vecto
   return absl::StrJoin(shown, " and ");
 }
 
-absl::Status SplitSplit(std::ostream& os) {
+// One 2x2-mesh example: the sharding in every notation, its picture, and where element (5,3)
+// lives by applying the Axe form (checked against `expected`).
+absl::Status ShowExample(std::ostream& os, absl::string_view spec, absl::string_view intro,
+                         absl::string_view expected, absl::string_view meaning) {
   const std::vector<int64_t> shape = {8, 8};
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding s, Named("x=2,y=2", "P('x', 'y')"));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding s, Named("x=2,y=2", spec));
   AXE_ASSIGN_OR_RETURN(sharding::ShardingExplanation e,
                        sharding::ExplainNamedSharding(shape, s, {}));
-  os << "f32[8,8] on a 2x2 mesh, rows split over x and columns over y: each device holds one\n"
-        "4x4 block. The same sharding in four notations:\n\n";
+  os << intro;
   ShowForms(os, e);
   AXE_ASSIGN_OR_RETURN(std::string at, Places(*e.axe.text, shape, {5, 3}));
-  AXE_RETURN_IF_ERROR(SelfCheck(at == "{gpuid:2, m:7}", "element (5,3) is on device 2"));
-  os << "\nElement (5,3) is at " << at << ": device 2 (x=1, y=0), local (1,3) = offset 7.\n";
+  AXE_RETURN_IF_ERROR(SelfCheck(at == expected, absl::StrCat("element (5,3) is at ", expected)));
+  os << "\nElement (5,3) is at " << at << meaning << "\n";
   return absl::OkStatus();
 }
 
+absl::Status SplitSplit(std::ostream& os) {
+  return ShowExample(
+      os, "P('x', 'y')",
+      "f32[8,8] on a 2x2 mesh, rows split over x and columns over y: each device holds one\n"
+      "4x4 block. The same sharding in four notations:\n\n",
+      "{gpuid:2, m:7}", ": device 2 (x=1, y=0), local (1,3) = offset 7.");
+}
+
 absl::Status SplitReplicate(std::ostream& os) {
-  const std::vector<int64_t> shape = {8, 8};
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding s, Named("x=2,y=2", "P('x', None)"));
-  AXE_ASSIGN_OR_RETURN(sharding::ShardingExplanation e,
-                       sharding::ExplainNamedSharding(shape, s, {}));
-  os << "Rows split over x, replicated over y: devices 0,1 hold rows 0-3 and devices 2,3 rows\n"
-        "4-7. HLO says it with a replicated last tile dim; Axe with a replica iter R:\n\n";
-  ShowForms(os, e);
-  AXE_ASSIGN_OR_RETURN(std::string at, Places(*e.axe.text, shape, {5, 3}));
-  AXE_RETURN_IF_ERROR(
-      SelfCheck(at == "{gpuid:2, m:11} and {gpuid:3, m:11}", "element (5,3) is on devices 2, 3"));
-  os << "\nElement (5,3) is at " << at << ".\n";
-  return absl::OkStatus();
+  return ShowExample(
+      os, "P('x', None)",
+      "Rows split over x, replicated over y: devices 0,1 hold rows 0-3 and devices 2,3 rows\n"
+      "4-7. HLO says it with a replicated last tile dim; Axe with a replica iter R:\n\n",
+      "{gpuid:2, m:11} and {gpuid:3, m:11}", ": the same local offset on both replicas.");
 }
 
 absl::Status FromHlo(std::ostream& os) {
