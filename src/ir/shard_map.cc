@@ -67,7 +67,8 @@ absl::StatusOr<ShapedArray> ShardArg(const ShardMapSpec& spec, const Tracer& arg
     for (const std::string& n : names) {
       AXE_ASSIGN_OR_RETURN(int64_t s, AxisSize(spec.mesh, n));
       std::optional<int64_t> product = CheckedMul(size, s);  // a spec may repeat a name
-      if (!product) return absl::InvalidArgumentError("shard_map: an in_spec's axis product overflows");
+      if (!product)
+        return absl::InvalidArgumentError("shard_map: an in_spec's axis product overflows");
       size = *product;
     }
     if (shape[d] % size != 0) {
