@@ -1,0 +1,24 @@
+// One function per area of the extension module axe._axe (module.cc calls them in order).
+#ifndef AXE_PYTHON_SRC_BINDINGS_H_
+#define AXE_PYTHON_SRC_BINDINGS_H_
+
+#include <nanobind/nanobind.h>
+
+namespace axe::python {
+
+// axe.Layout: parse, print, ==/hash, apply, inverse, canonicalize, equivalent, tile, group,
+// slice.
+void BindLayout(nanobind::module_& m);
+// axe.xla.Shape: parse, print, dimensions, sizes, index math, to_axe.
+void BindXla(nanobind::module_& m);
+// axe.sharding: Mesh, PartitionSpec, NamedSharding, SingleDeviceSharding, HloSharding,
+// Layout (JAX's device-local layout), Format, explain.
+void BindSharding(nanobind::module_& m);
+// axe.relayout(array, src, dst) and axe.RelayoutPlan.
+void BindRelayout(nanobind::module_& m);
+// axe.pallas: show_program_ids.
+void BindPallas(nanobind::module_& m);
+
+}  // namespace axe::python
+
+#endif  // AXE_PYTHON_SRC_BINDINGS_H_

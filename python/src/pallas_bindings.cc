@@ -1,0 +1,60 @@
+// axe.pallas: show_program_ids, the reference kernel of the Pallas grid documentation, in
+// interpret mode (include/axe/pallas/show_program_ids.h). The Python wrapper turns the
+// returned bytes into a NumPy array.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "axe/base/checked_math.h"
+#include "axe/base/dtype.h"
+#include "axe/pallas/array.h"
+#include "axe/pallas/block_dim.h"
+#include "axe/pallas/clamp_report.h"
+#include "axe/pallas/grid.h"
+#include "axe/pallas/index_map_expr.h"
+#include "axe/pallas/show_program_ids.h"
+#include "bindings.h"
+#include "status.h"
+
+namespace nb = nanobind;
+
+namespace axe::python {
+namespace {
+
+// (data bytes, numpy dtype name, shape, clamp reports).
+nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
+                         const std::optional<std::string>& block_shape, const std::string& grid,
+                         const std::optional<std::string>& index_map, const std::string& dtype) {
+  pallas::Grid g = Unwrap(pallas::Grid::Parse(grid));
+  std::optional<std::vector<pallas::BlockDim>> block;
+  if (block_shape) block = Unwrap(pallas::ParseBlockShape(*block_shape));
+  pallas::IndexMapExpr map = index_map ? Unwrap(pallas::IndexMapExpr::Parse(*index_map))
+                                       : pallas::IndexMapExpr::Identity(g.rank());
+  std::vector<pallas::ClampEvent> clamps;
+  pallas::CallOptions options;
+  options.clamp_report = &clamps;
+  DType type = Unwrap(ParseDType(dtype));
+  pallas::AnyArray out =
+      Unwrap(pallas::ShowProgramIds({type, shape}, block, g, map.ToIndexMap(), options));
+  size_t bytes = static_cast<size_t>(out.size()) * out.element_size();
+  std::vector<std::string> reports;
+  for (const pallas::ClampEvent& e : clamps) reports.push_back(e.ToString());
+  return nb::make_tuple(nb::bytes(static_cast<const char*>(out.data()), bytes),
+                        std::string(NumpyName(out.dtype())), nb::tuple(nb::cast(shape)),
+                        nb::cast(reports));
+}
+
+}  // namespace
+
+void BindPallas(nb::module_& m) {
+  m.def("_show_program_ids", &ShowProgramIds, nb::arg("shape"), nb::arg("block_shape").none(),
+        nb::arg("grid"), nb::arg("index_map").none(), nb::arg("dtype"));
+}
+
+}  // namespace axe::python

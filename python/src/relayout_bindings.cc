@@ -1,0 +1,85 @@
+// axe.relayout: the relayout engine (include/axe/runtime/relayout_plan.h) on NumPy buffers.
+// The Python wrapper (python/axe/_relayout.py) allocates the output; here the plan runs from
+// the input's memory straight into it (no staging copy), with the GIL released.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "axe/runtime/buffer_layout.h"
+#include "axe/runtime/relayout_plan.h"
+#include "bindings.h"
+#include "status.h"
+
+namespace nb = nanobind;
+
+namespace axe::python {
+namespace {
+
+using runtime::BufferLayout;
+using runtime::RelayoutPlan;
+using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+// A layout argument: an axe.Layout, or the text of a buffer layout ("S[...] over (...)").
+BufferLayout ToBufferLayout(nb::handle layout) {
+  if (nb::isinstance<Layout>(layout)) return BufferLayout(nb::cast<Layout>(layout));
+  return Unwrap(BufferLayout::Parse(nb::cast<std::string>(layout)));
+}
+
+RelayoutPlan Plan(nb::handle src, nb::handle dst, const std::vector<int64_t>& shape,
+                  int element_bytes) {
+  return Unwrap(
+      runtime::PlanRelayout(ToBufferLayout(src), ToBufferLayout(dst), shape, element_bytes));
+}
+
+// Checks that `buffer` (`what`) holds the element range [begin, end) of the plan.
+void CheckCovers(const Buffer& buffer, int64_t begin, int64_t end, const char* what) {
+  if (begin < 0) {
+    throw nb::value_error((std::string("the ") + what + " layout addresses element offset " +
+                           std::to_string(begin) + ", before the start of the array")
+                              .c_str());
+  }
+  if (static_cast<uint64_t>(end) > buffer.size()) {
+    throw nb::value_error((std::string("the ") + what + " layout addresses elements up to " +
+                           std::to_string(end) + " but the " + what + " array has " +
+                           std::to_string(buffer.size()))
+                              .c_str());
+  }
+}
+
+void RelayoutInto(const RelayoutPlan& plan, const Buffer& source, Buffer out) {
+  if (source.itemsize() != out.itemsize() ||
+      static_cast<int64_t>(source.itemsize()) != plan.element_bytes()) {
+    throw nb::type_error("the input and output arrays and the plan have different element sizes");
+  }
+  CheckCovers(source, plan.src_begin(), plan.src_end(), "source");
+  CheckCovers(out, plan.dst_begin(), plan.dst_end(), "destination");
+  const void* from = source.data();
+  void* to = out.data();
+  absl::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = plan.Execute(from, to);
+  }
+  ThrowIfError(status);
+}
+
+}  // namespace
+
+void BindRelayout(nb::module_& m) {
+  nb::class_<RelayoutPlan>(m, "RelayoutPlan", "A relayout plan: loops, kernels, threads.")
+      .def("__str__", &RelayoutPlan::ToString)
+      .def_prop_ro("src_end", &RelayoutPlan::src_end, "Source elements the plan reads (end).")
+      .def_prop_ro("dst_end", &RelayoutPlan::dst_end, "Destination elements it writes (end).")
+      .def_prop_ro("kernels", &RelayoutPlan::kernels)
+      .def_prop_ro("threads", &RelayoutPlan::threads);
+  m.def("plan_relayout", &Plan, nb::arg("src"), nb::arg("dst"), nb::arg("shape"),
+        nb::arg("itemsize"), "The plan axe.relayout runs (without running it).");
+  m.def("_relayout_into", &RelayoutInto, nb::arg("plan"), nb::arg("source"), nb::arg("out"));
+}
+
+}  // namespace axe::python

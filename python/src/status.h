@@ -1,0 +1,26 @@
+// absl::Status -> Python exceptions, of the type JAX raises for the same mistake: bad values
+// (InvalidArgument, OutOfRange, FailedPrecondition) are ValueError, Unimplemented is
+// NotImplementedError, ResourceExhausted (an enumeration bound) is MemoryError, the rest
+// RuntimeError. The message is axe's.
+#ifndef AXE_PYTHON_SRC_STATUS_H_
+#define AXE_PYTHON_SRC_STATUS_H_
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace axe::python {
+
+// Throws the exception for a non-OK status (returns for OK).
+void ThrowIfError(const absl::Status& status);
+
+template <typename T>
+T Unwrap(absl::StatusOr<T> value) {
+  ThrowIfError(value.status());
+  return *std::move(value);
+}
+
+}  // namespace axe::python
+
+#endif  // AXE_PYTHON_SRC_STATUS_H_

@@ -1,0 +1,141 @@
+"""Differential tests against the real JAX (make test-jax installs it into the build's
+virtual environment). They skip when jax is not importable. XLA_FLAGS must give 8 host
+devices (the ctest entry and make test-jax set --xla_force_host_platform_device_count=8)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import axe
+from axe import sharding as axs
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
+CASES = 300
+
+
+@pytest.fixture(scope="module")
+def devices():
+    devs = jax.devices()
+    if len(devs) < 8:
+        pytest.skip("needs XLA_FLAGS=--xla_force_host_platform_device_count=8")
+    return devs[:8]
+
+
+def _factorizations(n, parts):
+    if parts == 1:
+        yield (n,)
+        return
+    for d in range(1, n + 1):
+        if n % d == 0:
+            for rest in _factorizations(n // d, parts - 1):
+                yield (d,) + rest
+
+
+def random_sharding(rng, devices):
+    """A random mesh (1-3 axes over 8 or fewer devices, a random device order), spec and a
+    global shape the spec divides."""
+    n = rng.choice([1, 2, 4, 8])
+    naxes = rng.randrange(1, 4)
+    sizes = rng.choice(list(_factorizations(n, naxes)))
+    names = tuple("xyz"[:naxes])
+    order = list(range(n))
+    rng.shuffle(order)
+    mesh_devices = np.array([devices[i] for i in order], dtype=object).reshape(sizes)
+    mesh = Mesh(mesh_devices, names)
+    rank = rng.randrange(1, 4)
+    free = list(names)
+    rng.shuffle(free)
+    entries = []
+    for _ in range(rank):
+        k = rng.randrange(0, min(2, len(free)) + 1)
+        taken, free = free[:k], free[k:]
+        entries.append(None if k == 0 else taken[0] if k == 1 else tuple(taken))
+    while entries and entries[-1] is None and rng.random() < 0.5:
+        entries.pop()
+    spec = P(*entries)
+    shape = []
+    for i in range(rank):
+        entry = entries[i] if i < len(entries) else None
+        axes = () if entry is None else (entry,) if isinstance(entry, str) else entry
+        pieces = int(np.prod([sizes[names.index(a)] for a in axes])) if axes else 1
+        shape.append(pieces * rng.randrange(1, 4))
+    return NamedSharding(mesh, spec), tuple(shape)
+
+
+def _boxes(index_map, shape):
+    out = {}
+    for device, index in index_map.items():
+        key = device if isinstance(device, int) else device.id
+        out[key] = tuple(s.indices(d)[:2] for s, d in zip(index, shape))
+    return out
+
+
+def test_devices_indices_map_and_hlo_agree(rng, devices):
+    for case in range(CASES):
+        jax_sharding, shape = random_sharding(rng, devices)
+        ours = axe.from_jax(jax_sharding)
+        context = f"case {case}: {jax_sharding!r} on {shape}"
+        assert _boxes(ours.devices_indices_map(shape), shape) == _boxes(
+            jax_sharding.devices_indices_map(shape), shape), context
+        assert str(ours._to_xla_hlo_sharding(len(shape))) == str(
+            jax_sharding._to_xla_hlo_sharding(len(shape))), context
+        assert ours.shard_shape(shape) == jax_sharding.shard_shape(shape), context
+        assert axs.NamedSharding.parse(repr(jax_sharding)).spec == ours.spec, context
+
+
+def test_reprs(rng, devices):
+    for _ in range(CASES):
+        jax_sharding, _ = random_sharding(rng, devices)
+        assert repr(axe.from_jax(jax_sharding.spec)) == repr(jax_sharding.spec)
+    from jax.experimental.layout import Format, Layout
+    for m2m in itertools.permutations(range(3)):
+        jax_layout = Layout(major_to_minor=m2m)
+        assert repr(axe.from_jax(jax_layout)) == repr(jax_layout)
+        assert repr(axs.Layout(m2m)) == repr(jax_layout)
+    assert repr(axs.Layout.AUTO) == repr(Layout.AUTO)
+    assert repr(axs.Format(axs.Layout.AUTO)) == repr(Format(Layout.AUTO))
+    assert repr(axs.Format()) == repr(Format())
+
+
+def test_from_jax_on_real_arrays(rng, devices):
+    for case in range(40):
+        jax_sharding, shape = random_sharding(rng, devices)
+        x = jax.device_put(jnp.arange(int(np.prod(shape)), dtype=jnp.float32).reshape(shape),
+                           jax_sharding)
+        info = axe.from_jax(x)
+        assert info.shape == shape and info.dtype == "float32"
+        assert info.sharding == axe.from_jax(jax_sharding)
+        assert axe.from_jax(jax.ShapeDtypeStruct(shape, jnp.float32,
+                                                  sharding=jax_sharding)).sharding == info.sharding
+        if info.layout is not None:
+            assert axe.from_jax(x.format) == axs.Format(info.layout, info.sharding)
+        # The Axe layout says where every element lives: (logical device, offset in its
+        # shard). Check sampled elements against the shards JAX holds.
+        layout = info.to_axe()
+        ids = info.sharding.mesh.device_ids
+        shards = {s.device.id: np.asarray(s.data).reshape(-1) for s in x.addressable_shards}
+        host = np.asarray(x)
+        for _ in range(10):
+            coord = tuple(rng.randrange(d) for d in shape)
+            points = layout.apply(coord, shape=shape)
+            holders = {ids[p.get("gpuid", 0)] for p in points}
+            expected = {d for d, idx in _boxes(x.sharding.devices_indices_map(shape),
+                                               shape).items()
+                        if all(b <= c < e for c, (b, e) in zip(coord, idx))}
+            assert holders == expected, f"case {case}: {coord}"
+            for p in points:
+                assert shards[ids[p.get("gpuid", 0)]][p.get("m", 0)] == host[coord]
+
+
+def test_explain_prints_every_notation(devices, capsys):
+    mesh = Mesh(np.array(devices).reshape(2, 4), ("x", "y"))
+    x = jax.device_put(jnp.zeros((8, 16)), NamedSharding(mesh, P("x", "y")))
+    e = axe.explain(x)
+    out = capsys.readouterr().out
+    assert e.hlo == "{devices=[2,4]<=[8]}" and e.hlo in out
+    assert "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=P('x', 'y'), memory_kind=device)" in out
+    assert e.axe in out and e.local_axe in out and "device  replica group  index" in out

@@ -1,0 +1,63 @@
+import numpy as np
+import pytest
+
+import axe
+
+
+def test_transpose_into_new_array():
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = axe.relayout(a, "S[(8,8):(8,1)]", axe.Layout("S[(8,8):(1,8)]"))
+    assert out.shape == (8, 8)
+    np.testing.assert_array_equal(out.reshape(-1), a.T.reshape(-1))
+
+
+def test_writes_into_out_without_copy():
+    a = np.arange(4 * 6, dtype=np.int16).reshape(4, 6)
+    out = np.full(24, -1, dtype=np.int16)
+    result = axe.relayout(a, "S[(4,6):(6,1)]", "S[(4,6):(1,4)]", out=out)
+    assert result is out
+    np.testing.assert_array_equal(out.reshape(6, 4), a.T)
+
+
+def test_padded_destination_is_flat():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    out = axe.relayout(a, "S[(2,3):(3,1)]", "S[(2,3):(4,1)]")
+    assert out.shape == (7,)
+    np.testing.assert_array_equal(out[[0, 1, 2, 4, 5, 6]], a.reshape(-1))
+
+
+def test_random_permutations_match_numpy(rng):
+    for _ in range(20):
+        rank = rng.randrange(1, 5)
+        shape = [rng.randrange(1, 6) for _ in range(rank)]
+        perm = list(range(rank))
+        rng.shuffle(perm)
+        a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+        strides, s = [0] * rank, 1
+        for d in reversed(perm):  # perm[0] slowest in memory
+            strides[d] = s
+            s *= shape[d]
+        src = f"S[({','.join(map(str, shape))},):({','.join(['1'] * rank)},)]"
+        src = "S[(" + ",".join(map(str, shape)) + "):(" + ",".join(
+            str(int(np.prod(shape[i + 1:]))) for i in range(rank)) + ")]"
+        dst = "S[(" + ",".join(map(str, shape)) + "):(" + ",".join(map(str, strides)) + ")]"
+        out = axe.relayout(a, src, dst).reshape(-1)
+        np.testing.assert_array_equal(out, np.transpose(a, perm).reshape(-1))
+
+
+def test_errors():
+    a = np.zeros(16, dtype=np.float32)
+    with pytest.raises(ValueError):
+        axe.relayout(a, "S[16:1]", "S[(4,4):(1,4)]", shape=(4, 5))
+    with pytest.raises(ValueError, match="destination array has 8"):
+        axe.relayout(a, "S[16:1]", "S[16:1]", out=np.zeros(8, dtype=np.float32))
+    with pytest.raises(TypeError, match="element sizes"):
+        axe.relayout(a, "S[16:1]", "S[16:1]", out=np.zeros(16, dtype=np.float64))
+    with pytest.raises(ValueError, match="position"):
+        axe.relayout(a, "S[16:", "S[16:1]")
+
+
+def test_plan_is_printable():
+    plan = axe.plan_relayout("S[(64,64):(64,1)]", "S[(64,64):(1,64)]", (64, 64), 4)
+    assert "transpose" in str(plan) or "generic" in str(plan) or plan.kernels
+    assert plan.dst_end == 4096

@@ -1,0 +1,106 @@
+import pytest
+
+import axe
+from axe.sharding import (Format, HloSharding, Layout, Mesh, NamedSharding, P, PartitionSpec,
+                          SingleDeviceSharding)
+
+
+def mesh22():
+    return Mesh([[0, 1], [2, 3]], ("x", "y"))
+
+
+def test_mesh():
+    mesh = mesh22()
+    assert repr(mesh) == "Mesh('x': 2, 'y': 2)"
+    assert mesh.axis_names == ("x", "y") and mesh.axis_sizes == (2, 2) and mesh.size == 4
+    assert mesh == Mesh.parse("x=2,y=2") and hash(mesh) == hash(Mesh.parse("{x:2, y:2}"))
+    permuted = Mesh([[0, 2], [1, 3]], ("x", "y"))
+    assert repr(permuted) == "Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])"
+    assert permuted.device_ids == [0, 2, 1, 3]
+
+
+def test_mesh_errors():
+    with pytest.raises(ValueError, match="axis_names"):
+        Mesh([[0, 1], [2, 3]], ("x",))
+    with pytest.raises(ValueError):
+        Mesh([0, 0], ("x",))
+
+
+def test_partition_spec():
+    spec = P("x", None, ("y", "z"))
+    assert repr(spec) == "P('x', None, ('y', 'z'))"
+    assert len(spec) == 3 and spec[0] == "x" and spec[1] is None and spec[-1] == ("y", "z")
+    assert list(spec) == ["x", None, ("y", "z")]
+    assert spec == PartitionSpec.parse("P('x', None, ('y', 'z'))")
+    assert repr(P()) == "P()"
+    with pytest.raises(TypeError):
+        P(3)
+    with pytest.raises(IndexError):
+        spec[3]
+
+
+def test_named_sharding():
+    s = NamedSharding(mesh22(), P("x"))
+    assert repr(s) == "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x',))"
+    assert s.shard_shape((8, 8)) == (4, 8)
+    assert s.num_devices == 4 and not s.is_fully_replicated
+    assert str(s._to_xla_hlo_sharding(2)) == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+    m = s.devices_indices_map((8, 8))
+    assert m[0] == (slice(0, 4), slice(None)) and m[3] == (slice(4, 8), slice(None))
+    assert axe.sharding.devices_indices_map(s, (8, 8)) == m
+
+
+def test_named_sharding_errors_use_jax_texts():
+    with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):
+        NamedSharding(mesh22(), P("z"))
+    with pytest.raises(ValueError, match="has duplicate entries for `x`"):
+        NamedSharding(mesh22(), P("x", "x"))
+    s = NamedSharding(mesh22(), P("x", "y"))
+    with pytest.raises(ValueError, match="should be divisible by 2"):
+        s.shard_shape((3, 8))
+    with pytest.raises(ValueError, match="rank at least 2"):
+        s.shard_shape((8,))
+
+
+def test_single_device_sharding():
+    s = SingleDeviceSharding(3)
+    assert repr(s) == "SingleDeviceSharding(device=3)"
+    assert s.devices_indices_map((4, 4)) == {3: (slice(None), slice(None))}
+
+
+def test_hlo_sharding_and_from_hlo():
+    hlo = HloSharding("{devices=[2,1,2]<=[4] last_tile_dim_replicate}")
+    assert str(hlo) == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+    named = axe.sharding.from_hlo(hlo, 2, mesh=mesh22())
+    assert named == NamedSharding(mesh22(), P("x"))
+    assert axe.sharding.from_hlo(str(hlo), 2, mesh=mesh22()) == named
+    with pytest.raises(ValueError):
+        HloSharding("{devices=[2,1")
+
+
+def test_local_layout_and_format():
+    layout = Layout(major_to_minor=(1, 0))
+    assert repr(layout) == Layout.parse(repr(layout)).__repr__()
+    assert layout.major_to_minor == (1, 0)
+    assert repr(Layout.AUTO) == "AUTO"
+    s = NamedSharding(mesh22(), P("x"))
+    fmt = Format(layout, s)
+    assert fmt.layout == layout and fmt.sharding == s
+    assert Format.parse(repr(fmt)) == fmt
+    assert repr(Format()) == "Format(layout=None, sharding=None)"
+    with pytest.raises(ValueError, match="Sharding has to be concrete"):
+        Format(layout)
+
+
+def test_to_axe_and_explain():
+    s = NamedSharding(mesh22(), P("x"))
+    layout = axe.sharding.to_axe((8, 8), s)
+    assert str(layout) == "S[(2,32):(2@gpuid,1)] + R[2:1@gpuid]"
+    e = axe.sharding.explain((8, 8), s)
+    assert e.named == repr(s) and e.hlo == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+    assert e.axe == str(layout) and e.shard_shape == (4, 8) and e.num_devices == 4
+    text = str(e)
+    assert text.startswith("global shape   f32[8,8]\njax            NamedSharding(")
+    assert "device  replica group  index" in text
+    assert "0       0              [[0, 4], [0, 8]]" in text
+    assert e.local_axe is not None and e.local_axe in text
