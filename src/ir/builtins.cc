@@ -196,6 +196,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterShapeRules(*p);
     internal::RegisterCallRules(*p);
     internal::RegisterCollectiveRules(*p);
+    internal::RegisterCollectiveTransposes(*p);
     return p;
   }();
   return *builtins;

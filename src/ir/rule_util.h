@@ -58,6 +58,7 @@ void RegisterElementwiseRules(const BuiltinPrimitives& p);
 void RegisterShapeRules(const BuiltinPrimitives& p);
 void RegisterCallRules(const BuiltinPrimitives& p);
 void RegisterCollectiveRules(const BuiltinPrimitives& p);
+void RegisterCollectiveTransposes(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -18,7 +18,14 @@ using Result = absl::StatusOr<std::vector<ShapedArray>>;
 absl::StatusOr<std::vector<std::string>> AxesParam(const Params& params, absl::string_view prim,
                                                    absl::string_view name) {
   AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, prim, name));
-  return p->AsAxisNames(name);
+  AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, p->AsAxisNames(name));
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (std::find(axes.begin(), axes.begin() + i, axes[i]) != axes.begin() + i) {
+      return TypeError(absl::StrCat(prim, ": the axis name '", axes[i], "' is repeated in ", name,
+                                    "=", p->ToString()));
+    }
+  }
+  return axes;
 }
 
 // The user-level API name JAX's unbound-axis message names.

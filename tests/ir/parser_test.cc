@@ -233,6 +233,22 @@ TEST(ParserTest, RoundTripOverRandomBuilderJaxprs) {
 namespace axe::ir {
 namespace {
 
+// A long program prints, parses and checks (linear-time paths; no size limit is hit).
+TEST(ParserTest, LargeJaxprRoundTrips) {
+  Builder b;
+  Tracer x = b.Arg(ShapedArray({16}, DType::kF32));
+  Tracer acc = x;
+  for (int i = 0; i < 20000; ++i) {
+    acc = *(i % 2 == 0 ? Sin(acc) : Mul(acc, b.Scalar(0.5 + i, DType::kF32)));
+  }
+  ClosedJaxpr j = *b.Build({acc});
+  std::string text = PrintJaxpr(j);
+  absl::StatusOr<ClosedJaxpr> parsed = ParseJaxpr(text);
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_TRUE(*parsed == j);
+  EXPECT_THAT(CheckJaxpr(*parsed), IsOk());
+}
+
 // Random edits of JAX's texts (byte flips, deletions, duplications) never crash the parser or
 // the checker; whatever parses prints and parses back to the same jaxpr.
 TEST(ParserTest, MutatedTextsNeverCrash) {

@@ -153,6 +153,10 @@ TEST(RulesTest, VarianceTypingInsideShardMap) {
                        "[frozenset({'i'}), frozenset()]. Please open an issue at "
                        "https://github.com/jax-ml/jax/issues and as a temporary workaround pass "
                        "the check_vma=False argument to `jax.shard_map`"));
+  EXPECT_THAT(PsumInvariant(x, {"i", "i"}),
+              StatusIs(kInvalid,
+                       "psum_invariant: the axis name 'i' is repeated in axes=('i', "
+                       "'i')"));
   absl::StatusOr<Tracer> idx = AxisIndex(b, "j");
   EXPECT_EQ(TypeOf(idx), "i32[]{V:j}");
   Params gather = {{"all_gather_dimension", Param::Int(0)},
