@@ -1,0 +1,102 @@
+// The MPI backend of the runtime's Client: one device per MPI rank (`mpirun -n 4 ...`).
+//
+// Device d is rank d of MPI_COMM_WORLD; a process addresses only its own device
+// (addressable_devices() == {rank}). Data moves between ranks by MPI's own point-to-point
+// and collective calls (mpi_collectives.h, mpi_reshard.h), on sub-communicators made by
+// MPI_Comm_split per mesh-axis group and kept for reuse.
+//
+// Faults. Every MPI call that waits on other ranks is started non-blocking (MPI_I...) and
+// completed by polling MPI_Testall until a deadline (timeout_seconds after it started):
+// a rank that died or stalls makes the others return DeadlineExceeded naming the operation
+// and the timeout, never hang. The communicators use MPI_ERRORS_RETURN, so an error that MPI
+// itself detects (a peer's connection lost) comes back as an Internal status with MPI's
+// error string. Before the data of a collective or reshard moves, the ranks exchange a short
+// text that describes the call (operation, shape, element type, axes, options); when the
+// texts differ, every rank returns InvalidArgument naming the two ranks and both texts.
+// After a timeout the client is broken: the requests MPI still holds cannot be taken back,
+// so their buffers are kept alive and every later call fails at once with
+// FailedPrecondition; the program should end with MpiAbort().
+//
+//   AXE_RETURN_IF_ERROR(MpiInit(&argc, &argv));
+//   std::unique_ptr<MpiClient> client = *MpiClient::Create({.timeout_seconds = 10});
+//   ... collectives / reshards on *client ...
+//   MpiFinalize();
+#ifndef AXE_RUNTIME_MPI_CLIENT_H_
+#define AXE_RUNTIME_MPI_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "axe/runtime/client.h"
+#include "axe/runtime/device.h"
+
+namespace axe::runtime {
+
+// MPI_Init_thread (MPI_THREAD_FUNNELED) unless MPI is already initialized. Errors:
+// Internal with MPI's message.
+absl::Status MpiInit(int* argc, char*** argv);
+// MPI_Finalize when MPI was initialized and is not finalized yet.
+void MpiFinalize();
+// MPI_Abort(MPI_COMM_WORLD, code): ends every rank (after a fault, instead of MpiFinalize).
+[[noreturn]] void MpiAbort(int code);
+// Whether MPI is initialized (and not finalized).
+bool MpiIsInitialized();
+// This process's rank and the number of ranks in MPI_COMM_WORLD (0 and 1 before MpiInit).
+int MpiWorldRank();
+int MpiWorldSize();
+
+struct MpiClientOptions {
+  int64_t memory_per_device_bytes = 0;  // 0: unlimited
+  // How long any one wait on other ranks may take before DeadlineExceeded (> 0).
+  double timeout_seconds = 60;
+};
+
+struct MpiState;  // MPI handles (src/runtime/mpi_state.h)
+
+class MpiClient final : public Client {
+ public:
+  // A client over MPI_COMM_WORLD (MpiInit first). Errors: MPI not initialized
+  // (FailedPrecondition), a negative memory limit or a timeout <= 0 (InvalidArgument).
+  static absl::StatusOr<std::unique_ptr<MpiClient>> Create(const MpiClientOptions& options = {});
+  ~MpiClient() override;
+
+  absl::string_view backend() const override { return "mpi"; }
+  int num_devices() const override { return size_; }
+  const std::vector<int>& addressable_devices() const override { return addressable_; }
+  bool IsAddressable(int device) const override { return device == rank_; }
+  Device& device(int) override { return *device_; }
+
+  // Runs fn(rank) on the calling thread (the thread that initialized MPI: every MPI call
+  // stays on it). Errors: fn's, prefixed "device <rank>: ".
+  absl::Status RunOnDevices(const std::function<absl::Status(int)>& fn) override;
+
+  int rank() const { return rank_; }
+  double timeout_seconds() const { return timeout_seconds_; }
+  void set_timeout_seconds(double seconds) { timeout_seconds_ = seconds; }
+  // Whether a timeout has left requests pending (every later call fails).
+  bool broken() const;
+  // MPI handles, for the MPI collectives and reshard (src/runtime/mpi_state.h).
+  MpiState& state() { return *state_; }
+
+ private:
+  MpiClient(int rank, int size, const MpiClientOptions& options);
+
+  int rank_, size_;
+  double timeout_seconds_;
+  std::vector<int> addressable_;
+  std::unique_ptr<Device> device_;
+  std::unique_ptr<MpiState> state_;
+};
+
+// The MPI client behind `client`, or nullptr for another backend.
+MpiClient* AsMpiClient(Client& client);
+
+}  // namespace axe::runtime
+
+#endif  // AXE_RUNTIME_MPI_CLIENT_H_

@@ -1,0 +1,76 @@
+// Reshard over MPI (mpi_client.h): the same plan as the in-process Reshard (reshard_plan.h),
+// every rank computing it from the two shardings, so each rank receives only the elements
+// its target shard lacks (V_min bytes in all) and copies the rest locally.
+//
+// On rank r: each message r sends is packed from its source shard into a row-major staging
+// buffer by a relayout plan (box_copy.h) and sent with MPI_Isend; each message r receives
+// arrives by MPI_Irecv in a staging buffer and is unpacked into the target shard by a
+// relayout plan; the local part is one relayout from shard to shard. Messages between one
+// pair of ranks are matched in plan order (MPI keeps the order of one sender's messages).
+// Staging on a rank is the bytes it sends plus the bytes it receives (each at most one
+// shard), so its peak is source + target + that staging (not yet chunked to a bound).
+// Before any data moves, the ranks agree on the call (AgreeOnCall), and every wait is
+// bounded by the client's timeout.
+//
+//   ReshardStats stats;
+//   Array b = *MpiReshard(a, {NamedSharding(mesh, P(None, 'y')), std::nullopt}, &stats);
+//   stats.bytes_moved == plan.v_min_bytes;   // summed over the ranks
+#ifndef AXE_RUNTIME_MPI_RESHARD_H_
+#define AXE_RUNTIME_MPI_RESHARD_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/base/dtype.h"
+#include "axe/runtime/array.h"
+#include "axe/runtime/mpi_client.h"
+#include "axe/runtime/relayout_benchmark.h"
+#include "axe/runtime/reshard.h"
+#include "axe/runtime/reshard_plan.h"
+
+namespace axe::runtime {
+
+// Plans and executes on every rank. Stats are those of the whole job (bytes and messages
+// summed over the ranks; per-device vectors gathered from every rank; seconds of the
+// slowest rank). Errors: the array is not on an MPI client; CheckReshard's (what differs);
+// the ranks' calls differ; PlanReshard's; MPI errors and timeouts.
+absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target,
+                                 ReshardStats* stats = nullptr);
+
+// Executes `plan` into `out` (allocated with the target format on the same client).
+absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
+                            ReshardStats* stats = nullptr);
+
+struct MpiReshardBenchmarkOptions {
+  int64_t runs = 5;  // timed runs of the reshard and of each baseline (interleaved), 1..1000
+  bool check = false;
+  uint64_t seed = 1;
+};
+
+struct MpiReshardBenchmarkResult {
+  ReshardPlan plan;
+  ReshardStats stats;  // of the first, untimed reshard (job-wide)
+  double seconds = 0;  // the best reshard (barrier to barrier, into an allocated target)
+  // MPI_Alltoallv of exactly the plan's bytes between each pair of ranks, plain buffers.
+  double alltoallv_seconds = 0;
+  // The naive way: every rank's source shard gathered to rank 0 (MPI_Igatherv), then every
+  // target shard scattered from it (MPI_Iscatterv); the bytes that crossed between ranks.
+  double gather_scatter_seconds = 0;
+  int64_t gather_scatter_bytes = 0;
+  double gbps = 0, alltoallv_gbps = 0;  // V_min bytes / seconds / 1e9
+  int64_t runs = 0;
+  CheckOutcome check = CheckOutcome::kSkipped;  // every rank's target shard vs the host data
+};
+
+// On generated data (the same on every rank from `seed`). Errors: options out of range;
+// the client is not MPI; DevicePut's, PlanReshard's and MpiReshard's errors.
+absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
+    MpiClient& client, absl::Span<const int64_t> shape, DType dtype, const ArrayFormat& from,
+    const ArrayFormat& to, const MpiReshardBenchmarkOptions& options);
+
+}  // namespace axe::runtime
+
+#endif  // AXE_RUNTIME_MPI_RESHARD_H_

@@ -1,0 +1,280 @@
+#include "axe/runtime/mpi_client.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/runtime/mpi_state.h"
+
+namespace axe::runtime {
+
+namespace {
+
+bool Initialized() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init != 0 && fin == 0;
+}
+
+}  // namespace
+
+absl::Status MpiStatus(int code, absl::string_view what) {
+  if (code == MPI_SUCCESS) return absl::OkStatus();
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return absl::InternalError(absl::StrCat(what, ": ", absl::string_view(text, length)));
+}
+
+absl::Status MpiInit(int* argc, char*** argv) {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (init != 0) return absl::OkStatus();
+  int provided = 0;
+  return MpiStatus(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+}
+
+void MpiFinalize() {
+  if (Initialized()) MPI_Finalize();
+}
+
+void MpiAbort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; in case it does
+}
+
+bool MpiIsInitialized() { return Initialized(); }
+
+int MpiWorldRank() {
+  int rank = 0;
+  if (Initialized()) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int MpiWorldSize() {
+  int size = 1;
+  if (Initialized()) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOptions& options) {
+  if (!Initialized()) {
+    return absl::FailedPreconditionError(
+        "the MPI client needs MPI initialized (MpiInit; run the program under mpirun)");
+  }
+  if (options.memory_per_device_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("negative memory per device: ", options.memory_per_device_bytes, " bytes"));
+  }
+  if (!(options.timeout_seconds > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the MPI timeout must be positive, got ", options.timeout_seconds, " s"));
+  }
+  std::unique_ptr<MpiClient> client(new MpiClient(MpiWorldRank(), MpiWorldSize(), options));
+  MPI_Comm world = MPI_COMM_NULL;
+  if (absl::Status s = MpiStatus(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup"); !s.ok()) {
+    return s;
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  client->state_->world = world;
+  return client;
+}
+
+MpiClient::MpiClient(int rank, int size, const MpiClientOptions& options)
+    : rank_(rank),
+      size_(size),
+      timeout_seconds_(options.timeout_seconds),
+      addressable_{rank},
+      device_(std::make_unique<Device>(rank, options.memory_per_device_bytes)),
+      state_(std::make_unique<MpiState>()) {}
+
+MpiClient::~MpiClient() {
+  // After a timeout, pending requests may still use the communicators: leave them to MPI.
+  if (state_->broken || !Initialized()) return;
+  for (auto& [key, comm] : state_->group_comms) {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+  if (state_->world != MPI_COMM_NULL) MPI_Comm_free(&state_->world);
+}
+
+bool MpiClient::broken() const { return state_->broken; }
+
+absl::Status MpiClient::RunOnDevices(const std::function<absl::Status(int)>& fn) {
+  absl::Status s = fn(rank_);
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("device ", rank_, ": ", s.message()));
+}
+
+MpiClient* AsMpiClient(Client& client) { return dynamic_cast<MpiClient*>(&client); }
+
+absl::Status CheckUsable(MpiClient& client) {
+  if (client.state().broken) {
+    return absl::FailedPreconditionError(
+        "the MPI client is broken by an earlier timeout (requests are still pending); end the "
+        "program with MpiAbort");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WaitAll(MpiClient& client, std::vector<MPI_Request>& requests,
+                     absl::string_view what) {
+  if (requests.empty()) return absl::OkStatus();
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(client.timeout_seconds()));
+  std::vector<MPI_Status> statuses(requests.size());
+  const int n = static_cast<int>(requests.size());
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    int code = MPI_Testall(n, requests.data(), &done, statuses.data());
+    if (code != MPI_SUCCESS) {
+      client.state().broken = true;
+      if (code == MPI_ERR_IN_STATUS) {
+        for (const MPI_Status& st : statuses) {
+          if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) {
+            code = st.MPI_ERROR;
+            break;
+          }
+        }
+      }
+      return MpiStatus(code, what);
+    }
+    if (done != 0) return absl::OkStatus();
+    if ((polls & 63) == 63) {
+      if (Clock::now() > deadline) {
+        client.state().broken = true;
+        return absl::DeadlineExceededError(
+            absl::StrCat(what, ": no answer from the other ranks within ", client.timeout_seconds(),
+                         " s (a rank died or stalls)"));
+      }
+      std::this_thread::yield();
+    }
+  }
+}
+
+absl::Status AgreeOnCall(MpiClient& client, absl::string_view what, const std::string& text) {
+  if (absl::Status s = CheckUsable(client); !s.ok()) return s;
+  constexpr size_t kSlot = 256;
+  std::string mine = text;
+  if (mine.size() >= kSlot) {
+    mine = absl::StrCat(mine.substr(0, kSlot - 24), "... #",
+                        std::hash<std::string>{}(text) % 1000000007);
+  }
+  std::vector<char> send(kSlot, '\0');
+  std::memcpy(send.data(), mine.data(), std::min(mine.size(), kSlot - 1));
+  auto all = std::make_shared<std::vector<char>>(kSlot * static_cast<size_t>(client.num_devices()));
+  std::vector<MPI_Request> req(1);
+  if (absl::Status s = MpiStatus(MPI_Iallgather(send.data(), kSlot, MPI_CHAR, all->data(), kSlot,
+                                                MPI_CHAR, client.state().world, req.data()),
+                                 "MPI_Iallgather");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WaitAll(client, req, absl::StrCat(what, " (exchanging arguments)"));
+      !s.ok()) {
+    client.state().KeepAlive(std::move(send));
+    client.state().abandoned.push_back(all);
+    return s;
+  }
+  const char* first = all->data();
+  for (int r = 1; r < client.num_devices(); ++r) {
+    const char* other = all->data() + static_cast<size_t>(r) * kSlot;
+    if (std::strncmp(first, other, kSlot) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": the ranks' arguments differ: rank 0 has ", first, ", rank ", r, " has ", other));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh,
+                                   absl::Span<const std::string> axes,
+                                   const CollectiveGroups& groups) {
+  std::string key = absl::StrCat(mesh.ToString(), "|", absl::StrJoin(axes, ","));
+  auto it = client.state().group_comms.find(key);
+  if (it != client.state().group_comms.end()) return it->second;
+  const auto rank = static_cast<size_t>(client.rank());
+  int color = MPI_UNDEFINED, order = 0;
+  if (rank < groups.member_of.size()) {
+    color = static_cast<int>(groups.member_of[rank].first);
+    order = static_cast<int>(groups.member_of[rank].second);
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (absl::Status s =
+          MpiStatus(MPI_Comm_split(client.state().world, color, order, &comm), "MPI_Comm_split");
+      !s.ok()) {
+    return s;
+  }
+  if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  client.state().group_comms.emplace(std::move(key), comm);
+  return comm;
+}
+
+namespace {
+
+template <typename T>
+absl::Status AllreduceImpl(MpiClient& client, std::vector<T>& values, MPI_Datatype type, MPI_Op op,
+                           absl::string_view what) {
+  if (absl::Status s = CheckUsable(client); !s.ok()) return s;
+  auto buffer = std::make_shared<std::vector<T>>(values);
+  std::vector<MPI_Request> req(1);
+  if (absl::Status s =
+          MpiStatus(MPI_Iallreduce(MPI_IN_PLACE, buffer->data(), static_cast<int>(buffer->size()),
+                                   type, op, client.state().world, req.data()),
+                    "MPI_Iallreduce");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WaitAll(client, req, what); !s.ok()) {
+    client.state().abandoned.push_back(buffer);
+    return s;
+  }
+  values = *buffer;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status MpiAllreduceInPlace(MpiClient& client, std::vector<int64_t>& values, MPI_Op op,
+                                 absl::string_view what) {
+  return AllreduceImpl(client, values, MPI_INT64_T, op, what);
+}
+
+absl::Status MpiAllreduceInPlace(MpiClient& client, std::vector<double>& values, MPI_Op op,
+                                 absl::string_view what) {
+  return AllreduceImpl(client, values, MPI_DOUBLE, op, what);
+}
+
+absl::Status MpiBarrier(MpiClient& client, absl::string_view what) {
+  if (absl::Status s = CheckUsable(client); !s.ok()) return s;
+  std::vector<MPI_Request> req(1);
+  if (absl::Status s = MpiStatus(MPI_Ibarrier(client.state().world, req.data()), "MPI_Ibarrier");
+      !s.ok()) {
+    return s;
+  }
+  return WaitAll(client, req, what);
+}
+
+absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what) {
+  if (bytes < 0 || bytes > INT_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", bytes, " bytes in one MPI message; the MPI backend sends at most ", INT_MAX));
+  }
+  return static_cast<int>(bytes);
+}
+
+}  // namespace axe::runtime

@@ -1,0 +1,78 @@
+// MPI handles and helpers shared by the MPI backend's sources (internal; public API in
+// include/axe/runtime/mpi_*.h). Everything here runs on the thread that initialized MPI.
+#ifndef AXE_SRC_RUNTIME_MPI_STATE_H_
+#define AXE_SRC_RUNTIME_MPI_STATE_H_
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "axe/runtime/collectives.h"
+#include "axe/runtime/mpi_client.h"
+#include "axe/sharding/mesh.h"
+
+namespace axe::runtime {
+
+struct MpiState {
+  MPI_Comm world = MPI_COMM_NULL;  // a duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN
+  // Sub-communicators by "<mesh device order>|<axes>": this rank's group's communicator
+  // (MPI_COMM_NULL where this rank is outside the mesh).
+  std::map<std::string, MPI_Comm> group_comms;
+  bool broken = false;
+  // Buffers that pending requests may still touch after a timeout: kept until exit.
+  std::vector<std::shared_ptr<void>> abandoned;
+
+  template <typename T>
+  void KeepAlive(T&& object) {
+    abandoned.push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(object)));
+  }
+};
+
+// OK for MPI_SUCCESS, else Internal: "<what>: <MPI's error string>".
+absl::Status MpiStatus(int code, absl::string_view what);
+
+// FailedPrecondition when the client is broken (an earlier timeout).
+absl::Status CheckUsable(MpiClient& client);
+
+// Completes `requests` by polling MPI_Testall until the client's timeout. On timeout the
+// client is marked broken and the result is DeadlineExceeded: "<what>: no answer from the
+// other ranks within <t> s (a rank died or stalls)". The caller keeps the buffers of the
+// requests alive (MpiState::KeepAlive) when this fails.
+absl::Status WaitAll(MpiClient& client, std::vector<MPI_Request>& requests, absl::string_view what);
+
+// Every rank calls this with a text describing its call; OK when all texts are equal, else
+// InvalidArgument on every rank: "<what>: the ranks' arguments differ: rank 0 has <text>,
+// rank 3 has <text>" (the lowest rank that differs from rank 0).
+absl::Status AgreeOnCall(MpiClient& client, absl::string_view what, const std::string& text);
+
+// The communicator of this rank's group in a collective over `axes` of `mesh` (made once by
+// MPI_Comm_split with the group as color and the member index as key, then reused);
+// MPI_COMM_NULL when this rank is not a device of the mesh.
+absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh,
+                                   absl::Span<const std::string> axes,
+                                   const CollectiveGroups& groups);
+
+// values[i] = op over the ranks of values[i] (MPI_Iallreduce on the world communicator,
+// bounded by the timeout); op is MPI_SUM, MPI_MAX or MPI_MIN.
+absl::Status MpiAllreduceInPlace(MpiClient& client, std::vector<int64_t>& values, MPI_Op op,
+                                 absl::string_view what);
+absl::Status MpiAllreduceInPlace(MpiClient& client, std::vector<double>& values, MPI_Op op,
+                                 absl::string_view what);
+// MPI_Ibarrier on the world communicator, bounded by the timeout.
+absl::Status MpiBarrier(MpiClient& client, absl::string_view what);
+
+// A byte count as MPI's int; InvalidArgument past INT_MAX.
+absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
+
+}  // namespace axe::runtime
+
+#endif  // AXE_SRC_RUNTIME_MPI_STATE_H_

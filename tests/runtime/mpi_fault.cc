@@ -1,0 +1,70 @@
+// A rank that dies (`kill`: SIGKILL) or stalls (`stall`: sleeps past the timeout) in the
+// middle of a collective: the other ranks must return an error within the client's timeout,
+// never hang. Rank 0 prints "fault detected: rank 0 got <code> after <t> s: <message>"
+// (what ctest looks for); every survivor then ends the job with MPI_Abort (the lost rank
+// cannot finish). The survivors are waiting in the collective's first exchange when the
+// rank is lost.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "axe/runtime/mpi_client.h"
+#include "axe/runtime/mpi_collectives.h"
+#include "axe/sharding/mesh.h"
+
+namespace {
+
+using axe::runtime::DeviceValues;
+using axe::runtime::ReduceOp;
+
+int Run(const std::string& mode) {
+  const double timeout = 3;
+  auto client = axe::runtime::MpiClient::Create({.timeout_seconds = timeout});
+  if (!client.ok()) return 3;
+  const int me = (*client)->rank(), n = (*client)->num_devices();
+  auto mesh = axe::sharding::Mesh::Parse("x=" + std::to_string(n));
+  if (!mesh.ok()) return 3;
+  const std::vector<std::string> axes = {"x"};
+  absl::StatusOr<DeviceValues> v =
+      DeviceValues::Allocate(**client, {1 << 16}, axe::DType::kF32, true);
+  if (!v.ok() || !axe::runtime::MpiAllReduce(*mesh, axes, ReduceOp::kSum, *v).ok()) return 3;
+  if (me == 1) {
+    if (mode == "kill") raise(SIGKILL);
+    sleep(60);  // stall: far past the others' timeout (the job is aborted before)
+  }
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status s = axe::runtime::MpiAllReduce(*mesh, axes, ReduceOp::kSum, *v).status();
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  std::printf("rank %d: %s after %.2f s: %s\n", me, s.ok() ? "no error" : "error", took.count(),
+              std::string(s.message()).c_str());
+  if (me == 0 && !s.ok() && took.count() < 3 * timeout) {
+    std::printf("fault detected: rank 0 got %s after %.2f s: %s\n",
+                absl::StatusCodeToString(s.code()).c_str(), took.count(),
+                std::string(s.message()).c_str());
+  }
+  std::fflush(stdout);
+  sleep(1);                                // let the other survivors print
+  axe::runtime::MpiAbort(s.ok() ? 1 : 0);  // the lost rank cannot finish: end the job
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || (std::strcmp(argv[1], "kill") != 0 && std::strcmp(argv[1], "stall") != 0)) {
+    std::fprintf(stderr, "usage: axe_mpi_fault kill|stall (under mpirun -n 3 or more)\n");
+    return 2;
+  }
+  if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;
+  if (axe::runtime::MpiWorldSize() < 2) {
+    std::fprintf(stderr, "axe_mpi_fault needs at least 2 ranks\n");
+    return 2;
+  }
+  return Run(argv[1]);
+}

@@ -1,0 +1,270 @@
+// The MPI backend under mpirun (ctest runs it with 2 and 4 ranks): every collective equals
+// the in-process one byte for byte on seeded random cases, random reshards are exact and
+// move V_min, mismatched arguments and incompatible arrays are errors naming what differs.
+// Every rank runs every test (the same seed gives every rank the same cases); rank 0 prints.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "axe/runtime/collectives.h"
+#include "axe/runtime/element_type.h"
+#include "axe/runtime/mpi_client.h"
+#include "axe/runtime/mpi_collectives.h"
+#include "axe/runtime/mpi_reshard.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/dist_test_util.h"
+#include "sharding/test_util.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::runtime {
+namespace {
+
+using ::axe::sharding::Mesh;
+using ::axe::sharding::NamedSharding;
+using ::axe::sharding::test_util::Named;
+using ::axe::testing_support::StatusIs;
+using ::axe::testing_support::TestSeed;
+using ::testing::HasSubstr;
+
+MpiClient& Mpi() {
+  static MpiClient* client = MpiClient::Create({.timeout_seconds = 30})->release();
+  return *client;
+}
+
+Client& Threads() {
+  static Client* client = Client::InProcess(MpiWorldSize())->release();
+  return *client;
+}
+
+// A random mesh of exactly `devices` devices (axes a, b, c; sometimes a shuffled order).
+Mesh RandomMeshOf(std::mt19937_64& rng, int64_t devices) {
+  for (;;) {
+    auto parts = sharding::test_util::RandomMesh(rng, devices);
+    int64_t n = 1;
+    for (const auto& axis : parts.axes) n *= axis.size;
+    if (n == devices) return sharding::test_util::MakeMesh(parts.axes, parts.devices);
+  }
+}
+
+// A random non-empty subset of the mesh's axes, in random order.
+std::vector<std::string> RandomAxes(std::mt19937_64& rng, const Mesh& mesh) {
+  std::vector<std::string> axes;
+  for (const auto& a : mesh.axes()) {
+    if (rng() % 2) axes.push_back(a.name);
+  }
+  std::shuffle(axes.begin(), axes.end(), rng);
+  return axes;
+}
+
+int64_t GroupSize(const Mesh& mesh, const std::vector<std::string>& axes) {
+  return (*MakeCollectiveGroups(mesh, axes)).group_size();
+}
+
+// The same values on both clients: device d's bytes are host[d].
+struct Inputs {
+  DeviceValues threads, mpi;
+};
+Inputs MakeInputs(std::mt19937_64& rng, const std::vector<int64_t>& shape, DType type) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<std::vector<uint8_t>> host;
+  for (int d = 0; d < MpiWorldSize(); ++d) {
+    host.push_back(test_util::RandomBytes(rng, static_cast<size_t>(n * *ElementBytes(type))));
+  }
+  DeviceValues t = *DeviceValues::FromHost(Threads(), shape, type, host);
+  DeviceValues m = *DeviceValues::Allocate(Mpi(), shape, type);
+  const int me = Mpi().rank();
+  std::copy(host[static_cast<size_t>(me)].begin(), host[static_cast<size_t>(me)].end(),
+            m.mutable_data(me));
+  return {std::move(t), std::move(m)};
+}
+
+void ExpectSame(const absl::StatusOr<DeviceValues>& threads,
+                const absl::StatusOr<DeviceValues>& mpi) {
+  ASSERT_OK(threads.status());
+  ASSERT_OK(mpi.status());
+  ASSERT_EQ(threads->shape(), mpi->shape());
+  const int me = Mpi().rank();
+  ASSERT_EQ(*threads->ToHost(me), *mpi->ToHost(me)) << "rank " << me;
+}
+
+TEST(MpiClientTest, OneDevicePerRank) {
+  MpiClient& c = Mpi();
+  EXPECT_EQ(c.backend(), "mpi");
+  EXPECT_EQ(c.num_devices(), MpiWorldSize());
+  EXPECT_EQ(c.addressable_devices(), std::vector<int>{MpiWorldRank()});
+  EXPECT_TRUE(c.IsAddressable(MpiWorldRank()));
+  EXPECT_FALSE(c.IsAddressable(MpiWorldRank() + 1));
+  EXPECT_THAT(MpiClient::Create({.timeout_seconds = 0}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("timeout must be positive")));
+}
+
+TEST(MpiCollectivesTest, RandomCollectivesEqualTheInProcessOnes) {
+  std::mt19937_64 rng(TestSeed(20261123));
+  const DType types[] = {DType::kF32, DType::kS32, DType::kBF16, DType::kF64, DType::kU8};
+  for (int iter = 0; iter < 200; ++iter) {
+    const Mesh mesh = RandomMeshOf(rng, MpiWorldSize());
+    const std::vector<std::string> axes = RandomAxes(rng, mesh);
+    const int64_t g = GroupSize(mesh, axes);
+    const DType type = types[rng() % 5];
+    const ReduceOp op = static_cast<ReduceOp>(rng() % 3);
+    std::vector<int64_t> shape;
+    const size_t rank = 1 + rng() % 3;
+    for (size_t i = 0; i < rank; ++i) shape.push_back(g * static_cast<int64_t>(1 + rng() % 3));
+    Inputs x = MakeInputs(rng, shape, type);
+    const auto dim = static_cast<int64_t>(rng() % rank);
+    const auto dim2 = static_cast<int64_t>(rng() % rank);
+    const bool tiled = rng() % 2 == 0;
+    SCOPED_TRACE(mesh.ToString() + " " + std::string(XlaName(type)) + " case " +
+                 std::to_string(iter));
+    ExpectSame(AllReduce(mesh, axes, op, x.threads), MpiAllReduce(mesh, axes, op, x.mpi));
+    ExpectSame(AllGather(mesh, axes, x.threads, dim, tiled),
+               MpiAllGather(mesh, axes, x.mpi, dim, tiled));
+    std::vector<int64_t> us = shape;  // untiled forms need the group size at the dimension
+    us[static_cast<size_t>(dim)] = g;
+    Inputs u = MakeInputs(rng, us, type);
+    ExpectSame(ReduceScatter(mesh, axes, op, tiled ? x.threads : u.threads, dim, tiled),
+               MpiReduceScatter(mesh, axes, op, tiled ? x.mpi : u.mpi, dim, tiled));
+    ExpectSame(AllToAll(mesh, axes, tiled ? x.threads : u.threads, dim, dim2, tiled),
+               MpiAllToAll(mesh, axes, tiled ? x.mpi : u.mpi, dim, dim2, tiled));
+    std::vector<int64_t> order(static_cast<size_t>(g));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<std::pair<int64_t, int64_t>> perm;
+    for (int64_t i = 0; i < g; ++i) {
+      if (rng() % 4) perm.push_back({i, order[static_cast<size_t>(i)]});
+    }
+    ExpectSame(CollectivePermute(mesh, axes, x.threads, perm),
+               MpiCollectivePermute(mesh, axes, x.mpi, perm));
+  }
+}
+
+TEST(MpiCollectivesTest, ErrorsUseTheInProcessWords) {
+  const Mesh mesh = sharding::test_util::ParseMesh("x=" + std::to_string(MpiWorldSize()));
+  DeviceValues v = *DeviceValues::Allocate(Mpi(), {3, 5}, DType::kF32, true);
+  EXPECT_THAT(MpiAllReduce(mesh, {"z"}, ReduceOp::kSum, v).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unbound axis name: z")));
+  EXPECT_THAT(MpiAllGather(mesh, {"x"}, v, 2, true).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("all_gather: axis 2 is out of bounds")));
+  EXPECT_THAT(MpiCollectivePermute(mesh, {"x"}, v, {{0, 1}, {0, 0}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ppermute sources and destinations must be unique, got "
+                                 "((0, 1), (0, 0)).")));
+  DeviceValues t = *DeviceValues::Allocate(Threads(), {3, 5}, DType::kF32, true);
+  EXPECT_THAT(MpiAllReduce(mesh, {"x"}, ReduceOp::kSum, t).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs values of an MPI client, not of the 'threads' backend")));
+}
+
+TEST(MpiCollectivesTest, MismatchedArgumentsAcrossRanksAreAnError) {
+  const Mesh mesh = sharding::test_util::ParseMesh("x=" + std::to_string(MpiWorldSize()));
+  const int64_t rows = MpiWorldRank() == 1 ? 4 : 2;  // rank 1 differs
+  DeviceValues v = *DeviceValues::Allocate(Mpi(), {rows, 8}, DType::kF32, true);
+  EXPECT_THAT(MpiAllReduce(mesh, {"x"}, ReduceOp::kSum, v).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("all_reduce: the ranks' arguments differ: rank 0 has "
+                                 "all_reduce(sum) of f32[2,8] over (x) on mesh")));
+  const ReduceOp op = MpiWorldRank() == 1 ? ReduceOp::kMax : ReduceOp::kSum;
+  DeviceValues w = *DeviceValues::Allocate(Mpi(), {2, 8}, DType::kF32, true);
+  EXPECT_THAT(
+      MpiAllReduce(mesh, {"x"}, op, w).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank 1 has all_reduce(max)")));
+  // The client still works after a mismatch (nothing was left pending).
+  EXPECT_OK(MpiAllReduce(mesh, {"x"}, ReduceOp::kSum, w).status());
+}
+
+TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
+  std::mt19937_64 rng(TestSeed(20261125));
+  const DType types[] = {DType::kU8, DType::kF16, DType::kF32, DType::kS64};
+  const int world = MpiWorldSize(), me = MpiWorldRank();
+  for (int iter = 0; iter < 150; ++iter) {
+    const Mesh a = RandomMeshOf(rng, world);
+    const Mesh b = rng() % 2 ? a : RandomMeshOf(rng, world);
+    const size_t rank = 1 + rng() % 3;
+    std::vector<sharding::MeshAxis> a_axes(a.axes().begin(), a.axes().end());
+    std::vector<sharding::MeshAxis> b_axes(b.axes().begin(), b.axes().end());
+    NamedSharding from = sharding::test_util::MakeNamed(
+        a, sharding::test_util::Spec(sharding::test_util::RandomSpecEntries(rng, a_axes, rank)));
+    NamedSharding to = sharding::test_util::MakeNamed(
+        b, sharding::test_util::Spec(sharding::test_util::RandomSpecEntries(rng, b_axes, rank)));
+    std::vector<int64_t> shape;
+    for (size_t i = 0; i < rank; ++i) {
+      shape.push_back(std::lcm(from.DimPieces(i), to.DimPieces(i)) *
+                      static_cast<int64_t>(1 + rng() % 3));
+    }
+    const DType type = types[rng() % 4];
+    const int eb = *ElementBytes(type);
+    ArrayFormat src{from, test_util::RandomLocalLayout(rng, *from.ShardShape(shape))};
+    ArrayFormat dst{to, test_util::RandomLocalLayout(rng, *to.ShardShape(shape))};
+    SCOPED_TRACE(src.ToString() + " -> " + dst.ToString() + " " + std::string(XlaName(type)));
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<uint8_t> host = test_util::RandomBytes(rng, static_cast<size_t>(n * eb));
+    Array x = *Array::DevicePut(Mpi(), host, shape, type, src);
+    ReshardStats stats;
+    absl::StatusOr<Array> y = MpiReshard(x, dst, &stats);
+    ASSERT_OK(y.status());
+    const ReshardPlan plan = *PlanReshard(shape, eb, from, to);
+    ASSERT_EQ(stats.bytes_moved, plan.v_min_bytes);
+    ASSERT_EQ(stats.local_bytes, plan.local_bytes);
+    for (const sharding::DeviceShard& s : y->device_map()) {
+      if (s.device != me) continue;
+      ASSERT_EQ(*y->ShardToHost(me), test_util::SliceRowMajor(host, shape, s.index, eb));
+      ASSERT_EQ(stats.bytes_received[static_cast<size_t>(me)],
+                static_cast<size_t>(me) < plan.bytes_received.size()
+                    ? plan.bytes_received[static_cast<size_t>(me)]
+                    : 0);
+    }
+  }
+}
+
+TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
+  const std::string x = "x=" + std::to_string(MpiWorldSize());
+  std::vector<uint8_t> host(static_cast<size_t>(6 * 8 * 4), 7);
+  Array a = *Array::DevicePut(Mpi(), host, {6, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
+  EXPECT_THAT(
+      MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 8 devices but the client has")));
+  if (MpiWorldSize() == 4) {
+    EXPECT_THAT(MpiReshard(a, {Named(x, "P('x')"), std::nullopt}).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("implies that the global size of its dimension 0 should be "
+                                   "divisible by 4")));
+  }
+  // Ranks asking for different targets: every rank gets an error naming both calls.
+  const char* spec = MpiWorldRank() == 1 ? "P(None, 'x')" : "P('x')";
+  std::vector<uint8_t> host8(static_cast<size_t>(8 * 8 * 4), 1);
+  Array b = *Array::DevicePut(Mpi(), host8, {8, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
+  EXPECT_THAT(MpiReshard(b, {Named(x, spec), std::nullopt}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
+}
+
+}  // namespace
+}  // namespace axe::runtime
+
+int main(int argc, char** argv) {
+  if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;
+  testing::InitGoogleTest(&argc, argv);
+  if (axe::runtime::MpiWorldRank() != 0) {  // rank 0 prints; every rank's result counts
+    delete testing::UnitTest::GetInstance()->listeners().Release(
+        testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed != 0) std::fprintf(stderr, "rank %d: tests failed\n", axe::runtime::MpiWorldRank());
+  axe::runtime::MpiFinalize();
+  return any;
+}

@@ -1,0 +1,201 @@
+// axe collective: time one collective over mesh axes on generated data and report its bus
+// bandwidth next to a baseline measured in the same run: memcpy of each device's result on
+// its own thread (threads backend), or the MPI library's own collective on the same ranks
+// (--backend mpi, under `mpirun -n <devices> axe collective ...`; rank 0 prints).
+//
+//   axe collective --op all_reduce --mesh x=4 --axes x --shape 1024,1024 [--dtype f32]
+//       [--backend threads|mpi] [--repeat N] [--check] [--json]
+//
+// The command only parses flags and prints: runtime::BenchmarkCollective and
+// runtime::BenchmarkMpiCollective do the work.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "axe/base/dtype.h"
+#include "axe/base/status_macros.h"
+#include "axe/runtime/client.h"
+#include "axe/runtime/collective_benchmark.h"
+#include "axe/sharding/mesh.h"
+#include "cli.h"
+#ifdef AXE_HAVE_MPI
+#include "axe/runtime/mpi_client.h"
+#include "axe/runtime/mpi_collective_benchmark.h"
+#endif
+
+namespace axe::cli {
+namespace {
+
+struct CollectiveArgs {
+  std::string op, mesh, axes, shape;
+  std::string dtype = "f32";
+  std::string backend = "threads";
+  int64_t repeat = 5;
+  bool check = false;
+};
+
+struct ParsedCollective {
+  runtime::CollectiveKind kind;
+  sharding::Mesh mesh;
+  std::vector<std::string> axes;
+  std::vector<int64_t> shape;
+  DType dtype;
+};
+
+absl::StatusOr<ParsedCollective> Parse(const CollectiveArgs& args) {
+  AXE_ASSIGN_OR_RETURN(std::string op, ReadInputText(args.op, "--op"));
+  absl::StatusOr<runtime::CollectiveKind> kind =
+      runtime::ParseCollectiveKind(absl::StripAsciiWhitespace(op));
+  if (!kind.ok()) return InOption("--op", kind.status());
+  AXE_ASSIGN_OR_RETURN(std::string mesh_text, ReadInputText(args.mesh, "--mesh"));
+  absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(mesh_text);
+  if (!mesh.ok()) return InOption("--mesh", mesh.status());
+  AXE_ASSIGN_OR_RETURN(std::string axes_text, ReadInputText(args.axes, "--axes"));
+  std::vector<std::string> axes;
+  for (absl::string_view a : absl::StrSplit(axes_text, ',', absl::SkipWhitespace())) {
+    axes.emplace_back(absl::StripAsciiWhitespace(a));
+  }
+  AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args.shape, "--shape"));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(shape_text, "--shape"));
+  AXE_ASSIGN_OR_RETURN(std::string dtype_text, ReadInputText(args.dtype, "--dtype"));
+  absl::StatusOr<DType> dtype = ParseDType(absl::StripAsciiWhitespace(dtype_text));
+  if (!dtype.ok()) return InOption("--dtype", dtype.status());
+  if (args.repeat < 1 || args.repeat > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--repeat: must be between 1 and 1000, got ", args.repeat));
+  }
+  return ParsedCollective{*kind, *std::move(mesh), std::move(axes), std::move(shape), *dtype};
+}
+
+void Print(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
+           const CollectiveArgs& args, bool json) {
+  const absl::string_view check = runtime::CheckOutcomeName(r.check);
+  const double ratio = r.baseline_busbw_gbps > 0 ? r.busbw_gbps / r.baseline_busbw_gbps : 0;
+  if (json) {
+    PrintJson({{"op", runtime::CollectiveKindName(p.kind)},
+               {"backend", args.backend},
+               {"mesh", p.mesh.ToString()},
+               {"axes", p.axes},
+               {"shape", p.shape},
+               {"output_shape", r.output_shape},
+               {"dtype", XlaName(p.dtype)},
+               {"group_size", r.group_size},
+               {"size_bytes", r.size_bytes},
+               {"bus_factor", r.bus_factor},
+               {"seconds", r.seconds},
+               {"algbw_gbps", r.algbw_gbps},
+               {"busbw_gbps", r.busbw_gbps},
+               {"baseline", r.baseline},
+               {"baseline_seconds", r.baseline_seconds},
+               {"baseline_busbw_gbps", r.baseline_busbw_gbps},
+               {"ratio", ratio},
+               {"runs", r.runs},
+               {"check", check}});
+    return;
+  }
+  std::cout << absl::StrFormat(
+                   "%s of %s[%s] per device over (%s) of %s: groups of %d, result [%s]\n",
+                   runtime::CollectiveKindName(p.kind), XlaName(p.dtype),
+                   absl::StrJoin(p.shape, ","), absl::StrJoin(p.axes, ", "), p.mesh.ToString(),
+                   r.group_size, absl::StrJoin(r.output_shape, ","))
+            << absl::StrFormat("time      %.6f s (best of %d runs), %s backend\n", r.seconds,
+                               r.runs, args.backend)
+            << absl::StrFormat(
+                   "bandwidth algbw %.3f GB/s, busbw %.3f GB/s (S = %d bytes, "
+                   "bus factor %.3f)\n",
+                   r.algbw_gbps, r.busbw_gbps, r.size_bytes, r.bus_factor)
+            << absl::StrFormat("baseline  busbw %.3f GB/s (%.6f s): %s; ratio %.2f\n",
+                               r.baseline_busbw_gbps, r.baseline_seconds, r.baseline, ratio)
+            << "check     " << check << "\n";
+}
+
+absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
+                    const CollectiveArgs& args, bool json, bool print) {
+  if (print) Print(r, p, args, json);
+  if (r.check == runtime::CheckOutcome::kFailed) {
+    return absl::InternalError("a device's result differs from the host reference");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
+                    const runtime::CollectiveBenchmarkOptions& options, bool json) {
+#ifdef AXE_HAVE_MPI
+  AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
+  if (p.mesh.num_devices() != client->num_devices()) {
+    return InOption(
+        "--mesh", absl::InvalidArgumentError(absl::StrCat(
+                      "the mesh has ", p.mesh.num_devices(), " devices but ", client->num_devices(),
+                      " MPI ranks run; use mpirun -n ", p.mesh.num_devices())));
+  }
+  AXE_ASSIGN_OR_RETURN(
+      runtime::CollectiveBenchmarkResult r,
+      runtime::BenchmarkMpiCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));
+  const bool print = client->rank() == 0;
+  client.reset();
+  runtime::MpiFinalize();
+  return Finish(r, p, args, json, print);
+#else
+  (void)p, (void)args, (void)options, (void)json;
+  return absl::UnimplementedError(
+      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
+#endif
+}
+
+absl::Status RunCollective(const CollectiveArgs& args, bool json) {
+  AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
+  runtime::CollectiveBenchmarkOptions options{args.repeat, args.check, 1};
+  if (args.backend == "mpi") return RunMpi(p, args, options, json);
+  if (args.backend != "threads") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--backend: expected threads or mpi, got '", args.backend, "'"));
+  }
+  if (p.mesh.num_devices() > runtime::Client::kMaxInProcessDevices) {
+    return InOption(
+        "--mesh", absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
+                                                          runtime::Client::kMaxInProcessDevices,
+                                                          " devices, not ", p.mesh.num_devices())));
+  }
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
+                       runtime::Client::InProcess(static_cast<int>(p.mesh.num_devices())));
+  AXE_ASSIGN_OR_RETURN(
+      runtime::CollectiveBenchmarkResult r,
+      runtime::BenchmarkCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));
+  return Finish(r, p, args, json, true);
+}
+
+void AddCollective(CLI::App& app, Selected& selected) {
+  auto args = std::make_shared<CollectiveArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "collective",
+      "Time a collective over mesh axes on generated data (all_reduce sum, all_gather / "
+      "reduce_scatter / all_to_all tiled on dimension 0, permute around a ring): bus "
+      "bandwidth next to memcpy (threads) or the MPI library's own collective (mpi, under "
+      "mpirun; rank 0 prints); --check compares every result with a host reference");
+  cmd->add_option("--op", args->op, "all_reduce, all_gather, reduce_scatter, all_to_all or permute")
+      ->required();
+  cmd->add_option("--mesh", args->mesh, "Device mesh, e.g. x=4 or x=2,y=2")->required();
+  cmd->add_option("--axes", args->axes, "Mesh axes of the collective, e.g. x or x,y")->required();
+  cmd->add_option("--shape", args->shape, "Shape of each device's value, e.g. 1024,1024")
+      ->required();
+  cmd->add_option("--dtype", args->dtype, "Element type (default f32)");
+  cmd->add_option("--backend", args->backend,
+                  "threads (in-process devices, the default) or mpi (one device per rank)");
+  cmd->add_option("--repeat", args->repeat, "Timed runs (default 5; the best counts)");
+  cmd->add_flag("--check", args->check, "Compare every device's result with a host reference");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, &selected] { return RunCollective(*args, selected.json); });
+}
+
+AXE_CLI_COMMAND_GROUP(66, AddCollective);
+
+}  // namespace
+}  // namespace axe::cli
