@@ -20,16 +20,18 @@ ip -n "$a" addr add 10.251.0.1/24 dev va$$ && ip -n "$a" link set va$$ up &&
   ip -n "$a" link set lo up || skip "cannot configure the first namespace"
 ip -n "$b" addr add 10.251.0.2/24 dev vb$$ && ip -n "$b" link set vb$$ up &&
   ip -n "$b" link set lo up || skip "cannot configure the second namespace"
-ip netns exec "$a" ping -c1 -W2 10.251.0.2 >/dev/null 2>&1 ||
-  skip "the namespaces cannot reach each other"
+# Reachable: a TCP connect to a closed port of b is refused (not timed out).
+probe=$(ip netns exec "$a" timeout 3 bash -c 'exec 3<>/dev/tcp/10.251.0.2/9' 2>&1)
+[[ $? -eq 0 || $probe == *refused* ]] || skip "the namespaces cannot reach each other"
 # No ssh between the namespaces: one mpirun per side is not possible with OpenMPI 4, so the
 # launcher runs in namespace a and starts the rank of namespace b through its agent hook.
 agent=$(mktemp)
 cat >"$agent" <<AGENT
 #!/usr/bin/env bash
-# Called by mpirun as: <agent> <host> <orted command...>; host b runs in namespace b.
-host=\$1; shift
-exec ip netns exec $b "\$@"
+# Called by mpirun as ssh would be: <agent> <host> <orted command line as one shell text>;
+# the second host is namespace b.
+shift
+exec ip netns exec $b /bin/sh -c "\$*"
 AGENT
 chmod +x "$agent"
 trap 'cleanup; rm -f "$agent"' EXIT
