@@ -5,12 +5,14 @@
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps run test check-format format test-release test-asan bench fuzz clean
+.PHONY: all deps run test check-format format test-release test-asan test-jax test-pip bench fuzz \
+        clean
 
 all: run
 
 deps:
 	@scripts/install-deps
+	@scripts/install-python-deps
 
 run: deps
 	cmake --preset release
@@ -28,7 +30,20 @@ format: deps
 test-release: deps
 	cmake --preset release
 	cmake --build --preset release -j $(JOBS)
-	ctest --preset release -j $(JOBS)
+	ctest --preset release -j $(JOBS) -LE slow
+
+# The Python package's differential tests against the real JAX: installs jax/jaxlib (CPU)
+# into build/venv, then runs the pytest suite with 8 host devices.
+test-jax: deps
+	scripts/install-python-deps --jax
+	cmake --preset release
+	cmake --build --preset release --target axe_python -j $(JOBS)
+	XLA_FLAGS=--xla_force_host_platform_device_count=8 PYTHONPATH=build/release/python \
+	  build/venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+# `pip install .` into a scratch environment (builds the core again: slow, not in make test).
+test-pip: deps
+	python/tests/pip_install_check.sh /usr/bin/python3 $(CURDIR) build/pip-check
 
 test-asan: deps
 	cmake --preset asan-ubsan

@@ -107,7 +107,7 @@ def from_jax(x):
     name = _type_name(x)
     if name == "Mesh" and hasattr(x, "devices") and hasattr(x, "axis_names"):
         return _mesh(x)
-    if name == "PartitionSpec":
+    if name in ("PartitionSpec", "P"):
         return _spec(x)
     if name in ("NamedSharding", "SingleDeviceSharding"):
         return _sharding(x)

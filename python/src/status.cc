@@ -4,6 +4,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include "axe/base/python_error.h"
+
 namespace nb = nanobind;
 
 namespace axe::python {
@@ -13,6 +15,8 @@ void ThrowIfError(const absl::Status& status) {
   const std::string message(status.message());
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
+      if (IsTypeError(status)) throw nb::type_error(message.c_str());
+      throw nb::value_error(message.c_str());
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kNotFound:

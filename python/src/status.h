@@ -1,4 +1,5 @@
-// absl::Status -> Python exceptions, of the type JAX raises for the same mistake: bad values
+// absl::Status -> Python exceptions, of the type JAX raises for the same mistake: a status
+// marked by axe::TypeError() (axe/base/python_error.h) is TypeError, other bad values
 // (InvalidArgument, OutOfRange, FailedPrecondition) are ValueError, Unimplemented is
 // NotImplementedError, ResourceExhausted (an enumeration bound) is MemoryError, the rest
 // RuntimeError. The message is axe's.
