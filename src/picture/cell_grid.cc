@@ -27,6 +27,22 @@ int64_t Count(const std::vector<std::string>& labels, bool more) {
   return static_cast<int64_t>(labels.size()) + (more ? 1 : 0);
 }
 
+// Shades the padded part of a cell (at least 3 pixels when there is any).
+void DrawPadding(Svg& svg, const Box& box, const Cell& cell) {
+  if (cell.padded_right > 0) {
+    const int64_t w =
+        std::max<int64_t>(3, box.width * std::min<int64_t>(cell.padded_right, 1000) / 1000);
+    svg.Rect({box.x + box.width - w, box.y, w, box.height}, kPaddingFill, "none",
+             {{"fill-opacity", "0.85"}});
+  }
+  if (cell.padded_bottom > 0) {
+    const int64_t h =
+        std::max<int64_t>(3, box.height * std::min<int64_t>(cell.padded_bottom, 1000) / 1000);
+    svg.Rect({box.x, box.y + box.height - h, box.width, h}, kPaddingFill, "none",
+             {{"fill-opacity", "0.85"}});
+  }
+}
+
 }  // namespace
 
 Box MeasureCellGrid(const CellGrid& grid) {
@@ -61,6 +77,7 @@ Box DrawCellGrid(Svg& svg, int64_t x, int64_t y, const CellGrid& grid) {
       const Cell& cell = grid.cells[r * cols + c];
       const int64_t cell_x = left + static_cast<int64_t>(c) * m.cell_width;
       svg.Rect({cell_x, row_y, m.cell_width, kCellHeight}, cell.fill, kInk);
+      DrawPadding(svg, {cell_x, row_y, m.cell_width, kCellHeight}, cell);
       svg.Text(cell_x + m.cell_width / 2, row_y + base, cell.label, cell.text, TextAnchor::kMiddle);
       if (cell.marked) {
         svg.Element("circle", {{"cx", std::to_string(cell_x + m.cell_width - 4)},
@@ -84,9 +101,11 @@ Box DrawCellGrid(Svg& svg, int64_t x, int64_t y, const CellGrid& grid) {
   return box;
 }
 
-int64_t LegendSwatch(Svg& svg, int64_t x, int64_t y, const Cell& swatch, const std::string& text) {
+int64_t LegendSwatch(Svg& svg, int64_t x, int64_t y, const Cell& swatch, const std::string& text,
+                     absl::string_view stroke) {
   const int64_t w = std::max<int64_t>(TextWidth(swatch.label) + 8, 24);
-  svg.Rect({x, y + 1, w, kLineHeight - 2}, swatch.fill, kInk);
+  svg.Rect({x, y + 1, w, kLineHeight - 2}, swatch.fill, stroke,
+           {{"stroke-width", stroke == kInk ? "1" : "3"}});
   if (!swatch.label.empty()) {
     svg.Text(x + w / 2, y + kFontSize, swatch.label, swatch.text, TextAnchor::kMiddle);
   }

@@ -5,6 +5,7 @@
 #include "axe/picture/palette.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "picture/golden.h"
 #include "picture/xml_check.h"
 
 namespace axe::picture {
@@ -82,6 +83,26 @@ TEST(XmlCheck, RejectsMalformedDocuments) {
   EXPECT_THAT(CheckXml("<a/><b/>"), HasSubstr("second root"));
   EXPECT_THAT(CheckXml("<a>"), HasSubstr("never closed"));
   EXPECT_THAT(CheckXml("x<a/>"), HasSubstr("outside the root"));
+}
+
+}  // namespace
+}  // namespace axe::picture
+
+namespace axe::picture {
+namespace {
+
+using testing::CheckXml;
+
+// docs/pictures holds copies of the goldens (AXE_UPDATE_GOLDEN=1 rewrites both).
+TEST(Golden, DocsPicturesAreTheGoldens) {
+  for (const char* name :
+       {"figure2_layout.svg", "mma_m16n8k16_c.svg", "xla_bf16_tiled.svg", "sharding_2x2_xy.svg",
+        "sharding_2x2_x.svg", "grid_8x6_block_2x3.svg", "grid_clamped.svg"}) {
+    const std::string golden = testing::ReadFileOrEmpty(testing::GoldenPath(name));
+    EXPECT_FALSE(golden.empty()) << name;
+    EXPECT_EQ(CheckXml(golden), "") << name;
+    EXPECT_EQ(golden, testing::ReadFileOrEmpty(testing::DocsPicturePath(name))) << name;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "axe/picture/svg.h"
 
 namespace axe::picture {
@@ -17,6 +18,9 @@ struct Cell {
   std::string fill;
   std::string text;     // the label's colour
   bool marked = false;  // draws a small dot in the top-right corner
+  // The part of the cell that is padding, in thousandths of its width (at the right) and
+  // height (at the bottom): drawn shaded.
+  int64_t padded_right = 0, padded_bottom = 0;
 };
 
 struct CellGrid {
@@ -35,7 +39,8 @@ Box MeasureCellGrid(const CellGrid& grid);
 Box DrawCellGrid(Svg& svg, int64_t x, int64_t y, const CellGrid& grid);
 
 // A legend row: a colour swatch followed by its meaning; returns the y below it.
-int64_t LegendSwatch(Svg& svg, int64_t x, int64_t y, const Cell& swatch, const std::string& text);
+int64_t LegendSwatch(Svg& svg, int64_t x, int64_t y, const Cell& swatch, const std::string& text,
+                     absl::string_view stroke = "#1a1a1a");
 
 }  // namespace axe::picture
 

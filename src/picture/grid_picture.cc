@@ -1,0 +1,176 @@
+#include "axe/picture/grid_picture.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+#include "axe/pallas/block_spec.h"
+#include "axe/pallas/block_window.h"
+#include "axe/pallas/show_program_ids.h"
+#include "axe/picture/cell_grid.h"
+#include "axe/picture/palette.h"
+#include "axe/picture/svg.h"
+
+namespace axe::picture {
+namespace {
+
+using pallas::BlockWindow;
+
+constexpr int64_t kMargin = 10;
+constexpr int64_t kMaxElements = int64_t{1} << 24;
+constexpr int64_t kDrawWidth = 640, kDrawHeight = 480;  // the array at most
+constexpr int64_t kElementPixels = 40;                  // an element at most
+
+// One distinct window (in the two drawn dimensions) and the programs that use it.
+struct DrawnWindow {
+  int64_t row_start = 0, row_size = 1, col_start = 0, col_size = 1;
+  std::vector<std::string> programs;
+  bool clamped = false;
+};
+
+std::string PointText(const std::vector<int64_t>& point) {
+  return absl::StrCat("(", absl::StrJoin(point, ","), point.size() == 1 ? ",)" : ")");
+}
+
+// Pixel scale: `count` elements over at most `max` pixels, at most kElementPixels each.
+struct Scale {
+  int64_t count = 1, pixels = 1;
+  int64_t At(int64_t element) const { return element * pixels / count; }  // small: no overflow
+};
+Scale MakeScale(int64_t count, int64_t max) {
+  count = std::max<int64_t>(count, 1);
+  return {count, std::min(max, count * kElementPixels)};
+}
+
+absl::StatusOr<std::vector<DrawnWindow>> Windows(const pallas::ShapeDType& out,
+                                                 const pallas::BlockSpec& spec,
+                                                 const pallas::Grid& grid,
+                                                 const std::set<std::vector<int64_t>>& clamped) {
+  const size_t rank = out.shape.size();
+  std::map<std::vector<int64_t>, size_t> index_of;
+  std::vector<DrawnWindow> windows;
+  std::vector<int64_t> point(static_cast<size_t>(grid.rank()), 0);
+  do {
+    AXE_ASSIGN_OR_RETURN(BlockWindow w, pallas::ProgramWindow(spec, out, grid, point));
+    bool at_origin = true;  // of the dimensions that are not drawn
+    for (size_t d = 0; d + 2 < rank; ++d)
+      at_origin = at_origin && w.start[d] <= 0 && w.start[d] + w.size[d] > 0;
+    if (!at_origin) continue;
+    DrawnWindow drawn;
+    if (rank >= 2) {
+      drawn.row_start = w.start[rank - 2];
+      drawn.row_size = w.size[rank - 2];
+    }
+    if (rank >= 1) {
+      drawn.col_start = w.start[rank - 1];
+      drawn.col_size = w.size[rank - 1];
+    }
+    const std::vector<int64_t> key = {drawn.row_start, drawn.row_size, drawn.col_start,
+                                      drawn.col_size};
+    auto [it, added] = index_of.emplace(key, windows.size());
+    if (added) windows.push_back(drawn);
+    windows[it->second].programs.push_back(PointText(point));
+    if (clamped.count(point)) windows[it->second].clamped = true;
+  } while (pallas::NextGridPoint(grid, absl::MakeSpan(point)));
+  return windows;
+}
+
+std::string WindowLabel(const DrawnWindow& w) {
+  if (w.programs.size() == 1) return w.programs[0];
+  return absl::StrCat(w.programs[0], "+", w.programs.size() - 1);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
+                                    std::optional<std::vector<pallas::BlockDim>> block_shape,
+                                    const pallas::Grid& grid, const pallas::IndexMap& index_map) {
+  AXE_RETURN_IF_ERROR(grid.Validate());
+  if (grid.num_programs() > kMaxDrawnPrograms) {
+    return absl::InvalidArgumentError(absl::StrCat("the grid ", grid.ToString(), " has ",
+                                                   grid.num_programs(),
+                                                   " programs; a picture "
+                                                   "draws at most ",
+                                                   kMaxDrawnPrograms));
+  }
+  std::optional<int64_t> elements = CheckedProduct(out.shape);
+  if (!elements || *elements > kMaxElements) {
+    return absl::InvalidArgumentError(absl::StrCat("the array has more than ", kMaxElements,
+                                                   " elements; a picture draws at most that"));
+  }
+  std::vector<pallas::ClampEvent> clamps;
+  AXE_ASSIGN_OR_RETURN(
+      pallas::AnyArray ids,
+      pallas::ShowProgramIds(out, block_shape, grid, index_map, {.clamp_report = &clamps}));
+  (void)ids;
+  std::set<std::vector<int64_t>> clamped;
+  for (const pallas::ClampEvent& e : clamps) clamped.insert(e.grid_point);
+  const pallas::BlockSpec spec = block_shape ? pallas::BlockSpec(*block_shape, index_map)
+                                             : pallas::BlockSpec::WholeArray(index_map);
+  AXE_ASSIGN_OR_RETURN(std::vector<DrawnWindow> windows, Windows(out, spec, grid, clamped));
+
+  const size_t rank = out.shape.size();
+  const int64_t rows = rank >= 2 ? out.shape[rank - 2] : 1;
+  const int64_t cols = rank >= 1 ? out.shape[rank - 1] : 1;
+  const Scale ys = MakeScale(rows, kDrawHeight), xs = MakeScale(cols, kDrawWidth);
+  Svg svg;
+  const std::string title = absl::StrCat("Pallas grid ", grid.ToString(), " over ", out.ToString());
+  int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 8;
+  const int64_t x0 = kMargin + 8, y0 = y + 8;  // room for padding before the array
+  int64_t right = x0 + xs.pixels, bottom = y0 + ys.pixels;
+  svg.Rect({x0, y0, xs.pixels, ys.pixels}, kEmptyFill, kInk);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const DrawnWindow& w = windows[i];
+    const Box box = {x0 + xs.At(w.col_start), y0 + ys.At(w.row_start),
+                     xs.At(w.col_start + w.col_size) - xs.At(w.col_start),
+                     ys.At(w.row_start + w.row_size) - ys.At(w.row_start)};
+    right = std::max(right, box.x + box.width);
+    bottom = std::max(bottom, box.y + box.height);
+    const Swatch sw = PaletteSwatch(static_cast<int64_t>(i));
+    Attributes extra = {{"fill-opacity", "0.9"}};
+    if (w.clamped) extra.push_back({"stroke-width", "3"});
+    svg.Rect(box, sw.fill, w.clamped ? kMarkStroke : kInk, std::move(extra));
+    const std::string label = WindowLabel(w);
+    if (box.width >= TextWidth(label) + 4 && box.height >= kFontSize + 2) {
+      svg.Text(box.x + box.width / 2, box.y + box.height / 2 + kFontSize / 2 - 2, label, sw.text,
+               TextAnchor::kMiddle);
+    }
+  }
+  // The padding: whatever of the windows lies outside the array, shaded over them.
+  svg.Rect({x0 + xs.pixels, y0, std::max<int64_t>(0, right - x0 - xs.pixels), bottom - y0},
+           kPaddingFill, "none", {{"fill-opacity", "0.8"}});
+  svg.Rect({x0, y0 + ys.pixels, xs.pixels, std::max<int64_t>(0, bottom - y0 - ys.pixels)},
+           kPaddingFill, "none", {{"fill-opacity", "0.8"}});
+  svg.Rect({x0, y0, xs.pixels, ys.pixels}, "none", kInk, {{"stroke-width", "2"}});
+  y = bottom + 12;
+  std::vector<std::string> notes = {
+      absl::StrCat(rank >= 2 ? absl::StrCat(rows, " rows x ") : "", cols,
+                   " columns; each block: the program ids (grid indices) writing it (+k: k more)"),
+      "grey inside the array: written by no program (uninitialized)"};
+  int64_t width = std::max(TextWidth(title), right - kMargin);
+  y = LegendSwatch(svg, kMargin, y, {"", std::string(kPaddingFill), std::string(kInk)},
+                   "padding: the part of a window past the array's edge");
+  if (!clamps.empty()) {
+    y = LegendSwatch(svg, kMargin, y, {"", std::string(kBackground), std::string(kInk)},
+                     "red outline: clamped (the index map asked for a window outside the array)",
+                     kMarkStroke);
+    notes.push_back(absl::StrCat("clamped: ", clamps[0].ToString()));
+    if (clamps.size() > 1) notes.push_back(absl::StrCat("and ", clamps.size() - 1, " more"));
+  }
+  if (rank > 2) notes.push_back("the last two dimensions, at index 0 of the others");
+  notes.push_back("labels too long for their block are left out");
+  width = std::max({width, LinesWidth(notes),
+                    40 + TextWidth("red outline: clamped (the index "
+                                   "map asked for a window outside "
+                                   "the array)")});
+  y = LegendLines(svg, kMargin, y, notes);
+  return svg.Finish(title, width + 2 * kMargin, y + kMargin);
+}
+
+}  // namespace axe::picture

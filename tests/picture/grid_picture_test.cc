@@ -1,0 +1,95 @@
+#include "axe/picture/grid_picture.h"
+
+#include <string>
+
+#include "axe/pallas/index_map_expr.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "picture/golden.h"
+#include "picture/xml_check.h"
+#include "support/status_matchers.h"
+
+namespace axe::picture {
+namespace {
+
+using ::axe::testing_support::StatusIs;
+using pallas::BlockDim;
+using pallas::Grid;
+using testing::CheckXml;
+using testing::CompareGolden;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+pallas::IndexMap Map(const std::string& text) {
+  absl::StatusOr<pallas::IndexMapExpr> e = pallas::IndexMapExpr::Parse(text);
+  EXPECT_TRUE(e.ok()) << e.status();
+  return e->ToIndexMap();
+}
+
+std::vector<BlockDim> Blocks(const std::vector<std::string>& texts) {
+  std::vector<BlockDim> out;
+  for (const std::string& t : texts) out.push_back(*BlockDim::Parse(t));
+  return out;
+}
+
+std::string Draw(std::vector<int64_t> shape, std::vector<BlockDim> block, Grid grid,
+                 const std::string& map) {
+  absl::StatusOr<std::string> svg =
+      GridSvg({DType::kS32, std::move(shape)}, std::move(block), grid, Map(map));
+  EXPECT_TRUE(svg.ok()) << svg.status();
+  return svg.ok() ? *svg : "";
+}
+
+TEST(GridSvg, DocsExampleGolden) {
+  // docs/pallas.md: axe grid show --shape 8,6 --block 2,3 --grid 4,2.
+  const std::string svg = Draw({8, 6}, Blocks({"2", "3"}), Grid{4, 2}, "(i,j)->(i,j)");
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr(">(0,0)</text>"));
+  EXPECT_THAT(svg, HasSubstr(">(3,1)</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr("clamped")));
+  EXPECT_TRUE(CompareGolden("grid_8x6_block_2x3.svg", svg));
+}
+
+TEST(GridSvg, ElementOffsetMistakeIsMarkedClampedGolden) {
+  // CK-2: returning element offsets (4*i) instead of block indices clamps the windows.
+  const std::string svg = Draw({12}, Blocks({"4"}), Grid{3}, "(i)->(4*i)");
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("stroke=\"#c00000\""));
+  EXPECT_THAT(svg, HasSubstr("clamped: "));
+  EXPECT_THAT(svg, HasSubstr(">(1,)+1</text>"));  // programs 1 and 2 both clamped to [8:12]
+  EXPECT_TRUE(CompareGolden("grid_clamped.svg", svg));
+}
+
+TEST(GridSvg, PartialLastBlockShowsPadding) {
+  const std::string svg = Draw({7, 7}, Blocks({"2", "3"}), Grid{4, 3}, "(i,j)->(i,j)");
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("fill-opacity=\"0.8\""));
+  EXPECT_THAT(svg, HasSubstr(">(3,2)</text>"));
+}
+
+TEST(GridSvg, ReductionAxisGroupsProgramsOfOneWindow) {
+  const std::string svg = Draw({4, 4}, Blocks({"2", "2"}), Grid{2, 2, 3}, "(i,j,k)->(i,j)");
+  EXPECT_THAT(svg, HasSubstr(">(0,0,0)+2</text>"));
+}
+
+TEST(GridSvg, UnwrittenElementsStayGrey) {
+  const std::string svg = Draw({8}, Blocks({"2"}), Grid{2}, "(i)->(i)");
+  EXPECT_THAT(svg, HasSubstr("written by no program"));
+  EXPECT_THAT(svg, HasSubstr("fill=\"#f0f0f0\""));
+}
+
+TEST(GridSvg, Errors) {
+  EXPECT_THAT(GridSvg({DType::kS32, {8}}, Blocks({"2"}), Grid{5000}, Map("(i)->(0)")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 4096")));
+  EXPECT_THAT(GridSvg({DType::kS32, {1 << 13, 1 << 12}}, std::nullopt, Grid{}, Map("()->(0,0)")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than")));
+  EXPECT_FALSE(GridSvg({DType::kS32, {8}}, Blocks({"2"}), Grid{4}, Map("(i,j)->(i)")).ok());
+}
+
+TEST(GridSvg, IsDeterministic) {
+  EXPECT_EQ(Draw({8, 6}, Blocks({"2", "3"}), Grid{4, 2}, "(i,j)->(i,j)"),
+            Draw({8, 6}, Blocks({"2", "3"}), Grid{4, 2}, "(i,j)->(i,j)"));
+}
+
+}  // namespace
+}  // namespace axe::picture
