@@ -1,0 +1,67 @@
+// Compiling a jaxpr with a Format per input and output (JAX's AOT path:
+// jit(f, in_shardings=..., out_shardings=...).lower(...).compile()): every AUTO layout is
+// resolved by the cost model (auto_layout.h), every given sharding is checked against its
+// value, and the executable reports the formats it was compiled for.
+//
+//   Compiled c = *Compile(jaxpr, {Format(AUTO), Format(AUTO)}, {Format(AUTO), Format(AUTO)});
+//   c.input_formats()[1].layout;   // Layout(major_to_minor=(1, 0), ...)   [LN-1]
+//
+// Executing a Compiled on the runtime's arrays comes with the IR's evaluator; this is the
+// compile step and its queries.
+#ifndef AXE_JIT_COMPILE_H_
+#define AXE_JIT_COMPILE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/jit/auto_layout.h"
+#include "axe/jit/layout_rules.h"
+#include "axe/sharding/format.h"
+#include "axe/sharding/sharding.h"
+
+namespace axe::jit {
+
+// The format a compiled program has for one input or output: always a concrete layout; the
+// sharding the user gave (none: unspecified, the program's choice).
+struct CompiledFormat {
+  LocalLayout layout;
+  std::optional<sharding::Sharding> sharding;
+
+  // Format(layout=Layout(...), sharding=None | <repr>).
+  std::string ToString() const;
+  friend bool operator==(const CompiledFormat&, const CompiledFormat&) = default;
+};
+
+class Compiled {
+ public:
+  const std::vector<CompiledFormat>& input_formats() const { return input_formats_; }
+  const std::vector<CompiledFormat>& output_formats() const { return output_formats_; }
+  // The cost model's decisions, one per AUTO value.
+  const LayoutPlan& plan() const { return plan_; }
+  const ir::ClosedJaxpr& jaxpr() const { return jaxpr_; }
+
+ private:
+  friend absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
+                                          const std::vector<std::optional<Format>>& in_formats,
+                                          const std::vector<std::optional<Format>>& out_formats);
+  ir::ClosedJaxpr jaxpr_;
+  std::vector<CompiledFormat> input_formats_;
+  std::vector<CompiledFormat> output_formats_;
+  LayoutPlan plan_;
+};
+
+// `in_formats` / `out_formats`: one entry per jaxpr input / output, or empty (= all none).
+// Errors: counts that differ; a sharding that does not fit its value (JAX's rank and
+// divisibility texts, naming "jit arguments" / "jit outputs"); a concrete layout of the wrong
+// rank (JAX's "One of jit arguments with pytree key path ..." text); the donation rules do not
+// apply (nothing is donated here).
+absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
+                                 const std::vector<std::optional<Format>>& in_formats,
+                                 const std::vector<std::optional<Format>>& out_formats);
+
+}  // namespace axe::jit
+
+#endif  // AXE_JIT_COMPILE_H_

@@ -1,0 +1,76 @@
+#include "axe/jit/compile.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+
+namespace axe::jit {
+namespace {
+
+// The layout choices of one side, checked against the values they annotate.
+absl::StatusOr<std::vector<JitLayout>> LayoutChoices(
+    const ir::Jaxpr& jaxpr, const std::vector<std::optional<Format>>& formats, bool inputs) {
+  const size_t count = inputs ? jaxpr.invars.size() : jaxpr.outvars.size();
+  if (!formats.empty() && formats.size() != count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the program has ", count, inputs ? " inputs" : " outputs", " but ", formats.size(),
+        inputs ? " input formats were given" : " output formats were given"));
+  }
+  std::vector<JitLayout> choices(count);
+  for (size_t i = 0; i < formats.size(); ++i) {
+    if (!formats[i]) continue;
+    const ir::ShapedArray& aval =
+        inputs ? jaxpr.aval(jaxpr.invars[i]) : jaxpr.aval(jaxpr.outvars[i]);
+    const std::string path = absl::StrCat(inputs ? "args[" : "outputs[", i, "]");
+    if (const std::optional<sharding::Sharding>& s = formats[i]->sharding(); s && s->named()) {
+      AXE_RETURN_IF_ERROR(
+          s->named()->CheckShape(aval.shape(), inputs ? "jit arguments" : "jit outputs"));
+    }
+    if (const LocalLayout* l = formats[i]->local_layout()) {
+      if (absl::Status fits = l->CheckCompatibleAval(aval.shape()); !fits.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "One of jit ", inputs ? "arguments" : "outputs", " with pytree key path ", path,
+            " is incompatible with its layout annotation ", l->ToString(), ": ", fits.message()));
+      }
+    }
+    choices[i] = formats[i]->layout();
+  }
+  return choices;
+}
+
+std::vector<CompiledFormat> Formats(const std::vector<LocalLayout>& layouts,
+                                    const std::vector<std::optional<Format>>& given) {
+  std::vector<CompiledFormat> out;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    std::optional<sharding::Sharding> s;
+    if (i < given.size() && given[i]) s = given[i]->sharding();
+    out.push_back({layouts[i], std::move(s)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CompiledFormat::ToString() const {
+  return absl::StrCat("Format(layout=", layout.ToString(),
+                      ", sharding=", sharding ? sharding->ToString() : "None", ")");
+}
+
+absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
+                                 const std::vector<std::optional<Format>>& in_formats,
+                                 const std::vector<std::optional<Format>>& out_formats) {
+  AXE_ASSIGN_OR_RETURN(std::vector<JitLayout> ins,
+                       LayoutChoices(jaxpr.jaxpr, in_formats, /*inputs=*/true));
+  AXE_ASSIGN_OR_RETURN(std::vector<JitLayout> outs,
+                       LayoutChoices(jaxpr.jaxpr, out_formats, /*inputs=*/false));
+  Compiled c;
+  AXE_ASSIGN_OR_RETURN(c.plan_, ChooseLayouts(jaxpr.jaxpr, ins, outs));
+  c.input_formats_ = Formats(c.plan_.inputs, in_formats);
+  c.output_formats_ = Formats(c.plan_.outputs, out_formats);
+  c.jaxpr_ = std::move(jaxpr);
+  return c;
+}
+
+}  // namespace axe::jit

@@ -1,0 +1,73 @@
+// End-to-end tests of `axe compile`.
+#include <string>
+#include <vector>
+
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using testing::RunAxeWithStdin;
+
+// [LN-1], the layout notebook's apply_fn as jax.make_jaxpr prints it.
+constexpr char kApplyFn[] = R"({ lambda ; a:f32[512,1024] b:f32[512,1024]. let
+    c:f32[1,1024] = slice[
+      limit_indices=(1, 1024)
+      start_indices=(0, 0)
+      strides=None
+    ] a
+    d:f32[1024] = squeeze[dimensions=(0,)] c
+    e:f32[512,1] = slice[
+      limit_indices=(512, 1)
+      start_indices=(0, 0)
+      strides=None
+    ] b
+    f:f32[512] = squeeze[dimensions=(1,)] e
+  in (d, f) })";
+
+TEST(CompileCli, AutoLayoutsOfTheLayoutNotebook) {
+  auto r = RunAxeWithStdin(
+      {"compile", "--jaxpr", "-", "--in", "Format(Layout.AUTO)", "--in", "Format(Layout.AUTO)",
+       "--out", "Format(Layout.AUTO)", "--out", "Format(Layout.AUTO)", "--json"},
+      kApplyFn);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["input_formats"][0]["layout"]["major_to_minor"], json::parse("[0,1]"));
+  EXPECT_EQ(j["input_formats"][1]["layout"]["major_to_minor"], json::parse("[1,0]"));
+  EXPECT_EQ(j["input_formats"][1]["sharding"], nullptr);
+  EXPECT_EQ(j["explain"].size(), 4u);
+  EXPECT_EQ(j["explain"][1]["candidates"][1],
+            json::parse(R"({"major_to_minor":[1,0],"bytes":2048,)"
+                        R"("reason":"slice reads 32 lines of 64 B","chosen":true})"));
+
+  r = RunAxeWithStdin({"compile", "--jaxpr", "-", "--in", "Format(Layout.AUTO)", "--in",
+                       "Format(Layout.AUTO)", "--explain"},
+                      kApplyFn);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  args[1] f32[512,1024]  Format(layout=Layout(major_to_minor=(1, "
+                               "0), tiling=None, sub_byte_element_size_in_bits=0), sharding="
+                               "None)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  * major_to_minor=(1, 0)"));
+}
+
+TEST(CompileCli, BadInput) {
+  auto r = RunAxe({"compile", "--jaxpr", "{ lambda ; a:f32[4]. let in (a,) }", "--in",
+                   "Format(Layout((1, 0)), SingleDeviceSharding(device=0))"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("is incompatible with its layout annotation"));
+  r = RunAxe({"compile", "--jaxpr", "{ lambda ; a:f32[4]. let in (a,) }", "--in", "Format(3)"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--in 0: "));
+  r = RunAxe({"compile", "--jaxpr", "{ lambda ; a:f32[4]. let b = sin in (a,) }"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--jaxpr: "));
+}
+
+}  // namespace
+}  // namespace axe
