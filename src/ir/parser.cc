@@ -479,6 +479,12 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
     if (c == ';' || c == '\0') break;
     absl::string_view next = PeekName();
     if (!next.empty() && AfterName() == ':' && !AtLiteral()) break;
+    // A name that is no variable in scope but a primitive starts the next equation, one
+    // without outputs (the multi-line print separates equations by line breaks only).
+    if (!next.empty() && !AtLiteral() && scope.find(next) == scope.end() &&
+        Primitive::Find(next) != nullptr) {
+      break;
+    }
     if (next == "in" && PeekAt(pos_ + 2) != ':') {
       size_t save = pos_;
       pos_ += 2;

@@ -1,4 +1,5 @@
-// String parameters in jaxpr text: the escapes PythonStringRepr writes read back.
+// Findings of the jaxpr fuzz target (fuzz/jaxpr_fuzz.cc): texts that parsed but whose print did
+// not read back.
 #include <string>
 
 #include "axe/ir/jaxpr.h"
@@ -55,6 +56,25 @@ TEST(ParserStringTest, TruncatedHexEscapeIsAnErrorAtItsPosition) {
                        HasSubstr("line 8, column 18: truncated \\xXX escape")));
   EXPECT_THAT(ParseJaxpr(ShardMapWithMeshAxis("a\\xg0")),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("truncated \\xXX escape")));
+}
+
+// An equation without outputs (JAX prints it as `prim[params] operands`) used to be read as
+// operands of the equation above it once the jaxpr was printed on several lines:
+// `b:f32[3] = neg a\n    sin` gave "unknown variable 'sin'" (found by the jaxpr fuzz target,
+// fuzz/corpus/jaxpr/eqn-without-outputs-regression).
+TEST(ParserEqnTest, EquationsWithoutOutputsReadBackFromTheMultiLinePrint) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      "{ lambda ; a:f32[1,3]. let b:f32[3] = squeeze[dimensions=(0,)] a; sin; "
+      "c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3) sharding=None] b; "
+      "neg in (c,) }");
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_EQ(j->jaxpr.eqns.size(), 4u);
+  const std::string multi_line = PrintJaxpr(*j, /*width=*/20);
+  EXPECT_THAT(multi_line, HasSubstr("\n    sin \n"));
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(multi_line);
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << multi_line;
+  EXPECT_EQ(*again, *j);
+  EXPECT_EQ(PrintJaxpr(*again, 20), multi_line);
 }
 
 }  // namespace
