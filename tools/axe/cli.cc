@@ -35,6 +35,17 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& arg,
   return v;
 }
 
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const std::string& what) {
+  if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": empty file name"));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out.flush()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what) {
   constexpr size_t kMaxInputBytes = size_t{256} << 20;
   static std::string stdin_reader;  // the option that read standard input, if any

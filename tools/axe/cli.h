@@ -47,6 +47,10 @@ absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
 // the text itself. Inputs over 256 MiB are refused. Errors name `what` (e.g. "--shape").
 absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what);
 
+// Writes `text` to the file PATH (the --svg pictures); errors name `what` and the path.
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const std::string& what);
+
 // Turns a status message into one line (newlines and tabs become spaces, runs collapse).
 std::string OneLine(absl::string_view message);
 

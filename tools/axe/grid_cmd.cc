@@ -17,6 +17,7 @@
 #include "axe/pallas/numpy_format.h"
 #include "axe/pallas/show_program_ids.h"
 #include "axe/pallas/validate.h"
+#include "axe/picture/grid_picture.h"
 #include "cli.h"
 
 namespace axe::cli {
@@ -150,6 +151,7 @@ Json ClampJson(const pallas::ClampEvent& e) {
 void AddShow(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<GridArgs>();
   auto repr = std::make_shared<bool>(false);
+  auto svg = std::make_shared<std::string>();  // --svg FILE
   CLI::App* cmd = group.add_subcommand("show",
                                        "Run show_program_ids in interpret mode: every program "
                                        "fills its output block with its grid indices as "
@@ -159,8 +161,11 @@ void AddShow(CLI::App& group, Selected& selected) {
               "for all zeros; "
               "default: the identity over the grid");
   cmd->add_flag("--repr", *repr, "Print JAX's repr, Array([...], dtype=...), instead of print()");
+  cmd->add_option("--svg", *svg,
+                  "Also draw the program blocks over the array (clamped and padded blocks "
+                  "marked) as an SVG picture into FILE");
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [given = args, repr, &selected]() -> absl::Status {
+  OnSelect(cmd, selected, [given = args, repr, svg, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*given));
     const GridArgs* args = &text;
     AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
@@ -180,6 +185,12 @@ void AddShow(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(
         IndexMap map,
         ParseIndexMap(args->index_map, pallas::IndexMapExpr::Identity(p.grid.rank()).ToIndexMap()));
+    if (!svg->empty()) {
+      absl::StatusOr<std::string> drawing =
+          picture::GridSvg({p.dtype, p.shape}, p.block, p.grid, map);
+      if (!drawing.ok()) return InOption("--svg", drawing.status());
+      AXE_RETURN_IF_ERROR(WriteOutputFile(*svg, *drawing, "--svg"));
+    }
     std::vector<pallas::ClampEvent> clamps;
     AXE_ASSIGN_OR_RETURN(AnyArray out,
                          pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),

@@ -24,6 +24,7 @@
 #include "axe/layout/swizzle.h"
 #include "axe/layout/tile.h"
 #include "axe/layout/tile_of.h"
+#include "axe/picture/layout_picture.h"
 #include "cli.h"
 
 namespace axe::cli {
@@ -308,10 +309,29 @@ void AddInfo(CLI::App& group, Selected& selected) {
   });
 }
 
+// --svg FILE of `axe layout show`: the picture (picture/layout_picture.h) of `l` on `shape`.
+template <typename Args>
+absl::Status WriteLayoutSvg(const Layout& l, std::array<int64_t, 2> shape, const Args& args) {
+  picture::LayoutPictureOptions options{.shape = shape};
+  if (!args.color_by.empty()) {
+    for (Axis a : l.axes()) {
+      if (a.name() == args.color_by) options.colour_axis = a;
+    }
+    if (!options.colour_axis) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--color-by: the layout ", l.ToString(), " does not use the axis '", args.color_by, "'"));
+    }
+  }
+  absl::StatusOr<std::string> svg = picture::LayoutSvg(l, options);
+  if (!svg.ok()) return InOption("--svg", svg.status());
+  return WriteOutputFile(args.svg, *svg, "--svg");
+}
+
 void AddShow(CLI::App& group, Selected& selected) {
   struct Args : LayoutArgs {
     std::string shape;
     int64_t max_rows = 32, max_cols = 16;
+    std::string svg, color_by;  // --svg FILE, --color-by AXIS
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
@@ -325,6 +345,11 @@ void AddShow(CLI::App& group, Selected& selected) {
       ->check(CLI::Range(int64_t{1}, int64_t{4096}));
   cmd->add_option("--max-cols", args->max_cols, "Columns drawn at most (default 16)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}));
+  cmd->add_option("--svg", args->svg,
+                  "Also draw the grid and the physical space as an SVG picture into FILE");
+  cmd->add_option("--color-by", args->color_by,
+                  "The axis whose value colours the --svg cells (default: the first non-memory "
+                  "axis)");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
@@ -336,6 +361,7 @@ void AddShow(CLI::App& group, Selected& selected) {
       shape = {s[0], s[1]};
     }
     const GridWindow window{args->max_rows, args->max_cols};
+    if (!args->svg.empty()) AXE_RETURN_IF_ERROR(WriteLayoutSvg(l, shape, *args));
     if (!selected.json) {
       AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1], window));
       std::cout << grid;

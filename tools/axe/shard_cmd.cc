@@ -12,6 +12,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
+#include "axe/picture/sharding_picture.h"
 #include "axe/sharding/equivalent.h"
 #include "axe/sharding/explain.h"
 #include "axe/sharding/format.h"
@@ -154,6 +155,7 @@ absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
 
 struct ExplainArgs : ArrayArgs {
   std::string mesh, spec, hlo, sdy, sharding, format, axe, mode = "flat";
+  std::string svg;  // --svg FILE: the picture
   int64_t num_devices = 0;
 };
 
@@ -338,9 +340,20 @@ void AddExplain(CLI::App& group, Selected& selected) {
   cmd->add_option("--mode", args->mode,
                   "Device iters of the Axe form: flat (gpuid) or per_axis (one axis per mesh "
                   "axis)");
+  cmd->add_option("--svg", args->svg,
+                  "Also draw the blocks each device holds, beside the mesh, as an SVG picture "
+                  "into FILE");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args));
+    if (!args->svg.empty()) {
+      // The mesh is drawn beside the blocks (not when it came from standard input, read once).
+      MeshOption mesh;
+      if (args->mesh != "-") {
+        AXE_ASSIGN_OR_RETURN(mesh, ParseMeshOption(args->mesh));
+      }
+      AXE_RETURN_IF_ERROR(WriteOutputFile(args->svg, picture::ShardingSvg(e, mesh.mesh), "--svg"));
+    }
     if (selected.json) {
       PrintJson(ExplanationJson(e));
     } else {

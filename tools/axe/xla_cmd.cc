@@ -10,6 +10,7 @@
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/picture/xla_picture.h"
 #include "axe/xla/explain.h"
 #include "axe/xla/hlo_text.h"
 #include "axe/xla/memory_space.h"
@@ -145,6 +146,7 @@ void PrintShapeText(const Shape& s) {
 struct ExplainArgs : ShapeArgs {
   std::string index;
   std::string leaf;
+  std::string svg;  // --svg FILE: the tiling picture
 };
 
 // ---- HLO instruction lines and modules ----
@@ -271,6 +273,8 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
     if (has_index || has_leaf) {
       return absl::InvalidArgumentError("--index and --leaf take a single shape, not HLO text");
     }
+    if (!args.svg.empty())
+      return absl::InvalidArgumentError("--svg takes a single shape, not HLO text");
     return RunExplainHlo(text, json);
   }
   AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeText(text, args));
@@ -282,6 +286,11 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
   if (!leaf.ok())
     return absl::InvalidArgumentError(absl::StrCat("--leaf: ", leaf.status().message()));
   const Shape& s = **leaf;
+  if (!args.svg.empty()) {
+    absl::StatusOr<std::string> svg = picture::TiledArraySvg(s);
+    if (!svg.ok()) return InOption("--svg", svg.status());
+    AXE_RETURN_IF_ERROR(WriteOutputFile(args.svg, *svg, "--svg"));
+  }
   std::optional<xla::IndexExplanation> at;
   if (has_index) {
     if (!s.IsArray() && !s.IsBuffer()) {
@@ -323,6 +332,9 @@ void AddExplain(CLI::App& group, Selected& selected) {
       cmd->add_option("--index", args->index, "A logical index, e.g. 2,3: its offset and tile");
   CLI::Option* leaf = cmd->add_option(
       "--leaf", args->leaf, "A tuple leaf, e.g. 1,0 (element 0 of element 1): explain only it");
+  cmd->add_option("--svg", args->svg,
+                  "Also draw the tiling (tiles numbered in memory order, padding, sub-tiles) "
+                  "as an SVG picture into FILE");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, index, leaf, &selected]() -> absl::Status {
     return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json);

@@ -1,0 +1,120 @@
+// End-to-end tests of the --svg pictures of `axe layout show`, `axe xla explain`,
+// `axe shard explain` and `axe grid show`: the file is written, is the library's picture
+// (the same bytes as the golden for the seed examples) and errors are one line, exit 2.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using testing::RunResult;
+using ::testing::StartsWith;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Golden(const std::string& name) {
+  return ReadFile(std::string(AXE_SOURCE_DIR) + "/tests/picture/golden/" + name);
+}
+
+// Runs `args` + --svg FILE; returns the file's text (empty on failure).
+std::string Svg(std::vector<std::string> args, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/picture_cli_" + name;
+  std::remove(path.c_str());
+  args.insert(args.end(), {"--svg", path});
+  RunResult r = RunAxe(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return ReadFile(path);
+}
+
+TEST(PictureCli, LayoutShowWritesTheFigure2Golden) {
+  const std::string svg =
+      Svg({"layout", "show", "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp",
+           "--shape", "8,16", "--color-by", "warp"},
+          "fig2.svg");
+  EXPECT_THAT(svg, StartsWith("<?xml"));
+  EXPECT_EQ(svg, Golden("figure2_layout.svg"));
+}
+
+TEST(PictureCli, LayoutShowStillPrintsItsText) {
+  const std::string path = ::testing::TempDir() + "/picture_cli_text.svg";
+  RunResult r = RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--svg", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("each cell: m"));
+  EXPECT_THAT(ReadFile(path), HasSubstr("Axe layout S[(4,4):(4,1)]"));
+}
+
+TEST(PictureCli, LayoutShowColorByUnknownAxis) {
+  RunResult r = RunAxe({"layout", "show", "S[(8,4):(4@lane,1)]", "--svg",
+                        ::testing::TempDir() + "/x.svg", "--color-by", "warp"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--color-by: the layout S[(8,4):(4@lane,1)] does not use the "
+                               "axis 'warp'"));
+}
+
+TEST(PictureCli, XlaExplainWritesTheTilingGolden) {
+  const std::string svg =
+      Svg({"xla", "explain", "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"}, "tpu.svg");
+  EXPECT_EQ(svg, Golden("xla_bf16_tiled.svg"));
+}
+
+TEST(PictureCli, XlaExplainSvgErrors) {
+  RunResult r = RunAxe(
+      {"xla", "explain", "f32[4,6,8]{2,1,0:T(2,*,4)}", "--svg", ::testing::TempDir() + "/x.svg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--svg: the picture does not draw tiles that combine"));
+  r = RunAxe({"xla", "explain", "HloModule m\nENTRY e { ROOT p = f32[4]{0} parameter(0) }", "--svg",
+              ::testing::TempDir() + "/x.svg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--svg takes a single shape, not HLO text"));
+  r = RunAxe({"xla", "explain", "f32[4]{0}", "--svg", "/nonexistent-dir/x.svg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--svg: cannot write '/nonexistent-dir/x.svg'"));
+}
+
+TEST(PictureCli, ShardExplainWritesTheMeshGoldens) {
+  EXPECT_EQ(Svg({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x','y')"},
+                "xy.svg"),
+            Golden("sharding_2x2_xy.svg"));
+  EXPECT_EQ(
+      Svg({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x')"}, "x.svg"),
+      Golden("sharding_2x2_x.svg"));
+}
+
+TEST(PictureCli, ShardExplainWithoutAMeshDrawsTheDevices) {
+  const std::string svg =
+      Svg({"shard", "explain", "--shape", "8,8", "--hlo", "{devices=[2,1]0,1}"}, "hlo.svg");
+  EXPECT_THAT(svg, HasSubstr(">devices</text>"));
+}
+
+TEST(PictureCli, GridShowWritesTheGoldens) {
+  EXPECT_EQ(Svg({"grid", "show", "--shape", "8,6", "--block", "2,3", "--grid", "4,2"}, "grid.svg"),
+            Golden("grid_8x6_block_2x3.svg"));
+  EXPECT_EQ(Svg({"grid", "show", "--shape", "12", "--block", "4", "--grid", "3", "--index-map",
+                 "(i)->(4*i)"},
+                "clamped.svg"),
+            Golden("grid_clamped.svg"));
+}
+
+TEST(PictureCli, GridShowSvgRefusesHugeGrids) {
+  RunResult r = RunAxe({"grid", "show", "--shape", "8", "--block", "2", "--grid", "5000",
+                        "--index-map", "(i)->(0)", "--svg", ::testing::TempDir() + "/g.svg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--svg: the grid (5000,) has 5000 programs"));
+}
+
+}  // namespace
+}  // namespace axe
