@@ -1,39 +1,43 @@
-// Umbrella header: everything axe offers.
+// Umbrella header: everything axe offers (scripts/update-umbrella writes it).
 #ifndef AXE_AXE_H_
 #define AXE_AXE_H_
 
+// Element types, checked arithmetic, the scanner, errors.
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
+#include "axe/base/python_error.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/base/thread_pool.h"
+
+// The Axe layout, its algebra and the layouts of real hardware.
 #include "axe/layout/apply.h"
 #include "axe/layout/axis.h"
 #include "axe/layout/axis_catalog.h"
+#include "axe/layout/broadcast.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/coord.h"
+#include "axe/layout/direct_sum.h"
 #include "axe/layout/group.h"
 #include "axe/layout/inverse.h"
 #include "axe/layout/iter.h"
 #include "axe/layout/layout.h"
-#include "axe/layout/properties.h"
-#include "axe/layout/render.h"
-// The layout algebra and the layouts of real hardware.
-#include "axe/layout/broadcast.h"
-#include "axe/layout/direct_sum.h"
 #include "axe/layout/maybe_layout.h"
 #include "axe/layout/mesh.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/pack.h"
 #include "axe/layout/permute.h"
+#include "axe/layout/properties.h"
+#include "axe/layout/render.h"
 #include "axe/layout/slice.h"
 #include "axe/layout/swizzle.h"
 #include "axe/layout/tile.h"
 #include "axe/layout/tile_of.h"
 #include "axe/layout/tmem.h"
 #include "axe/layout/trainium.h"
+
 // XLA shapes and layouts.
 #include "axe/xla/equal.h"
 #include "axe/xla/explain.h"
@@ -54,13 +58,24 @@
 #include "axe/xla/tiling.h"
 #include "axe/xla/to_axe.h"
 #include "axe/xla/validate.h"
-// Shardings: meshes, PartitionSpecs, NamedSharding, HLO shardings, as Axe layouts.
+
+// Shardings: meshes, PartitionSpecs, NamedSharding, HLO and Shardy shardings, Formats.
 #include "axe/sharding/device_map.h"
+#include "axe/sharding/equivalent.h"
+#include "axe/sharding/explain.h"
+#include "axe/sharding/format.h"
+#include "axe/sharding/from_axe.h"
+#include "axe/sharding/from_hlo.h"
 #include "axe/sharding/hlo_sharding.h"
+#include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
 #include "axe/sharding/partition_spec.h"
+#include "axe/sharding/picture.h"
+#include "axe/sharding/sharding.h"
+#include "axe/sharding/shardy.h"
 #include "axe/sharding/to_axe.h"
+
 // Pallas grids, BlockSpecs and the kernel executor.
 #include "axe/pallas/array.h"
 #include "axe/pallas/block_dim.h"
@@ -79,13 +94,59 @@
 #include "axe/pallas/ref.h"
 #include "axe/pallas/show_program_ids.h"
 #include "axe/pallas/validate.h"
-// The relayout engine.
+
+// The relayout engine and the distributed runtime.
+#include "axe/runtime/array.h"
+#include "axe/runtime/box_copy.h"
 #include "axe/runtime/buffer_layout.h"
+#include "axe/runtime/client.h"
+#include "axe/runtime/collective_benchmark.h"
+#include "axe/runtime/collectives.h"
+#include "axe/runtime/device.h"
+#include "axe/runtime/device_values.h"
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/element_value.h"
+#include "axe/runtime/index_box.h"
+#include "axe/runtime/reduce_elements.h"
 #include "axe/runtime/relayout_benchmark.h"
 #include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/relayout_reference.h"
+#include "axe/runtime/reshard.h"
+#include "axe/runtime/reshard_benchmark.h"
+#include "axe/runtime/reshard_plan.h"
 #include "axe/runtime/tensor_buffer.h"
+
+// SVG pictures.
+#include "axe/picture/cell_grid.h"
+#include "axe/picture/grid_picture.h"
+#include "axe/picture/layout_picture.h"
+#include "axe/picture/palette.h"
+#include "axe/picture/sharding_picture.h"
+#include "axe/picture/svg.h"
+#include "axe/picture/xla_picture.h"
+
+// The IR: primitives, jaxprs, shard_map typing, transposes.
+#include "axe/ir/axis_env.h"
+#include "axe/ir/builder.h"
+#include "axe/ir/check.h"
+#include "axe/ir/control_flow.h"
+#include "axe/ir/host_array.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/ir/linear.h"
+#include "axe/ir/literal.h"
+#include "axe/ir/param.h"
+#include "axe/ir/parser.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/printer.h"
+#include "axe/ir/shaped_array.h"
+#include "axe/ir/shard_map.h"
+#include "axe/ir/tracer.h"
+#include "axe/ir/transpose.h"
+
+// Compiling with Formats: layout rules and AUTO layouts.
+#include "axe/jit/auto_layout.h"
+#include "axe/jit/compile.h"
+#include "axe/jit/layout_rules.h"
 
 #endif  // AXE_AXE_H_
