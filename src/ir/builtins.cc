@@ -197,6 +197,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterCallRules(*p);
     internal::RegisterCollectiveRules(*p);
     internal::RegisterCollectiveTransposes(*p);
+    internal::RegisterLinearRules(*p);
     return p;
   }();
   return *builtins;

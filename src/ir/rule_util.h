@@ -59,6 +59,7 @@ void RegisterShapeRules(const BuiltinPrimitives& p);
 void RegisterCallRules(const BuiltinPrimitives& p);
 void RegisterCollectiveRules(const BuiltinPrimitives& p);
 void RegisterCollectiveTransposes(const BuiltinPrimitives& p);
+void RegisterLinearRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 
