@@ -192,7 +192,11 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
                                                  const LayoutPictureOptions& options,
                                                  std::vector<std::string>& notes) {
   AXE_ASSIGN_OR_RETURN(auto range, AxisRange(layout, axis));
-  const int64_t count = range.second - range.first + 1;  // fits: validated by Create
+  // The span (hi - lo + 1) of a valid layout's axis fits int64 (Layout::Create checks it).
+  std::optional<int64_t> span = CheckedSub(range.second, range.first);
+  if (span) span = CheckedAdd(*span, 1);
+  if (!span) return absl::OutOfRangeError("the layout's range overflows int64");
+  const int64_t count = *span;
   const int64_t rows = CeilDiv(count, width);
   CellGrid grid;
   grid.caption = absl::StrCat("physical: ", axis.name(), " ", range.first, "..", range.second,
@@ -201,13 +205,17 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
   const int64_t shown_cols = std::min(width, options.max_cols);
   for (int64_t c = 0; c < shown_cols; ++c) grid.col_labels.push_back(absl::StrCat("+", c));
   for (int64_t r = 0; r < shown_rows; ++r) {
+    // r * width < count: r < rows = ceil(count / width).
     grid.row_labels.push_back(absl::StrCat(range.first + r * width));
     for (int64_t c = 0; c < shown_cols; ++c) {
-      const int64_t value = range.first + r * width + c;
-      if (value > range.second) {
+      // r * width + c < count: no overflow while the value is in the range.
+      std::optional<int64_t> offset = CheckedMul(r, width);
+      if (offset) offset = CheckedAdd(*offset, c);
+      if (!offset || *offset >= count) {
         grid.cells.push_back({"", std::string(kBackground), std::string(kInk)});
         continue;
       }
+      const int64_t value = range.first + *offset;
       PhysCoord p;
       p.set(axis, value);
       AXE_ASSIGN_OR_RETURN(std::vector<int64_t> flats, inverse.Preimage(p));
