@@ -104,7 +104,11 @@ MpiClient::MpiClient(int rank, int size, const MpiClientOptions& options)
 
 MpiClient::~MpiClient() {
   // After a timeout, pending requests may still use the communicators: leave them to MPI.
-  if (state_->broken || !Initialized()) return;
+  if (state_->broken) {  // MPI may still touch its buffers: leave them (the job is ending)
+    static_cast<void>(state_.release());
+    return;
+  }
+  if (!Initialized()) return;
   for (auto& [key, comm] : state_->group_comms) {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }

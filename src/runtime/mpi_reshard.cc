@@ -58,6 +58,14 @@ absl::Status PackOrUnpack(const Side& shard, const IndexBox& box, uint8_t* buffe
   return CopyBox(from, WholeBox(extents), to, local, element_bytes);
 }
 
+// Makes `buffer` (a staging buffer kept by the client) hold at least `bytes`.
+absl::Status Reserve(MpiClient& client, DeviceBuffer& buffer, int64_t bytes) {
+  if (buffer.size() >= bytes && buffer.device() != nullptr) return absl::OkStatus();
+  buffer = DeviceBuffer();  // release first: the peak holds one of them
+  AXE_ASSIGN_OR_RETURN(buffer, client.device(client.rank()).Allocate(bytes));
+  return absl::OkStatus();
+}
+
 // This rank's part of a reshard: what it sends, receives and keeps.
 struct RankWork {
   std::vector<const ReshardMessage*> sends, receives, local;
@@ -135,8 +143,10 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
   const DeviceShard* to_shard = ShardOf(out, me);
   const int eb = array.element_bytes();
   const auto start = std::chrono::steady_clock::now();
-  AXE_ASSIGN_OR_RETURN(DeviceBuffer send, client->device(me).Allocate(w.send_bytes));
-  AXE_ASSIGN_OR_RETURN(DeviceBuffer receive, client->device(me).Allocate(w.receive_bytes));
+  AXE_RETURN_IF_ERROR(Reserve(*client, client->state().send_staging, w.send_bytes));
+  AXE_RETURN_IF_ERROR(Reserve(*client, client->state().receive_staging, w.receive_bytes));
+  DeviceBuffer& send = client->state().send_staging;
+  DeviceBuffer& receive = client->state().receive_staging;
   std::vector<MPI_Request> req;
   req.reserve(w.sends.size() + w.receives.size());
   int64_t offset = 0;
@@ -170,11 +180,8 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                                 Relative(m->box, BoxFromIndex(to_shard->index)), eb));
     local += m->bytes;
   }
-  if (absl::Status s = WaitAll(*client, req, "reshard"); !s.ok()) {
-    client->state().KeepAlive(std::move(send));
-    client->state().KeepAlive(std::move(receive));
-    return s;
-  }
+  // On failure the client is broken and keeps its staging buffers (MPI may still use them).
+  AXE_RETURN_IF_ERROR(WaitAll(*client, req, "reshard"));
   offset = 0;
   for (const ReshardMessage* m : w.receives) {
     Side dst{out.storage(), out.mutable_shard_buffer(me)->data(), BoxFromIndex(to_shard->index)};

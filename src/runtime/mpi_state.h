@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/runtime/collectives.h"
+#include "axe/runtime/device.h"
 #include "axe/runtime/mpi_client.h"
 #include "axe/sharding/mesh.h"
 
@@ -28,6 +29,9 @@ struct MpiState {
   // (MPI_COMM_NULL where this rank is outside the mesh).
   std::map<std::string, MPI_Comm> group_comms;
   bool broken = false;
+  // Staging buffers of MpiReshardInto (packed messages to send, received messages), kept
+  // between reshards so that repeated ones do not fault fresh pages in; grown as needed.
+  DeviceBuffer send_staging, receive_staging;
   // Buffers that pending requests may still touch after a timeout: kept until exit.
   std::vector<std::shared_ptr<void>> abandoned;
 
