@@ -39,6 +39,7 @@ test-jax: deps
 	cmake --preset release
 	cmake --build --preset release --target axe_python -j $(JOBS)
 	XLA_FLAGS=--xla_force_host_platform_device_count=8 PYTHONPATH=build/release/python \
+	  PYTHONDONTWRITEBYTECODE=1 \
 	  build/venv/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 # `pip install .` into a scratch environment (builds the core again: slow, not in make test).
