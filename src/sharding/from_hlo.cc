@@ -23,6 +23,9 @@ absl::Status CheckConvertible(const HloSharding& hlo, size_t rank) {
       return NotExpressible("a tuple sharding annotates several values; convert its elements");
     case HloSharding::Kind::kManual:
       return NotExpressible("{manual} marks a value inside a manual (shard_map) region");
+    case HloSharding::Kind::kUnknown:
+      return NotExpressible("{unknown} leaves the sharding to the partitioner");
+    case HloSharding::Kind::kUnreduced: return NotExpressible("{unreduced} holds partial values");
     case HloSharding::Kind::kMaximal:
       return NotExpressible(absl::StrCat("{maximal device=", hlo.device(),
                                          "} is SingleDeviceSharding(device=", hlo.device(), ")"));

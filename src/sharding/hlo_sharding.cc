@@ -19,6 +19,38 @@ HloSharding HloSharding::Manual() {
   return s;
 }
 
+HloSharding HloSharding::Unknown() {
+  HloSharding s;
+  s.kind_ = Kind::kUnknown;
+  return s;
+}
+
+HloSharding HloSharding::Unreduced() {
+  HloSharding s;
+  s.kind_ = Kind::kUnreduced;
+  return s;
+}
+
+absl::StatusOr<HloSharding> HloSharding::WithShardGroup(ShardGroup group) const {
+  if (kind_ == Kind::kTuple) {
+    return absl::InvalidArgumentError("a tuple sharding has no shard group (its elements do)");
+  }
+  if (group.id < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("shard group id ", group.id, " is negative"));
+  }
+  HloSharding out = *this;
+  out.shard_group_ = group;
+  return out;
+}
+
+std::string HloSharding::Suffix() const {
+  std::string out;
+  if (shard_group_) {
+    absl::StrAppend(&out, shard_group_->like ? " shard_like " : " shard_as ", shard_group_->id);
+  }
+  return out + MetadataSuffix();
+}
+
 absl::StatusOr<HloSharding> HloSharding::Maximal(int64_t device) {
   AXE_RETURN_IF_ERROR(CheckDeviceId(device));
   HloSharding s;
@@ -86,9 +118,11 @@ absl::string_view SubgroupName(HloSharding::SubgroupType t) {
 
 std::string HloSharding::ToString() const {
   switch (kind_) {
-    case Kind::kReplicated: return absl::StrCat("{replicated", MetadataSuffix(), "}");
-    case Kind::kManual: return absl::StrCat("{manual", MetadataSuffix(), "}");
-    case Kind::kMaximal: return absl::StrCat("{maximal device=", device_, MetadataSuffix(), "}");
+    case Kind::kReplicated: return absl::StrCat("{replicated", Suffix(), "}");
+    case Kind::kManual: return absl::StrCat("{manual", Suffix(), "}");
+    case Kind::kUnknown: return absl::StrCat("{unknown", Suffix(), "}");
+    case Kind::kUnreduced: return absl::StrCat("{unreduced", Suffix(), "}");
+    case Kind::kMaximal: return absl::StrCat("{maximal device=", device_, Suffix(), "}");
     case Kind::kTuple: {
       std::string out = "{";
       for (size_t i = 0; i < elements_.size(); ++i) {
@@ -102,7 +136,7 @@ std::string HloSharding::ToString() const {
   std::string out = absl::StrCat("{", tiles_->ToString());
   if (last_tile_dim_replicate_) out += " last_tile_dim_replicate";
   AppendSubgroups(out);
-  return out + MetadataSuffix() + "}";
+  return out + Suffix() + "}";
 }
 
 void HloSharding::AppendSubgroups(std::string& out) const {
@@ -140,7 +174,9 @@ std::vector<DeviceShard> ApplyDeviceAssignment(std::vector<DeviceShard> map,
 int64_t DeviceCountNamed(const HloSharding& sharding) {
   switch (sharding.kind()) {
     case HloSharding::Kind::kReplicated:
-    case HloSharding::Kind::kManual: return 0;
+    case HloSharding::Kind::kManual:
+    case HloSharding::Kind::kUnknown:
+    case HloSharding::Kind::kUnreduced: return 0;
     case HloSharding::Kind::kMaximal: return sharding.device() + 1;
     case HloSharding::Kind::kTiled: {
       int64_t count = 0;
@@ -268,6 +304,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
   switch (sharding.kind()) {
     case HloSharding::Kind::kTuple:
     case HloSharding::Kind::kManual:
+    case HloSharding::Kind::kUnknown:
       return absl::InvalidArgumentError(
           absl::StrCat("the sharding ", sharding.ToString(), " has no device map for one array"));
     case HloSharding::Kind::kMaximal:
@@ -275,6 +312,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
       map.push_back({sharding.device(), whole, 0});
       return map;
     case HloSharding::Kind::kReplicated:
+    case HloSharding::Kind::kUnreduced:  // every device holds (a partial value of) everything
       if (num_devices < 1) {
         return absl::InvalidArgumentError("{replicated} needs the number of devices (>= 1)");
       }

@@ -166,6 +166,8 @@ absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
   std::optional<TileAssignment> tiles;
   std::vector<HloSharding::SubgroupType> subgroups;
   std::vector<std::string> metadata;
+  bool unknown = false, unreduced = false;
+  std::optional<HloSharding::ShardGroup> group;
   while (!s.TryConsume('}')) {
     s.SkipSpace();
     const size_t at = s.pos();
@@ -193,15 +195,26 @@ absl::StatusOr<HloSharding> ReadSingle(Scanner& s, size_t open) {
       AXE_ASSIGN_OR_RETURN(subgroups, ReadSubgroups(s));
     } else if (word == "metadata" && s.TryConsume('=')) {
       AXE_ASSIGN_OR_RETURN(metadata, ReadMetadata(s));
-    } else if (word == "shard_as" || word == "shard_like" || word == "unknown" ||
-               word == "unreduced") {
-      return s.MessageAt(at, absl::StrCat("'", *word, "' is not supported"));
+    } else if (word == "unknown") {
+      unknown = true;
+    } else if (word == "unreduced") {
+      unreduced = true;
+    } else if (word == "shard_as" || word == "shard_like") {
+      s.SkipSpace();
+      const size_t id_pos = s.pos();
+      AXE_ASSIGN_OR_RETURN(int64_t id, s.ReadInt());
+      if (id < 0) return s.MessageAt(id_pos, "a shard group id is >= 0");
+      group = HloSharding::ShardGroup{word == "shard_like", id};
     } else {
       return s.ErrorAt(at, "a sharding attribute or '}'");
     }
   }
-  absl::StatusOr<HloSharding> out = Build(s, open, replicated, manual, maximal, device,
-                                          std::move(tiles), last_replicate, std::move(subgroups));
+  absl::StatusOr<HloSharding> out =
+      unknown     ? HloSharding::Unknown()
+      : unreduced ? HloSharding::Unreduced()
+                  : Build(s, open, replicated, manual, maximal, device, std::move(tiles),
+                          last_replicate, std::move(subgroups));
+  if (out.ok() && group) out = out->WithShardGroup(*group);
   if (!out.ok() || metadata.empty()) return out;
   return out->WithMetadata(std::move(metadata));
 }

@@ -144,7 +144,11 @@ absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_sh
   switch (sharding.kind()) {
     case HloSharding::Kind::kTuple:
     case HloSharding::Kind::kManual:
+    case HloSharding::Kind::kUnknown:
       return NotExpressible(absl::StrCat(sharding.ToString(), " has no single device map"));
+    case HloSharding::Kind::kUnreduced:
+      return NotExpressible(
+          absl::StrCat(sharding.ToString(), " holds partial values, which a layout cannot say"));
     case HloSharding::Kind::kMaximal: {
       PhysCoord at;
       at.set(gpuid, sharding.device());

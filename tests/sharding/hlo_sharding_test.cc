@@ -43,6 +43,12 @@ TEST(HloShardingTest, RoundTripsByteForByte) {
            "{devices=[2,1]<=[2] metadata={op_type=\"Mul\" op_name=\"a\\\"b\"}}",
            "{maximal device=1 metadata={{op_name=\"x\"}, {op_name=\"y\" source_line=7}}}",
            "{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name=\"m\"}}",
+           "{unknown}",
+           "{unreduced}",
+           "{replicated shard_as 1}",
+           "{unknown shard_like 0 metadata={op_name=\"u\"}}",
+           "{devices=[2,2]<=[4] last_tile_dims={unreduced} shard_as 3}",
+           "{}",
            "{devices=[4,2]<=[8]}",
            "{devices=[2,2]<=[2,2]T(1,0)}",
            "{devices=[2,4]<=[2,4]T(1,0)}",
@@ -100,9 +106,9 @@ TEST(HloShardingTest, ParseErrors) {
   EXPECT_THAT(HloSharding::Parse("{maximal}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("position 0: maximal sharding needs device=")));
-  EXPECT_THAT(HloSharding::Parse("{replicated shard_as 1}"),
+  EXPECT_THAT(HloSharding::Parse("{replicated shard_as -1}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("position 12: 'shard_as' is not supported")));
+                       HasSubstr("position 21: a shard group id is >= 0")));
   EXPECT_THAT(HloSharding::Parse("{replicated metadata={op_name=\"a}}"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("position 30: unterminated string in metadata")));

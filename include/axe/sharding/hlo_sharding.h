@@ -13,8 +13,9 @@
 // (size-1 dims dropped, runs that stay in order merged: `<=[2,2]T(0,1)` is `<=[4]`), so text
 // XLA printed round-trips byte for byte. The op metadata XLA prints in dumps is kept as text
 // (each entry's `key=value ...` list, values quoted strings or plain tokens) and printed back;
-// it does not change where elements live. Not supported (a clear error): shard_as/shard_like,
-// {unknown}, {unreduced}.
+// it does not change where elements live; so are shard groups (`shard_as 1`, `shard_like 0`).
+// {unknown} (the partitioner decides) has no device map; {unreduced} places like
+// {replicated} but every device holds a partial value.
 #ifndef AXE_SHARDING_HLO_SHARDING_H_
 #define AXE_SHARDING_HLO_SHARDING_H_
 
@@ -68,7 +69,13 @@ class TileAssignment {
 
 class HloSharding {
  public:
-  enum class Kind { kReplicated, kManual, kMaximal, kTiled, kTuple };
+  enum class Kind { kReplicated, kManual, kMaximal, kTiled, kTuple, kUnknown, kUnreduced };
+  // `shard_as N` / `shard_like N`: shardings of one group are made equal (as) or alike.
+  struct ShardGroup {
+    bool like = false;  // shard_like; shard_as otherwise
+    int64_t id = 0;
+    friend bool operator==(const ShardGroup&, const ShardGroup&) = default;
+  };
   enum class SubgroupType { kManual, kReplicated, kMaximal, kUnreduced };
 
   static constexpr size_t kMaxTextLength = size_t{1} << 20;
@@ -76,6 +83,8 @@ class HloSharding {
 
   static HloSharding Replicated();
   static HloSharding Manual();
+  static HloSharding Unknown();
+  static HloSharding Unreduced();
   // Errors: a device id outside [0, Mesh::kMaxDevices).
   static absl::StatusOr<HloSharding> Maximal(int64_t device);
   static HloSharding Tuple(std::vector<HloSharding> elements);
@@ -96,6 +105,9 @@ class HloSharding {
   size_t TiledDataRank() const;
   // The op metadata entries (`op_name="..." source_line=3`), in order; empty for none.
   const std::vector<std::string>& metadata() const { return metadata_; }
+  const std::optional<ShardGroup>& shard_group() const { return shard_group_; }
+  // A copy in shard group `group` (not for tuples). Errors: a negative id.
+  absl::StatusOr<HloSharding> WithShardGroup(ShardGroup group) const;
   // A copy carrying `metadata` (not for tuples, whose elements carry their own). Errors: an
   // entry that is not a `key=value` list.
   absl::StatusOr<HloSharding> WithMetadata(std::vector<std::string> metadata) const;
@@ -106,6 +118,8 @@ class HloSharding {
  private:
   void AppendSubgroups(std::string& out) const;
   std::string MetadataSuffix() const;
+  // " shard_as 1" / " shard_like 0" then the metadata.
+  std::string Suffix() const;
 
   Kind kind_ = Kind::kReplicated;
   std::optional<TileAssignment> tiles_;
@@ -114,6 +128,7 @@ class HloSharding {
   std::vector<SubgroupType> subgroups_;
   std::vector<HloSharding> elements_;
   std::vector<std::string> metadata_;
+  std::optional<ShardGroup> shard_group_;
 };
 
 // The HLO sharding JAX gives a NamedSharding on a value of rank `rank`
