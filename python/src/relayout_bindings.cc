@@ -23,6 +23,8 @@ namespace {
 using runtime::BufferLayout;
 using runtime::RelayoutPlan;
 using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
+// The input may be read-only (np.asarray of a jax.Array is).
+using ReadOnlyBuffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
 // A layout argument: an axe.Layout, or the text of a buffer layout ("S[...] over (...)").
 BufferLayout ToBufferLayout(nb::handle layout) {
@@ -37,7 +39,8 @@ RelayoutPlan Plan(nb::handle src, nb::handle dst, const std::vector<int64_t>& sh
 }
 
 // Checks that `buffer` (`what`) holds the element range [begin, end) of the plan.
-void CheckCovers(const Buffer& buffer, int64_t begin, int64_t end, const char* what) {
+template <typename Array>
+void CheckCovers(const Array& buffer, int64_t begin, int64_t end, const char* what) {
   if (begin < 0) {
     throw nb::value_error((std::string("the ") + what + " layout addresses element offset " +
                            std::to_string(begin) + ", before the start of the array")
@@ -51,7 +54,7 @@ void CheckCovers(const Buffer& buffer, int64_t begin, int64_t end, const char* w
   }
 }
 
-void RelayoutInto(const RelayoutPlan& plan, const Buffer& source, Buffer out) {
+void RelayoutInto(const RelayoutPlan& plan, const ReadOnlyBuffer& source, Buffer out) {
   if (source.itemsize() != out.itemsize() ||
       static_cast<int64_t>(source.itemsize()) != plan.element_bytes()) {
     throw nb::type_error("the input and output arrays and the plan have different element sizes");

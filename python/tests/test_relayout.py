@@ -19,6 +19,16 @@ def test_writes_into_out_without_copy():
     np.testing.assert_array_equal(out.reshape(6, 4), a.T)
 
 
+def test_read_only_input():
+    # np.asarray of a jax.Array is read-only; relayout must take it without a copy.
+    a = np.arange(16, dtype=np.float32)
+    a.flags.writeable = False
+    out = axe.relayout(a, "S[(4,4):(4,1)]", "S[(4,4):(1,4)]", shape=(4, 4))
+    np.testing.assert_array_equal(out.reshape(-1), a.reshape(4, 4).T.reshape(-1))
+    with pytest.raises(TypeError, match="writeable"):
+        axe.relayout(a, "S[16:1]", "S[16:1]", out=a)
+
+
 def test_padded_destination_is_flat():
     a = np.arange(6, dtype=np.int32).reshape(2, 3)
     out = axe.relayout(a, "S[(2,3):(3,1)]", "S[(2,3):(4,1)]")
