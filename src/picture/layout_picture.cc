@@ -308,7 +308,7 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
       digit[i] = 0;
     }
   }
-  if (panels.size() == 1 && panels[0].caption.empty()) panels[0].caption = " ";
+  if (panels.size() == 1 && panels[0].caption.empty()) panels[0].caption = "physical space";
   notes.insert(notes.begin(),
                absl::StrCat("physical: rows ", row_axis.name(), ", columns ", col_axis.name(),
                             "; each cell the logical r,c it holds (+k: k more),"
@@ -373,6 +373,52 @@ absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureO
   y += panels_height + 8;
   width = std::max(width, LinesWidth(physical_notes));
   y = LegendLines(svg, kMargin, y, physical_notes);
+  return svg.Finish(title, width + 2 * kMargin, y + kMargin);
+}
+
+absl::StatusOr<std::string> RelayoutSvg(const Layout& source, const Layout& destination,
+                                        const LayoutPictureOptions& options) {
+  if (options.max_rows < 1 || options.max_cols < 1) {
+    return absl::InvalidArgumentError("the picture window must be at least 1 x 1");
+  }
+  if (source.size() != destination.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the source ", source.ToString(), " has ", source.size(), " elements and the destination ",
+        destination.ToString(), " has ", destination.size()));
+  }
+  const std::array<int64_t, 2> shape = options.shape.value_or(DefaultGridShape(source));
+  AXE_RETURN_IF_ERROR(CheckShapeAdmitted(source, shape));
+  AXE_ASSIGN_OR_RETURN(Axis colour, ChooseAxis(source, options.colour_axis, "colour axis"));
+  AXE_ASSIGN_OR_RETURN(Section from, LogicalView(source, shape, colour, options));
+  AXE_ASSIGN_OR_RETURN(Axis to_colour, ChooseAxis(destination, std::nullopt, "colour axis"));
+  AXE_ASSIGN_OR_RETURN(Section to, LogicalView(destination, shape, to_colour, options));
+  // Both grids show the same window: colour the destination's cells as the source's, so a
+  // colour follows the elements from where they are to where they go.
+  for (size_t i = 0; i < to.grid.cells.size() && i < from.grid.cells.size(); ++i) {
+    to.grid.cells[i].fill = from.grid.cells[i].fill;
+    to.grid.cells[i].text = from.grid.cells[i].text;
+  }
+  from.grid.caption = absl::StrCat("source: ", from.grid.caption);
+  to.grid.caption =
+      absl::StrCat("destination: ", to.grid.caption.substr(0, to.grid.caption.find(", coloured")),
+                   ", coloured as the source");
+  Svg svg;
+  const std::string title =
+      absl::StrCat("relayout ", source.ToString(), " -> ", destination.ToString());
+  int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 6;
+  const Box left = DrawCellGrid(svg, kMargin, y, from.grid);
+  const Box right = DrawCellGrid(svg, kMargin + left.width + 32, y, to.grid);
+  y += std::max(left.height, right.height) + 8;
+  y = FlowSwatches(svg, kMargin, y, left.width + 32 + right.width, from.swatches);
+  std::vector<std::string> notes = {
+      absl::StrCat("each element keeps its source colour: the ", colour.name(), " it comes from")};
+  for (const std::string& n : from.notes) notes.push_back(absl::StrCat("source: ", n));
+  for (const std::string& n : to.notes) {
+    if (n.rfind("(colours", 0) != 0) notes.push_back(absl::StrCat("destination: ", n));
+  }
+  const int64_t width =
+      std::max({TextWidth(title), left.width + 32 + right.width, LinesWidth(notes)});
+  y = LegendLines(svg, kMargin, y, notes);
   return svg.Finish(title, width + 2 * kMargin, y + kMargin);
 }
 

@@ -100,3 +100,36 @@ TEST(LayoutSvg, Errors) {
 
 }  // namespace
 }  // namespace axe::picture
+
+namespace axe::picture {
+namespace {
+
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(RelayoutSvg, RegistersToSharedMemoryGolden) {
+  // The m16n8k16 C fragment stored row-major into a 16 x 8 shared-memory tile.
+  const Layout to_smem = *Layout::Parse("S[(16,8):(8,1)]");
+  absl::StatusOr<std::string> svg =
+      RelayoutSvg(MmaM16N8K16Accumulator(), to_smem,
+                  {.shape = std::array<int64_t, 2>{16, 8}, .colour_axis = Axis::Get("laneid")});
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_EQ(testing::CheckXml(*svg), "");
+  EXPECT_THAT(*svg, HasSubstr("source: logical 16 x 8"));
+  EXPECT_THAT(*svg, HasSubstr("destination: logical 16 x 8: each cell m, coloured as the source"));
+  // Element (0, 2): lane 1, register 0 -> offset 2; both cells in lane 1's colour.
+  EXPECT_THAT(*svg, HasSubstr(">0:1</text>"));
+  EXPECT_TRUE(testing::CompareGolden("relayout_mma_to_smem.svg", *svg));
+}
+
+TEST(RelayoutSvg, Errors) {
+  EXPECT_THAT(RelayoutSvg(*Layout::Parse("S[8:1]"), *Layout::Parse("S[4:1]"), {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 8 elements and the destination S[4:1] has 4")));
+  EXPECT_THAT(RelayoutSvg(*Layout::Parse("S[8:1]"), *Layout::Parse("S[8:2]"),
+                          {.colour_axis = Axis::Get("lane")}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("colour axis")));
+}
+
+}  // namespace
+}  // namespace axe::picture

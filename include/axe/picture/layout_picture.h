@@ -46,6 +46,14 @@ struct LayoutPictureOptions {
 // does not use (or row and column are the same axis), a non-positive window.
 absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options);
 
+// A relayout from `source` to `destination` (the same logical shape): the two logical grids
+// side by side, each cell labelled with the element's point in that layout, and both
+// coloured by the source's colour axis, so that a colour follows the elements from where they
+// are to where they go. Options: shape, colour_axis (of the source) and the window.
+// Errors: the layouts' sizes differ, the shape is not admitted, the colour axis is unused.
+absl::StatusOr<std::string> RelayoutSvg(const Layout& source, const Layout& destination,
+                                        const LayoutPictureOptions& options);
+
 }  // namespace axe::picture
 
 #endif  // AXE_PICTURE_LAYOUT_PICTURE_H_
