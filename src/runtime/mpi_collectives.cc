@@ -102,8 +102,8 @@ absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
                                           const DeviceValues& x) {
   AXE_ASSIGN_OR_RETURN(Call c, Begin(mesh, axes, x, "all_reduce", ReduceOpName(op)));
   AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
-  AXE_ASSIGN_OR_RETURN(DeviceValues out,
-                       DeviceValues::Allocate(x.client(), x.shape(), x.dtype(), true));
+  AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), x.shape(), x.dtype(),
+                                                                c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   const int rank = c.client->rank();
@@ -153,8 +153,9 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
   } else {
     shape.insert(shape.begin() + dim, c.size);
   }
-  AXE_ASSIGN_OR_RETURN(DeviceValues out,
-                       DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), true));
+  AXE_ASSIGN_OR_RETURN(
+      DeviceValues out,
+      DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_ASSIGN_OR_RETURN(int count, MpiCount(x.bytes(), c.what));
   AXE_RETURN_IF_ERROR(MpiCount(out.bytes(), c.what).status());
@@ -210,8 +211,9 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
     }
     shape.erase(shape.begin() + dim);
   }
-  AXE_ASSIGN_OR_RETURN(DeviceValues out,
-                       DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), true));
+  AXE_ASSIGN_OR_RETURN(
+      DeviceValues out,
+      DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   const int me = c.client->rank();
@@ -275,8 +277,8 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
     result_shape.erase(result_shape.begin() + split_axis);
     result_shape.insert(result_shape.begin() + concat_axis, g_size);
   }
-  AXE_ASSIGN_OR_RETURN(DeviceValues out,
-                       DeviceValues::Allocate(x.client(), result_shape, x.dtype(), true));
+  AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), result_shape, x.dtype(),
+                                                                c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   // The tiled form (as the in-process all_to_all and JAX lower the untiled one): x' is x with
@@ -350,13 +352,14 @@ absl::StatusOr<DeviceValues> MpiCollectivePermute(
     dest_of[static_cast<size_t>(src)] = dst;
     source_of[static_cast<size_t>(dst)] = src;
   }
+  const auto g = static_cast<size_t>(c.index);
+  const bool receives = c.comm != MPI_COMM_NULL && source_of[g] >= 0;
   AXE_ASSIGN_OR_RETURN(DeviceValues out,
-                       DeviceValues::Allocate(x.client(), x.shape(), x.dtype(), true));
+                       DeviceValues::Allocate(x.client(), x.shape(), x.dtype(), !receives));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_ASSIGN_OR_RETURN(int count, MpiCount(x.bytes(), c.what));
   const int me = c.client->rank();
   std::vector<MPI_Request> req;
-  const auto g = static_cast<size_t>(c.index);
   if (source_of[g] >= 0) {
     req.emplace_back();
     AXE_RETURN_IF_ERROR(MpiStatus(MPI_Irecv(out.mutable_data(me), count, MPI_BYTE,

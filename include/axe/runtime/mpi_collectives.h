@@ -11,10 +11,10 @@
 //  - collective-permute: MPI_Isend / MPI_Irecv pairs; members that receive nothing get 0.
 //
 // Every rank of the client calls the function with the same arguments (its own value in x);
-// ranks outside the mesh get zeros. Before the data moves the ranks compare a description of
-// the call (AgreeOnCall): differing arguments are InvalidArgument on every rank naming both.
-// Waits are bounded by the client's timeout (DeadlineExceeded). x must belong to an MPI
-// client (InvalidArgument otherwise).
+// ranks outside the mesh get zeros. Results are written whole, not zeroed first. Before the data
+// moves the ranks compare a description of the call (AgreeOnCall): differing arguments are
+// InvalidArgument on every rank naming both. Waits are bounded by the client's timeout
+// (DeadlineExceeded). x must belong to an MPI client (InvalidArgument otherwise).
 #ifndef AXE_RUNTIME_MPI_COLLECTIVES_H_
 #define AXE_RUNTIME_MPI_COLLECTIVES_H_
 
