@@ -134,11 +134,13 @@ TEST(ParserTest, BoundsDepthAndLength) {
 
 TEST(ParserTest, ThirdPartyPrimitivesParseOnceRegistered) {
   const std::string text = "{ lambda ; a:f32[2]. let b:f32[2] = my_op[k=3] a in (b,) }";
-  EXPECT_THAT(ParseJaxpr(text),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown primitive 'my_op'")));
-  Primitive::Options o;
-  o.name = "my_op";
-  ASSERT_THAT(Primitive::Define(o), IsOk());
+  if (Primitive::Find("my_op") == nullptr) {  // (it is, when the test is repeated)
+    EXPECT_THAT(ParseJaxpr(text), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("unknown primitive 'my_op'")));
+    Primitive::Options o;
+    o.name = "my_op";
+    ASSERT_THAT(Primitive::Define(o), IsOk());
+  }
   absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
   ASSERT_THAT(j, IsOk());
   EXPECT_EQ(PrintJaxpr(*j), text);

@@ -1,6 +1,10 @@
 // The rule registry of spec §1, exercised by a third-party primitive defined in this file
-// ([PR-1]: multiply_add(x, y, z) = x * y + z), through every kind of rule.
+// ([PR-1]: multiply_add(x, y, z) = x * y + z), through every kind of rule. The registry is
+// process-wide, so these tests see "no rule yet" once per process (ctest runs each test in its
+// own process; --gtest_repeat does not apply to them).
 #include "axe/ir/primitive.h"
+
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -50,6 +54,21 @@ absl::StatusOr<std::vector<Tracer>> MultiplyAddLowering(LoweringContext&,
   AXE_ASSIGN_OR_RETURN(Tracer xy, Mul(args[0], args[1]));
   AXE_ASSIGN_OR_RETURN(Tracer out, Add(xy, args[2]));
   return std::vector<Tracer>{out};
+}
+
+// A second multiply-add, "mul_add", with impl, abstract eval and a default lowering registered
+// up front, so the tests below do not depend on the order tests run in.
+const Primitive& MulAdd() {
+  static const Primitive* p = [] {
+    Primitive::Options o;
+    o.name = "mul_add";
+    const Primitive* prim = Primitive::Define(std::move(o)).value();
+    RegisterImpl(*prim, MultiplyAddImpl);
+    RegisterAbstractEval(*prim, MultiplyAddAbstractEval);
+    (void)RegisterLowering(*prim, MultiplyAddLowering);
+    return prim;
+  }();
+  return *p;
 }
 
 // The registrations happen in this order, one per test step, so each missing-rule error is
@@ -102,13 +121,15 @@ TEST(PrimitiveTest, Pr1MissingRulesReportJaxTexts) {
 }
 
 TEST(PrimitiveTest, PlatformRuleWinsAndGpuExpands) {
-  const Primitive& p = MultiplyAdd();
-  int called = 0;
+  const Primitive& p = MulAdd();
+  // The rule outlives this test in the registry: it shares the counter, never a stack slot.
+  auto called_count = std::make_shared<int>(0);
+  const int& called = *called_count;
   ASSERT_THAT(RegisterLowering(
                   p,
-                  [&called](LoweringContext& ctx, absl::Span<const Tracer> args,
-                            const Params& ps) -> absl::StatusOr<std::vector<Tracer>> {
-                    ++called;
+                  [called_count](LoweringContext& ctx, absl::Span<const Tracer> args,
+                                 const Params& ps) -> absl::StatusOr<std::vector<Tracer>> {
+                    ++*called_count;
                     return MultiplyAddLowering(ctx, args, ps);
                   },
                   "gpu"),
@@ -123,7 +144,7 @@ TEST(PrimitiveTest, PlatformRuleWinsAndGpuExpands) {
   EXPECT_EQ(called, 2);
   EXPECT_THAT(RegisterLowering(p, MultiplyAddLowering, "quantum"),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       "Registering an MLIR lowering rule for primitive multiply_add for an "
+                       "Registering an MLIR lowering rule for primitive mul_add for an "
                        "unknown platform quantum. Known platforms are: cpu, cuda, gpu, rocm, "
                        "tpu."));
   RegisterPlatform("quantum");
@@ -131,21 +152,21 @@ TEST(PrimitiveTest, PlatformRuleWinsAndGpuExpands) {
 }
 
 TEST(PrimitiveTest, JvpTransposeAndBatchingRules) {
-  const Primitive& p = MultiplyAdd();
+  const Primitive& p = MulAdd();
   EXPECT_THAT(GetJvpRule(p), StatusIs(absl::StatusCode::kUnimplemented,
-                                      "Differentiation rule for 'multiply_add' not implemented"));
+                                      "Differentiation rule for 'mul_add' not implemented"));
   EXPECT_THAT(GetTransposeRule(p),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       "Transpose rule (for reverse-mode differentiation) for 'multiply_add' "
+                       "Transpose rule (for reverse-mode differentiation) for 'mul_add' "
                        "not implemented"));
   EXPECT_THAT(GetBatchingRule(p), StatusIs(absl::StatusCode::kUnimplemented,
-                                           "Batching rule for 'multiply_add' not implemented"));
+                                           "Batching rule for 'mul_add' not implemented"));
   // d(x*y + z) = dx*y + x*dy + dz, with symbolic zeros skipped.
   RegisterJvp(p,
-              [&p](Builder& b, absl::Span<const Tracer> primals,
-                   absl::Span<const std::optional<Tracer>> tangents,
-                   const Params& params) -> absl::StatusOr<JvpResult> {
-                AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(p, primals, params));
+              [pp = &p](Builder& b, absl::Span<const Tracer> primals,
+                        absl::Span<const std::optional<Tracer>> tangents,
+                        const Params& params) -> absl::StatusOr<JvpResult> {
+                AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(*pp, primals, params));
                 std::optional<Tracer> t;
                 auto accumulate = [&](absl::StatusOr<Tracer> term) -> absl::Status {
                   AXE_RETURN_IF_ERROR(term.status());
@@ -167,20 +188,21 @@ TEST(PrimitiveTest, JvpTransposeAndBatchingRules) {
       [](Builder&, absl::Span<const std::optional<Tracer>> cts, absl::Span<const TransposeArg> args,
          const Params&) -> absl::StatusOr<std::vector<std::optional<Tracer>>> {
         if (args[0].is_undefined_primal() || args[1].is_undefined_primal()) {
-          return absl::InvalidArgumentError("multiply_add is linear only in z here");
+          return absl::InvalidArgumentError("mul_add is linear only in z here");
         }
         return std::vector<std::optional<Tracer>>{std::nullopt, std::nullopt, cts[0]};
       });
-  RegisterBatching(
-      p,
-      [&p](Builder& b, absl::Span<const Tracer> args, absl::Span<const std::optional<int64_t>> dims,
-           const Params& params) -> absl::StatusOr<BatchResult> {
-        for (const auto& d : dims) {
-          if (d != dims[0]) return absl::UnimplementedError("operands batched differently");
-        }
-        AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(p, args, params));
-        return BatchResult{{out}, {dims[0]}};
-      });
+  RegisterBatching(p,
+                   [pp = &p](Builder& b, absl::Span<const Tracer> args,
+                             absl::Span<const std::optional<int64_t>> dims,
+                             const Params& params) -> absl::StatusOr<BatchResult> {
+                     for (const auto& d : dims) {
+                       if (d != dims[0])
+                         return absl::UnimplementedError("operands batched differently");
+                     }
+                     AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(*pp, args, params));
+                     return BatchResult{{out}, {dims[0]}};
+                   });
 
   Builder b;
   Tracer x = b.Arg(kF32x3), y = b.Arg(kF32x3), tx = b.Arg(kF32x3);
@@ -189,7 +211,7 @@ TEST(PrimitiveTest, JvpTransposeAndBatchingRules) {
   ASSERT_TRUE(jvp->tangents_out[0].has_value());
   EXPECT_EQ(PrintJaxpr(*b.Build({jvp->primals_out[0], *jvp->tangents_out[0]})),
             "{ lambda ; a:f32[3] b:f32[3] c:f32[3]. let\n"
-            "    d:f32[3] = multiply_add a b a\n"
+            "    d:f32[3] = mul_add a b a\n"
             "    e:f32[3] = mul c b\n"
             "    f:f32[3] = add e c\n"
             "  in (d, f) }");
