@@ -114,6 +114,21 @@ TEST(ShardCli, JaxReprsAndAxeLayoutsIn) {
   EXPECT_EQ(json::parse(r.out)["local_shape"], "f32[4,8]{0,1:T(2,2)}");
 }
 
+TEST(ShardCli, ExplainAnHloInstructionLine) {
+  auto r = RunAxe({"shard", "explain", "--hlo",
+                   "%add.1 = f32[8,6]{0,1} add(f32[8,6]{0,1} %a, f32[8,6]{0,1} %b), "
+                   "sharding={devices=[2,3]<=[6]}",
+                   "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["global_shape"], json::parse("[8,6]"));
+  EXPECT_EQ(j["local_shape"], "f32[4,2]{0,1}");
+  EXPECT_EQ(j["hlo"], "{devices=[2,3]<=[6]}");
+  r = RunAxe({"shard", "explain", "--hlo", "{devices=[2]0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--shape is required"));
+}
+
 TEST(ShardCli, ExplainSaysWhyAFormIsMissing) {
   auto r = RunAxe({"shard", "explain", "--shape", "8", "--hlo", "{maximal device=1}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

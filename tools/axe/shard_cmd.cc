@@ -17,6 +17,7 @@
 #include "axe/sharding/explain.h"
 #include "axe/sharding/format.h"
 #include "axe/sharding/from_hlo.h"
+#include "axe/sharding/hlo_instruction.h"
 #include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/sharding.h"
@@ -48,8 +49,8 @@ struct ArraySpec {
 void AddArrayArgs(CLI::App* cmd, ArrayArgs& args) {
   cmd->add_option("--shape", args.shape,
                   "The global shape: dims such as 8,8, or an XLA shape such as 'f32[8,8]{0,1}' "
-                  "whose layout is every shard's ('-' stdin, '@FILE')")
-      ->required();
+                  "whose layout is every shard's ('-' stdin, '@FILE'); optional when --hlo is an "
+                  "HLO instruction line");
   cmd->add_option("--dtype", args.dtype, "Element type when --shape gives dims (default f32)");
   cmd->add_option("--layout", args.layout,
                   "Every shard's local layout: JAX's major_to_minor, e.g. '(1,0)', or a JAX "
@@ -95,11 +96,20 @@ absl::StatusOr<xla::Layout> LayoutFromMajorToMinor(const std::string& text, size
   return xla::Layout(std::vector<int64_t>(m2m.rbegin(), m2m.rend()));
 }
 
-absl::StatusOr<ArraySpec> ParseArray(const ArrayArgs& args) {
-  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "--shape"));
+// The array: --shape, or (without it) the result shape of an instruction line given as --hlo.
+absl::StatusOr<ArraySpec> ParseArray(const ArrayArgs& args,
+                                     const std::optional<xla::Shape>& instruction_shape) {
   ArraySpec out;
-  if (text.find('[') != std::string::npos) {
-    absl::StatusOr<xla::Shape> shape = xla::ParseShape(text);
+  std::string text;
+  if (!args.shape.empty()) {
+    AXE_ASSIGN_OR_RETURN(text, ReadInputText(args.shape, "--shape"));
+  } else if (!instruction_shape) {
+    return absl::InvalidArgumentError(
+        "--shape is required (unless --hlo is an HLO instruction line with its shape)");
+  }
+  if (text.empty() || text.find('[') != std::string::npos) {
+    absl::StatusOr<xla::Shape> shape =
+        text.empty() ? absl::StatusOr<xla::Shape>(*instruction_shape) : xla::ParseShape(text);
     if (!shape.ok()) return InOption("--shape", shape.status());
     if (!shape->IsArray()) return absl::InvalidArgumentError("--shape: not an array shape");
     out.dims.assign(shape->dimensions().begin(), shape->dimensions().end());
@@ -192,7 +202,23 @@ absl::StatusOr<ShardingExplanation> ExplainFormat(const ExplainArgs& args, const
 }
 
 absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
-  AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args));
+  // --hlo may be a whole instruction line: its sharding, and its shape when --shape is absent.
+  std::optional<sharding::HloSharding> hlo;
+  std::optional<xla::Shape> instruction_shape;
+  if (!args.hlo.empty()) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.hlo, "--hlo"));
+    if (sharding::IsShardedInstruction(text)) {
+      absl::StatusOr<sharding::ShardedInstruction> line = sharding::ParseShardedInstruction(text);
+      if (!line.ok()) return InOption("--hlo", line.status());
+      hlo = line->sharding;
+      instruction_shape = line->result;
+    } else {
+      absl::StatusOr<sharding::HloSharding> parsed = sharding::HloSharding::Parse(text);
+      if (!parsed.ok()) return InOption("--hlo", parsed.status());
+      hlo = *std::move(parsed);
+    }
+  }
+  AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args, instruction_shape));
   AXE_ASSIGN_OR_RETURN(MeshOption mesh_option, ParseMeshOption(args.mesh));
   const std::optional<sharding::Mesh>& mesh = mesh_option.mesh;
   sharding::ExplainOptions options;
@@ -226,12 +252,7 @@ absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
     if (!sdy.ok()) return InOption("--sdy", sdy.status());
     return sharding::ExplainShardySharding(array.dims, *sdy, mesh_option.shardy, options);
   }
-  if (!args.hlo.empty()) {
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.hlo, "--hlo"));
-    absl::StatusOr<sharding::HloSharding> hlo = sharding::HloSharding::Parse(text);
-    if (!hlo.ok()) return InOption("--hlo", hlo.status());
-    return sharding::ExplainHloSharding(array.dims, *hlo, mesh, args.num_devices, options);
-  }
+  if (hlo) return sharding::ExplainHloSharding(array.dims, *hlo, mesh, args.num_devices, options);
   if (!mesh) return absl::InvalidArgumentError("--spec needs --mesh (e.g. --mesh x=2,y=2)");
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.spec, "--spec"));
   absl::StatusOr<sharding::PartitionSpec> spec = sharding::PartitionSpec::Parse(text);
@@ -321,8 +342,9 @@ void AddExplain(CLI::App& group, Selected& selected) {
                   "<[\"x\"=2, \"y\"=2]>'");
   cmd->add_option("--spec", args->spec, "A PartitionSpec on --mesh, e.g. \"P('x', None)\"");
   cmd->add_option("--hlo", args->hlo,
-                  "An HLO sharding, e.g. '{devices=[2,1,2]<=[4] last_tile_dim_replicate}' (with "
-                  "--mesh: its NamedSharding on that mesh)");
+                  "An HLO sharding, e.g. '{devices=[2,1,2]<=[4] last_tile_dim_replicate}', or a "
+                  "whole instruction line from a dump with sharding={...} (with --mesh: its "
+                  "NamedSharding on that mesh)");
   cmd->add_option("--sdy", args->sdy,
                   "A Shardy sharding, e.g. '#sdy.sharding<@mesh, [{\"x\"}, {}]>' (its mesh from "
                   "--mesh, e.g. 'sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>', unless inlined)");
