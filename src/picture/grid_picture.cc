@@ -86,6 +86,31 @@ std::string WindowLabel(const DrawnWindow& w) {
   return absl::StrCat(w.programs[0], "+", w.programs.size() - 1);
 }
 
+// Draws each window over the array at (x0, y0); returns the right and bottom edges of the
+// array and the windows together.
+std::pair<int64_t, int64_t> DrawWindows(Svg& svg, const std::vector<DrawnWindow>& windows,
+                                        int64_t x0, int64_t y0, const Scale& xs, const Scale& ys) {
+  int64_t right = x0 + xs.pixels, bottom = y0 + ys.pixels;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const DrawnWindow& w = windows[i];
+    const Box box = {x0 + xs.At(w.col_start), y0 + ys.At(w.row_start),
+                     xs.At(w.col_start + w.col_size) - xs.At(w.col_start),
+                     ys.At(w.row_start + w.row_size) - ys.At(w.row_start)};
+    right = std::max(right, box.x + box.width);
+    bottom = std::max(bottom, box.y + box.height);
+    const Swatch sw = PaletteSwatch(static_cast<int64_t>(i));
+    Attributes extra = {{"fill-opacity", "0.9"}};
+    if (w.clamped) extra.push_back({"stroke-width", "3"});
+    svg.Rect(box, sw.fill, w.clamped ? kMarkStroke : kInk, std::move(extra));
+    const std::string label = WindowLabel(w);
+    if (box.width >= TextWidth(label) + 4 && box.height >= kFontSize + 2) {
+      svg.Text(box.x + box.width / 2, box.y + box.height / 2 + kFontSize / 2 - 2, label, sw.text,
+               TextAnchor::kMiddle);
+    }
+  }
+  return {right, bottom};
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
@@ -123,25 +148,8 @@ absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
   const std::string title = absl::StrCat("Pallas grid ", grid.ToString(), " over ", out.ToString());
   int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 8;
   const int64_t x0 = kMargin + 8, y0 = y + 8;  // room for padding before the array
-  int64_t right = x0 + xs.pixels, bottom = y0 + ys.pixels;
   svg.Rect({x0, y0, xs.pixels, ys.pixels}, kEmptyFill, kInk);
-  for (size_t i = 0; i < windows.size(); ++i) {
-    const DrawnWindow& w = windows[i];
-    const Box box = {x0 + xs.At(w.col_start), y0 + ys.At(w.row_start),
-                     xs.At(w.col_start + w.col_size) - xs.At(w.col_start),
-                     ys.At(w.row_start + w.row_size) - ys.At(w.row_start)};
-    right = std::max(right, box.x + box.width);
-    bottom = std::max(bottom, box.y + box.height);
-    const Swatch sw = PaletteSwatch(static_cast<int64_t>(i));
-    Attributes extra = {{"fill-opacity", "0.9"}};
-    if (w.clamped) extra.push_back({"stroke-width", "3"});
-    svg.Rect(box, sw.fill, w.clamped ? kMarkStroke : kInk, std::move(extra));
-    const std::string label = WindowLabel(w);
-    if (box.width >= TextWidth(label) + 4 && box.height >= kFontSize + 2) {
-      svg.Text(box.x + box.width / 2, box.y + box.height / 2 + kFontSize / 2 - 2, label, sw.text,
-               TextAnchor::kMiddle);
-    }
-  }
+  const auto [right, bottom] = DrawWindows(svg, windows, x0, y0, xs, ys);
   // The padding: whatever of the windows lies outside the array, shaded over them.
   svg.Rect({x0 + xs.pixels, y0, std::max<int64_t>(0, right - x0 - xs.pixels), bottom - y0},
            kPaddingFill, "none", {{"fill-opacity", "0.8"}});

@@ -233,16 +233,11 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
   return std::vector<CellGrid>{std::move(grid)};
 }
 
-absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t logical_cols,
-                                                   const LayoutPictureOptions& options,
-                                                   std::vector<std::string>& notes) {
-  AXE_ASSIGN_OR_RETURN(InverseMap inverse, InverseMap::Build(layout));
+// The inverse view's row and column axes: the options', else the first memory axis as
+// columns (else the last axis) and the first other axis as rows. Requires >= 2 axes.
+absl::StatusOr<std::pair<Axis, Axis>> ChooseRowAndColumn(const Layout& layout,
+                                                         const LayoutPictureOptions& options) {
   const std::vector<Axis> axes = layout.axes();
-  if (axes.size() == 1) {
-    const int64_t width =
-        options.row_width > 0 ? options.row_width : std::min<int64_t>(logical_cols, 32);
-    return FoldedView(layout, inverse, axes[0], width, logical_cols, options, notes);
-  }
   std::optional<Axis> col = options.column_axis;
   if (!col) {
     for (Axis a : axes) {
@@ -268,6 +263,21 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
     return absl::InvalidArgumentError(
         absl::StrCat("row axis and column axis are both '", row_axis.name(), "'"));
   }
+  return std::pair{row_axis, col_axis};
+}
+
+absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t logical_cols,
+                                                   const LayoutPictureOptions& options,
+                                                   std::vector<std::string>& notes) {
+  AXE_ASSIGN_OR_RETURN(InverseMap inverse, InverseMap::Build(layout));
+  const std::vector<Axis> axes = layout.axes();
+  if (axes.size() == 1) {
+    const int64_t width =
+        options.row_width > 0 ? options.row_width : std::min<int64_t>(logical_cols, 32);
+    return FoldedView(layout, inverse, axes[0], width, logical_cols, options, notes);
+  }
+  AXE_ASSIGN_OR_RETURN(auto row_col, ChooseRowAndColumn(layout, options));
+  const auto [row_axis, col_axis] = row_col;
   std::vector<Axis> panel_axes;
   for (Axis a : axes) {
     if (a != row_axis && a != col_axis) panel_axes.push_back(a);
