@@ -95,8 +95,7 @@ absl::StatusOr<std::optional<AxisEnv>> ShardMapAxisEnv(const Params& params) {
   return std::optional<AxisEnv>(std::move(env));
 }
 
-BuiltinPrimitives DefineAll() {
-  BuiltinPrimitives p;
+void DefineElementwise(BuiltinPrimitives& p) {
   p.add = Simple("add");
   p.sub = Simple("sub");
   p.mul = Simple("mul");
@@ -119,6 +118,9 @@ BuiltinPrimitives DefineAll() {
   p.le = Simple("le");
   p.gt = Simple("gt");
   p.ge = Simple("ge");
+}
+
+void DefineStructural(BuiltinPrimitives& p) {
   Options convert;
   convert.name = "convert_element_type";
   convert.params = {{"new_dtype", ParamType::kDType}};
@@ -142,34 +144,41 @@ BuiltinPrimitives DefineAll() {
       "iota",
       {{"dtype", ParamType::kDType}, {"shape", ParamType::kInts}, {"dimension", ParamType::kInt}});
   p.with_layout_constraint = Simple("with_layout_constraint");
-  auto multi = [](std::string name, std::vector<ParamSpec> params) {
-    Options o;
-    o.name = std::move(name);
-    o.multiple_results = true;
-    o.params = std::move(params);
-    return o;
-  };
-  Options jit = multi("jit", {{"jaxpr", ParamType::kJaxpr}});
+}
+
+Options Multi(std::string name, std::vector<ParamSpec> params) {
+  Options o;
+  o.name = std::move(name);
+  o.multiple_results = true;
+  o.params = std::move(params);
+  return o;
+}
+
+void DefineCalls(BuiltinPrimitives& p) {
+  Options jit = Multi("jit", {{"jaxpr", ParamType::kJaxpr}});
   jit.call_primitive = true;
   jit.params_printed_first = {"name"};
   jit.param_named_like_operands = "jaxpr";
   p.jit = Define(std::move(jit));
-  Options closed_call = multi("closed_call", {{"call_jaxpr", ParamType::kJaxpr}});
+  Options closed_call = Multi("closed_call", {{"call_jaxpr", ParamType::kJaxpr}});
   closed_call.call_primitive = true;
   p.closed_call = Define(std::move(closed_call));
-  p.cond = Define(multi("cond", {{"branches", ParamType::kJaxprs}}));
-  p.scan = Define(multi("scan", {{"jaxpr", ParamType::kJaxpr},
+  p.cond = Define(Multi("cond", {{"branches", ParamType::kJaxprs}}));
+  p.scan = Define(Multi("scan", {{"jaxpr", ParamType::kJaxpr},
                                  {"length", ParamType::kInt},
                                  {"num_consts", ParamType::kInt},
                                  {"num_carry", ParamType::kInt}}));
-  Options shard_map = multi("shard_map", {{"jaxpr", ParamType::kJaxpr},
+  Options shard_map = Multi("shard_map", {{"jaxpr", ParamType::kJaxpr},
                                           {"mesh", ParamType::kMesh},
                                           {"in_specs", ParamType::kPartitionSpecs},
                                           {"out_specs", ParamType::kPartitionSpecs}});
   shard_map.body_axis_env = ShardMapAxisEnv;
   p.shard_map = Define(std::move(shard_map));
+}
+
+void DefineCollectives(BuiltinPrimitives& p) {
   auto collective = [&](std::string name, bool multiple, std::string axes_param) {
-    Options o = multi(std::move(name), {{std::move(axes_param), ParamType::kAxisNames}});
+    Options o = Multi(std::move(name), {{std::move(axes_param), ParamType::kAxisNames}});
     o.multiple_results = multiple;
     return Define(std::move(o));
   };
@@ -184,6 +193,14 @@ BuiltinPrimitives DefineAll() {
   p.all_to_all = collective("all_to_all", false, "axis_name");
   p.ppermute = collective("ppermute", false, "axis_name");
   p.axis_index = collective("axis_index", false, "axis_name");
+}
+
+BuiltinPrimitives DefineAll() {
+  BuiltinPrimitives p;
+  DefineElementwise(p);
+  DefineStructural(p);
+  DefineCalls(p);
+  DefineCollectives(p);
   return p;
 }
 
