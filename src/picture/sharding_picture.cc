@@ -39,7 +39,9 @@ std::vector<size_t> SplitDims(const sharding::ShardingExplanation& e) {
 std::vector<Interval> Intervals(const sharding::ShardingExplanation& e, std::optional<size_t> dim) {
   if (!dim) return {{0, 1}};
   std::set<Interval> all;
-  for (const DeviceShard& s : e.devices) all.insert(s.index[*dim]);
+  for (const DeviceShard& s : e.devices) {
+    if (*dim < s.index.size()) all.insert(s.index[*dim]);
+  }
   return {all.begin(), all.end()};
 }
 
@@ -48,13 +50,13 @@ std::string IntervalLabel(const Interval& i) {
 }
 
 bool Holds(const DeviceShard& s, std::optional<size_t> dim, const Interval& i) {
-  return !dim || s.index[*dim] == i;
+  return !dim || (*dim < s.index.size() && s.index[*dim] == i);
 }
 
 // Whether the device's box holds index 0 of every split dimension that is not drawn.
 bool AtOriginOfOthers(const DeviceShard& s, const std::vector<size_t>& others) {
   for (size_t d : others) {
-    if (s.index[d].first != 0) return false;
+    if (d >= s.index.size() || s.index[d].first != 0) return false;
   }
   return true;
 }
