@@ -41,7 +41,8 @@ std::string PointText(const std::vector<int64_t>& point) {
 // Pixel scale: `count` elements over at most `max` pixels, at most kElementPixels each.
 struct Scale {
   int64_t count = 1, pixels = 1;
-  int64_t At(int64_t element) const { return element * pixels / count; }  // small: no overflow
+  // Elements are within a few blocks of the array (< 2^25) and pixels <= 640: no overflow.
+  int64_t At(int64_t element) const { return FloorDiv(element * pixels, count); }
 };
 Scale MakeScale(int64_t count, int64_t max) {
   count = std::max<int64_t>(count, 1);
@@ -86,6 +87,13 @@ std::string WindowLabel(const DrawnWindow& w) {
   return absl::StrCat(w.programs[0], "+", w.programs.size() - 1);
 }
 
+// The pixel box of a window over the array drawn at (x0, y0).
+Box WindowBox(const DrawnWindow& w, int64_t x0, int64_t y0, const Scale& xs, const Scale& ys) {
+  return {x0 + xs.At(w.col_start), y0 + ys.At(w.row_start),
+          xs.At(w.col_start + w.col_size) - xs.At(w.col_start),
+          ys.At(w.row_start + w.row_size) - ys.At(w.row_start)};
+}
+
 // Draws each window over the array at (x0, y0); returns the right and bottom edges of the
 // array and the windows together.
 std::pair<int64_t, int64_t> DrawWindows(Svg& svg, const std::vector<DrawnWindow>& windows,
@@ -93,22 +101,28 @@ std::pair<int64_t, int64_t> DrawWindows(Svg& svg, const std::vector<DrawnWindow>
   int64_t right = x0 + xs.pixels, bottom = y0 + ys.pixels;
   for (size_t i = 0; i < windows.size(); ++i) {
     const DrawnWindow& w = windows[i];
-    const Box box = {x0 + xs.At(w.col_start), y0 + ys.At(w.row_start),
-                     xs.At(w.col_start + w.col_size) - xs.At(w.col_start),
-                     ys.At(w.row_start + w.row_size) - ys.At(w.row_start)};
+    const Box box = WindowBox(w, x0, y0, xs, ys);
     right = std::max(right, box.x + box.width);
     bottom = std::max(bottom, box.y + box.height);
-    const Swatch sw = PaletteSwatch(static_cast<int64_t>(i));
     Attributes extra = {{"fill-opacity", "0.9"}};
     if (w.clamped) extra.push_back({"stroke-width", "3"});
-    svg.Rect(box, sw.fill, w.clamped ? kMarkStroke : kInk, std::move(extra));
-    const std::string label = WindowLabel(w);
-    if (box.width >= TextWidth(label) + 4 && box.height >= kFontSize + 2) {
-      svg.Text(box.x + box.width / 2, box.y + box.height / 2 + kFontSize / 2 - 2, label, sw.text,
-               TextAnchor::kMiddle);
-    }
+    svg.Rect(box, PaletteSwatch(static_cast<int64_t>(i)).fill, w.clamped ? kMarkStroke : kInk,
+             std::move(extra));
   }
   return {right, bottom};
+}
+
+// The windows' labels, drawn last (over the padding shade), where they fit.
+void DrawWindowLabels(Svg& svg, const std::vector<DrawnWindow>& windows, int64_t x0, int64_t y0,
+                      const Scale& xs, const Scale& ys) {
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const Box box = WindowBox(windows[i], x0, y0, xs, ys);
+    const std::string label = WindowLabel(windows[i]);
+    if (box.width >= TextWidth(label) + 4 && box.height >= kFontSize + 2) {
+      svg.Text(box.x + box.width / 2, box.y + box.height / 2 + kFontSize / 2 - 2, label,
+               PaletteSwatch(static_cast<int64_t>(i)).text, TextAnchor::kMiddle);
+    }
+  }
 }
 
 }  // namespace
@@ -147,15 +161,29 @@ absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
   Svg svg;
   const std::string title = absl::StrCat("Pallas grid ", grid.ToString(), " over ", out.ToString());
   int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 8;
-  const int64_t x0 = kMargin + 8, y0 = y + 8;  // room for padding before the array
+  // Windows reaching into Element padding before the array start at negative indices.
+  int64_t first_row = 0, first_col = 0;
+  for (const DrawnWindow& w : windows) {
+    first_row = std::min(first_row, w.row_start);
+    first_col = std::min(first_col, w.col_start);
+  }
+  const int64_t x0 = kMargin + 8 - xs.At(first_col), y0 = y + 8 - ys.At(first_row);
   svg.Rect({x0, y0, xs.pixels, ys.pixels}, kEmptyFill, kInk);
   const auto [right, bottom] = DrawWindows(svg, windows, x0, y0, xs, ys);
+  const int64_t left = x0 + xs.At(first_col), top = y0 + ys.At(first_row);
+  if (left < x0) {
+    svg.Rect({left, top, x0 - left, bottom - top}, kPaddingFill, "none", {{"fill-opacity", "0.6"}});
+  }
+  if (top < y0) {
+    svg.Rect({x0, top, xs.pixels, y0 - top}, kPaddingFill, "none", {{"fill-opacity", "0.6"}});
+  }
   // The padding: whatever of the windows lies outside the array, shaded over them.
-  svg.Rect({x0 + xs.pixels, y0, std::max<int64_t>(0, right - x0 - xs.pixels), bottom - y0},
-           kPaddingFill, "none", {{"fill-opacity", "0.8"}});
+  svg.Rect({x0 + xs.pixels, top, std::max<int64_t>(0, right - x0 - xs.pixels), bottom - top},
+           kPaddingFill, "none", {{"fill-opacity", "0.6"}});
   svg.Rect({x0, y0 + ys.pixels, xs.pixels, std::max<int64_t>(0, bottom - y0 - ys.pixels)},
-           kPaddingFill, "none", {{"fill-opacity", "0.8"}});
+           kPaddingFill, "none", {{"fill-opacity", "0.6"}});
   svg.Rect({x0, y0, xs.pixels, ys.pixels}, "none", kInk, {{"stroke-width", "2"}});
+  DrawWindowLabels(svg, windows, x0, y0, xs, ys);
   y = bottom + 12;
   std::vector<std::string> notes = {
       absl::StrCat(rank >= 2 ? absl::StrCat(rows, " rows x ") : "", cols,

@@ -63,7 +63,7 @@ TEST(GridSvg, ElementOffsetMistakeIsMarkedClampedGolden) {
 TEST(GridSvg, PartialLastBlockShowsPadding) {
   const std::string svg = Draw({7, 7}, Blocks({"2", "3"}), Grid{4, 3}, "(i,j)->(i,j)");
   EXPECT_EQ(CheckXml(svg), "");
-  EXPECT_THAT(svg, HasSubstr("fill-opacity=\"0.8\""));
+  EXPECT_THAT(svg, HasSubstr("fill-opacity=\"0.6\""));
   EXPECT_THAT(svg, HasSubstr(">(3,2)</text>"));
 }
 
@@ -89,6 +89,27 @@ TEST(GridSvg, Errors) {
 TEST(GridSvg, IsDeterministic) {
   EXPECT_EQ(Draw({8, 6}, Blocks({"2", "3"}), Grid{4, 2}, "(i,j)->(i,j)"),
             Draw({8, 6}, Blocks({"2", "3"}), Grid{4, 2}, "(i,j)->(i,j)"));
+}
+
+}  // namespace
+}  // namespace axe::picture
+
+namespace axe::picture {
+namespace {
+
+TEST(GridSvg, ElementPaddingBeforeTheArrayStaysInsideThePicture) {
+  // docs/pallas.md's Element example: windows start at -2 and -1 (front padding).
+  absl::StatusOr<std::string> svg = GridSvg(
+      {DType::kS32, {7, 7}},
+      std::vector<pallas::BlockDim>{*pallas::BlockDim::Parse("Element(2,(1,0))"),
+                                    *pallas::BlockDim::Parse("Element(3,(2,0))")},
+      pallas::Grid{4, 3}, pallas::IndexMapExpr::Parse("(i,j)->(2*i,3*j)")->ToIndexMap());
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_EQ(testing::CheckXml(*svg), "");
+  // Every rect starts inside the picture.
+  EXPECT_EQ(svg->find("x=\"-"), std::string::npos);
+  EXPECT_EQ(svg->find("y=\"-"), std::string::npos);
+  EXPECT_NE(svg->find(">(0,0)</text>"), std::string::npos);
 }
 
 }  // namespace
