@@ -1,4 +1,4 @@
-// Randomized: pictures of random layouts and tiled shapes are always well-formed SVG (or a
+// Randomized: pictures of random layouts, tiled shapes and grids are always well-formed SVG (or a
 // clean error), stay small whatever the size, and are deterministic.
 #include <random>
 #include <string>
@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/pallas/index_map_expr.h"
+#include "axe/picture/grid_picture.h"
 #include "axe/picture/layout_picture.h"
 #include "axe/picture/xla_picture.h"
 #include "axe/xla/text.h"
@@ -86,6 +88,44 @@ TEST(RandomPictures, TiledShapesDrawAsWellFormedBoundedSvg) {
     EXPECT_LT(CountElements(*svg, "rect"), 300) << text;
   }
   EXPECT_GT(drawn, 100);
+}
+
+}  // namespace
+}  // namespace axe::picture
+
+namespace axe::picture {
+namespace {
+
+TEST(RandomPictures, GridsDrawAsWellFormedSvgInsideThePicture) {
+  std::mt19937_64 rng(axe::testing_support::TestSeed(7));
+  std::uniform_int_distribution<int64_t> dim(1, 40), block(1, 9), grid(1, 6), scale(0, 3);
+  int drawn = 0;
+  for (int i = 0; i < 150; ++i) {
+    const int rank = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<int64_t> shape, grid_sizes;
+    std::vector<pallas::BlockDim> blocks;
+    std::vector<std::string> vars, results;
+    for (int d = 0; d < rank; ++d) {
+      shape.push_back(dim(rng));
+      grid_sizes.push_back(grid(rng));
+      const int64_t b = block(rng);
+      blocks.push_back(*pallas::BlockDim::Parse(
+          rng() % 4 == 0 ? absl::StrCat("Element(", b + 2, ",(1,1))") : absl::StrCat(b)));
+      vars.push_back(absl::StrCat("v", d));
+      results.push_back(absl::StrCat(scale(rng), "*v", d));
+    }
+    absl::StatusOr<pallas::IndexMapExpr> map = pallas::IndexMapExpr::Parse(
+        absl::StrCat("(", absl::StrJoin(vars, ","), ")->(", absl::StrJoin(results, ","), ")"));
+    ASSERT_TRUE(map.ok()) << map.status();
+    absl::StatusOr<std::string> svg =
+        GridSvg({DType::kS32, shape}, blocks, pallas::Grid(grid_sizes), map->ToIndexMap());
+    if (!svg.ok()) continue;  // e.g. a window larger than the array: a clean error
+    ++drawn;
+    EXPECT_EQ(CheckXml(*svg), "") << absl::StrJoin(shape, ",");
+    EXPECT_EQ(svg->find("x=\"-"), std::string::npos) << absl::StrJoin(shape, ",");
+    EXPECT_EQ(svg->find("y=\"-"), std::string::npos) << absl::StrJoin(shape, ",");
+  }
+  EXPECT_GT(drawn, 50);
 }
 
 }  // namespace
