@@ -301,17 +301,31 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
   const int me = c.client->rank();
   const int eb = x.element_bytes();
   const int64_t piece = x.bytes() / g_size;
-  std::vector<uint8_t> packed(static_cast<size_t>(x.bytes())), blocks(packed.size());
-  StoredTensor from{in_layout, in_shape, x.data(me)};
-  for (int64_t j = 0; j < g_size; ++j) {  // chunk j along split, to member j
-    IndexBox box = WholeBox(in_shape);
-    box[split] = {j * block[split], (j + 1) * block[split]};
-    MutableStoredTensor to{block_layout, block, packed.data() + j * piece};
-    AXE_RETURN_IF_ERROR(CopyBox(from, box, to, WholeBox(block), eb));
+  // Chunks are contiguous row-major pieces when every dimension before the split (concat)
+  // axis has size 1: then MPI sends from x (receives into the result) with no relayout.
+  const bool send_direct = Product(in_shape, 0, split) == 1;
+  const bool receive_direct = Product(out_shape, 0, concat) == 1;
+  std::vector<uint8_t> packed, blocks;
+  const uint8_t* send = x.data(me);
+  uint8_t* receive = out.mutable_data(me);
+  if (!send_direct) {
+    packed.resize(static_cast<size_t>(x.bytes()));
+    StoredTensor from{in_layout, in_shape, x.data(me)};
+    for (int64_t j = 0; j < g_size; ++j) {  // chunk j along split, to member j
+      IndexBox box = WholeBox(in_shape);
+      box[split] = {j * block[split], (j + 1) * block[split]};
+      MutableStoredTensor to{block_layout, block, packed.data() + j * piece};
+      AXE_RETURN_IF_ERROR(CopyBox(from, box, to, WholeBox(block), eb));
+    }
+    send = packed.data();
+  }
+  if (!receive_direct) {
+    blocks.resize(static_cast<size_t>(x.bytes()));
+    receive = blocks.data();
   }
   std::vector<MPI_Request> req(1);
   AXE_RETURN_IF_ERROR(
-      MpiStatus(MPI_Ialltoall(packed.data(), static_cast<int>(piece), MPI_BYTE, blocks.data(),
+      MpiStatus(MPI_Ialltoall(send, static_cast<int>(piece), MPI_BYTE, receive,
                               static_cast<int>(piece), MPI_BYTE, c.comm, req.data()),
                 "MPI_Ialltoall"));
   absl::Status s = Finish(c, req, out, &blocks);
@@ -319,6 +333,7 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
     c.client->state().KeepAlive(std::move(packed));
     return s;
   }
+  if (receive_direct) return out;
   const int64_t received = out_shape[concat] / g_size;
   MutableStoredTensor to{out_layout, out_shape, out.mutable_data(me)};
   for (int64_t j = 0; j < g_size; ++j) {  // member j's chunk, at piece j along concat
