@@ -49,8 +49,9 @@ PhysCoord CoordFromPython(const nb::handle& point) {
   std::string text;
   for (auto [key, value] : nb::cast<nb::dict>(point)) {
     if (!nb::isinstance<nb::str>(key)) throw nb::type_error("axis names are str");
-    absl::StrAppend(&text, text.empty() ? "" : ",", nb::cast<std::string>(key), "=",
-                    nb::cast<int64_t>(value));
+    std::string axis = nb::cast<std::string>(key);
+    absl::StrAppend(&text, text.empty() ? "" : ",", axis, "=",
+                    ToInt64(value, "the value of axis '" + axis + "'"));
   }
   return Unwrap(PhysCoord::Parse(text));
 }

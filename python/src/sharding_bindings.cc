@@ -54,8 +54,16 @@ Sharding ToSharding(const AnySharding& s) {
 
 // A device: an int id, or an object with an int `.id` (a jax.Device).
 int64_t DeviceId(nb::handle device) {
-  if (nb::hasattr(device, "id")) return nb::cast<int64_t>(device.attr("id"));
-  return nb::cast<int64_t>(device);
+  if (nb::hasattr(device, "id")) return ToInt64(device.attr("id"), "a device's id");
+  // NumPy integers are ints through __index__.
+  PyObject* index = PyNumber_Index(device.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error(
+        ("a device is an int id or a jax.Device, got " + nb::cast<std::string>(nb::repr(device)))
+            .c_str());
+  }
+  return ToInt64(nb::steal(index), "a device id");
 }
 
 sharding::MeshAxisType AxisTypeFromPython(nb::handle type) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <nanobind/stl/string.h>
+
 #include <nanobind/nanobind.h>
 
 #include "axe/base/python_error.h"
@@ -29,6 +31,21 @@ void ThrowIfError(const absl::Status& status) {
       throw nb::python_error();
     default: throw std::runtime_error(message);
   }
+}
+
+int64_t ToInt64(nb::handle value, const std::string& what) {
+  // bool is an int in Python, but no JAX API takes True for a size or an id.
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
+    throw nb::type_error(
+        (what + " must be an int, got " + nb::cast<std::string>(nb::repr(value))).c_str());
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow != 0) {
+    PyErr_SetString(PyExc_OverflowError, (what + " does not fit in int64").c_str());
+    throw nb::python_error();
+  }
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace axe::python

@@ -6,7 +6,11 @@
 #ifndef AXE_PYTHON_SRC_STATUS_H_
 #define AXE_PYTHON_SRC_STATUS_H_
 
+#include <cstdint>
+#include <string>
 #include <utility>
+
+#include <nanobind/nanobind.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -15,6 +19,9 @@ namespace axe::python {
 
 // Throws the exception for a non-OK status (returns for OK).
 void ThrowIfError(const absl::Status& status);
+
+// A Python int as int64: TypeError (naming `what`) for a non-int, OverflowError beyond int64.
+int64_t ToInt64(nanobind::handle value, const std::string& what);
 
 template <typename T>
 T Unwrap(absl::StatusOr<T> value) {

@@ -54,6 +54,10 @@ def test_inverse():
     assert layout.inverse("warp=6,lane=8,reg=1") == [41]
     with pytest.raises(TypeError):
         layout.inverse(42)
+    with pytest.raises(TypeError, match="axis 'warp' must be an int"):
+        layout.inverse({"warp": "6"})
+    with pytest.raises(OverflowError, match="axis 'warp' does not fit in int64"):
+        layout.inverse({"warp": 2**70})
 
 
 def test_round_trip_apply_inverse(rng):

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 import axe
@@ -24,6 +25,11 @@ def test_mesh_errors():
         Mesh([[0, 1], [2, 3]], ("x",))
     with pytest.raises(ValueError):
         Mesh([0, 0], ("x",))
+    with pytest.raises(TypeError, match="a device is an int id or a jax.Device"):
+        Mesh([0.5, 1.5], ("x",))
+    with pytest.raises(OverflowError):
+        Mesh([2**70], ("x",))
+    assert Mesh(np.arange(4).reshape(2, 2), ("x", "y")) == mesh22()
 
 
 def test_partition_spec():
