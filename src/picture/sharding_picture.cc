@@ -67,9 +67,7 @@ CellGrid BlockGrid(const sharding::ShardingExplanation& e, std::optional<size_t>
   const std::vector<Interval> rows = Intervals(e, row_dim), cols = Intervals(e, col_dim);
   const size_t shown_rows = std::min<size_t>(rows.size(), kMaxBlocks);
   const size_t shown_cols = std::min<size_t>(cols.size(), kMaxBlocks);
-  grid.caption = absl::StrCat("global array (", absl::StrJoin(e.global_shape, ", "), "): rows ",
-                              row_dim ? absl::StrCat("dimension ", *row_dim) : "-", ", columns ",
-                              col_dim ? absl::StrCat("dimension ", *col_dim) : "-");
+  grid.caption = absl::StrCat("array (", absl::StrJoin(e.global_shape, ", "), ")");
   for (size_t c = 0; c < shown_cols; ++c)
     grid.col_labels.push_back(col_dim ? IntervalLabel(cols[c]) : "all");
   for (size_t r = 0; r < shown_rows; ++r) {
@@ -160,6 +158,8 @@ std::string ShardingSvg(const sharding::ShardingExplanation& e,
   const CellGrid devices = MeshGrid(e, mesh);
 
   std::vector<std::string> notes = {
+      absl::StrCat("rows: ", row_dim ? absl::StrCat("dimension ", *row_dim) : "none split",
+                   ", columns: ", col_dim ? absl::StrCat("dimension ", *col_dim) : "none split"),
       "each block: the devices holding it (replicas grouped); colour: replica group"};
   if (e.named.text) notes.push_back(*e.named.text);
   if (e.hlo.text) notes.push_back(absl::StrCat("HLO ", *e.hlo.text));

@@ -99,11 +99,11 @@ namespace {
 
 TEST(GridSvg, ElementPaddingBeforeTheArrayStaysInsideThePicture) {
   // docs/pallas.md's Element example: windows start at -2 and -1 (front padding).
-  absl::StatusOr<std::string> svg = GridSvg(
-      {DType::kS32, {7, 7}},
-      std::vector<pallas::BlockDim>{*pallas::BlockDim::Parse("Element(2,(1,0))"),
-                                    *pallas::BlockDim::Parse("Element(3,(2,0))")},
-      pallas::Grid{4, 3}, pallas::IndexMapExpr::Parse("(i,j)->(2*i,3*j)")->ToIndexMap());
+  absl::StatusOr<std::string> svg =
+      GridSvg({DType::kS32, {7, 7}},
+              std::vector<pallas::BlockDim>{*pallas::BlockDim::Parse("Element(2,(1,0))"),
+                                            *pallas::BlockDim::Parse("Element(3,(2,0))")},
+              pallas::Grid{4, 3}, pallas::IndexMapExpr::Parse("(i,j)->(2*i,3*j)")->ToIndexMap());
   ASSERT_TRUE(svg.ok()) << svg.status();
   EXPECT_EQ(testing::CheckXml(*svg), "");
   // Every rect starts inside the picture.

@@ -44,7 +44,7 @@ TEST(ShardingSvg, Mesh2x2SplitFirstGroupsReplicasGolden) {
   EXPECT_EQ(CheckXml(svg), "");
   EXPECT_THAT(svg, HasSubstr(">0,1</text>"));
   EXPECT_THAT(svg, HasSubstr(">2,3</text>"));
-  EXPECT_THAT(svg, HasSubstr("rows dimension 0, columns -"));
+  EXPECT_THAT(svg, HasSubstr("rows: dimension 0, columns: none split"));
   EXPECT_TRUE(CompareGolden("sharding_2x2_x.svg", svg));
 }
 
