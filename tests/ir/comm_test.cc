@@ -6,6 +6,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/ir/check.h"
 #include "axe/ir/control_flow.h"
+#include "axe/ir/drop_vma.h"
 #include "axe/ir/parser.h"
 #include "axe/ir/primitives.h"
 #include "axe/ir/printer.h"
@@ -242,6 +243,22 @@ TEST(CommTest, TablePrintsEveryEntryAndTheTotal) {
   EXPECT_THAT(table, HasSubstr("all-reduce"));
   EXPECT_THAT(table, HasSubstr("f32[2]{V:x}"));
   EXPECT_THAT(table, HasSubstr("total bytes per device: 12\n"));
+}
+
+// DropVarianceTyping gives the program check_vma = false would have traced: the pvary casts go,
+// psum_invariant becomes psum, and its transpose is the naive one.
+TEST(CommTest, DropVarianceTypingIsTheUncheckedTrace) {
+  ClosedJaxpr f = ShardMapped({F32({8})}, {*P::Create({{"x"}})}, {*P::Create({})}, PsumBody);
+  ClosedJaxpr g = ShardMapped({F32({8})}, {*P::Create({{"x"}})}, {*P::Create({})}, PsumBody, false);
+  absl::StatusOr<ClosedJaxpr> naive = DropVarianceTyping(f);
+  ASSERT_THAT(naive, IsOk());
+  EXPECT_EQ(PrintJaxpr(*naive), PrintJaxpr(g));
+  ClosedJaxpr h = ShardMapped({F32({8})}, {*P::Create({})}, {*P::Create({{"x"}})}, IdentityBody);
+  ClosedJaxpr k =
+      ShardMapped({F32({8})}, {*P::Create({})}, {*P::Create({{"x"}})}, IdentityBody, false);
+  ASSERT_THAT(DropVarianceTyping(h), IsOk());
+  EXPECT_EQ(PrintJaxpr(*DropVarianceTyping(h)), PrintJaxpr(k));
+  EXPECT_EQ(Count(Transposed(*naive, {true})).total_bytes_per_device, 12);
 }
 
 }  // namespace
