@@ -37,7 +37,8 @@ absl::Status MpiStatus(int code, absl::string_view what) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(code, text, &length);
-  return absl::InternalError(absl::StrCat(what, ": ", absl::string_view(text, length)));
+  return absl::InternalError(
+      absl::StrCat(what, ": ", absl::string_view(text, static_cast<size_t>(length))));
 }
 
 absl::Status MpiInit(int* argc, char*** argv) {

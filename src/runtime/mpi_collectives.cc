@@ -111,13 +111,14 @@ absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
   const uint8_t* in = x.data(rank);
   uint8_t* result = out.mutable_data(rank);
   // Phase 1: member j receives every member's chunk j (n blocks of chunk j's size).
-  std::vector<int> send_counts(n), send_displs(n), recv_counts(n), recv_displs(n);
+  // Counts fit in int: x.bytes() does (MpiCount above).
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
   const int64_t mine = ChunkBegin(e, n, g + 1) - ChunkBegin(e, n, g);
   for (int64_t j = 0; j < n; ++j) {
-    send_displs[j] = static_cast<int>(ChunkBegin(e, n, j) * eb);
-    send_counts[j] = static_cast<int>((ChunkBegin(e, n, j + 1) - ChunkBegin(e, n, j)) * eb);
-    recv_counts[j] = static_cast<int>(mine * eb);
-    recv_displs[j] = static_cast<int>(j * mine * eb);
+    send_displs.push_back(static_cast<int>(ChunkBegin(e, n, j) * eb));
+    send_counts.push_back(static_cast<int>((ChunkBegin(e, n, j + 1) - ChunkBegin(e, n, j)) * eb));
+    recv_counts.push_back(static_cast<int>(mine * eb));
+    recv_displs.push_back(static_cast<int>(j * mine * eb));
   }
   std::vector<uint8_t> blocks(static_cast<size_t>(n * mine * eb));
   std::vector<MPI_Request> req(1);
@@ -126,8 +127,8 @@ absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
                      recv_counts.data(), recv_displs.data(), MPI_BYTE, c.comm, req.data()),
       "MPI_Ialltoallv"));
   AXE_RETURN_IF_ERROR(Finish(c, req, out, &blocks));
-  std::vector<const uint8_t*> inputs(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) inputs[j] = blocks.data() + j * mine * eb;
+  std::vector<const uint8_t*> inputs;
+  for (int64_t j = 0; j < n; ++j) inputs.push_back(blocks.data() + j * mine * eb);
   AXE_RETURN_IF_ERROR(
       ReduceElements(op, x.dtype(), inputs, mine, result + ChunkBegin(e, n, g) * eb));
   // Phase 2: every member gets every folded chunk.
@@ -217,7 +218,8 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   const int me = c.client->rank();
-  const int64_t outer = Product(x.shape(), 0, d), inner = Product(x.shape(), d + 1, rank);
+  const int64_t outer = Product(x.shape(), 0, d),
+                inner = Product(x.shape(), d + 1, x.shape().size());
   const int64_t chunk = n / g_size * inner, eb = x.element_bytes();
   const int piece = static_cast<int>(outer * chunk * eb);  // bytes each member gets from each
   std::vector<uint8_t> packed, blocks(static_cast<size_t>(g_size * piece));
@@ -241,8 +243,8 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
     c.client->state().KeepAlive(std::move(packed));
     return s;
   }
-  std::vector<const uint8_t*> inputs(static_cast<size_t>(g_size));
-  for (int64_t j = 0; j < g_size; ++j) inputs[j] = blocks.data() + j * piece;
+  std::vector<const uint8_t*> inputs;
+  for (int64_t j = 0; j < g_size; ++j) inputs.push_back(blocks.data() + j * piece);
   AXE_RETURN_IF_ERROR(ReduceElements(op, x.dtype(), inputs, outer * chunk, out.mutable_data(me)));
   return out;
 }
