@@ -1,0 +1,151 @@
+// axe ir: jaxprs (the text JAX prints, or axe's) type-checked, transposed and counted.
+//
+//   axe ir check JAXPR [--json]                                  the typed jaxpr, or the error
+//   axe ir transpose JAXPR [--wrt N]... [--no-check-vma] [--json]  the transposed jaxpr
+//   axe ir comm JAXPR [--json]                                   collectives, bytes per device
+//
+// JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
+// prints: axe::ir (ParseJaxpr, CheckJaxpr, LinearTranspose, DropVarianceTyping,
+// CountCommunication) does the work.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/check.h"
+#include "axe/ir/comm.h"
+#include "axe/ir/drop_vma.h"
+#include "axe/ir/parser.h"
+#include "axe/ir/printer.h"
+#include "axe/ir/transpose.h"
+#include "cli.h"
+
+namespace axe::cli {
+namespace {
+
+struct IrArgs {
+  std::string jaxpr;
+  std::vector<int64_t> wrt;
+  bool no_check_vma = false;
+};
+
+// The jaxpr argument read, parsed and type-checked.
+absl::StatusOr<ir::ClosedJaxpr> ReadChecked(const std::string& arg) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, "JAXPR"));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, ir::ParseJaxpr(text));
+  AXE_RETURN_IF_ERROR(ir::CheckJaxpr(jaxpr));
+  return jaxpr;
+}
+
+Json Types(const std::vector<ir::ShapedArray>& avals) {
+  Json out = Json::array();
+  for (const ir::ShapedArray& a : avals) out.push_back(a.ShortString());
+  return out;
+}
+
+void PrintJaxprResult(const ir::ClosedJaxpr& j, bool json, Json extra = Json::object()) {
+  std::string text = ir::PrintJaxpr(j);
+  if (!json) {
+    std::cout << text << "\n";
+    return;
+  }
+  Json out = {{"jaxpr", text},
+              {"in_avals", Types(j.jaxpr.in_avals())},
+              {"out_avals", Types(j.jaxpr.out_avals())}};
+  for (auto& [key, value] : extra.items()) out[key] = value;
+  PrintJson(out);
+}
+
+absl::Status RunCheck(const IrArgs& args, bool json) {
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  PrintJaxprResult(j, json);
+  return absl::OkStatus();
+}
+
+// The linear mask of --wrt (every input when none is given).
+absl::StatusOr<std::vector<bool>> LinearInputs(const std::vector<int64_t>& wrt, size_t inputs) {
+  std::vector<bool> linear(inputs, wrt.empty());
+  for (int64_t n : wrt) {
+    if (n < 0 || static_cast<size_t>(n) >= inputs) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--wrt: input ", n, " is out of range for a jaxpr with ", inputs, " inputs"));
+    }
+    linear[static_cast<size_t>(n)] = true;
+  }
+  return linear;
+}
+
+absl::Status RunTranspose(const IrArgs& args, bool json) {
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  if (args.no_check_vma) {
+    AXE_ASSIGN_OR_RETURN(j, ir::DropVarianceTyping(j));
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<bool> linear, LinearInputs(args.wrt, j.jaxpr.invars.size()));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr t, ir::LinearTranspose(j, linear));
+  Json wrt = Json::array();
+  for (size_t i = 0; i < linear.size(); ++i) {
+    if (linear[i]) wrt.push_back(i);
+  }
+  PrintJaxprResult(t, json, {{"wrt", wrt}, {"check_vma", !args.no_check_vma}});
+  return absl::OkStatus();
+}
+
+absl::Status RunComm(const IrArgs& args, bool json) {
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::CommunicationCount c, ir::CountCommunication(j));
+  if (!json) {
+    std::cout << ir::CommunicationTable(c);
+    return absl::OkStatus();
+  }
+  Json rows = Json::array();
+  for (const ir::CollectiveCount& e : c.collectives) {
+    rows.push_back({{"primitive", e.primitive},
+                    {"axes", e.axes},
+                    {"bytes_per_device", e.bytes_per_device},
+                    {"kind", e.kind},
+                    {"group_size", e.group_size},
+                    {"count", e.count},
+                    {"operand", e.operand}});
+  }
+  PrintJson({{"collectives", rows}, {"total_bytes_per_device", c.total_bytes_per_device}});
+  return absl::OkStatus();
+}
+
+CLI::App* AddJaxprCommand(CLI::App* group, Selected& selected, const char* name, const char* help,
+                          std::shared_ptr<IrArgs> args, absl::Status (*run)(const IrArgs&, bool)) {
+  CLI::App* cmd = group->add_subcommand(name, help);
+  cmd->add_option("jaxpr", args->jaxpr,
+                  "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
+      ->required();
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, run, &selected] { return run(*args, selected.json); });
+  return cmd;
+}
+
+void AddIrCommands(CLI::App& app, Selected& selected) {
+  CLI::App* group =
+      app.add_subcommand("ir", "Jaxprs with shard_map variance typing: check, transpose, comm");
+  group->require_subcommand(1);
+  AddJaxprCommand(group, selected, "check",
+                  "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error",
+                  std::make_shared<IrArgs>(), RunCheck);
+  auto targs = std::make_shared<IrArgs>();
+  CLI::App* t = AddJaxprCommand(
+      group, selected, "transpose",
+      "Transpose a linear jaxpr (JAX's backward pass): prints the cotangent program", targs,
+      RunTranspose);
+  t->add_option("--wrt", targs->wrt, "An input the jaxpr is linear in (repeatable; default all)");
+  t->add_flag("--no-check-vma", targs->no_check_vma,
+              "Transpose the check_vma=False trace (the naive rule's defensive psums)");
+  AddJaxprCommand(group, selected, "comm",
+                  "Count the collectives a jaxpr performs and the bytes each moves per device",
+                  std::make_shared<IrArgs>(), RunComm);
+}
+
+}  // namespace
+
+AXE_CLI_COMMAND_GROUP(70, AddIrCommands);
+
+}  // namespace axe::cli
