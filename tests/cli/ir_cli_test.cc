@@ -126,5 +126,16 @@ TEST(IrCli, CommOfAnEmptyProgramAndAMissingFile) {
   EXPECT_THAT(missing.err, HasSubstr("JAXPR"));
 }
 
+TEST(IrCli, TourShowsBothTransposesWithTheirCounts) {
+  auto r = RunAxe({"tour", "--part", "ir"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("The cursed identity"));
+  EXPECT_THAT(r.out, HasSubstr("psum over x (all-reduce)"));
+  EXPECT_THAT(r.out, HasSubstr("pvary over x (none)"));
+  EXPECT_THAT(r.out, HasSubstr("bytes per device         0"));
+  EXPECT_THAT(r.out, HasSubstr("48\n"));
+  EXPECT_THAT(r.out, HasSubstr("12\n"));
+}
+
 }  // namespace
 }  // namespace axe
