@@ -52,7 +52,11 @@ std::string PythonFloat(double value) {
     return out;
   }
   out += digits.substr(0, 1);
-  if (digits.size() > 1) out += "." + digits.substr(1);
+  if (digits.size() > 1) {
+    // (Appended piecewise: `"." + digits.substr(1)` trips g++ 12's -Wrestrict false positive.)
+    out += '.';
+    out.append(digits, 1, std::string::npos);
+  }
   char exp_buf[16];
   std::snprintf(exp_buf, sizeof(exp_buf), "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
   return out + exp_buf;
