@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
 #include "axe/sharding/format.h"
 #include "call_text.h"
@@ -67,9 +68,12 @@ absl::Status InvalidValue(const Scanner& s, const CallArg& arg, absl::string_vie
   if (type.empty()) {
     return s.ErrorAt(arg.begin, absl::StrCat("a ", what, " (", expected, ")"));
   }
-  return s.MessageAt(arg.begin, absl::StrCat("Invalid value received for the ", what,
-                                             " argument. Expected values are ", expected, ". Got ",
-                                             PythonStr(text), " of type ", type));
+  // JAX raises a TypeError here: the status says so for the bindings.
+  return TypeError(
+      s.MessageAt(arg.begin, absl::StrCat("Invalid value received for the ", what,
+                                          " argument. Expected values are ", expected, ". Got ",
+                                          PythonStr(text), " of type ", type))
+          .message());
 }
 
 absl::StatusOr<Format::LayoutChoice> ReadLayoutChoice(const Scanner& s, const CallArg& arg) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/hash/hash.h"
+#include "axe/base/python_error.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
 #include "gmock/gmock.h"
@@ -290,9 +291,10 @@ TEST(FormatTest, ParseTypeErrorsUseJaxsTexts) {
            {"Format(None, {1})", sharding_error + "{1} of type <class 'set'>"},
            {"Format(True)", layout_error + "True of type <class 'bool'>"},
        }) {
-    EXPECT_THAT(Format::Parse(bad.text),
-                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(bad.message)))
+    const absl::StatusOr<Format> parsed = Format::Parse(bad.text);
+    EXPECT_THAT(parsed, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(bad.message)))
         << bad.text;
+    EXPECT_TRUE(IsTypeError(parsed.status())) << bad.text;
   }
 }
 
