@@ -2,8 +2,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,11 +74,10 @@ struct RankWork {
   int64_t send_bytes = 0, receive_bytes = 0;
 };
 
-absl::StatusOr<RankWork> WorkOf(const ReshardPlan& plan, int rank, absl::string_view what) {
+RankWork WorkOf(const ReshardPlan& plan, int rank) {
   RankWork w;
   for (const ReshardMessage& m : plan.messages) {
     if (m.src_device == rank) {
-      AXE_RETURN_IF_ERROR(MpiCount(m.bytes, what).status());
       w.sends.push_back(&m);
       w.send_bytes += m.bytes;
     }
@@ -89,6 +90,58 @@ absl::StatusOr<RankWork> WorkOf(const ReshardPlan& plan, int rank, absl::string_
     if (m.dst_device == rank) w.local.push_back(&m);
   }
   return w;
+}
+
+// A part of a message that travels at once (a message is cut along its outermost dimension
+// of extent > 1 when it exceeds the staging bound).
+struct Piece {
+  const ReshardMessage* message;
+  IndexBox box;
+  int64_t bytes;
+};
+
+void CutBox(const IndexBox& box, int64_t max_elements, std::vector<IndexBox>& out) {
+  const int64_t n = BoxElements(box).value_or(0);
+  if (n <= max_elements) {
+    if (n > 0) out.push_back(box);
+    return;
+  }
+  size_t i = 0;
+  while (box[i].size() == 1) ++i;  // n > max_elements >= 1: some extent exceeds 1
+  const int64_t inner = n / box[i].size();
+  const int64_t rows = std::max<int64_t>(1, max_elements / inner);
+  for (int64_t begin = box[i].begin; begin < box[i].end; begin += rows) {
+    IndexBox part = box;
+    part[i] = {begin, std::min(box[i].end, begin + rows)};
+    CutBox(part, max_elements, out);
+  }
+}
+
+// The rounds of a reshard, the same on every rank: pieces in plan order, a new round
+// whenever a piece would take a rank's bytes sent or received in the round past `bound`
+// (0: no bound, one round).
+std::vector<std::vector<Piece>> Rounds(const ReshardPlan& plan, int64_t bound, int ranks) {
+  std::vector<std::vector<Piece>> rounds(1);
+  std::vector<int64_t> sent(static_cast<size_t>(ranks), 0), received(sent.size(), 0);
+  const int64_t eb = plan.element_bytes;
+  for (const ReshardMessage& m : plan.messages) {
+    std::vector<IndexBox> boxes;
+    CutBox(m.box, bound > 0 ? std::max<int64_t>(1, bound / eb) : INT64_MAX, boxes);
+    for (IndexBox& box : boxes) {
+      const int64_t bytes = BoxElements(box).value_or(0) * eb;
+      auto& s = sent[static_cast<size_t>(m.src_device)];
+      auto& r = received[static_cast<size_t>(m.dst_device)];
+      if (bound > 0 && !rounds.back().empty() && (s + bytes > bound || r + bytes > bound)) {
+        rounds.emplace_back();
+        std::fill(sent.begin(), sent.end(), 0);
+        std::fill(received.begin(), received.end(), 0);
+      }
+      s += bytes;
+      r += bytes;
+      rounds.back().push_back({&m, std::move(box), bytes});
+    }
+  }
+  return rounds;
 }
 
 // Job-wide stats from this rank's counts.
@@ -120,10 +173,63 @@ std::string CallText(const Array& array, const ArrayFormat& target) {
                       array.format().ToString(), " -> ", target.ToString());
 }
 
+// One round on this rank: receives posted, its pieces packed (relayout) and sent, all
+// completed, the received ones unpacked (relayout). Staging: the round's bytes.
+absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
+                      const std::vector<Piece>& round, int tag) {
+  const int me = client.rank();
+  const int eb = array.element_bytes();
+  int64_t send_bytes = 0, receive_bytes = 0;
+  for (const Piece& p : round) {
+    AXE_RETURN_IF_ERROR(MpiCount(p.bytes, "reshard").status());
+    if (p.message->src_device == me) send_bytes += p.bytes;
+    if (p.message->dst_device == me) receive_bytes += p.bytes;
+  }
+  AXE_RETURN_IF_ERROR(Reserve(client, client.state().send_staging, send_bytes));
+  AXE_RETURN_IF_ERROR(Reserve(client, client.state().receive_staging, receive_bytes));
+  uint8_t* send = client.state().send_staging.data();
+  uint8_t* receive = client.state().receive_staging.data();
+  std::vector<MPI_Request> req;
+  int64_t offset = 0;
+  for (const Piece& p : round) {
+    if (p.message->dst_device != me) continue;
+    req.emplace_back();
+    AXE_RETURN_IF_ERROR(MpiStatus(
+        MPI_Irecv(receive + offset, static_cast<int>(p.bytes), MPI_BYTE,
+                  static_cast<int>(p.message->src_device), tag, client.state().world, &req.back()),
+        "MPI_Irecv"));
+    offset += p.bytes;
+  }
+  offset = 0;
+  for (const Piece& p : round) {
+    if (p.message->src_device != me) continue;
+    Side src{array.storage(), const_cast<uint8_t*>(array.shard_buffer(me)->data()),
+             BoxFromIndex(ShardOf(array, me)->index)};
+    AXE_RETURN_IF_ERROR(PackOrUnpack(src, p.box, send + offset, true, eb));
+    req.emplace_back();
+    AXE_RETURN_IF_ERROR(MpiStatus(
+        MPI_Isend(send + offset, static_cast<int>(p.bytes), MPI_BYTE,
+                  static_cast<int>(p.message->dst_device), tag, client.state().world, &req.back()),
+        "MPI_Isend"));
+    offset += p.bytes;
+  }
+  // On failure the client is broken and keeps its staging buffers (MPI may still use them).
+  AXE_RETURN_IF_ERROR(WaitAll(client, req, "reshard"));
+  offset = 0;
+  for (const Piece& p : round) {
+    if (p.message->dst_device != me) continue;
+    Side dst{out.storage(), out.mutable_shard_buffer(me)->data(),
+             BoxFromIndex(ShardOf(out, me)->index)};
+    AXE_RETURN_IF_ERROR(PackOrUnpack(dst, p.box, receive + offset, false, eb));
+    offset += p.bytes;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
-                            ReshardStats* stats) {
+                            ReshardStats* stats, int64_t staging_bytes) {
   MpiClient* client = AsMpiClient(array.client());
   if (client == nullptr || &out.client() != &array.client()) {
     return absl::InvalidArgumentError(
@@ -137,41 +243,19 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                                                    ") is not for this reshard (",
                                                    CallText(array, out.format()), ")"));
   }
+  if (staging_bytes < 0 || (staging_bytes > 0 && staging_bytes < array.element_bytes())) {
+    return absl::InvalidArgumentError(absl::StrCat("a staging buffer of ", staging_bytes,
+                                                   " bytes cannot hold one element of ",
+                                                   array.element_bytes(), " bytes"));
+  }
   const int me = client->rank();
-  AXE_ASSIGN_OR_RETURN(RankWork w, WorkOf(plan, me, "reshard"));
+  const RankWork w = WorkOf(plan, me);
   const DeviceShard* from_shard = ShardOf(array, me);
   const DeviceShard* to_shard = ShardOf(out, me);
   const int eb = array.element_bytes();
   const auto start = std::chrono::steady_clock::now();
-  AXE_RETURN_IF_ERROR(Reserve(*client, client->state().send_staging, w.send_bytes));
-  AXE_RETURN_IF_ERROR(Reserve(*client, client->state().receive_staging, w.receive_bytes));
-  DeviceBuffer& send = client->state().send_staging;
-  DeviceBuffer& receive = client->state().receive_staging;
-  std::vector<MPI_Request> req;
-  req.reserve(w.sends.size() + w.receives.size());
-  int64_t offset = 0;
-  for (const ReshardMessage* m : w.receives) {
-    req.emplace_back();
-    AXE_RETURN_IF_ERROR(
-        MpiStatus(MPI_Irecv(receive.data() + offset, static_cast<int>(m->bytes), MPI_BYTE,
-                            static_cast<int>(m->src_device), 0, client->state().world, &req.back()),
-                  "MPI_Irecv"));
-    offset += m->bytes;
-  }
-  offset = 0;
-  for (const ReshardMessage* m : w.sends) {
-    Side src{array.storage(), const_cast<uint8_t*>(array.shard_buffer(me)->data()),
-             BoxFromIndex(from_shard->index)};
-    AXE_RETURN_IF_ERROR(PackOrUnpack(src, m->box, send.data() + offset, true, eb));
-    req.emplace_back();
-    AXE_RETURN_IF_ERROR(
-        MpiStatus(MPI_Isend(send.data() + offset, static_cast<int>(m->bytes), MPI_BYTE,
-                            static_cast<int>(m->dst_device), 0, client->state().world, &req.back()),
-                  "MPI_Isend"));
-    offset += m->bytes;
-  }
   int64_t local = 0;
-  for (const ReshardMessage* m : w.local) {  // while the messages travel
+  for (const ReshardMessage* m : w.local) {
     StoredTensor from{array.storage().layout, array.storage().shape,
                       array.shard_buffer(me)->data()};
     MutableStoredTensor to{out.storage().layout, out.storage().shape,
@@ -180,13 +264,9 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                                 Relative(m->box, BoxFromIndex(to_shard->index)), eb));
     local += m->bytes;
   }
-  // On failure the client is broken and keeps its staging buffers (MPI may still use them).
-  AXE_RETURN_IF_ERROR(WaitAll(*client, req, "reshard"));
-  offset = 0;
-  for (const ReshardMessage* m : w.receives) {
-    Side dst{out.storage(), out.mutable_shard_buffer(me)->data(), BoxFromIndex(to_shard->index)};
-    AXE_RETURN_IF_ERROR(PackOrUnpack(dst, m->box, receive.data() + offset, false, eb));
-    offset += m->bytes;
+  const std::vector<std::vector<Piece>> rounds = Rounds(plan, staging_bytes, client->num_devices());
+  for (size_t k = 0; k < rounds.size(); ++k) {
+    AXE_RETURN_IF_ERROR(RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff)));
   }
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (stats == nullptr) return absl::OkStatus();
@@ -194,8 +274,8 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                      elapsed.count(), *stats);
 }
 
-absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target,
-                                 ReshardStats* stats) {
+absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target, ReshardStats* stats,
+                                 int64_t staging_bytes) {
   MpiClient* client = AsMpiClient(array.client());
   if (client == nullptr) {
     return absl::InvalidArgumentError(
@@ -206,9 +286,11 @@ absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target,
   AXE_RETURN_IF_ERROR(CheckReshard(array, target));
   AXE_ASSIGN_OR_RETURN(ReshardPlan plan, PlanReshard(array.shape(), array.element_bytes(),
                                                      array.sharding(), target.sharding));
+  client->state().send_staging = DeviceBuffer();  // staging counts in this reshard's peak
+  client->state().receive_staging = DeviceBuffer();
   client->ResetPeaks();
   AXE_ASSIGN_OR_RETURN(Array out, Array::Allocate(*client, array.shape(), array.dtype(), target));
-  AXE_RETURN_IF_ERROR(MpiReshardInto(array, out, plan, stats));
+  AXE_RETURN_IF_ERROR(MpiReshardInto(array, out, plan, stats, staging_bytes));
   return out;
 }
 

@@ -177,7 +177,7 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
   const int64_t global = *CheckedProduct(shape) * element_bytes;  // checked by the plan
   std::vector<uint8_t> host = GeneratedData(static_cast<size_t>(global), options.seed);
   AXE_ASSIGN_OR_RETURN(Array array, Array::DevicePut(client, host, shape, dtype, from));
-  AXE_ASSIGN_OR_RETURN(Array out, MpiReshard(array, to, &r.stats));
+  AXE_ASSIGN_OR_RETURN(Array out, MpiReshard(array, to, &r.stats, options.staging_bytes));
   if (options.check) {
     AXE_ASSIGN_OR_RETURN(r.check, CheckAll(client, host, out));
   }
@@ -193,8 +193,10 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
   r.seconds = r.alltoallv_seconds = r.gather_scatter_seconds = 1e300;
   for (r.runs = 0; r.runs < options.runs; ++r.runs) {
     AXE_ASSIGN_OR_RETURN(double a, Timed(client, [&] { return RunExchange(client, exchange); }));
-    AXE_ASSIGN_OR_RETURN(double b,
-                         Timed(client, [&] { return MpiReshardInto(array, out, r.plan); }));
+    AXE_ASSIGN_OR_RETURN(double b, Timed(client, [&] {
+                           return MpiReshardInto(array, out, r.plan, nullptr,
+                                                 options.staging_bytes);
+                         }));
     AXE_ASSIGN_OR_RETURN(double c, Timed(client, [&] { return RunGatherScatter(client, naive); }));
     r.alltoallv_seconds = std::min(r.alltoallv_seconds, a);
     r.seconds = std::min(r.seconds, b);

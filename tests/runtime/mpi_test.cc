@@ -220,10 +220,23 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
     for (int64_t d : shape) n *= d;
     std::vector<uint8_t> host = test_util::RandomBytes(rng, static_cast<size_t>(n * eb));
     Array x = *Array::DevicePut(Mpi(), host, shape, type, src);
+    // Staging: unbounded (one round), a few elements (many rounds), or the default.
+    const int64_t choice = static_cast<int64_t>(rng() % 3);
+    const int64_t staging = choice == 0   ? 0
+                            : choice == 1 ? eb * static_cast<int64_t>(1 + rng() % 7)
+                                          : kDefaultMpiStagingBytes;
+    SCOPED_TRACE("staging " + std::to_string(staging));
     ReshardStats stats;
-    absl::StatusOr<Array> y = MpiReshard(x, dst, &stats);
+    absl::StatusOr<Array> y = MpiReshard(x, dst, &stats, staging);
     ASSERT_OK(y.status());
     const ReshardPlan plan = *PlanReshard(shape, eb, from, to);
+    const auto i = static_cast<size_t>(me);
+    const int64_t moving =
+        i < plan.bytes_sent.size() ? plan.bytes_sent[i] + plan.bytes_received[i] : 0;
+    const int64_t bound = (x.shard_buffer(me) ? x.shard_bytes() : 0) +
+                          (y->shard_buffer(me) ? y->shard_bytes() : 0) +
+                          (staging > 0 ? std::min(2 * staging, moving) : moving);
+    ASSERT_LE(stats.peak_bytes[i], bound) << "rank " << me;
     ASSERT_EQ(stats.bytes_moved, plan.v_min_bytes);
     ASSERT_EQ(stats.local_bytes, plan.local_bytes);
     for (const sharding::DeviceShard& s : y->device_map()) {
@@ -244,6 +257,10 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   EXPECT_THAT(
       MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 8 devices but the client has")));
+  EXPECT_THAT(MpiReshard(a, {Named(x, "P()"), std::nullopt}, nullptr, 3).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a staging buffer of 3 bytes cannot hold one element of 4 "
+                                 "bytes")));
   if (MpiWorldSize() == 4) {
     EXPECT_THAT(MpiReshard(a, {Named(x, "P('x')"), std::nullopt}).status(),
                 StatusIs(absl::StatusCode::kInvalidArgument,

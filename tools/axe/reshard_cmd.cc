@@ -215,6 +215,7 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   runtime::MpiReshardBenchmarkOptions options;
   options.runs = args.repeat.value_or(5);
   options.check = args.check;
+  if (args.transport == "staged") options.staging_bytes = args.staging_bytes;
   AXE_ASSIGN_OR_RETURN(runtime::MpiReshardBenchmarkResult r,
                        runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options));
   if (client->rank() == 0) PrintMpiResult(r, devices, json);
@@ -312,7 +313,9 @@ void AddReshard(CLI::App& app, Selected& selected) {
                   "direct (the receiver copies from the sender's shard, default) or staged "
                   "(pack into a bounded staging buffer, then unpack)");
   cmd->add_option("--staging-bytes", args->staging_bytes,
-                  "Staging buffer per device for --transport staged (default 1 MiB)");
+                  "Staging buffer per device for --transport staged (default 1 MiB; with "
+                  "--backend mpi the bound of each round's send and receive staging, else "
+                  "64 MiB)");
   cmd->add_option("--repeat", args->repeat,
                   "Timed runs (default: as many as fit in about 0.3 s, 3 to 50)");
   cmd->add_flag("--check", args->check,

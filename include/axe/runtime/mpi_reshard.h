@@ -7,8 +7,13 @@
 // arrives by MPI_Irecv in a staging buffer and is unpacked into the target shard by a
 // relayout plan; the local part is one relayout from shard to shard. Messages between one
 // pair of ranks are matched in plan order (MPI keeps the order of one sender's messages).
-// Staging on a rank is the bytes it sends plus the bytes it receives (each at most one
-// shard), so its peak is source + target + that staging (not yet chunked to a bound).
+// The messages travel in rounds bounded by `staging_bytes`: a message larger than the
+// bound is cut into pieces (along its outermost dimension of extent > 1), and a new round
+// starts whenever a piece would take some rank's bytes sent or received in the round past
+// the bound (every rank computes the same rounds from the plan). A rank's peak is then its
+// source shard + its target shard + at most 2 x staging_bytes (send and receive staging,
+// kept by the client for the next reshard). staging_bytes 0: one round, staging = the
+// bytes the rank sends + the bytes it receives.
 // Before any data moves, the ranks agree on the call (AgreeOnCall), and every wait is
 // bounded by the client's timeout.
 //
@@ -37,17 +42,22 @@ namespace axe::runtime {
 // summed over the ranks; per-device vectors gathered from every rank; seconds of the
 // slowest rank). Errors: the array is not on an MPI client; CheckReshard's (what differs);
 // the ranks' calls differ; PlanReshard's; MPI errors and timeouts.
+// staging_bytes: 0 or at least one element (InvalidArgument otherwise).
+inline constexpr int64_t kDefaultMpiStagingBytes = int64_t{64} << 20;
 absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target,
-                                 ReshardStats* stats = nullptr);
+                                 ReshardStats* stats = nullptr,
+                                 int64_t staging_bytes = kDefaultMpiStagingBytes);
 
 // Executes `plan` into `out` (allocated with the target format on the same client).
 absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
-                            ReshardStats* stats = nullptr);
+                            ReshardStats* stats = nullptr,
+                            int64_t staging_bytes = kDefaultMpiStagingBytes);
 
 struct MpiReshardBenchmarkOptions {
   int64_t runs = 5;  // timed runs of the reshard and of each baseline (interleaved), 1..1000
   bool check = false;
   uint64_t seed = 1;
+  int64_t staging_bytes = kDefaultMpiStagingBytes;  // see MpiReshard
 };
 
 struct MpiReshardBenchmarkResult {
