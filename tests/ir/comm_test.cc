@@ -3,7 +3,9 @@
 // every collective, scan repetition, cond's worst branch and the errors.
 #include "axe/ir/comm.h"
 
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "axe/base/status_macros.h"
 #include "axe/ir/check.h"
@@ -262,6 +264,30 @@ TEST(CommTest, DropVarianceTypingIsTheUncheckedTrace) {
   ASSERT_THAT(DropVarianceTyping(h), IsOk());
   EXPECT_EQ(PrintJaxpr(*DropVarianceTyping(h)), PrintJaxpr(k));
   EXPECT_EQ(Count(Transposed(*naive, {true})).total_bytes_per_device, 12);
+}
+
+ClosedJaxpr ReadJaxData(const std::string& name) {
+  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text.str());
+  EXPECT_THAT(j, IsOk()) << name;
+  return j.ok() ? *j : ClosedJaxpr{};
+}
+
+// Programs JAX 0.10.2 printed, over x=4: every collective of shmap_collectives.txt on a local
+// f32[4] (S = 16 bytes) and all_gather of a local f32[2].
+TEST(CommTest, JaxPrintedPrograms) {
+  CommunicationCount c = Count(ReadJaxData("shmap_collectives.txt"));
+  ASSERT_EQ(Names(c),
+            (std::vector<std::string>{"pmax", "pmin", "reduce_scatter", "ppermute", "all_to_all"}));
+  std::vector<int64_t> bytes;
+  for (const CollectiveCount& e : c.collectives) bytes.push_back(e.bytes_per_device);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{24, 24, 12, 16, 12}));
+  EXPECT_EQ(c.total_bytes_per_device, 88);
+  EXPECT_EQ(Count(ReadJaxData("shmap_all_gather.txt")).total_bytes_per_device, 24);
+  EXPECT_EQ(Count(ReadJaxData("shmap_psum.txt")).total_bytes_per_device, 12);
+  EXPECT_EQ(Count(ReadJaxData("shmap_nocheck.txt")).total_bytes_per_device, 12);
 }
 
 // One random linear step inside a shard_map body over x=2,y=2: psum over some axes, a pcast to
