@@ -84,7 +84,8 @@ absl::StatusOr<int64_t> RunBytes(Kind kind, int64_t bytes, int64_t n, const Para
   std::optional<int64_t> scaled;
   switch (kind) {
     case Kind::kAllReduce:
-      scaled = CheckedMul(bytes, 2 * (n - 1));
+      scaled = CheckedMul(n - 1, 2);
+      if (scaled) scaled = CheckedMul(bytes, *scaled);
       if (!scaled) return Overflow("an all-reduce");
       return CeilDiv(*scaled, n);
     case Kind::kAllGather:
@@ -160,10 +161,12 @@ absl::StatusOr<CollectiveCount> Counter::Collective(const Jaxpr& jaxpr, const Eq
   return c;
 }
 
-int64_t Total(const std::vector<CollectiveCount>& entries) {
-  int64_t total = 0;
-  for (const CollectiveCount& c : entries)
-    total = CheckedAdd(total, c.bytes_per_device).value_or(-1);
+// The sum of the entries' bytes; nullopt past 2^63 - 1.
+std::optional<int64_t> Total(const std::vector<CollectiveCount>& entries) {
+  std::optional<int64_t> total = 0;
+  for (const CollectiveCount& c : entries) {
+    if (total) total = CheckedAdd(*total, c.bytes_per_device);
+  }
   return total;
 }
 
@@ -174,10 +177,10 @@ absl::StatusOr<std::vector<CollectiveCount>> Counter::WorstBranch(const Param& b
   for (const Param& branch : branches.items()) {
     if (branch.kind() != Param::Kind::kJaxpr || branch.jaxpr() == nullptr) continue;
     AXE_ASSIGN_OR_RETURN(std::vector<CollectiveCount> got, Walk(branch.jaxpr()->jaxpr, times));
-    int64_t total = Total(got);
-    if (total < 0) return Overflow("a cond branch");
-    if (total > worst_total) {
-      worst_total = total;
+    std::optional<int64_t> total = Total(got);
+    if (!total) return Overflow("a cond branch");
+    if (*total > worst_total) {
+      worst_total = *total;
       worst = std::move(got);
     }
   }
@@ -243,8 +246,9 @@ absl::StatusOr<CommunicationCount> CountCommunication(const Jaxpr& jaxpr) {
   Counter counter;
   CommunicationCount result;
   AXE_ASSIGN_OR_RETURN(result.collectives, counter.Walk(jaxpr, 1));
-  result.total_bytes_per_device = Total(result.collectives);
-  if (result.total_bytes_per_device < 0) return Overflow("the total");
+  std::optional<int64_t> total = Total(result.collectives);
+  if (!total) return Overflow("the total");
+  result.total_bytes_per_device = *total;
   return result;
 }
 

@@ -226,6 +226,21 @@ TEST(CommTest, RoundsUpAndGroupsOfOne) {
   EXPECT_EQ(c.total_bytes_per_device, 0);
 }
 
+// Byte counts past 2^63 - 1 are an error, not a wrapped number: 12 bytes run 2^62 times.
+TEST(CommTest, OverflowIsAnError) {
+  auto body = [](Builder&, absl::Span<const Tracer> xs) -> Result {
+    TracedFunction step = [](Builder&, absl::Span<const Tracer> c) -> Result {
+      AXE_ASSIGN_OR_RETURN(Tracer s, Psum(c[0], {"x"}));
+      AXE_ASSIGN_OR_RETURN(Tracer v, PcastVarying(s, {"x"}));
+      return std::vector<Tracer>{v};
+    };
+    return Scan(step, {xs[0]}, {}, int64_t{1} << 62);
+  };
+  ClosedJaxpr f = ShardMapped({F32({8})}, {*P::Create({{"x"}})}, {*P::Create({{"x"}})}, body);
+  EXPECT_THAT(CountCommunication(f),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("exceeds 2^63 - 1 bytes")));
+}
+
 TEST(CommTest, UnboundAxisIsAnError) {
   // Built by hand (the builder refuses it): a psum_invariant outside any shard_map.
   ClosedJaxpr j = *ParseJaxpr("{ lambda ; a:f32[3]. let  in (a,) }");
