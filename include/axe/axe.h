@@ -132,6 +132,7 @@
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/control_flow.h"
+#include "axe/ir/drop_vma.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/ir/linear.h"
