@@ -1,4 +1,6 @@
 // End-to-end tests of `axe compile`.
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,26 +18,12 @@ using testing::RunAxe;
 using testing::RunAxeWithStdin;
 
 // [LN-1], the layout notebook's apply_fn as jax.make_jaxpr prints it.
-constexpr char kApplyFn[] = R"({ lambda ; a:f32[512,1024] b:f32[512,1024]. let
-    c:f32[1,1024] = slice[
-      limit_indices=(1, 1024)
-      start_indices=(0, 0)
-      strides=None
-    ] a
-    d:f32[1024] = squeeze[dimensions=(0,)] c
-    e:f32[512,1] = slice[
-      limit_indices=(512, 1)
-      start_indices=(0, 0)
-      strides=None
-    ] b
-    f:f32[512] = squeeze[dimensions=(1,)] e
-  in (d, f) })";
+const std::string kApplyFn = "@" AXE_SOURCE_DIR "/tests/jit/testdata/apply_fn.jaxpr";
 
 TEST(CompileCli, AutoLayoutsOfTheLayoutNotebook) {
-  auto r = RunAxeWithStdin(
-      {"compile", "--jaxpr", "-", "--in", "Format(Layout.AUTO)", "--in", "Format(Layout.AUTO)",
-       "--out", "Format(Layout.AUTO)", "--out", "Format(Layout.AUTO)", "--json"},
-      kApplyFn);
+  auto r = RunAxe({"compile", "--jaxpr", kApplyFn, "--in", "Format(Layout.AUTO)", "--in",
+                   "Format(Layout.AUTO)", "--out", "Format(Layout.AUTO)", "--out",
+                   "Format(Layout.AUTO)", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["input_formats"][0]["layout"]["major_to_minor"], json::parse("[0,1]"));
@@ -46,9 +34,13 @@ TEST(CompileCli, AutoLayoutsOfTheLayoutNotebook) {
             json::parse(R"({"major_to_minor":[1,0],"bytes":2048,)"
                         R"("reason":"slice reads 32 lines of 64 B","chosen":true})"));
 
+  // The same file from standard input.
+  std::ifstream file(kApplyFn.substr(1));
+  std::stringstream text;
+  text << file.rdbuf();
   r = RunAxeWithStdin({"compile", "--jaxpr", "-", "--in", "Format(Layout.AUTO)", "--in",
                        "Format(Layout.AUTO)", "--explain"},
-                      kApplyFn);
+                      text.str());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  args[1] f32[512,1024]  Format(layout=Layout(major_to_minor=(1, "
                                "0), tiling=None, sub_byte_element_size_in_bits=0), sharding="

@@ -1,5 +1,7 @@
 #include "axe/jit/auto_layout.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,24 +24,17 @@ ir::Jaxpr Parse(absl::string_view text) {
   return j.ok() ? j->jaxpr : ir::Jaxpr();
 }
 
-// [LN-1], as jax.make_jaxpr prints apply_fn(x, y) = (x[0, :], y[:, 0]).
-constexpr char kApplyFn[] = R"({ lambda ; a:f32[512,1024] b:f32[512,1024]. let
-    c:f32[1,1024] = slice[
-      limit_indices=(1, 1024)
-      start_indices=(0, 0)
-      strides=None
-    ] a
-    d:f32[1024] = squeeze[dimensions=(0,)] c
-    e:f32[512,1] = slice[
-      limit_indices=(512, 1)
-      start_indices=(0, 0)
-      strides=None
-    ] b
-    f:f32[512] = squeeze[dimensions=(1,)] e
-  in (d, f) })";
+// [LN-1], as jax.make_jaxpr prints apply_fn(x, y) = (x[0, :], y[:, 0]) (shared with the CLI
+// test).
+std::string ApplyFn() {
+  std::ifstream in(std::string(AXE_JIT_TESTDATA_DIR) + "/apply_fn.jaxpr");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 TEST(AutoLayoutTest, LayoutNotebookInputsReadTheirLineContiguously) {
-  const ir::Jaxpr jaxpr = Parse(kApplyFn);
+  const ir::Jaxpr jaxpr = Parse(ApplyFn());
   absl::StatusOr<LayoutPlan> plan =
       ChooseLayouts(jaxpr, {AutoLayout(), AutoLayout()}, {AutoLayout(), AutoLayout()});
   ASSERT_TRUE(plan.ok()) << plan.status();
@@ -90,7 +85,7 @@ TEST(AutoLayoutTest, LinesTouched) {
 }
 
 TEST(AutoLayoutTest, Errors) {
-  const ir::Jaxpr jaxpr = Parse(kApplyFn);
+  const ir::Jaxpr jaxpr = Parse(ApplyFn());
   EXPECT_THAT(ChooseLayouts(jaxpr, {AutoLayout()}, {AutoLayout(), AutoLayout()}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the program has 2 inputs and 2 outputs, but 1 input")));
