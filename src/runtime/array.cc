@@ -152,6 +152,14 @@ absl::Status Array::ToHost(absl::Span<uint8_t> host, const BufferLayout& host_la
     int d = static_cast<int>(map_[i].device);
     if (!group_seen[g] && shard_buffer(d) != nullptr) reader[i] = group_seen[g] = true;
   }
+  // Every block must be readable here: on an MPI client the other ranks' shards are not.
+  for (size_t g = 0; g < group_seen.size(); ++g) {
+    if (!group_seen[g]) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("ToHost: no device of replica group ", g,
+                       " is in this process (an MPI client: gather the array over MPI first)"));
+    }
+  }
   MutableStoredTensor to{host_layout, shape_, host.data()};
   return client_->RunOnDevices([&](int device) -> absl::Status {
     if (static_cast<size_t>(device) >= map_.size() || !reader[static_cast<size_t>(device)]) {

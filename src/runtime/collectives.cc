@@ -24,6 +24,18 @@ int64_t Product(absl::Span<const int64_t> dims, size_t begin, size_t end) {
   return p;
 }
 
+// The collectives that move data copy between devices' memories directly: every device
+// must be in this process.
+absl::Status CheckAllHere(const Client& client) {
+  if (client.addressable_devices().size() == static_cast<size_t>(client.num_devices())) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("the in-process collectives need every device in this process, but only ",
+                   client.addressable_devices().size(), " of ", client.num_devices(),
+                   " are (an MPI client: use the Mpi* collectives of mpi_collectives.h)"));
+}
+
 absl::Status CheckFits(const sharding::Mesh& mesh, const Client& client) {
   if (mesh.num_devices() > client.num_devices()) {
     return absl::InvalidArgumentError(
@@ -51,6 +63,7 @@ struct Setup {
 };
 absl::StatusOr<Setup> Start(const sharding::Mesh& mesh, absl::Span<const std::string> axes,
                             const DeviceValues& x, std::vector<int64_t> out_shape, bool zero) {
+  AXE_RETURN_IF_ERROR(CheckAllHere(x.client()));
   AXE_RETURN_IF_ERROR(CheckFits(mesh, x.client()));
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   zero = zero || mesh.num_devices() < x.client().num_devices();

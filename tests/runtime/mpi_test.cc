@@ -175,6 +175,14 @@ TEST(MpiCollectivesTest, ErrorsUseTheInProcessWords) {
   EXPECT_THAT(MpiAllReduce(mesh, {"x"}, ReduceOp::kSum, t).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("needs values of an MPI client, not of the 'threads' backend")));
+  // The other way round: the in-process collectives refuse an MPI client's values (they would
+  // read other ranks' memory) when more than one rank holds devices.
+  if (MpiWorldSize() > 1) {
+    EXPECT_THAT(AllReduce(mesh, {"x"}, ReduceOp::kSum, v).status(),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         HasSubstr("the in-process collectives need every device in this "
+                                   "process")));
+  }
 }
 
 TEST(MpiCollectivesTest, MismatchedArgumentsAcrossRanksAreAnError) {
