@@ -42,7 +42,7 @@
 
 namespace axe::ir {
 
-class ClosedJaxpr;
+struct ClosedJaxpr;
 
 class Param {
  public:
