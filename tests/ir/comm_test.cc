@@ -316,7 +316,7 @@ absl::StatusOr<Tracer> RandomStep(std::mt19937_64& rng, const Tracer& v) {
     case 0: return Psum(v, axes);
     case 1: {
       std::vector<std::string> missing;
-      for (const std::string& a : {"x", "y"}) {
+      for (const char* a : {"x", "y"}) {
         if (!v.aval.IsVaryingOver(a)) missing.push_back(a);
       }
       if (missing.empty()) return Neg(v);
