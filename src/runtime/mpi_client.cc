@@ -66,6 +66,16 @@ int MpiWorldRank() {
   return rank;
 }
 
+int MpiLaunchedWorldSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    const long size = std::strtol(value, nullptr, 10);
+    if (size >= 1 && size <= (1 << 20)) return static_cast<int>(size);
+  }
+  return 1;
+}
+
 int MpiWorldSize() {
   int size = 1;
   if (Initialized()) MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -128,14 +128,17 @@ absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCol
 absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
                     const runtime::CollectiveBenchmarkOptions& options, bool json) {
 #ifdef AXE_HAVE_MPI
-  AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
-  if (p.mesh.num_devices() != client->num_devices()) {
-    return InOption(
-        "--mesh", absl::InvalidArgumentError(absl::StrCat(
-                      "the mesh has ", p.mesh.num_devices(), " devices but ", client->num_devices(),
-                      " MPI ranks run; use mpirun -n ", p.mesh.num_devices())));
+  // Checked before MPI starts (the launcher says how many ranks run), then again after.
+  for (bool started : {false, true}) {
+    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
+    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
+    if (p.mesh.num_devices() != ranks) {
+      return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
+                                    "the mesh has ", p.mesh.num_devices(), " devices but ", ranks,
+                                    " MPI ranks run; use mpirun -n ", p.mesh.num_devices())));
+    }
   }
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
   AXE_ASSIGN_OR_RETURN(
       runtime::CollectiveBenchmarkResult r,
       runtime::BenchmarkMpiCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));

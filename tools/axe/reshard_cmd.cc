@@ -205,13 +205,17 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
                            const runtime::ArrayFormat& from, const runtime::ArrayFormat& to,
                            int devices, bool json) {
 #ifdef AXE_HAVE_MPI
-  AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
-  if (devices != client->num_devices()) {
-    return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
-                                  "the mesh has ", devices, " devices but ", client->num_devices(),
-                                  " MPI ranks run; use mpirun -n ", devices)));
+  // Checked before MPI starts (the launcher says how many ranks run), then again after.
+  for (bool started : {false, true}) {
+    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
+    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
+    if (devices != ranks) {
+      return InOption("--mesh", absl::InvalidArgumentError(
+                                    absl::StrCat("the mesh has ", devices, " devices but ", ranks,
+                                                 " MPI ranks run; use mpirun -n ", devices)));
+    }
   }
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
   runtime::MpiReshardBenchmarkOptions options;
   options.runs = args.repeat.value_or(5);
   options.check = args.check;

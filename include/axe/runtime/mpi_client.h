@@ -50,6 +50,10 @@ bool MpiIsInitialized();
 // This process's rank and the number of ranks in MPI_COMM_WORLD (0 and 1 before MpiInit).
 int MpiWorldRank();
 int MpiWorldSize();
+// The number of ranks the launcher started (mpirun's OMPI_COMM_WORLD_SIZE, or PMI_SIZE),
+// known before MPI is initialized; 1 outside a launcher. Lets a caller refuse a run that
+// cannot work without initializing MPI (whose libraries keep allocations until exit).
+int MpiLaunchedWorldSize();
 
 struct MpiClientOptions {
   int64_t memory_per_device_bytes = 0;  // 0: unlimited
