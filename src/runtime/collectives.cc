@@ -241,16 +241,15 @@ absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
   return std::move(s.out);
 }
 
-absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
-                                      absl::Span<const std::string> axes, const DeviceValues& x,
-                                      int64_t split_axis, int64_t concat_axis, bool tiled) {
-  const auto rank = static_cast<int64_t>(x.shape().size());
+absl::StatusOr<std::vector<int64_t>> AllToAllShape(absl::Span<const int64_t> shape,
+                                                   absl::Span<const std::string> axes,
+                                                   int64_t split_axis, int64_t concat_axis,
+                                                   bool tiled, int64_t g_size) {
+  const auto rank = static_cast<int64_t>(shape.size());
   AXE_RETURN_IF_ERROR(CheckDim(split_axis, rank, "all_to_all: split_axis"));
   AXE_RETURN_IF_ERROR(CheckDim(concat_axis, rank, "all_to_all: concat_axis"));
-  AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
-  const int64_t g_size = groups.group_size();
-  const int64_t n = x.shape()[static_cast<size_t>(split_axis)];
-  std::vector<int64_t> result_shape = x.shape();
+  const int64_t n = shape[static_cast<size_t>(split_axis)];
+  std::vector<int64_t> result_shape(shape.begin(), shape.end());
   if (tiled) {
     if (n % g_size != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -269,6 +268,16 @@ absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
     result_shape.erase(result_shape.begin() + split_axis);
     result_shape.insert(result_shape.begin() + concat_axis, g_size);
   }
+  return result_shape;
+}
+
+absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
+                                      absl::Span<const std::string> axes, const DeviceValues& x,
+                                      int64_t split_axis, int64_t concat_axis, bool tiled) {
+  AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
+  const int64_t g_size = groups.group_size();
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> result_shape,
+                       AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, g_size));
   const TiledAllToAll t = MakeTiled(x.shape(), static_cast<size_t>(split_axis),
                                     static_cast<size_t>(concat_axis), tiled, g_size);
   AXE_ASSIGN_OR_RETURN(BufferLayout in_layout, RowMajorBuffer(t.in));

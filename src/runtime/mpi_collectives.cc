@@ -256,29 +256,9 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
                        Begin(mesh, axes, x, "all_to_all",
                              absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
                                           ", tiled=", tiled ? "True" : "False")));
-  const auto rank = static_cast<int64_t>(x.shape().size());
-  AXE_RETURN_IF_ERROR(CheckDim(split_axis, rank, "all_to_all: split_axis"));
-  AXE_RETURN_IF_ERROR(CheckDim(concat_axis, rank, "all_to_all: concat_axis"));
-  const int64_t g_size = c.size, n = x.shape()[static_cast<size_t>(split_axis)];
-  std::vector<int64_t> result_shape = x.shape();
-  if (tiled) {
-    if (n % g_size != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "The size of all_to_all split_axis (", n, ") has to be divisible by the size of the ",
-          "named axis ", absl::StrJoin(axes, ","), " (", g_size, ")"));
-    }
-    result_shape[static_cast<size_t>(split_axis)] /= g_size;
-    result_shape[static_cast<size_t>(concat_axis)] *= g_size;
-  } else {
-    if (n != g_size) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("all_to_all requires the size of the mapped axis axis_name to equal "
-                       "x.shape[split_axis], but they are ",
-                       g_size, " and ", n, " respectively."));
-    }
-    result_shape.erase(result_shape.begin() + split_axis);
-    result_shape.insert(result_shape.begin() + concat_axis, g_size);
-  }
+  const int64_t g_size = c.size;
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> result_shape,
+                       AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, g_size));
   AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), result_shape, x.dtype(),
                                                                 c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;

@@ -68,6 +68,14 @@ absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
 // x.shape[split_axis] must equal the group size, the split axis goes and a new axis of the
 // group size appears at concat_axis (of the result). Tiled: split_axis is divided by and
 // concat_axis multiplied by the group size.
+// The result shape of all_to_all on an operand of `shape` over a group of `group_size`
+// devices (shared by both backends). Errors (JAX's texts): axes out of range, a split_axis
+// the group size does not divide (tiled) or differs from (untiled).
+absl::StatusOr<std::vector<int64_t>> AllToAllShape(absl::Span<const int64_t> shape,
+                                                   absl::Span<const std::string> axes,
+                                                   int64_t split_axis, int64_t concat_axis,
+                                                   bool tiled, int64_t group_size);
+
 absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
                                       absl::Span<const std::string> axes, const DeviceValues& x,
                                       int64_t split_axis, int64_t concat_axis, bool tiled);
