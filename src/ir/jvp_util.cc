@@ -1,0 +1,68 @@
+#include "jvp_util.h"
+
+#include <numeric>
+
+#include "axe/base/status_macros.h"
+#include "axe/ir/linear.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/shard_map.h"
+
+namespace axe::ir::internal {
+
+absl::StatusOr<Tracer> Op(const Primitive& prim, absl::Span<const Tracer> args, Params params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(prim, args, std::move(params)));
+  if (outs.size() != 1) return absl::InternalError("Op: a primitive with several results");
+  return outs[0];
+}
+
+absl::StatusOr<Tracer> FitTo(const Tracer& t, const ShapedArray& aval) {
+  if (t.aval.shape() == aval.shape()) return t;
+  std::vector<int64_t> dims;
+  if (t.aval.rank() == aval.rank()) {
+    dims.resize(aval.rank());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  return BroadcastInDim(t, aval.shape(), dims);
+}
+
+absl::StatusOr<Tracer> Instantiate(Builder& b, const OptTracer& t, const ShapedArray& aval) {
+  if (t) return FitTo(*t, aval);
+  return ZerosLike(b, aval);
+}
+
+absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
+                                      const ShapedArray& aval) {
+  if (!a && !b) return OptTracer();
+  if (!a || !b) {
+    AXE_ASSIGN_OR_RETURN(Tracer t, FitTo(a ? *a : *b, aval));
+    return OptTracer(t);
+  }
+  AXE_ASSIGN_OR_RETURN(Tracer s, Op(*Builtins().add, {*a, *b}));
+  AXE_ASSIGN_OR_RETURN(s, FitTo(s, aval));
+  return OptTracer(s);
+}
+
+bool Differentiable(DType dtype) { return IsFloatingPoint(dtype) || IsComplex(dtype); }
+
+absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& jaxpr,
+                                                absl::Span<const Tracer> args) {
+  const Jaxpr& j = jaxpr.jaxpr;
+  if (args.size() != j.invars.size()) {
+    return absl::InvalidArgumentError("InlineJaxpr: argument count mismatch");
+  }
+  std::vector<std::optional<Tracer>> env(j.vars.size());
+  for (size_t i = 0; i < jaxpr.consts.size(); ++i) env[j.constvars[i]] = b.Const(jaxpr.consts[i]);
+  for (size_t i = 0; i < args.size(); ++i) env[j.invars[i]] = args[i];
+  auto read = [&](const Atom& a) { return a.is_literal() ? b.Lit(*a.literal) : *env[a.var]; };
+  for (const Eqn& e : j.eqns) {
+    std::vector<Tracer> in;
+    for (const Atom& a : e.inputs) in.push_back(read(a));
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*e.primitive, in, e.params));
+    for (size_t k = 0; k < outs.size() && k < e.outputs.size(); ++k) env[e.outputs[k]] = outs[k];
+  }
+  std::vector<Tracer> outs;
+  for (const Atom& a : j.outvars) outs.push_back(read(a));
+  return outs;
+}
+
+}  // namespace axe::ir::internal

@@ -1,0 +1,46 @@
+// Helpers shared by the JVP, linearize and batching code (internal to src/ir).
+#ifndef AXE_SRC_IR_JVP_UTIL_H_
+#define AXE_SRC_IR_JVP_UTIL_H_
+
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/ir/builder.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/tracer.h"
+
+namespace axe::ir::internal {
+
+using OptTracer = std::optional<Tracer>;
+
+// Binds a one-result primitive, pvary'ing operands to a common variance set first (a no-op
+// outside shard_map or when the sets agree).
+absl::StatusOr<Tracer> Op(const Primitive& prim, absl::Span<const Tracer> args, Params params = {});
+// `t` broadcast to `aval`'s shape when it is smaller (rank 0, or size-1 dimensions).
+absl::StatusOr<Tracer> FitTo(const Tracer& t, const ShapedArray& aval);
+// The tangent, or explicit zeros of `aval` for a symbolic zero.
+absl::StatusOr<Tracer> Instantiate(Builder& b, const OptTracer& t, const ShapedArray& aval);
+// a + b with symbolic zeros (nullopt) as the additive identity; the sum fitted to `aval`.
+absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
+                                      const ShapedArray& aval);
+// Whether a value of this dtype has a (non-trivial) tangent.
+bool Differentiable(DType dtype);
+
+// Re-emits `jaxpr` into `b` on `args`; returns its outputs.
+absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& jaxpr,
+                                                absl::Span<const Tracer> args);
+
+// Registers the built-in JVP and batching rules (once; a rule already registered is kept).
+void EnsureJvpRules();
+void EnsureBatchingRules();
+void RegisterElementwiseJvps();
+void RegisterShapeJvps();
+void RegisterCallJvps();
+void RegisterExtraTransposes();
+
+}  // namespace axe::ir::internal
+
+#endif  // AXE_SRC_IR_JVP_UTIL_H_

@@ -1,0 +1,203 @@
+// JVP rules of the elementwise primitives (add ... pow, the unary functions, comparisons).
+#include <functional>
+
+#include "axe/base/status_macros.h"
+#include "axe/ir/primitives.h"
+#include "jvp_util.h"
+
+namespace axe::ir::internal {
+namespace {
+
+const BuiltinPrimitives& P() { return Builtins(); }
+
+// d out = f(x, out) * dx for a unary primitive whose derivative is written with x and out.
+using UnaryDeriv = std::function<absl::StatusOr<Tracer>(Builder&, const Tracer& x,
+                                                        const Tracer& out, const Tracer& dx)>;
+
+JvpRule UnaryJvp(const Primitive* prim, UnaryDeriv deriv) {
+  return [prim, deriv](Builder& b, absl::Span<const Tracer> primals,
+                       absl::Span<const OptTracer> tangents,
+                       const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(*prim, primals, params));
+    JvpResult r{{out}, {std::nullopt}};
+    if (!tangents[0]) return r;
+    AXE_ASSIGN_OR_RETURN(Tracer t, deriv(b, primals[0], out, *tangents[0]));
+    r.tangents_out[0] = t;
+    return r;
+  };
+}
+
+Tracer Lit(Builder& b, double v, const Tracer& like) { return b.Scalar(v, like.aval.dtype()); }
+
+absl::StatusOr<Tracer> Times(const Tracer& a, const Tracer& c) { return Op(*P().mul, {a, c}); }
+
+// Binary rules: the tangent as a function of the primals, the output and the tangents.
+using BinaryDeriv = std::function<absl::StatusOr<OptTracer>(
+    Builder&, const Tracer& x, const Tracer& y, const Tracer& out, const OptTracer& dx,
+    const OptTracer& dy)>;
+
+JvpRule BinaryJvp(const Primitive* prim, BinaryDeriv deriv) {
+  return [prim, deriv](Builder& b, absl::Span<const Tracer> primals,
+                       absl::Span<const OptTracer> tangents,
+                       const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(Tracer out, Op(*prim, primals, params));
+    AXE_ASSIGN_OR_RETURN(OptTracer t,
+                         deriv(b, primals[0], primals[1], out, tangents[0], tangents[1]));
+    if (t) {
+      AXE_ASSIGN_OR_RETURN(Tracer fitted, FitTo(*t, out.aval));
+      t = fitted;
+    }
+    return JvpResult{{out}, {t}};
+  };
+}
+
+absl::StatusOr<OptTracer> AddDeriv(Builder&, const Tracer&, const Tracer&, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  return AddTangents(dx, dy, out.aval);
+}
+
+absl::StatusOr<OptTracer> SubDeriv(Builder&, const Tracer&, const Tracer&, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  if (!dy) return AddTangents(dx, std::nullopt, out.aval);
+  if (!dx) {
+    AXE_ASSIGN_OR_RETURN(Tracer n, Op(*P().neg, {*dy}));
+    return OptTracer(n);
+  }
+  AXE_ASSIGN_OR_RETURN(Tracer d, Op(*P().sub, {*dx, *dy}));
+  return OptTracer(d);
+}
+
+absl::StatusOr<OptTracer> MulDeriv(Builder&, const Tracer& x, const Tracer& y, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  OptTracer a, c;
+  if (dx) {
+    AXE_ASSIGN_OR_RETURN(a, Times(*dx, y));
+  }
+  if (dy) {
+    AXE_ASSIGN_OR_RETURN(c, Times(x, *dy));
+  }
+  return AddTangents(a, c, out.aval);
+}
+
+// d(x / y) = dx / y - dy * out / y.
+absl::StatusOr<OptTracer> DivDeriv(Builder&, const Tracer&, const Tracer& y, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  OptTracer a, c;
+  if (dx) {
+    AXE_ASSIGN_OR_RETURN(a, Op(*P().div, {*dx, y}));
+  }
+  if (dy) {
+    AXE_ASSIGN_OR_RETURN(Tracer q, Op(*P().div, {out, y}));
+    AXE_ASSIGN_OR_RETURN(Tracer nq, Op(*P().neg, {q}));
+    AXE_ASSIGN_OR_RETURN(c, Times(*dy, nq));
+  }
+  return AddTangents(a, c, out.aval);
+}
+
+// max / min: the tangent of the operand that was picked (x on ties for max's x >= y).
+BinaryDeriv PickDeriv(const Primitive* compare) {
+  return [compare](Builder& b, const Tracer& x, const Tracer& y, const Tracer& out,
+                   const OptTracer& dx, const OptTracer& dy) -> absl::StatusOr<OptTracer> {
+    AXE_ASSIGN_OR_RETURN(Tracer tx, Instantiate(b, dx, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer ty, Instantiate(b, dy, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer xf, FitTo(x, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer yf, FitTo(y, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer take_y, Op(*compare, {xf, yf}));
+    AXE_ASSIGN_OR_RETURN(Tracer t, Op(*P().select_n, {take_y, tx, ty}));
+    return OptTracer(t);
+  };
+}
+
+// d(x ** y) = dx * y * x ** (y - 1) + dy * log(x) * out.
+absl::StatusOr<OptTracer> PowDeriv(Builder& b, const Tracer& x, const Tracer& y, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  OptTracer a, c;
+  if (dx) {
+    AXE_ASSIGN_OR_RETURN(Tracer ym1, Op(*P().sub, {y, Lit(b, 1, y)}));
+    AXE_ASSIGN_OR_RETURN(Tracer p, Op(*P().pow, {x, ym1}));
+    AXE_ASSIGN_OR_RETURN(Tracer yp, Times(y, p));
+    AXE_ASSIGN_OR_RETURN(a, Times(*dx, yp));
+  }
+  if (dy) {
+    AXE_ASSIGN_OR_RETURN(Tracer lx, Unary(*P().log, x));
+    AXE_ASSIGN_OR_RETURN(Tracer lo, Times(lx, out));
+    AXE_ASSIGN_OR_RETURN(c, Times(*dy, lo));
+  }
+  return AddTangents(a, c, out.aval);
+}
+
+JvpRule ZeroTangentJvp(const Primitive* prim) {
+  return [prim](Builder& b, absl::Span<const Tracer> primals, absl::Span<const OptTracer>,
+                const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, primals, params));
+    return JvpResult{outs, std::vector<OptTracer>(outs.size())};
+  };
+}
+
+void RegisterIfMissing(const Primitive* p, JvpRule rule) {
+  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
+}
+
+void RegisterUnaryJvps(const BuiltinPrimitives& p) {
+  RegisterIfMissing(p.neg, UnaryJvp(p.neg, [](Builder&, const Tracer&, const Tracer&,
+                                              const Tracer& dx) { return Op(*P().neg, {dx}); }));
+  RegisterIfMissing(p.exp, UnaryJvp(p.exp, [](Builder&, const Tracer&, const Tracer& out,
+                                              const Tracer& dx) { return Times(dx, out); }));
+  RegisterIfMissing(p.log,
+                    UnaryJvp(p.log, [](Builder&, const Tracer& x, const Tracer&, const Tracer& dx) {
+                      return Op(*P().div, {dx, x});
+                    }));
+  RegisterIfMissing(p.sin, UnaryJvp(p.sin,
+                                    [](Builder&, const Tracer& x, const Tracer&,
+                                       const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                      AXE_ASSIGN_OR_RETURN(Tracer c, Unary(*P().cos, x));
+                                      return Times(dx, c);
+                                    }));
+  RegisterIfMissing(p.cos, UnaryJvp(p.cos,
+                                    [](Builder&, const Tracer& x, const Tracer&,
+                                       const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                      AXE_ASSIGN_OR_RETURN(Tracer s, Unary(*P().sin, x));
+                                      AXE_ASSIGN_OR_RETURN(Tracer ns, Op(*P().neg, {s}));
+                                      return Times(dx, ns);
+                                    }));
+  RegisterIfMissing(p.tanh,
+                    UnaryJvp(p.tanh,
+                             [](Builder& b, const Tracer&, const Tracer& out,
+                                const Tracer& dx) -> absl::StatusOr<Tracer> {
+                               AXE_ASSIGN_OR_RETURN(Tracer sq, Times(out, out));
+                               AXE_ASSIGN_OR_RETURN(Tracer d, Op(*P().sub, {Lit(b, 1, out), sq}));
+                               return Times(dx, d);
+                             }));
+  RegisterIfMissing(p.sqrt, UnaryJvp(p.sqrt,
+                                     [](Builder& b, const Tracer&, const Tracer& out,
+                                        const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                       AXE_ASSIGN_OR_RETURN(Tracer twice,
+                                                            Times(out, Lit(b, 2, out)));
+                                       return Op(*P().div, {dx, twice});
+                                     }));
+  RegisterIfMissing(p.abs, UnaryJvp(p.abs,
+                                    [](Builder&, const Tracer& x, const Tracer&,
+                                       const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                      AXE_ASSIGN_OR_RETURN(Tracer s, Unary(*P().sign, x));
+                                      return Times(dx, s);
+                                    }));
+}
+
+}  // namespace
+
+void RegisterElementwiseJvps() {
+  const BuiltinPrimitives& p = Builtins();
+  RegisterUnaryJvps(p);
+  RegisterIfMissing(p.add, BinaryJvp(p.add, AddDeriv));
+  RegisterIfMissing(p.sub, BinaryJvp(p.sub, SubDeriv));
+  RegisterIfMissing(p.mul, BinaryJvp(p.mul, MulDeriv));
+  RegisterIfMissing(p.div, BinaryJvp(p.div, DivDeriv));
+  RegisterIfMissing(p.max, BinaryJvp(p.max, PickDeriv(p.lt)));
+  RegisterIfMissing(p.min, BinaryJvp(p.min, PickDeriv(p.gt)));
+  RegisterIfMissing(p.pow, BinaryJvp(p.pow, PowDeriv));
+  for (const Primitive* z : {p.sign, p.eq, p.ne, p.lt, p.le, p.gt, p.ge, p.iota, p.axis_index}) {
+    RegisterIfMissing(z, ZeroTangentJvp(z));
+  }
+}
+
+}  // namespace axe::ir::internal
