@@ -126,6 +126,12 @@
 #include "axe/picture/svg.h"
 #include "axe/picture/xla_picture.h"
 
+// The explorer behind `axe serve`.
+#include "axe/explorer/answer_json.h"
+#include "axe/explorer/handler.h"
+#include "axe/explorer/page.h"
+#include "axe/explorer/url.h"
+
 // The IR: primitives, jaxprs, shard_map typing, transposes.
 #include "axe/ir/axis_env.h"
 #include "axe/ir/builder.h"

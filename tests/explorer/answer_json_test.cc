@@ -1,0 +1,67 @@
+#include "axe/explorer/answer_json.h"
+
+#include <limits>
+#include <string>
+
+#include "axe/sharding/explain.h"
+#include "axe/sharding/mesh.h"
+#include "axe/sharding/named_sharding.h"
+#include "axe/sharding/partition_spec.h"
+#include "axe/xla/text.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "support/status_matchers.h"
+
+namespace axe::explorer {
+namespace {
+
+using ::axe::testing_support::IsOkAndHolds;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+TEST(AnswerJsonTest, LayoutShowKeepsTheFieldOrder) {
+  absl::StatusOr<Layout> l = Layout::Parse("S[(2,2):(2,1)]");
+  ASSERT_TRUE(l.ok());
+  EXPECT_THAT(LayoutShowJson(*l, {2, 2}, {}),
+              IsOkAndHolds(R"({"layout":"S[(2,2):(2,1)]","shape":[2,2],"shown":[2,2],)"
+                           R"("axes":["m"],"replica":null,"grid":[[{"m":0},{"m":1}],)"
+                           R"([{"m":2},{"m":3}]]})"));
+  EXPECT_THAT(LayoutShowJson(*l, {3, 2}, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has size 4")));
+}
+
+TEST(AnswerJsonTest, XlaTuplesNest) {
+  absl::StatusOr<xla::Shape> s = xla::ParseShape("(f32[2]{0}, (s8[4]{0}))");
+  ASSERT_TRUE(s.ok());
+  absl::StatusOr<std::string> j = XlaShapeJson(*s);
+  ASSERT_TRUE(j.ok());
+  Json parsed = Json::parse(*j);
+  EXPECT_EQ(parsed["tuple"][0]["element_type"], "f32");
+  EXPECT_EQ(parsed["tuple"][1]["tuple"][0]["byte_width"], 1);
+}
+
+TEST(AnswerJsonTest, ShardingJsonListsDevices) {
+  absl::StatusOr<sharding::NamedSharding> named = sharding::NamedSharding::Create(
+      *sharding::Mesh::Parse("x=2"), *sharding::PartitionSpec::Parse("P('x')"));
+  ASSERT_TRUE(named.ok());
+  absl::StatusOr<sharding::ShardingExplanation> e =
+      sharding::ExplainNamedSharding({4, 2}, *named, {});
+  ASSERT_TRUE(e.ok());
+  Json j = Json::parse(ShardingJson(*e));
+  EXPECT_EQ(j["devices"][1], Json::parse(R"({"id":1,"index":[[2,4],[0,2]],"replica_group":1})"))
+      << j.dump();
+  EXPECT_EQ(j["num_devices"], 2);
+}
+
+TEST(AnswerJsonTest, GridOutputWritesNonFiniteAsNull) {
+  absl::StatusOr<pallas::AnyArray> a = pallas::AnyArray::Zeros(DType::kF32, {3});
+  ASSERT_TRUE(a.ok());
+  a->data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  a->data_as<float>()[1] = 2.5f;
+  EXPECT_EQ(GridShowJson(*a, {}), R"({"output":[null,2.5,0]})");
+}
+
+}  // namespace
+}  // namespace axe::explorer
