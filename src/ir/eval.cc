@@ -1,0 +1,71 @@
+// EvalJaxpr: argument checks, then the SPMD interpreter on the host's simulated mesh.
+#include "axe/ir/eval.h"
+
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/primitives.h"
+#include "eval_spmd.h"
+#include "eval_util.h"
+
+namespace axe::ir {
+
+void RegisterBuiltinImplRules() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const BuiltinPrimitives& p = Builtins();
+    internal::RegisterElementwiseImpls(p);
+    internal::RegisterShapeImpls(p);
+    internal::RegisterIndexImpls(p);
+    internal::RegisterCallImpls(p);
+  });
+}
+
+namespace internal {
+
+absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args) {
+  if (args.size() != jaxpr.invars.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the jaxpr takes ", jaxpr.invars.size(), " arguments, got ", args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ShapedArray& want = jaxpr.aval(jaxpr.invars[i]);
+    const HostArray& a = args[i];
+    if (a.aval.shape() != want.shape() || a.aval.dtype() != want.dtype()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument ", i, " has type ", a.aval.ShortString(),
+                       " but the jaxpr's input ", i, " is ", want.ShortString()));
+    }
+    std::optional<int64_t> n = a.aval.NumElements();
+    if (!n || static_cast<size_t>(*n) != a.values.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, " of type ",
+                                                     a.aval.ShortString(), " holds ",
+                                                     a.values.size(), " values"));
+    }
+    AXE_RETURN_IF_ERROR(CheckEvalDType(a.aval.dtype()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+
+absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
+                                                 absl::Span<const HostArray> args) {
+  RegisterBuiltinImplRules();
+  AXE_RETURN_IF_ERROR(internal::CheckArgs(jaxpr.jaxpr, args));
+  std::vector<internal::Replicas> in;
+  for (const HostArray& a : args) {
+    HostArray v{a.aval.WithVma({}), a.values};
+    for (double& x : v.values) x = RoundToDType(x, v.aval.dtype());
+    in.push_back(internal::Replicas{std::move(v)});
+  }
+  internal::SpmdScope scope{nullptr, 0, 1, &internal::HostExecutor()};
+  AXE_ASSIGN_OR_RETURN(std::vector<internal::Replicas> out,
+                       internal::EvalSpmd(jaxpr, std::move(in), scope));
+  std::vector<HostArray> result;
+  for (internal::Replicas& r : out) result.push_back(std::move(r[0]));
+  return result;
+}
+
+}  // namespace axe::ir

@@ -1,0 +1,64 @@
+// The interpreter behind EvalJaxpr and EvalJaxprOnDevices (internal to src/ir): a jaxpr is
+// evaluated SPMD over the positions of a mesh in lockstep. Every value holds one HostArray
+// per position (one outside shard_map); an ordinary equation runs its impl rule at every
+// position, a collective exchanges the positions' values through an SpmdExecutor (the host
+// simulation or a runtime client's devices).
+#ifndef AXE_SRC_IR_EVAL_SPMD_H_
+#define AXE_SRC_IR_EVAL_SPMD_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/ir/host_array.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/sharding/mesh.h"
+
+namespace axe::ir::internal {
+
+// One value per mesh position (row-major over the mesh's axes); one outside shard_map.
+using Replicas = std::vector<HostArray>;
+
+class SpmdExecutor {
+ public:
+  virtual ~SpmdExecutor() = default;
+  // Runs fn(i) for i in [0, n) (the host: in order on this thread).
+  virtual absl::Status ForEachPosition(int64_t n, const std::function<absl::Status(int64_t)>& fn);
+  // Runs the communicating collective `eqn` (psum, psum_invariant, pmax, pmin, all_gather,
+  // all_gather_invariant, reduce_scatter, all_to_all, ppermute) over `mesh`: x holds every
+  // position's operand, the result every position's value of type `out_aval`.
+  virtual absl::StatusOr<Replicas> Collective(const sharding::Mesh& mesh, const Eqn& eqn,
+                                              const Replicas& x, const ShapedArray& out_aval);
+};
+
+// The host simulation of the mesh (collectives computed from the positions' values).
+SpmdExecutor& HostExecutor();
+
+struct SpmdScope {
+  const sharding::Mesh* mesh = nullptr;  // the enclosing shard_map's mesh; null outside
+  int64_t first_position = 0;            // values hold positions [first, first + count)
+  int64_t count = 1;
+  SpmdExecutor* executor = nullptr;
+};
+
+absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::vector<Replicas> args,
+                                               const SpmdScope& scope);
+
+// A shard_map equation on global operands: split by in_specs, the body over the mesh's
+// positions, the outputs assembled by out_specs.
+absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<const HostArray> args,
+                                                   SpmdExecutor& executor);
+
+// The host collectives (HostExecutor's), usable by other executors as a fallback.
+absl::StatusOr<Replicas> HostCollective(const sharding::Mesh& mesh, const Eqn& eqn,
+                                        const Replicas& x, const ShapedArray& out_aval);
+
+// Checks args against the jaxpr's invars (count, shape, dtype) with the messages of eval.h.
+absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args);
+
+}  // namespace axe::ir::internal
+
+#endif  // AXE_SRC_IR_EVAL_SPMD_H_

@@ -1,0 +1,56 @@
+// Helpers shared by the impl rules and the interpreter (internal to src/ir): arrays, indices,
+// result types.
+#ifndef AXE_SRC_IR_EVAL_UTIL_H_
+#define AXE_SRC_IR_EVAL_UTIL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/ir/host_array.h"
+#include "axe/ir/param.h"
+#include "axe/ir/primitive.h"
+#include "axe/ir/primitives.h"
+
+namespace axe::ir::internal {
+
+// OK iff the interpreter holds `dtype` (bool, integers, f16, bf16, f32, f64); Unimplemented
+// naming it otherwise.
+absl::Status CheckEvalDType(DType dtype);
+
+// A zero-filled array of `aval` (variance set dropped). InvalidArgument when the element count
+// overflows or exceeds kMaxEvalElements.
+inline constexpr int64_t kMaxEvalElements = int64_t{1} << 28;
+absl::StatusOr<HostArray> ZeroArray(const ShapedArray& aval);
+
+// Row-major strides of `shape`.
+std::vector<int64_t> Strides(absl::Span<const int64_t> shape);
+// Advances a row-major multi-index over `shape`; false after the last one.
+bool NextIndex(std::vector<int64_t>& index, absl::Span<const int64_t> shape);
+
+// The single result type of `prim` on `args` (its abstract evaluation, variance sets dropped),
+// checked to be a type the interpreter holds.
+absl::StatusOr<ShapedArray> ResultAval(const Primitive& prim, absl::Span<const HostArray> args,
+                                       const Params& params);
+// Types of `args` without variance sets.
+std::vector<ShapedArray> PlainAvals(absl::Span<const HostArray> args);
+
+// One result, as an impl rule returns it.
+inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
+  return std::vector<HostArray>{std::move(a)};
+}
+
+// The integer value of a scalar index operand (clamped into int64).
+int64_t ScalarIndex(const HostArray& a);
+
+// Impl-rule registration per family.
+void RegisterElementwiseImpls(const BuiltinPrimitives& p);
+void RegisterShapeImpls(const BuiltinPrimitives& p);
+void RegisterIndexImpls(const BuiltinPrimitives& p);
+void RegisterCallImpls(const BuiltinPrimitives& p);
+
+}  // namespace axe::ir::internal
+
+#endif  // AXE_SRC_IR_EVAL_UTIL_H_

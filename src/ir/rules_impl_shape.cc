@@ -1,0 +1,162 @@
+// Impl rules of the structural primitives that move or combine elements without indexing by
+// values: convert_element_type, broadcast_in_dim, reshape, squeeze, transpose, reductions,
+// iota, select_n, concatenate, with_layout_constraint.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval.h"
+#include "eval_util.h"
+#include "rule_util.h"
+
+namespace axe::ir::internal {
+namespace {
+
+using Impl = absl::StatusOr<std::vector<HostArray>>;
+using IndexMap = std::function<int64_t(const std::vector<int64_t>& out_index)>;
+
+// out[i] = in[map(multi-index of i)].
+Impl Gather(const HostArray& in, const ShapedArray& aval, const IndexMap& map) {
+  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+  std::vector<int64_t> index(aval.rank(), 0);
+  for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
+    out.values[i] = in.values[static_cast<size_t>(map(index))];
+  }
+  return OneArray(std::move(out));
+}
+
+ImplRule SameValues(const Primitive& prim) {
+  return [&prim](absl::Span<const HostArray> args, const Params& params) -> Impl {
+    AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
+    return OneArray(HostArray{aval, args[0].values});
+  };
+}
+
+Impl ConvertImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval,
+                       ResultAval(*Builtins().convert_element_type, args, params));
+  HostArray out{aval, args[0].values};
+  for (double& v : out.values) v = ConvertValue(v, args[0].aval.dtype(), aval.dtype());
+  return OneArray(std::move(out));
+}
+
+Impl BroadcastImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().broadcast_in_dim, args, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "broadcast_dimensions", {}));
+  const HostArray& x = args[0];
+  std::vector<int64_t> strides = Strides(x.aval.shape());
+  return Gather(x, aval, [&](const std::vector<int64_t>& out) {
+    int64_t flat = 0;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (x.aval.shape()[i] != 1) flat += out[static_cast<size_t>(dims[i])] * strides[i];
+    }
+    return flat;
+  });
+}
+
+Impl TransposeImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().transpose, args, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> perm, RequiredInts(params, "transpose", "permutation"));
+  std::vector<int64_t> strides = Strides(args[0].aval.shape());
+  return Gather(args[0], aval, [&](const std::vector<int64_t>& out) {
+    int64_t flat = 0;
+    for (size_t j = 0; j < perm.size(); ++j) flat += out[j] * strides[perm[j]];
+    return flat;
+  });
+}
+
+// The smallest value of a non-float type (max's identity).
+double Lowest(DType t) { return IsSignedIntegral(t) ? -std::ldexp(1.0, BitWidth(t) - 1) : 0.0; }
+
+// Folds the input into the result (reduced axes dropped); `init` and `fold` per element.
+ImplRule ReductionImpl(const Primitive& prim, bool is_max) {
+  return [&prim, is_max](absl::Span<const HostArray> args, const Params& params) -> Impl {
+    AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, prim.name(), "axes"));
+    AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+    const HostArray& x = args[0];
+    if (is_max) std::fill(out.values.begin(), out.values.end(), -HUGE_VAL);
+    std::vector<bool> reduced(x.aval.rank(), false);
+    for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
+    std::vector<int64_t> index(x.aval.rank(), 0);
+    for (size_t i = 0; i < x.values.size(); ++i, NextIndex(index, x.aval.shape())) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < index.size(); ++d) {
+        if (!reduced[d]) flat = flat * x.aval.shape()[d] + index[d];
+      }
+      double& acc = out.values[static_cast<size_t>(flat)];
+      double v = x.values[i];
+      acc = !is_max ? acc + v : (std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v));
+    }
+    for (double& v : out.values) {
+      if (v == -HUGE_VAL && !IsFloatingPoint(aval.dtype())) v = Lowest(aval.dtype());
+    }
+    for (double& v : out.values) v = RoundToDType(v, aval.dtype());
+    return OneArray(std::move(out));
+  };
+}
+
+Impl IotaImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().iota, args, params));
+  AXE_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(params, "iota", "dimension"));
+  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+  std::vector<int64_t> index(aval.rank(), 0);
+  for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
+    out.values[i] = RoundToDType(static_cast<double>(index[dim]), aval.dtype());
+  }
+  return OneArray(std::move(out));
+}
+
+Impl SelectImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().select_n, args, params));
+  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+  const HostArray& which = args[0];
+  int64_t last = static_cast<int64_t>(args.size()) - 2;
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    double w = which.values[which.aval.rank() == 0 ? 0 : i];
+    int64_t c = std::clamp<int64_t>(
+        std::isnan(w) ? 0 : static_cast<int64_t>(std::clamp(w, -1.0, 1e9)), 0, last);
+    out.values[i] = args[static_cast<size_t>(c) + 1].values[i];
+  }
+  return OneArray(std::move(out));
+}
+
+Impl ConcatenateImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().concatenate, args, params));
+  AXE_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(params, "concatenate", "dimension"));
+  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+  std::vector<int64_t> out_strides = Strides(aval.shape());
+  int64_t offset = 0;
+  for (const HostArray& a : args) {
+    std::vector<int64_t> index(a.aval.rank(), 0);
+    for (size_t i = 0; i < a.values.size(); ++i, NextIndex(index, a.aval.shape())) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < index.size(); ++d) {
+        flat += (index[d] + (static_cast<int64_t>(d) == dim ? offset : 0)) * out_strides[d];
+      }
+      out.values[static_cast<size_t>(flat)] = a.values[i];
+    }
+    offset += a.aval.shape()[static_cast<size_t>(dim)];
+  }
+  return OneArray(std::move(out));
+}
+
+}  // namespace
+
+void RegisterShapeImpls(const BuiltinPrimitives& p) {
+  RegisterImpl(*p.convert_element_type, ConvertImpl);
+  RegisterImpl(*p.broadcast_in_dim, BroadcastImpl);
+  RegisterImpl(*p.reshape, SameValues(*p.reshape));
+  RegisterImpl(*p.squeeze, SameValues(*p.squeeze));
+  RegisterImpl(*p.with_layout_constraint, SameValues(*p.with_layout_constraint));
+  RegisterImpl(*p.transpose, TransposeImpl);
+  RegisterImpl(*p.reduce_sum, ReductionImpl(*p.reduce_sum, false));
+  RegisterImpl(*p.reduce_max, ReductionImpl(*p.reduce_max, true));
+  RegisterImpl(*p.iota, IotaImpl);
+  RegisterImpl(*p.select_n, SelectImpl);
+  RegisterImpl(*p.concatenate, ConcatenateImpl);
+}
+
+}  // namespace axe::ir::internal
