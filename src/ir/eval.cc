@@ -50,22 +50,31 @@ absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args) {
 
 }  // namespace internal
 
-absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
-                                                 absl::Span<const HostArray> args) {
+namespace internal {
+
+absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
+                                                    absl::Span<const HostArray> args,
+                                                    SpmdExecutor& executor) {
   RegisterBuiltinImplRules();
-  AXE_RETURN_IF_ERROR(internal::CheckArgs(jaxpr.jaxpr, args));
-  std::vector<internal::Replicas> in;
+  AXE_RETURN_IF_ERROR(CheckArgs(jaxpr.jaxpr, args));
+  std::vector<Replicas> in;
   for (const HostArray& a : args) {
     HostArray v{a.aval.WithVma({}), a.values};
     for (double& x : v.values) x = RoundToDType(x, v.aval.dtype());
-    in.push_back(internal::Replicas{std::move(v)});
+    in.push_back(Replicas{std::move(v)});
   }
-  internal::SpmdScope scope{nullptr, 0, 1, &internal::HostExecutor()};
-  AXE_ASSIGN_OR_RETURN(std::vector<internal::Replicas> out,
-                       internal::EvalSpmd(jaxpr, std::move(in), scope));
+  SpmdScope scope{nullptr, 0, 1, &executor};
+  AXE_ASSIGN_OR_RETURN(std::vector<Replicas> out, EvalSpmd(jaxpr, std::move(in), scope));
   std::vector<HostArray> result;
-  for (internal::Replicas& r : out) result.push_back(std::move(r[0]));
+  for (Replicas& r : out) result.push_back(std::move(r[0]));
   return result;
+}
+
+}  // namespace internal
+
+absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
+                                                 absl::Span<const HostArray> args) {
+  return internal::EvalTopLevel(jaxpr, args, internal::HostExecutor());
 }
 
 }  // namespace axe::ir

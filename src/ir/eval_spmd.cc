@@ -13,9 +13,9 @@
 
 namespace axe::ir::internal {
 
-absl::Status SpmdExecutor::ForEachPosition(int64_t n,
+absl::Status SpmdExecutor::ForEachPosition(const SpmdScope& scope,
                                            const std::function<absl::Status(int64_t)>& fn) {
-  for (int64_t i = 0; i < n; ++i) AXE_RETURN_IF_ERROR(fn(i));
+  for (int64_t i = 0; i < scope.count; ++i) AXE_RETURN_IF_ERROR(fn(i));
   return absl::OkStatus();
 }
 
@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<Replicas>> EvalLocal(const Eqn& eqn, const std::vecto
                                                 const SpmdScope& scope) {
   AXE_ASSIGN_OR_RETURN(ImplRule rule, GetImplRule(*eqn.primitive));
   std::vector<Replicas> out(eqn.outputs.size(), Replicas(static_cast<size_t>(scope.count)));
-  AXE_RETURN_IF_ERROR(scope.executor->ForEachPosition(scope.count, [&](int64_t p) -> absl::Status {
+  AXE_RETURN_IF_ERROR(scope.executor->ForEachPosition(scope, [&](int64_t p) -> absl::Status {
     std::vector<HostArray> args;
     for (const Replicas& r : in) args.push_back(r[static_cast<size_t>(p)]);
     AXE_ASSIGN_OR_RETURN(std::vector<HostArray> results, rule(args, eqn.params));

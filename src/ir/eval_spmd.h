@@ -22,11 +22,15 @@ namespace axe::ir::internal {
 // One value per mesh position (row-major over the mesh's axes); one outside shard_map.
 using Replicas = std::vector<HostArray>;
 
+struct SpmdScope;
+
 class SpmdExecutor {
  public:
   virtual ~SpmdExecutor() = default;
-  // Runs fn(i) for i in [0, n) (the host: in order on this thread).
-  virtual absl::Status ForEachPosition(int64_t n, const std::function<absl::Status(int64_t)>& fn);
+  // Runs fn(i) for i in [0, scope.count), the positions first_position + i of scope.mesh
+  // (none outside shard_map); the host runs them in order on this thread.
+  virtual absl::Status ForEachPosition(const SpmdScope& scope,
+                                       const std::function<absl::Status(int64_t)>& fn);
   // Runs the communicating collective `eqn` (psum, psum_invariant, pmax, pmin, all_gather,
   // all_gather_invariant, reduce_scatter, all_to_all, ppermute) over `mesh`: x holds every
   // position's operand, the result every position's value of type `out_aval`.
@@ -55,6 +59,11 @@ absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<co
 // The host collectives (HostExecutor's), usable by other executors as a fallback.
 absl::StatusOr<Replicas> HostCollective(const sharding::Mesh& mesh, const Eqn& eqn,
                                         const Replicas& x, const ShapedArray& out_aval);
+
+// EvalJaxpr's body with `executor` running the shard_map bodies.
+absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
+                                                    absl::Span<const HostArray> args,
+                                                    SpmdExecutor& executor);
 
 // Checks args against the jaxpr's invars (count, shape, dtype) with the messages of eval.h.
 absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args);

@@ -1,0 +1,40 @@
+// Evaluation of jaxprs with shard_map bodies run on a distributed runtime's devices
+// (issue 12: "execution of shard_map on the distributed runtime's devices ... with real
+// collectives"). Target axe::ir_run (axe::ir itself stays free of the runtime).
+//
+//   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
+//   absl::StatusOr<std::vector<HostArray>> out = EvalJaxprOnDevices(closed, args, *client);
+//
+// Outside shard_map the program runs on the host as EvalJaxpr does. A shard_map equation
+// runs its body SPMD on the devices of its mesh (mesh position p on device
+// mesh.DeviceAtPosition(p), which must be a device of the client): the ordinary equations of
+// the body run on each device's worker thread (RunOnDevices), and every communicating
+// collective moves the devices' values through the runtime's collectives (collectives.h:
+// AllReduce for psum/psum_invariant/pmax/pmin, AllGather for all_gather(_invariant),
+// ReduceScatter, AllToAll, CollectivePermute), staged in DeviceValues in each device's
+// memory. axis_index and pvary need no messages. The results equal EvalJaxpr's (same
+// rounding, the runtime folds reductions in member order as the host simulation does).
+//
+// Errors: EvalJaxpr's; a mesh with more devices than the client or naming a device it does
+// not have (InvalidArgument); a client whose devices are not all in this process (an MPI
+// client: Unimplemented, not supported yet); the runtime's collective errors.
+#ifndef AXE_IR_EVAL_DEVICES_H_
+#define AXE_IR_EVAL_DEVICES_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/ir/host_array.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/runtime/client.h"
+
+namespace axe::ir {
+
+absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
+                                                          absl::Span<const HostArray> args,
+                                                          runtime::Client& client);
+
+}  // namespace axe::ir
+
+#endif  // AXE_IR_EVAL_DEVICES_H_

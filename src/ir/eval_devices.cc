@@ -1,0 +1,86 @@
+// EvalJaxprOnDevices: the SPMD interpreter with an executor that runs positions on a
+// runtime client's device workers and collectives through the runtime.
+#include "axe/ir/eval_devices.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval.h"
+#include "axe/ir/primitives.h"
+#include "axe/runtime/collectives.h"
+#include "axe/runtime/device_values.h"
+#include "eval_collectives.h"
+#include "eval_device_bytes.h"
+#include "eval_spmd.h"
+
+namespace axe::ir {
+namespace {
+
+using internal::Replicas;
+using internal::SpmdScope;
+
+class DeviceExecutor : public internal::SpmdExecutor {
+ public:
+  explicit DeviceExecutor(runtime::Client& client) : client_(client) {}
+
+  absl::Status ForEachPosition(const SpmdScope& scope,
+                               const std::function<absl::Status(int64_t)>& fn) override {
+    if (scope.mesh == nullptr || scope.count != scope.mesh->num_devices()) {
+      return SpmdExecutor::ForEachPosition(scope, fn);  // on the host
+    }
+    AXE_RETURN_IF_ERROR(CheckMesh(*scope.mesh));
+    const sharding::Mesh& mesh = *scope.mesh;
+    return client_.RunOnDevices([&](int device) -> absl::Status {
+      absl::StatusOr<int64_t> position = mesh.PositionOf(device);
+      if (!position.ok()) return absl::OkStatus();  // a device outside the mesh
+      return fn(*position);
+    });
+  }
+
+  absl::StatusOr<Replicas> Collective(const sharding::Mesh& mesh, const Eqn& eqn, const Replicas& x,
+                                      const ShapedArray& out_aval) override {
+    AXE_RETURN_IF_ERROR(CheckMesh(mesh));
+    AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, internal::CollectiveAxes(eqn));
+    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues in, internal::ToDevices(client_, mesh, x));
+    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues out,
+                         internal::RunRuntimeCollective(mesh, eqn, axes, in));
+    return internal::FromDevices(out, mesh, out_aval);
+  }
+
+ private:
+  absl::Status CheckMesh(const sharding::Mesh& mesh) const {
+    if (mesh.num_devices() > client_.num_devices()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the shard_map's mesh ", mesh.ToString(), " has ", mesh.num_devices(),
+                       " devices but the client has ", client_.num_devices()));
+    }
+    for (int64_t p = 0; p < mesh.num_devices(); ++p) {
+      int64_t d = mesh.DeviceAtPosition(p);
+      if (d < 0 || d >= client_.num_devices() || !client_.IsAddressable(static_cast<int>(d))) {
+        return absl::InvalidArgumentError(absl::StrCat("the shard_map's mesh names device ", d,
+                                                       ", which the client does not hold"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  runtime::Client& client_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
+                                                          absl::Span<const HostArray> args,
+                                                          runtime::Client& client) {
+  if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
+    return absl::UnimplementedError(
+        absl::StrCat("EvalJaxprOnDevices needs every device of the client in this process; the ",
+                     client.backend(), " client holds ", client.addressable_devices().size(),
+                     " of ", client.num_devices()));
+  }
+  DeviceExecutor executor(client);
+  return internal::EvalTopLevel(jaxpr, args, executor);
+}
+
+}  // namespace axe::ir
