@@ -17,6 +17,7 @@ void EnsureJvpRules() {
     RegisterElementwiseJvps();
     RegisterShapeJvps();
     RegisterCallJvps();
+    RegisterCollectiveJvps();
     RegisterExtraTransposes();
   });
 }

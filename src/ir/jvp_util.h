@@ -39,6 +39,7 @@ void EnsureBatchingRules();
 void RegisterElementwiseJvps();
 void RegisterShapeJvps();
 void RegisterCallJvps();
+void RegisterCollectiveJvps();
 void RegisterExtraTransposes();
 
 }  // namespace axe::ir::internal

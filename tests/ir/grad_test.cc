@@ -43,5 +43,43 @@ TEST(GradTest, Scratch) {
   }
 }
 
+ShapedArray F32(std::vector<int64_t> shape) { return ShapedArray(std::move(shape), DType::kF32); }
+
+// loss(w, x) = sum over devices of sum((x_local . w)^2): w replicated, x split by rows over
+// mesh (4,) axis x.
+ClosedJaxpr DataParallelLoss() {
+  Builder b;
+  Tracer w = b.Arg(F32({4}));
+  Tracer x = b.Arg(F32({16, 4}));
+  using P = sharding::PartitionSpec;
+  ShardMapSpec spec{*sharding::Mesh::Create({{"x", 4}}), {P(), *P::Create({{"x"}})}, {P()}};
+  absl::StatusOr<std::vector<Tracer>> out = ShardMap(
+      {w, x}, spec,
+      [](Builder&, absl::Span<const Tracer> a) -> absl::StatusOr<std::vector<Tracer>> {
+        AXE_ASSIGN_OR_RETURN(
+            std::vector<Tracer> y,
+            BindWithAutoPvary(*Builtins().dot_general, {a[1], a[0]},
+                              {{"dimension_numbers",
+                                Param::Tuple({Param::Tuple({Param::Ints({1}), Param::Ints({0})}),
+                                              Param::Tuple({Param::Ints({}), Param::Ints({})})})},
+                               {"preferred_element_type", Param::OfDType(DType::kF32)}}));
+        AXE_ASSIGN_OR_RETURN(Tracer sq, Mul(y[0], y[0]));
+        AXE_ASSIGN_OR_RETURN(Tracer l, ReduceSum(sq, {0}));
+        AXE_ASSIGN_OR_RETURN(Tracer s, Psum(l, {"x"}));
+        return std::vector<Tracer>{s};
+      });
+  EXPECT_THAT(out, IsOk());
+  return *b.Build(*out);
+}
+
+TEST(GradTest, DataParallelLossInsideShardMap) {
+  ClosedJaxpr f = DataParallelLoss();
+  std::cout << PrintJaxpr(f) << "\n";
+  absl::StatusOr<ClosedJaxpr> g = Grad(f, {0});
+  ASSERT_THAT(g, IsOk());
+  std::cout << PrintJaxpr(*g) << "\n";
+  EXPECT_THAT(CheckJaxpr(*g), IsOk());
+}
+
 }  // namespace
 }  // namespace axe::ir

@@ -1,0 +1,162 @@
+// Batching rules of the structural primitives: the operand's batch dimension moved to the
+// front and the params shifted by one.
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/shard_map.h"
+#include "batching_util.h"
+#include "rule_util.h"
+
+namespace axe::ir::internal {
+namespace {
+
+using Ints = std::vector<int64_t>;
+using Result = absl::StatusOr<BatchResult>;
+
+Ints Shifted(const Ints& v, int64_t by = 1) {
+  Ints out;
+  for (int64_t d : v) out.push_back(d + by);
+  return out;
+}
+
+Ints Prepend(int64_t first, const Ints& rest) {
+  Ints out = {first};
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+// The one-operand rule: operand at 0, params rewritten by `edit`, result at 0.
+using ParamEdit = std::function<absl::Status(Params&, int64_t size, const Params& old)>;
+
+BatchingRule Unary(const Primitive* prim, ParamEdit edit) {
+  return [prim, edit](Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                      const Params& params) -> Result {
+    AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
+    Params p = params;
+    AXE_RETURN_IF_ERROR(edit(p, x.aval.shape()[0], params));
+    std::vector<Tracer> ops = {x};
+    ops.insert(ops.end(), args.begin() + 1, args.end());
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(*prim, ops, p));
+    return BatchResult{outs, {0}};
+  };
+}
+
+ParamEdit ShiftInts(const char* prim, const char* name) {
+  return [prim, name](Params& p, int64_t, const Params& old) -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(Ints v, RequiredInts(old, prim, name));
+    p[name] = Param::Ints(Shifted(v));
+    return absl::OkStatus();
+  };
+}
+
+absl::Status BroadcastEdit(Params& p, int64_t size, const Params& old) {
+  AXE_ASSIGN_OR_RETURN(Ints shape, RequiredInts(old, "broadcast_in_dim", "shape"));
+  AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "broadcast_dimensions", {}));
+  p["shape"] = Param::Ints(Prepend(size, shape));
+  p["broadcast_dimensions"] = Param::Ints(Prepend(0, Shifted(dims)));
+  return absl::OkStatus();
+}
+
+absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
+  AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(old, "reshape", "new_sizes"));
+  p["new_sizes"] = Param::Ints(Prepend(size, sizes));
+  return absl::OkStatus();
+}
+
+absl::Status TransposeEdit(Params& p, int64_t, const Params& old) {
+  AXE_ASSIGN_OR_RETURN(Ints perm, RequiredInts(old, "transpose", "permutation"));
+  p["permutation"] = Param::Ints(Prepend(0, Shifted(perm)));
+  return absl::OkStatus();
+}
+
+absl::Status SliceEdit(Params& p, int64_t size, const Params& old) {
+  AXE_ASSIGN_OR_RETURN(Ints start, RequiredInts(old, "slice", "start_indices"));
+  AXE_ASSIGN_OR_RETURN(Ints limit, RequiredInts(old, "slice", "limit_indices"));
+  AXE_ASSIGN_OR_RETURN(Ints strides, OptionalInts(old, "strides", {}));
+  p["start_indices"] = Param::Ints(Prepend(0, start));
+  p["limit_indices"] = Param::Ints(Prepend(size, limit));
+  if (!strides.empty()) p["strides"] = Param::Ints(Prepend(1, strides));
+  return absl::OkStatus();
+}
+
+absl::Status NoBatchedIndices(absl::string_view prim, absl::Span<const BDim> dims, size_t first) {
+  for (size_t i = first; i < dims.size(); ++i) {
+    if (dims[i]) {
+      return absl::UnimplementedError(absl::StrCat("Batching rule for '", prim,
+                                                   "' with batched start indices not implemented"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Result DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                         const Params& params) {
+  AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_slice", dims, 1));
+  AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
+  AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
+  DType index = args.size() > 1 ? args[1].aval.dtype() : DType::kS32;
+  std::vector<Tracer> ops = {x, b.Scalar(0, index)};
+  ops.insert(ops.end(), args.begin() + 1, args.end());
+  Params p = params;
+  p["slice_sizes"] = Param::Ints(Prepend(x.aval.shape()[0], sizes));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       BindWithAutoPvary(*Builtins().dynamic_slice, ops, p));
+  return BatchResult{outs, {0}};
+}
+
+Result DynamicUpdateSliceBatch(Builder& b, absl::Span<const Tracer> args,
+                               absl::Span<const BDim> dims, const Params& params) {
+  AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_update_slice", dims, 2));
+  int64_t size = BatchSize(args, dims);
+  AXE_ASSIGN_OR_RETURN(Tracer x, Materialize(args[0], dims[0], size));
+  AXE_ASSIGN_OR_RETURN(Tracer u, Materialize(args[1], dims[1], size));
+  DType index = args.size() > 2 ? args[2].aval.dtype() : DType::kS32;
+  std::vector<Tracer> ops = {x, u, b.Scalar(0, index)};
+  ops.insert(ops.end(), args.begin() + 2, args.end());
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       BindWithAutoPvary(*Builtins().dynamic_update_slice, ops, params));
+  return BatchResult{outs, {0}};
+}
+
+Result ConcatenateBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                        const Params& params) {
+  int64_t size = BatchSize(args, dims);
+  std::vector<Tracer> ops;
+  for (size_t i = 0; i < args.size(); ++i) {
+    AXE_ASSIGN_OR_RETURN(Tracer x, Materialize(args[i], dims[i], size));
+    ops.push_back(x);
+  }
+  AXE_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(params, "concatenate", "dimension"));
+  Params p = params;
+  p["dimension"] = Param::Int(dim + 1);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       BindWithAutoPvary(*Builtins().concatenate, ops, p));
+  return BatchResult{outs, {0}};
+}
+
+}  // namespace
+
+Result DotGeneralBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                       const Params& params);
+
+void RegisterShapeBatching() {
+  const BuiltinPrimitives& p = Builtins();
+  auto add = [](const Primitive* prim, BatchingRule rule) {
+    if (!GetBatchingRule(*prim).ok()) RegisterBatching(*prim, std::move(rule));
+  };
+  add(p.broadcast_in_dim, Unary(p.broadcast_in_dim, BroadcastEdit));
+  add(p.reshape, Unary(p.reshape, ReshapeEdit));
+  add(p.squeeze, Unary(p.squeeze, ShiftInts("squeeze", "dimensions")));
+  add(p.transpose, Unary(p.transpose, TransposeEdit));
+  add(p.reduce_sum, Unary(p.reduce_sum, ShiftInts("reduce_sum", "axes")));
+  add(p.reduce_max, Unary(p.reduce_max, ShiftInts("reduce_max", "axes")));
+  add(p.slice, Unary(p.slice, SliceEdit));
+  add(p.dynamic_slice, DynamicSliceBatch);
+  add(p.dynamic_update_slice, DynamicUpdateSliceBatch);
+  add(p.concatenate, ConcatenateBatch);
+  add(p.dot_general, DotGeneralBatch);
+}
+
+}  // namespace axe::ir::internal
