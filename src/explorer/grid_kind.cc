@@ -32,10 +32,10 @@ struct GridInput {
   pallas::IndexMap index_map;
 };
 
-// `what` ("the array has 9 elements") past the explorer's limit.
-absl::Status TooLarge(absl::string_view what) {
+// `what` ("the array has 9 elements") past the explorer's `limit`.
+absl::Status TooLarge(absl::string_view what, int64_t limit) {
   return absl::InvalidArgumentError(
-      absl::StrCat(what, "; the explorer runs at most ", kMaxGridElements, " (use axe grid show)"));
+      absl::StrCat(what, "; the explorer runs at most ", limit, " (use axe grid show)"));
 }
 
 KindAnswer ParseShapeAndBlock(const Fields& fields, GridInput& in) {
@@ -48,7 +48,8 @@ KindAnswer ParseShapeAndBlock(const Fields& fields, GridInput& in) {
   if (!elements || *elements > kMaxGridElements) {
     return FieldError("shape",
                       TooLarge(elements ? absl::StrCat("the array has ", *elements, " elements")
-                                        : "the array has more than 2^63 elements"));
+                                        : "the array has more than 2^63 elements",
+                               kMaxGridElements));
   }
   const std::string dtype = Trimmed(fields, "dtype");
   absl::StatusOr<DType> t = ParseDType(dtype.empty() ? "int32" : dtype);
@@ -68,9 +69,10 @@ KindAnswer ParseGridAndMap(const Fields& fields, GridInput& in) {
   const std::string grid = Trimmed(fields, "grid");
   absl::StatusOr<pallas::Grid> g = pallas::Grid::Parse(grid.empty() ? "()" : grid);
   if (!g.ok()) return FieldError("grid", g.status());
-  if (g->num_programs() > kMaxGridElements) {
-    return FieldError("grid",
-                      TooLarge(absl::StrCat("the grid has ", g->num_programs(), " programs")));
+  if (g->num_programs() > kMaxGridPrograms) {
+    return FieldError(
+        "grid",
+        TooLarge(absl::StrCat("the grid has ", g->num_programs(), " programs"), kMaxGridPrograms));
   }
   in.grid = *g;
   const std::string map = Trimmed(fields, "index_map");

@@ -29,10 +29,12 @@
 namespace axe::explorer {
 
 // The longest request target (path + query) and body accepted, and the largest grid the
-// explorer runs (elements of a grid's output array, and its programs).
+// explorer runs: elements of its output array, and programs (each may report a clamped
+// window, so the answer stays within a few megabytes).
 inline constexpr int64_t kMaxTargetBytes = 8 * 1024;
 inline constexpr int64_t kMaxBodyBytes = 64 * 1024;
 inline constexpr int64_t kMaxGridElements = int64_t{1} << 16;
+inline constexpr int64_t kMaxGridPrograms = 4096;
 
 struct Response {
   int status = 200;
