@@ -143,7 +143,7 @@ void DefineStructural(BuiltinPrimitives& p) {
   p.iota = Simple(
       "iota",
       {{"dtype", ParamType::kDType}, {"shape", ParamType::kInts}, {"dimension", ParamType::kInt}});
-  p.with_layout_constraint = Simple("with_layout_constraint");
+  p.with_layout_constraint = Simple("layout_constraint");
 }
 
 Options Multi(std::string name, std::vector<ParamSpec> params) {

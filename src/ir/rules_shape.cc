@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/layout_constraint.h"
 #include "rule_util.h"
 
 namespace axe::ir::internal {
@@ -430,11 +431,6 @@ Result Iota(absl::Span<const ShapedArray> avals, const Params& params) {
   return One(ShapedArray(std::move(shape), dtype));
 }
 
-Result Identity(absl::Span<const ShapedArray> avals, const Params&) {
-  AXE_RETURN_IF_ERROR(ExpectArity("with_layout_constraint", avals, 1));
-  return One(avals[0]);
-}
-
 }  // namespace
 
 void RegisterShapeRules(const BuiltinPrimitives& p) {
@@ -452,7 +448,7 @@ void RegisterShapeRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.concatenate, Concatenate);
   RegisterAbstractEval(*p.select_n, SelectN);
   RegisterAbstractEval(*p.iota, Iota);
-  RegisterAbstractEval(*p.with_layout_constraint, Identity);
+  RegisterLayoutConstraintRules(*p.with_layout_constraint);
 }
 
 }  // namespace axe::ir::internal

@@ -282,7 +282,7 @@ TEST(EvalTest, EveryBuiltinHasAnImplRule) {
                            "concatenate",
                            "select_n",
                            "iota",
-                           "with_layout_constraint",
+                           "layout_constraint",
                            "jit",
                            "closed_call",
                            "cond",

@@ -6,7 +6,7 @@
 //                (unary), eq ne lt le gt ge (comparisons, bool results)
 //   structure    convert_element_type broadcast_in_dim reshape squeeze transpose reduce_sum
 //                reduce_max dot_general slice dynamic_slice dynamic_update_slice concatenate
-//                select_n iota with_layout_constraint (expand_dims binds broadcast_in_dim, as
+//                select_n iota layout_constraint (expand_dims binds broadcast_in_dim, as
 //                in JAX)
 //   calls        jit closed_call cond scan shard_map
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
@@ -45,7 +45,8 @@ struct BuiltinPrimitives {
   const Primitive *eq, *ne, *lt, *le, *gt, *ge;
   const Primitive *convert_element_type, *broadcast_in_dim, *reshape, *squeeze, *transpose;
   const Primitive *reduce_sum, *reduce_max, *dot_general, *slice, *dynamic_slice;
-  const Primitive *dynamic_update_slice, *concatenate, *select_n, *iota, *with_layout_constraint;
+  const Primitive *dynamic_update_slice, *concatenate, *select_n, *iota,
+      *with_layout_constraint;  // the primitive `layout_constraint`
   const Primitive *jit, *closed_call, *cond, *scan, *shard_map;
   const Primitive *psum, *psum_invariant, *pmax, *pmin, *pvary, *all_gather, *all_gather_invariant;
   const Primitive *reduce_scatter, *all_to_all, *ppermute, *axis_index;
