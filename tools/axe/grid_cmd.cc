@@ -11,6 +11,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
+#include "axe/explorer/answer_json.h"
 #include "axe/pallas/block_dim.h"
 #include "axe/pallas/execute.h"
 #include "axe/pallas/index_map_expr.h"
@@ -107,47 +108,6 @@ absl::StatusOr<IndexMap> ParseIndexMap(const std::string& text, std::optional<In
   return e->ToIndexMap();
 }
 
-// An element as JSON: integers as integers, NaN (and infinities) as null.
-template <typename T>
-Json Element(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (!std::isfinite(v)) return nullptr;
-    if (v == std::trunc(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
-    return static_cast<double>(v);
-  } else {
-    return v;
-  }
-}
-
-Json Nested(const AnyArray& a) {
-  return pallas::VisitDType(a.dtype(), [&](auto tag) -> Json {
-    using T = typename decltype(tag)::type;
-    const T* data = a.data_as<T>();
-    if (a.rank() == 0) return Element(data[0]);
-    int64_t next = 0;
-    std::function<Json(int)> build = [&](int axis) {
-      Json level = Json::array();
-      for (int64_t i = 0; i < a.shape()[static_cast<size_t>(axis)]; ++i) {
-        level.push_back(axis + 1 == a.rank() ? Element(data[next++]) : build(axis + 1));
-      }
-      return level;
-    };
-    return build(0);
-  });
-}
-
-Json ClampJson(const pallas::ClampEvent& e) {
-  Json windows = Json::array(), clamped = Json::array();
-  for (size_t d = 0; d < e.start.size(); ++d) {
-    windows.push_back({e.requested_start[d], e.requested_start[d] + e.size[d]});
-    clamped.push_back({e.start[d], e.start[d] + e.size[d]});
-  }
-  return {{"operand", e.operand}, {"grid_point", e.grid_point}, {"index", e.indices},
-          {"requested", windows}, {"clamped_to", clamped},      {"message", e.ToString()}};
-}
-
 void AddShow(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<GridArgs>();
   auto repr = std::make_shared<bool>(false);
@@ -196,13 +156,7 @@ void AddShow(CLI::App& group, Selected& selected) {
                          pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
                                                 {.clamp_report = &clamps}));
     if (selected.json) {
-      Json j = {{"output", Nested(out)}};
-      if (!clamps.empty()) {
-        Json list = Json::array();
-        for (const pallas::ClampEvent& e : clamps) list.push_back(ClampJson(e));
-        j["clamped"] = list;
-      }
-      PrintJson(j);
+      std::cout << explorer::GridShowJson(out, clamps) << "\n";
       return absl::OkStatus();
     }
     std::cout << (*repr ? pallas::FormatNumpyRepr(out) : pallas::FormatNumpy(out)) << "\n";

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
+#include "axe/explorer/answer_json.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/direct_sum.h"
@@ -367,26 +368,8 @@ void AddShow(CLI::App& group, Selected& selected) {
       std::cout << grid;
       return absl::OkStatus();
     }
-    AXE_ASSIGN_OR_RETURN(GridView view, ViewGrid(l, shape[0], shape[1], window));
-    Json rows = Json::array();
-    for (int64_t r = 0; r < view.shown_rows; ++r) {
-      Json row = Json::array();
-      for (int64_t c = 0; c < view.shown_cols; ++c) {
-        row.push_back(
-            PointJson(view.cells[static_cast<size_t>(r * view.shown_cols + c)], view.axes));
-      }
-      rows.push_back(row);
-    }
-    Json axes = Json::array();
-    for (Axis a : view.axes) axes.push_back(std::string(a.name()));
-    Json replica = nullptr;
-    if (!l.replica().empty()) replica = absl::StrCat("R[", FormatIters(l.replica()), "]");
-    PrintJson({{"layout", l.ToString()},
-               {"shape", {view.rows, view.cols}},
-               {"shown", {view.shown_rows, view.shown_cols}},
-               {"axes", axes},
-               {"replica", replica},
-               {"grid", rows}});
+    AXE_ASSIGN_OR_RETURN(std::string json, explorer::LayoutShowJson(l, shape, window));
+    std::cout << json << "\n";
     return absl::OkStatus();
   });
 }

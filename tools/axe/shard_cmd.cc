@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
+#include "axe/explorer/answer_json.h"
 #include "axe/layout/axis_catalog.h"
 #include "axe/layout/layout.h"
 #include "axe/picture/sharding_picture.h"
@@ -262,41 +263,6 @@ absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
   return sharding::ExplainNamedSharding(array.dims, named, options);
 }
 
-Json TextOrNull(const TextOrReason& t) { return t.text ? Json(*t.text) : Json(nullptr); }
-Json ReasonOrNull(const TextOrReason& t) { return t.text ? Json(nullptr) : Json(t.reason); }
-
-Json ExplanationJson(const ShardingExplanation& e) {
-  Json devices = Json::array();
-  for (const sharding::DeviceShard& d : e.devices) {
-    Json index = Json::array();
-    for (const auto& [start, stop] : d.index) index.push_back({start, stop});
-    devices.push_back({{"id", d.device}, {"index", index}, {"replica_group", d.replica_group}});
-  }
-  return {{"global_shape", e.global_shape},
-          {"dtype", std::string(XlaName(e.dtype))},
-          {"named", TextOrNull(e.named)},
-          {"named_reason", ReasonOrNull(e.named)},
-          {"hlo", TextOrNull(e.hlo)},
-          {"hlo_reason", ReasonOrNull(e.hlo)},
-          {"axe", TextOrNull(e.axe)},
-          {"axe_reason", ReasonOrNull(e.axe)},
-          {"shardy", TextOrNull(e.shardy)},
-          {"shardy_reason", ReasonOrNull(e.shardy)},
-          {"shardy_mesh", e.shardy_mesh.empty() ? Json(nullptr) : Json(e.shardy_mesh)},
-          {"format", TextOrNull(e.format)},
-          {"format_reason", ReasonOrNull(e.format)},
-          {"device_assignment",
-           e.device_assignment.empty() ? Json(nullptr) : Json(e.device_assignment)},
-          {"shard_shape", e.shard_shape},
-          {"fully_replicated", e.fully_replicated},
-          {"num_devices", e.num_devices},
-          {"local_shape", e.local_shape},
-          {"local_axe", TextOrNull(e.local_axe)},
-          {"local_axe_reason", ReasonOrNull(e.local_axe)},
-          {"picture", e.picture},
-          {"devices", devices}};
-}
-
 std::string Shown(const TextOrReason& t) {
   return t.text ? *t.text : absl::StrCat("(none: ", t.reason, ")");
 }
@@ -377,7 +343,7 @@ void AddExplain(CLI::App& group, Selected& selected) {
       AXE_RETURN_IF_ERROR(WriteOutputFile(args->svg, picture::ShardingSvg(e, mesh.mesh), "--svg"));
     }
     if (selected.json) {
-      PrintJson(ExplanationJson(e));
+      PrintJson(Json::parse(explorer::ShardingJson(e)));
     } else {
       PrintExplanation(e);
     }
