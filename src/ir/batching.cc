@@ -138,6 +138,13 @@ absl::StatusOr<std::vector<ShapedArray>> ArgTypes(const Jaxpr& j, const VmapOpti
     return o.arg_types;
   }
   if (!o.axis_size) {
+    bool any = false;
+    for (const BDim& a : o.in_axes) any = any || a.has_value();
+    if (!any) {
+      return absl::InvalidArgumentError(
+          "vmap must have at least one non-None value in in_axes or axis_size must be "
+          "specified");
+    }
     return absl::InvalidArgumentError(
         "vmap of a jaxpr needs the mapped size: axis_size or the batched argument types");
   }

@@ -1,0 +1,133 @@
+// vmap (batching.h): the vmapped JAX-printed corpus programs against looping the unbatched
+// program over the mapped axis, on seeded random inputs; structure; JAX's error texts.
+#include "ad_test_util.h"
+#include "axe/ir/batching.h"
+#include "axe/ir/check.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/printer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::ir {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+using namespace ad_test;  // NOLINT
+
+constexpr int64_t kSize = 3;
+
+// Each float input mapped along `axis` (or its last position when axis is -1) when `mapped`
+// says so; integer and bool inputs stay unmapped (batched start indices are not supported).
+void CheckAgainstLoop(const char* name, bool map_all, bool last_axis) {
+  ClosedJaxpr f = LoadJax(name);
+  std::vector<ShapedArray> in = f.jaxpr.in_avals();
+  VmapOptions o;
+  o.axis_size = kSize;
+  for (size_t i = 0; i < in.size(); ++i) {
+    bool mapped = IsFloat(in[i]) && (map_all || i == 0);
+    o.in_axes.push_back(mapped ? std::optional<int64_t>(last_axis ? -1 : 0) : std::nullopt);
+  }
+  absl::StatusOr<ClosedJaxpr> v = Vmap(f, o);
+  ASSERT_THAT(v, IsOk()) << name;
+  EXPECT_THAT(CheckJaxpr(*v), IsOk()) << PrintJaxpr(*v);
+  std::mt19937_64 rng(testing_support::TestSeed(1203));
+  std::vector<HostArray> args;
+  for (const ShapedArray& a : v->jaxpr.in_avals()) args.push_back(Random(a, rng));
+  std::vector<HostArray> got = Eval(*v, args);
+  ASSERT_EQ(got.size(), f.jaxpr.outvars.size());
+  for (int64_t k = 0; k < kSize; ++k) {
+    std::vector<HostArray> slice;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!o.in_axes[i]) {
+        slice.push_back(args[i]);
+        continue;
+      }
+      size_t axis = last_axis ? args[i].aval.rank() - 1 : 0;
+      slice.push_back(Take(args[i], axis, k));
+    }
+    std::vector<HostArray> want = Eval(f, slice);
+    for (size_t r = 0; r < want.size(); ++r) {
+      ExpectNear(Take(got[r], 0, k), want[r], 1e-6, absl::StrCat(name, " out ", r, " row ", k));
+    }
+  }
+}
+
+class VmapCorpusTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(VmapCorpusTest, AllMappedAtZero) { CheckAgainstLoop(GetParam(), true, false); }
+TEST_P(VmapCorpusTest, FirstMappedAtLastAxis) { CheckAgainstLoop(GetParam(), false, true); }
+
+INSTANTIATE_TEST_SUITE_P(Corpus, VmapCorpusTest,
+                         ::testing::Values("sin_cos", "cond_jp2", "elementwise", "convert",
+                                           "broadcast_reshape", "squeeze_expand", "transpose",
+                                           "reduce", "dot", "slice", "dynamic_slice",
+                                           "dynamic_update_slice", "concatenate", "select", "iota",
+                                           "jit_call", "literals"));
+
+TEST(VmapTest, UnmappedOperandBroadcastsLikeJax) {
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(
+      "{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = sin a; d:f32[3] = mul c b in (d,) }");
+  ASSERT_THAT(f, IsOk());
+  absl::StatusOr<ClosedJaxpr> v = Vmap(*f, {.in_axes = {0, std::nullopt}, .axis_size = 2});
+  ASSERT_THAT(v, IsOk());
+  // jax.make_jaxpr(jax.vmap(f, in_axes=(0, None)))(x, y) shows the same equations (its
+  // broadcast_dimensions print as (np.int64(1),)).
+  EXPECT_EQ(PrintJaxpr(*v),
+            "{ lambda ; a:f32[2,3] b:f32[3]. let\n"
+            "    c:f32[2,3] = sin a\n"
+            "    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"
+            "    e:f32[2,3] = mul c d\n"
+            "  in (e,) }");
+}
+
+TEST(VmapTest, InconsistentSizesIsJaxsError) {
+  absl::StatusOr<ClosedJaxpr> f =
+      ParseJaxpr("{ lambda ; a:f32[] b:f32[] c:f32[]. let d:f32[] = add a b in (d,) }");
+  ASSERT_THAT(f, IsOk());
+  VmapOptions o;
+  o.arg_types = {ShapedArray({3}, DType::kF32), ShapedArray({4}, DType::kF32),
+                 ShapedArray({3}, DType::kF32)};
+  EXPECT_THAT(Vmap(*f, o),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "vmap got inconsistent sizes for array axes to be mapped:\n"
+                       "  * most axes (2 of them) had size 3, e.g. axis 0 of args[0] of type "
+                       "f32[3];\n"
+                       "  * one axis had size 4: axis 0 of args[1] of type f32[4]"));
+}
+
+TEST(VmapTest, RankTooSmallIsJaxsError) {
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr("{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }");
+  ASSERT_THAT(f, IsOk());
+  VmapOptions o{.in_axes = {2}, .arg_types = {ShapedArray({3}, DType::kF32)}};
+  EXPECT_THAT(Vmap(*f, o),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "vmap was requested to map its argument along axis 2, which implies "
+                       "that its rank should be at least 3, but is only 1 (its shape is (3,))"));
+  EXPECT_THAT(Vmap(*f, {.in_axes = {std::nullopt}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("vmap must have at least one non-None value in in_axes")));
+}
+
+TEST(VmapTest, MissingRuleIsJaxsError) {
+  ClosedJaxpr f = LoadJax("scan");
+  EXPECT_THAT(Vmap(f, {.axis_size = 2}),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("Batching rule for 'scan' not implemented")));
+}
+
+TEST(VmapTest, WrongArgumentTypeIsNamed) {
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr("{ lambda ; a:f32[2]. let b:f32[2] = neg a in (b,) }");
+  ASSERT_THAT(f, IsOk());
+  VmapOptions o{.arg_types = {ShapedArray({3, 3}, DType::kF32)}};
+  EXPECT_THAT(Vmap(*f, o), StatusIs(absl::StatusCode::kInvalidArgument,
+                                    HasSubstr("argument 0 of type f32[3,3] mapped along axis 0 "
+                                              "gives f32[3], not the function's input type "
+                                              "f32[2]")));
+}
+
+}  // namespace
+}  // namespace axe::ir
