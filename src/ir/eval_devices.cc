@@ -2,6 +2,9 @@
 // runtime client's device workers and collectives through the runtime.
 #include "axe/ir/eval_devices.h"
 
+#include <cstdint>
+
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +72,30 @@ class DeviceExecutor : public internal::SpmdExecutor {
 };
 
 }  // namespace
+
+int64_t DevicesNeeded(const ClosedJaxpr& jaxpr) {
+  int64_t most = 1;
+  for (const Eqn& eqn : jaxpr.jaxpr.eqns) {
+    if (eqn.primitive == Builtins().shard_map) {
+      auto it = eqn.params.find("mesh");
+      if (it != eqn.params.end()) {
+        absl::StatusOr<sharding::Mesh> mesh = it->second.AsMesh("mesh");
+        if (mesh.ok()) most = std::max(most, mesh->num_devices());
+      }
+    }
+    for (const auto& [name, param] : eqn.params) {
+      if (param.kind() == Param::Kind::kJaxpr && param.jaxpr() != nullptr) {
+        most = std::max(most, DevicesNeeded(*param.jaxpr()));
+      }
+      for (const Param& item : param.items()) {
+        if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
+          most = std::max(most, DevicesNeeded(*item.jaxpr()));
+        }
+      }
+    }
+  }
+  return most;
+}
 
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,

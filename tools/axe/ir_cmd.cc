@@ -3,10 +3,13 @@
 //   axe ir check JAXPR [--json]                                  the typed jaxpr, or the error
 //   axe ir transpose JAXPR [--wrt N]... [--no-check-vma] [--json]  the transposed jaxpr
 //   axe ir comm JAXPR [--json]                                   collectives, bytes per device
+//   axe ir run JAXPR [--mesh x=4] [--backend threads] --arg f32[8]=iota ... [--json]
+//                                                                the outputs, run on devices
 //
 // JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
 // prints: axe::ir (ParseJaxpr, CheckJaxpr, LinearTranspose, DropVarianceTyping,
 // CountCommunication) does the work.
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -17,9 +20,13 @@
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/drop_vma.h"
+#include "axe/ir/eval_devices.h"
+#include "axe/ir/eval_text.h"
 #include "axe/ir/parser.h"
 #include "axe/ir/printer.h"
 #include "axe/ir/transpose.h"
+#include "axe/runtime/client.h"
+#include "axe/sharding/mesh.h"
 #include "cli.h"
 
 namespace axe::cli {
@@ -113,6 +120,63 @@ absl::Status RunComm(const IrArgs& args, bool json) {
   return absl::OkStatus();
 }
 
+struct RunArgs {
+  std::string mesh;
+  std::string backend = "threads";
+  std::vector<std::string> args;
+};
+
+// The client's device count: --mesh's, else what the program's shard_maps need.
+absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
+  if (run.backend != "threads") {
+    return InOption("--backend", absl::UnimplementedError(absl::StrCat(
+                                     "axe ir run supports the threads backend only, got '",
+                                     run.backend, "'")));
+  }
+  if (run.mesh.empty()) return ir::DevicesNeeded(j);
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(run.mesh, "--mesh"));
+  absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(text);
+  if (!mesh.ok()) return InOption("--mesh", mesh.status());
+  return mesh->num_devices();
+}
+
+absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  std::vector<ir::HostArray> inputs;
+  for (const std::string& spec : run.args) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));
+    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
+    if (!a.ok()) return InOption("--arg", a.status());
+    inputs.push_back(*std::move(a));
+  }
+  AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
+  if (devices > runtime::Client::kMaxInProcessDevices) {
+    return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
+                                  "the threads backend runs at most ",
+                                  runtime::Client::kMaxInProcessDevices, " devices, not ", devices)));
+  }
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
+                       runtime::Client::InProcess(static_cast<int>(devices)));
+  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, ir::EvalJaxprOnDevices(j, inputs, *client));
+  Json rows = Json::array();
+  for (const ir::HostArray& o : outs) {
+    if (!json) std::cout << o.aval.ShortString() << " " << ir::FormatValues(o) << "\n";
+    Json values = Json::array();
+    for (double v : o.values) {
+      if (o.aval.dtype() == DType::kPred) {
+        values.push_back(v != 0);
+      } else if (std::isfinite(v)) {
+        values.push_back(v);
+      } else {
+        values.push_back(ir::FormatElement(v, o.aval.dtype()));
+      }
+    }
+    rows.push_back({{"aval", o.aval.ShortString()}, {"values", values}});
+  }
+  if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
+  return absl::OkStatus();
+}
+
 CLI::App* AddJaxprCommand(CLI::App* group, Selected& selected, const char* name, const char* help,
                           std::shared_ptr<IrArgs> args, absl::Status (*run)(const IrArgs&, bool)) {
   CLI::App* cmd = group->add_subcommand(name, help);
@@ -122,6 +186,23 @@ CLI::App* AddJaxprCommand(CLI::App* group, Selected& selected, const char* name,
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, run, &selected] { return run(*args, selected.json); });
   return cmd;
+}
+
+void AddRunCommand(CLI::App* group, Selected& selected) {
+  auto args = std::make_shared<IrArgs>();
+  auto run = std::make_shared<RunArgs>();
+  CLI::App* cmd = group->add_subcommand(
+      "run", "Run a jaxpr: shard_map bodies on in-process devices with the runtime's collectives");
+  cmd->add_option("jaxpr", args->jaxpr,
+                  "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
+      ->required();
+  cmd->add_option("--arg", run->args,
+                  "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota)");
+  cmd->add_option("--mesh", run->mesh,
+                  "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
+  cmd->add_option("--backend", run->backend, "threads (in-process devices)");
+  AddJsonFlag(cmd, selected);
+  OnSelect(cmd, selected, [args, run, &selected] { return RunRun(*args, *run, selected.json); });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {
@@ -142,6 +223,7 @@ void AddIrCommands(CLI::App& app, Selected& selected) {
   AddJaxprCommand(group, selected, "comm",
                   "Count the collectives a jaxpr performs and the bytes each moves per device",
                   std::make_shared<IrArgs>(), RunComm);
+  AddRunCommand(group, selected);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jax
                                                           absl::Span<const HostArray> args,
                                                           runtime::Client& client);
 
+// The most devices any shard_map of the program (nested calls included) runs on; 1 without
+// shard_map. What a client for EvalJaxprOnDevices needs at least.
+int64_t DevicesNeeded(const ClosedJaxpr& jaxpr);
+
 }  // namespace axe::ir
 
 #endif  // AXE_IR_EVAL_DEVICES_H_

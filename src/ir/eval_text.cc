@@ -1,0 +1,119 @@
+// Argument specs and numpy-like values for axe ir run.
+#include "axe/ir/eval_text.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval.h"
+
+namespace axe::ir {
+namespace {
+
+absl::Status At(size_t position, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat("at position ", position, ": ", message));
+}
+
+absl::StatusOr<double> ParseNumber(absl::string_view item, size_t position) {
+  std::string s(absl::StripAsciiWhitespace(item));
+  std::string lower = absl::AsciiStrToLower(s);
+  if (lower == "true") return 1.0;
+  if (lower == "false") return 0.0;
+  if (lower == "inf" || lower == "+inf") return HUGE_VAL;
+  if (lower == "-inf") return -HUGE_VAL;
+  if (lower == "nan") return NAN;
+  double v = 0;
+  if (s.empty() || !absl::SimpleAtod(s, &v) || !std::isfinite(v)) {
+    return At(position, absl::StrCat("'", s, "' is not a number"));
+  }
+  return v;
+}
+
+absl::StatusOr<HostArray> Fill(const ShapedArray& aval, absl::string_view fill, size_t at) {
+  std::optional<int64_t> n = aval.NumElements();
+  if (!n || *n > kMaxEvalTextElements) {
+    return At(
+        0, absl::StrCat(aval.ShortString(), " has more than ", kMaxEvalTextElements, " elements"));
+  }
+  HostArray a{aval, std::vector<double>(static_cast<size_t>(*n), 0.0)};
+  if (fill == "iota") {
+    for (size_t i = 0; i < a.values.size(); ++i) a.values[i] = static_cast<double>(i);
+  } else {
+    std::vector<absl::string_view> items = absl::StrSplit(fill, ',');
+    if (items.size() != 1 && items.size() != a.values.size()) {
+      return At(at, absl::StrCat(items.size(), " values for ", aval.ShortString(), ", which has ",
+                                 *n, " elements (give one value, all of them, or iota)"));
+    }
+    size_t position = at;
+    for (size_t i = 0; i < items.size(); ++i) {
+      AXE_ASSIGN_OR_RETURN(double v, ParseNumber(items[i], position));
+      if (items.size() == 1) {
+        std::fill(a.values.begin(), a.values.end(), v);
+      } else {
+        a.values[i] = v;
+      }
+      position += items[i].size() + 1;
+    }
+  }
+  for (double& v : a.values) v = ConvertValue(v, DType::kF64, aval.dtype());
+  return a;
+}
+
+}  // namespace
+
+absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == absl::string_view::npos) {
+    return At(text.size(), "expected TYPE=VALUES, e.g. f32[8]=iota, f32[2]=0.5 or i32[3]=1,2,3");
+  }
+  absl::StatusOr<ShapedArray> aval = ShapedArray::ParseShort(text.substr(0, eq));
+  if (!aval.ok()) return At(0, aval.status().message());
+  AXE_RETURN_IF_ERROR(ShapedArray::Create(aval->shape(), aval->dtype()).status());
+  return Fill(*aval, text.substr(eq + 1), eq + 1);
+}
+
+std::string FormatElement(double value, DType dtype) {
+  if (dtype == DType::kPred) return value != 0 ? "True" : "False";
+  if (IsUnsignedIntegral(dtype)) return absl::StrCat(static_cast<uint64_t>(value));
+  if (!IsFloatingPoint(dtype)) return absl::StrCat(static_cast<int64_t>(value));
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[64];
+  std::to_chars_result r =
+      dtype == DType::kF64
+          ? std::to_chars(buffer, buffer + sizeof(buffer), value)
+          : std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value));
+  std::string s(buffer, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+namespace {
+
+void AppendNested(const HostArray& a, size_t dim, size_t& next, std::string& out) {
+  if (dim == a.aval.rank()) {
+    out += FormatElement(a.values[next++], a.aval.dtype());
+    return;
+  }
+  out += "[";
+  for (int64_t i = 0; i < a.aval.shape()[dim]; ++i) {
+    if (i > 0) out += ", ";
+    AppendNested(a, dim + 1, next, out);
+  }
+  out += "]";
+}
+
+}  // namespace
+
+std::string FormatValues(const HostArray& array) {
+  std::string out;
+  size_t next = 0;
+  AppendNested(array, 0, next, out);
+  return out;
+}
+
+}  // namespace axe::ir

@@ -1,0 +1,95 @@
+// End-to-end tests of `axe ir run`: JAX-printed programs run on in-process devices, text and
+// --json outputs, argument fills, and one-line errors with exit code 2.
+#include <string>
+
+#include "cli/run_axe.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunAxe;
+using testing::RunAxeWithStdin;
+
+std::string Data(const std::string& name) {
+  return std::string("@") + AXE_SOURCE_DIR + "/tests/ir/testdata/jax/" + name + ".txt";
+}
+
+TEST(IrRunCli, PsumOnFourDevices) {
+  auto r = RunAxe({"ir", "run", Data("shmap_psum"), "--mesh", "x=4", "--arg", "f32[8]=iota"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "f32[2] [12.0, 16.0]\n");
+}
+
+TEST(IrRunCli, EveryCollectiveText) {
+  auto r = RunAxe({"ir", "run", Data("shmap_collectives"), "--arg", "f32[16]=iota"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "f32[4] [12.0, 13.0, 14.0, 15.0]\n"
+            "f32[4] [0.0, 1.0, 2.0, 3.0]\n"
+            "f32[4] [24.0, 28.0, 32.0, 36.0]\n"
+            "f32[16] [12.0, 13.0, 14.0, 15.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, "
+            "10.0, 11.0]\n"
+            "f32[16] [0.0, 4.0, 8.0, 12.0, 1.0, 5.0, 9.0, 13.0, 2.0, 6.0, 10.0, 14.0, 3.0, 7.0, "
+            "11.0, 15.0]\n"
+            "i32[4] [0, 1, 2, 3]\n");
+}
+
+TEST(IrRunCli, JsonCarriesAvalsAndValues) {
+  auto r = RunAxeWithStdin(
+      {"ir", "run", "-", "--arg", "f32[2,3]=iota", "--arg", "f32[3,4]=0.5", "--json"},
+      "{ lambda ; a:f32[2,3] b:f32[3,4]. let c:f32[2,4] = dot_general["
+      "dimension_numbers=(([1], [0]), ([], [])) precision=None "
+      "preferred_element_type=float32] a b; d:bool[2,4] = gt c 2.0:f32[] "
+      "in (c, d) }");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["devices"], 1);
+  ASSERT_EQ(j["outputs"].size(), 2u);
+  EXPECT_EQ(j["outputs"][0]["aval"], "f32[2,4]");
+  EXPECT_EQ(j["outputs"][0]["values"],
+            nlohmann::json::parse("[1.5, 1.5, 1.5, 1.5, 6.0, 6.0, 6.0, 6.0]"));
+  EXPECT_EQ(j["outputs"][1]["values"],
+            nlohmann::json::parse("[false, false, false, false, true, true, true, true]"));
+}
+
+TEST(IrRunCli, ExplicitValuesRoundToTheType) {
+  auto r =
+      RunAxeWithStdin({"ir", "run", "-", "--arg", "f32[2]=0.1,1e40", "--arg", "i8[2]=100,-100"},
+                      "{ lambda ; a:f32[2] b:i8[2]. let c:i8[2] = add b b in (a, c) }");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "f32[2] [0.1, inf]\ni8[2] [-56, 56]\n");
+}
+
+TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
+  auto wrong_type = RunAxe({"ir", "run", Data("shmap_psum"), "--arg", "f32[4]=iota"});
+  EXPECT_EQ(wrong_type.exit_code, 2);
+  EXPECT_THAT(wrong_type.err, HasSubstr("argument 0 has type f32[4] but the jaxpr's input 0 is "
+                                        "f32[8]"));
+  auto count = RunAxe({"ir", "run", Data("shmap_psum")});
+  EXPECT_EQ(count.exit_code, 2);
+  EXPECT_THAT(count.err, HasSubstr("the jaxpr takes 1 arguments, got 0"));
+  auto bad_fill = RunAxe({"ir", "run", Data("shmap_psum"), "--arg", "f32[8]=1,2,x,4,5,6,7,8"});
+  EXPECT_EQ(bad_fill.exit_code, 2);
+  EXPECT_THAT(bad_fill.err, HasSubstr("--arg"));
+  EXPECT_THAT(bad_fill.err, HasSubstr("at position 11: 'x' is not a number"));
+  auto few = RunAxe({"ir", "run", Data("shmap_psum"), "--arg", "f32[8]=1,2"});
+  EXPECT_EQ(few.exit_code, 2);
+  EXPECT_THAT(few.err, HasSubstr("2 values for f32[8], which has 8 elements"));
+  auto small_mesh =
+      RunAxe({"ir", "run", Data("shmap_psum"), "--mesh", "x=2", "--arg", "f32[8]=iota"});
+  EXPECT_EQ(small_mesh.exit_code, 2);
+  EXPECT_THAT(small_mesh.err, HasSubstr("has 4 devices but the client has 2"));
+  auto mpi = RunAxe({"ir", "run", Data("shmap_psum"), "--backend", "mpi", "--arg", "f32[8]=iota"});
+  EXPECT_EQ(mpi.exit_code, 2);
+  EXPECT_THAT(mpi.err, HasSubstr("threads backend only"));
+  for (const auto* r : {&wrong_type, &count, &bad_fill, &few, &small_mesh, &mpi}) {
+    EXPECT_EQ(r->err.find('\n'), r->err.size() - 1) << r->err;
+  }
+}
+
+}  // namespace
+}  // namespace axe

@@ -1,0 +1,65 @@
+// Argument specs and value printing for axe ir run (eval_text.h).
+#include "axe/ir/eval_text.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::ir {
+namespace {
+
+using ::absl::StatusCode;
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(EvalTextTest, Fills) {
+  absl::StatusOr<HostArray> iota = ParseArgSpec("i32[2,2]=iota");
+  ASSERT_THAT(iota, IsOk());
+  EXPECT_EQ(iota->aval.ShortString(), "i32[2,2]");
+  EXPECT_THAT(iota->values, ElementsAre(0, 1, 2, 3));
+  absl::StatusOr<HostArray> fill = ParseArgSpec("f32[3]=0.5");
+  ASSERT_THAT(fill, IsOk());
+  EXPECT_THAT(fill->values, ElementsAre(0.5, 0.5, 0.5));
+  absl::StatusOr<HostArray> list = ParseArgSpec("bool[3]=true,0,False");
+  ASSERT_THAT(list, IsOk());
+  EXPECT_THAT(list->values, ElementsAre(1, 0, 0));
+  absl::StatusOr<HostArray> rounded = ParseArgSpec("f32[]=0.1");
+  ASSERT_THAT(rounded, IsOk());
+  EXPECT_EQ(rounded->values[0], static_cast<double>(0.1f));
+  absl::StatusOr<HostArray> saturated = ParseArgSpec("u8[2]=300,-1");
+  ASSERT_THAT(saturated, IsOk());
+  EXPECT_THAT(saturated->values, ElementsAre(255, 0));
+}
+
+TEST(EvalTextTest, ErrorsNamePositions) {
+  EXPECT_THAT(ParseArgSpec("f32[8]"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("at position 6: expected TYPE=")));
+  EXPECT_THAT(ParseArgSpec("f32[2]=1,y"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("at position 9: 'y' is not a number")));
+  EXPECT_THAT(ParseArgSpec("f32[4]=1,2"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("2 values for f32[4]")));
+  EXPECT_THAT(ParseArgSpec("q32[4]=1"), StatusIs(StatusCode::kInvalidArgument,
+                                                 HasSubstr("at position 0")));
+  EXPECT_THAT(ParseArgSpec("f32[100000,100000]=1"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("more than")));
+}
+
+TEST(EvalTextTest, FormatsLikeNumpy) {
+  HostArray m{ShapedArray({2, 2}, DType::kF32), {0, 0.1f, 1e10, -2.5}};
+  EXPECT_EQ(FormatValues(m), "[[0.0, 0.1], [1e+10, -2.5]]");
+  HostArray s{ShapedArray({}, DType::kS32), {-7}};
+  EXPECT_EQ(FormatValues(s), "-7");
+  HostArray b{ShapedArray({2}, DType::kPred), {1, 0}};
+  EXPECT_EQ(FormatValues(b), "[True, False]");
+  EXPECT_EQ(FormatElement(NAN, DType::kF32), "nan");
+  EXPECT_EQ(FormatElement(-HUGE_VAL, DType::kBF16), "-inf");
+  EXPECT_EQ(FormatElement(4294967295.0, DType::kU32), "4294967295");
+}
+
+}  // namespace
+}  // namespace axe::ir
