@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end test of the explorer in a real browser (ctest label `browser`).
+"""End-to-end tests of the explorer: in a real browser (ctest label `browser`), and its
+server alone over HTTP (--server-only: ctest explorer.server).
 
 Starts `axe serve --port 0`, drives headless Chromium through chromedriver's WebDriver HTTP
 API (the standard library only: urllib, json, zlib), types a layout into the page, waits for
@@ -205,7 +206,7 @@ def start_server(axe):
         if not sel.select(timeout=min(10.0, left())):
             raise Failure("axe serve printed nothing in 10 s")
     line = server.stdout.readline().strip()
-    log(f"axe serve: {line}")
+    log(f"started: {line}")
     if "http://" not in line:
         raise Failure(f"axe serve did not start: {line!r} (exit {server.poll()})")
     return server, line[line.index("http://"):].split()[0]
@@ -229,6 +230,46 @@ def stop(process, name, group=False):
             process.wait(timeout=5)
         except (subprocess.TimeoutExpired, ProcessLookupError):
             log(f"could not stop {name} (pid {process.pid})")
+
+
+def check_server(base):
+    """The server's own answers: the page, an API answer, and clean 4xx for bad requests."""
+    status, body = http("GET", base)
+    if status != 200 or b"axe explorer" not in body:
+        raise Failure(f"GET / answered {status}")
+    status, body = http("GET", base + "api/layout?layout=S%5B(4%2C8)%3A(8%2C1)%5D")
+    if status != 200 or json.loads(body)["answer"]["shape"] != [1, 32]:
+        raise Failure(f"GET /api/layout answered {status}: {body[:200]!r}")
+    refusals = [
+        ("a URL over 8 KiB", "GET", base + "api/layout?layout=" + "S" * 9000, None, 414),
+        ("a body over 64 KiB", "POST", base + "api/layout", b"layout=" + b"S" * 70000, 413),
+        ("a bad escape", "GET", base + "api/xla?shape=%ZZ", None, 400),
+        ("an unknown field", "GET", base + "api/xla?shap=f32%5B2%5D", None, 400),
+        ("an unknown path", "GET", base + "nope", None, 404),
+        ("a DELETE", "DELETE", base + "api/layout", None, 405),
+    ]
+    for what, method, url, data, expected in refusals:
+        request = urllib.request.Request(url, data=data, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=min(10.0, left())) as response:
+                status, body = response.status, response.read()
+        except urllib.error.HTTPError as e:
+            status, body = e.code, e.read()
+        reply = json.loads(body)
+        if status != expected or reply.get("ok") is not False or not reply.get("error"):
+            raise Failure(f"{what}: HTTP {status} {body[:200]!r} (expected {expected})")
+        log(f"{what}: HTTP {status}: {reply['error'][:70]}")
+    # A raw request that is not HTTP gets a 400 and the server goes on.
+    host, port = base[len("http://"):].rstrip("/").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        first = s.recv(100)
+    if not first.startswith(b"HTTP/1.1 400"):
+        raise Failure(f"a malformed request got {first!r}")
+    status, _ = http("GET", base + "healthz")
+    if status != 200:
+        raise Failure("the server stopped answering after a malformed request")
+    log("malformed request: HTTP 400, the server goes on")
 
 
 def drawing_state(driver):
@@ -295,11 +336,25 @@ def run(driver, base):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--axe", required=True, help="the axe binary ('' when built without serve)")
+    parser.add_argument("--server-only", action="store_true",
+                        help="check the server's HTTP answers only (no browser)")
     args = parser.parse_args()
     if not args.axe:
         print("SKIP: axe was built without cpp-httplib (libcpp-httplib-dev), so it has no "
               "`axe serve`")
         return SKIP
+    if args.server_only:
+        server = None
+        try:
+            server, base = start_server(args.axe)
+            check_server(base)
+            log("PASS")
+            return 0
+        except Failure as e:
+            log(f"FAIL: {e}")
+            return 1
+        finally:
+            stop(server, "axe serve")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if not chromium or not chromedriver:
