@@ -66,6 +66,31 @@ absl::string_view Api(const Primitive* p) {
   return p->name();
 }
 
+// The collective's result types on the operands' types, under the mesh's axes (check_vma
+// off): what the equation's binders must say, since the collectives write by their binders.
+absl::Status CheckOutputTypes(const Eqn& eqn, const std::vector<Replicas>& in,
+                              absl::Span<const ShapedArray> out_avals, const sharding::Mesh& mesh) {
+  AxisEnv env;
+  env.check_vma = false;
+  for (const sharding::MeshAxis& a : mesh.axes()) env.axes.push_back(ManualAxis{a.name, a.size});
+  ScopedAxisEnv scope(std::move(env));
+  std::vector<ShapedArray> avals;
+  for (const Replicas& r : in) avals.push_back(r[0].aval.WithVma({}));
+  AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> want,
+                       AbstractEval(*eqn.primitive, avals, eqn.params));
+  bool same = want.size() == out_avals.size();
+  for (size_t i = 0; same && i < want.size(); ++i) {
+    same = want[i].shape() == out_avals[i].shape() && want[i].dtype() == out_avals[i].dtype();
+  }
+  if (!same) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the outputs of ", eqn.primitive->name(), " are typed ",
+                     out_avals.empty() ? "()" : out_avals[0].ShortString(),
+                     " but its operands give ", want.empty() ? "()" : want[0].ShortString()));
+  }
+  return absl::OkStatus();
+}
+
 SpmdResult AxisIndexValues(const Eqn& eqn, const std::vector<std::string>& axes,
                            const SpmdScope& scope) {
   int64_t size = 0;
@@ -102,6 +127,9 @@ std::optional<SpmdResult> EvalCollective(const Eqn& eqn, const std::vector<Repli
   if (scope.count != scope.mesh->num_devices()) {
     return SpmdResult(absl::UnimplementedError(
         absl::StrCat(p->name(), " inside a cond whose branch differs between devices cannot run")));
+  }
+  if (absl::Status s = CheckOutputTypes(eqn, in, out_avals, *scope.mesh); !s.ok()) {
+    return SpmdResult(s);
   }
   std::vector<Replicas> out;
   for (size_t i = 0; i < in.size() && i < out_avals.size(); ++i) {

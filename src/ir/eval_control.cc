@@ -94,10 +94,31 @@ absl::StatusOr<ScanShape> ReadScan(const Eqn& eqn, size_t operands, size_t outpu
   return s;
 }
 
+// The xs operands have `length` rows; the ys binders have `length` rows of the body's outputs.
+absl::Status CheckScanShapes(const ScanShape& s, const std::vector<Replicas>& in,
+                             absl::Span<const ShapedArray> out_avals) {
+  for (size_t k = static_cast<size_t>(s.num_consts + s.num_carry); k < in.size(); ++k) {
+    const ShapedArray& a = in[k][0].aval;
+    if (a.rank() == 0 || a.shape()[0] != s.length) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "scan of length ", s.length, " got xs operand ", k, " of type ", a.ShortString()));
+    }
+  }
+  for (size_t k = static_cast<size_t>(s.num_carry); k < out_avals.size(); ++k) {
+    if (out_avals[k].rank() == 0 || out_avals[k].shape()[0] != s.length) {
+      return absl::InvalidArgumentError(absl::StrCat("scan of length ", s.length,
+                                                     " has a stacked output of type ",
+                                                     out_avals[k].ShortString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 SpmdResult EvalScan(const Eqn& eqn, const std::vector<Replicas>& in,
                     absl::Span<const ShapedArray> out_avals, const SpmdScope& scope) {
   AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(eqn, "jaxpr"));
   AXE_ASSIGN_OR_RETURN(ScanShape s, ReadScan(eqn, in.size(), out_avals.size()));
+  AXE_RETURN_IF_ERROR(CheckScanShapes(s, in, out_avals));
   size_t fixed = static_cast<size_t>(s.num_consts + s.num_carry);
   std::vector<Replicas> carry(in.begin() + s.num_consts,
                               in.begin() + static_cast<std::ptrdiff_t>(fixed));
@@ -121,6 +142,12 @@ SpmdResult EvalScan(const Eqn& eqn, const std::vector<Replicas>& in,
     }
     for (size_t c = 0; c < carry.size(); ++c) carry[c] = std::move(out[c]);
     for (size_t k = 0; k < ys.size(); ++k) {
+      const HostArray& row = out[carry.size() + k][0];
+      if (row.values.size() * static_cast<size_t>(s.length) != ys[k][0].values.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("scan's stacked output ", k, " of type ", ys[k][0].aval.ShortString(),
+                         " cannot hold rows of type ", row.aval.ShortString()));
+      }
       for (size_t p = 0; p < ys[k].size(); ++p) SetRow(ys[k][p], i, out[carry.size() + k][p]);
     }
   }

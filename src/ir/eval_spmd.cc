@@ -96,7 +96,13 @@ absl::StatusOr<std::vector<Replicas>> EvalLocal(const Eqn& eqn, const std::vecto
 absl::StatusOr<std::vector<Replicas>> EvalEqn(const Jaxpr& jaxpr, const Eqn& eqn,
                                               std::vector<Replicas> in, const SpmdScope& scope) {
   std::vector<ShapedArray> out_avals;
-  for (VarId v : eqn.outputs) out_avals.push_back(jaxpr.aval(v).WithVma({}));
+  for (VarId v : eqn.outputs) {
+    if (v < 0 || static_cast<size_t>(v) >= jaxpr.vars.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("variable ", v, " is not in the jaxpr's table"));
+    }
+    out_avals.push_back(jaxpr.aval(v).WithVma({}));
+  }
   std::optional<absl::StatusOr<std::vector<Replicas>>> special =
       EvalSpecial(eqn, in, out_avals, scope);
   if (special) return std::move(*special);

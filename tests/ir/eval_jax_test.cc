@@ -134,3 +134,33 @@ TEST(EvalJaxTest, ShardMapEveryCollective) {
 
 }  // namespace
 }  // namespace axe::ir
+
+namespace axe::ir {
+namespace {
+
+// Binders that contradict their operands (a jaxpr not run through CheckJaxpr) are errors, not
+// out-of-bounds reads.
+TEST(EvalJaxTest, MistypedBindersAreErrors) {
+  absl::StatusOr<ClosedJaxpr> gather = ParseJaxpr(
+      "{ lambda ; a:f32[8]. let b:f32[64] = shard_map[check_vma=True in_specs=(P('x',),) "
+      "jaxpr={ lambda ; c:f32[2]{V:x}. let d:f32[16]{V:x} = all_gather[all_gather_dimension=0 "
+      "axis_name=('x',) axis_size=4 tiled=True] c in (d,) } "
+      "mesh=Mesh('x': 4, axis_types=(Auto,)) out_specs=(P('x',),)] a in (b,) }");
+  ASSERT_THAT(gather, IsOk());
+  EXPECT_THAT(EvalJaxpr(*gather, {Iota("f32[8]")}),
+              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("are typed f32[16] but its operands "
+                                                             "give f32[8]")));
+  absl::StatusOr<ClosedJaxpr> scan = ParseJaxpr(
+      "{ lambda ; a:f32[3]. let b:f32[] c:f32[5] = scan[jaxpr={ lambda ; d:f32[] e:f32[]. let "
+      "f:f32[] = add d e in (f, f) } length=5 num_carry=1 num_consts=0 reverse=False] "
+      "0.0:f32[] a in (b, c) }");
+  ASSERT_THAT(scan, IsOk());
+  EXPECT_THAT(EvalJaxpr(*scan, {Iota("f32[3]")}),
+              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
+                                        ::testing::HasSubstr("scan of length 5 got xs operand 1 "
+                                                             "of type f32[3]")));
+}
+
+}  // namespace
+}  // namespace axe::ir
