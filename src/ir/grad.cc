@@ -69,7 +69,8 @@ absl::StatusOr<ClosedJaxpr> Vjp(const ClosedJaxpr& f) {
   std::vector<Tracer> args(fwd.begin() + m, fwd.end());
   args.insert(args.end(), cts.begin(), cts.end());
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> in_cts, internal::InlineJaxpr(b, t, args));
-  return b.Build(in_cts);
+  AXE_ASSIGN_OR_RETURN(ClosedJaxpr out, b.Build(in_cts));
+  return internal::DeadCodeEliminated(out);
 }
 
 absl::StatusOr<ClosedJaxpr> Grad(const ClosedJaxpr& f, std::vector<int64_t> argnums) {
@@ -107,7 +108,8 @@ absl::StatusOr<ClosedJaxpr> Grad(const ClosedJaxpr& f, std::vector<int64_t> argn
     AXE_ASSIGN_OR_RETURN(Tracer t, internal::Instantiate(b, g, aval));
     grads.push_back(t);
   }
-  return b.Build(grads);
+  AXE_ASSIGN_OR_RETURN(ClosedJaxpr out, b.Build(grads));
+  return internal::DeadCodeEliminated(out);
 }
 
 }  // namespace axe::ir

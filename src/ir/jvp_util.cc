@@ -15,14 +15,23 @@ absl::StatusOr<Tracer> Op(const Primitive& prim, absl::Span<const Tracer> args, 
   return outs[0];
 }
 
+// Size-1 dimensions that broadcast are reshaped away first, so that the broadcast_in_dim
+// only adds dimensions (its transpose is then a reduce_sum).
 absl::StatusOr<Tracer> FitTo(const Tracer& t, const ShapedArray& aval) {
   if (t.aval.shape() == aval.shape()) return t;
-  std::vector<int64_t> dims;
+  std::vector<int64_t> dims, kept_shape;
   if (t.aval.rank() == aval.rank()) {
-    dims.resize(aval.rank());
-    std::iota(dims.begin(), dims.end(), 0);
+    for (size_t d = 0; d < aval.rank(); ++d) {
+      if (t.aval.shape()[d] != aval.shape()[d]) continue;
+      dims.push_back(static_cast<int64_t>(d));
+      kept_shape.push_back(aval.shape()[d]);
+    }
   }
-  return BroadcastInDim(t, aval.shape(), dims);
+  Tracer x = t;
+  if (kept_shape != t.aval.shape()) {
+    AXE_ASSIGN_OR_RETURN(x, Reshape(t, kept_shape));
+  }
+  return BroadcastInDim(x, aval.shape(), dims);
 }
 
 absl::StatusOr<Tracer> Instantiate(Builder& b, const OptTracer& t, const ShapedArray& aval) {

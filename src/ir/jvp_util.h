@@ -33,6 +33,9 @@ bool Differentiable(DType dtype);
 absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& jaxpr,
                                                 absl::Span<const Tracer> args);
 
+// `jaxpr` without the equations whose outputs are unused (grad_dce.cc).
+ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
+
 // Registers the built-in JVP and batching rules (once; a rule already registered is kept).
 void EnsureJvpRules();
 void EnsureBatchingRules();

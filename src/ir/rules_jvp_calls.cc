@@ -34,7 +34,8 @@ JvpRule InlineJvp(const char* prim, const char* param) {
 // A jaxpr taking (primals..., the tangents `has_tangent` selects...) and returning
 // (outs..., every out's tangent, instantiated).
 absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> JvpBody(const ClosedJaxpr& body,
-                                                           const std::vector<bool>& has_tangent) {
+                                                           const std::vector<bool>& has_tangent,
+                                                           bool tangents_only) {
   Builder b;
   const Jaxpr& j = body.jaxpr;
   std::vector<Tracer> primals;
@@ -44,7 +45,8 @@ absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> JvpBody(const ClosedJaxpr& bo
     if (has_tangent[i]) tangents[i] = b.Arg(j.aval(j.invars[i]));
   }
   AXE_ASSIGN_OR_RETURN(JvpResult r, JvpTrace(b, body, primals, tangents));
-  std::vector<Tracer> outs = r.primals_out;
+  std::vector<Tracer> outs;
+  if (!tangents_only) outs = r.primals_out;
   for (size_t k = 0; k < r.tangents_out.size(); ++k) {
     AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(b, r.tangents_out[k], r.primals_out[k].aval));
     outs.push_back(t);
@@ -53,16 +55,9 @@ absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> JvpBody(const ClosedJaxpr& bo
   return std::make_shared<const ClosedJaxpr>(std::move(closed));
 }
 
-// Splits a call's results (outs..., tangents...) into a JvpResult.
-JvpResult Split(const std::vector<Tracer>& results) {
-  size_t n = results.size() / 2;
-  JvpResult r;
-  r.primals_out.assign(results.begin(), results.begin() + n);
-  r.tangents_out.assign(results.begin() + n, results.end());
-  return r;
-}
-
-absl::StatusOr<JvpResult> CondJvp(Builder&, absl::Span<const Tracer> primals,
+// The primal outputs come from the original cond, the tangents from a second cond whose
+// branches compute only them (so that linearize finds the primal part free of tangents).
+absl::StatusOr<JvpResult> CondJvp(Builder& b, absl::Span<const Tracer> primals,
                                   absl::Span<const OptTracer> tangents, const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* branches, GetParam(params, "cond", "branches"));
   std::vector<bool> has(primals.size() - 1);
@@ -74,13 +69,14 @@ absl::StatusOr<JvpResult> CondJvp(Builder&, absl::Span<const Tracer> primals,
   std::vector<std::shared_ptr<const ClosedJaxpr>> jvps;
   for (const Param& br : branches->items()) {
     if (br.jaxpr() == nullptr) return absl::InvalidArgumentError("cond: a branch is no jaxpr");
-    AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> j, JvpBody(*br.jaxpr(), has));
+    AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> j, JvpBody(*br.jaxpr(), has, true));
     jvps.push_back(std::move(j));
   }
   Params p = params;
   p["branches"] = Param::Jaxprs(std::move(jvps));
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> results, BindWithAutoPvary(*Builtins().cond, args, p));
-  return Split(results);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*Builtins().cond, primals, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> ts, BindWithAutoPvary(*Builtins().cond, args, p));
+  return JvpResult{outs, std::vector<OptTracer>(ts.begin(), ts.end())};
 }
 
 // Every operand gets a tangent (zeros where symbolic), so the carry tangents are a fixed
@@ -135,12 +131,15 @@ absl::StatusOr<JvpResult> ScanJvp(Builder& b, absl::Span<const Tracer> primals,
     p["linear"] = Param::Tuple(std::vector<Param>(2 * n, Param::Bool(false)));
   }
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> res, b.Bind(*Builtins().scan, args, p));
+  // The primal outputs of the original scan (not those of the JVP scan), so that linearize
+  // finds them free of tangents.
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> primal_outs, b.Bind(*Builtins().scan, primals, params));
   JvpResult out;
   for (size_t g = 0; g < 2; ++g) {
     size_t width = out_bounds[g + 1] - out_bounds[g];
     size_t base = 2 * out_bounds[g];
     for (size_t k = 0; k < width; ++k) {
-      out.primals_out.push_back(res[base + k]);
+      out.primals_out.push_back(primal_outs[out_bounds[g] + k]);
       out.tangents_out.push_back(res[base + width + k]);
     }
   }
@@ -164,7 +163,9 @@ absl::StatusOr<ShardMapSpec> ReadSpec(const Params& params) {
   return s;
 }
 
-absl::StatusOr<JvpResult> ShardMapJvp(Builder&, absl::Span<const Tracer> primals,
+// The primal outputs come from the original shard_map; a second one takes (primals...,
+// tangents...) and returns the tangents of the float outputs.
+absl::StatusOr<JvpResult> ShardMapJvp(Builder& b, absl::Span<const Tracer> primals,
                                       absl::Span<const OptTracer> tangents, const Params& params) {
   AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> body,
                        BodyParam(params, "shard_map", "jaxpr"));
@@ -177,8 +178,14 @@ absl::StatusOr<JvpResult> ShardMapJvp(Builder&, absl::Span<const Tracer> primals
     args.push_back(*tangents[i]);
     spec.in_specs.push_back(spec.in_specs[i]);
   }
-  size_t n_out = spec.out_specs.size();
-  for (size_t k = 0; k < n_out; ++k) spec.out_specs.push_back(spec.out_specs[k]);
+  const Jaxpr& bj = body->jaxpr;
+  std::vector<bool> float_out(bj.outvars.size());
+  std::vector<sharding::PartitionSpec> out_specs;
+  for (size_t k = 0; k < bj.outvars.size() && k < spec.out_specs.size(); ++k) {
+    float_out[k] = Differentiable(bj.aval(bj.outvars[k]).dtype());
+    if (float_out[k]) out_specs.push_back(spec.out_specs[k]);
+  }
+  spec.out_specs = out_specs;
   ShardMapBody fn = [&](Builder& inner,
                         absl::Span<const Tracer> xs) -> absl::StatusOr<std::vector<Tracer>> {
     std::vector<Tracer> in_p(xs.begin(), xs.begin() + primals.size());
@@ -188,15 +195,21 @@ absl::StatusOr<JvpResult> ShardMapJvp(Builder&, absl::Span<const Tracer> primals
       if (has[i]) in_t[i] = xs[next++];
     }
     AXE_ASSIGN_OR_RETURN(JvpResult r, JvpTrace(inner, *body, in_p, in_t));
-    std::vector<Tracer> outs = r.primals_out;
+    std::vector<Tracer> outs;
     for (size_t k = 0; k < r.tangents_out.size(); ++k) {
+      if (!float_out[k]) continue;
       AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(inner, r.tangents_out[k], r.primals_out[k].aval));
       outs.push_back(t);
     }
     return outs;
   };
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> results, ShardMap(args, spec, fn));
-  return Split(results);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*Builtins().shard_map, primals, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> ts, ShardMap(args, spec, fn));
+  JvpResult r{outs, std::vector<OptTracer>(outs.size())};
+  for (size_t k = 0, next = 0; k < outs.size(); ++k) {
+    if (float_out[k]) r.tangents_out[k] = ts[next++];
+  }
+  return r;
 }
 
 void RegisterIfMissing(const Primitive* p, JvpRule rule) {

@@ -41,8 +41,14 @@ JvpRule BinaryJvp(const Primitive* prim, BinaryDeriv deriv) {
                        absl::Span<const OptTracer> tangents,
                        const Params& params) -> absl::StatusOr<JvpResult> {
     AXE_ASSIGN_OR_RETURN(Tracer out, Op(*prim, primals, params));
-    AXE_ASSIGN_OR_RETURN(OptTracer t,
-                         deriv(b, primals[0], primals[1], out, tangents[0], tangents[1]));
+    OptTracer dx = tangents[0], dy = tangents[1];
+    if (dx) {
+      AXE_ASSIGN_OR_RETURN(dx, FitTo(*dx, out.aval));
+    }
+    if (dy) {
+      AXE_ASSIGN_OR_RETURN(dy, FitTo(*dy, out.aval));
+    }
+    AXE_ASSIGN_OR_RETURN(OptTracer t, deriv(b, primals[0], primals[1], out, dx, dy));
     if (t) {
       AXE_ASSIGN_OR_RETURN(Tracer fitted, FitTo(*t, out.aval));
       t = fitted;
