@@ -1,6 +1,6 @@
 // Transpose rules reverse mode needs beyond those of linear_rules.cc: the structural
 // primitives (transpose, reshape, squeeze, slice, dynamic_slice, dynamic_update_slice,
-// concatenate, select_n, with_layout_constraint) and dot_general. Registered only where no
+// concatenate, select_n, with_layout_constraint), dot_general and cond. Registered only where no
 // rule exists yet.
 #include <algorithm>
 #include <numeric>
@@ -149,6 +149,8 @@ Cts SelectNTranspose(Builder& b, absl::Span<const OptTracer> cts,
 
 Cts DotGeneralTranspose(Builder& b, absl::Span<const OptTracer> cts,
                         absl::Span<const TransposeArg> args, const Params& params);
+Cts CondTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
+                  const Params& params);
 
 void RegisterExtraTransposes() {
   const BuiltinPrimitives& p = Builtins();
@@ -165,6 +167,7 @@ void RegisterExtraTransposes() {
   add(p.concatenate, ConcatenateTranspose);
   add(p.select_n, SelectNTranspose);
   add(p.dot_general, DotGeneralTranspose);
+  add(p.cond, CondTranspose);
 }
 
 }  // namespace axe::ir::internal

@@ -154,12 +154,12 @@ TEST_P(GradCorpusTest, MatchesFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, GradCorpusTest,
-                         ::testing::Values("sin_cos", "elementwise", "broadcast_reshape",
-                                           "squeeze_expand", "transpose", "reduce", "dot", "slice",
-                                           "dynamic_slice", "dynamic_update_slice", "concatenate",
-                                           "select", "iota", "jit_call", "shmap_psum", "shmap_2d",
-                                           "shmap_all_gather", "shmap_collectives",
-                                           "shmap_identity_pvary"));
+                         ::testing::Values("sin_cos", "cond_jp2", "elementwise",
+                                           "broadcast_reshape", "squeeze_expand", "transpose",
+                                           "reduce", "dot", "slice", "dynamic_slice",
+                                           "dynamic_update_slice", "concatenate", "select", "iota",
+                                           "jit_call", "shmap_psum", "shmap_2d", "shmap_all_gather",
+                                           "shmap_collectives", "shmap_identity_pvary"));
 
 ShapedArray F32(std::vector<int64_t> shape) { return ShapedArray(std::move(shape), DType::kF32); }
 
@@ -229,8 +229,8 @@ TEST(GradTest, DataParallelLossInsideShardMap) {
 // <ct, jvp(x; t)> == <vjp(x; ct), t> on every corpus program with float inputs only.
 TEST(GradTest, VjpIsTheAdjointOfJvp) {
   std::mt19937_64 rng(testing_support::TestSeed(1205));
-  for (const char* name : {"sin_cos", "elementwise", "dot", "reduce", "concatenate", "slice",
-                           "shmap_2d", "shmap_all_gather", "transpose"}) {
+  for (const char* name : {"sin_cos", "cond_jp2", "elementwise", "dot", "reduce", "concatenate",
+                           "slice", "shmap_2d", "shmap_all_gather", "transpose"}) {
     ClosedJaxpr f = ad_test::LoadJax(name);
     absl::StatusOr<ClosedJaxpr> jvp = Jvp(f);
     absl::StatusOr<ClosedJaxpr> vjp = Vjp(f);
