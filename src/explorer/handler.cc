@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "axe/explorer/page.h"
@@ -21,6 +22,15 @@ using Json = nlohmann::ordered_json;
 constexpr absl::string_view kJson = "application/json";
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// ":8080": a colon and 1 to 5 digits.
+bool IsPort(absl::string_view text) {
+  if (text.size() < 2 || text.size() > 6 || text[0] != ':') return false;
+  for (char c : text.substr(1)) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
 
 Response JsonError(int status, absl::string_view kind, absl::string_view field,
                    absl::string_view message) {
@@ -129,6 +139,23 @@ bool IsLoopbackHost(absl::string_view host) {
     if (i == 0 && value != 127) return false;
   }
   return true;
+}
+
+bool IsLoopbackHostHeader(absl::string_view host_header) {
+  absl::string_view host = host_header;
+  if (absl::StartsWith(host, "[")) {
+    const size_t close = host.find(']');
+    if (close == absl::string_view::npos) return false;
+    const absl::string_view rest = host.substr(close + 1);
+    if (!rest.empty() && !IsPort(rest)) return false;
+    return IsLoopbackHost(host.substr(0, close + 1));
+  }
+  const size_t colon = host.rfind(':');
+  if (colon != absl::string_view::npos) {
+    if (!IsPort(host.substr(colon))) return false;
+    host = host.substr(0, colon);
+  }
+  return IsLoopbackHost(host);
 }
 
 }  // namespace axe::explorer

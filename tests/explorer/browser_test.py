@@ -259,6 +259,16 @@ def check_server(base):
         if status != expected or reply.get("ok") is not False or not reply.get("error"):
             raise Failure(f"{what}: HTTP {status} {body[:200]!r} (expected {expected})")
         log(f"{what}: HTTP {status}: {reply['error'][:70]}")
+    # A request naming another host (DNS rebinding) is refused.
+    request = urllib.request.Request(base + "healthz", headers={"Host": "evil.example:80"})
+    try:
+        with urllib.request.urlopen(request, timeout=min(10.0, left())) as response:
+            status = response.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    if status != 403:
+        raise Failure(f"a request with Host: evil.example got HTTP {status}, not 403")
+    log("Host: evil.example: HTTP 403")
     # A raw request that is not HTTP gets a 400 and the server goes on.
     host, port = base[len("http://"):].rstrip("/").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=5) as s:

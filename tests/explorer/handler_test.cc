@@ -218,5 +218,17 @@ TEST(HandlerTest, LoopbackHosts) {
   }
 }
 
+TEST(HandlerTest, LoopbackHostHeaders) {
+  for (const char* host :
+       {"127.0.0.1:8080", "127.0.0.1", "localhost:1", "[::1]:8080", "[::1]", "LocalHost:65535"}) {
+    EXPECT_TRUE(IsLoopbackHostHeader(host)) << host;
+  }
+  for (const char* host : {"evil.example:8080", "evil.example", "127.0.0.1.evil.example", "",
+                           "127.0.0.1:", "127.0.0.1:80a", "[::1", "[::1]x", "[::2]:80",
+                           "localhost:1234567", "192.168.0.1:8080"}) {
+    EXPECT_FALSE(IsLoopbackHostHeader(host)) << host;
+  }
+}
+
 }  // namespace
 }  // namespace axe::explorer

@@ -26,6 +26,15 @@ struct ServeArgs {
   int threads = 4;
 };
 
+// The explorer's JSON error body for a request refused before any handler (res.status set).
+void SetRefusal(httplib::Response& res, absl::string_view why) {
+  nlohmann::ordered_json j = {{"kind", nullptr},
+                              {"ok", false},
+                              {"field", nullptr},
+                              {"error", absl::StrCat("HTTP ", res.status, ": ", why)}};
+  res.set_content(j.dump(), "application/json");
+}
+
 // A JSON message for the errors cpp-httplib answers itself (a body or URL past its limits, a
 // request it cannot parse), which reach no handler.
 void FillEmptyError(const httplib::Request&, httplib::Response& res) {
@@ -37,11 +46,7 @@ void FillEmptyError(const httplib::Request&, httplib::Response& res) {
     why = absl::StrCat("the URL is over ", explorer::kMaxTargetBytes,
                        " bytes (send long inputs as a POST body)");
   }
-  nlohmann::ordered_json j = {{"kind", nullptr},
-                              {"ok", false},
-                              {"field", nullptr},
-                              {"error", absl::StrCat("HTTP ", res.status, ": ", why)}};
-  res.set_content(j.dump(), "application/json");
+  SetRefusal(res, why);
 }
 
 void Answer(const httplib::Request& req, httplib::Response& res) {
@@ -81,11 +86,24 @@ absl::Status Serve(const ServeArgs& args) {
   server.set_read_timeout(5, 0);
   server.set_write_timeout(5, 0);
   server.set_keep_alive_timeout(5);
-  for (const char* pattern : {".*"}) {
-    server.Get(pattern, Answer).Post(pattern, Answer).Put(pattern, Answer);
-    server.Patch(pattern, Answer).Delete(pattern, Answer).Options(pattern, Answer);
-  }
+  // Every path and method reaches HandleRequest, which answers 404 and 405 itself.
+  const std::string any = ".*";
+  server.Get(any, Answer).Post(any, Answer).Put(any, Answer);
+  server.Patch(any, Answer).Delete(any, Answer).Options(any, Answer);
   server.set_error_handler(FillEmptyError);
+  if (!args.allow_remote) {
+    // On the loopback interface, only requests that name a loopback host (DNS rebinding).
+    server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (explorer::IsLoopbackHostHeader(req.get_header_value("Host"))) {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      res.status = 403;
+      SetRefusal(res,
+                 "the Host header does not name a loopback host (start axe serve with "
+                 "--allow-remote to serve other names)");
+      return httplib::Server::HandlerResponse::Handled;
+    });
+  }
   const sigset_t stop_signals = BlockStopSignals();
   const int port = args.port == 0 ? server.bind_to_any_port(host)
                                   : (server.bind_to_port(host, args.port) ? args.port : -1);

@@ -51,6 +51,11 @@ Response HandleRequest(absl::string_view method, absl::string_view target, absl:
 // or "::1" (with or without brackets).
 bool IsLoopbackHost(absl::string_view host);
 
+// Whether an HTTP Host header ("127.0.0.1:8080", "localhost", "[::1]:8080") names a loopback
+// host. A server on the loopback interface refuses other Host headers: a web page elsewhere
+// that rebinds its own name to 127.0.0.1 (DNS rebinding) cannot then read the answers.
+bool IsLoopbackHostHeader(absl::string_view host_header);
+
 }  // namespace axe::explorer
 
 #endif  // AXE_EXPLORER_HANDLER_H_
