@@ -37,10 +37,19 @@ SpmdResult EvalCond(const Eqn& eqn, const std::vector<Replicas>& in, const SpmdS
   }
   int64_t last = static_cast<int64_t>(items.size()) - 1;
   std::vector<int64_t> index;
-  for (const HostArray& a : in[0]) index.push_back(std::clamp<int64_t>(ScalarIndex(a), 0, last));
+  std::optional<int64_t> live_index;
+  bool uniform = true;
+  for (int64_t p = 0; p < static_cast<int64_t>(in[0].size()); ++p) {
+    index.push_back(std::clamp<int64_t>(ScalarIndex(in[0][static_cast<size_t>(p)]), 0, last));
+    bool live =
+        scope.mesh == nullptr || scope.executor->IsLive(*scope.mesh, scope.first_position + p);
+    if (!live) continue;
+    if (live_index && *live_index != index.back()) uniform = false;
+    if (!live_index) live_index = index.back();
+  }
   std::vector<Replicas> operands(in.begin() + 1, in.end());
-  if (std::all_of(index.begin(), index.end(), [&](int64_t i) { return i == index[0]; })) {
-    return EvalSpmd(*items[static_cast<size_t>(index[0])].jaxpr(), operands, scope);
+  if (uniform) {  // every position this process computes takes the same branch
+    return EvalSpmd(*items[static_cast<size_t>(live_index.value_or(0))].jaxpr(), operands, scope);
   }
   // The branch differs between positions: each runs alone (no collectives possible there).
   std::vector<Replicas> out;

@@ -109,53 +109,66 @@ absl::StatusOr<runtime::DeviceValues> ToDevices(runtime::Client& client, const s
   return runtime::DeviceValues::FromHost(client, aval.shape(), aval.dtype(), host);
 }
 
-absl::StatusOr<Replicas> FromDevices(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
-                                     const ShapedArray& aval) {
+absl::StatusOr<HostArray> FromDevice(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
+                                     int64_t position, const ShapedArray& aval) {
   if (v.shape() != aval.shape() || v.dtype() != aval.dtype()) {
     return absl::InternalError(absl::StrCat("the runtime's collective gave a value of shape (",
                                             absl::StrJoin(v.shape(), ", "),
                                             ") where the jaxpr has ", aval.ShortString()));
   }
-  Replicas out;
   int bytes = ByteWidth(aval.dtype());
+  AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> raw,
+                       v.ToHost(static_cast<int>(mesh.DeviceAtPosition(position))));
+  HostArray a{aval, std::vector<double>(raw.size() / static_cast<size_t>(bytes))};
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    a.values[i] = Decode(raw.data() + i * static_cast<size_t>(bytes), aval.dtype());
+  }
+  return a;
+}
+
+absl::StatusOr<Replicas> FromDevices(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
+                                     const ShapedArray& aval) {
+  Replicas out;
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
-    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> raw,
-                         v.ToHost(static_cast<int>(mesh.DeviceAtPosition(p))));
-    HostArray a{aval, std::vector<double>(raw.size() / static_cast<size_t>(bytes))};
-    for (size_t i = 0; i < a.values.size(); ++i)
-      a.values[i] = Decode(raw.data() + i * bytes, aval.dtype());
+    AXE_ASSIGN_OR_RETURN(HostArray a, FromDevice(v, mesh, p, aval));
     out.push_back(std::move(a));
   }
   return out;
 }
 
-absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const sharding::Mesh& mesh,
+RuntimeCollectives InProcessCollectives() {
+  return {runtime::AllReduce, runtime::AllGather, runtime::ReduceScatter, runtime::AllToAll,
+          runtime::CollectivePermute};
+}
+
+absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollectives& fns,
+                                                           const sharding::Mesh& mesh,
                                                            const Eqn& eqn,
                                                            const std::vector<std::string>& axes,
                                                            const runtime::DeviceValues& x) {
   const BuiltinPrimitives& b = Builtins();
   const Primitive* p = eqn.primitive;
   if (p == b.psum || p == b.psum_invariant)
-    return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kSum, x);
-  if (p == b.pmax) return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kMax, x);
-  if (p == b.pmin) return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kMin, x);
+    return fns.all_reduce(mesh, axes, runtime::ReduceOp::kSum, x);
+  if (p == b.pmax) return fns.all_reduce(mesh, axes, runtime::ReduceOp::kMax, x);
+  if (p == b.pmin) return fns.all_reduce(mesh, axes, runtime::ReduceOp::kMin, x);
   AXE_ASSIGN_OR_RETURN(bool tiled, Tiled(eqn));
   if (p == b.all_gather || p == b.all_gather_invariant) {
     AXE_ASSIGN_OR_RETURN(int64_t dim, IntParam(eqn, "all_gather_dimension"));
-    return runtime::AllGather(mesh, axes, x, dim, tiled);
+    return fns.all_gather(mesh, axes, x, dim, tiled);
   }
   if (p == b.reduce_scatter) {
     AXE_ASSIGN_OR_RETURN(int64_t dim, IntParam(eqn, "scatter_dimension"));
-    return runtime::ReduceScatter(mesh, axes, runtime::ReduceOp::kSum, x, dim, tiled);
+    return fns.reduce_scatter(mesh, axes, runtime::ReduceOp::kSum, x, dim, tiled);
   }
   if (p == b.all_to_all) {
     AXE_ASSIGN_OR_RETURN(int64_t split, IntParam(eqn, "split_axis"));
     AXE_ASSIGN_OR_RETURN(int64_t concat, IntParam(eqn, "concat_axis"));
-    return runtime::AllToAll(mesh, axes, x, split, concat, tiled);
+    return fns.all_to_all(mesh, axes, x, split, concat, tiled);
   }
   if (p == b.ppermute) {
     AXE_ASSIGN_OR_RETURN(auto perm, Perm(eqn));
-    return runtime::CollectivePermute(mesh, axes, x, perm);
+    return fns.collective_permute(mesh, axes, x, perm);
   }
   return absl::InternalError(absl::StrCat(p->name(), " is not a collective"));
 }

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/runtime/client.h"
+#include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
 #include "axe/sharding/mesh.h"
 #include "eval_spmd.h"
@@ -24,11 +25,33 @@ absl::StatusOr<runtime::DeviceValues> ToDevices(runtime::Client& client, const s
 absl::StatusOr<Replicas> FromDevices(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
                                      const ShapedArray& aval);
 
+// The runtime's collectives of one backend (the in-process ones of collectives.h, or the
+// MPI ones of mpi_collectives.h, which take the same arguments).
+struct RuntimeCollectives {
+  decltype(&runtime::AllReduce) all_reduce;
+  decltype(&runtime::AllGather) all_gather;
+  decltype(&runtime::ReduceScatter) reduce_scatter;
+  decltype(&runtime::AllToAll) all_to_all;
+  decltype(&runtime::CollectivePermute) collective_permute;
+};
+RuntimeCollectives InProcessCollectives();
+
 // The runtime collective of a communicating collective equation.
-absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const sharding::Mesh& mesh,
+absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollectives& fns,
+                                                           const sharding::Mesh& mesh,
                                                            const Eqn& eqn,
                                                            const std::vector<std::string>& axes,
                                                            const runtime::DeviceValues& x);
+
+// Position `position`'s value back from its device, typed `aval`.
+absl::StatusOr<HostArray> FromDevice(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
+                                     int64_t position, const ShapedArray& aval);
+
+// Runs the program with every rank of an MPI client computing its own mesh position
+// (eval_devices_mpi.cc; Unimplemented when axe is built without MPI).
+absl::StatusOr<std::vector<HostArray>> EvalOnMpi(const ClosedJaxpr& jaxpr,
+                                                 absl::Span<const HostArray> args,
+                                                 runtime::Client& client);
 
 }  // namespace axe::ir::internal
 

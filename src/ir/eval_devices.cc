@@ -46,8 +46,9 @@ class DeviceExecutor : public internal::SpmdExecutor {
     AXE_RETURN_IF_ERROR(CheckMesh(mesh));
     AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, internal::CollectiveAxes(eqn));
     AXE_ASSIGN_OR_RETURN(runtime::DeviceValues in, internal::ToDevices(client_, mesh, x));
-    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues out,
-                         internal::RunRuntimeCollective(mesh, eqn, axes, in));
+    AXE_ASSIGN_OR_RETURN(
+        runtime::DeviceValues out,
+        internal::RunRuntimeCollective(internal::InProcessCollectives(), mesh, eqn, axes, in));
     return internal::FromDevices(out, mesh, out_aval);
   }
 
@@ -100,6 +101,7 @@ int64_t DevicesNeeded(const ClosedJaxpr& jaxpr) {
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,
                                                           runtime::Client& client) {
+  if (client.backend() == "mpi") return internal::EvalOnMpi(jaxpr, args, client);
   if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
     return absl::UnimplementedError(
         absl::StrCat("EvalJaxprOnDevices needs every device of the client in this process; the ",

@@ -24,6 +24,12 @@ absl::StatusOr<Replicas> SpmdExecutor::Collective(const sharding::Mesh& mesh, co
   return HostCollective(mesh, eqn, x, out_aval);
 }
 
+bool SpmdExecutor::IsLive(const sharding::Mesh&, int64_t) const { return true; }
+
+absl::StatusOr<Replicas> SpmdExecutor::ShareBlocks(const sharding::Mesh&, Replicas blocks) {
+  return blocks;
+}
+
 SpmdExecutor& HostExecutor() {
   static SpmdExecutor* executor = new SpmdExecutor();
   return *executor;
@@ -71,6 +77,28 @@ class Env {
   std::vector<std::optional<Replicas>> values_;
 };
 
+// Positions this process does not compute get a copy of a live one's value.
+absl::Status CopyToDeadPositions(std::vector<Replicas>& values, const SpmdScope& scope) {
+  if (scope.mesh == nullptr) return absl::OkStatus();
+  std::optional<size_t> live;
+  std::vector<bool> dead;
+  for (int64_t p = 0; p < scope.count; ++p) {
+    bool is_live = scope.executor->IsLive(*scope.mesh, scope.first_position + p);
+    dead.push_back(!is_live);
+    if (is_live && !live) live = static_cast<size_t>(p);
+  }
+  if (!live) {
+    if (scope.count == 0) return absl::OkStatus();
+    return absl::FailedPreconditionError("this process computes no position of the mesh");
+  }
+  for (Replicas& r : values) {
+    for (size_t p = 0; p < dead.size(); ++p) {
+      if (dead[p]) r[p] = r[*live];
+    }
+  }
+  return absl::OkStatus();
+}
+
 // An ordinary equation: the impl rule at every position.
 absl::StatusOr<std::vector<Replicas>> EvalLocal(const Eqn& eqn, const std::vector<Replicas>& in,
                                                 const SpmdScope& scope) {
@@ -90,6 +118,7 @@ absl::StatusOr<std::vector<Replicas>> EvalLocal(const Eqn& eqn, const std::vecto
     }
     return absl::OkStatus();
   }));
+  AXE_RETURN_IF_ERROR(CopyToDeadPositions(out, scope));
   return out;
 }
 

@@ -36,6 +36,13 @@ class SpmdExecutor {
   // position's operand, the result every position's value of type `out_aval`.
   virtual absl::StatusOr<Replicas> Collective(const sharding::Mesh& mesh, const Eqn& eqn,
                                               const Replicas& x, const ShapedArray& out_aval);
+  // Whether this process computes mesh position p (every one on the host and on an
+  // in-process client; only its own rank's on MPI). The others hold copies of a live
+  // position's values, so that every position has a value of the right type.
+  virtual bool IsLive(const sharding::Mesh& mesh, int64_t position) const;
+  // Makes every position's block of a shard_map output available here before the output is
+  // assembled (MPI: an all-gather of the blocks).
+  virtual absl::StatusOr<Replicas> ShareBlocks(const sharding::Mesh& mesh, Replicas blocks);
 };
 
 // The host simulation of the mesh (collectives computed from the positions' values).

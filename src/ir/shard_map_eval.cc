@@ -152,7 +152,8 @@ absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<co
   }
   std::vector<HostArray> result;
   for (size_t i = 0; i < out.size(); ++i) {
-    AXE_ASSIGN_OR_RETURN(HostArray g, Assemble(mesh, out_specs[i], std::move(out[i])));
+    AXE_ASSIGN_OR_RETURN(Replicas blocks, executor.ShareBlocks(mesh, std::move(out[i])));
+    AXE_ASSIGN_OR_RETURN(HostArray g, Assemble(mesh, out_specs[i], std::move(blocks)));
     result.push_back(std::move(g));
   }
   return result;

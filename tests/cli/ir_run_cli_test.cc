@@ -85,7 +85,7 @@ TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
   EXPECT_THAT(small_mesh.err, HasSubstr("has 4 devices but the client has 2"));
   auto mpi = RunAxe({"ir", "run", Data("shmap_psum"), "--backend", "mpi", "--arg", "f32[8]=iota"});
   EXPECT_EQ(mpi.exit_code, 2);
-  EXPECT_THAT(mpi.err, HasSubstr("threads backend only"));
+  EXPECT_THAT(mpi.err, HasSubstr("MPI ranks run; use mpirun -n 4"));
   for (const auto* r : {&wrong_type, &count, &bad_fill, &few, &small_mesh, &mpi}) {
     EXPECT_EQ(r->err.find('\n'), r->err.size() - 1) << r->err;
   }

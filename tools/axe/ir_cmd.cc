@@ -3,7 +3,7 @@
 //   axe ir check JAXPR [--json]                                  the typed jaxpr, or the error
 //   axe ir transpose JAXPR [--wrt N]... [--no-check-vma] [--json]  the transposed jaxpr
 //   axe ir comm JAXPR [--json]                                   collectives, bytes per device
-//   axe ir run JAXPR [--mesh x=4] [--backend threads] --arg f32[8]=iota ... [--json]
+//   axe ir run JAXPR [--mesh x=4] [--backend threads|mpi] --arg f32[8]=iota ... [--json]
 //                                                                the outputs, run on devices
 //
 // JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
@@ -26,6 +26,9 @@
 #include "axe/ir/printer.h"
 #include "axe/ir/transpose.h"
 #include "axe/runtime/client.h"
+#ifdef AXE_HAVE_MPI
+#include "axe/runtime/mpi_client.h"
+#endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 
@@ -128,10 +131,9 @@ struct RunArgs {
 
 // The client's device count: --mesh's, else what the program's shard_maps need.
 absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
-  if (run.backend != "threads") {
-    return InOption("--backend", absl::UnimplementedError(absl::StrCat(
-                                     "axe ir run supports the threads backend only, got '",
-                                     run.backend, "'")));
+  if (run.backend != "threads" && run.backend != "mpi") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--backend: expected threads or mpi, got '", run.backend, "'"));
   }
   if (run.mesh.empty()) return ir::DevicesNeeded(j);
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(run.mesh, "--mesh"));
@@ -140,24 +142,40 @@ absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j)
   return mesh->num_devices();
 }
 
-absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
-  std::vector<ir::HostArray> inputs;
-  for (const std::string& spec : run.args) {
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));
-    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
-    if (!a.ok()) return InOption("--arg", a.status());
-    inputs.push_back(*std::move(a));
+// This rank's MPI client, when as many ranks run as there are devices.
+absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices) {
+#ifdef AXE_HAVE_MPI
+  // Checked before MPI starts (the launcher says how many ranks run), then again after.
+  for (bool started : {false, true}) {
+    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
+    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
+    if (devices != ranks) {
+      return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
+                                    "the program runs on ", devices, " devices but ", ranks,
+                                    " MPI ranks run; use mpirun -n ", devices)));
+    }
   }
-  AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
+  return std::unique_ptr<runtime::Client>(std::move(client));
+#else
+  (void)devices;
+  return absl::UnimplementedError(
+      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
+#endif
+}
+
+absl::StatusOr<std::unique_ptr<runtime::Client>> RunClient(const RunArgs& run, int64_t devices) {
+  if (run.backend == "mpi") return MpiRunClient(devices);
   if (devices > runtime::Client::kMaxInProcessDevices) {
-    return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
-                                  "the threads backend runs at most ",
-                                  runtime::Client::kMaxInProcessDevices, " devices, not ", devices)));
+    return InOption("--mesh",
+                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
+                                                            runtime::Client::kMaxInProcessDevices,
+                                                            " devices, not ", devices)));
   }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
-                       runtime::Client::InProcess(static_cast<int>(devices)));
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, ir::EvalJaxprOnDevices(j, inputs, *client));
+  return runtime::Client::InProcess(static_cast<int>(devices));
+}
+
+void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool json) {
   Json rows = Json::array();
   for (const ir::HostArray& o : outs) {
     if (!json) std::cout << o.aval.ShortString() << " " << ir::FormatValues(o) << "\n";
@@ -174,6 +192,26 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
     rows.push_back({{"aval", o.aval.ShortString()}, {"values", values}});
   }
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
+}
+
+absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  std::vector<ir::HostArray> inputs;
+  for (const std::string& spec : run.args) {
+    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));
+    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
+    if (!a.ok()) return InOption("--arg", a.status());
+    inputs.push_back(*std::move(a));
+  }
+  AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
+  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, ir::EvalJaxprOnDevices(j, inputs, *client));
+  const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
+  client.reset();
+#ifdef AXE_HAVE_MPI
+  if (run.backend == "mpi") runtime::MpiFinalize();
+#endif
+  if (print) PrintOutputs(outs, devices, json);
   return absl::OkStatus();
 }
 
@@ -200,7 +238,9 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota)");
   cmd->add_option("--mesh", run->mesh,
                   "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
-  cmd->add_option("--backend", run->backend, "threads (in-process devices)");
+  cmd->add_option("--backend", run->backend,
+                  "threads (in-process devices, the default) or mpi (one device per rank, under "
+                  "mpirun; rank 0 prints)");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, run, &selected] { return RunRun(*args, *run, selected.json); });
 }
