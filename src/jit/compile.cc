@@ -40,13 +40,18 @@ absl::StatusOr<std::vector<JitLayout>> LayoutChoices(
   return choices;
 }
 
-std::vector<CompiledFormat> Formats(const std::vector<LocalLayout>& layouts,
-                                    const std::vector<std::optional<Format>>& given) {
+// The formats as an executable reports them: every layout with full information (read
+// back from its XLA form, so an untiled layout has tiling=(), as JAX shows it).
+absl::StatusOr<std::vector<CompiledFormat>> Formats(const std::vector<LocalLayout>& layouts,
+                                                    const std::vector<std::optional<Format>>& given,
+                                                    const std::vector<ir::ShapedArray>& avals) {
   std::vector<CompiledFormat> out;
   for (size_t i = 0; i < layouts.size(); ++i) {
     std::optional<sharding::Sharding> s;
     if (i < given.size() && given[i]) s = given[i]->sharding();
-    out.push_back({layouts[i], std::move(s)});
+    AXE_ASSIGN_OR_RETURN(xla::Layout xla_layout, layouts[i].ToXla(avals[i].dtype()));
+    AXE_ASSIGN_OR_RETURN(LocalLayout full, LocalLayout::FromXla(xla_layout));
+    out.push_back({std::move(full), std::move(s)});
   }
   return out;
 }
@@ -67,8 +72,10 @@ absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                        LayoutChoices(jaxpr.jaxpr, out_formats, /*inputs=*/false));
   Compiled c;
   AXE_ASSIGN_OR_RETURN(c.plan_, ChooseLayouts(jaxpr.jaxpr, ins, outs));
-  c.input_formats_ = Formats(c.plan_.inputs, in_formats);
-  c.output_formats_ = Formats(c.plan_.outputs, out_formats);
+  AXE_ASSIGN_OR_RETURN(c.input_formats_,
+                       Formats(c.plan_.inputs, in_formats, jaxpr.jaxpr.in_avals()));
+  AXE_ASSIGN_OR_RETURN(c.output_formats_,
+                       Formats(c.plan_.outputs, out_formats, jaxpr.jaxpr.out_avals()));
   c.jaxpr_ = std::move(jaxpr);
   return c;
 }

@@ -43,7 +43,7 @@ TEST(CompileCli, AutoLayoutsOfTheLayoutNotebook) {
                       text.str());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  args[1] f32[512,1024]  Format(layout=Layout(major_to_minor=(1, "
-                               "0), tiling=None, sub_byte_element_size_in_bits=0), sharding="
+                               "0), tiling=(), sub_byte_element_size_in_bits=0), sharding="
                                "None)\n"));
   EXPECT_THAT(r.out, HasSubstr("  * major_to_minor=(1, 0)"));
 }

@@ -37,10 +37,10 @@ TEST(CompileTest, FormatsOfATranspose) {
               {F("Format(Layout.AUTO)")});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->input_formats()[0].ToString(),
-            "Format(layout=Layout(major_to_minor=(0, 1), tiling=None, "
+            "Format(layout=Layout(major_to_minor=(0, 1), tiling=(), "
             "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding(device=0))");
   EXPECT_EQ(c->output_formats()[0].ToString(),
-            "Format(layout=Layout(major_to_minor=(1, 0), tiling=None, "
+            "Format(layout=Layout(major_to_minor=(1, 0), tiling=(), "
             "sub_byte_element_size_in_bits=0), sharding=None)");
   ASSERT_EQ(c->plan().explain.size(), 1u);
 }

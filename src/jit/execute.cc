@@ -1,0 +1,226 @@
+#include "axe/jit/execute.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/python_error.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval_devices.h"
+#include "axe/ir/host_bytes.h"
+#include "axe/runtime/reshard.h"
+#include "axe/sharding/device_map.h"
+
+namespace axe::jit {
+namespace {
+
+constexpr size_t kMaxListed = 5;
+
+std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size_t n) {
+  std::vector<std::string> out(names.begin(), names.end());
+  for (size_t i = out.size(); i < n; ++i) out.push_back(absl::StrCat("args[", i, "]"));
+  return out;
+}
+
+ir::ShapedArray AvalOf(const runtime::Array& array) {
+  return ir::ShapedArray(array.shape(), array.dtype());
+}
+
+// JAX's check_arg_avals_for_call.
+absl::Status CheckTypes(const ir::Jaxpr& jaxpr, absl::Span<const runtime::Array* const> args,
+                        absl::Span<const std::string> names) {
+  const std::vector<ir::ShapedArray> in_avals = jaxpr.in_avals();
+  if (in_avals.size() != args.size()) {
+    return TypeError(absl::StrCat("Computation compiled for ", in_avals.size(),
+                                  " inputs but called with ", args.size()));
+  }
+  std::vector<std::string> errors;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::ShapedArray& ref = in_avals[i];
+    if (ref.shape() == args[i]->shape() && ref.dtype() == args[i]->dtype()) continue;
+    errors.push_back(absl::StrCat("Argument '", names[i], "' compiled with ", ref.ShortString(),
+                                  " and called with ", AvalOf(*args[i]).ShortString()));
+  }
+  if (errors.empty()) return absl::OkStatus();
+  const std::string count = errors.size() >= kMaxListed
+                                ? absl::StrCat("The first ", kMaxListed, " of ", errors.size())
+                                : std::string("The");
+  errors.resize(std::min(errors.size(), kMaxListed));
+  return TypeError(absl::StrCat(
+      "Argument types differ from the types for which this computation was compiled. Perhaps "
+      "you are calling the compiled executable with a different enable_x64 mode than when it "
+      "was AOT compiled? ",
+      count, " mismatches are:\n", absl::StrJoin(errors, "\n")));
+}
+
+absl::StatusOr<sharding::NamedSharding> ToNamed(const sharding::Sharding& s) {
+  if (const sharding::NamedSharding* named = s.named()) return *named;
+  if (s.single_device()->device() != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(s.ToString(),
+                     ": the runtime's arrays hold NamedShardings, and a mesh of one device "
+                     "is device 0; use a NamedSharding of a mesh that includes the device"));
+  }
+  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+}
+
+// The runtime format of a compiled input or output: its sharding (or `fallback`) and layout.
+absl::StatusOr<runtime::ArrayFormat> RuntimeFormat(const CompiledFormat& format, DType dtype,
+                                                   const sharding::NamedSharding& fallback) {
+  runtime::ArrayFormat out{fallback, std::nullopt};
+  if (format.sharding) {
+    AXE_ASSIGN_OR_RETURN(out.sharding, ToNamed(*format.sharding));
+  }
+  AXE_ASSIGN_OR_RETURN(xla::Layout layout, format.layout.ToXla(dtype));
+  out.local_layout = std::move(layout);
+  return out;
+}
+
+bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target) {
+  absl::StatusOr<std::vector<sharding::DeviceShard>> map =
+      sharding::DevicesIndicesMap(target, array.shape());
+  return map.ok() && *map == array.device_map();
+}
+
+struct Mismatch {
+  std::string text;
+  bool sharding = false;  // else a layout
+};
+
+// JAX's check_array_xla_sharding_layout_match with the documents' first sentence (§4.3).
+absl::Status MismatchError(std::vector<Mismatch> mismatches) {
+  const bool all_sharding = std::all_of(mismatches.begin(), mismatches.end(),
+                                        [](const Mismatch& m) { return m.sharding; });
+  const bool all_layout = std::none_of(mismatches.begin(), mismatches.end(),
+                                       [](const Mismatch& m) { return m.sharding; });
+  const std::string kind = all_sharding ? "shardings"
+                           : all_layout ? "layouts"
+                                        : "shardings and layouts";
+  const std::string kind_s = all_sharding ? "sharding(s)"
+                             : all_layout ? "layout(s)"
+                                          : "sharding(s) and layout(s)";
+  const size_t n = mismatches.size();
+  const std::string count = n < kMaxListed ? absl::StrCat("the ", n, " mismatches")
+                                           : absl::StrCat(kMaxListed, " mismatches out of ", n);
+  mismatches.resize(std::min(n, kMaxListed));
+  std::vector<std::string> texts;
+  for (const Mismatch& m : mismatches) texts.push_back(m.text);
+  return absl::InvalidArgumentError(
+      absl::StrCat("Compiled object called with input ", kind_s, " does not match the ", kind_s,
+                   " the computation was compiled with. Computation was compiled for input ", kind,
+                   " that disagree with the ", kind, " of arguments passed to it. Here are ", count,
+                   ":\n", absl::StrJoin(texts, "\n")));
+}
+
+// The format every argument must have, and the errors for committed ones that differ.
+absl::StatusOr<std::vector<runtime::ArrayFormat>> TargetFormats(
+    const Compiled& compiled, absl::Span<const runtime::Array* const> args,
+    absl::Span<const std::string> names) {
+  std::vector<runtime::ArrayFormat> targets;
+  std::vector<Mismatch> mismatches;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const runtime::Array& arg = *args[i];
+    const CompiledFormat& want = compiled.input_formats()[i];
+    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat target,
+                         RuntimeFormat(want, arg.dtype(), arg.sharding()));
+    const std::string shape = AvalOf(arg).ShortString();
+    if (arg.committed() && want.sharding && !SameDeviceMap(arg, target.sharding)) {
+      mismatches.push_back({absl::StrCat("Argument ", names[i], " with shape ", shape,
+                                         ":\n  Passed sharding: ", arg.sharding().ToString(),
+                                         "\n  Required sharding: ", want.sharding->ToString()),
+                            true});
+    }
+    if (arg.committed() && LayoutOfArray(arg) != want.layout) {
+      mismatches.push_back({absl::StrCat("Argument ", names[i], " with shape ", shape,
+                                         ":\n  Passed layout: ", LayoutOfArray(arg).ToString(),
+                                         "\n  Required layout: ", want.layout.ToString()),
+                            false});
+    }
+    targets.push_back(std::move(target));
+  }
+  if (!mismatches.empty()) return MismatchError(std::move(mismatches));
+  return targets;
+}
+
+// Uncommitted arguments not already in their target format are moved there.
+absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
+    absl::Span<const runtime::Array* const> args, absl::Span<const runtime::ArrayFormat> targets,
+    absl::Span<const std::string> names, std::vector<ArgumentRelayout>& relayouts) {
+  std::vector<std::optional<runtime::Array>> moved(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const runtime::Array& arg = *args[i];
+    if (arg.committed()) continue;
+    const bool reshard = !SameDeviceMap(arg, targets[i].sharding);
+    AXE_ASSIGN_OR_RETURN(LocalLayout to, LocalLayout::FromXla(*targets[i].local_layout));
+    const LocalLayout from = LayoutOfArray(arg);
+    if (!reshard && from == to) continue;
+    if (reshard) {
+      AXE_ASSIGN_OR_RETURN(moved[i], runtime::Reshard(arg, targets[i]));
+    } else {
+      AXE_ASSIGN_OR_RETURN(moved[i], arg.Relayout(targets[i].local_layout));
+    }
+    relayouts.push_back({i, names[i], from, std::move(to), reshard});
+  }
+  return moved;
+}
+
+absl::StatusOr<std::vector<runtime::Array>> RunProgram(
+    const Compiled& compiled, runtime::Client& client,
+    absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
+  std::vector<ir::HostArray> values;
+  for (const runtime::Array* input : inputs) {
+    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, input->ToHost());
+    AXE_ASSIGN_OR_RETURN(ir::HostArray value, ir::HostArrayFromBytes(AvalOf(*input), bytes));
+    values.push_back(std::move(value));
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> results,
+                       ir::EvalJaxprOnDevices(compiled.jaxpr(), values, client));
+  std::vector<runtime::Array> outputs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ir::ShapedArray& aval = results[i].aval;
+    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
+                         RuntimeFormat(compiled.output_formats()[i], aval.dtype(), fallback));
+    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(results[i]));
+    AXE_ASSIGN_OR_RETURN(runtime::Array out,
+                         runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(),
+                                                   std::move(format), /*committed=*/true));
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+}  // namespace
+
+LocalLayout LayoutOfArray(const runtime::Array& array) {
+  if (array.format().local_layout) {
+    absl::StatusOr<LocalLayout> layout = LocalLayout::FromXla(*array.format().local_layout);
+    if (layout.ok()) return *std::move(layout);
+  }
+  // Row-major, with the full information an array's layout has (tiling=()).
+  absl::StatusOr<LocalLayout> layout =
+      DefaultLayout(array.shape().size()).WithTiling(LocalLayout::Tiling{});
+  return *std::move(layout);
+}
+
+absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& client,
+                                   absl::Span<const runtime::Array* const> args,
+                                   absl::Span<const std::string> names) {
+  const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
+  AXE_RETURN_IF_ERROR(CheckTypes(compiled.jaxpr().jaxpr, args, arg_names));
+  AXE_ASSIGN_OR_RETURN(std::vector<runtime::ArrayFormat> targets,
+                       TargetFormats(compiled, args, arg_names));
+  CallResult result;
+  AXE_ASSIGN_OR_RETURN(std::vector<std::optional<runtime::Array>> moved,
+                       MoveUncommitted(args, targets, arg_names, result.relayouts));
+  std::vector<const runtime::Array*> inputs;
+  for (size_t i = 0; i < args.size(); ++i) inputs.push_back(moved[i] ? &*moved[i] : args[i]);
+  // Outputs without a sharding of their own are replicated over the first input's mesh.
+  sharding::NamedSharding fallback = *sharding::NamedSharding::Create(
+      args.empty() ? sharding::Mesh() : args[0]->sharding().mesh(), sharding::PartitionSpec());
+  AXE_ASSIGN_OR_RETURN(result.outputs, RunProgram(compiled, client, inputs, fallback));
+  return result;
+}
+
+}  // namespace axe::jit
