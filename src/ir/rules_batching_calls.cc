@@ -1,5 +1,5 @@
-// Batching rules of jit / closed_call (inlined) and cond (batched branches for an unbatched
-// index; every branch evaluated and select_n'd for a batched one).
+// Batching rules of jit / closed_call (inlined), scan (rules_batching_scan.cc) and cond (batched
+// branches for an unbatched index; every branch evaluated and select_n'd for a batched one).
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -105,6 +105,9 @@ Result CondBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<const BDi
 
 }  // namespace
 
+absl::StatusOr<BatchResult> ScanBatch(Builder& b, absl::Span<const Tracer> args,
+                                      absl::Span<const BDim> dims, const Params& params);
+
 void RegisterCallBatching() {
   const BuiltinPrimitives& p = Builtins();
   auto add = [](const Primitive* prim, BatchingRule rule) {
@@ -113,6 +116,7 @@ void RegisterCallBatching() {
   add(p.jit, InlineBatch("jit", "jaxpr"));
   add(p.closed_call, InlineBatch("closed_call", "call_jaxpr"));
   add(p.cond, CondBatch);
+  add(p.scan, ScanBatch);
 }
 
 }  // namespace axe::ir::internal

@@ -113,10 +113,10 @@ TEST(VmapTest, RankTooSmallIsJaxsError) {
 }
 
 TEST(VmapTest, MissingRuleIsJaxsError) {
-  ClosedJaxpr f = LoadJax("scan");
+  ClosedJaxpr f = LoadJax("shmap_psum");
   EXPECT_THAT(Vmap(f, {.axis_size = 2}),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("Batching rule for 'scan' not implemented")));
+                       HasSubstr("Batching rule for 'shard_map' not implemented")));
 }
 
 TEST(VmapTest, WrongArgumentTypeIsNamed) {
