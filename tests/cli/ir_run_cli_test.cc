@@ -54,6 +54,9 @@ TEST(IrRunCli, JsonCarriesAvalsAndValues) {
             nlohmann::json::parse("[1.5, 1.5, 1.5, 1.5, 6.0, 6.0, 6.0, 6.0]"));
   EXPECT_EQ(j["outputs"][1]["values"],
             nlohmann::json::parse("[false, false, false, false, true, true, true, true]"));
+  auto ints = RunAxe({"ir", "run", Data("shmap_collectives"), "--arg", "f32[16]=iota", "--json"});
+  ASSERT_EQ(ints.exit_code, 0) << ints.err;
+  EXPECT_EQ(nlohmann::json::parse(ints.out)["outputs"][5]["values"].dump(), "[0,1,2,3]");
 }
 
 TEST(IrRunCli, ExplicitValuesRoundToTheType) {

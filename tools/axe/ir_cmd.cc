@@ -183,6 +183,10 @@ void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool 
     for (double v : o.values) {
       if (o.aval.dtype() == DType::kPred) {
         values.push_back(v != 0);
+      } else if (IsUnsignedIntegral(o.aval.dtype())) {
+        values.push_back(static_cast<uint64_t>(v));
+      } else if (IsIntegral(o.aval.dtype())) {
+        values.push_back(static_cast<int64_t>(v));
       } else if (std::isfinite(v)) {
         values.push_back(v);
       } else {

@@ -15,9 +15,16 @@
 // memory. axis_index and pvary need no messages. The results equal EvalJaxpr's (same
 // rounding, the runtime folds reductions in member order as the host simulation does).
 //
+// On an MPI client (backend "mpi", one device per rank, every rank calling with the same
+// program and arguments) each rank computes only its own mesh position inside a shard_map,
+// the collectives are mpi_collectives.h's, and each output's blocks are all-gathered over
+// the mesh before assembly, so every rank returns the whole result. A cond whose branch
+// differs between ranks may only run collective-free branches (otherwise the ranks disagree
+// on the next collective: InvalidArgument or DeadlineExceeded from the MPI client).
+//
 // Errors: EvalJaxpr's; a mesh with more devices than the client or naming a device it does
-// not have (InvalidArgument); a client whose devices are not all in this process (an MPI
-// client: Unimplemented, not supported yet); the runtime's collective errors.
+// not have (InvalidArgument); on MPI, a mesh whose device count is not the rank count; the
+// runtime's collective errors.
 #ifndef AXE_IR_EVAL_DEVICES_H_
 #define AXE_IR_EVAL_DEVICES_H_
 
