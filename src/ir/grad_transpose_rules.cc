@@ -1,7 +1,7 @@
 // Transpose rules reverse mode needs beyond those of linear_rules.cc: the structural
 // primitives (transpose, reshape, squeeze, slice, dynamic_slice, dynamic_update_slice,
-// concatenate, select_n, with_layout_constraint), dot_general and cond. Registered only where no
-// rule exists yet.
+// concatenate, select_n, with_layout_constraint), dot_general, cond and scan. Registered only where
+// no rule exists yet.
 #include <algorithm>
 #include <numeric>
 
@@ -151,6 +151,8 @@ Cts DotGeneralTranspose(Builder& b, absl::Span<const OptTracer> cts,
                         absl::Span<const TransposeArg> args, const Params& params);
 Cts CondTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
                   const Params& params);
+Cts ScanTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
+                  const Params& params);
 
 void RegisterExtraTransposes() {
   const BuiltinPrimitives& p = Builtins();
@@ -168,6 +170,7 @@ void RegisterExtraTransposes() {
   add(p.select_n, SelectNTranspose);
   add(p.dot_general, DotGeneralTranspose);
   add(p.cond, CondTranspose);
+  add(p.scan, ScanTranspose);
 }
 
 }  // namespace axe::ir::internal

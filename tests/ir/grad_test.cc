@@ -89,17 +89,29 @@ TEST(GradTest, IntegerInputAndOutputAreJaxsErrors) {
 }
 
 TEST(GradTest, MissingTransposeRuleIsJaxsError) {
-  // reduce_max's JVP is fine; the scan JVP's transpose is not implemented.
-  ClosedJaxpr f = ad_test::LoadJax("scan");
+  // A third-party primitive with a JVP rule (it says it is linear) but no transpose rule.
+  absl::StatusOr<const Primitive*> p = Primitive::Define({.name = "grad_test_twice"});
+  ASSERT_THAT(p, IsOk());
+  const Primitive* twice = *p;
+  RegisterAbstractEval(*twice, [](absl::Span<const ShapedArray> avals, const Params&) {
+    return absl::StatusOr<std::vector<ShapedArray>>(std::vector<ShapedArray>{avals[0]});
+  });
+  RegisterJvp(*twice,
+              [twice](Builder& b, absl::Span<const Tracer> primals,
+                      absl::Span<const std::optional<Tracer>> tangents,
+                      const Params&) -> absl::StatusOr<JvpResult> {
+                AXE_ASSIGN_OR_RETURN(Tracer out, b.Bind1(*twice, primals));
+                AXE_ASSIGN_OR_RETURN(Tracer t, b.Bind1(*twice, {*tangents[0]}));
+                return JvpResult{{out}, {t}};
+              });
   Builder b;
-  Tracer x = b.Arg(ShapedArray({5}, DType::kF32));
-  absl::StatusOr<std::vector<Tracer>> outs = Jit(std::make_shared<const ClosedJaxpr>(f), {x}, "f");
-  ASSERT_THAT(outs, IsOk());
-  absl::StatusOr<ClosedJaxpr> loss = b.Build({(*outs)[0]});
-  ASSERT_THAT(loss, IsOk());
-  EXPECT_THAT(Grad(*loss), StatusIs(absl::StatusCode::kUnimplemented,
-                                    HasSubstr("Transpose rule (for reverse-mode differentiation) "
-                                              "for 'scan' not implemented")));
+  Tracer x = b.Arg(ShapedArray({}, DType::kF32));
+  absl::StatusOr<ClosedJaxpr> f = b.Build({*b.Bind1(*twice, {x})});
+  ASSERT_THAT(f, IsOk());
+  EXPECT_THAT(Jvp(*f), IsOk());
+  EXPECT_THAT(Grad(*f), StatusIs(absl::StatusCode::kUnimplemented,
+                                 HasSubstr("Transpose rule (for reverse-mode differentiation) "
+                                           "for 'grad_test_twice' not implemented")));
 }
 
 // loss(args) = sum_k sum(out_k * w_k) over f's float outputs, w_k seeded random constants.
@@ -158,8 +170,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, GradCorpusTest,
                                            "broadcast_reshape", "squeeze_expand", "transpose",
                                            "reduce", "dot", "slice", "dynamic_slice",
                                            "dynamic_update_slice", "concatenate", "select", "iota",
-                                           "jit_call", "shmap_psum", "shmap_2d", "shmap_all_gather",
-                                           "shmap_collectives", "shmap_identity_pvary"));
+                                           "jit_call", "scan", "shmap_psum", "shmap_2d",
+                                           "shmap_all_gather", "shmap_collectives",
+                                           "shmap_identity_pvary"));
 
 ShapedArray F32(std::vector<int64_t> shape) { return ShapedArray(std::move(shape), DType::kF32); }
 
@@ -229,8 +242,8 @@ TEST(GradTest, DataParallelLossInsideShardMap) {
 // <ct, jvp(x; t)> == <vjp(x; ct), t> on every corpus program with float inputs only.
 TEST(GradTest, VjpIsTheAdjointOfJvp) {
   std::mt19937_64 rng(testing_support::TestSeed(1205));
-  for (const char* name : {"sin_cos", "cond_jp2", "elementwise", "dot", "reduce", "concatenate",
-                           "slice", "shmap_2d", "shmap_all_gather", "transpose"}) {
+  for (const char* name : {"sin_cos", "cond_jp2", "scan", "elementwise", "dot", "reduce",
+                           "concatenate", "slice", "shmap_2d", "shmap_all_gather", "transpose"}) {
     ClosedJaxpr f = ad_test::LoadJax(name);
     absl::StatusOr<ClosedJaxpr> jvp = Jvp(f);
     absl::StatusOr<ClosedJaxpr> vjp = Vjp(f);
