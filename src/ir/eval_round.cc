@@ -1,5 +1,6 @@
 // Rounding a double to a dtype's values (RoundToDType) and convert_element_type's value
 // semantics (ConvertValue).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -37,9 +38,11 @@ double WrapInteger(double v, int bits, bool is_signed) {
     u = static_cast<uint64_t>(t + std::ldexp(1.0, 64));  // exact: |t| >= 2^63
   }
   if (bits < 64) u &= (uint64_t{1} << bits) - 1;
-  if (!is_signed) return static_cast<double>(u);
+  // 64 bits: a value that rounds up to 2^64 (unsigned) or 2^63 (signed) as a double stays
+  // below it, so that wrapping a wrapped value changes nothing.
+  if (!is_signed) return std::min(static_cast<double>(u), std::nextafter(0x1p64, 0.0));
   uint64_t sign = uint64_t{1} << (bits - 1);
-  if ((u & sign) == 0) return static_cast<double>(u);
+  if ((u & sign) == 0) return std::min(static_cast<double>(u), std::nextafter(0x1p63, 0.0));
   // Negative: u - 2^bits, computed without overflow.
   uint64_t magnitude = bits == 64 ? (~u + 1) : ((uint64_t{1} << bits) - u);
   return -static_cast<double>(magnitude);

@@ -22,7 +22,7 @@ absl::Status CheckEvalDType(DType dtype);
 
 // A zero-filled array of `aval` (variance set dropped). InvalidArgument when the element count
 // overflows or exceeds kMaxEvalElements.
-inline constexpr int64_t kMaxEvalElements = int64_t{1} << 28;
+inline constexpr int64_t kMaxEvalElements = int64_t{1} << 24;  // 128 MiB of doubles
 absl::StatusOr<HostArray> ZeroArray(const ShapedArray& aval);
 
 // Row-major strides of `shape`.

@@ -43,6 +43,9 @@ double Wrap(uint64_t u) { return static_cast<double>(static_cast<int64_t>(u)); }
 double IntDiv(double a, double b, DType t) {
   if (b == 0) return IsSignedIntegral(t) ? -1.0 : RoundToDType(-1.0, t);
   if (IsSignedIntegral(t) && b == -1) return Wrap(0 - static_cast<uint64_t>(I(a)));
+  if (IsUnsignedIntegral(t)) {
+    return static_cast<double>(static_cast<uint64_t>(I(a)) / static_cast<uint64_t>(I(b)));
+  }
   return static_cast<double>(I(a) / I(b));
 }
 

@@ -41,6 +41,17 @@ absl::StatusOr<Blocking> MakeBlocking(const Mesh& mesh, const PartitionSpec& spe
   }
   Blocking b{std::vector<int64_t>(rank, 1), {}, {}};
   std::vector<bool> named(mesh.rank(), false);
+  std::vector<bool> seen(mesh.rank(), false);
+  for (const PartitionSpec::Entry& entry : spec.entries()) {
+    for (const std::string& name : entry) {
+      std::optional<size_t> a = mesh.AxisIndex(name);
+      if (a && seen[*a]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the spec ", spec.ToString(), " names the mesh axis '", name, "' twice"));
+      }
+      if (a) seen[*a] = true;
+    }
+  }
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
     std::vector<int64_t> coord = mesh.CoordinateOfPosition(p);
     std::vector<int64_t> block(rank, 0);

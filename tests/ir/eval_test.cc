@@ -50,6 +50,14 @@ TEST(RoundToDTypeTest, FloatsRoundToNearestEven) {
   EXPECT_TRUE(std::isnan(RoundToDType(NAN, DType::kF16)));
 }
 
+TEST(RoundToDTypeTest, SixtyFourBitWrapIsIdempotent) {
+  double top = RoundToDType(-1, DType::kU64);  // all ones: 2^64 - 1 is no double
+  EXPECT_EQ(top, 18446744073709549568.0);
+  EXPECT_EQ(RoundToDType(top, DType::kU64), top);
+  EXPECT_EQ(RoundToDType(9223372036854774784.0, DType::kS64), 9223372036854774784.0);
+  EXPECT_EQ(RoundToDType(9223372036854775808.0, DType::kS64), -9223372036854775808.0);  // 2^63
+}
+
 TEST(RoundToDTypeTest, IntegersWrap) {
   EXPECT_EQ(RoundToDType(128, DType::kS8), -128);
   EXPECT_EQ(RoundToDType(-129, DType::kS8), 127);
@@ -303,6 +311,30 @@ TEST(EvalTest, EveryBuiltinHasAnImplRule) {
     ASSERT_NE(p, nullptr) << name;
     EXPECT_THAT(GetImplRule(*p), IsOk()) << name;
   }
+}
+
+}  // namespace
+}  // namespace axe::ir
+
+namespace axe::ir {
+namespace {
+
+TEST(EvalTest, UnsignedDivisionUsesUnsignedValues) {
+  // u64: (2^64 - 2048) / (2^64 - 2048) is 1 (as int64 the divisor would be negative).
+  double big = 18446744073709549568.0;
+  EXPECT_THAT(Eval1("{ lambda ; a:u64[2] b:u64[2]. let c:u64[2] = div a b in (c,) }",
+                    {A("u64[2]", {big, 7}), A("u64[2]", {big, 0})}),
+              ElementsAre(1, big));  // x / 0: all ones (the largest double below 2^64)
+}
+
+TEST(EvalTest, ShardMapSpecNamingAnAxisTwiceIsAnError) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      "{ lambda ; a:f32[4,4]. let b:f32[4,4] = shard_map[check_vma=True "
+      "in_specs=(P('x', 'x'),) jaxpr={ lambda ; c:f32[2,2]. let  in (c,) } "
+      "mesh=Mesh('x': 2, axis_types=(Auto,)) out_specs=(P(),)] a in (b,) }");
+  ASSERT_THAT(j, IsOk());
+  EXPECT_THAT(EvalJaxpr(*j, {A("f32[4,4]", std::vector<double>(16, 1.0))}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("names the mesh axis 'x' twice")));
 }
 
 }  // namespace
