@@ -17,8 +17,16 @@
 
 namespace axe::ir::ad_test {
 
-inline ClosedJaxpr LoadJax(const std::string& name) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name + ".txt");
+inline std::string ReadTestdata(const std::string& path) {
+  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/" + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// tests/ir/testdata/<dir>/<name>.txt parsed.
+inline ClosedJaxpr LoadJax(const std::string& name, const std::string& dir = "jax") {
+  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/" + dir + "/" + name + ".txt");
   std::stringstream s;
   s << in.rdbuf();
   absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(s.str());

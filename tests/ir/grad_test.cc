@@ -1,6 +1,7 @@
 // Reverse mode (ad.h): Linearize, Vjp and Grad, structure and error texts; grad of a
 // data-parallel loss inside shard_map.
 #include <numeric>
+#include <sstream>
 #include "ad_test_util.h"
 #include "axe/base/status_macros.h"
 
@@ -202,6 +203,44 @@ ClosedJaxpr DataParallelLoss() {
   EXPECT_THAT(out, IsOk());
   return *b.Build(*out);
 }
+
+// JAX's gradient values (testdata/generate_ad.py) at its fixed arguments.
+class JaxGradValuesTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(JaxGradValuesTest, GradEqualsJaxs) {
+  ClosedJaxpr f = ad_test::LoadJax(absl::StrCat(GetParam(), ".fwd"), "jax_ad");
+  std::vector<HostArray> args;
+  int k = 0;
+  for (const ShapedArray& a : f.jaxpr.in_avals()) {
+    HostArray h = ad_test::Zeros(a);
+    for (size_t i = 0; i < h.values.size(); ++i) {
+      h.values[i] = RoundToDType(0.5 + static_cast<double>((7 * i + 3 * k) % 11) / 8, a.dtype());
+    }
+    args.push_back(std::move(h));
+    ++k;
+  }
+  std::vector<int64_t> argnums(args.size());
+  std::iota(argnums.begin(), argnums.end(), 0);
+  absl::StatusOr<ClosedJaxpr> g = Grad(f, argnums);
+  ASSERT_THAT(g, IsOk());
+  EXPECT_THAT(CheckJaxpr(*g), IsOk()) << PrintJaxpr(*g);
+  std::vector<HostArray> got = ad_test::Eval(*g, args);
+  std::istringstream want(
+      ad_test::ReadTestdata(absl::StrCat("jax_ad/", GetParam(), ".grad_values.txt")));
+  ASSERT_EQ(got.size(), args.size());
+  for (size_t n = 0; n < got.size(); ++n) {
+    std::string line;
+    ASSERT_TRUE(std::getline(want, line)) << GetParam();
+    std::istringstream values(line);
+    HostArray expected = got[n];
+    for (double& v : expected.values) ASSERT_TRUE(values >> v) << GetParam() << " grad " << n;
+    ad_test::ExpectNear(got[n], expected, 1e-5, absl::StrCat(GetParam(), " grad ", n));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(JaxAd, JaxGradValuesTest,
+                         ::testing::Values("tanh_dot", "exp_log_div", "max_transpose", "cond",
+                                           "scan", "shmap_dp_loss"));
 
 // The same loss without shard_map.
 ClosedJaxpr UnshardedLoss() {
