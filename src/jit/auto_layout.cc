@@ -13,7 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/layout_constraint.h"
 #include "axe/ir/primitive.h"
+#include "axe/ir/printer.h"
 
 namespace axe::jit {
 namespace {
@@ -80,6 +82,20 @@ LocalLayout TransposedLayout(const LocalLayout& in_layout, const std::vector<int
   std::vector<int64_t> out;
   for (int64_t d : in_layout.major_to_minor()) out.push_back(inverse[static_cast<size_t>(d)]);
   return Make(out);
+}
+
+// The same arrangement in memory (an absent tiling is the untiled one).
+bool SameArrangement(const LocalLayout& a, const LocalLayout& b) {
+  const LocalLayout::Tiling none;
+  return a.major_to_minor() == b.major_to_minor() &&
+         a.tiling().value_or(none) == b.tiling().value_or(none);
+}
+
+// The layout a layout_constraint equation pins its result to (nullopt: unreadable).
+std::optional<LocalLayout> ConstraintOf(const ir::Eqn& eqn) {
+  absl::StatusOr<LocalLayout> layout = ir::LayoutOfConstraint(eqn.params);
+  if (!layout.ok()) return std::nullopt;
+  return *std::move(layout);
 }
 
 // Evaluates the use cost of values under candidate layouts.
@@ -182,6 +198,16 @@ class CostModel {
     const std::string& name = eqn.primitive->name();
     const ir::VarId var = eqn.inputs[operand].var;
     if (name == "slice" || name == "dynamic_slice") return SliceCost(eqn, var, layout);
+    if (name == "layout_constraint") {
+      if (std::optional<LocalLayout> pinned = ConstraintOf(eqn)) {
+        auto [rest, why] = Cost(eqn.outputs[0], *pinned, depth + 1);
+        if (SameArrangement(layout, *pinned)) {
+          return {rest, absl::StrCat("layout_constraint is satisfied; then ", why)};
+        }
+        return {SaturatingAdd(2 * Bytes(var), rest),
+                "layout_constraint needs a relayout to its pinned layout"};
+      }
+    }
     if (name == "squeeze") {
       absl::StatusOr<std::vector<int64_t>> dims = eqn.params.at("dimensions").AsInts("dimensions");
       if (dims.ok()) return Forward(eqn.outputs[0], DropDims(layout, *dims), depth, "squeeze");
@@ -230,7 +256,9 @@ std::map<ir::VarId, LocalLayout> NaturalLayouts(const ir::Jaxpr& jaxpr,
     if (in == layout.end()) continue;
     const std::string& name = eqn.primitive->name();
     std::optional<LocalLayout> out;
-    if (name == "transpose") {
+    if (name == "layout_constraint") {
+      out = ConstraintOf(eqn);
+    } else if (name == "transpose") {
       absl::StatusOr<std::vector<int64_t>> perm =
           eqn.params.at("permutation").AsInts("permutation");
       if (perm.ok()) out = TransposedLayout(in->second, *perm);
@@ -297,6 +325,39 @@ int64_t LinesTouched(absl::Span<const int64_t> shape, absl::Span<const int64_t> 
   return runs * CeilDiv(run * element_bytes, kLineBytes);
 }
 
+// Where the chosen layouts make the program copy: a layout_constraint whose operand is
+// stored otherwise, an output fixed to another layout than its producer writes.
+std::vector<std::string> InsertedRelayouts(const ir::Jaxpr& jaxpr,
+                                           const std::map<ir::VarId, LocalLayout>& natural,
+                                           absl::Span<const LocalLayout> outputs) {
+  std::vector<std::string> out;
+  const std::vector<std::string> names = ir::PrintedVarNames(jaxpr);
+  auto layout_of = [&](ir::VarId var) {
+    auto it = natural.find(var);
+    return it != natural.end() ? it->second : DefaultLayout(jaxpr.aval(var).shape().size());
+  };
+  for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    const ir::Eqn& eqn = jaxpr.eqns[e];
+    if (eqn.primitive->name() != "layout_constraint" || eqn.inputs[0].is_literal()) continue;
+    std::optional<LocalLayout> pinned = ConstraintOf(eqn);
+    const LocalLayout from = layout_of(eqn.inputs[0].var);
+    if (!pinned || SameArrangement(from, *pinned)) continue;
+    out.push_back(absl::StrCat(
+        "equation ", e, " (layout_constraint): ", names[static_cast<size_t>(eqn.inputs[0].var)],
+        " major_to_minor=", MajorToMinor(from), " -> ", MajorToMinor(*pinned)));
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const ir::Atom& atom = jaxpr.outvars[o];
+    if (atom.is_literal()) continue;
+    const LocalLayout from = layout_of(atom.var);
+    if (SameArrangement(from, outputs[o])) continue;
+    out.push_back(absl::StrCat("output ", o, ": ", names[static_cast<size_t>(atom.var)],
+                               " major_to_minor=", MajorToMinor(from), " -> ",
+                               MajorToMinor(outputs[o])));
+  }
+  return out;
+}
+
 absl::StatusOr<LayoutPlan> ChooseLayouts(const ir::Jaxpr& jaxpr,
                                          absl::Span<const JitLayout> in_layouts,
                                          absl::Span<const JitLayout> out_layouts) {
@@ -360,6 +421,7 @@ absl::StatusOr<LayoutPlan> ChooseLayouts(const ir::Jaxpr& jaxpr,
     plan.outputs.push_back(free);
     plan.explain.push_back(std::move(choice));
   }
+  plan.relayouts = InsertedRelayouts(jaxpr, natural, plan.outputs);
   return plan;
 }
 
@@ -372,6 +434,9 @@ std::string ExplainText(const LayoutPlan& plan) {
                                             c.layout == choice.chosen ? "*" : " ",
                                             MajorToMinor(c.layout), c.bytes, c.reason));
     }
+  }
+  for (const std::string& relayout : plan.relayouts) {
+    absl::StrAppend(&out, "relayout inserted: ", relayout, "\n");
   }
   return out;
 }

@@ -11,6 +11,8 @@
 // the value once. The cheapest candidate wins (ties: the default layout, then the first in
 // enumeration order). Every AUTO output gets the layout its producer makes for free (a
 // transpose's relabel, a squeeze or slice keeping its operand's order), else the default.
+// A layout_constraint (with_layout_constraint) pins its result's layout: an operand stored
+// otherwise costs a relayout (2 x its bytes), which the plan lists in `relayouts`.
 //
 // It reproduces XLA's observed choices: [LN-1] `apply_fn(x, y) = (x[0, :], y[:, 0])` gets
 // inputs (0, 1) and (1, 0); [LT-5] the AUTO output of `x.T` with x (0, 1) is (1, 0).
@@ -44,6 +46,9 @@ struct LayoutPlan {
   std::vector<LocalLayout> inputs;   // one per jaxpr invar
   std::vector<LocalLayout> outputs;  // one per jaxpr outvar
   std::vector<AutoChoice> explain;   // one per AUTO input and output
+  // The relayouts the chosen layouts make the program do, e.g. "equation 1
+  // (layout_constraint): b major_to_minor=(0, 1) -> (1, 0)" or "output 0: c ... -> ...".
+  std::vector<std::string> relayouts;
 };
 
 // `in_layouts` / `out_layouts` hold one entry per invar / outvar (none = the default layout,
