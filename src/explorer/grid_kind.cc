@@ -2,6 +2,7 @@
 // drawn (picture/grid_picture.h).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -65,6 +66,37 @@ KindAnswer ParseShapeAndBlock(const Fields& fields, GridInput& in) {
   return {};
 }
 
+// The block and the padded array stay within kMaxGridElements: show_program_ids works on
+// block-sized windows and the padded array, so a block of 2^32 elements over an array of 8
+// would otherwise run for minutes.
+KindAnswer CheckBlockBounded(const GridInput& in) {
+  if (!in.block) return {};
+  std::vector<int64_t> block_sizes, padded;
+  for (size_t d = 0; d < in.block->size(); ++d) {
+    const pallas::BlockDim& b = (*in.block)[d];
+    block_sizes.push_back(b.size());
+    const int64_t extent = d < in.out.shape.size() ? in.out.shape[d] : 1;
+    std::optional<int64_t> with_lo = CheckedAdd(extent, b.padding_lo());
+    std::optional<int64_t> with_both =
+        with_lo ? CheckedAdd(*with_lo, b.padding_hi()) : std::nullopt;
+    if (!with_both) {
+      return FieldError("block",
+                        TooLarge("the padded array has more than 2^63 elements", kMaxGridElements));
+    }
+    padded.push_back(*with_both);
+  }
+  for (const auto& [what, sizes] :
+       {std::pair{"the block", &block_sizes}, std::pair{"the padded array", &padded}}) {
+    std::optional<int64_t> n = CheckedProduct(*sizes);
+    if (!n || *n > kMaxGridElements) {
+      return FieldError("block", TooLarge(n ? absl::StrCat(what, " has ", *n, " elements")
+                                            : absl::StrCat(what, " has more than 2^63 elements"),
+                                          kMaxGridElements));
+    }
+  }
+  return {};
+}
+
 KindAnswer ParseGridAndMap(const Fields& fields, GridInput& in) {
   const std::string grid = Trimmed(fields, "grid");
   absl::StatusOr<pallas::Grid> g = pallas::Grid::Parse(grid.empty() ? "()" : grid);
@@ -102,6 +134,7 @@ KindAnswer AnswerGrid(const Fields& fields) {
   if (!known.error.ok()) return known;
   GridInput in;
   if (KindAnswer bad = ParseShapeAndBlock(fields, in); !bad.error.ok()) return bad;
+  if (KindAnswer bad = CheckBlockBounded(in); !bad.error.ok()) return bad;
   if (KindAnswer bad = ParseGridAndMap(fields, in); !bad.error.ok()) return bad;
   std::vector<pallas::ClampEvent> clamps;
   absl::StatusOr<pallas::AnyArray> output =

@@ -157,8 +157,19 @@ TEST(HandlerTest, GridErrorsAndLimits) {
                    "the explorer runs at most 65536");
   ExpectFieldError(Get("grid", {{"shape", "4294967296,4294967296"}}), "shape",
                    "more elements than fit in int64");
-  ExpectFieldError(Get("grid", {{"shape", "8"}, {"grid", "100000"}, {"index_map", "none"}}), "grid",
-                   "the explorer runs at most");
+  ExpectFieldError(Get("grid", {{"shape", "8"}, {"grid", "4097"}, {"index_map", "none"}}), "grid",
+                   "the grid has 4097 programs; the explorer runs at most 4096");
+  Response r = Get("grid", {{"shape", "8"}, {"grid", "4096"}, {"index_map", "none"}});
+  EXPECT_EQ(r.status, 200) << r.body.substr(0, 300);
+  // Found by the fuzz target: a huge block over a small array ran for minutes.
+  ExpectFieldError(
+      Get("grid",
+          {{"shape", "8"}, {"block", "4294967295"}, {"grid", "3"}, {"index_map", "(i)->i"}}),
+      "block", "the block has 4294967295 elements; the explorer runs at most 65536");
+  ExpectFieldError(Get("grid", {{"shape", "8"}, {"block", "Element(4,(1099511627776,0))"}}),
+                   "block", "the padded array has 1099511627784 elements");
+  ExpectFieldError(Get("grid", {{"shape", "8"}, {"block", "Element(4,(9223372036854775807,1))"}}),
+                   "block", "the padded array has more than 2^63 elements");
 }
 
 TEST(HandlerTest, PostFormBodies) {
