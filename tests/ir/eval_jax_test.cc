@@ -220,3 +220,39 @@ TEST(EvalJaxTest, EveryCorpusProgramEvaluates) {
 
 }  // namespace
 }  // namespace axe::ir
+
+namespace axe::ir {
+namespace {
+
+std::string DivergentCond(const std::string& branch_one) {
+  return "{ lambda ; a:f32[8]. let b:f32[8] = shard_map[check_vma=True in_specs=(P('x',),) "
+         "jaxpr={ lambda ; c:f32[2]{V:x}. let i:i32[]{V:x} = axis_index[axis_name=x] ; "
+         "j:bool[]{V:x} = lt i 2:i32[] ; "
+         "k:i32[]{V:x} = convert_element_type[new_dtype=int32 weak_type=False] j ; "
+         "l:f32[2]{V:x} = cond[branches=("
+         "{ lambda ; d:f32[2]{V:x}. let e:f32[2]{V:x} = neg d in (e,) } " +
+         branch_one +
+         ")] k c in (l,) } mesh=Mesh('x': 4, axis_types=(Auto,)) "
+         "out_specs=(P('x',),)] a in (b,) }";
+}
+
+// A cond whose predicate differs between devices takes each device's own branch.
+TEST(EvalJaxTest, CondBranchPerDevice) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      DivergentCond("{ lambda ; f:f32[2]{V:x}. let g:f32[2]{V:x} = mul f 2.0:f32[] in (g,) }"));
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<std::vector<HostArray>> out = EvalJaxpr(*j, {Iota("f32[8]")});
+  ASSERT_THAT(out, IsOk());
+  EXPECT_THAT((*out)[0].values, ElementsAre(0, 2, 4, 6, -4, -5, -6, -7));
+  absl::StatusOr<ClosedJaxpr> with_psum = ParseJaxpr(
+      DivergentCond("{ lambda ; f:f32[2]{V:x}. let g:f32[2] = psum_invariant[axes=('x',)] f; "
+                    "h:f32[2]{V:x} = pvary[axes=('x',)] g in (h,) }"));
+  ASSERT_THAT(with_psum, IsOk());
+  EXPECT_THAT(EvalJaxpr(*with_psum, {Iota("f32[8]")}),
+              testing_support::StatusIs(absl::StatusCode::kUnimplemented,
+                                        ::testing::HasSubstr("psum_invariant inside a cond whose "
+                                                             "branch differs between devices")));
+}
+
+}  // namespace
+}  // namespace axe::ir
