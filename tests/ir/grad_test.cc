@@ -91,7 +91,9 @@ TEST(GradTest, IntegerInputAndOutputAreJaxsErrors) {
 
 TEST(GradTest, MissingTransposeRuleIsJaxsError) {
   // A third-party primitive with a JVP rule (it says it is linear) but no transpose rule.
-  absl::StatusOr<const Primitive*> p = Primitive::Define({.name = "grad_test_twice"});
+  Primitive::Options options;
+  options.name = "grad_test_twice";
+  absl::StatusOr<const Primitive*> p = Primitive::Define(options);
   ASSERT_THAT(p, IsOk());
   const Primitive* twice = *p;
   RegisterAbstractEval(*twice, [](absl::Span<const ShapedArray> avals, const Params&) {

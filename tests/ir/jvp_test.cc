@@ -99,7 +99,9 @@ TEST(JvpTest, ComparisonsHaveZeroTangents) {
 }
 
 TEST(JvpTest, MissingRuleIsJaxsError) {
-  absl::StatusOr<const Primitive*> p = Primitive::Define({.name = "jvp_test_opaque"});
+  Primitive::Options options;
+  options.name = "jvp_test_opaque";
+  absl::StatusOr<const Primitive*> p = Primitive::Define(options);
   ASSERT_THAT(p, IsOk());
   RegisterAbstractEval(**p, [](absl::Span<const ShapedArray> avals, const Params&) {
     return absl::StatusOr<std::vector<ShapedArray>>(std::vector<ShapedArray>{avals[0]});

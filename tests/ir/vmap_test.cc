@@ -23,6 +23,15 @@ using namespace ad_test;  // NOLINT
 
 constexpr int64_t kSize = 3;
 
+VmapOptions Options(std::vector<std::optional<int64_t>> in_axes, std::optional<int64_t> size,
+                    std::vector<ShapedArray> arg_types = {}) {
+  VmapOptions o;
+  o.in_axes = std::move(in_axes);
+  o.axis_size = size;
+  o.arg_types = std::move(arg_types);
+  return o;
+}
+
 // Each float input mapped along `axis` (or its last position when axis is -1) when `mapped`
 // says so; integer and bool inputs stay unmapped (batched start indices are not supported).
 void CheckAgainstLoop(const char* name, bool map_all, bool last_axis) {
@@ -84,7 +93,7 @@ TEST_P(JaxVmapTest, SameValuesAsJaxsVmap) {
   absl::StatusOr<ClosedJaxpr> parsed = ParseJaxpr(text);
   ASSERT_THAT(parsed, IsOk());
   const ClosedJaxpr& jax = *parsed;
-  absl::StatusOr<ClosedJaxpr> v = Vmap(f, {.axis_size = kSize});
+  absl::StatusOr<ClosedJaxpr> v = Vmap(f, Options({}, kSize));
   ASSERT_THAT(v, IsOk());
   ASSERT_EQ(v->jaxpr.in_avals(), jax.jaxpr.in_avals());
   std::mt19937_64 rng(testing_support::TestSeed(1206));
@@ -105,7 +114,7 @@ TEST(VmapTest, UnmappedOperandBroadcastsLikeJax) {
   absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(
       "{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = sin a; d:f32[3] = mul c b in (d,) }");
   ASSERT_THAT(f, IsOk());
-  absl::StatusOr<ClosedJaxpr> v = Vmap(*f, {.in_axes = {0, std::nullopt}, .axis_size = 2});
+  absl::StatusOr<ClosedJaxpr> v = Vmap(*f, Options({0, std::nullopt}, 2));
   ASSERT_THAT(v, IsOk());
   // jax.make_jaxpr(jax.vmap(f, in_axes=(0, None)))(x, y) shows the same equations (its
   // broadcast_dimensions print as (np.int64(1),)).
@@ -135,19 +144,19 @@ TEST(VmapTest, InconsistentSizesIsJaxsError) {
 TEST(VmapTest, RankTooSmallIsJaxsError) {
   absl::StatusOr<ClosedJaxpr> f = ParseJaxpr("{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }");
   ASSERT_THAT(f, IsOk());
-  VmapOptions o{.in_axes = {2}, .arg_types = {ShapedArray({3}, DType::kF32)}};
+  VmapOptions o = Options({2}, std::nullopt, {ShapedArray({3}, DType::kF32)});
   EXPECT_THAT(Vmap(*f, o),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "vmap was requested to map its argument along axis 2, which implies "
                        "that its rank should be at least 3, but is only 1 (its shape is (3,))"));
-  EXPECT_THAT(Vmap(*f, {.in_axes = {std::nullopt}}),
+  EXPECT_THAT(Vmap(*f, Options({std::nullopt}, std::nullopt)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("vmap must have at least one non-None value in in_axes")));
 }
 
 TEST(VmapTest, MissingRuleIsJaxsError) {
   ClosedJaxpr f = LoadJax("shmap_psum");
-  EXPECT_THAT(Vmap(f, {.axis_size = 2}),
+  EXPECT_THAT(Vmap(f, Options({}, 2)),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("Batching rule for 'shard_map' not implemented")));
 }
@@ -155,7 +164,7 @@ TEST(VmapTest, MissingRuleIsJaxsError) {
 TEST(VmapTest, WrongArgumentTypeIsNamed) {
   absl::StatusOr<ClosedJaxpr> f = ParseJaxpr("{ lambda ; a:f32[2]. let b:f32[2] = neg a in (b,) }");
   ASSERT_THAT(f, IsOk());
-  VmapOptions o{.arg_types = {ShapedArray({3, 3}, DType::kF32)}};
+  VmapOptions o = Options({}, std::nullopt, {ShapedArray({3, 3}, DType::kF32)});
   EXPECT_THAT(Vmap(*f, o), StatusIs(absl::StatusCode::kInvalidArgument,
                                     HasSubstr("argument 0 of type f32[3,3] mapped along axis 0 "
                                               "gives f32[3], not the function's input type "

@@ -1,6 +1,9 @@
 // Vectorization of jaxprs (issue 12): jax.vmap through the primitives' batching rules.
 //
-//   Vmap(f, {.in_axes = {0, std::nullopt}, .axis_size = 8})   // f(x, y) over 8 x's, y shared
+//   VmapOptions o;                      // f(x, y) over 8 x's, y shared
+//   o.in_axes = {0, std::nullopt};
+//   o.axis_size = 8;
+//   absl::StatusOr<ClosedJaxpr> v = Vmap(f, o);
 //
 // Each input with an axis is mapped along it (negative axes count from the end); all mapped
 // axes must have one size. An equation none of whose inputs is batched is re-emitted as is;
