@@ -129,85 +129,105 @@ absl::StatusOr<std::vector<Tracer>> ResidualCarries(Builder& outer, const ScanSh
   return std::vector<Tracer>(res.begin() + static_cast<int64_t>(nk), res.end());
 }
 
+// The operand positions by role and linearity.
+struct Roles {
+  std::vector<size_t> lin_c, lin_k, lin_x, nonlin_c, nonlin_k, nonlin_x;
+};
+
+Roles Partition(const ScanShape& s, const std::vector<bool>& linear) {
+  Roles r;
+  for (size_t i = 0; i < s.n; ++i) {
+    bool lin = linear[i];
+    auto& list = s.IsConst(i)   ? (lin ? r.lin_c : r.nonlin_c)
+                 : s.IsCarry(i) ? (lin ? r.lin_k : r.nonlin_k)
+                                : (lin ? r.lin_x : r.nonlin_x);
+    list.push_back(i);
+  }
+  return r;
+}
+
+// The backward scan's body: (non-linear consts; accumulated const cotangents, linear-carry
+// cotangents; non-linear xs, the carries the iteration started from, ys cotangents) ->
+// (new accumulators, carry cotangents; xs cotangents).
+absl::StatusOr<ClosedJaxpr> BackwardBody(const ScanShape& s, const Roles& r,
+                                         absl::Span<const TransposeArg> args) {
+  const Jaxpr& j = s.body->jaxpr;
+  size_t ny = j.outvars.size() - s.nk;
+  Builder inner;
+  std::vector<Tracer> body_consts;
+  for (const HostArray& c : s.body->consts) body_consts.push_back(inner.Const(c));
+  std::vector<std::optional<Tracer>> inputs(s.n);
+  for (size_t i : r.nonlin_c) inputs[i] = inner.Arg(j.aval(j.invars[i]));
+  std::vector<Tracer> acc_in, ct_in;
+  for (size_t i : r.lin_c) acc_in.push_back(inner.Arg(args[i].aval));
+  for (size_t i : r.lin_k) ct_in.push_back(inner.Arg(j.aval(j.invars[i])));
+  for (size_t i : r.nonlin_x) inputs[i] = inner.Arg(j.aval(j.invars[i]));
+  for (size_t i : r.nonlin_k) inputs[i] = inner.Arg(j.aval(j.invars[i]));
+  std::vector<std::optional<Tracer>> body_cts(j.outvars.size());
+  for (size_t k = 0; k < r.lin_k.size(); ++k) body_cts[r.lin_k[k] - s.nc] = ct_in[k];
+  for (size_t y = 0; y < ny; ++y) body_cts[s.nk + y] = inner.Arg(j.aval(j.outvars[s.nk + y]));
+  AXE_ASSIGN_OR_RETURN(std::vector<std::optional<Tracer>> in_cts,
+                       BackwardPass(inner, j, body_consts, inputs, body_cts));
+  std::vector<Tracer> outs;
+  for (size_t k = 0; k < r.lin_c.size(); ++k) {
+    const ShapedArray& aval = args[r.lin_c[k]].aval;
+    AXE_ASSIGN_OR_RETURN(OptTracer sum,
+                         AddTangents(OptTracer(acc_in[k]), in_cts[r.lin_c[k]], aval));
+    outs.push_back(*sum);
+  }
+  for (const auto* list : {&r.lin_k, &r.lin_x}) {
+    for (size_t i : *list) {
+      AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(inner, in_cts[i], j.aval(j.invars[i])));
+      outs.push_back(t);
+    }
+  }
+  AXE_ASSIGN_OR_RETURN(ClosedJaxpr bwd, inner.Build(outs));
+  return DeadCodeEliminated(bwd);
+}
+
+// The backward scan's operands (in BackwardBody's order) and its number of carries.
+absl::StatusOr<std::pair<std::vector<Tracer>, size_t>> BackwardOperands(
+    Builder& b, const ScanShape& s, const Roles& r, absl::Span<const OptTracer> cts,
+    absl::Span<const TransposeArg> args, const std::vector<Tracer>& stacked) {
+  const Jaxpr& j = s.body->jaxpr;
+  std::vector<Tracer> ops;
+  for (size_t i : r.nonlin_c) ops.push_back(*args[i].value);
+  for (size_t i : r.lin_c) {
+    AXE_ASSIGN_OR_RETURN(Tracer z, ZerosLike(b, args[i].aval));
+    ops.push_back(z);
+  }
+  for (size_t i : r.lin_k) {
+    AXE_ASSIGN_OR_RETURN(Tracer c, Instantiate(b, cts[i - s.nc], args[i].aval));
+    ops.push_back(c);
+  }
+  for (size_t i : r.nonlin_x) ops.push_back(*args[i].value);
+  ops.insert(ops.end(), stacked.begin(), stacked.end());
+  for (size_t y = 0; y + s.nk < j.outvars.size(); ++y) {
+    ShapedArray a = Stacked(j.aval(j.outvars[s.nk + y]), s.length);
+    AXE_ASSIGN_OR_RETURN(Tracer c, Instantiate(b, cts[s.nk + y], a));
+    ops.push_back(c);
+  }
+  return std::make_pair(std::move(ops), r.lin_c.size() + r.lin_k.size());
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<OptTracer>> ScanTranspose(Builder& b, absl::Span<const OptTracer> cts,
                                                      absl::Span<const TransposeArg> args,
                                                      const Params& params) {
   AXE_ASSIGN_OR_RETURN(ScanShape s, ReadScan(params, args.size()));
-  const Jaxpr& j = s.body->jaxpr;
   std::vector<bool> linear = LinearMask(s, args);
+  Roles r = Partition(s, linear);
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> stacked, ResidualCarries(b, s, args, linear, params));
-  // Operands of the backward scan: consts (non-linear consts), carry (accumulated const
-  // cotangents, linear-carry cotangents), xs (non-linear xs, stacked carries, ys cotangents).
-  std::vector<Tracer> consts, acc, carry_ct, xs;
-  std::vector<size_t> lin_c, lin_k, lin_x, nonlin_c, nonlin_k, nonlin_x;
-  for (size_t i = 0; i < s.n; ++i) {
-    bool lin = linear[i];
-    auto& list = s.IsConst(i)   ? (lin ? lin_c : nonlin_c)
-                 : s.IsCarry(i) ? (lin ? lin_k : nonlin_k)
-                                : (lin ? lin_x : nonlin_x);
-    list.push_back(i);
-  }
-  for (size_t i : nonlin_c) consts.push_back(*args[i].value);
-  for (size_t i : lin_c) {
-    AXE_ASSIGN_OR_RETURN(Tracer z, ZerosLike(b, args[i].aval));
-    acc.push_back(z);
-  }
-  for (size_t i : lin_k) {
-    AXE_ASSIGN_OR_RETURN(Tracer c, Instantiate(b, cts[i - s.nc], args[i].aval));
-    carry_ct.push_back(c);
-  }
-  for (size_t i : nonlin_x) xs.push_back(*args[i].value);
-  xs.insert(xs.end(), stacked.begin(), stacked.end());
-  size_t ny = j.outvars.size() - s.nk;
-  for (size_t y = 0; y < ny; ++y) {
-    ShapedArray a = Stacked(j.aval(j.outvars[s.nk + y]), s.length);
-    AXE_ASSIGN_OR_RETURN(Tracer c, Instantiate(b, cts[s.nk + y], a));
-    xs.push_back(c);
-  }
-  // The backward body.
-  Builder inner;
-  std::vector<Tracer> body_consts;
-  for (const HostArray& c : s.body->consts) body_consts.push_back(inner.Const(c));
-  std::vector<std::optional<Tracer>> inputs(s.n);
-  for (size_t i : nonlin_c) inputs[i] = inner.Arg(j.aval(j.invars[i]));
-  std::vector<Tracer> acc_in, ct_in;
-  for (size_t i : lin_c) acc_in.push_back(inner.Arg(args[i].aval));
-  for (size_t i : lin_k) ct_in.push_back(inner.Arg(j.aval(j.invars[i])));
-  for (size_t i : nonlin_x) inputs[i] = inner.Arg(j.aval(j.invars[i]));
-  for (size_t i : nonlin_k) inputs[i] = inner.Arg(j.aval(j.invars[i]));
-  std::vector<std::optional<Tracer>> body_cts(j.outvars.size());
-  for (size_t k = 0; k < lin_k.size(); ++k) body_cts[lin_k[k] - s.nc] = ct_in[k];
-  for (size_t y = 0; y < ny; ++y) body_cts[s.nk + y] = inner.Arg(j.aval(j.outvars[s.nk + y]));
-  AXE_ASSIGN_OR_RETURN(std::vector<std::optional<Tracer>> in_cts,
-                       BackwardPass(inner, j, body_consts, inputs, body_cts));
-  std::vector<Tracer> outs;
-  for (size_t k = 0; k < lin_c.size(); ++k) {
-    AXE_ASSIGN_OR_RETURN(OptTracer sum,
-                         AddTangents(OptTracer(acc_in[k]), in_cts[lin_c[k]], args[lin_c[k]].aval));
-    outs.push_back(*sum);
-  }
-  for (size_t i : lin_k) {
-    AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(inner, in_cts[i], j.aval(j.invars[i])));
-    outs.push_back(t);
-  }
-  for (size_t i : lin_x) {
-    AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(inner, in_cts[i], j.aval(j.invars[i])));
-    outs.push_back(t);
-  }
-  AXE_ASSIGN_OR_RETURN(ClosedJaxpr bwd, inner.Build(outs));
-  std::vector<Tracer> operands = consts;
-  operands.insert(operands.end(), acc.begin(), acc.end());
-  operands.insert(operands.end(), carry_ct.begin(), carry_ct.end());
-  operands.insert(operands.end(), xs.begin(), xs.end());
-  Params p = ScanParams(params, DeadCodeEliminated(bwd), consts.size(),
-                        acc.size() + carry_ct.size(), operands.size(), !s.reverse);
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> res, b.Bind(*Builtins().scan, operands, p));
+  AXE_ASSIGN_OR_RETURN(ClosedJaxpr body, BackwardBody(s, r, args));
+  AXE_ASSIGN_OR_RETURN(auto operands, BackwardOperands(b, s, r, cts, args, stacked));
+  Params p = ScanParams(params, std::move(body), r.nonlin_c.size(), operands.second,
+                        operands.first.size(), !s.reverse);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> res, b.Bind(*Builtins().scan, operands.first, p));
   std::vector<OptTracer> out(args.size());
   size_t next = 0;
   // A carry made linear by the fixed point has a value, not an undefined primal: no cotangent.
-  for (const auto* list : {&lin_c, &lin_k, &lin_x}) {
+  for (const auto* list : {&r.lin_c, &r.lin_k, &r.lin_x}) {
     for (size_t i : *list) {
       if (args[i].is_undefined_primal()) out[i] = res[next];
       ++next;
