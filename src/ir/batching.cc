@@ -20,6 +20,7 @@ void EnsureBatchingRules() {
     RegisterElementwiseBatching();
     RegisterShapeBatching();
     RegisterCallBatching();
+    RegisterCollectiveBatching();
   });
 }
 

@@ -24,6 +24,7 @@ int64_t BatchSize(absl::Span<const Tracer> args, absl::Span<const BDim> dims);
 void RegisterElementwiseBatching();
 void RegisterShapeBatching();
 void RegisterCallBatching();
+void RegisterCollectiveBatching();
 
 }  // namespace axe::ir::internal
 

@@ -78,7 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, VmapCorpusTest,
                                            "broadcast_reshape", "squeeze_expand", "transpose",
                                            "reduce", "dot", "slice", "dynamic_slice",
                                            "dynamic_update_slice", "concatenate", "select", "iota",
-                                           "jit_call", "literals"));
+                                           "jit_call", "literals", "scan", "shmap_psum", "shmap_2d",
+                                           "shmap_all_gather", "shmap_collectives",
+                                           "shmap_identity_pvary"));
 
 // JAX's jax.vmap(f) texts (testdata/generate_ad.py) compute what axe's Vmap of f computes.
 class JaxVmapTest : public ::testing::TestWithParam<const char*> {};
@@ -155,10 +157,20 @@ TEST(VmapTest, RankTooSmallIsJaxsError) {
 }
 
 TEST(VmapTest, MissingRuleIsJaxsError) {
-  ClosedJaxpr f = LoadJax("shmap_psum");
-  EXPECT_THAT(Vmap(f, Options({}, 2)),
+  Primitive::Options options;
+  options.name = "vmap_test_opaque";
+  absl::StatusOr<const Primitive*> p = Primitive::Define(options);
+  ASSERT_THAT(p, IsOk());
+  RegisterAbstractEval(**p, [](absl::Span<const ShapedArray> avals, const Params&) {
+    return absl::StatusOr<std::vector<ShapedArray>>(std::vector<ShapedArray>{avals[0]});
+  });
+  Builder b;
+  Tracer x = b.Arg(ShapedArray({2}, DType::kF32));
+  absl::StatusOr<ClosedJaxpr> f = b.Build({*b.Bind1(**p, {x})});
+  ASSERT_THAT(f, IsOk());
+  EXPECT_THAT(Vmap(*f, Options({}, 3)),
               StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("Batching rule for 'shard_map' not implemented")));
+                       HasSubstr("Batching rule for 'vmap_test_opaque' not implemented")));
 }
 
 TEST(VmapTest, WrongArgumentTypeIsNamed) {
