@@ -1,6 +1,5 @@
 // axe compile: a jaxpr compiled with a Format per input and output; AUTO layouts resolved by
 // the cost model, which --explain shows.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,9 +9,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
-#include "axe/ir/parser.h"
 #include "axe/jit/compile.h"
 #include "cli.h"
+#include "jit_args.h"
 
 namespace axe::cli {
 namespace {
@@ -22,49 +21,6 @@ struct CompileArgs {
   std::vector<std::string> in, out;
   bool explain = false;
 };
-
-// --jaxpr takes a path as well as text, '-' and '@FILE'.
-absl::StatusOr<std::string> JaxprText(const std::string& arg) {
-  if (!arg.empty() && arg[0] != '{' && arg != "-" && arg[0] != '@' &&
-      std::filesystem::is_regular_file(arg)) {
-    return ReadInputText("@" + arg, "--jaxpr");
-  }
-  return ReadInputText(arg, "--jaxpr");
-}
-
-// "none" (or an empty string) is no format; anything else a Format repr.
-absl::StatusOr<std::vector<std::optional<jit::Format>>> Formats(
-    const std::vector<std::string>& texts, absl::string_view option) {
-  std::vector<std::optional<jit::Format>> out;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    const std::string what = absl::StrCat(option, " ", i);
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(texts[i], what));
-    if (text.empty() || text == "none" || text == "None") {
-      out.emplace_back();
-      continue;
-    }
-    absl::StatusOr<jit::Format> f = jit::Format::Parse(text);
-    if (!f.ok()) return InOption(what, f.status());
-    out.emplace_back(*std::move(f));
-  }
-  return out;
-}
-
-Json LayoutJson(const jit::LocalLayout& l) {
-  return {{"major_to_minor", l.major_to_minor()},
-          {"tiling", l.tiling() ? Json(*l.tiling()) : Json(nullptr)},
-          {"sub_byte_element_size_in_bits", l.sub_byte_element_size_in_bits()}};
-}
-
-Json FormatsJson(const std::vector<jit::CompiledFormat>& formats) {
-  Json out = Json::array();
-  for (const jit::CompiledFormat& f : formats) {
-    out.push_back({{"layout", LayoutJson(f.layout)},
-                   {"sharding", f.sharding ? Json(f.sharding->ToString()) : Json(nullptr)},
-                   {"format", f.ToString()}});
-  }
-  return out;
-}
 
 Json ExplainJson(const jit::LayoutPlan& plan) {
   Json out = Json::array();
@@ -94,10 +50,15 @@ void PrintText(const jit::Compiled& c, bool explain) {
     std::cout << "  [" << o << "] " << j.aval(j.outvars[o]).ShortString() << "  "
               << c.output_formats()[o].ToString() << "\n";
   }
+  const bool explained = explain && !c.plan().explain.empty();
   if (explain) {
     std::cout << "cost model (estimated bytes moved per candidate layout; * = chosen)\n"
-              << (c.plan().explain.empty() ? std::string("  no AUTO layouts\n")
-                                           : jit::ExplainText(c.plan()));
+              << (explained ? jit::ExplainText(c.plan()) : std::string("  no AUTO layouts\n"));
+  }
+  if (!explained) {  // ExplainText lists them itself
+    for (const std::string& r : c.plan().relayouts) {
+      std::cout << "relayout inserted: " << r << "\n";
+    }
   }
 }
 
@@ -118,16 +79,15 @@ void AddCompile(CLI::App& app, Selected& selected) {
   cmd->add_flag("--explain", args->explain, "Show the cost model's candidates for AUTO layouts");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(std::string text, JaxprText(args->jaxpr));
-    absl::StatusOr<ir::ClosedJaxpr> jaxpr = ir::ParseJaxpr(text);
-    if (!jaxpr.ok()) return InOption("--jaxpr", jaxpr.status());
-    AXE_ASSIGN_OR_RETURN(auto in, Formats(args->in, "--in"));
-    AXE_ASSIGN_OR_RETURN(auto out, Formats(args->out, "--out"));
-    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(*std::move(jaxpr), in, out));
+    AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, JaxprOption(args->jaxpr));
+    AXE_ASSIGN_OR_RETURN(auto in, FormatOptions(args->in, "--in"));
+    AXE_ASSIGN_OR_RETURN(auto out, FormatOptions(args->out, "--out"));
+    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out));
     if (selected.json) {
-      PrintJson({{"input_formats", FormatsJson(c.input_formats())},
-                 {"output_formats", FormatsJson(c.output_formats())},
-                 {"explain", ExplainJson(c.plan())}});
+      PrintJson({{"input_formats", CompiledFormatsJson(c.input_formats())},
+                 {"output_formats", CompiledFormatsJson(c.output_formats())},
+                 {"explain", ExplainJson(c.plan())},
+                 {"relayouts", c.plan().relayouts}});
     } else {
       PrintText(c, args->explain);
     }

@@ -1,0 +1,47 @@
+// Arguments described in text, for `axe call` and tests: "uncommitted", "committed",
+// optionally followed by the layout the array is stored in and its sharding, as a Layout(...)
+// or a Format(...) repr:
+//
+//   uncommitted
+//   committed Layout((1, 0))
+//   uncommitted Format(Layout((0, 1)), NamedSharding(Mesh('x': 2), P('x')))
+//
+// The array holds 0, 1, 2, ... in row-major order (rounded to its element type), on device 0
+// when no sharding is given.
+#ifndef AXE_JIT_CALL_ARGUMENT_H_
+#define AXE_JIT_CALL_ARGUMENT_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "axe/ir/shaped_array.h"
+#include "axe/jit/layout_rules.h"
+#include "axe/runtime/array.h"
+#include "axe/runtime/client.h"
+
+namespace axe::jit {
+
+struct CallArgumentSpec {
+  bool committed = false;
+  std::optional<LocalLayout> layout;           // none: row-major
+  std::optional<sharding::Sharding> sharding;  // none: device 0
+};
+
+// Errors (InvalidArgument naming the text position): a first word other than committed /
+// uncommitted, an unreadable Layout or Format, a Format with Layout.AUTO (device_put's text).
+absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text);
+
+// The devices the spec's sharding needs (1 without one).
+int64_t DevicesNeeded(const CallArgumentSpec& spec);
+
+// The array of `aval` the spec describes. Errors: the sharding or layout do not fit the
+// aval (the runtime's texts), an element type the host cannot hold.
+absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,
+                                                const ir::ShapedArray& aval,
+                                                const CallArgumentSpec& spec);
+
+}  // namespace axe::jit
+
+#endif  // AXE_JIT_CALL_ARGUMENT_H_

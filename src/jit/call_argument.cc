@@ -1,0 +1,88 @@
+#include "axe/jit/call_argument.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/host_bytes.h"
+
+namespace axe::jit {
+namespace {
+
+// The runtime's arrays hold NamedShardings; device 0 is the mesh with no axes.
+absl::StatusOr<sharding::NamedSharding> RuntimeSharding(
+    const std::optional<sharding::Sharding>& s) {
+  if (s && s->named()) return *s->named();
+  if (s && s->single_device()->device() != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(s->ToString(), ": only device 0 holds single-device arrays here"));
+  }
+  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+}
+
+}  // namespace
+
+absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  const size_t space = text.find_first_of(" \t");
+  const absl::string_view word = text.substr(0, space);
+  CallArgumentSpec spec;
+  if (word == "committed") {
+    spec.committed = true;
+  } else if (word != "uncommitted") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "position 0: an argument starts with 'committed' or 'uncommitted', got '", word, "'"));
+  }
+  if (space == absl::string_view::npos) return spec;
+  const absl::string_view rest = absl::StripLeadingAsciiWhitespace(text.substr(space));
+  const size_t at = text.size() - rest.size();
+  if (absl::StartsWith(rest, "Format")) {
+    absl::StatusOr<Format> format = Format::Parse(rest);
+    if (!format.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("position ", at, ": ", format.status().message()));
+    }
+    AXE_RETURN_IF_ERROR(CheckDevicePutFormat(*format, "the argument"));
+    if (const LocalLayout* l = format->local_layout()) spec.layout = *l;
+    spec.sharding = format->sharding();
+    return spec;
+  }
+  absl::StatusOr<LocalLayout> layout = LocalLayout::Parse(rest);
+  if (!layout.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("position ", at, ": ", layout.status().message()));
+  }
+  spec.layout = *std::move(layout);
+  return spec;
+}
+
+int64_t DevicesNeeded(const CallArgumentSpec& spec) {
+  if (!spec.sharding) return 1;
+  if (const sharding::NamedSharding* named = spec.sharding->named()) {
+    return named->mesh().num_devices();
+  }
+  return spec.sharding->single_device()->device() + 1;
+}
+
+absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,
+                                                const ir::ShapedArray& aval,
+                                                const CallArgumentSpec& spec) {
+  const std::optional<int64_t> elements = aval.NumElements();
+  if (!elements) return absl::InvalidArgumentError("the argument's size overflows");
+  ir::HostArray values{aval, std::vector<double>(static_cast<size_t>(*elements))};
+  for (size_t i = 0; i < values.values.size(); ++i) values.values[i] = static_cast<double>(i);
+  AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(values));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, RuntimeSharding(spec.sharding));
+  runtime::ArrayFormat format{std::move(named), std::nullopt};
+  if (spec.layout) {
+    AXE_RETURN_IF_ERROR(spec.layout->CheckCompatibleAval(aval.shape()));
+    AXE_ASSIGN_OR_RETURN(format.local_layout, spec.layout->ToXla(aval.dtype()));
+  }
+  return runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(), std::move(format),
+                                   spec.committed);
+}
+
+}  // namespace axe::jit
