@@ -9,11 +9,16 @@
 //
 // Each equation is differentiated by its primitive's JVP rule (primitive.h), emitting into a
 // Builder; inputs whose tangent is a symbolic zero (a literal, an integer value, an input not
-// differentiated) skip the rule. jit / closed_call bodies are inlined; cond, scan and
-// shard_map get a new equation whose body is the JVP of the old one (shard_map's tangents take
-// the primals' specs, and the body keeps its variance typing). Reverse mode transposes the
-// linear part with BackwardPass (transpose.h), so collectives inside shard_map transpose by
-// the §8 table (pvary <-> psum_invariant, ...).
+// differentiated) skip the rule. Rules exist for the elementwise primitives, comparisons (zero
+// tangents), the structural ones, dot_general, reduce_max, the collectives (linear; pmax/pmin
+// by their argmax mask), cond, scan and shard_map; jit / closed_call bodies are inlined. A
+// cond, scan or shard_map keeps its original equation for the primal outputs and gets a second
+// one for the tangents (whose body is the JVP of the old one; shard_map's tangents take the
+// primals' specs and the body keeps its variance typing), so that Linearize separates them.
+// Reverse mode transposes the linear part with BackwardPass (transpose.h): collectives inside
+// shard_map transpose by the §8 table (pvary <-> psum_invariant, ...); the structural
+// primitives, dot_general, cond and scan have transpose rules here; the result is cleaned of
+// equations whose outputs are unused (the re-emitted forward pass).
 //
 // Errors: a missing rule gives JAX's "Differentiation rule for '{p}' not implemented" /
 // "Transpose rule (for reverse-mode differentiation) for '{p}' not implemented"; Grad of a

@@ -9,9 +9,12 @@
 // axes must have one size. An equation none of whose inputs is batched is re-emitted as is;
 // otherwise its primitive's batching rule (primitive.h) gives the batched outputs and where
 // their batch dimension is. Outputs are moved to their out axis (an output that does not
-// depend on a mapped input is broadcast). jit / closed_call bodies are inlined; cond with an
-// unbatched index batches its branches, with a batched index it evaluates every branch and
-// selects (select_n), as JAX does.
+// depend on a mapped input is broadcast). Rules: the elementwise primitives, select_n, the
+// structural ones, dot_general, scan (carries batched), cond (batched branches for an unbatched
+// index; every branch evaluated and select_n'd for a batched one, as JAX does), shard_map (None
+// prepended to the specs of batched operands and outputs) and the collectives of its body;
+// jit / closed_call bodies are inlined. Not batched: dynamic_slice / dynamic_update_slice with
+// batched start indices (JAX turns them into gather/scatter, outside axe's set).
 //
 // Errors (InvalidArgument, JAX's texts): "vmap got inconsistent sizes for array axes to be
 // mapped:\n  * one axis had size 3: axis 0 of args[0] of type f32[3];\n  * ...", "vmap was
