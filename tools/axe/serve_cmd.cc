@@ -85,7 +85,7 @@ absl::Status Serve(const ServeArgs& args) {
   server.set_payload_max_length(static_cast<size_t>(explorer::kMaxBodyBytes));
   server.set_read_timeout(5, 0);
   server.set_write_timeout(5, 0);
-  server.set_keep_alive_timeout(5);
+  server.set_keep_alive_timeout(2);  // an idle connection holds a pool thread
   // Every path and method reaches HandleRequest, which answers 404 and 405 itself.
   const std::string any = ".*";
   server.Get(any, Answer).Post(any, Answer).Put(any, Answer);
