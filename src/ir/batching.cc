@@ -109,7 +109,9 @@ absl::StatusOr<std::vector<BDim>> NormalizeInAxes(const std::vector<ShapedArray>
     const ShapedArray& a = types[i];
     int64_t rank = static_cast<int64_t>(a.rank()), axis = *in_axes[i];
     if (axis >= rank || axis < -rank) {
-      int64_t min_rank = axis >= 0 ? axis + 1 : -axis;
+      // axis + 1 or -axis, computed unsigned (no overflow at the int64 limits).
+      uint64_t min_rank =
+          axis >= 0 ? static_cast<uint64_t>(axis) + 1 : static_cast<uint64_t>(-(axis + 1)) + 1;
       return absl::InvalidArgumentError(absl::StrCat(
           "vmap was requested to map its argument along axis ", axis,
           ", which implies that its rank should be at least ", min_rank, ", but is only ", rank,

@@ -1,5 +1,6 @@
 // vmap (batching.h): the vmapped JAX-printed corpus programs against looping the unbatched
 // program over the mapped axis, on seeded random inputs; structure; JAX's error texts.
+#include <limits>
 #include <regex>
 
 #include "ad_test_util.h"
@@ -154,6 +155,26 @@ TEST(VmapTest, RankTooSmallIsJaxsError) {
   EXPECT_THAT(Vmap(*f, Options({std::nullopt}, std::nullopt)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("vmap must have at least one non-None value in in_axes")));
+}
+
+TEST(VmapTest, AxesAtTheInt64LimitsAreRankErrors) {
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr("{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }");
+  ASSERT_THAT(f, IsOk());
+  std::vector<ShapedArray> types = {ShapedArray({3}, DType::kF32)};
+  EXPECT_THAT(Vmap(*f, Options({std::numeric_limits<int64_t>::min()}, std::nullopt, types)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("rank should be at least 9223372036854775808, but is only 1")));
+  EXPECT_THAT(Vmap(*f, Options({std::numeric_limits<int64_t>::max()}, std::nullopt, types)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("rank should be at least 9223372036854775808, but is only 1")));
+  EXPECT_THAT(Vmap(*f, Options({std::numeric_limits<int64_t>::min()}, 2)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank should be at least")));
+  absl::StatusOr<ClosedJaxpr> g = ParseJaxpr("{ lambda ; a:f32[2]. let b:f32[2] = neg a in (b,) }");
+  ASSERT_THAT(g, IsOk());
+  VmapOptions o = Options({0}, 2);
+  o.out_axes = {std::numeric_limits<int64_t>::min()};
+  EXPECT_THAT(Vmap(*g, o), StatusIs(absl::StatusCode::kInvalidArgument,
+                                    HasSubstr("is out of range for an output of rank 2")));
 }
 
 TEST(VmapTest, MissingRuleIsJaxsError) {
