@@ -59,6 +59,17 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
   return spec;
 }
 
+absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
+                                                        DType dtype, const CallArgumentSpec& spec) {
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, RuntimeSharding(spec.sharding));
+  runtime::ArrayFormat format{std::move(named), std::nullopt};
+  if (spec.layout) {
+    AXE_RETURN_IF_ERROR(spec.layout->CheckCompatibleAval(shape));
+    AXE_ASSIGN_OR_RETURN(format.local_layout, spec.layout->ToXla(dtype));
+  }
+  return format;
+}
+
 int64_t DevicesNeeded(const CallArgumentSpec& spec) {
   if (!spec.sharding) return 1;
   if (const sharding::NamedSharding* named = spec.sharding->named()) {
@@ -75,12 +86,8 @@ absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,
   ir::HostArray values{aval, std::vector<double>(static_cast<size_t>(*elements))};
   for (size_t i = 0; i < values.values.size(); ++i) values.values[i] = static_cast<double>(i);
   AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(values));
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, RuntimeSharding(spec.sharding));
-  runtime::ArrayFormat format{std::move(named), std::nullopt};
-  if (spec.layout) {
-    AXE_RETURN_IF_ERROR(spec.layout->CheckCompatibleAval(aval.shape()));
-    AXE_ASSIGN_OR_RETURN(format.local_layout, spec.layout->ToXla(aval.dtype()));
-  }
+  AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
+                       RuntimeArrayFormat(aval.shape(), aval.dtype(), spec));
   return runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(), std::move(format),
                                    spec.committed);
 }

@@ -56,6 +56,35 @@ absl::StatusOr<std::vector<CompiledFormat>> Formats(const std::vector<LocalLayou
   return out;
 }
 
+// Pairs each donated input with the first unpaired output of its shape and element type, and
+// checks the AUTO rules of §7 on the pair.
+absl::StatusOr<std::vector<std::pair<size_t, size_t>>> Donations(
+    const ir::Jaxpr& jaxpr, const std::vector<size_t>& donate_argnums,
+    const std::vector<JitLayout>& ins, const std::vector<JitLayout>& outs) {
+  const std::vector<ir::ShapedArray> in_avals = jaxpr.in_avals();
+  const std::vector<ir::ShapedArray> out_avals = jaxpr.out_avals();
+  std::vector<bool> taken(out_avals.size(), false);
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i : donate_argnums) {
+    if (i >= in_avals.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("donate_argnums entry ", i,
+                                                     " is out of range for a program with ",
+                                                     in_avals.size(), " inputs"));
+    }
+    for (size_t o = 0; o < out_avals.size(); ++o) {
+      if (taken[o] || out_avals[o].shape() != in_avals[i].shape() ||
+          out_avals[o].dtype() != in_avals[i].dtype()) {
+        continue;
+      }
+      AXE_RETURN_IF_ERROR(CheckDonation(ins[i], o < outs.size() ? outs[o] : JitLayout{}));
+      taken[o] = true;
+      pairs.emplace_back(i, o);
+      break;
+    }
+  }
+  return pairs;
+}
+
 }  // namespace
 
 std::string CompiledFormat::ToString() const {
@@ -65,7 +94,8 @@ std::string CompiledFormat::ToString() const {
 
 absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                                  const std::vector<std::optional<Format>>& in_formats,
-                                 const std::vector<std::optional<Format>>& out_formats) {
+                                 const std::vector<std::optional<Format>>& out_formats,
+                                 const CompileOptions& options) {
   AXE_ASSIGN_OR_RETURN(std::vector<JitLayout> ins,
                        LayoutChoices(jaxpr.jaxpr, in_formats, /*inputs=*/true));
   AXE_ASSIGN_OR_RETURN(std::vector<JitLayout> outs,
@@ -76,6 +106,7 @@ absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                        Formats(c.plan_.inputs, in_formats, jaxpr.jaxpr.in_avals()));
   AXE_ASSIGN_OR_RETURN(c.output_formats_,
                        Formats(c.plan_.outputs, out_formats, jaxpr.jaxpr.out_avals()));
+  AXE_ASSIGN_OR_RETURN(c.donations_, Donations(jaxpr.jaxpr, options.donate_argnums, ins, outs));
   c.jaxpr_ = std::move(jaxpr);
   return c;
 }

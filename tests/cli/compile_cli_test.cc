@@ -63,3 +63,23 @@ TEST(CompileCli, BadInput) {
 
 }  // namespace
 }  // namespace axe
+
+namespace axe {
+namespace {
+
+TEST(CompileCli, DonationWithAutoOnOneSideIsJaxsError) {
+  const std::string jaxpr = "{ lambda ; a:f32[8]. let b:f32[8] = mul a 2.0:f32[] in (b,) }";
+  auto bad =
+      testing::RunAxe({"compile", "--jaxpr", jaxpr, "--in", "Format(Layout.AUTO)", "--out",
+                       "Format(Layout((0,)), SingleDeviceSharding(device=0))", "--donate", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("Input layout being donated was AUTO while output "
+                                            "layout was Layout(major_to_minor=(0,)"));
+  auto ok = testing::RunAxe({"compile", "--jaxpr", jaxpr, "--in", "Format(Layout.AUTO)", "--out",
+                             "Format(Layout.AUTO)", "--donate", "0"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.out, ::testing::HasSubstr("donated: args[0] aliases output [0]\n"));
+}
+
+}  // namespace
+}  // namespace axe

@@ -20,6 +20,7 @@ struct CompileArgs {
   std::string jaxpr;
   std::vector<std::string> in, out;
   bool explain = false;
+  std::vector<size_t> donate;
 };
 
 Json ExplainJson(const jit::LayoutPlan& plan) {
@@ -50,6 +51,9 @@ void PrintText(const jit::Compiled& c, bool explain) {
     std::cout << "  [" << o << "] " << j.aval(j.outvars[o]).ShortString() << "  "
               << c.output_formats()[o].ToString() << "\n";
   }
+  for (const auto& [input, output] : c.donations()) {
+    std::cout << "donated: args[" << input << "] aliases output [" << output << "]\n";
+  }
   const bool explained = explain && !c.plan().explain.empty();
   if (explain) {
     std::cout << "cost model (estimated bytes moved per candidate layout; * = chosen)\n"
@@ -77,17 +81,21 @@ void AddCompile(CLI::App& app, Selected& selected) {
                   "NamedSharding(...))\" or none (default: none for all)");
   cmd->add_option("--out", args->out, "One per output, as --in");
   cmd->add_flag("--explain", args->explain, "Show the cost model's candidates for AUTO layouts");
+  cmd->add_option("--donate", args->donate,
+                  "Donated input indices (jit's donate_argnums); each aliases the first output "
+                  "of its type, and AUTO must be on both sides or neither");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, JaxprOption(args->jaxpr));
     AXE_ASSIGN_OR_RETURN(auto in, FormatOptions(args->in, "--in"));
     AXE_ASSIGN_OR_RETURN(auto out, FormatOptions(args->out, "--out"));
-    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out));
+    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out, {args->donate}));
     if (selected.json) {
       PrintJson({{"input_formats", CompiledFormatsJson(c.input_formats())},
                  {"output_formats", CompiledFormatsJson(c.output_formats())},
                  {"explain", ExplainJson(c.plan())},
-                 {"relayouts", c.plan().relayouts}});
+                 {"relayouts", c.plan().relayouts},
+                 {"donations", c.donations()}});
     } else {
       PrintText(c, args->explain);
     }

@@ -36,6 +36,12 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text);
 // The devices the spec's sharding needs (1 without one).
 int64_t DevicesNeeded(const CallArgumentSpec& spec);
 
+// The runtime format of an array of `shape` and `dtype` stored as the spec says. Errors: a
+// layout of the wrong rank or that XLA cannot express, a SingleDeviceSharding on a device
+// other than 0 (Unimplemented: the runtime's arrays hold NamedShardings).
+absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
+                                                        DType dtype, const CallArgumentSpec& spec);
+
 // The array of `aval` the spec describes. Errors: the sharding or layout do not fit the
 // aval (the runtime's texts), an element type the host cannot hold.
 absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,

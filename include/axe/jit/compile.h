@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -35,6 +36,13 @@ struct CompiledFormat {
   friend bool operator==(const CompiledFormat&, const CompiledFormat&) = default;
 };
 
+// jit's donate_argnums: inputs whose buffers the program may reuse for an output. Each
+// donated input is paired with the first not yet paired output of the same shape and element
+// type (as XLA aliases them).
+struct CompileOptions {
+  std::vector<size_t> donate_argnums;
+};
+
 class Compiled {
  public:
   const std::vector<CompiledFormat>& input_formats() const { return input_formats_; }
@@ -42,25 +50,31 @@ class Compiled {
   // The cost model's decisions, one per AUTO value.
   const LayoutPlan& plan() const { return plan_; }
   const ir::ClosedJaxpr& jaxpr() const { return jaxpr_; }
+  // (donated input, output it aliases), one per donated input that found an output.
+  const std::vector<std::pair<size_t, size_t>>& donations() const { return donations_; }
 
  private:
   friend absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                                           const std::vector<std::optional<Format>>& in_formats,
-                                          const std::vector<std::optional<Format>>& out_formats);
+                                          const std::vector<std::optional<Format>>& out_formats,
+                                          const CompileOptions& options);
   ir::ClosedJaxpr jaxpr_;
   std::vector<CompiledFormat> input_formats_;
   std::vector<CompiledFormat> output_formats_;
   LayoutPlan plan_;
+  std::vector<std::pair<size_t, size_t>> donations_;
 };
 
 // `in_formats` / `out_formats`: one entry per jaxpr input / output, or empty (= all none).
 // Errors: counts that differ; a sharding that does not fit its value (JAX's rank and
 // divisibility texts, naming "jit arguments" / "jit outputs"); a concrete layout of the wrong
-// rank (JAX's "One of jit arguments with pytree key path ..." text); the donation rules do not
-// apply (nothing is donated here).
+// rank (JAX's "One of jit arguments with pytree key path ..." text); the donation rules of
+// the donated inputs (§7: a donated input whose layout is AUTO while its output's is
+// concrete, or the mirror, with JAX's two messages); a donate_argnums entry out of range.
 absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                                  const std::vector<std::optional<Format>>& in_formats,
-                                 const std::vector<std::optional<Format>>& out_formats);
+                                 const std::vector<std::optional<Format>>& out_formats,
+                                 const CompileOptions& options = {});
 
 }  // namespace axe::jit
 
