@@ -180,6 +180,18 @@ absl::Status PlanOperands(absl::Span<const BlockSpec> specs, absl::Span<const Sh
   return absl::OkStatus();
 }
 
+// The operand's buffer (padded to whole blocks) within options.max_buffer_bytes.
+absl::Status CheckBufferBytes(const Operand& op, const CallOptions& options) {
+  std::optional<int64_t> bytes = CheckedProduct(op.padded_shape);
+  if (bytes) bytes = CheckedMul(*bytes, static_cast<int64_t>(op.element_bytes));
+  if (bytes && *bytes <= options.max_buffer_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "pallas_call ", options.name, ": ", op.origin, " padded to whole blocks has the shape ",
+      FormatTuple(op.padded_shape, true), ", ",
+      bytes ? absl::StrCat(*bytes, " bytes") : std::string("more bytes than int64 holds"),
+      ", more than the limit of ", options.max_buffer_bytes, " bytes (max_buffer_bytes)"));
+}
+
 }  // namespace
 
 absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType> inputs,
@@ -192,6 +204,9 @@ absl::StatusOr<Plan> BuildPlan(const CallSpec& spec, absl::Span<const ShapeDType
   AXE_RETURN_IF_ERROR(
       PlanOperands(spec.out_specs, outputs, /*is_output=*/true, spec.grid, plan.operands));
   AXE_RETURN_IF_ERROR(CheckAliases(spec.options, inputs, outputs));
+  for (const Operand& op : plan.operands) {
+    AXE_RETURN_IF_ERROR(CheckBufferBytes(op, spec.options));
+  }
   if (!spec.options.input_output_aliases.empty()) {
     for (const Operand& op : plan.operands) {
       if (op.has_element_padding) {

@@ -23,6 +23,8 @@ namespace {
 using pallas::BlockWindow;
 
 constexpr int64_t kMargin = 10;
+// A block far larger than the array pads it: the run behind the picture stays this small.
+constexpr int64_t kMaxBufferBytes = int64_t{1} << 28;
 constexpr int64_t kMaxElements = int64_t{1} << 24;
 constexpr int64_t kDrawWidth = 640, kDrawHeight = 480;  // the array at most
 constexpr int64_t kElementPixels = 40;                  // an element at most
@@ -146,7 +148,8 @@ absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
   std::vector<pallas::ClampEvent> clamps;
   AXE_ASSIGN_OR_RETURN(
       pallas::AnyArray ids,
-      pallas::ShowProgramIds(out, block_shape, grid, index_map, {.clamp_report = &clamps}));
+      pallas::ShowProgramIds(out, block_shape, grid, index_map,
+                             {.clamp_report = &clamps, .max_buffer_bytes = kMaxBufferBytes}));
   (void)ids;
   std::set<std::vector<int64_t>> clamped;
   for (const pallas::ClampEvent& e : clamps) clamped.insert(e.grid_point);

@@ -296,5 +296,16 @@ TEST(GridCli, TourPart) {
   EXPECT_THAT(r.out, HasSubstr("array (9, 128), block (Blocked(9), Blocked(64)):  tpu rejected"));
 }
 
+TEST(GridCli, HugeBlocksOverSmallArraysAreRefusedNotRun) {
+  for (const char* svg : {"", "/dev/null"}) {
+    std::vector<std::string> args = {"grid",       "show",   "--shape", "8",           "--block",
+                                     "4294967295", "--grid", "3",       "--index-map", "(i) -> i"};
+    if (*svg) args.insert(args.end(), {"--svg", svg});
+    auto r = RunAxe(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("padded to whole blocks has the shape (4294967295,)")) << svg;
+  }
+}
+
 }  // namespace
 }  // namespace axe

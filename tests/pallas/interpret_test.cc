@@ -586,5 +586,23 @@ TEST(Interpret, UntypedExecuteCall) {  // the example of execute.h
   EXPECT_FALSE(ExecuteCall(spec, {&x}, {{DType::kBF16, {12}}}, kernel).ok());
 }
 
+// A block far larger than its array pads the array to whole blocks: a 2^32-1 block over 8
+// elements would allocate and fill 17 GB. The call is refused instead (found by the
+// explorer's fuzz target; the CLI used to hang on it).
+TEST(Interpret, BuffersBeyondTheLimitAreRefusedNotAllocated) {
+  EXPECT_THAT(ShowProgramIds({DType::kS32, {8}}, std::vector<BlockDim>{4294967295}, Grid{3},
+                             IndexMapExpr::Identity(1).ToIndexMap()),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       "pallas_call show_program_ids: outputs[0] padded to whole blocks has the "
+                       "shape (4294967295,), 17179869180 bytes, more than the limit of "
+                       "4294967296 bytes (max_buffer_bytes)"));
+  EXPECT_THAT(ShowProgramIds({DType::kS32, {8}}, std::vector<BlockDim>{4}, Grid{2},
+                             IndexMapExpr::Identity(1).ToIndexMap(), {.max_buffer_bytes = 31}),
+              StatusIs(absl::StatusCode::kResourceExhausted, ::testing::HasSubstr("32 bytes")));
+  EXPECT_OK(ShowProgramIds({DType::kS32, {8}}, std::vector<BlockDim>{4}, Grid{2},
+                           IndexMapExpr::Identity(1).ToIndexMap(), {.max_buffer_bytes = 32})
+                .status());
+}
+
 }  // namespace
 }  // namespace axe::pallas

@@ -33,6 +33,8 @@ using pallas::IndexMap;
 // Prefixes an error with the option it came from.
 // The command line runs and prints small examples; larger grids and arrays are refused
 // rather than left to run for hours or exhaust memory.
+// A block far larger than the array pads it to whole blocks; the CLI keeps that buffer small.
+constexpr int64_t kMaxCliBufferBytes = int64_t{1} << 28;
 constexpr int64_t kMaxCliCount = int64_t{1} << 24;
 
 struct GridArgs {
@@ -152,9 +154,10 @@ void AddShow(CLI::App& group, Selected& selected) {
       AXE_RETURN_IF_ERROR(WriteOutputFile(*svg, *drawing, "--svg"));
     }
     std::vector<pallas::ClampEvent> clamps;
-    AXE_ASSIGN_OR_RETURN(AnyArray out,
-                         pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
-                                                {.clamp_report = &clamps}));
+    AXE_ASSIGN_OR_RETURN(
+        AnyArray out,
+        pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
+                               {.clamp_report = &clamps, .max_buffer_bytes = kMaxCliBufferBytes}));
     if (selected.json) {
       std::cout << explorer::GridShowJson(out, clamps) << "\n";
       return absl::OkStatus();

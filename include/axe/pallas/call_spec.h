@@ -61,6 +61,10 @@ struct CallOptions {
   bool check_parallel_writes = true;
   // The kernel's name in messages ("pallas_call <name>").
   std::string name = "kernel";
+  // The most bytes one operand's buffer may take, padding to whole blocks included (a block
+  // far larger than its array pads it that far): beyond, the call is refused
+  // (ResourceExhausted) instead of allocating and filling it.
+  int64_t max_buffer_bytes = int64_t{1} << 32;
 };
 
 struct CallSpec {
