@@ -6,8 +6,8 @@
 //   Compiled c = *Compile(jaxpr, {Format(AUTO), Format(AUTO)}, {Format(AUTO), Format(AUTO)});
 //   c.input_formats()[1].layout;   // Layout(major_to_minor=(1, 0), ...)   [LN-1]
 //
-// Executing a Compiled on the runtime's arrays comes with the IR's evaluator; this is the
-// compile step and its queries.
+// This is the compile step and its queries; execute.h runs a Compiled on the runtime's
+// arrays and jit.h is jit called like a function (resolution per call, a cache).
 #ifndef AXE_JIT_COMPILE_H_
 #define AXE_JIT_COMPILE_H_
 
