@@ -63,7 +63,9 @@ absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
     for (double& x : v.values) x = RoundToDType(x, v.aval.dtype());
     in.push_back(Replicas{std::move(v)});
   }
-  SpmdScope scope{nullptr, 0, 1, &executor};
+  int64_t budget = kEvalBudget;
+  SpmdScope scope{nullptr, 0, 1, &executor, &budget};
+  AXE_RETURN_IF_ERROR(CheckAffordable(1, jaxpr.jaxpr, scope));
   AXE_ASSIGN_OR_RETURN(std::vector<Replicas> out, EvalSpmd(jaxpr, std::move(in), scope));
   std::vector<HostArray> result;
   for (Replicas& r : out) result.push_back(std::move(r[0]));

@@ -128,6 +128,7 @@ SpmdResult EvalScan(const Eqn& eqn, const std::vector<Replicas>& in,
   AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(eqn, "jaxpr"));
   AXE_ASSIGN_OR_RETURN(ScanShape s, ReadScan(eqn, in.size(), out_avals.size()));
   AXE_RETURN_IF_ERROR(CheckScanShapes(s, in, out_avals));
+  AXE_RETURN_IF_ERROR(CheckAffordable(s.length, body->jaxpr, scope));
   size_t fixed = static_cast<size_t>(s.num_consts + s.num_carry);
   std::vector<Replicas> carry(in.begin() + s.num_consts,
                               in.begin() + static_cast<std::ptrdiff_t>(fixed));
@@ -170,7 +171,8 @@ SpmdResult EvalShardMap(const Eqn& eqn, const std::vector<Replicas>& in, const S
   }
   std::vector<HostArray> args;
   for (const Replicas& r : in) args.push_back(r[0]);
-  AXE_ASSIGN_OR_RETURN(std::vector<HostArray> out, RunShardMap(eqn, args, *scope.executor));
+  AXE_ASSIGN_OR_RETURN(std::vector<HostArray> out,
+                       RunShardMap(eqn, args, *scope.executor, scope.budget));
   std::vector<Replicas> result;
   for (HostArray& a : out) result.push_back(Replicas{std::move(a)});
   return result;

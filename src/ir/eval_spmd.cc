@@ -1,9 +1,11 @@
 // The lockstep SPMD interpreter: environment, equation dispatch, ordinary equations.
 #include "eval_spmd.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/primitive.h"
@@ -122,6 +124,72 @@ absl::StatusOr<std::vector<Replicas>> EvalLocal(const Eqn& eqn, const std::vecto
   return out;
 }
 
+// Takes the equation's cost (its results' elements, at least kEvalEqnCost for the
+// interpreter's own work per equation, times the positions) from the budget.
+int64_t EqnCost(const Jaxpr& jaxpr, const Eqn& eqn) {
+  int64_t cost = kEvalEqnCost;
+  for (VarId v : eqn.outputs) {
+    if (v < 0 || static_cast<size_t>(v) >= jaxpr.vars.size()) continue;  // EvalEqn reports it
+    std::optional<int64_t> n = jaxpr.aval(v).NumElements();
+    cost = std::max(cost, n.value_or(kEvalBudget));
+  }
+  return cost;
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) { return std::min(kEvalBudget + 1, a + b); }
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  std::optional<int64_t> p = CheckedMul(a, b);
+  return p ? std::min(kEvalBudget + 1, *p) : kEvalBudget + 1;
+}
+
+int64_t TotalCost(const Jaxpr& jaxpr);
+
+// What the nested jaxprs of an equation cost when it runs: a scan's body `length` times, a
+// shard_map's body on every device, the costliest cond branch, a call's body.
+int64_t NestedCost(const Eqn& eqn) {
+  int64_t nested = 0;
+  for (const auto& [name, param] : eqn.params) {
+    if (param.kind() == Param::Kind::kJaxpr && param.jaxpr() != nullptr) {
+      nested = SaturatingAdd(nested, TotalCost(param.jaxpr()->jaxpr));
+    }
+    for (const Param& item : param.items()) {
+      if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
+        nested = std::max(nested, TotalCost(item.jaxpr()->jaxpr));
+      }
+    }
+  }
+  const Param* times = nullptr;
+  if (auto it = eqn.params.find("length"); it != eqn.params.end()) times = &it->second;
+  if (times != nullptr && times->kind() == Param::Kind::kInt) {
+    nested = SaturatingMul(nested, std::max<int64_t>(times->int_value(), 0));
+  }
+  if (auto it = eqn.params.find("mesh"); it != eqn.params.end()) {
+    absl::StatusOr<sharding::Mesh> mesh = it->second.AsMesh("mesh");
+    if (mesh.ok()) nested = SaturatingMul(nested, mesh->num_devices());
+  }
+  return nested;
+}
+
+int64_t TotalCost(const Jaxpr& jaxpr) {
+  int64_t cost = 0;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    cost = SaturatingAdd(cost, SaturatingAdd(EqnCost(jaxpr, eqn), NestedCost(eqn)));
+  }
+  return cost;
+}
+
+absl::Status Charge(const Jaxpr& jaxpr, const Eqn& eqn, const SpmdScope& scope) {
+  if (scope.budget == nullptr) return absl::OkStatus();
+  std::optional<int64_t> total = CheckedMul(EqnCost(jaxpr, eqn), std::max<int64_t>(scope.count, 1));
+  if (!total || *total > *scope.budget) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("evaluation stopped at ", eqn.primitive->name(),
+                     ": the program needs more than ", kEvalBudget, " element operations"));
+  }
+  *scope.budget -= *total;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Replicas>> EvalEqn(const Jaxpr& jaxpr, const Eqn& eqn,
                                               std::vector<Replicas> in, const SpmdScope& scope) {
   std::vector<ShapedArray> out_avals;
@@ -140,6 +208,18 @@ absl::StatusOr<std::vector<Replicas>> EvalEqn(const Jaxpr& jaxpr, const Eqn& eqn
 
 }  // namespace
 
+absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& scope) {
+  if (scope.budget == nullptr) return absl::OkStatus();
+  std::optional<int64_t> total = CheckedMul(TotalCost(body), times);
+  if (total) total = CheckedMul(*total, std::max<int64_t>(scope.count, 1));
+  if (!total || *total > *scope.budget) {
+    return absl::ResourceExhaustedError(absl::StrCat("evaluation stopped: a loop of ", times,
+                                                     " iterations needs more than ", kEvalBudget,
+                                                     " element operations"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
                                                std::vector<Replicas> args, const SpmdScope& scope) {
   const Jaxpr& jaxpr = closed.jaxpr;
@@ -157,6 +237,7 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
     AXE_RETURN_IF_ERROR(env.Bind(jaxpr.invars[i], std::move(args[i])));
   }
   for (const Eqn& eqn : jaxpr.eqns) {
+    AXE_RETURN_IF_ERROR(Charge(jaxpr, eqn, scope));
     std::vector<Replicas> in;
     for (const Atom& a : eqn.inputs) {
       AXE_ASSIGN_OR_RETURN(Replicas r, env.Read(a));

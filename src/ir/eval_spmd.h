@@ -53,7 +53,21 @@ struct SpmdScope {
   int64_t first_position = 0;            // values hold positions [first, first + count)
   int64_t count = 1;
   SpmdExecutor* executor = nullptr;
+  // What is left of the evaluation's budget of element operations (every equation costs the
+  // elements of its results times the positions); past it, ResourceExhausted, so that a
+  // program like a scan of length 10^12 ends instead of running for days.
+  int64_t* budget = nullptr;
 };
+
+// The budget of one EvalJaxpr / EvalJaxprOnDevices call.
+inline constexpr int64_t kEvalBudget = int64_t{1} << 31;
+// The least an equation costs: about 8 M equations of small values fit in the budget.
+inline constexpr int64_t kEvalEqnCost = 256;
+
+// ResourceExhausted when running `body` `times` times cannot fit in what is left of the
+// budget, by a static estimate that counts nested scans, shard_maps and the costliest cond
+// branch (checked before the program and before each scan).
+absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& scope);
 
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::vector<Replicas> args,
                                                const SpmdScope& scope);
@@ -61,7 +75,7 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::ve
 // A shard_map equation on global operands: split by in_specs, the body over the mesh's
 // positions, the outputs assembled by out_specs.
 absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<const HostArray> args,
-                                                   SpmdExecutor& executor);
+                                                   SpmdExecutor& executor, int64_t* budget);
 
 // The host collectives (HostExecutor's), usable by other executors as a fallback.
 absl::StatusOr<Replicas> HostCollective(const sharding::Mesh& mesh, const Eqn& eqn,

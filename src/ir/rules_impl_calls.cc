@@ -21,7 +21,8 @@ ImplRule ViaInterpreter(const Primitive& prim) {
     eqn.params = params;
     std::vector<Replicas> in;
     for (const HostArray& a : args) in.push_back(Replicas{a});
-    SpmdScope scope{nullptr, 0, 1, &HostExecutor()};
+    int64_t budget = kEvalBudget;
+    SpmdScope scope{nullptr, 0, 1, &HostExecutor(), &budget};
     std::optional<SpmdResult> out = EvalSpecial(eqn, in, out_avals, scope);
     if (!out) return absl::InternalError(absl::StrCat(prim.name(), " is not a special form"));
     AXE_ASSIGN_OR_RETURN(std::vector<Replicas> r, std::move(*out));

@@ -256,3 +256,31 @@ TEST(EvalJaxTest, CondBranchPerDevice) {
 
 }  // namespace
 }  // namespace axe::ir
+
+namespace axe::ir {
+namespace {
+
+// A scan of length 2^40, or 2^16 scans of length 2^16, end with an error at once instead of
+// running for hours.
+TEST(EvalJaxTest, HugeScanExhaustsTheBudget) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      "{ lambda ; a:f32[]. let b:f32[] = scan[jaxpr={ lambda ; c:f32[]. let d:f32[] = add c "
+      "1.0:f32[] in (d,) } length=1099511627776 num_carry=1 num_consts=0 reverse=False] a "
+      "in (b,) }");
+  ASSERT_THAT(j, IsOk());
+  EXPECT_THAT(EvalJaxpr(*j, {A("f32[]", {0})}),
+              testing_support::StatusIs(absl::StatusCode::kResourceExhausted,
+                                        ::testing::HasSubstr("element operations")));
+  absl::StatusOr<ClosedJaxpr> nested = ParseJaxpr(
+      "{ lambda ; a:f32[]. let b:f32[] = scan[jaxpr={ lambda ; c:f32[]. let d:f32[] = scan["
+      "jaxpr={ lambda ; e:f32[]. let f:f32[] = add e 1.0:f32[] in (f,) } length=65536 "
+      "num_carry=1 num_consts=0 reverse=False] c in (d,) } length=65536 num_carry=1 "
+      "num_consts=0 reverse=False] a in (b,) }");
+  ASSERT_THAT(nested, IsOk());
+  EXPECT_THAT(EvalJaxpr(*nested, {A("f32[]", {0})}),
+              testing_support::StatusIs(absl::StatusCode::kResourceExhausted,
+                                        ::testing::HasSubstr("element operations")));
+}
+
+}  // namespace
+}  // namespace axe::ir
