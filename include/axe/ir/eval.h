@@ -21,7 +21,11 @@
 // naming the position and both types); a primitive without an impl rule (the registry's
 // Unimplemented "Evaluation rule for '{name}' not implemented"); a collective outside
 // shard_map (JAX's "Found an unbound axis name" NameError text); dtypes the interpreter
-// cannot hold (complex, f8, sub-byte: Unimplemented); an elided constant ([...]).
+// cannot hold (complex, f8, sub-byte: Unimplemented); an elided constant ([...]); a binder
+// whose type contradicts its operands where the interpreter writes by it (collectives, scan);
+// a value of more than 2^24 elements (InvalidArgument); a program that needs more than 2^31
+// element operations (every equation counting at least 256), estimated before it runs and
+// charged as it runs (ResourceExhausted), so that bad input never hangs.
 #ifndef AXE_IR_EVAL_H_
 #define AXE_IR_EVAL_H_
 
