@@ -188,9 +188,30 @@ absl::Status WrongForm(absl::string_view name, absl::string_view expected, const
 
 }  // namespace
 
+namespace {
+
+// An integer, or a NumPy integer scalar as JAX prints one: np.int64(1), np.int32(-3).
+const Param* IntegerOf(const Param& p) {
+  if (p.kind() == Param::Kind::kInt) return &p;
+  if (p.kind() != Param::Kind::kCall || p.items().size() != 1 ||
+      p.items()[0].kind() != Param::Kind::kInt) {
+    return nullptr;
+  }
+  static constexpr absl::string_view kNumpyIntegers[] = {
+      "np.int8",   "np.int16",  "np.int32",  "np.int64",    "np.uint8",
+      "np.uint16", "np.uint32", "np.uint64", "numpy.int64", "numpy.int32"};
+  for (absl::string_view type : kNumpyIntegers) {
+    if (p.text() == type) return &p.items()[0];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> Param::AsInt(absl::string_view name) const {
-  if (kind_ != Kind::kInt) return WrongForm(name, "an integer", *this);
-  return int_;
+  const Param* integer = IntegerOf(*this);
+  if (integer == nullptr) return WrongForm(name, "an integer", *this);
+  return integer->int_;
 }
 
 absl::StatusOr<bool> Param::AsBool(absl::string_view name) const {
@@ -203,8 +224,10 @@ absl::StatusOr<std::vector<int64_t>> Param::AsInts(absl::string_view name) const
     return WrongForm(name, "a tuple of integers", *this);
   }
   std::vector<int64_t> out;
-  for (const Param& p : items_) {
-    if (p.kind_ != Kind::kInt) return WrongForm(name, "a tuple of integers", *this);
+  for (const Param& item : items_) {
+    const Param* integer = IntegerOf(item);
+    if (integer == nullptr) return WrongForm(name, "a tuple of integers", *this);
+    const Param& p = *integer;
     out.push_back(p.int_);
   }
   return out;
