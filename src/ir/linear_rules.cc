@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
 #include "axe/ir/linear.h"
@@ -182,6 +183,24 @@ std::pair<std::vector<std::string>, int64_t> Unmentioned(const sharding::Mesh& m
   return {names, product};
 }
 
+// The global type of a shard_map output whose per-device type is `local`: every dimension
+// times the sizes of the mesh axes its out_spec entry names.
+absl::StatusOr<ShapedArray> GlobalOutputType(const sharding::Mesh& mesh,
+                                             const sharding::PartitionSpec& spec,
+                                             const ShapedArray& local) {
+  std::vector<int64_t> shape = local.shape();
+  for (size_t d = 0; d < spec.size() && d < shape.size(); ++d) {
+    for (const std::string& name : spec.entry(d)) {
+      std::optional<size_t> axis = mesh.AxisIndex(name);
+      if (!axis) return absl::InvalidArgumentError(absl::StrCat("unbound axis name: ", name));
+      std::optional<int64_t> grown = CheckedMul(shape[d], mesh.axes()[*axis].size);
+      if (!grown) return absl::InvalidArgumentError("shard_map: an output's size overflows");
+      shape[d] = *grown;
+    }
+  }
+  return ShapedArray(std::move(shape), local.dtype(), local.weak_type());
+}
+
 Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
                       absl::Span<const TransposeArg> args, const Params& params) {
   AXE_ASSIGN_OR_RETURN(ShardMapParts s, ReadShardMap(params));
@@ -203,8 +222,10 @@ Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
     Tracer ct;
     if (cts[k]) {
       ct = *cts[k];
-    } else {
-      AXE_ASSIGN_OR_RETURN(ct, ZerosLike(b, body.aval(body.outvars[k].var).WithVma({})));
+    } else {  // a zero at the shard_map's global output type (the body's is per device)
+      AXE_ASSIGN_OR_RETURN(ShapedArray global,
+                           GlobalOutputType(s.mesh, s.out_specs[k], body.aval(body.outvars[k])));
+      AXE_ASSIGN_OR_RETURN(ct, ZerosLike(b, global));
     }
     int64_t n = Unmentioned(s.mesh, s.out_specs[k]).second;
     if (!s.check_vma && n > 1) {

@@ -207,13 +207,10 @@ ClosedJaxpr DataParallelLoss() {
 }
 
 // A loss that reads only one output of a shard_map with several: the other outputs'
-// cotangents are symbolic zeros the transpose must materialize at their global shapes.
-// DISABLED: ShardMapTranspose (src/ir/linear_rules.cc) materializes them at the body's
-// per-device shape, so the transposed shard_map's operands are not divisible ("shard_map
-// applied to the function 'transpose' was given argument arrays with axis sizes that are not
-// evenly divisible ..."); the fix there is ZerosLike of the shard_map's global output type
-// (AbstractEval of the shard_map on the arguments' avals). Enable once fixed.
-TEST(GradTest, DISABLED_ShardMapOutputsTheLossIgnores) {
+// cotangents are symbolic zeros the transpose must materialize at their global shapes (it
+// used to make them at the body's per-device shape, which the transposed shard_map refused
+// as not evenly divisible).
+TEST(GradTest, ShardMapOutputsTheLossIgnores) {
   ClosedJaxpr f = ad_test::LoadJax("shmap_collectives");
   Builder b;
   Tracer x = b.Arg(ShapedArray({16}, DType::kF32));
