@@ -132,15 +132,22 @@
 #include "axe/explorer/page.h"
 #include "axe/explorer/url.h"
 
-// The IR: primitives, jaxprs, shard_map typing, transposes.
+// The IR: primitives, jaxprs, shard_map typing, evaluation, transposes, jvp, grad, vmap.
+#include "axe/ir/ad.h"
 #include "axe/ir/axis_env.h"
+#include "axe/ir/batching.h"
 #include "axe/ir/builder.h"
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/control_flow.h"
 #include "axe/ir/drop_vma.h"
+#include "axe/ir/eval.h"
+#include "axe/ir/eval_devices.h"
+#include "axe/ir/eval_text.h"
 #include "axe/ir/host_array.h"
+#include "axe/ir/host_bytes.h"
 #include "axe/ir/jaxpr.h"
+#include "axe/ir/layout_constraint.h"
 #include "axe/ir/linear.h"
 #include "axe/ir/literal.h"
 #include "axe/ir/param.h"
@@ -153,9 +160,15 @@
 #include "axe/ir/tracer.h"
 #include "axe/ir/transpose.h"
 
-// Compiling with Formats: layout rules and AUTO layouts.
+// Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
 #include "axe/jit/auto_layout.h"
+#include "axe/jit/call_argument.h"
 #include "axe/jit/compile.h"
+#include "axe/jit/device_put.h"
+#include "axe/jit/eager_layout_constraint.h"
+#include "axe/jit/execute.h"
+#include "axe/jit/jit.h"
 #include "axe/jit/layout_rules.h"
+#include "axe/jit/notebook.h"
 
 #endif  // AXE_AXE_H_

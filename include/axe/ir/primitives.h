@@ -20,8 +20,8 @@
 // check_vma, ordinary primitives require equal variance sets (JAX's "requires varying manual
 // axes to match" error) and collectives apply the §5 rules.
 //
-// Not yet here: the JVP, transpose, batching and impl rules of the built-ins; the shard_map
-// body typing of §4 (in/out specs, automatic pvary insertion); while_loop.
+// Every built-in has its impl (eval.h), JVP and batching (ad.h, batching.h) and, where it is
+// linear, transpose rules; shard_map typing is in shard_map.h. Not here: while_loop.
 #ifndef AXE_IR_PRIMITIVES_H_
 #define AXE_IR_PRIMITIVES_H_
 
