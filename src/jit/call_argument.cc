@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
 
 namespace axe::jit {
@@ -82,7 +83,11 @@ absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,
                                                 const ir::ShapedArray& aval,
                                                 const CallArgumentSpec& spec) {
   const std::optional<int64_t> elements = aval.NumElements();
-  if (!elements) return absl::InvalidArgumentError("the argument's size overflows");
+  if (!elements || *elements > ir::kMaxEvalTextElements) {
+    return absl::InvalidArgumentError(absl::StrCat("an argument of type ", aval.ShortString(),
+                                                   " has more than ", ir::kMaxEvalTextElements,
+                                                   " elements, the most a call evaluates"));
+  }
   ir::HostArray values{aval, std::vector<double>(static_cast<size_t>(*elements))};
   for (size_t i = 0; i < values.values.size(); ++i) values.values[i] = static_cast<double>(i);
   AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(values));

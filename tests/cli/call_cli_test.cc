@@ -83,3 +83,17 @@ TEST(CallCli, BadArgumentsAreOneLineErrors) {
 
 }  // namespace
 }  // namespace axe
+
+namespace axe {
+namespace {
+
+TEST(CallCli, ArgumentsTooLargeToEvaluateAreRefused) {
+  auto r = testing::RunAxe({"call", "--jaxpr", "{ lambda ; a:f32[100000,100000]. let  in (a,) }",
+                            "--arg", "uncommitted"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::HasSubstr("an argument of type f32[100000,100000] has more than "
+                                          "16777216 elements"));
+}
+
+}  // namespace
+}  // namespace axe
