@@ -19,12 +19,13 @@ endif()
 # compiling it on a 2-core machine. (A later -O wins, so these follow the preset's flags.)
 # g++ 12 at -O1 reports libstdc++'s own memcpy in std::string's operator+ (a path joined
 # from a macro and a literal) as out of bounds: false positives of that compiler's
-# -Warray-bounds and -Wstringop-overflow, which -Werror would turn into a failed build. Test code is checked at run
-# time by the ASan build instead.
+# -Warray-bounds and -Wstringop-overflow, which -Werror would turn into a failed build.
+# Test code is checked at run time by the ASan build instead.
+set(_axe_gcc12_fp -Wno-array-bounds -Wno-stringop-overflow)
 add_library(axe_test_code_flags INTERFACE)
 target_compile_options(axe_test_code_flags INTERFACE
   $<$<CONFIG:Release>:-O1> $<$<CONFIG:RelWithDebInfo>:-O0>
-  "$<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-array-bounds;-Wno-stringop-overflow>")
+  "$<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:${_axe_gcc12_fp}>")
 
 # axe_add_module(<name> SOURCES ... DEPS ...)
 # Defines the library axe_<name>, its alias axe::<name> and its installed export.

@@ -228,7 +228,9 @@ TEST(EvalTest, WrongArgumentsNamePositionAndTypes) {
 }
 
 TEST(EvalTest, MissingImplRuleGivesTheRegistryText) {
-  absl::StatusOr<const Primitive*> p = Primitive::Define({.name = "eval_test_no_impl"});
+  Primitive::Options options;
+  options.name = "eval_test_no_impl";
+  absl::StatusOr<const Primitive*> p = Primitive::Define(std::move(options));
   ASSERT_THAT(p, IsOk());
   RegisterAbstractEval(**p, [](absl::Span<const ShapedArray> avals, const Params&) {
     return absl::StatusOr<std::vector<ShapedArray>>(std::vector<ShapedArray>{avals[0]});

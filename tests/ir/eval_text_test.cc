@@ -38,13 +38,13 @@ TEST(EvalTextTest, Fills) {
 TEST(EvalTextTest, ErrorsNamePositions) {
   EXPECT_THAT(ParseArgSpec("f32[8]"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("at position 6: expected TYPE=")));
-  EXPECT_THAT(ParseArgSpec("f32[2]=1,y"),
-              StatusIs(StatusCode::kInvalidArgument,
-                       HasSubstr("at position 9: 'y' is not a number")));
+  EXPECT_THAT(
+      ParseArgSpec("f32[2]=1,y"),
+      StatusIs(StatusCode::kInvalidArgument, HasSubstr("at position 9: 'y' is not a number")));
   EXPECT_THAT(ParseArgSpec("f32[4]=1,2"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("2 values for f32[4]")));
-  EXPECT_THAT(ParseArgSpec("q32[4]=1"), StatusIs(StatusCode::kInvalidArgument,
-                                                 HasSubstr("at position 0")));
+  EXPECT_THAT(ParseArgSpec("q32[4]=1"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("at position 0")));
   EXPECT_THAT(ParseArgSpec("f32[100000,100000]=1"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("more than")));
 }

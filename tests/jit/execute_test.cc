@@ -104,7 +104,10 @@ const char* const kPrograms[] = {
     R"({ lambda ; a:f32[4,8] b:f32[4,8]. let c:f32[4,8] = add a b in (c,) })",
     R"({ lambda ; a:f32[4,8] b:f32[4,8]. let
     c:f32[8,4] = transpose[permutation=(1, 0)] a
-    d:f32[4,4] = dot_general[dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] b c
+    d:f32[4,4] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] b c
   in (d, c) })",
     R"({ lambda ; a:f32[4,8] b:f32[4,8]. let
     c:f32[4] = reduce_sum[axes=(1,) out_sharding=None] a

@@ -250,8 +250,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {
-  CLI::App* group =
-      app.add_subcommand("ir", "Jaxprs with shard_map variance typing: check, transpose, comm, run, grad, vmap");
+  CLI::App* group = app.add_subcommand(
+      "ir", "Jaxprs with shard_map variance typing: check, transpose, comm, run, grad, vmap");
   group->require_subcommand(1);
   AddJaxprCommand(group, selected, "check",
                   "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error",
