@@ -2,9 +2,11 @@
 //
 //   axe relayout --shape 8192,8192 --dtype f32 --from 'S[(8192,8192):(8192,1)]'
 //       --to 'S[(8192,8192):(1,8192)]' [--threads N] [--repeat N] [--check] [--json]
+//       [--svg FILE]
 //
 // The command only parses flags and prints: the layouts come from runtime::ParseTensorBuffer
 // and ResolveRelayout, the timing from runtime::BenchmarkRelayout.
+#include <array>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
+#include "axe/picture/layout_picture.h"
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/element_value.h"
 #include "axe/runtime/relayout_benchmark.h"
@@ -107,7 +110,25 @@ struct RelayoutArgs {
   std::optional<int64_t> repeat;
   int threads = 0;
   bool check = false, measure = false;
+  std::string svg;  // --svg FILE: source and destination side by side
 };
+
+// Writes RelayoutSvg of the two layouts to --svg FILE, when one was given: drawn as a grid of
+// (all but the last domain dimension) x (the last), the domain the layouts are defined on.
+absl::Status WriteRelayoutSvg(const std::string& path, const runtime::RelayoutRequest& request) {
+  if (path.empty()) return absl::OkStatus();
+  const std::vector<int64_t> domain = request.src.DomainFor(request.shape);
+  picture::LayoutPictureOptions options;
+  const int64_t size = request.src.layout.size();
+  if (!domain.empty() && domain.back() > 0 && size % domain.back() == 0 &&
+      domain == request.dst.DomainFor(request.shape)) {
+    options.shape = std::array<int64_t, 2>{size / domain.back(), domain.back()};
+  }
+  absl::StatusOr<std::string> svg =
+      picture::RelayoutSvg(request.src.layout, request.dst.layout, options);
+  if (!svg.ok()) return InOption("--svg", svg.status());
+  return WriteOutputFile(path, *svg, "--svg");
+}
 
 absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args) {
   AXE_ASSIGN_OR_RETURN(runtime::TensorBuffer from, ReadTensorBuffer(args.from, "--from"));
@@ -136,6 +157,7 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
   }
   if (args.threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
   AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request, ResolveRequest(args));
+  AXE_RETURN_IF_ERROR(WriteRelayoutSvg(args.svg, request));
   absl::StatusOr<int> bytes = runtime::ElementBytes(request.element_type);
   if (!bytes.ok()) {  // the type came from --dtype or from an XLA shape
     return absl::Status(bytes.status().code(),
@@ -203,6 +225,9 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_flag("--measure", args->measure,
                 "Pick the plan by timing candidates (PlanSearch::kMeasure)");
   cmd->add_flag("--check", args->check, "Verify the result against the element-by-element oracle");
+  cmd->add_option("--svg", args->svg,
+                  "Also write the two layouts side by side (each element's offset in the source "
+                  "and in the destination) as SVG to FILE");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] { return RunRelayout(*args, selected.json); });
 }

@@ -5,6 +5,7 @@
 //   axe reshard --shape 8192,8192 --dtype f32 --mesh x=2,y=2 --from "P('x', None)"
 //       --to "P(None, 'y')" [--from-layout '{0,1}' --to-layout ...] [--backend threads]
 //       [--transport direct|staged --staging-bytes N] [--repeat N] [--check] [--json]
+//       [--svg FILE]
 //
 // --backend mpi runs under `mpirun -n <mesh devices> axe reshard ...` (rank 0 prints): one
 // device per rank, the messages by MPI, next to a plain MPI_Alltoallv of exactly the same
@@ -24,8 +25,10 @@
 #include "absl/strings/str_format.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
+#include "axe/picture/reshard_picture.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/reshard_benchmark.h"
+#include "axe/sharding/device_map.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
 #include "axe/sharding/partition_spec.h"
@@ -48,7 +51,20 @@ struct ReshardArgs {
   int64_t staging_bytes = int64_t{1} << 20;
   std::optional<int64_t> repeat;
   bool check = false;
+  std::string svg;  // --svg FILE: the plan's picture
 };
+
+// Writes the picture of `plan` (from -> to) to --svg FILE, when one was given.
+absl::Status WriteReshardSvg(const std::string& path, const runtime::ReshardPlan& plan,
+                             absl::Span<const int64_t> shape, const sharding::NamedSharding& from,
+                             const sharding::NamedSharding& to) {
+  if (path.empty()) return absl::OkStatus();
+  AXE_ASSIGN_OR_RETURN(std::vector<sharding::DeviceShard> from_map,
+                       sharding::DevicesIndicesMap(from, shape));
+  AXE_ASSIGN_OR_RETURN(std::vector<sharding::DeviceShard> to_map,
+                       sharding::DevicesIndicesMap(to, shape));
+  return WriteOutputFile(path, picture::ReshardSvg(plan, from_map, to_map), "--svg");
+}
 
 absl::StatusOr<sharding::NamedSharding> ReadSharding(const sharding::Mesh& mesh,
                                                      const std::string& arg,
@@ -222,9 +238,14 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   if (args.transport == "staged") options.staging_bytes = args.staging_bytes;
   AXE_ASSIGN_OR_RETURN(runtime::MpiReshardBenchmarkResult r,
                        runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options));
-  if (client->rank() == 0) PrintMpiResult(r, devices, json);
+  absl::Status svg_written = absl::OkStatus();
+  if (client->rank() == 0) {
+    PrintMpiResult(r, devices, json);
+    svg_written = WriteReshardSvg(args.svg, r.plan, shape, from.sharding, to.sharding);
+  }
   client.reset();
   runtime::MpiFinalize();
+  AXE_RETURN_IF_ERROR(svg_written);
   if (r.check == runtime::CheckOutcome::kFailed) {
     return absl::InternalError("a resharded shard differs from the host data sliced to its box");
   }
@@ -285,6 +306,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json) {
                        runtime::BenchmarkReshard(*client, shape, *dtype, {from, from_layout},
                                                  {to, to_layout}, options));
   PrintResult(result, args, devices, json);
+  AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, result.plan, shape, from, to));
   if (result.check == runtime::CheckOutcome::kFailed) {
     return absl::InternalError("a resharded shard differs from the host data sliced to its box");
   }
@@ -324,6 +346,9 @@ void AddReshard(CLI::App& app, Selected& selected) {
                   "Timed runs (default: as many as fit in about 0.3 s, 3 to 50)");
   cmd->add_flag("--check", args->check,
                 "Compare every target shard with the host data sliced to its box");
+  cmd->add_option("--svg", args->svg,
+                  "Also write the plan's picture (source and destination shardings side by side, "
+                  "the messages, bytes per device, V_min) as SVG to FILE");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] { return RunReshard(*args, selected.json); });
 }
