@@ -97,6 +97,17 @@ TEST(ReshardSvg, ThreeSplitDimensionsDrawTheFirstTwo) {
   EXPECT_THAT(*svg, HasSubstr("dimensions 2 are split too"));
 }
 
+TEST(ReshardSvg, ScalarAndEmptyArraysDraw) {
+  absl::StatusOr<std::string> scalar = Draw("x=2", "P()", "P()", {});
+  ASSERT_TRUE(scalar.ok()) << scalar.status();
+  EXPECT_EQ(CheckXml(*scalar), "");
+  EXPECT_THAT(*scalar, HasSubstr(">all</text>"));
+  absl::StatusOr<std::string> empty = Draw("x=2", "P('x')", "P(None, 'x')", {0, 4});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(CheckXml(*empty), "");
+  EXPECT_THAT(*empty, HasSubstr("V_min 0 bytes"));
+}
+
 TEST(ReshardSvg, PlanErrorsComeBack) {
   EXPECT_THAT(Draw("x=2", "P('x')", "P()", {8}, 0),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("element")));
