@@ -122,6 +122,7 @@
 #include "axe/picture/grid_picture.h"
 #include "axe/picture/layout_picture.h"
 #include "axe/picture/palette.h"
+#include "axe/picture/reshard_picture.h"
 #include "axe/picture/sharding_picture.h"
 #include "axe/picture/svg.h"
 #include "axe/picture/xla_picture.h"
