@@ -21,7 +21,7 @@ absl::StatusOr<runtime::Array> WithLayoutConstraint(runtime::Array x, const JitL
   AXE_RETURN_IF_ERROR(ir::CheckLayoutConstraintRank(*concrete, x.shape()));
   AXE_ASSIGN_OR_RETURN(xla::Layout target, concrete->ToXla(x.dtype()));
   AXE_ASSIGN_OR_RETURN(LocalLayout full, LocalLayout::FromXla(target));
-  if (LayoutOfArray(x) == full) return std::move(x);
+  if (LayoutOfArray(x) == full) return x;
   AXE_ASSIGN_OR_RETURN(runtime::Array out, x.Relayout(std::move(target)));
   out.set_committed(x.committed());
   return out;
