@@ -57,7 +57,8 @@ test-asan: deps
 FUZZ_SECONDS ?= 180
 FUZZ_RUNS ?=
 FUZZ_TARGETS ?= layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
-                mesh partition_spec hlo_sharding format shard_notation jaxpr
+                mesh partition_spec hlo_sharding format shard_notation jaxpr explorer_request \
+                shaped_array eval_value
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build --preset fuzz -j $(JOBS)

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
+#include "eval_util.h"
 
 namespace axe::ir {
 namespace {
@@ -73,6 +74,7 @@ absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text) {
   absl::StatusOr<ShapedArray> aval = ShapedArray::ParseShort(text.substr(0, eq));
   if (!aval.ok()) return At(0, aval.status().message());
   AXE_RETURN_IF_ERROR(ShapedArray::Create(aval->shape(), aval->dtype()).status());
+  AXE_RETURN_IF_ERROR(internal::CheckEvalDType(aval->dtype()));
   return Fill(*aval, text.substr(eq + 1), eq + 1);
 }
 

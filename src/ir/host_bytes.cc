@@ -7,6 +7,7 @@
 #include "axe/ir/eval.h"
 #include "axe/runtime/element_value.h"
 #include "axe/runtime/reduce_elements.h"
+#include "eval_util.h"
 
 namespace axe::ir {
 namespace {
@@ -21,27 +22,6 @@ double Load(const uint8_t* in) {
 template <typename T>
 void Store(T v, uint8_t* out) {
   std::memcpy(out, &v, sizeof(T));
-}
-
-absl::Status CheckHeld(DType dtype) {
-  switch (dtype) {
-    case DType::kPred:
-    case DType::kS8:
-    case DType::kS16:
-    case DType::kS32:
-    case DType::kS64:
-    case DType::kU8:
-    case DType::kU16:
-    case DType::kU32:
-    case DType::kU64:
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kF32:
-    case DType::kF64: return absl::OkStatus();
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("element type ", JaxprName(dtype), " cannot be evaluated on the host"));
-  }
 }
 
 double Decode(const uint8_t* in, DType t) {
@@ -94,7 +74,7 @@ void Encode(double v, DType t, uint8_t* out) {
 }  // namespace
 
 absl::StatusOr<HostArray> HostArrayFromBytes(ShapedArray aval, absl::Span<const uint8_t> bytes) {
-  AXE_RETURN_IF_ERROR(CheckHeld(aval.dtype()));
+  AXE_RETURN_IF_ERROR(internal::CheckEvalDType(aval.dtype()));
   const size_t width = static_cast<size_t>(ByteWidth(aval.dtype()));
   const std::optional<int64_t> elements = aval.NumElements();
   if (!elements || bytes.size() / width != static_cast<size_t>(*elements) ||
@@ -110,7 +90,7 @@ absl::StatusOr<HostArray> HostArrayFromBytes(ShapedArray aval, absl::Span<const 
 }
 
 absl::StatusOr<std::vector<uint8_t>> HostArrayToBytes(const HostArray& array) {
-  AXE_RETURN_IF_ERROR(CheckHeld(array.aval.dtype()));
+  AXE_RETURN_IF_ERROR(internal::CheckEvalDType(array.aval.dtype()));
   const size_t width = static_cast<size_t>(ByteWidth(array.aval.dtype()));
   std::vector<uint8_t> out(array.values.size() * width);
   for (size_t i = 0; i < array.values.size(); ++i) {

@@ -61,5 +61,14 @@ TEST(EvalTextTest, FormatsLikeNumpy) {
   EXPECT_EQ(FormatElement(4294967295.0, DType::kU32), "4294967295");
 }
 
+// Found by the eval_value fuzz target: a complex type was read as real numbers (and printed
+// back without the fraction). Types the interpreter cannot hold are refused.
+TEST(EvalTextTest, TypesTheInterpreterCannotHoldAreRefused) {
+  for (const char* text : {"c64[]=0.1", "c128[2]=iota", "f8e4m3fn[2]=1,2", "s4[2]=1,2"}) {
+    EXPECT_EQ(ParseArgSpec(text).status().code(), absl::StatusCode::kUnimplemented) << text;
+  }
+  EXPECT_OK(ParseArgSpec("u64[2]=0,18446744073709551615").status());
+}
+
 }  // namespace
 }  // namespace axe::ir

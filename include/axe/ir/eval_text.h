@@ -8,7 +8,8 @@
 // Values are rounded to the type (RoundToDType), so "f32[1]=0.1" holds 0.1f. Errors
 // (InvalidArgument) name the 0-based character position: a missing '=', a type that does not
 // parse (ShapedArray::ParseShort's error), a value that is not a number, a count of values
-// other than the element count, more than kMaxEvalTextElements elements.
+// other than the element count, more than kMaxEvalTextElements elements; (Unimplemented) an
+// element type the interpreter cannot hold (complex, f8, sub-byte).
 #ifndef AXE_IR_EVAL_TEXT_H_
 #define AXE_IR_EVAL_TEXT_H_
 
