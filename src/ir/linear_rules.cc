@@ -138,27 +138,15 @@ Cts BroadcastTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
   return out;
 }
 
+// A shard_map equation's spec and body.
 struct ShardMapParts {
-  sharding::Mesh mesh;
-  std::vector<sharding::PartitionSpec> in_specs, out_specs;
-  bool check_vma = true;
+  ShardMapSpec spec;
   std::shared_ptr<const ClosedJaxpr> body;
 };
 
 absl::StatusOr<ShardMapParts> ReadShardMap(const Params& params) {
   ShardMapParts s;
-  AXE_ASSIGN_OR_RETURN(const Param* mesh, GetParam(params, "shard_map", "mesh"));
-  AXE_ASSIGN_OR_RETURN(s.mesh, mesh->AsMesh("mesh"));
-  for (const char* name : {"in_specs", "out_specs"}) {
-    AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "shard_map", name));
-    for (const Param& item : p->items()) {
-      AXE_ASSIGN_OR_RETURN(sharding::PartitionSpec spec, item.AsPartitionSpec(name));
-      (std::string(name) == "in_specs" ? s.in_specs : s.out_specs).push_back(std::move(spec));
-    }
-  }
-  if (auto it = params.find("check_vma"); it != params.end()) {
-    AXE_ASSIGN_OR_RETURN(s.check_vma, it->second.AsBool("check_vma"));
-  }
+  AXE_ASSIGN_OR_RETURN(s.spec, ShardMapSpecOfParams(params));
   AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, "shard_map", "jaxpr"));
   s.body = body->jaxpr();
   if (s.body == nullptr) return absl::InvalidArgumentError("shard_map without a body");
@@ -205,16 +193,16 @@ Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
                       absl::Span<const TransposeArg> args, const Params& params) {
   AXE_ASSIGN_OR_RETURN(ShardMapParts s, ReadShardMap(params));
   const Jaxpr& body = s.body->jaxpr;
-  ShardMapSpec spec{s.mesh, {}, {}, s.check_vma, "transpose"};
+  ShardMapSpec spec{s.spec.mesh, {}, {}, s.spec.check_vma, "transpose"};
   std::vector<Tracer> operands;
   std::vector<size_t> linear;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].is_undefined_primal()) {
       linear.push_back(i);
-      spec.out_specs.push_back(s.in_specs[i]);
+      spec.out_specs.push_back(s.spec.in_specs[i]);
     } else {
       operands.push_back(*args[i].value);
-      spec.in_specs.push_back(s.in_specs[i]);
+      spec.in_specs.push_back(s.spec.in_specs[i]);
     }
   }
   size_t num_nonlinear = operands.size();
@@ -223,16 +211,16 @@ Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
     if (cts[k]) {
       ct = *cts[k];
     } else {  // a zero at the shard_map's global output type (the body's is per device)
-      AXE_ASSIGN_OR_RETURN(ShapedArray global,
-                           GlobalOutputType(s.mesh, s.out_specs[k], body.aval(body.outvars[k])));
+      AXE_ASSIGN_OR_RETURN(ShapedArray global, GlobalOutputType(s.spec.mesh, s.spec.out_specs[k],
+                                                                body.aval(body.outvars[k])));
       AXE_ASSIGN_OR_RETURN(ct, ZerosLike(b, global));
     }
-    int64_t n = Unmentioned(s.mesh, s.out_specs[k]).second;
-    if (!s.check_vma && n > 1) {
+    int64_t n = Unmentioned(s.spec.mesh, s.spec.out_specs[k]).second;
+    if (!s.spec.check_vma && n > 1) {
       AXE_ASSIGN_OR_RETURN(ct, Div(ct, b.Scalar(n, ct.aval.dtype())));
     }
     operands.push_back(ct);
-    spec.in_specs.push_back(s.out_specs[k]);
+    spec.in_specs.push_back(s.spec.out_specs[k]);
   }
   ShardMapBody transposed =
       [&](Builder& inner, absl::Span<const Tracer> xs) -> absl::StatusOr<std::vector<Tracer>> {
@@ -254,8 +242,8 @@ Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
       } else {
         AXE_ASSIGN_OR_RETURN(ct, ZerosLike(inner, body.aval(body.invars[i])));
       }
-      std::vector<std::string> unnamed = Unmentioned(s.mesh, s.in_specs[i]).first;
-      if (!s.check_vma && !unnamed.empty()) {
+      std::vector<std::string> unnamed = Unmentioned(s.spec.mesh, s.spec.in_specs[i]).first;
+      if (!s.spec.check_vma && !unnamed.empty()) {
         AXE_ASSIGN_OR_RETURN(ct, Psum(ct, unnamed));
       }
       outs.push_back(ct);

@@ -47,29 +47,12 @@ absl::StatusOr<sharding::PartitionSpec> WithLeadingNone(const sharding::Partitio
   return sharding::PartitionSpec::Create(std::move(entries));
 }
 
-absl::StatusOr<ShardMapSpec> ReadShardMapSpec(const Params& params) {
-  ShardMapSpec s;
-  AXE_ASSIGN_OR_RETURN(const Param* mesh, GetParam(params, "shard_map", "mesh"));
-  AXE_ASSIGN_OR_RETURN(s.mesh, mesh->AsMesh("mesh"));
-  for (const char* name : {"in_specs", "out_specs"}) {
-    AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "shard_map", name));
-    for (const Param& item : p->items()) {
-      AXE_ASSIGN_OR_RETURN(sharding::PartitionSpec spec, item.AsPartitionSpec(name));
-      (std::string(name) == "in_specs" ? s.in_specs : s.out_specs).push_back(std::move(spec));
-    }
-  }
-  if (auto it = params.find("check_vma"); it != params.end()) {
-    AXE_ASSIGN_OR_RETURN(s.check_vma, it->second.AsBool("check_vma"));
-  }
-  return s;
-}
-
 Result ShardMapBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
                      const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* body_param, GetParam(params, "shard_map", "jaxpr"));
   if (body_param->jaxpr() == nullptr) return absl::InvalidArgumentError("shard_map: no body");
   std::shared_ptr<const ClosedJaxpr> body = body_param->jaxpr();
-  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ReadShardMapSpec(params));
+  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ShardMapSpecOfParams(params));
   if (spec.in_specs.size() != args.size()) {
     return absl::InvalidArgumentError("shard_map: in_specs and operands differ in number");
   }

@@ -146,30 +146,13 @@ absl::StatusOr<JvpResult> ScanJvp(Builder& b, absl::Span<const Tracer> primals,
   return out;
 }
 
-absl::StatusOr<ShardMapSpec> ReadSpec(const Params& params) {
-  ShardMapSpec s;
-  AXE_ASSIGN_OR_RETURN(const Param* mesh, GetParam(params, "shard_map", "mesh"));
-  AXE_ASSIGN_OR_RETURN(s.mesh, mesh->AsMesh("mesh"));
-  for (const char* name : {"in_specs", "out_specs"}) {
-    AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "shard_map", name));
-    for (const Param& item : p->items()) {
-      AXE_ASSIGN_OR_RETURN(sharding::PartitionSpec spec, item.AsPartitionSpec(name));
-      (std::string(name) == "in_specs" ? s.in_specs : s.out_specs).push_back(std::move(spec));
-    }
-  }
-  if (auto it = params.find("check_vma"); it != params.end()) {
-    AXE_ASSIGN_OR_RETURN(s.check_vma, it->second.AsBool("check_vma"));
-  }
-  return s;
-}
-
 // The primal outputs come from the original shard_map; a second one takes (primals...,
 // tangents...) and returns the tangents of the float outputs.
 absl::StatusOr<JvpResult> ShardMapJvp(Builder& b, absl::Span<const Tracer> primals,
                                       absl::Span<const OptTracer> tangents, const Params& params) {
   AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> body,
                        BodyParam(params, "shard_map", "jaxpr"));
-  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ReadSpec(params));
+  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ShardMapSpecOfParams(params));
   std::vector<Tracer> args(primals.begin(), primals.end());
   std::vector<bool> has(primals.size());
   for (size_t i = 0; i < primals.size() && i < spec.in_specs.size(); ++i) {

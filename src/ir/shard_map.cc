@@ -269,4 +269,21 @@ absl::StatusOr<Tracer> AllGather(const Tracer& x, std::vector<std::string> axes,
                            {"tiled", Param::Bool(tiled)}});
 }
 
+absl::StatusOr<ShardMapSpec> ShardMapSpecOfParams(const Params& params) {
+  ShardMapSpec s;
+  AXE_ASSIGN_OR_RETURN(const Param* mesh, GetParam(params, "shard_map", "mesh"));
+  AXE_ASSIGN_OR_RETURN(s.mesh, mesh->AsMesh("mesh"));
+  for (const char* name : {"in_specs", "out_specs"}) {
+    AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "shard_map", name));
+    for (const Param& item : p->items()) {
+      AXE_ASSIGN_OR_RETURN(sharding::PartitionSpec spec, item.AsPartitionSpec(name));
+      (std::string(name) == "in_specs" ? s.in_specs : s.out_specs).push_back(std::move(spec));
+    }
+  }
+  if (auto it = params.find("check_vma"); it != params.end()) {
+    AXE_ASSIGN_OR_RETURN(s.check_vma, it->second.AsBool("check_vma"));
+  }
+  return s;
+}
+
 }  // namespace axe::ir

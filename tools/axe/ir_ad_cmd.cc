@@ -23,6 +23,7 @@
 #include "axe/ir/parser.h"
 #include "axe/ir/printer.h"
 #include "cli.h"
+#include "ir_args.h"
 
 namespace axe::cli {
 namespace {
@@ -35,37 +36,11 @@ struct AdArgs {
   std::string in_axes;
 };
 
-absl::StatusOr<ir::ClosedJaxpr> ReadJaxprChecked(const std::string& arg) {
-  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, "JAXPR"));
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, ir::ParseJaxpr(text));
-  AXE_RETURN_IF_ERROR(ir::CheckJaxpr(jaxpr));
-  return jaxpr;
-}
-
-Json AvalList(const std::vector<ir::ShapedArray>& avals) {
-  Json out = Json::array();
-  for (const ir::ShapedArray& a : avals) out.push_back(a.ShortString());
-  return out;
-}
-
-void Print(const ir::ClosedJaxpr& j, bool json, Json extra) {
-  std::string text = ir::PrintJaxpr(j);
-  if (!json) {
-    std::cout << text << "\n";
-    return;
-  }
-  Json out = {{"jaxpr", text},
-              {"in_avals", AvalList(j.jaxpr.in_avals())},
-              {"out_avals", AvalList(j.jaxpr.out_avals())}};
-  for (auto& [key, value] : extra.items()) out[key] = value;
-  PrintJson(out);
-}
-
 absl::Status RunGrad(const AdArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadJaxprChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadCheckedJaxpr(args.jaxpr));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> argnums, ParseIntListOption(args.argnums, "--argnums"));
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr g, ir::Grad(f, argnums));
-  Print(g, json, {{"argnums", argnums}});
+  PrintJaxprResult(g, json, {{"argnums", argnums}});
   return absl::OkStatus();
 }
 
@@ -89,7 +64,7 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> ParseInAxes(const AdArgs& ar
 }
 
 absl::Status RunVmap(const AdArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadJaxprChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadCheckedJaxpr(args.jaxpr));
   ir::VmapOptions o;
   AXE_ASSIGN_OR_RETURN(o.in_axes, ParseInAxes(args, f.jaxpr.invars.size()));
   o.out_axes.assign(f.jaxpr.outvars.size(), args.axis);
@@ -97,7 +72,8 @@ absl::Status RunVmap(const AdArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr v, ir::Vmap(f, o));
   Json in_axes = Json::array();
   for (const auto& a : o.in_axes) in_axes.push_back(a ? Json(*a) : Json(nullptr));
-  Print(v, json, {{"in_axes", in_axes}, {"out_axes", o.out_axes}, {"axis_size", *args.size}});
+  PrintJaxprResult(v, json,
+                   {{"in_axes", in_axes}, {"out_axes", o.out_axes}, {"axis_size", *args.size}});
   return absl::OkStatus();
 }
 

@@ -31,6 +31,7 @@
 #endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
+#include "ir_args.h"
 
 namespace axe::cli {
 namespace {
@@ -41,35 +42,8 @@ struct IrArgs {
   bool no_check_vma = false;
 };
 
-// The jaxpr argument read, parsed and type-checked.
-absl::StatusOr<ir::ClosedJaxpr> ReadChecked(const std::string& arg) {
-  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(arg, "JAXPR"));
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, ir::ParseJaxpr(text));
-  AXE_RETURN_IF_ERROR(ir::CheckJaxpr(jaxpr));
-  return jaxpr;
-}
-
-Json Types(const std::vector<ir::ShapedArray>& avals) {
-  Json out = Json::array();
-  for (const ir::ShapedArray& a : avals) out.push_back(a.ShortString());
-  return out;
-}
-
-void PrintJaxprResult(const ir::ClosedJaxpr& j, bool json, Json extra = Json::object()) {
-  std::string text = ir::PrintJaxpr(j);
-  if (!json) {
-    std::cout << text << "\n";
-    return;
-  }
-  Json out = {{"jaxpr", text},
-              {"in_avals", Types(j.jaxpr.in_avals())},
-              {"out_avals", Types(j.jaxpr.out_avals())}};
-  for (auto& [key, value] : extra.items()) out[key] = value;
-  PrintJson(out);
-}
-
 absl::Status RunCheck(const IrArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   PrintJaxprResult(j, json);
   return absl::OkStatus();
 }
@@ -88,7 +62,7 @@ absl::StatusOr<std::vector<bool>> LinearInputs(const std::vector<int64_t>& wrt, 
 }
 
 absl::Status RunTranspose(const IrArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   if (args.no_check_vma) {
     AXE_ASSIGN_OR_RETURN(j, ir::DropVarianceTyping(j));
   }
@@ -103,7 +77,7 @@ absl::Status RunTranspose(const IrArgs& args, bool json) {
 }
 
 absl::Status RunComm(const IrArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   AXE_ASSIGN_OR_RETURN(ir::CommunicationCount c, ir::CountCommunication(j));
   if (!json) {
     std::cout << ir::CommunicationTable(c);
@@ -199,7 +173,7 @@ void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool 
 }
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadChecked(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
     AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));

@@ -45,6 +45,10 @@ struct ShardMapSpec {
   std::string function_name = "body";  // the '{f}' of JAX's messages
 };
 
+// The spec a shard_map equation was bound with (its mesh, in_specs, out_specs and check_vma
+// parameters). Errors: a missing or malformed parameter (naming it).
+absl::StatusOr<ShardMapSpec> ShardMapSpecOfParams(const Params& params);
+
 using ShardMapBody = std::function<absl::StatusOr<std::vector<Tracer>>(
     Builder& body, absl::Span<const Tracer> args)>;
 
