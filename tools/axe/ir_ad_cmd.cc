@@ -77,32 +77,22 @@ absl::Status RunVmap(const AdArgs& args, bool json) {
   return absl::OkStatus();
 }
 
-CLI::App* AddCommand(CLI::App* group, Selected& selected, const char* name, const char* help,
-                     std::shared_ptr<AdArgs> args, absl::Status (*run)(const AdArgs&, bool)) {
-  CLI::App* cmd = group->add_subcommand(name, help);
-  cmd->add_option("jaxpr", args->jaxpr,
-                  "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
-      ->required();
-  AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, run, &selected] { return run(*args, selected.json); });
-  return cmd;
-}
-
 void AddIrAdCommands(CLI::App& app, Selected& selected) {
   std::vector<CLI::App*> found =
       app.get_subcommands([](CLI::App* sub) { return sub->get_name() == "ir"; });
   if (found.empty()) return;
   CLI::App* group = found[0];
   auto gargs = std::make_shared<AdArgs>();
-  CLI::App* g = AddCommand(group, selected, "grad",
-                           "Differentiate a scalar-output jaxpr (jax.grad): prints the gradient "
-                           "jaxpr",
-                           gargs, RunGrad);
+  CLI::App* g =
+      AddJaxprCommand(group, selected, "grad",
+                      "Differentiate a scalar-output jaxpr (jax.grad): prints the gradient "
+                      "jaxpr",
+                      gargs, RunGrad);
   g->add_option("--argnums", gargs->argnums, "The inputs to differentiate, e.g. 0,1 (default 0)");
   auto vargs = std::make_shared<AdArgs>();
   CLI::App* v =
-      AddCommand(group, selected, "vmap", "Vectorize a jaxpr (jax.vmap): prints the batched jaxpr",
-                 vargs, RunVmap);
+      AddJaxprCommand(group, selected, "vmap",
+                      "Vectorize a jaxpr (jax.vmap): prints the batched jaxpr", vargs, RunVmap);
   v->add_option("--size", vargs->size, "The size of the mapped axis")->required();
   v->add_option("--axis", vargs->axis,
                 "The mapped axis of every input (unless --in-axes) and of every output");

@@ -193,17 +193,6 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
   return absl::OkStatus();
 }
 
-CLI::App* AddJaxprCommand(CLI::App* group, Selected& selected, const char* name, const char* help,
-                          std::shared_ptr<IrArgs> args, absl::Status (*run)(const IrArgs&, bool)) {
-  CLI::App* cmd = group->add_subcommand(name, help);
-  cmd->add_option("jaxpr", args->jaxpr,
-                  "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
-      ->required();
-  AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, run, &selected] { return run(*args, selected.json); });
-  return cmd;
-}
-
 void AddRunCommand(CLI::App* group, Selected& selected) {
   auto args = std::make_shared<IrArgs>();
   auto run = std::make_shared<RunArgs>();
