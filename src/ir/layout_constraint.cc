@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/check.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/builder.h"
 #include "axe/ir/primitive.h"
@@ -17,11 +18,6 @@ namespace axe::ir {
 namespace {
 
 constexpr absl::string_view kName = "with_layout_constraint";
-
-std::string PyTuple(absl::Span<const int64_t> v) {
-  if (v.size() == 1) return absl::StrCat("(", v[0], ",)");
-  return absl::StrCat("(", absl::StrJoin(v, ", "), ")");
-}
 
 // What Python's type() of a non-Layout leaf prints.
 std::string PythonTypeOf(const sharding::Format::LayoutChoice& layout) {
@@ -101,7 +97,7 @@ absl::Status CheckLayoutConstraintRank(const sharding::LocalLayout& layout,
       "One of ", kName, " arguments is incompatible with its layout annotation ", layout.ToString(),
       ": Length of major_to_minor and the rank of the value should match. Got "
       "major_to_minor=",
-      PyTuple(layout.major_to_minor()), " and shape=", PyTuple(shape)));
+      FormatTuple(layout.major_to_minor(), true), " and shape=", FormatTuple(shape, true)));
 }
 
 sharding::LocalLayout BatchedConstraintLayout(const sharding::LocalLayout& layout,

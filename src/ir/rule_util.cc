@@ -1,13 +1,12 @@
 #include "rule_util.h"
 
 #include "absl/strings/str_join.h"
+#include "axe/base/int_list.h"
 #include "axe/ir/axis_env.h"
 
 namespace axe::ir::internal {
 
-std::string PyTuple(absl::Span<const int64_t> values) {
-  return absl::StrCat("(", absl::StrJoin(values, ", "), values.size() == 1 ? ",)" : ")");
-}
+std::string PyTuple(absl::Span<const int64_t> values) { return FormatTuple(values, true); }
 
 std::string DTypeName(DType t) { return std::string(NumpyName(t)); }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/layout_constraint.h"
 #include "axe/ir/primitive.h"
@@ -277,9 +278,7 @@ std::map<ir::VarId, LocalLayout> NaturalLayouts(const ir::Jaxpr& jaxpr,
 
 // (0, 1) or (0,), as Python prints the tuple.
 std::string MajorToMinor(const LocalLayout& layout) {
-  const std::vector<int64_t>& m = layout.major_to_minor();
-  if (m.size() == 1) return absl::StrCat("(", m[0], ",)");
-  return absl::StrCat("(", absl::StrJoin(m, ", "), ")");
+  return FormatTuple(layout.major_to_minor(), true);
 }
 
 std::string ValueName(absl::string_view what, size_t index, const ir::ShapedArray& aval) {

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/builder.h"
 #include "axe/ir/parser.h"
@@ -72,11 +73,6 @@ NotebookCall Call(const Compiled& apply, runtime::Client& client, std::string ti
   return call;
 }
 
-std::string Tuple(const std::vector<int64_t>& v) {
-  if (v.size() == 1) return absl::StrCat("(", v[0], ",)");
-  return absl::StrCat("(", absl::StrJoin(v, ", "), ")");
-}
-
 }  // namespace
 
 absl::StatusOr<Notebook> RunLayoutNotebook(runtime::Client& client) {
@@ -119,8 +115,10 @@ std::string FormatNotebook(const Notebook& notebook) {
   std::string out;
   for (const NotebookCall& call : notebook.calls) {
     absl::StrAppend(&out, "-- ", call.title, ":\n");
-    absl::StrAppend(&out, "x major_to_minor = ", Tuple(call.layouts[0].major_to_minor()), "\n");
-    absl::StrAppend(&out, "y major_to_minor = ", Tuple(call.layouts[1].major_to_minor()), "\n");
+    absl::StrAppend(
+        &out, "x major_to_minor = ", FormatTuple(call.layouts[0].major_to_minor(), true), "\n");
+    absl::StrAppend(
+        &out, "y major_to_minor = ", FormatTuple(call.layouts[1].major_to_minor(), true), "\n");
     if (call.status.ok()) {
       absl::StrAppend(&out, "-> `apply` called successfully\n");
     } else if (absl::StrContains(call.status.message(), "does not match")) {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
@@ -26,11 +27,6 @@ struct CallArgs {
   std::string jaxpr;
   std::vector<std::string> in, out, args;
 };
-
-std::string Tuple(const std::vector<int64_t>& v) {
-  if (v.size() == 1) return absl::StrCat("(", v[0], ",)");
-  return absl::StrCat("(", absl::StrJoin(v, ", "), ")");
-}
 
 struct OutputValues {
   std::vector<std::string> head;  // the first kShownValues elements, as printed
@@ -74,8 +70,9 @@ void PrintText(const jit::Compiled& compiled, const jit::CallResult& result,
   if (result.relayouts.empty()) std::cout << "re-laid-out before the call: nothing\n";
   for (const jit::ArgumentRelayout& r : result.relayouts) {
     std::cout << "re-laid-out before the call: " << r.name << " major_to_minor "
-              << Tuple(r.from.major_to_minor()) << " -> " << Tuple(r.to.major_to_minor())
-              << (r.resharded ? " (resharded)" : "") << "\n";
+              << FormatTuple(r.from.major_to_minor(), true) << " -> "
+              << FormatTuple(r.to.major_to_minor(), true) << (r.resharded ? " (resharded)" : "")
+              << "\n";
   }
   std::cout << "outputs (committed)\n";
   for (size_t o = 0; o < result.outputs.size(); ++o) {

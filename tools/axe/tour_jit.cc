@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/jit/notebook.h"
 #include "axe/runtime/client.h"
@@ -14,10 +15,6 @@ namespace axe::cli {
 namespace {
 
 using jit::LocalLayout;
-
-std::string Tuple(const LocalLayout& layout) {
-  return absl::StrCat("(", absl::StrJoin(layout.major_to_minor(), ", "), ")");
-}
 
 absl::Status Notebook(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, runtime::Client::InProcess(1));
@@ -38,7 +35,8 @@ absl::Status Notebook(std::ostream& os) {
   const jit::ArgumentRelayout& moved = notebook.calls[0].relayouts[0];
   os << "\nCalled four ways. Uncommitted arrays are re-laid-out before the call (the first\n"
         "call moved "
-     << moved.name << " from major_to_minor " << Tuple(moved.from) << " to " << Tuple(moved.to)
+     << moved.name << " from major_to_minor " << FormatTuple(moved.from.major_to_minor(), true)
+     << " to " << FormatTuple(moved.to.major_to_minor(), true)
      << "); committed ones must\nalready match:\n\n"
      << jit::FormatNotebook(notebook) << "\nThe last error in full:\n\n"
      << notebook.calls[3].status.message() << "\n";
