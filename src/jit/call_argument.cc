@@ -9,22 +9,9 @@
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
+#include "axe/jit/execute.h"
 
 namespace axe::jit {
-namespace {
-
-// The runtime's arrays hold NamedShardings; device 0 is the mesh with no axes.
-absl::StatusOr<sharding::NamedSharding> RuntimeSharding(
-    const std::optional<sharding::Sharding>& s) {
-  if (s && s->named()) return *s->named();
-  if (s && s->single_device()->device() != 0) {
-    return absl::UnimplementedError(
-        absl::StrCat(s->ToString(), ": only device 0 holds single-device arrays here"));
-  }
-  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
-}
-
-}  // namespace
 
 absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
@@ -62,7 +49,11 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
 
 absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
                                                         DType dtype, const CallArgumentSpec& spec) {
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, RuntimeSharding(spec.sharding));
+  sharding::NamedSharding named =
+      *sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+  if (spec.sharding) {
+    AXE_ASSIGN_OR_RETURN(named, RuntimeSharding(*spec.sharding));
+  }
   runtime::ArrayFormat format{std::move(named), std::nullopt};
   if (spec.layout) {
     AXE_RETURN_IF_ERROR(spec.layout->CheckCompatibleAval(shape));

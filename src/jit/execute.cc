@@ -18,12 +18,6 @@ namespace {
 
 constexpr size_t kMaxListed = 5;
 
-std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size_t n) {
-  std::vector<std::string> out(names.begin(), names.end());
-  for (size_t i = out.size(); i < n; ++i) out.push_back(absl::StrCat("args[", i, "]"));
-  return out;
-}
-
 ir::ShapedArray AvalOf(const runtime::Array& array) {
   return ir::ShapedArray(array.shape(), array.dtype());
 }
@@ -55,23 +49,12 @@ absl::Status CheckTypes(const ir::Jaxpr& jaxpr, absl::Span<const runtime::Array*
       count, " mismatches are:\n", absl::StrJoin(errors, "\n")));
 }
 
-absl::StatusOr<sharding::NamedSharding> ToNamed(const sharding::Sharding& s) {
-  if (const sharding::NamedSharding* named = s.named()) return *named;
-  if (s.single_device()->device() != 0) {
-    return absl::UnimplementedError(
-        absl::StrCat(s.ToString(),
-                     ": the runtime's arrays hold NamedShardings, and a mesh of one device "
-                     "is device 0; use a NamedSharding of a mesh that includes the device"));
-  }
-  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
-}
-
 // The runtime format of a compiled input or output: its sharding (or `fallback`) and layout.
 absl::StatusOr<runtime::ArrayFormat> RuntimeFormat(const CompiledFormat& format, DType dtype,
                                                    const sharding::NamedSharding& fallback) {
   runtime::ArrayFormat out{fallback, std::nullopt};
   if (format.sharding) {
-    AXE_ASSIGN_OR_RETURN(out.sharding, ToNamed(*format.sharding));
+    AXE_ASSIGN_OR_RETURN(out.sharding, RuntimeSharding(*format.sharding));
   }
   AXE_ASSIGN_OR_RETURN(xla::Layout layout, format.layout.ToXla(dtype));
   out.local_layout = std::move(layout);
@@ -192,6 +175,23 @@ absl::StatusOr<std::vector<runtime::Array>> RunProgram(
 }
 
 }  // namespace
+
+std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size_t n) {
+  std::vector<std::string> out(names.begin(), names.end());
+  for (size_t i = out.size(); i < n; ++i) out.push_back(absl::StrCat("args[", i, "]"));
+  return out;
+}
+
+absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& s) {
+  if (const sharding::NamedSharding* named = s.named()) return *named;
+  if (s.single_device()->device() != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(s.ToString(),
+                     ": the runtime's arrays hold NamedShardings, and a mesh of one device "
+                     "is device 0; use a NamedSharding of a mesh that includes the device"));
+  }
+  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+}
 
 LocalLayout LayoutOfArray(const runtime::Array& array) {
   if (array.format().local_layout) {

@@ -9,12 +9,6 @@
 namespace axe::jit {
 namespace {
 
-std::vector<std::string> Names(absl::Span<const std::string> names, size_t n) {
-  std::vector<std::string> out(names.begin(), names.end());
-  for (size_t i = out.size(); i < n; ++i) out.push_back(absl::StrCat("args[", i, "]"));
-  return out;
-}
-
 absl::Status CheckCount(size_t given, size_t expected, absl::string_view what) {
   if (given == 0 || given == expected) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
@@ -76,7 +70,7 @@ absl::StatusOr<CallResult> Jit::Call(runtime::Client& client,
     return absl::InvalidArgumentError(absl::StrCat("the jitted program takes ", in_avals.size(),
                                                    " arguments, got ", args.size()));
   }
-  const std::vector<std::string> arg_names = Names(names, args.size());
+  const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
   std::vector<std::optional<Format>> formats;
   std::string key;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -43,6 +43,14 @@ struct CallResult {
 // The device-local layout an array's shards are stored in (row-major when it has none).
 LocalLayout LayoutOfArray(const runtime::Array& array);
 
+// `names` extended to `n` entries with JAX's default key paths args[i].
+std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size_t n);
+
+// The NamedSharding the runtime stores an array of `sharding` with: itself, or for
+// SingleDeviceSharding(device=0) the mesh with no axes. Errors (Unimplemented): a
+// SingleDeviceSharding on another device (a one-device mesh is device 0).
+absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& sharding);
+
 // `names`: the arguments' pytree key paths for messages (empty: args[0], args[1], ...).
 // Errors: a count or type that differs from the compiled program's (JAX's TypeErrors:
 // "Computation compiled for N inputs but called with M", "Argument types differ from the
