@@ -111,21 +111,27 @@ sharding::LocalLayout BatchedConstraintLayout(const sharding::LocalLayout& layou
   return *std::move(batched);
 }
 
-absl::StatusOr<Tracer> WithLayoutConstraint(const Tracer& x,
-                                            const sharding::Format::LayoutChoice& layout) {
+absl::StatusOr<sharding::LocalLayout> ConstraintLayout(const sharding::Format::LayoutChoice& layout,
+                                                       absl::Span<const int64_t> shape) {
   const auto* concrete = std::get_if<sharding::LocalLayout>(&layout);
   if (concrete == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("layouts passed to `", kName,
                                                    "` must be of type `Layout`. Got [",
                                                    PythonTypeOf(layout), "]"));
   }
-  AXE_RETURN_IF_ERROR(CheckLayoutConstraintRank(*concrete, x.aval.shape()));
+  AXE_RETURN_IF_ERROR(CheckLayoutConstraintRank(*concrete, shape));
+  return *concrete;
+}
+
+absl::StatusOr<Tracer> WithLayoutConstraint(const Tracer& x,
+                                            const sharding::Format::LayoutChoice& layout) {
+  AXE_ASSIGN_OR_RETURN(sharding::LocalLayout concrete, ConstraintLayout(layout, x.aval.shape()));
   if (x.builder == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(kName, " needs a traced value (an argument of a Builder)"));
   }
   return x.builder->Bind1(*Builtins().with_layout_constraint, {x},
-                          {{"layout", LayoutConstraintParam(*concrete)}});
+                          {{"layout", LayoutConstraintParam(concrete)}});
 }
 
 void RegisterLayoutConstraintRules(const Primitive& p) {

@@ -45,6 +45,11 @@ absl::StatusOr<sharding::LocalLayout> LayoutOfConstraint(const Params& params);
 absl::Status CheckLayoutConstraintRank(const sharding::LocalLayout& layout,
                                        absl::Span<const int64_t> shape);
 
+// Both checks of WithLayoutConstraint (a concrete Layout, of the value's rank) for a value of
+// `shape`, traced or eager: the concrete layout, or JAX's ValueError texts above.
+absl::StatusOr<sharding::LocalLayout> ConstraintLayout(const sharding::Format::LayoutChoice& layout,
+                                                       absl::Span<const int64_t> shape);
+
 // The vmap rule's layout: the batch dimension `batch_dim` (0 <= batch_dim <= rank) becomes
 // the most major one.
 sharding::LocalLayout BatchedConstraintLayout(const sharding::LocalLayout& layout,
