@@ -9,6 +9,7 @@
 #include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_devices.h"
+#include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
 #include "axe/runtime/reshard.h"
 #include "axe/sharding/device_map.h"
@@ -154,6 +155,13 @@ absl::StatusOr<std::vector<runtime::Array>> RunProgram(
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
   std::vector<ir::HostArray> values;
   for (const runtime::Array* input : inputs) {
+    // The evaluator holds values as doubles: refuse before gathering what it would refuse.
+    const std::optional<int64_t> elements = AvalOf(*input).NumElements();
+    if (!elements || *elements > ir::kMaxEvalTextElements) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("an argument of type ", AvalOf(*input).ShortString(), " has more than ",
+                       ir::kMaxEvalTextElements, " elements, the most a call evaluates"));
+    }
     AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, input->ToHost());
     AXE_ASSIGN_OR_RETURN(ir::HostArray value, ir::HostArrayFromBytes(AvalOf(*input), bytes));
     values.push_back(std::move(value));

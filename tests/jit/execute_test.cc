@@ -228,5 +228,21 @@ TEST(Execute, TypesAndCountsUseJaxsTypeErrors) {
   EXPECT_TRUE(IsTypeError(types));
 }
 
+TEST(Execute, ArgumentsBeyondTheEvaluatorsSizeAreRefusedBeforeGathering) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(1);
+  constexpr int64_t kElements = (int64_t{1} << 24) + 1;
+  Compiled compiled =
+      *Compile(*ir::ParseJaxpr("{ lambda ; a:u8[16777217]. let  in (a,) }"), {}, {});
+  const std::vector<uint8_t> host(static_cast<size_t>(kElements), 0);
+  runtime::ArrayFormat format{Named("x=1", "P()"), std::nullopt};
+  runtime::Array a =
+      *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8, std::move(format), false);
+  const runtime::Array* args[] = {&a};
+  EXPECT_THAT(Execute(compiled, *client, args),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "an argument of type u8[16777217] has more than 16777216 elements, the "
+                       "most a call evaluates"));
+}
+
 }  // namespace
 }  // namespace axe::jit
