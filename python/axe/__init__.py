@@ -1,12 +1,12 @@
 """axe: tensor layouts for JAX users.
 
-Axe layouts (arXiv 2601.19092), XLA shapes, JAX shardings and formats, Pallas grids and
-the relayout engine, with JAX's names and reprs, plus bridges from a live JAX session
-(``from_jax``, ``explain``) that never import JAX themselves. See docs/python.md.
+Axe layouts (arXiv 2601.19092), XLA shapes, JAX shardings and formats, Pallas grids,
+jaxprs (``axe.ir``) and the relayout engine, with JAX's names and reprs, plus bridges from a
+live JAX session (``from_jax``, ``explain``) that never import JAX themselves. See docs/python.md.
 """
 
 from axe._axe import Layout, RelayoutPlan, plan_relayout, tile, tile_to
-from axe import pallas, sharding, xla
+from axe import ir, pallas, sharding, xla
 from axe._jax import ArrayInfo, explain, from_jax
 from axe._relayout import relayout
 
@@ -16,6 +16,7 @@ __all__ = [
     "RelayoutPlan",
     "explain",
     "from_jax",
+    "ir",
     "pallas",
     "plan_relayout",
     "relayout",

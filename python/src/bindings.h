@@ -18,6 +18,9 @@ void BindSharding(nanobind::module_& m);
 void BindRelayout(nanobind::module_& m);
 // axe.pallas: show_program_ids.
 void BindPallas(nanobind::module_& m);
+// axe.ir: Jaxpr (parse, print, ==/hash, avals), check, transpose, comm, eval, jvp,
+// linearize, vjp, grad, vmap.
+void BindIr(nanobind::module_& m);
 
 }  // namespace axe::python
 

@@ -14,4 +14,6 @@ NB_MODULE(_axe, m) {
   axe::python::BindRelayout(m);
   nanobind::module_ pallas = m.def_submodule("pallas", "Pallas grids and BlockSpecs");
   axe::python::BindPallas(pallas);
+  nanobind::module_ ir = m.def_submodule("ir", "Jaxprs: parse, check, transpose, comm, eval, AD");
+  axe::python::BindIr(ir);
 }

@@ -1,0 +1,128 @@
+"""Jaxprs: the text ``jax.make_jaxpr`` prints, read, checked and transformed by axe.
+
+``parse(text)`` gives a ``Jaxpr`` (JAX's ClosedJaxpr) whose ``str`` is JAX's text form byte
+for byte; ``check`` type-checks it (shard_map variance typing included), ``transpose`` and
+``comm`` give the backward pass and its communication, ``eval`` runs it on NumPy arrays, and
+``jvp``, ``linearize``, ``vjp``, ``grad`` and ``vmap`` return transformed jaxprs. Errors are
+the exceptions JAX raises for the same mistake (``TypeError``, ``ValueError``), with axe's
+message. See docs/ir.md and docs/python.md.
+"""
+
+import numpy as np
+
+from axe._axe import ir as _ir
+from axe._axe.ir import Jaxpr, check, comm, devices_needed, jvp, linearize, vjp
+
+_MAX_LISTED = 5
+
+
+def parse(text):
+    """The closed jaxpr of ``text`` (JAX's printout or axe's); not type-checked (``check``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"axe.ir.parse takes the jaxpr's text (str), got {type(text).__name__}")
+    return Jaxpr.parse(text)
+
+
+def transpose(jaxpr, wrt=None, check_vma=True):
+    """The transpose of a jaxpr linear in the inputs ``wrt`` (indices; None: every input), as
+    ``jax.linear_transpose`` traces it: takes the other inputs, then one cotangent per output,
+    and returns one cotangent per linear input. ``check_vma=False`` transposes the program as
+    shard_map's check_vma=False would have traced it (the naive rule, its defensive psums)."""
+    return _ir.transpose(jaxpr, wrt, check_vma)
+
+
+def grad(jaxpr, argnums=0):
+    """``jax.grad``'s program: the inputs -> one gradient per argnum (scalar float output)."""
+    return _ir.grad(jaxpr, argnums)
+
+
+def vmap(jaxpr, in_axes=0, out_axes=0, axis_size=None, *, size=None):
+    """``jax.vmap``'s program: each input mapped along its in axis (None: not mapped), each
+    output's batch axis at its out axis. ``size`` is a synonym of ``axis_size``."""
+    if size is not None:
+        if axis_size is not None and axis_size != size:
+            raise ValueError(f"vmap got axis_size={axis_size} and size={size}")
+        axis_size = size
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if isinstance(out_axes, list):
+        out_axes = tuple(out_axes)
+    return _ir.vmap(jaxpr, axis_size, in_axes, out_axes)
+
+
+def _numpy_dtype(name):
+    try:
+        return np.dtype(name)
+    except TypeError:
+        pass
+    try:
+        import ml_dtypes  # bfloat16 and the float8 types live here (JAX installs it)
+    except ImportError as e:
+        raise NotImplementedError(f"axe.ir.eval needs ml_dtypes for {name} arrays") from e
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def _check_arg_types(jaxpr, arrays):
+    """JAX's check for a compiled program's arguments: the same messages, as TypeError."""
+    types = jaxpr._in_types
+    if len(types) != len(arrays):
+        raise TypeError(f"Computation compiled for {len(types)} inputs but called with "
+                        f"{len(arrays)}")
+    errors = []
+    for i, ((shape, dtype), a) in enumerate(zip(types, arrays)):
+        if tuple(a.shape) == tuple(shape) and a.dtype == _numpy_dtype(dtype):
+            continue
+        want = jaxpr.in_avals[i]
+        got = _ir._type_text(a.dtype.name, list(a.shape))
+        errors.append(f"Argument 'args[{i}]' compiled with {want} and called with {got}")
+    if not errors:
+        return
+    count = (f"The first {_MAX_LISTED} of {len(errors)}" if len(errors) >= _MAX_LISTED
+             else "The")
+    listed = "\n".join(errors[:_MAX_LISTED])
+    raise TypeError("Argument types differ from the types for which this computation was "
+                    "compiled. Perhaps you are calling the compiled executable with a "
+                    "different enable_x64 mode than when it was AOT compiled? "
+                    f"{count} mismatches are:\n{listed}")
+
+
+def _as_array(x):
+    # np.asarray reads jax.Arrays and NumPy scalars too; no copy for a C-contiguous array.
+    return np.ascontiguousarray(np.asarray(x))
+
+
+def _bytes_view(a):
+    return a.reshape(-1).view(np.uint8)
+
+
+def eval(jaxpr, *args, backend="host", devices=None):  # noqa: A001 (JAX's eval_jaxpr)
+    """Runs the jaxpr on NumPy arrays (or anything ``np.asarray`` reads) and returns a list of
+    NumPy arrays, one per output. Arguments must have the inputs' shapes and dtypes exactly
+    (JAX's TypeError otherwise). ``backend="host"`` runs the reference interpreter (shard_map
+    bodies on a simulated mesh); ``"threads"`` runs shard_map bodies on ``devices`` in-process
+    runtime devices (None: as many as the program needs) with the runtime's collectives."""
+    if not isinstance(jaxpr, Jaxpr):
+        raise TypeError(f"axe.ir.eval takes an axe.ir.Jaxpr, got {type(jaxpr).__name__}")
+    arrays = [_as_array(x) for x in args]
+    _check_arg_types(jaxpr, arrays)
+    types = _ir._eval_output_types(jaxpr)  # checks the jaxpr and bounds the outputs' sizes
+    outs = [np.empty(tuple(shape), _numpy_dtype(dtype)) for shape, dtype in types]
+    _ir._eval(jaxpr, [_bytes_view(a) for a in arrays], [_bytes_view(o) for o in outs], backend,
+              devices)
+    return outs
+
+
+__all__ = [
+    "Jaxpr",
+    "check",
+    "comm",
+    "devices_needed",
+    "eval",
+    "grad",
+    "jvp",
+    "linearize",
+    "parse",
+    "transpose",
+    "vjp",
+    "vmap",
+]
