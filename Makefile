@@ -58,7 +58,8 @@ FUZZ_SECONDS ?= 180
 FUZZ_RUNS ?=
 FUZZ_TARGETS ?= layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
                 mesh partition_spec hlo_sharding format shard_notation jaxpr explorer_request \
-                shaped_array eval_value
+                shaped_array eval_value shardy call_argument program_shape sharded_instruction \
+                tensor_buffer region element_value pallas_spec
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build --preset fuzz -j $(JOBS)

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 
 namespace axe::sharding {
@@ -134,7 +135,12 @@ absl::StatusOr<Mesh> ShardyMesh::ToMesh() const {
                                                       "), not a Mesh"));
   }
   std::vector<int64_t> ids = device_ids;
-  bool iota = true;
+  // Ids in iota order are the default order, when there are as many as devices (fewer are
+  // refused by Mesh::Create, as Shardy's verifier refuses them).
+  std::vector<int64_t> sizes;
+  for (const MeshAxis& a : axes) sizes.push_back(a.size);
+  const std::optional<int64_t> devices = CheckedProduct(sizes);
+  bool iota = devices && *devices == static_cast<int64_t>(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) iota = iota && ids[i] == static_cast<int64_t>(i);
   if (iota) ids.clear();
   return Mesh::Create(axes, std::move(ids));

@@ -202,11 +202,28 @@ class ShardyParser {
   size_t axis_refs_ = 0;
 };
 
+namespace {
+
+// Validates a parsed mesh as Mesh::Create does and drops device ids in iota order (Shardy
+// prints none for them), so that a mesh equals what its print reads back to.
+absl::Status ValidateAndNormalize(ShardyMesh& mesh) {
+  if (mesh.MaximalDevice()) return absl::OkStatus();
+  AXE_RETURN_IF_ERROR(mesh.ToMesh().status());
+  bool iota = true;  // ToMesh refused ids fewer or more than the devices
+  for (size_t i = 0; i < mesh.device_ids.size(); ++i) {
+    iota = iota && mesh.device_ids[i] == static_cast<int64_t>(i);
+  }
+  if (iota) mesh.device_ids.clear();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<ShardyMesh> ShardyMesh::Parse(absl::string_view text) {
   ShardyParser parser(text);
   AXE_RETURN_IF_ERROR(parser.CheckLength(kMaxTextLength));
   AXE_ASSIGN_OR_RETURN(ShardyMesh mesh, parser.MeshDeclaration());
-  if (!mesh.MaximalDevice()) AXE_RETURN_IF_ERROR(mesh.ToMesh().status());
+  AXE_RETURN_IF_ERROR(ValidateAndNormalize(mesh));
   return mesh;
 }
 
@@ -214,9 +231,7 @@ absl::StatusOr<ShardySharding> ShardySharding::Parse(absl::string_view text) {
   ShardyParser parser(text);
   AXE_RETURN_IF_ERROR(parser.CheckLength(kMaxTextLength));
   AXE_ASSIGN_OR_RETURN(ShardySharding sharding, parser.Sharding());
-  if (sharding.inline_mesh_ && !sharding.inline_mesh_->MaximalDevice()) {
-    AXE_RETURN_IF_ERROR(sharding.inline_mesh_->ToMesh().status());
-  }
+  if (sharding.inline_mesh_) AXE_RETURN_IF_ERROR(ValidateAndNormalize(*sharding.inline_mesh_));
   return sharding;
 }
 

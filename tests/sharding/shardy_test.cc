@@ -64,6 +64,25 @@ TEST(ShardyTest, ShardingsRoundTripByteForByte) {
             "#sdy.sharding<mesh<[\"x\"=2]>, [{\"x\"}, {}]>");
 }
 
+// Found by the shardy fuzz target: device ids in iota order were kept in the parsed value
+// but not printed, so parse(print(s)) != s. They are dropped when read, as Shardy prints.
+TEST(ShardyTest, IotaDeviceIdsAreDroppedWhenRead) {
+  const ShardySharding s = Sdy("#sdy.sharding<mesh<[\"x\"=2], device_ids=[0, 1]>, [{\"x\"}, {}]>");
+  ASSERT_TRUE(s.inline_mesh().has_value());
+  EXPECT_TRUE(s.inline_mesh()->device_ids.empty());
+  EXPECT_EQ(Sdy(s.ToString()), s);
+  const ShardyMesh m = SdyMesh("sdy.mesh @m = <[\"x\"=2, \"y\"=2], device_ids=[0, 1, 2, 3]>");
+  EXPECT_TRUE(m.device_ids.empty());
+  EXPECT_EQ(SdyMesh(m.ToString()), m);
+  // A maximal mesh keeps its one id, and a non-iota order is kept.
+  EXPECT_EQ(SdyMesh("<[], device_ids=[0]>").device_ids, std::vector<int64_t>{0});
+  EXPECT_EQ(SdyMesh("<[\"x\"=2], device_ids=[1, 0]>").device_ids, (std::vector<int64_t>{1, 0}));
+  // Ids too few for the axes are refused, not dropped (ToMesh dropped any iota prefix, so
+  // two ids passed for four devices).
+  EXPECT_THAT(ShardyMesh::Parse("<[\"x\"=4], device_ids=[0, 1]>"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the device array has 2")));
+}
+
 TEST(ShardyTest, MeshesRoundTrip) {
   EXPECT_EQ(SdyMesh("sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>").ToString(),
             "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>");
