@@ -18,8 +18,6 @@ _MAX_LISTED = 5
 
 def parse(text):
     """The closed jaxpr of ``text`` (JAX's printout or axe's); not type-checked (``check``)."""
-    if not isinstance(text, str):
-        raise TypeError(f"axe.ir.parse takes the jaxpr's text (str), got {type(text).__name__}")
     return Jaxpr.parse(text)
 
 
@@ -88,7 +86,9 @@ def _check_arg_types(jaxpr, arrays):
 
 def _as_array(x):
     # np.asarray reads jax.Arrays and NumPy scalars too; no copy for a C-contiguous array.
-    return np.ascontiguousarray(np.asarray(x))
+    # (np.ascontiguousarray alone would make a 0-d array 1-d.)
+    a = np.asarray(x)
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
 def _bytes_view(a):

@@ -272,11 +272,32 @@ ClosedJaxpr Vmap(const ClosedJaxpr& j, nb::handle size, nb::handle in_axes, nb::
   return Unwrap(ir::Vmap(program, std::move(o)));
 }
 
+// The parser reads the str's own UTF-8 form (no copy), after refusing a text longer than the
+// parser's bound (counted in code points, so at most 4 bytes each are ever encoded).
+ClosedJaxpr Parse(nb::handle text) {
+  if (!PyUnicode_Check(text.ptr())) {
+    throw nb::type_error(absl::StrCat("axe.ir.parse takes the jaxpr's text (str), got ",
+                                      Py_TYPE(text.ptr())->tp_name)
+                             .c_str());
+  }
+  const ir::ParseOptions options;
+  const Py_ssize_t length = PyUnicode_GetLength(text.ptr());
+  if (length < 0) throw nb::python_error();
+  if (static_cast<size_t>(length) > options.max_length) {
+    throw nb::value_error(
+        absl::StrCat("jaxpr text of ", length, " characters (at most ", options.max_length, ")")
+            .c_str());
+  }
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+  if (utf8 == nullptr) throw nb::python_error();  // UnicodeEncodeError (a ValueError)
+  return Unwrap(ir::ParseJaxpr(absl::string_view(utf8, static_cast<size_t>(size)), options));
+}
+
 void BindJaxpr(nb::module_& m) {
   nb::class_<ClosedJaxpr>(m, "Jaxpr", "A closed jaxpr (JAX's ClosedJaxpr), printed as JAX does.")
-      .def_static(
-          "parse", [](const std::string& text) { return Unwrap(ir::ParseJaxpr(text)); },
-          nb::arg("text"), "Reads the text JAX prints (print(jax.make_jaxpr(f)(x))) or axe's.")
+      .def_static("parse", &Parse, nb::arg("text"),
+                  "Reads the text JAX prints (print(jax.make_jaxpr(f)(x))) or axe's.")
       .def("__str__", [](const ClosedJaxpr& j) { return ir::PrintJaxpr(j); })
       .def("__repr__", [](const ClosedJaxpr& j) { return ir::PrintJaxpr(j); })
       .def(
