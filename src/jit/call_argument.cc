@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
@@ -34,6 +35,13 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
           absl::StrCat("position ", at, ": ", format.status().message()));
     }
     AXE_RETURN_IF_ERROR(CheckDevicePutFormat(*format, "the argument"));
+    const sharding::SingleDeviceSharding* single =
+        format->sharding() ? format->sharding()->single_device() : nullptr;
+    if (single != nullptr && single->device() >= sharding::Mesh::kMaxDevices) {
+      return absl::InvalidArgumentError(absl::StrCat("position ", at, ": device ",
+                                                     single->device(), " is beyond the ",
+                                                     sharding::Mesh::kMaxDevices, " devices"));
+    }
     if (const LocalLayout* l = format->local_layout()) spec.layout = *l;
     spec.sharding = format->sharding();
     return spec;
@@ -67,7 +75,7 @@ int64_t DevicesNeeded(const CallArgumentSpec& spec) {
   if (const sharding::NamedSharding* named = spec.sharding->named()) {
     return named->mesh().num_devices();
   }
-  return spec.sharding->single_device()->device() + 1;
+  return CheckedAdd(spec.sharding->single_device()->device(), 1).value_or(INT64_MAX);
 }
 
 absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,

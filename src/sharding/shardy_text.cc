@@ -72,6 +72,8 @@ class ShardyParser {
         return scan_.ErrorAt(at, "'replicated=' or 'unreduced=' (each at most once)");
       }
     }
+    // No unreduced axes: nothing to reduce, and Shardy prints no `unreduced=max{}`.
+    if (s.unreduced_.empty()) s.reduction_ = ShardyReduction::kSum;
     AXE_RETURN_IF_ERROR(scan_.Expect('>'));
     AXE_RETURN_IF_ERROR(End());
     return s;

@@ -83,6 +83,17 @@ TEST(ShardyTest, IotaDeviceIdsAreDroppedWhenRead) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the device array has 2")));
 }
 
+// Found by the shardy fuzz target: `unreduced=max{}` kept the reduction, which the print
+// (no unreduced axes, no attribute) lost.
+TEST(ShardyTest, AnEmptyUnreducedListKeepsNoReduction) {
+  const ShardySharding s = Sdy("#sdy.sharding<@mesh, [{}], unreduced=max{}>");
+  EXPECT_EQ(s.reduction(), ShardyReduction::kSum);
+  EXPECT_EQ(s.ToString(), "#sdy.sharding<@mesh, [{}]>");
+  EXPECT_EQ(Sdy(s.ToString()), s);
+  EXPECT_EQ(Sdy("#sdy.sharding<@mesh, [{}], unreduced=min{\"x\"}>").reduction(),
+            ShardyReduction::kMin);
+}
+
 TEST(ShardyTest, MeshesRoundTrip) {
   EXPECT_EQ(SdyMesh("sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>").ToString(),
             "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>");

@@ -30,7 +30,8 @@ struct CallArgumentSpec {
 };
 
 // Errors (InvalidArgument naming the text position): a first word other than committed /
-// uncommitted, an unreadable Layout or Format, a Format with Layout.AUTO (device_put's text).
+// uncommitted, an unreadable Layout or Format, a Format with Layout.AUTO (device_put's text),
+// a SingleDeviceSharding on a device beyond Mesh::kMaxDevices.
 absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text);
 
 // The devices the spec's sharding needs (1 without one).
