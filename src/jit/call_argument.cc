@@ -38,9 +38,9 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
     const sharding::SingleDeviceSharding* single =
         format->sharding() ? format->sharding()->single_device() : nullptr;
     if (single != nullptr && single->device() >= sharding::Mesh::kMaxDevices) {
-      return absl::InvalidArgumentError(absl::StrCat("position ", at, ": device ",
-                                                     single->device(), " is beyond the ",
-                                                     sharding::Mesh::kMaxDevices, " devices"));
+      return absl::InvalidArgumentError(absl::StrCat("position ", at, ": device ", single->device(),
+                                                     " is beyond the ", sharding::Mesh::kMaxDevices,
+                                                     " devices"));
     }
     if (const LocalLayout* l = format->local_layout()) spec.layout = *l;
     spec.sharding = format->sharding();
