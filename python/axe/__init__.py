@@ -6,7 +6,7 @@ live JAX session (``from_jax``, ``explain``) that never import JAX themselves. S
 """
 
 from axe._axe import Layout, RelayoutPlan, plan_relayout, tile, tile_to
-from axe import ir, pallas, sharding, xla
+from axe import ir, jit, pallas, sharding, xla
 from axe._jax import ArrayInfo, explain, from_jax
 from axe._relayout import relayout
 
@@ -17,6 +17,7 @@ __all__ = [
     "explain",
     "from_jax",
     "ir",
+    "jit",
     "pallas",
     "plan_relayout",
     "relayout",

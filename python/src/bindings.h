@@ -21,6 +21,9 @@ void BindPallas(nanobind::module_& m);
 // axe.ir: Jaxpr (parse, print, ==/hash, avals), check, transpose, comm, eval, jvp,
 // linearize, vjp, grad, vmap.
 void BindIr(nanobind::module_& m);
+// axe.jit: compile (a jaxpr with in/out Formats), Compiled (formats, donations, calls on
+// NumPy arrays through the in-process runtime).
+void BindJit(nanobind::module_& m);
 
 }  // namespace axe::python
 

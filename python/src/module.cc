@@ -16,4 +16,6 @@ NB_MODULE(_axe, m) {
   axe::python::BindPallas(pallas);
   nanobind::module_ ir = m.def_submodule("ir", "Jaxprs: parse, check, transpose, comm, eval, AD");
   axe::python::BindIr(ir);
+  nanobind::module_ jit = m.def_submodule("jit", "Jaxprs compiled with Formats, and called");
+  axe::python::BindJit(jit);
 }
