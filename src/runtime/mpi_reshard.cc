@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/box_copy.h"
+#include "axe/runtime/strided_box.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
@@ -173,55 +176,118 @@ std::string CallText(const Array& array, const ArrayFormat& target) {
                       array.format().ToString(), " -> ", target.ToString());
 }
 
-// One round on this rank: receives posted, its pieces packed (relayout) and sent, all
-// completed, the received ones unpacked (relayout). Staging: the round's bytes.
+// Below this innermost run, a strided box is packed by a relayout instead of being handed
+// to MPI as a datatype (MPI's datatype engine copies one run at a time).
+constexpr int64_t kMinInPlaceRunBytes = 512;
+
+// How MPI can move `box` straight from or into a shard: a contiguous block, or a strided one
+// as a datatype (made into `types`); nullopt when it must go through a staging buffer.
+absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const IndexBox& box,
+                                                  int element_bytes, MpiTypes& types) {
+  AXE_ASSIGN_OR_RETURN(std::optional<StridedBox> strided,
+                       DescribeStridedBox(shard.storage.layout, shard.storage.shape,
+                                          Relative(box, shard.origin), element_bytes));
+  if (!strided || (!strided->contiguous() && strided->run_bytes < kMinInPlaceRunBytes)) {
+    return std::optional<MpiBoxView>();
+  }
+  return MpiViewOf(*strided, shard.data, types);
+}
+
+// This rank's side of one piece: in place, or at `offset` in its staging buffer.
+struct Transfer {
+  const Piece* piece;
+  std::optional<MpiBoxView> in_place;
+  int64_t offset = 0;
+};
+
+// The pieces of `round` this rank sends (sending) or receives, each in place where MPI can
+// read or write the shard directly; the staging bytes the others need.
+absl::StatusOr<std::vector<Transfer>> Transfers(const std::vector<Piece>& round, const Side& shard,
+                                                int me, bool sending, int element_bytes,
+                                                MpiTypes& types, int64_t& staging) {
+  std::vector<Transfer> out;
+  staging = 0;
+  for (const Piece& p : round) {
+    if ((sending ? p.message->src_device : p.message->dst_device) != me) continue;
+    AXE_RETURN_IF_ERROR(MpiCount(p.bytes, "reshard").status());
+    Transfer t{&p, std::nullopt, staging};
+    AXE_ASSIGN_OR_RETURN(t.in_place, InPlace(shard, p.box, element_bytes, types));
+    if (!t.in_place) staging += p.bytes;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// After a failed wait MPI may still write into the target shard: the client keeps it, and
+// `out` gets a fresh buffer of the same size (kept as it is if that allocation fails).
+void KeepTargetAlive(MpiClient& client, Array& out) {
+  DeviceBuffer* buffer = out.mutable_shard_buffer(client.rank());
+  if (buffer == nullptr) return;
+  absl::StatusOr<DeviceBuffer> fresh = client.device(client.rank()).Allocate(buffer->size());
+  if (!fresh.ok()) return;
+  client.state().KeepAlive(std::exchange(*buffer, *std::move(fresh)));
+}
+
+// One round on this rank: receives posted (straight into the target shard where MPI can
+// write it, else into staging), sends posted (straight from the source shard, else packed
+// by a relayout into staging), `meanwhile` run while the messages travel, all completed,
+// the staged receives unpacked (relayout).
 absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
-                      const std::vector<Piece>& round, int tag) {
+                      const std::vector<Piece>& round, int tag,
+                      const std::function<absl::Status()>& meanwhile) {
   const int me = client.rank();
   const int eb = array.element_bytes();
+  const DeviceShard* from_shard = ShardOf(array, me);
+  const DeviceShard* to_shard = ShardOf(out, me);
+  // A rank outside a mesh sends or receives nothing from that side.
+  Side src{array.storage(),
+           from_shard ? const_cast<uint8_t*>(array.shard_buffer(me)->data()) : nullptr,
+           from_shard ? BoxFromIndex(from_shard->index) : IndexBox{}};
+  Side dst{out.storage(), to_shard ? out.mutable_shard_buffer(me)->data() : nullptr,
+           to_shard ? BoxFromIndex(to_shard->index) : IndexBox{}};
+  MpiTypes types;
   int64_t send_bytes = 0, receive_bytes = 0;
-  for (const Piece& p : round) {
-    AXE_RETURN_IF_ERROR(MpiCount(p.bytes, "reshard").status());
-    if (p.message->src_device == me) send_bytes += p.bytes;
-    if (p.message->dst_device == me) receive_bytes += p.bytes;
-  }
+  AXE_ASSIGN_OR_RETURN(std::vector<Transfer> receives,
+                       Transfers(round, dst, me, false, eb, types, receive_bytes));
+  AXE_ASSIGN_OR_RETURN(std::vector<Transfer> sends,
+                       Transfers(round, src, me, true, eb, types, send_bytes));
   AXE_RETURN_IF_ERROR(Reserve(client, client.state().send_staging, send_bytes));
   AXE_RETURN_IF_ERROR(Reserve(client, client.state().receive_staging, receive_bytes));
   uint8_t* send = client.state().send_staging.data();
   uint8_t* receive = client.state().receive_staging.data();
   std::vector<MPI_Request> req;
-  int64_t offset = 0;
-  for (const Piece& p : round) {
-    if (p.message->dst_device != me) continue;
+  req.reserve(receives.size() + sends.size());
+  for (const Transfer& t : receives) {
+    const MpiBoxView v = t.in_place.value_or(
+        MpiBoxView{receive + t.offset, MPI_BYTE, static_cast<int>(t.piece->bytes)});
     req.emplace_back();
-    AXE_RETURN_IF_ERROR(MpiStatus(
-        MPI_Irecv(receive + offset, static_cast<int>(p.bytes), MPI_BYTE,
-                  static_cast<int>(p.message->src_device), tag, client.state().world, &req.back()),
-        "MPI_Irecv"));
-    offset += p.bytes;
+    AXE_RETURN_IF_ERROR(
+        MpiStatus(MPI_Irecv(v.base, v.count, v.type, static_cast<int>(t.piece->message->src_device),
+                            tag, client.state().world, &req.back()),
+                  "MPI_Irecv"));
   }
-  offset = 0;
-  for (const Piece& p : round) {
-    if (p.message->src_device != me) continue;
-    Side src{array.storage(), const_cast<uint8_t*>(array.shard_buffer(me)->data()),
-             BoxFromIndex(ShardOf(array, me)->index)};
-    AXE_RETURN_IF_ERROR(PackOrUnpack(src, p.box, send + offset, true, eb));
+  for (const Transfer& t : sends) {
+    if (!t.in_place)
+      AXE_RETURN_IF_ERROR(PackOrUnpack(src, t.piece->box, send + t.offset, true, eb));
+    const MpiBoxView v = t.in_place.value_or(
+        MpiBoxView{send + t.offset, MPI_BYTE, static_cast<int>(t.piece->bytes)});
     req.emplace_back();
-    AXE_RETURN_IF_ERROR(MpiStatus(
-        MPI_Isend(send + offset, static_cast<int>(p.bytes), MPI_BYTE,
-                  static_cast<int>(p.message->dst_device), tag, client.state().world, &req.back()),
-        "MPI_Isend"));
-    offset += p.bytes;
+    AXE_RETURN_IF_ERROR(
+        MpiStatus(MPI_Isend(v.base, v.count, v.type, static_cast<int>(t.piece->message->dst_device),
+                            tag, client.state().world, &req.back()),
+                  "MPI_Isend"));
   }
-  // On failure the client is broken and keeps its staging buffers (MPI may still use them).
-  AXE_RETURN_IF_ERROR(WaitAll(client, req, "reshard"));
-  offset = 0;
-  for (const Piece& p : round) {
-    if (p.message->dst_device != me) continue;
-    Side dst{out.storage(), out.mutable_shard_buffer(me)->data(),
-             BoxFromIndex(ShardOf(out, me)->index)};
-    AXE_RETURN_IF_ERROR(PackOrUnpack(dst, p.box, receive + offset, false, eb));
-    offset += p.bytes;
+  absl::Status local = meanwhile ? meanwhile() : absl::OkStatus();
+  // On failure the client is broken and keeps the buffers MPI may still use (its staging
+  // buffers stay with it; the target shard is handed over).
+  if (absl::Status s = WaitAll(client, req, "reshard"); !s.ok()) {
+    KeepTargetAlive(client, out);
+    return s;
+  }
+  AXE_RETURN_IF_ERROR(local);
+  for (const Transfer& t : receives) {
+    if (!t.in_place)
+      AXE_RETURN_IF_ERROR(PackOrUnpack(dst, t.piece->box, receive + t.offset, false, eb));
   }
   return absl::OkStatus();
 }
@@ -255,18 +321,23 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
   const int eb = array.element_bytes();
   const auto start = std::chrono::steady_clock::now();
   int64_t local = 0;
-  for (const ReshardMessage* m : w.local) {
-    StoredTensor from{array.storage().layout, array.storage().shape,
-                      array.shard_buffer(me)->data()};
-    MutableStoredTensor to{out.storage().layout, out.storage().shape,
-                           out.mutable_shard_buffer(me)->data()};
-    AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, BoxFromIndex(from_shard->index)), to,
-                                Relative(m->box, BoxFromIndex(to_shard->index)), eb));
-    local += m->bytes;
-  }
+  // The local part: one relayout per copy, done while the first round's messages travel.
+  auto copy_local = [&]() -> absl::Status {
+    for (const ReshardMessage* m : w.local) {
+      StoredTensor from{array.storage().layout, array.storage().shape,
+                        array.shard_buffer(me)->data()};
+      MutableStoredTensor to{out.storage().layout, out.storage().shape,
+                             out.mutable_shard_buffer(me)->data()};
+      AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, BoxFromIndex(from_shard->index)), to,
+                                  Relative(m->box, BoxFromIndex(to_shard->index)), eb));
+      local += m->bytes;
+    }
+    return absl::OkStatus();
+  };
   const std::vector<std::vector<Piece>> rounds = Rounds(plan, staging_bytes, client->num_devices());
   for (size_t k = 0; k < rounds.size(); ++k) {
-    AXE_RETURN_IF_ERROR(RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff)));
+    AXE_RETURN_IF_ERROR(RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff),
+                                 k == 0 ? copy_local : std::function<absl::Status()>()));
   }
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (stats == nullptr) return absl::OkStatus();

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device.h"
 #include "axe/runtime/mpi_client.h"
+#include "axe/runtime/strided_box.h"
 #include "axe/sharding/mesh.h"
 
 namespace axe::runtime {
@@ -73,6 +75,32 @@ absl::Status MpiAllreduceInPlace(MpiClient& client, std::vector<double>& values,
                                  absl::string_view what);
 // MPI_Ibarrier on the world communicator, bounded by the timeout.
 absl::Status MpiBarrier(MpiClient& client, absl::string_view what);
+
+// Datatypes made for one exchange, freed together when this goes out of scope (MPI keeps a
+// type alive while a pending operation uses it, so they may be freed once it is posted).
+class MpiTypes {
+ public:
+  MpiTypes() = default;
+  MpiTypes(const MpiTypes&) = delete;
+  MpiTypes& operator=(const MpiTypes&) = delete;
+  ~MpiTypes();
+  MPI_Datatype Add(MPI_Datatype type);
+
+ private:
+  std::vector<MPI_Datatype> types_;
+};
+
+// How MPI reads or writes a strided box in place: `count` items of `type` from `base`.
+struct MpiBoxView {
+  uint8_t* base = nullptr;
+  MPI_Datatype type = MPI_BYTE;
+  int count = 0;
+};
+
+// MPI_BYTE x bytes for a contiguous box, else nested MPI_Type_create_hvector over a
+// contiguous run (committed; kept in `types`); nullopt when a count does not fit MPI's int.
+absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const StridedBox& box, uint8_t* buffer,
+                                                    MpiTypes& types);
 
 // A byte count as MPI's int; InvalidArgument past INT_MAX.
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
