@@ -226,6 +226,56 @@ def test_eval_elementwise_against_numpy(rng):
         np.testing.assert_array_equal(g, w)
 
 
+UNARY = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh, "exp": np.exp, "neg": np.negative}
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum,
+          "min": np.minimum}
+
+
+def _random_program(rng, shape):
+    """A random elementwise f64 program of two inputs, its text and a NumPy function."""
+    dims = ",".join(str(d) for d in shape)
+    names = ["a", "b"]
+    lines = []
+    steps = []
+    for k in range(rng.randrange(1, 8)):
+        out = f"v{k}"
+        if rng.random() < 0.5:
+            op = rng.choice(sorted(UNARY))
+            x = rng.choice(names)
+            lines.append(f"{out}:f64[{dims}] = {op} {x}")
+            steps.append((out, UNARY[op], (x,)))
+        else:
+            op = rng.choice(sorted(BINARY))
+            x, y = rng.choice(names), rng.choice(names)
+            lines.append(f"{out}:f64[{dims}] = {op} {x} {y}")
+            steps.append((out, BINARY[op], (x, y)))
+        names.append(out)
+    text = (f"{{ lambda ; a:f64[{dims}] b:f64[{dims}]. let " + " ".join(lines) +
+            f" in ({names[-1]},) }}")
+
+    def numpy_fn(a, b):
+        env = {"a": a, "b": b}
+        with np.errstate(all="ignore"):  # exp may overflow to inf, as it does in axe
+            for out, fn, operands in steps:
+                env[out] = fn(*(env[o] for o in operands))
+        return env[names[-1]]
+    return text, numpy_fn
+
+
+def test_eval_random_programs_against_numpy(rng):
+    for _ in range(60):
+        shape = tuple(rng.randrange(1, 5) for _ in range(rng.randrange(0, 3)))
+        text, numpy_fn = _random_program(rng, shape)
+        j = ir.parse(text)
+        ir.check(j)
+        a = np.array([rng.uniform(-2, 2) for _ in range(int(np.prod(shape)))]).reshape(shape)
+        b = np.array([rng.uniform(-2, 2) for _ in range(int(np.prod(shape)))]).reshape(shape)
+        (got,) = ir.eval(j, a, b)
+        assert got.shape == shape and got.dtype == np.float64
+        np.testing.assert_allclose(got, numpy_fn(a, b), rtol=1e-13, atol=1e-300, err_msg=text)
+        assert ir.parse(str(j)) == j
+
+
 def test_eval_dot_and_reduce_against_numpy(rng):
     f = load("jax_ad/tanh_dot.fwd.txt")  # sum(tanh(x @ w))
     w = np.array([rng.uniform(-1, 1) for _ in range(3)], np.float32)
