@@ -296,6 +296,19 @@ def test_eval_integers_and_bool():
     np.testing.assert_array_equal(out, np.where(b, a * np.int32(3), a))
 
 
+def test_eval_half_precision_types():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    j = ir.parse("{ lambda ; a:bf16[4]. let b:bf16[4] = mul a a; "
+                 "c:f16[4] = convert_element_type[new_dtype=float16 weak_type=False] b in (b, c) }")
+    x = np.array([1.5, 2, 3, 1 / 3], ml_dtypes.bfloat16)
+    b, c = ir.eval(j, x)
+    assert b.dtype == ml_dtypes.bfloat16 and c.dtype == np.float16
+    np.testing.assert_array_equal(b, x * x)  # rounded to bf16 after the multiply
+    np.testing.assert_array_equal(c, (x * x).astype(np.float16))
+    with pytest.raises(TypeError, match=r"compiled with bf16\[4\] and called with f32\[4\]"):
+        ir.eval(j, x.astype(np.float32))
+
+
 def test_eval_argument_type_errors_are_jax_type_errors():
     j = load("jax/elementwise.txt")
     a = np.zeros(4, np.float32)
