@@ -637,6 +637,32 @@ def test_live_jax_shard_map_grad_values(jax):
     assert ir.comm(g)["total_bytes_per_device"] == 24
 
 
+def test_live_jax_linear_transpose_prints_the_same(jax):
+    if len(jax.devices()) < 4:
+        pytest.skip("needs XLA_FLAGS=--xla_force_host_platform_device_count=8")
+    lax = jax.lax
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+    def smap(body, in_spec, out_spec):
+        return lambda x: jax.shard_map(body, mesh=mesh, in_specs=in_spec, out_specs=out_spec)(x)
+    cases = {
+        "psum": (smap(lambda v: lax.psum(v, "x"), P("x"), P()), 0),
+        "psum_scatter": (smap(lambda v: lax.psum_scatter(v, "x", tiled=True), P(), P("x")), 72),
+        "ppermute": (smap(lambda v: lax.ppermute(v, "x", [(i, (i + 1) % 4) for i in range(4)]),
+                          P("x"), P("x")), 8),
+    }
+    x = np.arange(8, dtype=np.float32)
+    for name, (f, total_bytes) in cases.items():
+        t = ir.transpose(ir.parse(str(jax.make_jaxpr(f)(x))))
+        ct = np.ones(jax.eval_shape(f, x).shape, np.float32)
+        assert str(t) == str(jax.make_jaxpr(jax.linear_transpose(f, x))(ct)), name
+        assert ir.comm(t)["total_bytes_per_device"] == total_bytes, name
+        (got,) = ir.eval(t, ct)
+        (want,) = jax.linear_transpose(f, x)(ct)
+        np.testing.assert_array_equal(got, np.asarray(want), err_msg=name)
+
+
 def test_live_jax_arrays_are_arguments(jax):
     jnp = jax.numpy
     j = load("jax/sin_cos.txt")
