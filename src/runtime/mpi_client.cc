@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <utility>
@@ -282,6 +283,21 @@ absl::Status MpiBarrier(MpiClient& client, absl::string_view what) {
     return s;
   }
   return WaitAll(client, req, what);
+}
+
+absl::StatusOr<uint8_t*> Scratch(MpiClient& client, int64_t bytes) {
+  MpiState& state = client.state();
+  if (bytes > state.scratch_bytes) {
+    state.scratch.reset();  // release first: the peak holds one of them
+    state.scratch_bytes = 0;
+    state.scratch.reset(new (std::nothrow) uint8_t[static_cast<size_t>(bytes)]);
+    if (state.scratch == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", bytes, " bytes of scratch for a collective"));
+    }
+    state.scratch_bytes = bytes;
+  }
+  return state.scratch.get();
 }
 
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what) {

@@ -95,6 +95,38 @@ int64_t ChunkBegin(int64_t elements, int64_t n, int64_t j) {
   return elements / n * j + std::min(j, elements % n);
 }
 
+// Tags of the point-to-point messages on a group communicator, one per collective and
+// phase. Every rank makes its calls in the same order (AgreeOnCall checks each), and MPI
+// keeps the order of one sender's messages with one tag, so they match call by call.
+constexpr int kPermuteTag = 0, kAllReduceScatterTag = 1, kAllReduceGatherTag = 2, kAllGatherTag = 3,
+              kReduceScatterTag = 4;
+
+// Posts a receive (into `data`) or a send (from `data`) of `count` items of `type` between
+// this rank and member `member` of the group; nothing when count is 0.
+absl::Status Post(Call& c, std::vector<MPI_Request>& req, bool receive, const void* data,
+                  int64_t count, MPI_Datatype type, int64_t member, int tag) {
+  if (count == 0) return absl::OkStatus();
+  req.emplace_back();
+  const auto n = static_cast<int>(count);  // the callers' counts fit: MpiCount of the value
+  const auto peer = static_cast<int>(member);
+  if (receive) {
+    return MpiStatus(MPI_Irecv(const_cast<void*>(data), n, type, peer, tag, c.comm, &req.back()),
+                     "MPI_Irecv");
+  }
+  return MpiStatus(MPI_Isend(data, n, type, peer, tag, c.comm, &req.back()), "MPI_Isend");
+}
+
+// The members other than this rank's, starting after it (so that the members' first sends
+// go to different members).
+std::vector<int64_t> Others(const Call& c) {
+  std::vector<int64_t> out;
+  for (int64_t step = 1; step < c.size; ++step) out.push_back((c.index + step) % c.size);
+  return out;
+}
+
+// Where this rank keeps the block member j sends it, among the n - 1 others' blocks.
+int64_t Slot(const Call& c, int64_t j) { return j < c.index ? j : j - 1; }
+
 }  // namespace
 
 absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
@@ -110,32 +142,35 @@ absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
   const int64_t n = c.size, g = c.index, e = x.elements(), eb = x.element_bytes();
   const uint8_t* in = x.data(rank);
   uint8_t* result = out.mutable_data(rank);
-  // Phase 1: member j receives every member's chunk j (n blocks of chunk j's size).
-  // Counts fit in int: x.bytes() does (MpiCount above).
-  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
-  const int64_t mine = ChunkBegin(e, n, g + 1) - ChunkBegin(e, n, g);
-  for (int64_t j = 0; j < n; ++j) {
-    send_displs.push_back(static_cast<int>(ChunkBegin(e, n, j) * eb));
-    send_counts.push_back(static_cast<int>((ChunkBegin(e, n, j + 1) - ChunkBegin(e, n, j)) * eb));
-    recv_counts.push_back(static_cast<int>(mine * eb));
-    recv_displs.push_back(static_cast<int>(j * mine * eb));
+  auto begin = [&](int64_t j) { return ChunkBegin(e, n, j) * eb; };  // bytes; fit in int
+  auto size = [&](int64_t j) { return begin(j + 1) - begin(j); };
+  const int64_t mine = size(g);
+  // Phase 1 (a reduce-scatter): member j gets every member's chunk j, the others' into the
+  // client's scratch, its own read in place; it folds them in member order.
+  AXE_ASSIGN_OR_RETURN(uint8_t * blocks, Scratch(*c.client, (n - 1) * mine));
+  std::vector<const uint8_t*> inputs(static_cast<size_t>(n), in + begin(g));
+  std::vector<MPI_Request> req;
+  for (int64_t j : Others(c)) {
+    inputs[static_cast<size_t>(j)] = blocks + Slot(c, j) * mine;
+    AXE_RETURN_IF_ERROR(Post(c, req, true, inputs[static_cast<size_t>(j)], mine, MPI_BYTE, j,
+                             kAllReduceScatterTag));
   }
-  std::vector<uint8_t> blocks(static_cast<size_t>(n * mine * eb));
-  std::vector<MPI_Request> req(1);
-  AXE_RETURN_IF_ERROR(MpiStatus(
-      MPI_Ialltoallv(in, send_counts.data(), send_displs.data(), MPI_BYTE, blocks.data(),
-                     recv_counts.data(), recv_displs.data(), MPI_BYTE, c.comm, req.data()),
-      "MPI_Ialltoallv"));
-  AXE_RETURN_IF_ERROR(Finish(c, req, out, &blocks));
-  std::vector<const uint8_t*> inputs;
-  for (int64_t j = 0; j < n; ++j) inputs.push_back(blocks.data() + j * mine * eb);
-  AXE_RETURN_IF_ERROR(
-      ReduceElements(op, x.dtype(), inputs, mine, result + ChunkBegin(e, n, g) * eb));
-  // Phase 2: every member gets every folded chunk.
-  AXE_RETURN_IF_ERROR(
-      MpiStatus(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result, send_counts.data(),
-                                send_displs.data(), MPI_BYTE, c.comm, req.data()),
-                "MPI_Iallgatherv"));
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(
+        Post(c, req, false, in + begin(j), size(j), MPI_BYTE, j, kAllReduceScatterTag));
+  }
+  AXE_RETURN_IF_ERROR(Finish(c, req, out));
+  AXE_RETURN_IF_ERROR(ReduceElements(op, x.dtype(), inputs, mine / eb, result + begin(g)));
+  // Phase 2 (an all-gather): every folded chunk straight into its place in every result.
+  req.clear();
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(
+        Post(c, req, true, result + begin(j), size(j), MPI_BYTE, j, kAllReduceGatherTag));
+  }
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(
+        Post(c, req, false, result + begin(g), mine, MPI_BYTE, j, kAllReduceGatherTag));
+  }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
   return out;
 }
@@ -164,22 +199,44 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
   const auto d = static_cast<size_t>(dim);
   const int64_t outer = Product(x.shape(), 0, d);
   const int64_t inner = Product(x.shape(), d, x.shape().size()) * x.element_bytes();
-  std::vector<uint8_t> gathered;
-  uint8_t* target = out.mutable_data(me);
-  if (outer != 1) {
-    gathered.resize(static_cast<size_t>(out.bytes()));
-    target = gathered.data();
-  }
-  std::vector<MPI_Request> req(1);
-  AXE_RETURN_IF_ERROR(MpiStatus(
-      MPI_Iallgather(x.data(me), count, MPI_BYTE, target, count, MPI_BYTE, c.comm, req.data()),
-      "MPI_Iallgather"));
-  AXE_RETURN_IF_ERROR(Finish(c, req, out, &gathered));
-  if (outer == 1) return out;
+  // Member j's value lands at [j * inner, (j + 1) * inner) of each of the `outer` rows of
+  // n * inner bytes: one block (outer == 1), else a strided box that MPI writes in place
+  // when its runs are long, else a block of scratch reordered afterwards.
   uint8_t* o = out.mutable_data(me);
+  const bool strided = outer != 1 && inner >= kMinInPlaceRunBytes;
+  const bool reorder = outer != 1 && !strided;
+  MpiTypes types;
+  MpiBoxView piece{o, MPI_BYTE, count};
+  int64_t piece_stride = count;  // bytes between members' pieces in the receive buffer
+  if (strided) {
+    StridedBox box{0, inner, {{outer, c.size * inner}}};
+    AXE_ASSIGN_OR_RETURN(std::optional<MpiBoxView> view, MpiViewOf(box, o, types));
+    if (!view) return absl::InternalError("all_gather: no MPI datatype for the pieces");
+    piece = *view;
+    piece_stride = inner;
+  } else if (reorder) {
+    AXE_ASSIGN_OR_RETURN(piece.base, Scratch(*c.client, out.bytes()));
+  }
+  const uint8_t* value = x.data(me);
+  uint8_t* own = piece.base + c.index * piece_stride;
+  for (int64_t k = 0; k < (strided ? outer : 1); ++k) {  // this rank's own piece
+    std::memcpy(own + k * c.size * inner, value + k * inner,
+                static_cast<size_t>(strided ? inner : count));
+  }
+  std::vector<MPI_Request> req;
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(Post(c, req, true, piece.base + j * piece_stride, piece.count, piece.type,
+                             j, kAllGatherTag));
+  }
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(Post(c, req, false, value, count, MPI_BYTE, j, kAllGatherTag));
+  }
+  AXE_RETURN_IF_ERROR(Finish(c, req, out));
+  if (!reorder) return out;
+  const uint8_t* gathered = piece.base;
   for (int64_t j = 0; j < c.size; ++j) {
     for (int64_t k = 0; k < outer; ++k) {
-      std::memcpy(o + (k * c.size + j) * inner, gathered.data() + (j * outer + k) * inner,
+      std::memcpy(o + (k * c.size + j) * inner, gathered + (j * outer + k) * inner,
                   static_cast<size_t>(inner));
     }
   }
@@ -221,30 +278,36 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
   const int64_t outer = Product(x.shape(), 0, d),
                 inner = Product(x.shape(), d + 1, x.shape().size());
   const int64_t chunk = n / g_size * inner, eb = x.element_bytes();
-  const int piece = static_cast<int>(outer * chunk * eb);  // bytes each member gets from each
-  std::vector<uint8_t> packed, blocks(static_cast<size_t>(g_size * piece));
+  const int64_t piece = outer * chunk * eb;  // bytes each member gets from each
+  // Piece j (rows [j chunk, (j+1) chunk) of every outer index) goes to member j: read in
+  // place when outer == 1, else packed first into the scratch; the others' pieces for this
+  // rank arrive in the scratch; the fold reads its own piece where it lies.
+  const bool pack = outer != 1;
+  AXE_ASSIGN_OR_RETURN(uint8_t * scratch,
+                       Scratch(*c.client, (pack ? x.bytes() : 0) + (g_size - 1) * piece));
   const uint8_t* send = x.data(me);
-  if (outer != 1) {  // piece j: rows [j chunk, (j+1) chunk) of every outer index
-    packed.resize(static_cast<size_t>(x.bytes()));
+  if (pack) {
     for (int64_t j = 0; j < g_size; ++j) {
       for (int64_t o = 0; o < outer; ++o) {
-        std::memcpy(packed.data() + (j * outer + o) * chunk * eb,
-                    send + (o * n * inner + j * chunk) * eb, static_cast<size_t>(chunk * eb));
+        std::memcpy(scratch + (j * outer + o) * chunk * eb, send + (o * n * inner + j * chunk) * eb,
+                    static_cast<size_t>(chunk * eb));
       }
     }
-    send = packed.data();
+    send = scratch;
   }
-  std::vector<MPI_Request> req(1);
-  AXE_RETURN_IF_ERROR(MpiStatus(
-      MPI_Ialltoall(send, piece, MPI_BYTE, blocks.data(), piece, MPI_BYTE, c.comm, req.data()),
-      "MPI_Ialltoall"));
-  absl::Status s = Finish(c, req, out, &blocks);
-  if (!s.ok()) {
-    c.client->state().KeepAlive(std::move(packed));
-    return s;
+  uint8_t* blocks = scratch + (pack ? x.bytes() : 0);
+  std::vector<const uint8_t*> inputs(static_cast<size_t>(g_size), send + c.index * piece);
+  std::vector<MPI_Request> req;
+  for (int64_t j : Others(c)) {
+    inputs[static_cast<size_t>(j)] = blocks + Slot(c, j) * piece;
+    AXE_RETURN_IF_ERROR(
+        Post(c, req, true, inputs[static_cast<size_t>(j)], piece, MPI_BYTE, j, kReduceScatterTag));
   }
-  std::vector<const uint8_t*> inputs;
-  for (int64_t j = 0; j < g_size; ++j) inputs.push_back(blocks.data() + j * piece);
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(
+        Post(c, req, false, send + j * piece, piece, MPI_BYTE, j, kReduceScatterTag));
+  }
+  AXE_RETURN_IF_ERROR(Finish(c, req, out));
   AXE_RETURN_IF_ERROR(ReduceElements(op, x.dtype(), inputs, outer * chunk, out.mutable_data(me)));
   return out;
 }
@@ -359,15 +422,17 @@ absl::StatusOr<DeviceValues> MpiCollectivePermute(
   std::vector<MPI_Request> req;
   if (source_of[g] >= 0) {
     req.emplace_back();
-    AXE_RETURN_IF_ERROR(MpiStatus(MPI_Irecv(out.mutable_data(me), count, MPI_BYTE,
-                                            static_cast<int>(source_of[g]), 0, c.comm, &req.back()),
-                                  "MPI_Irecv"));
+    AXE_RETURN_IF_ERROR(
+        MpiStatus(MPI_Irecv(out.mutable_data(me), count, MPI_BYTE, static_cast<int>(source_of[g]),
+                            kPermuteTag, c.comm, &req.back()),
+                  "MPI_Irecv"));
   }
   if (dest_of[g] >= 0) {
     req.emplace_back();
-    AXE_RETURN_IF_ERROR(MpiStatus(MPI_Isend(x.data(me), count, MPI_BYTE,
-                                            static_cast<int>(dest_of[g]), 0, c.comm, &req.back()),
-                                  "MPI_Isend"));
+    AXE_RETURN_IF_ERROR(
+        MpiStatus(MPI_Isend(x.data(me), count, MPI_BYTE, static_cast<int>(dest_of[g]), kPermuteTag,
+                            c.comm, &req.back()),
+                  "MPI_Isend"));
   }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
   return out;

@@ -176,10 +176,6 @@ std::string CallText(const Array& array, const ArrayFormat& target) {
                       array.format().ToString(), " -> ", target.ToString());
 }
 
-// Below this innermost run, a strided box is packed by a relayout instead of being handed
-// to MPI as a datatype (MPI's datatype engine copies one run at a time).
-constexpr int64_t kMinInPlaceRunBytes = 512;
-
 // How MPI can move `box` straight from or into a shard: a contiguous block, or a strided one
 // as a datatype (made into `types`); nullopt when it must go through a staging buffer.
 absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const IndexBox& box,

@@ -34,6 +34,11 @@ struct MpiState {
   // Staging buffers of MpiReshardInto (packed messages to send, received messages), kept
   // between reshards so that repeated ones do not fault fresh pages in; grown as needed.
   DeviceBuffer send_staging, receive_staging;
+  // Scratch of the collectives (what a member receives before it folds it, packed pieces),
+  // kept between calls and grown as needed, so that repeated calls do not fault fresh pages
+  // in; not accounted to the device (a temporary of one call, as a std::vector was).
+  std::unique_ptr<uint8_t[]> scratch;
+  int64_t scratch_bytes = 0;
   // Buffers that pending requests may still touch after a timeout: kept until exit.
   std::vector<std::shared_ptr<void>> abandoned;
 
@@ -97,10 +102,18 @@ struct MpiBoxView {
   int count = 0;
 };
 
+// Below this innermost run, a strided box is packed by a relayout (or a copy loop) rather
+// than handed to MPI as a datatype (MPI's datatype engine copies one run at a time).
+inline constexpr int64_t kMinInPlaceRunBytes = 512;
+
 // MPI_BYTE x bytes for a contiguous box, else nested MPI_Type_create_hvector over a
 // contiguous run (committed; kept in `types`); nullopt when a count does not fit MPI's int.
 absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const StridedBox& box, uint8_t* buffer,
                                                     MpiTypes& types);
+
+// The client's collective scratch, at least `bytes` long (MpiState::scratch; not zeroed).
+// Errors: ResourceExhausted when the host cannot allocate it.
+absl::StatusOr<uint8_t*> Scratch(MpiClient& client, int64_t bytes);
 
 // A byte count as MPI's int; InvalidArgument past INT_MAX.
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
