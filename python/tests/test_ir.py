@@ -134,8 +134,6 @@ def test_check_reports_inconsistent_binder():
                                    "for let-binder of type f32[2]")
 
 
-@pytest.mark.xfail(strict=True, reason="JAX raises JaxprTypeError (a TypeError) for this; "
-                   "axe's CheckJaxpr status is not marked TypeError, so it maps to ValueError")
 def test_check_inconsistent_binder_is_a_type_error_as_in_jax():
     with pytest.raises(TypeError):
         ir.check(ir.parse(BAD_BINDER))

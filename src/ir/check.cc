@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
 #include "axe/ir/primitive.h"
@@ -13,6 +14,16 @@ namespace axe::ir {
 namespace {
 
 constexpr int kMaxDepth = 64;
+
+// JAX raises JaxprTypeError (a TypeError) for the checker's own findings (unbound or rebound
+// variables, inconsistent binder types); errors of a primitive's typing rule keep their kind.
+absl::Status JaxprTypeError(absl::string_view message) { return axe::TypeError(message); }
+
+// `s` with `context` appended to its message, still marked as a TypeError if it was one.
+absl::Status WithContext(const absl::Status& s, absl::string_view context) {
+  std::string message = absl::StrCat(s.message(), context);
+  return IsTypeError(s) ? axe::TypeError(message) : absl::InvalidArgumentError(message);
+}
 
 absl::Status CheckAt(const Jaxpr& jaxpr, int depth);
 
@@ -86,8 +97,7 @@ absl::Status CheckNested(const Eqn& e, int depth) {
       if (j->jaxpr() == nullptr) continue;
       absl::Status s = CheckAt(j->jaxpr()->jaxpr, depth + 1);
       if (!s.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(s.message(), "\n\nin the jaxpr of parameter ", name));
+        return WithContext(s, absl::StrCat("\n\nin the jaxpr of parameter ", name));
       }
     }
   }
@@ -100,8 +110,7 @@ absl::Status CheckEqn(const Jaxpr& jaxpr, const Eqn& e, const std::vector<bool>&
   for (const Atom& a : e.inputs) {
     if (!a.is_literal()) {
       if (a.var < 0 || static_cast<size_t>(a.var) >= jaxpr.vars.size() || !bound[a.var]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Variable '", NameOf(jaxpr, a.var), "' not defined"));
+        return JaxprTypeError(absl::StrCat("Variable '", NameOf(jaxpr, a.var), "' not defined"));
       }
     }
     in_avals.push_back(jaxpr.aval(a));
@@ -111,9 +120,8 @@ absl::Status CheckEqn(const Jaxpr& jaxpr, const Eqn& e, const std::vector<bool>&
   AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> outs,
                        AbstractEval(*e.primitive, in_avals, e.params));
   if (outs.size() != e.outputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the equation binds ", e.outputs.size(),
-                                                   " outputs but ", e.primitive->name(),
-                                                   " produces ", outs.size()));
+    return JaxprTypeError(absl::StrCat("the equation binds ", e.outputs.size(), " outputs but ",
+                                       e.primitive->name(), " produces ", outs.size()));
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     VarId v = e.outputs[i];
@@ -121,13 +129,12 @@ absl::Status CheckEqn(const Jaxpr& jaxpr, const Eqn& e, const std::vector<bool>&
       return absl::InvalidArgumentError("an equation output is not in the variable table");
     }
     if (bound[v]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Variable '", NameOf(jaxpr, v), "' already bound"));
+      return JaxprTypeError(absl::StrCat("Variable '", NameOf(jaxpr, v), "' already bound"));
     }
     if (!TypesMatch(jaxpr.aval(v), outs[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Value for variable '", NameOf(jaxpr, v), "' inconsistently typed as ",
-          outs[i].ShortString(), " for let-binder of type ", jaxpr.aval(v).ShortString()));
+      return JaxprTypeError(absl::StrCat("Value for variable '", NameOf(jaxpr, v),
+                                         "' inconsistently typed as ", outs[i].ShortString(),
+                                         " for let-binder of type ", jaxpr.aval(v).ShortString()));
     }
   }
   return absl::OkStatus();
@@ -144,8 +151,7 @@ absl::Status CheckAt(const Jaxpr& jaxpr, int depth) {
       return absl::InvalidArgumentError("a binder is not in the variable table");
     }
     if (bound[v]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Variable '", NameOf(jaxpr, v), "' already bound"));
+      return JaxprTypeError(absl::StrCat("Variable '", NameOf(jaxpr, v), "' already bound"));
     }
     bound[v] = !jaxpr.vars[v].dropped;
     return absl::OkStatus();
@@ -155,16 +161,14 @@ absl::Status CheckAt(const Jaxpr& jaxpr, int depth) {
   for (size_t i = 0; i < jaxpr.eqns.size(); ++i) {
     absl::Status s = CheckEqn(jaxpr, jaxpr.eqns[i], bound, depth);
     if (!s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(s.message(), "\n\nin equation:\n\n", PrintEqn(jaxpr, i)));
+      return WithContext(s, absl::StrCat("\n\nin equation:\n\n", PrintEqn(jaxpr, i)));
     }
     for (VarId v : jaxpr.eqns[i].outputs) bound[v] = !jaxpr.vars[v].dropped;
   }
   for (const Atom& a : jaxpr.outvars) {
     if (!a.is_literal() &&
         (a.var < 0 || static_cast<size_t>(a.var) >= jaxpr.vars.size() || !bound[a.var])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Variable '", NameOf(jaxpr, a.var), "' not defined"));
+      return JaxprTypeError(absl::StrCat("Variable '", NameOf(jaxpr, a.var), "' not defined"));
     }
   }
   return absl::OkStatus();
