@@ -54,4 +54,18 @@ absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const StridedBox& box, uint8
   return std::optional<MpiBoxView>(MpiBoxView{base, type, 1});
 }
 
+absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const BufferLayout& layout,
+                                                         absl::Span<const int64_t> shape,
+                                                         absl::Span<const Interval> box,
+                                                         int element_bytes, const uint8_t* data,
+                                                         MpiTypes& types) {
+  AXE_ASSIGN_OR_RETURN(std::optional<StridedBox> strided,
+                       DescribeStridedBox(layout, shape, box, element_bytes));
+  if (!strided || (!strided->contiguous() && strided->run_bytes < kMinInPlaceRunBytes)) {
+    return std::optional<MpiBoxView>();
+  }
+  // MPI only writes through the view when the caller's buffer is its own to write.
+  return MpiViewOf(*strided, const_cast<uint8_t*>(data), types);
+}
+
 }  // namespace axe::runtime

@@ -99,7 +99,7 @@ int64_t ChunkBegin(int64_t elements, int64_t n, int64_t j) {
 // phase. Every rank makes its calls in the same order (AgreeOnCall checks each), and MPI
 // keeps the order of one sender's messages with one tag, so they match call by call.
 constexpr int kPermuteTag = 0, kAllReduceScatterTag = 1, kAllReduceGatherTag = 2, kAllGatherTag = 3,
-              kReduceScatterTag = 4;
+              kReduceScatterTag = 4, kAllToAllTag = 5;
 
 // Posts a receive (into `data`) or a send (from `data`) of `count` items of `type` between
 // this rank and member `member` of the group; nothing when count is 0.
@@ -122,6 +122,32 @@ std::vector<int64_t> Others(const Call& c) {
   std::vector<int64_t> out;
   for (int64_t step = 1; step < c.size; ++step) out.push_back((c.index + step) % c.size);
   return out;
+}
+
+// Bytes between consecutive indices of dimension `dim` of a row-major value of `shape`.
+int64_t RowBytes(absl::Span<const int64_t> shape, size_t dim, int element_bytes) {
+  return Product(shape, dim + 1, shape.size()) * element_bytes;
+}
+
+// Chunk [j * extent, (j + 1) * extent) of dimension `dim` of a row-major value of `shape`
+// (the other dimensions whole), described for chunk 0: runs of extent x RowBytes bytes, one
+// per index of the dimensions before `dim`.
+StridedBox RowMajorChunk(absl::Span<const int64_t> shape, size_t dim, int64_t extent,
+                         int element_bytes) {
+  const int64_t run = extent * RowBytes(shape, dim, element_bytes);
+  const int64_t outer = Product(shape, 0, dim);
+  if (outer == 1 || extent == shape[dim]) return StridedBox{0, run * outer, {}};
+  return StridedBox{0, run, {{outer, shape[dim] * RowBytes(shape, dim, element_bytes)}}};
+}
+
+// MPI's view of `box` in place when it is one block or has runs of kMinInPlaceRunBytes or
+// more; nullopt when it is to be packed.
+absl::StatusOr<std::optional<MpiBoxView>> LongRunView(const StridedBox& box, const uint8_t* data,
+                                                      MpiTypes& types) {
+  if (!box.contiguous() && box.run_bytes < kMinInPlaceRunBytes) {
+    return std::optional<MpiBoxView>();
+  }
+  return MpiViewOf(box, const_cast<uint8_t*>(data), types);  // written only where ours
 }
 
 // Where this rank keeps the block member j sends it, among the n - 1 others' blocks.
@@ -346,46 +372,67 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
   const int me = c.client->rank();
   const int eb = x.element_bytes();
   const int64_t piece = x.bytes() / g_size;
-  // Chunks are contiguous row-major pieces when every dimension before the split (concat)
-  // axis has size 1: then MPI sends from x (receives into the result) with no relayout.
-  const bool send_direct = Product(in_shape, 0, split) == 1;
-  const bool receive_direct = Product(out_shape, 0, concat) == 1;
-  std::vector<uint8_t> packed, blocks;
-  const uint8_t* send = x.data(me);
-  uint8_t* receive = out.mutable_data(me);
-  if (!send_direct) {
-    packed.resize(static_cast<size_t>(x.bytes()));
-    StoredTensor from{in_layout, in_shape, x.data(me)};
-    for (int64_t j = 0; j < g_size; ++j) {  // chunk j along split, to member j
-      IndexBox box = WholeBox(in_shape);
-      box[split] = {j * block[split], (j + 1) * block[split]};
-      MutableStoredTensor to{block_layout, block, packed.data() + j * piece};
-      AXE_RETURN_IF_ERROR(CopyBox(from, box, to, WholeBox(block), eb));
-    }
-    send = packed.data();
-  }
-  if (!receive_direct) {
-    blocks.resize(static_cast<size_t>(x.bytes()));
-    receive = blocks.data();
-  }
-  std::vector<MPI_Request> req(1);
-  AXE_RETURN_IF_ERROR(
-      MpiStatus(MPI_Ialltoall(send, static_cast<int>(piece), MPI_BYTE, receive,
-                              static_cast<int>(piece), MPI_BYTE, c.comm, req.data()),
-                "MPI_Ialltoall"));
-  absl::Status s = Finish(c, req, out, &blocks);
-  if (!s.ok()) {
-    c.client->state().KeepAlive(std::move(packed));
-    return s;
-  }
-  if (receive_direct) return out;
   const int64_t received = out_shape[concat] / g_size;
-  MutableStoredTensor to{out_layout, out_shape, out.mutable_data(me)};
-  for (int64_t j = 0; j < g_size; ++j) {  // member j's chunk, at piece j along concat
-    StoredTensor part{block_layout, block, blocks.data() + j * piece};
+  auto send_box = [&](int64_t j) {  // chunk j along split, to member j
+    IndexBox box = WholeBox(in_shape);
+    box[split] = {j * block[split], (j + 1) * block[split]};
+    return box;
+  };
+  auto receive_box = [&](int64_t j) {  // member j's chunk, at piece j along concat
     IndexBox box = WholeBox(out_shape);
     box[concat] = {j * received, (j + 1) * received};
-    AXE_RETURN_IF_ERROR(CopyBox(part, WholeBox(block), to, box, eb));
+    return box;
+  };
+  const StoredTensor in{in_layout, in_shape, x.data(me)};
+  const MutableStoredTensor result{out_layout, out_shape, out.mutable_data(me)};
+  const StridedBox send_chunk = RowMajorChunk(in_shape, split, block[split], eb);
+  const StridedBox receive_chunk = RowMajorChunk(out_shape, concat, received, eb);
+  // This rank's own chunk: one copy (a relayout unless both chunks are single blocks).
+  if (send_chunk.contiguous() && receive_chunk.contiguous()) {
+    std::memcpy(out.mutable_data(me) + c.index * piece, x.data(me) + c.index * piece,
+                static_cast<size_t>(piece));
+  } else {
+    AXE_RETURN_IF_ERROR(CopyBox(in, send_box(c.index), result, receive_box(c.index), eb));
+  }
+  // The others: MPI reads each chunk in place (contiguous, or strided with long runs as a
+  // datatype) or from the scratch where a relayout packed it; receives the same way, the
+  // staged ones unpacked by a relayout afterwards. Every member's chunk has the same form.
+  MpiTypes types;
+  AXE_ASSIGN_OR_RETURN(std::optional<MpiBoxView> send_view,
+                       LongRunView(send_chunk, x.data(me), types));
+  AXE_ASSIGN_OR_RETURN(std::optional<MpiBoxView> receive_view,
+                       LongRunView(receive_chunk, out.mutable_data(me), types));
+  const int64_t staged = (send_view ? 0 : g_size) + (receive_view ? 0 : g_size);
+  AXE_ASSIGN_OR_RETURN(uint8_t * scratch, Scratch(*c.client, staged * piece));
+  uint8_t* packed = scratch;
+  uint8_t* blocks = scratch + (send_view ? 0 : g_size * piece);
+  std::vector<MPI_Request> req;
+  for (int64_t j : Others(c)) {  // a chunk's offset: that of its box's first element
+    if (receive_view) {
+      const int64_t at = receive_box(j)[concat].begin * RowBytes(out_shape, concat, eb);
+      AXE_RETURN_IF_ERROR(Post(c, req, true, receive_view->base + at, receive_view->count,
+                               receive_view->type, j, kAllToAllTag));
+    } else {
+      AXE_RETURN_IF_ERROR(Post(c, req, true, blocks + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
+    }
+  }
+  for (int64_t j : Others(c)) {
+    if (send_view) {
+      const int64_t at = send_box(j)[split].begin * RowBytes(in_shape, split, eb);
+      AXE_RETURN_IF_ERROR(Post(c, req, false, send_view->base + at, send_view->count,
+                               send_view->type, j, kAllToAllTag));
+    } else {
+      MutableStoredTensor to{block_layout, block, packed + j * piece};
+      AXE_RETURN_IF_ERROR(CopyBox(in, send_box(j), to, WholeBox(block), eb));
+      AXE_RETURN_IF_ERROR(
+          Post(c, req, false, packed + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
+    }
+  }
+  AXE_RETURN_IF_ERROR(Finish(c, req, out));
+  if (receive_view) return out;
+  for (int64_t j : Others(c)) {
+    StoredTensor part{block_layout, block, blocks + j * piece};
+    AXE_RETURN_IF_ERROR(CopyBox(part, WholeBox(block), result, receive_box(j), eb));
   }
   return out;
 }

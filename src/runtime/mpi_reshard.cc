@@ -176,17 +176,11 @@ std::string CallText(const Array& array, const ArrayFormat& target) {
                       array.format().ToString(), " -> ", target.ToString());
 }
 
-// How MPI can move `box` straight from or into a shard: a contiguous block, or a strided one
-// as a datatype (made into `types`); nullopt when it must go through a staging buffer.
+// How MPI can move `box` straight from or into a shard (MpiInPlaceView), or nullopt.
 absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const IndexBox& box,
                                                   int element_bytes, MpiTypes& types) {
-  AXE_ASSIGN_OR_RETURN(std::optional<StridedBox> strided,
-                       DescribeStridedBox(shard.storage.layout, shard.storage.shape,
-                                          Relative(box, shard.origin), element_bytes));
-  if (!strided || (!strided->contiguous() && strided->run_bytes < kMinInPlaceRunBytes)) {
-    return std::optional<MpiBoxView>();
-  }
-  return MpiViewOf(*strided, shard.data, types);
+  return MpiInPlaceView(shard.storage.layout, shard.storage.shape, Relative(box, shard.origin),
+                        element_bytes, shard.data, types);
 }
 
 // This rank's side of one piece: in place, or at `offset` in its staging buffer.

@@ -115,6 +115,16 @@ absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const StridedBox& box, uint8
 // Errors: ResourceExhausted when the host cannot allocate it.
 absl::StatusOr<uint8_t*> Scratch(MpiClient& client, int64_t bytes);
 
+// The view through which MPI can move `box` of a tensor stored at `data` in `layout` in
+// place: a contiguous block, or a strided box whose runs are at least kMinInPlaceRunBytes
+// (its datatype made into `types`); nullopt when the box must be packed. Errors:
+// DescribeStridedBox's and MPI's.
+absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const BufferLayout& layout,
+                                                         absl::Span<const int64_t> shape,
+                                                         absl::Span<const Interval> box,
+                                                         int element_bytes, const uint8_t* data,
+                                                         MpiTypes& types);
+
 // A byte count as MPI's int; InvalidArgument past INT_MAX.
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
 

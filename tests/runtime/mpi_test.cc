@@ -161,9 +161,9 @@ TEST(MpiCollectivesTest, RandomCollectivesEqualTheInProcessOnes) {
 }
 
 // Sizes the random cases do not reach: fewer elements than members (empty chunks in the
-// all-reduce), large values (messages past MPI's eager limit), and all-gathers whose pieces
-// are strided runs of 512 bytes or more (received in place through an MPI datatype) or
-// shorter (received into scratch and reordered).
+// all-reduce), large values (messages past MPI's eager limit), and all-gathers and
+// all-to-alls whose pieces are strided runs of 512 bytes or more (moved in place through an
+// MPI datatype) or shorter (through scratch).
 TEST(MpiCollectivesTest, TinyLargeAndStridedValuesEqualTheInProcessOnes) {
   std::mt19937_64 rng(TestSeed(20261127));
   const Mesh mesh = sharding::test_util::ParseMesh("x=" + std::to_string(MpiWorldSize()));
@@ -186,6 +186,10 @@ TEST(MpiCollectivesTest, TinyLargeAndStridedValuesEqualTheInProcessOnes) {
         if (shape[static_cast<size_t>(dim)] % g == 0) {
           ExpectSame(ReduceScatter(mesh, axes, ReduceOp::kSum, x.threads, dim, true),
                      MpiReduceScatter(mesh, axes, ReduceOp::kSum, x.mpi, dim, true));
+          for (int64_t concat = 0; concat <= last; ++concat) {
+            ExpectSame(AllToAll(mesh, axes, x.threads, dim, concat, true),
+                       MpiAllToAll(mesh, axes, x.mpi, dim, concat, true));
+          }
         }
       }
     }
