@@ -182,13 +182,55 @@ absl::Status WaitAll(MpiClient& client, std::vector<MPI_Request>& requests,
   }
 }
 
+namespace {
+
+// 64-bit FNV-1a of `text` from `basis` (the same on every rank and build, unlike std::hash
+// or absl::Hash, which may be seeded per process).
+uint64_t Fnv1a(absl::string_view text, uint64_t basis) {
+  uint64_t h = basis;
+  for (char c : text) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Whether every rank's text has the same two hashes: one MPI_Iallreduce(MAX) of the hashes
+// and their complements (max == this rank's value for both iff all are equal), the same
+// answer on every rank.
+absl::StatusOr<bool> SameHashes(MpiClient& client, absl::string_view what, absl::string_view text) {
+  const uint64_t a = Fnv1a(text, 0xcbf29ce484222325ULL), b = Fnv1a(text, 0x84222325cbf29ce4ULL);
+  auto values = std::make_shared<std::vector<uint64_t>>(std::vector<uint64_t>{a, ~a, b, ~b});
+  std::vector<MPI_Request> req(1);
+  if (absl::Status s = MpiStatus(MPI_Iallreduce(MPI_IN_PLACE, values->data(), 4, MPI_UINT64_T,
+                                                MPI_MAX, client.state().world, req.data()),
+                                 "MPI_Iallreduce");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WaitAll(client, req, absl::StrCat(what, " (exchanging arguments)"));
+      !s.ok()) {
+    client.state().abandoned.push_back(values);
+    return s;
+  }
+  const std::vector<uint64_t>& v = *values;
+  return v[0] == a && v[1] == ~a && v[2] == b && v[3] == ~b;
+}
+
+}  // namespace
+
 absl::Status AgreeOnCall(MpiClient& client, absl::string_view what, const std::string& text) {
   if (absl::Status s = CheckUsable(client); !s.ok()) return s;
+  // The common case costs one small all-reduce; only when the hashes differ do the ranks
+  // exchange the texts to say what differs.
+  absl::StatusOr<bool> same = SameHashes(client, what, text);
+  if (!same.ok()) return same.status();
+  if (*same) return absl::OkStatus();
   constexpr size_t kSlot = 256;
   std::string mine = text;
   if (mine.size() >= kSlot) {
     mine = absl::StrCat(mine.substr(0, kSlot - 24), "... #",
-                        std::hash<std::string>{}(text) % 1000000007);
+                        Fnv1a(text, 0xcbf29ce484222325ULL) % 1000000007);
   }
   std::vector<char> send(kSlot, '\0');
   std::memcpy(send.data(), mine.data(), std::min(mine.size(), kSlot - 1));
@@ -214,7 +256,10 @@ absl::Status AgreeOnCall(MpiClient& client, absl::string_view what, const std::s
           what, ": the ranks' arguments differ: rank 0 has ", first, ", rank ", r, " has ", other));
     }
   }
-  return absl::OkStatus();
+  // The texts differ past what the slots hold (or the hashes of equal texts differ, which
+  // cannot happen): still a mismatch.
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": the ranks' arguments differ: rank 0 has ", first));
 }
 
 absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh,

@@ -244,11 +244,6 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
     AXE_ASSIGN_OR_RETURN(piece.base, Scratch(*c.client, out.bytes()));
   }
   const uint8_t* value = x.data(me);
-  uint8_t* own = piece.base + c.index * piece_stride;
-  for (int64_t k = 0; k < (strided ? outer : 1); ++k) {  // this rank's own piece
-    std::memcpy(own + k * c.size * inner, value + k * inner,
-                static_cast<size_t>(strided ? inner : count));
-  }
   std::vector<MPI_Request> req;
   for (int64_t j : Others(c)) {
     AXE_RETURN_IF_ERROR(Post(c, req, true, piece.base + j * piece_stride, piece.count, piece.type,
@@ -256,6 +251,11 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
   }
   for (int64_t j : Others(c)) {
     AXE_RETURN_IF_ERROR(Post(c, req, false, value, count, MPI_BYTE, j, kAllGatherTag));
+  }
+  uint8_t* own = piece.base + c.index * piece_stride;  // while the messages travel
+  for (int64_t k = 0; k < (strided ? outer : 1); ++k) {
+    std::memcpy(own + k * c.size * inner, value + k * inner,
+                static_cast<size_t>(strided ? inner : count));
   }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
   if (!reorder) return out;
@@ -387,13 +387,6 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
   const MutableStoredTensor result{out_layout, out_shape, out.mutable_data(me)};
   const StridedBox send_chunk = RowMajorChunk(in_shape, split, block[split], eb);
   const StridedBox receive_chunk = RowMajorChunk(out_shape, concat, received, eb);
-  // This rank's own chunk: one copy (a relayout unless both chunks are single blocks).
-  if (send_chunk.contiguous() && receive_chunk.contiguous()) {
-    std::memcpy(out.mutable_data(me) + c.index * piece, x.data(me) + c.index * piece,
-                static_cast<size_t>(piece));
-  } else {
-    AXE_RETURN_IF_ERROR(CopyBox(in, send_box(c.index), result, receive_box(c.index), eb));
-  }
   // The others: MPI reads each chunk in place (contiguous, or strided with long runs as a
   // datatype) or from the scratch where a relayout packed it; receives the same way, the
   // staged ones unpacked by a relayout afterwards. Every member's chunk has the same form.
@@ -428,7 +421,17 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
           Post(c, req, false, packed + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
     }
   }
+  // This rank's own chunk, while the messages travel: one copy (a relayout unless both
+  // chunks are single blocks).
+  absl::Status own = absl::OkStatus();
+  if (send_chunk.contiguous() && receive_chunk.contiguous()) {
+    std::memcpy(out.mutable_data(me) + c.index * piece, x.data(me) + c.index * piece,
+                static_cast<size_t>(piece));
+  } else {
+    own = CopyBox(in, send_box(c.index), result, receive_box(c.index), eb);
+  }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
+  AXE_RETURN_IF_ERROR(own);
   if (receive_view) return out;
   for (int64_t j : Others(c)) {
     StoredTensor part{block_layout, block, blocks + j * piece};
