@@ -47,18 +47,27 @@ absl::StatusOr<double> Timed(MpiClient& client, Op op) {
 }
 
 // The plain exchange of the plan's bytes: per pair of ranks, one block of the bytes the plan
-// sends between them, by MPI_Ialltoallv of unpacked buffers.
+// sends between them, by MPI_Ialltoallv of unpacked buffers. With `with_local`, each rank
+// also sends itself a block of the bytes its local copies write (MPI copies it in memory):
+// every byte the reshard writes, as the in-process baseline counts them.
 struct Exchange {
   std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
   std::vector<uint8_t> send, receive;
 };
 
-absl::StatusOr<Exchange> MakeExchange(const ReshardPlan& plan, int rank, int ranks) {
+absl::StatusOr<Exchange> MakeExchange(const ReshardPlan& plan, int rank, int ranks,
+                                      bool with_local) {
   Exchange e;
   std::vector<int64_t> to(static_cast<size_t>(ranks), 0), from(static_cast<size_t>(ranks), 0);
   for (const ReshardMessage& m : plan.messages) {
     if (m.src_device == rank) to[static_cast<size_t>(m.dst_device)] += m.bytes;
     if (m.dst_device == rank) from[static_cast<size_t>(m.src_device)] += m.bytes;
+  }
+  for (const ReshardMessage& m : plan.local_copies) {
+    if (with_local && m.dst_device == rank) {
+      to[static_cast<size_t>(rank)] += m.bytes;
+      from[static_cast<size_t>(rank)] += m.bytes;
+    }
   }
   int64_t sent = 0, received = 0;
   for (int r = 0; r < ranks; ++r) {
@@ -183,14 +192,16 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
   }
   host = {};
   AXE_ASSIGN_OR_RETURN(Exchange exchange,
-                       MakeExchange(r.plan, client.rank(), client.num_devices()));
+                       MakeExchange(r.plan, client.rank(), client.num_devices(), false));
+  AXE_ASSIGN_OR_RETURN(Exchange exchange_local,
+                       MakeExchange(r.plan, client.rank(), client.num_devices(), true));
   const int mesh_devices = static_cast<int>(std::min<int64_t>(
       std::max(from.sharding.mesh().num_devices(), to.sharding.mesh().num_devices()),
       client.num_devices()));
   AXE_ASSIGN_OR_RETURN(GatherScatter naive, MakeGatherScatter(client, array.shard_bytes(),
                                                               out.shard_bytes(), mesh_devices));
   r.gather_scatter_bytes = naive.crossing_bytes;
-  r.seconds = r.alltoallv_seconds = r.gather_scatter_seconds = 1e300;
+  r.seconds = r.alltoallv_seconds = r.alltoallv_local_seconds = r.gather_scatter_seconds = 1e300;
   for (r.runs = 0; r.runs < options.runs; ++r.runs) {
     AXE_ASSIGN_OR_RETURN(double a, Timed(client, [&] { return RunExchange(client, exchange); }));
     AXE_ASSIGN_OR_RETURN(double b, Timed(client, [&] {
@@ -198,7 +209,10 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
                                                  options.staging_bytes);
                          }));
     AXE_ASSIGN_OR_RETURN(double c, Timed(client, [&] { return RunGatherScatter(client, naive); }));
+    AXE_ASSIGN_OR_RETURN(double d,
+                         Timed(client, [&] { return RunExchange(client, exchange_local); }));
     r.alltoallv_seconds = std::min(r.alltoallv_seconds, a);
+    r.alltoallv_local_seconds = std::min(r.alltoallv_local_seconds, d);
     r.seconds = std::min(r.seconds, b);
     r.gather_scatter_seconds = std::min(r.gather_scatter_seconds, c);
   }

@@ -178,6 +178,7 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks, bool
                {"baseline", "MPI_Alltoallv of the same bytes"},
                {"baseline_seconds", r.alltoallv_seconds},
                {"baseline_gbps", r.alltoallv_gbps},
+               {"baseline_with_local_seconds", r.alltoallv_local_seconds},
                {"gather_scatter_bytes", r.gather_scatter_bytes},
                {"gather_scatter_seconds", r.gather_scatter_seconds},
                {"runs", r.runs},
@@ -205,6 +206,10 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks, bool
                    "baseline  %.3f GB/s (%.6f s): MPI_Alltoallv of the same bytes between the "
                    "same ranks; reshard at %.0f%% of it\n",
                    r.alltoallv_gbps, r.alltoallv_seconds, 100 * ratio)
+            << absl::StrFormat(
+                   "          %.6f s: the same with each rank's local bytes as a block to "
+                   "itself (every byte the reshard writes)\n",
+                   r.alltoallv_local_seconds)
             << absl::StrFormat(
                    "naive     gather to rank 0 then scatter: %d bytes between ranks (%.1fx "
                    "V_min), %.6f s\n",

@@ -66,6 +66,9 @@ struct MpiReshardBenchmarkResult {
   double seconds = 0;  // the best reshard (barrier to barrier, into an allocated target)
   // MPI_Alltoallv of exactly the plan's bytes between each pair of ranks, plain buffers.
   double alltoallv_seconds = 0;
+  // The same with each rank's local-copy bytes as a block to itself: MPI moving every byte
+  // the reshard writes (V_min + the local copies), as the in-process baseline counts.
+  double alltoallv_local_seconds = 0;
   // The naive way: every rank's source shard gathered to rank 0 (MPI_Igatherv), then every
   // target shard scattered from it (MPI_Iscatterv); the bytes that crossed between ranks.
   double gather_scatter_seconds = 0;
