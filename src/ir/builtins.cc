@@ -195,9 +195,44 @@ void DefineCollectives(BuiltinPrimitives& p) {
   p.axis_index = collective("axis_index", false, "axis_name");
 }
 
+void DefineMore(BuiltinPrimitives& p) {
+  p.rem = Simple("rem");
+  p.add_any = Simple("add_any");
+  p.and_ = Simple("and");
+  p.or_ = Simple("or");
+  p.not_ = Simple("not");
+  p.integer_pow = Simple("integer_pow", {{"y", ParamType::kInt}});
+  p.square = Simple("square");
+  p.rsqrt = UnaryWithAccuracy("rsqrt");
+  p.log1p = UnaryWithAccuracy("log1p");
+  p.logistic = UnaryWithAccuracy("logistic");
+  p.is_finite = Simple("is_finite");
+  p.round = Simple("round", {{"rounding_method", ParamType::kInt}});
+  p.floor = Simple("floor");
+  p.ceil = Simple("ceil");
+  p.clamp = Simple("clamp");
+  p.stop_gradient = Simple("stop_gradient");
+  p.reduce_min = Simple("reduce_min", {{"axes", ParamType::kInts}});
+  p.argmax = Simple("argmax", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
+  p.argmin = Simple("argmin", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
+  auto cumulative = [](std::string name) {
+    return Simple(std::move(name), {{"axis", ParamType::kInt}, {"reverse", ParamType::kBool}});
+  };
+  p.cumsum = cumulative("cumsum");
+  p.cumprod = cumulative("cumprod");
+  p.cummax = cumulative("cummax");
+  p.cummin = cumulative("cummin");
+  p.cumlogsumexp = cumulative("cumlogsumexp");
+  Options custom_jvp = Multi("custom_jvp_call", {{"call_jaxpr", ParamType::kJaxpr}});
+  custom_jvp.call_primitive = true;
+  custom_jvp.params_printed_first = {"name"};
+  p.custom_jvp_call = Define(std::move(custom_jvp));
+}
+
 BuiltinPrimitives DefineAll() {
   BuiltinPrimitives p;
   DefineElementwise(p);
+  DefineMore(p);
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
@@ -215,6 +250,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterCollectiveRules(*p);
     internal::RegisterCollectiveTransposes(*p);
     internal::RegisterLinearRules(*p);
+    internal::RegisterMoreLinearRules(*p);
     return p;
   }();
   return *builtins;

@@ -47,6 +47,7 @@ int64_t ScalarIndex(const HostArray& a);
 
 // Impl-rule registration per family.
 void RegisterElementwiseImpls(const BuiltinPrimitives& p);
+void RegisterMoreImpls(const BuiltinPrimitives& p);  // rules_impl_more.cc
 void RegisterShapeImpls(const BuiltinPrimitives& p);
 void RegisterIndexImpls(const BuiltinPrimitives& p);
 void RegisterCallImpls(const BuiltinPrimitives& p);

@@ -40,6 +40,9 @@ ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
 void EnsureJvpRules();
 void EnsureBatchingRules();
 void RegisterElementwiseJvps();
+// JVP and transpose rules of integer_pow, clamp, reduce_min, the cumulative reductions and
+// custom_jvp_call (rules_jvp_more.cc).
+void RegisterMoreJvps();
 void RegisterShapeJvps();
 void RegisterCallJvps();
 void RegisterCollectiveJvps();

@@ -60,6 +60,8 @@ void RegisterCallRules(const BuiltinPrimitives& p);
 void RegisterCollectiveRules(const BuiltinPrimitives& p);
 void RegisterCollectiveTransposes(const BuiltinPrimitives& p);
 void RegisterLinearRules(const BuiltinPrimitives& p);
+// add_any and cumsum (rules_jvp_more.cc).
+void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -86,6 +86,25 @@ absl::StatusOr<BatchResult> SelectNBatch(Builder&, absl::Span<const Tracer> args
   return BatchResult{outs, {0}};
 }
 
+// clamp(lo, x, hi): x at 0; lo and hi stay scalars when unbatched scalars, else they are
+// broadcast to x's batched shape.
+absl::StatusOr<BatchResult> ClampBatch(Builder&, absl::Span<const Tracer> args,
+                                       absl::Span<const BDim> dims, const Params& params) {
+  int64_t size = BatchSize(args, dims);
+  AXE_ASSIGN_OR_RETURN(Tracer x, Materialize(args[1], dims[1], size));
+  std::vector<Tracer> ops = {args[0], x, args[2]};
+  for (size_t i : {0, 2}) {
+    if (!dims[i] && args[i].aval.rank() == 0) continue;
+    AXE_ASSIGN_OR_RETURN(Tracer bound, Materialize(args[i], dims[i], size));
+    if (bound.aval.shape() != x.aval.shape()) {
+      AXE_ASSIGN_OR_RETURN(bound, BroadcastInDim(bound, x.aval.shape(), {0}));
+    }
+    ops[i] = bound;
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(*Builtins().clamp, ops, params));
+  return BatchResult{outs, {0}};
+}
+
 }  // namespace
 
 void RegisterElementwiseBatching() {
@@ -112,10 +131,26 @@ void RegisterElementwiseBatching() {
                                 p.le,
                                 p.gt,
                                 p.ge,
-                                p.convert_element_type}) {
+                                p.convert_element_type,
+                                p.rem,
+                                p.add_any,
+                                p.and_,
+                                p.or_,
+                                p.not_,
+                                p.integer_pow,
+                                p.square,
+                                p.rsqrt,
+                                p.log1p,
+                                p.logistic,
+                                p.is_finite,
+                                p.round,
+                                p.floor,
+                                p.ceil,
+                                p.stop_gradient}) {
     if (!GetBatchingRule(*prim).ok()) RegisterBatching(*prim, Elementwise(prim));
   }
   if (!GetBatchingRule(*p.select_n).ok()) RegisterBatching(*p.select_n, SelectNBatch);
+  if (!GetBatchingRule(*p.clamp).ok()) RegisterBatching(*p.clamp, ClampBatch);
 }
 
 }  // namespace axe::ir::internal

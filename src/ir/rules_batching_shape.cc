@@ -51,6 +51,15 @@ ParamEdit ShiftInts(const char* prim, const char* name) {
   };
 }
 
+// The cumulative reductions' `axis`, one further.
+ParamEdit ShiftAxis(std::string prim) {
+  return [prim](Params& p, int64_t, const Params& old) -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(int64_t axis, RequiredInt(old, prim, "axis"));
+    p["axis"] = Param::Int(axis + 1);
+    return absl::OkStatus();
+  };
+}
+
 absl::Status BroadcastEdit(Params& p, int64_t size, const Params& old) {
   AXE_ASSIGN_OR_RETURN(Ints shape, RequiredInts(old, "broadcast_in_dim", "shape"));
   AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "broadcast_dimensions", {}));
@@ -152,6 +161,12 @@ void RegisterShapeBatching() {
   add(p.transpose, Unary(p.transpose, TransposeEdit));
   add(p.reduce_sum, Unary(p.reduce_sum, ShiftInts("reduce_sum", "axes")));
   add(p.reduce_max, Unary(p.reduce_max, ShiftInts("reduce_max", "axes")));
+  add(p.reduce_min, Unary(p.reduce_min, ShiftInts("reduce_min", "axes")));
+  add(p.argmax, Unary(p.argmax, ShiftInts("argmax", "axes")));
+  add(p.argmin, Unary(p.argmin, ShiftInts("argmin", "axes")));
+  for (const Primitive* prim : {p.cumsum, p.cumprod, p.cummax, p.cummin, p.cumlogsumexp}) {
+    add(prim, Unary(prim, ShiftAxis(prim->name())));
+  }
   add(p.slice, Unary(p.slice, SliceEdit));
   add(p.dynamic_slice, DynamicSliceBatch);
   add(p.dynamic_update_slice, DynamicUpdateSliceBatch);

@@ -104,9 +104,81 @@ Rule UnaryRule(std::string name, bool integers_allowed) {
   };
 }
 
+// and / or / not: booleans or integers.
+Rule Bitwise(std::string name, size_t arity) {
+  return [name, arity](absl::Span<const ShapedArray> avals,
+                       const Params&) -> absl::StatusOr<std::vector<ShapedArray>> {
+    AXE_RETURN_IF_ERROR(ExpectArity(name, avals, arity));
+    DType t = avals[0].dtype();
+    if (t != DType::kPred && !IsIntegral(t)) {
+      return TypeError(absl::StrCat(name, " does not accept dtype ", DTypeName(t),
+                                    ". Accepted dtypes are subtypes of integer, bool."));
+    }
+    AXE_ASSIGN_OR_RETURN(ShapedArray out, Broadcasting(name, avals, ""));
+    return One(std::move(out));
+  };
+}
+
+// is_finite: floating-point operand, boolean result.
+absl::StatusOr<std::vector<ShapedArray>> IsFiniteRule(absl::Span<const ShapedArray> avals,
+                                                      const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, UnaryRule("is_finite", false)(avals, params));
+  return One(out[0].WithDType(DType::kPred).WithWeakType(false));
+}
+
+// stop_gradient: any operand, unchanged type.
+absl::StatusOr<std::vector<ShapedArray>> IdentityRule(absl::Span<const ShapedArray> avals,
+                                                      const Params&) {
+  AXE_RETURN_IF_ERROR(ExpectArity("stop_gradient", avals, 1));
+  return One(avals[0]);
+}
+
+// clamp(min, x, max): min and max are scalars or shaped like x, all of x's dtype.
+absl::StatusOr<std::vector<ShapedArray>> ClampRule(absl::Span<const ShapedArray> avals,
+                                                   const Params&) {
+  AXE_RETURN_IF_ERROR(ExpectArity("clamp", avals, 3));
+  const ShapedArray& x = avals[1];
+  for (size_t i : {0, 2}) {
+    const char* which = i == 0 ? "min" : "max";
+    if (avals[i].rank() > 0 && avals[i].shape() != x.shape()) {
+      return TypeError(absl::StrCat("clamp requires ", which, ".shape == operand.shape or ", which,
+                                    ".shape == (), got ", PyTuple(avals[i].shape()), "."));
+    }
+    if (avals[i].dtype() != x.dtype()) {
+      return TypeError(absl::StrCat("lax.clamp requires arguments to have the same dtypes, got ",
+                                    DTypeName(avals[0].dtype()), ", ", DTypeName(x.dtype()), ", ",
+                                    DTypeName(avals[2].dtype()), "."));
+    }
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<std::string> vma, NaryVma("clamp", avals));
+  return One(x.WithVma(std::move(vma)));
+}
+
+void RegisterMoreElementwiseRules(const BuiltinPrimitives& p) {
+  RegisterAbstractEval(*p.rem, Arithmetic("rem", "remainder"));
+  RegisterAbstractEval(*p.add_any, Arithmetic("add_any", ""));
+  RegisterAbstractEval(*p.and_, Bitwise("and", 2));
+  RegisterAbstractEval(*p.or_, Bitwise("or", 2));
+  RegisterAbstractEval(*p.not_, Bitwise("not", 1));
+  for (auto [prim, ints] : {std::pair{p.integer_pow, true},
+                            {p.square, true},
+                            {p.rsqrt, false},
+                            {p.log1p, false},
+                            {p.logistic, false},
+                            {p.round, false},
+                            {p.floor, false},
+                            {p.ceil, false}}) {
+    RegisterAbstractEval(*prim, UnaryRule(prim->name(), ints));
+  }
+  RegisterAbstractEval(*p.is_finite, IsFiniteRule);
+  RegisterAbstractEval(*p.stop_gradient, IdentityRule);
+  RegisterAbstractEval(*p.clamp, ClampRule);
+}
+
 }  // namespace
 
 void RegisterElementwiseRules(const BuiltinPrimitives& p) {
+  RegisterMoreElementwiseRules(p);
   RegisterAbstractEval(*p.add, Arithmetic("add", "add"));
   RegisterAbstractEval(*p.sub, Arithmetic("sub", "subtract"));
   RegisterAbstractEval(*p.mul, Arithmetic("mul", "multiply"));

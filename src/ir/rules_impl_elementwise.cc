@@ -123,6 +123,7 @@ UnaryFn Math(double (*fn)(double)) {
 }  // namespace
 
 void RegisterElementwiseImpls(const BuiltinPrimitives& p) {
+  RegisterMoreImpls(p);
   RegisterImpl(*p.add, BinaryImpl(*p.add, Arith('+')));
   RegisterImpl(*p.sub, BinaryImpl(*p.sub, Arith('-')));
   RegisterImpl(*p.mul, BinaryImpl(*p.mul, Arith('*')));

@@ -189,11 +189,63 @@ void RegisterUnaryJvps(const BuiltinPrimitives& p) {
                                     }));
 }
 
+// d rem(x, y) = dx - dy * trunc(x / y), with trunc(x / y) = (x - out) / y.
+absl::StatusOr<OptTracer> RemDeriv(Builder&, const Tracer& x, const Tracer& y, const Tracer& out,
+                                   const OptTracer& dx, const OptTracer& dy) {
+  OptTracer c;
+  if (dy) {
+    AXE_ASSIGN_OR_RETURN(Tracer diff, Op(*P().sub, {x, out}));
+    AXE_ASSIGN_OR_RETURN(Tracer q, Op(*P().div, {diff, y}));
+    AXE_ASSIGN_OR_RETURN(Tracer nq, Op(*P().neg, {q}));
+    AXE_ASSIGN_OR_RETURN(c, Times(*dy, nq));
+  }
+  return AddTangents(dx, c, out.aval);
+}
+
+void RegisterMoreUnaryJvps(const BuiltinPrimitives& p) {
+  RegisterIfMissing(p.square, UnaryJvp(p.square,
+                                       [](Builder& b, const Tracer& x, const Tracer&,
+                                          const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                         AXE_ASSIGN_OR_RETURN(Tracer twice, Times(Lit(b, 2, x), x));
+                                         return Times(dx, twice);
+                                       }));
+  // d rsqrt(x) = dx * (-0.5 * out / x), as JAX writes it.
+  RegisterIfMissing(p.rsqrt, UnaryJvp(p.rsqrt,
+                                      [](Builder& b, const Tracer& x, const Tracer& out,
+                                         const Tracer& dx) -> absl::StatusOr<Tracer> {
+                                        AXE_ASSIGN_OR_RETURN(Tracer q, Op(*P().div, {out, x}));
+                                        AXE_ASSIGN_OR_RETURN(Tracer h, Times(Lit(b, -0.5, x), q));
+                                        return Times(dx, h);
+                                      }));
+  RegisterIfMissing(p.log1p,
+                    UnaryJvp(p.log1p,
+                             [](Builder& b, const Tracer& x, const Tracer&,
+                                const Tracer& dx) -> absl::StatusOr<Tracer> {
+                               AXE_ASSIGN_OR_RETURN(Tracer s, Op(*P().add, {x, Lit(b, 1, x)}));
+                               return Op(*P().div, {dx, s});
+                             }));
+  RegisterIfMissing(
+      p.logistic, UnaryJvp(p.logistic,
+                           [](Builder& b, const Tracer&, const Tracer& out,
+                              const Tracer& dx) -> absl::StatusOr<Tracer> {
+                             AXE_ASSIGN_OR_RETURN(Tracer rest, Op(*P().sub, {Lit(b, 1, out), out}));
+                             AXE_ASSIGN_OR_RETURN(Tracer d, Times(out, rest));
+                             return Times(dx, d);
+                           }));
+}
+
 }  // namespace
 
 void RegisterElementwiseJvps() {
   const BuiltinPrimitives& p = Builtins();
   RegisterUnaryJvps(p);
+  RegisterMoreUnaryJvps(p);
+  RegisterMoreJvps();
+  RegisterIfMissing(p.rem, BinaryJvp(p.rem, RemDeriv));
+  for (const Primitive* z : {p.and_, p.or_, p.not_, p.is_finite, p.round, p.floor, p.ceil,
+                             p.stop_gradient, p.argmax, p.argmin}) {
+    RegisterIfMissing(z, ZeroTangentJvp(z));
+  }
   RegisterIfMissing(p.add, BinaryJvp(p.add, AddDeriv));
   RegisterIfMissing(p.sub, BinaryJvp(p.sub, SubDeriv));
   RegisterIfMissing(p.mul, BinaryJvp(p.mul, MulDeriv));

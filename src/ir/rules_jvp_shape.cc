@@ -62,25 +62,28 @@ absl::StatusOr<JvpResult> DotGeneralJvp(Builder&, absl::Span<const Tracer> prima
 }
 
 // The tangent at the maximal positions, averaged over ties (JAX's location-indicator rule).
-absl::StatusOr<JvpResult> ReduceMaxJvp(Builder&, absl::Span<const Tracer> primals,
-                                       absl::Span<const OptTracer> tangents, const Params& params) {
-  const BuiltinPrimitives& p = Builtins();
-  const Tracer& x = primals[0];
-  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*p.reduce_max, {x}, params));
-  if (!tangents[0]) return JvpResult{{out}, {std::nullopt}};
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_max", "axes"));
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < static_cast<int64_t>(x.aval.rank()); ++d) {
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
-  }
-  AXE_ASSIGN_OR_RETURN(Tracer wide, BroadcastInDim(out, x.aval.shape(), kept));
-  AXE_ASSIGN_OR_RETURN(Tracer hit, Op(*p.eq, {x, wide}));
-  AXE_ASSIGN_OR_RETURN(Tracer mask, ConvertElementType(hit, x.aval.dtype()));
-  AXE_ASSIGN_OR_RETURN(Tracer picked, Op(*p.mul, {*tangents[0], mask}));
-  AXE_ASSIGN_OR_RETURN(Tracer num, ReduceSum(picked, axes));
-  AXE_ASSIGN_OR_RETURN(Tracer count, ReduceSum(mask, axes));
-  AXE_ASSIGN_OR_RETURN(Tracer t, Op(*p.div, {num, count}));
-  return JvpResult{{out}, {t}};
+// reduce_min likewise at the minimal positions.
+JvpRule ReduceExtremumJvp(const Primitive* reduce) {
+  return [reduce](Builder&, absl::Span<const Tracer> primals, absl::Span<const OptTracer> tangents,
+                  const Params& params) -> absl::StatusOr<JvpResult> {
+    const BuiltinPrimitives& p = Builtins();
+    const Tracer& x = primals[0];
+    AXE_ASSIGN_OR_RETURN(Tracer out, Op(*reduce, {x}, params));
+    if (!tangents[0]) return JvpResult{{out}, {std::nullopt}};
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, reduce->name(), "axes"));
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < static_cast<int64_t>(x.aval.rank()); ++d) {
+      if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+    }
+    AXE_ASSIGN_OR_RETURN(Tracer wide, BroadcastInDim(out, x.aval.shape(), kept));
+    AXE_ASSIGN_OR_RETURN(Tracer hit, Op(*p.eq, {x, wide}));
+    AXE_ASSIGN_OR_RETURN(Tracer mask, ConvertElementType(hit, x.aval.dtype()));
+    AXE_ASSIGN_OR_RETURN(Tracer picked, Op(*p.mul, {*tangents[0], mask}));
+    AXE_ASSIGN_OR_RETURN(Tracer num, ReduceSum(picked, axes));
+    AXE_ASSIGN_OR_RETURN(Tracer count, ReduceSum(mask, axes));
+    AXE_ASSIGN_OR_RETURN(Tracer t, Op(*p.div, {num, count}));
+    return JvpResult{{out}, {t}};
+  };
 }
 
 void RegisterIfMissing(const Primitive* p, JvpRule rule) {
@@ -101,7 +104,8 @@ void RegisterShapeJvps() {
   RegisterIfMissing(p.concatenate, LinearJvp(p.concatenate, LinearOperands::kAll));
   RegisterIfMissing(p.select_n, LinearJvp(p.select_n, LinearOperands::kAllButFirst));
   RegisterIfMissing(p.dot_general, DotGeneralJvp);
-  RegisterIfMissing(p.reduce_max, ReduceMaxJvp);
+  RegisterIfMissing(p.reduce_max, ReduceExtremumJvp(p.reduce_max));
+  RegisterIfMissing(p.reduce_min, ReduceExtremumJvp(p.reduce_min));
 }
 
 }  // namespace axe::ir::internal

@@ -431,9 +431,48 @@ Result Iota(absl::Span<const ShapedArray> avals, const Params& params) {
   return One(ShapedArray(std::move(shape), dtype));
 }
 
+// argmax / argmin: one reduced axis, the index dtype's result.
+Rule ArgReduction(std::string name) {
+  return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, name, "axes"));
+    if (axes.size() != 1) {
+      return TypeError(absl::StrCat(name, " requires exactly one axis, got ", PyTuple(axes)));
+    }
+    AXE_ASSIGN_OR_RETURN(const Param* dtype_param, GetParam(params, name, "index_dtype"));
+    AXE_ASSIGN_OR_RETURN(DType index, dtype_param->AsDType("index_dtype"));
+    if (!IsIntegral(index)) {
+      return TypeError(absl::StrCat(name, " index_dtype must be an integer type, got ",
+                                    DTypeName(index)));
+    }
+    AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, Reduction(name)(avals, params));
+    return One(out[0].WithDType(index).WithWeakType(false));
+  };
+}
+
+// cumsum ... cumlogsumexp: the operand's type; `axis` within its rank (JAX's words).
+Rule Cumulative(std::string name) {
+  return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
+    AXE_RETURN_IF_ERROR(ExpectArity(name, avals, 1));
+    AXE_ASSIGN_OR_RETURN(int64_t axis, RequiredInt(params, name, "axis"));
+    const ShapedArray& x = avals[0];
+    if (axis < 0) return TypeError("XLA operations do not allow negative axes");
+    if (axis >= Rank(x)) {
+      return TypeError(absl::StrCat("axis ", axis, " is out of bounds for array of shape ",
+                                    PyTuple(x.shape())));
+    }
+    return One(x);
+  };
+}
+
 }  // namespace
 
 void RegisterShapeRules(const BuiltinPrimitives& p) {
+  RegisterAbstractEval(*p.reduce_min, Reduction("reduce_min"));
+  RegisterAbstractEval(*p.argmax, ArgReduction("argmax"));
+  RegisterAbstractEval(*p.argmin, ArgReduction("argmin"));
+  for (const Primitive* prim : {p.cumsum, p.cumprod, p.cummax, p.cummin, p.cumlogsumexp}) {
+    RegisterAbstractEval(*prim, Cumulative(prim->name()));
+  }
   RegisterAbstractEval(*p.convert_element_type, ConvertElementType);
   RegisterAbstractEval(*p.broadcast_in_dim, BroadcastInDim);
   RegisterAbstractEval(*p.reshape, Reshape);

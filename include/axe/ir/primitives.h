@@ -8,7 +8,11 @@
 //                reduce_max dot_general slice dynamic_slice dynamic_update_slice concatenate
 //                select_n iota layout_constraint (expand_dims binds broadcast_in_dim, as
 //                in JAX)
-//   calls        jit closed_call cond scan shard_map
+//   more         rem add_any and or not integer_pow square rsqrt log1p logistic is_finite
+//                round floor ceil clamp stop_gradient (elementwise), reduce_min argmax argmin,
+//                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`)
+//   calls        jit closed_call cond scan shard_map custom_jvp_call (its call_jaxpr; the
+//                custom rule is not kept, so its derivative is call_jaxpr's)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -50,6 +54,12 @@ struct BuiltinPrimitives {
   const Primitive *jit, *closed_call, *cond, *scan, *shard_map;
   const Primitive *psum, *psum_invariant, *pmax, *pmin, *pvary, *all_gather, *all_gather_invariant;
   const Primitive *reduce_scatter, *all_to_all, *ppermute, *axis_index;
+  // More of JAX's primitives (what jax.grad of common functions prints).
+  const Primitive *rem, *add_any, *and_, *or_, *not_, *integer_pow, *square, *rsqrt, *log1p;
+  const Primitive *logistic, *is_finite, *round, *floor, *ceil, *clamp, *stop_gradient;
+  const Primitive *reduce_min, *argmax, *argmin;
+  const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
+  const Primitive* custom_jvp_call;
 };
 
 // Registers the built-ins once (thread-safe) and returns them.

@@ -1,0 +1,177 @@
+// Impl rules of the primitives added after the first set (primitives.h, "more"): elementwise
+// rem, add_any, and/or/not, integer_pow, square, rsqrt, log1p, logistic, is_finite, round,
+// clamp, stop_gradient; reduce_min, argmax/argmin; the cumulative reductions; custom_jvp_call
+// (its call_jaxpr).
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval.h"
+#include "eval_util.h"
+#include "rule_util.h"
+
+namespace axe::ir::internal {
+namespace {
+
+using Impl = absl::StatusOr<std::vector<HostArray>>;
+using Fn = std::function<double(absl::Span<const double> operands, DType in, const Params&)>;
+
+// The element of `a` at the result's multi-index (size-1 and rank-0 operands broadcast).
+double At(const HostArray& a, const std::vector<int64_t>& index) {
+  if (a.aval.rank() == 0) return a.values[0];
+  int64_t flat = 0;
+  for (size_t d = 0; d < index.size(); ++d) {
+    int64_t size = a.aval.shape()[d];
+    flat = flat * size + (size == 1 ? 0 : index[d]);
+  }
+  return a.values[static_cast<size_t>(flat)];
+}
+
+// An n-ary elementwise impl: `fn` on the operands' elements (x's dtype is the last operand's
+// for clamp, the first's otherwise).
+ImplRule Elementwise(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
+  return
+      [&prim, fn, typed_operand](absl::Span<const HostArray> args, const Params& params) -> Impl {
+        AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
+        AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+        DType in = args[typed_operand].aval.dtype();
+        std::vector<double> operands(args.size());
+        std::vector<int64_t> index(aval.rank(), 0);
+        for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
+          for (size_t k = 0; k < args.size(); ++k) operands[k] = At(args[k], index);
+          out.values[i] = RoundToDType(fn(operands, in, params), aval.dtype());
+        }
+        return OneArray(std::move(out));
+      };
+}
+
+// A value of an integer type as int64 (values are exact in the interpreter's doubles up to
+// 2^53; larger u64 values keep their bits).
+int64_t I(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 0x1p63)
+    return static_cast<int64_t>(static_cast<uint64_t>(std::min(v, 0x1.fffffffffffffp63)));
+  if (v < -0x1p63) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+uint64_t Mask(DType t) {
+  int bits = BitWidth(t);
+  return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
+
+// XLA's remainder: the sign of the dividend; x rem 0 is x for integers.
+double Rem(absl::Span<const double> v, DType t, const Params&) {
+  if (!IsIntegral(t)) return std::fmod(v[0], v[1]);
+  if (v[1] == 0) return v[0];
+  if (IsUnsignedIntegral(t)) {
+    return static_cast<double>(static_cast<uint64_t>(I(v[0])) % static_cast<uint64_t>(I(v[1])));
+  }
+  if (v[1] == -1) return 0;
+  return static_cast<double>(I(v[0]) % I(v[1]));
+}
+
+Fn Bitwise(char op) {
+  return [op](absl::Span<const double> v, DType t, const Params&) -> double {
+    if (t == DType::kPred) {
+      bool a = v[0] != 0, b = v.size() > 1 && v[1] != 0;
+      return op == '&' ? (a && b) : op == '|' ? (a || b) : !a;
+    }
+    uint64_t a = static_cast<uint64_t>(I(v[0])),
+             b = v.size() > 1 ? static_cast<uint64_t>(I(v[1])) : 0;
+    uint64_t r = op == '&' ? (a & b) : op == '|' ? (a | b) : ~a;
+    if (IsUnsignedIntegral(t)) return static_cast<double>(r & Mask(t));
+    return static_cast<double>(static_cast<int64_t>(r));
+  };
+}
+
+// x ** y for an integer constant y (wrapping for integers; 1 / x**-y for negative y).
+double IntegerPow(absl::Span<const double> v, DType t, const Params& params) {
+  auto it = params.find("y");
+  int64_t y = 0;
+  if (it != params.end()) y = it->second.AsInt("y").value_or(0);
+  if (!IsIntegral(t)) return std::pow(v[0], static_cast<double>(y));
+  if (y < 0) return 0;  // typing forbids it for integers in JAX; a defined value here
+  uint64_t result = 1, base = static_cast<uint64_t>(I(v[0]));
+  for (; y > 0; y >>= 1) {
+    if (y & 1) result *= base;
+    base *= base;
+  }
+  return static_cast<double>(static_cast<int64_t>(result));
+}
+
+double Round(absl::Span<const double> v, DType, const Params& params) {
+  auto it = params.find("rounding_method");
+  int64_t method = 0;
+  if (it != params.end()) method = it->second.AsInt("rounding_method").value_or(0);
+  if (method == 0) return std::round(v[0]);  // away from zero
+  double r = std::floor(v[0]);               // to nearest even
+  double diff = v[0] - r;
+  if (diff > 0.5 || (diff == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
+  return r;
+}
+
+double Clamp(absl::Span<const double> v, DType, const Params&) {
+  if (std::isnan(v[0]) || std::isnan(v[1]) || std::isnan(v[2])) return NAN;
+  return std::min(std::max(v[1], v[0]), v[2]);
+}
+
+Fn Unary(double (*fn)(double)) {
+  return [fn](absl::Span<const double> v, DType, const Params&) { return fn(v[0]); };
+}
+
+double Logistic(double x) { return 1 / (1 + std::exp(-x)); }
+double Rsqrt(double x) { return 1 / std::sqrt(x); }
+double Identity(double x) { return x; }
+double Log1p(double x) { return std::log1p(x); }
+double Floor(double x) { return std::floor(x); }
+double Ceil(double x) { return std::ceil(x); }
+double IsFinite(double x) { return std::isfinite(x) ? 1 : 0; }
+
+double Square(absl::Span<const double> v, DType t, const Params&) {
+  if (!IsIntegral(t)) return v[0] * v[0];
+  uint64_t a = static_cast<uint64_t>(I(v[0]));
+  return static_cast<double>(static_cast<int64_t>(a * a));
+}
+
+double AddAny(absl::Span<const double> v, DType t, const Params&) {
+  if (!IsIntegral(t)) return v[0] + v[1];
+  uint64_t s = static_cast<uint64_t>(I(v[0])) + static_cast<uint64_t>(I(v[1]));
+  return static_cast<double>(static_cast<int64_t>(s));
+}
+
+Impl CustomJvpCallImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, "custom_jvp_call", "call_jaxpr"));
+  if (body->kind() != Param::Kind::kJaxpr || body->jaxpr() == nullptr) {
+    return absl::InvalidArgumentError("parameter call_jaxpr must be a jaxpr");
+  }
+  return EvalJaxpr(*body->jaxpr(), args);
+}
+
+}  // namespace
+
+void RegisterReductionImpls(const BuiltinPrimitives& p);
+
+void RegisterMoreImpls(const BuiltinPrimitives& p) {
+  RegisterImpl(*p.rem, Elementwise(*p.rem, Rem));
+  RegisterImpl(*p.add_any, Elementwise(*p.add_any, AddAny));
+  RegisterImpl(*p.and_, Elementwise(*p.and_, Bitwise('&')));
+  RegisterImpl(*p.or_, Elementwise(*p.or_, Bitwise('|')));
+  RegisterImpl(*p.not_, Elementwise(*p.not_, Bitwise('~')));
+  RegisterImpl(*p.integer_pow, Elementwise(*p.integer_pow, IntegerPow));
+  RegisterImpl(*p.square, Elementwise(*p.square, Square));
+  RegisterImpl(*p.rsqrt, Elementwise(*p.rsqrt, Unary(Rsqrt)));
+  RegisterImpl(*p.log1p, Elementwise(*p.log1p, Unary(Log1p)));
+  RegisterImpl(*p.logistic, Elementwise(*p.logistic, Unary(Logistic)));
+  RegisterImpl(*p.is_finite, Elementwise(*p.is_finite, Unary(IsFinite)));
+  RegisterImpl(*p.round, Elementwise(*p.round, Round));
+  RegisterImpl(*p.floor, Elementwise(*p.floor, Unary(Floor)));
+  RegisterImpl(*p.ceil, Elementwise(*p.ceil, Unary(Ceil)));
+  RegisterImpl(*p.clamp, Elementwise(*p.clamp, Clamp, 1));
+  RegisterImpl(*p.stop_gradient, Elementwise(*p.stop_gradient, Unary(Identity)));
+  RegisterImpl(*p.custom_jvp_call, CustomJvpCallImpl);
+  RegisterReductionImpls(p);
+}
+
+}  // namespace axe::ir::internal
