@@ -13,7 +13,7 @@
 namespace axe::ir {
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxDropDepth = 64;
 
 absl::StatusOr<Jaxpr> Rewrite(const Jaxpr& jaxpr, int depth);
 
@@ -52,7 +52,7 @@ absl::StatusOr<std::optional<Eqn>> RewriteEqn(const Eqn& eqn, int depth) {
 }
 
 absl::StatusOr<Jaxpr> Rewrite(const Jaxpr& jaxpr, int depth) {
-  if (depth > kMaxDepth) {
+  if (depth > kMaxDropDepth) {
     return absl::InvalidArgumentError("DropVarianceTyping: jaxprs nested over 64 deep");
   }
   Jaxpr out = jaxpr;

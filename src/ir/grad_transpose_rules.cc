@@ -18,7 +18,7 @@ namespace {
 using Cts = absl::StatusOr<std::vector<OptTracer>>;
 using Dims = std::vector<int64_t>;
 
-Dims Argsort(const Dims& v) {
+Dims ArgsortIndices(const Dims& v) {
   Dims idx(v.size());
   std::iota(idx.begin(), idx.end(), 0);
   std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return v[a] < v[b]; });
@@ -30,7 +30,7 @@ Cts TransposeTranspose(Builder&, absl::Span<const OptTracer> cts,
   std::vector<OptTracer> out(args.size());
   if (!cts[0]) return out;
   AXE_ASSIGN_OR_RETURN(Dims perm, RequiredInts(params, "transpose", "permutation"));
-  AXE_ASSIGN_OR_RETURN(Tracer t, Transpose(*cts[0], Argsort(perm)));
+  AXE_ASSIGN_OR_RETURN(Tracer t, Transpose(*cts[0], ArgsortIndices(perm)));
   out[0] = t;
   return out;
 }

@@ -9,6 +9,10 @@
 
 namespace axe::ir::internal {
 
+void RegisterIfMissing(const Primitive* p, JvpRule rule) {
+  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
+}
+
 absl::StatusOr<Tracer> Op(const Primitive& prim, absl::Span<const Tracer> args, Params params) {
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(prim, args, std::move(params)));
   if (outs.size() != 1) return absl::InternalError("Op: a primitive with several results");

@@ -22,7 +22,6 @@ namespace {
 
 using pallas::BlockWindow;
 
-constexpr int64_t kMargin = 10;
 // A block far larger than the array pads it: the run behind the picture stays this small.
 constexpr int64_t kMaxBufferBytes = int64_t{1} << 28;
 constexpr int64_t kMaxElements = int64_t{1} << 24;

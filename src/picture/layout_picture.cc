@@ -19,7 +19,6 @@
 namespace axe::picture {
 namespace {
 
-constexpr int64_t kMargin = 10;
 constexpr int64_t kMaxListedReplicas = 8;
 constexpr int64_t kMaxEnumeratedAxisValues = 4096;
 

@@ -24,7 +24,6 @@ using runtime::ReshardMessage;
 using runtime::ReshardPlan;
 using sharding::DeviceShard;
 
-constexpr int64_t kMargin = 10;
 constexpr size_t kMaxCells = 32;         // cells per direction
 constexpr size_t kMaxArrowDevices = 16;  // devices drawn in the arrow panel
 constexpr size_t kMaxArrowPairs = 48;    // arrows

@@ -17,9 +17,8 @@ namespace axe::picture {
 namespace {
 
 using sharding::DeviceShard;
-using Interval = std::pair<int64_t, int64_t>;
+using IndexRange = std::pair<int64_t, int64_t>;
 
-constexpr int64_t kMargin = 10;
 constexpr int64_t kMaxBlocks = 32;
 
 // The dimensions some device does not hold whole.
@@ -27,7 +26,7 @@ std::vector<size_t> SplitDims(const sharding::ShardingExplanation& e) {
   std::vector<size_t> split;
   for (size_t d = 0; d < e.global_shape.size(); ++d) {
     for (const DeviceShard& s : e.devices) {
-      if (d < s.index.size() && s.index[d] != Interval{0, e.global_shape[d]}) {
+      if (d < s.index.size() && s.index[d] != IndexRange{0, e.global_shape[d]}) {
         split.push_back(d);
         break;
       }
@@ -36,20 +35,21 @@ std::vector<size_t> SplitDims(const sharding::ShardingExplanation& e) {
   return split;
 }
 
-std::vector<Interval> Intervals(const sharding::ShardingExplanation& e, std::optional<size_t> dim) {
+std::vector<IndexRange> Intervals(const sharding::ShardingExplanation& e,
+                                  std::optional<size_t> dim) {
   if (!dim) return {{0, 1}};
-  std::set<Interval> all;
+  std::set<IndexRange> all;
   for (const DeviceShard& s : e.devices) {
     if (*dim < s.index.size()) all.insert(s.index[*dim]);
   }
   return {all.begin(), all.end()};
 }
 
-std::string IntervalLabel(const Interval& i) {
+std::string IntervalLabel(const IndexRange& i) {
   return i.second - i.first <= 1 ? absl::StrCat(i.first) : absl::StrCat(i.first, "-", i.second - 1);
 }
 
-bool Holds(const DeviceShard& s, std::optional<size_t> dim, const Interval& i) {
+bool Holds(const DeviceShard& s, std::optional<size_t> dim, const IndexRange& i) {
   return !dim || (*dim < s.index.size() && s.index[*dim] == i);
 }
 
@@ -64,7 +64,7 @@ bool AtOriginOfOthers(const DeviceShard& s, const std::vector<size_t>& others) {
 CellGrid BlockGrid(const sharding::ShardingExplanation& e, std::optional<size_t> row_dim,
                    std::optional<size_t> col_dim, const std::vector<size_t>& others) {
   CellGrid grid;
-  const std::vector<Interval> rows = Intervals(e, row_dim), cols = Intervals(e, col_dim);
+  const std::vector<IndexRange> rows = Intervals(e, row_dim), cols = Intervals(e, col_dim);
   const size_t shown_rows = std::min<size_t>(rows.size(), kMaxBlocks);
   const size_t shown_cols = std::min<size_t>(cols.size(), kMaxBlocks);
   grid.caption = absl::StrCat("array (", absl::StrJoin(e.global_shape, ", "), ")");

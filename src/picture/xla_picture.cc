@@ -16,8 +16,6 @@
 namespace axe::picture {
 namespace {
 
-constexpr int64_t kMargin = 10;
-
 // How the first tile level cuts one drawn (physical) dimension.
 struct DimCut {
   int64_t dim = 0;              // logical dimension number

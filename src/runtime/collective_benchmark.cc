@@ -15,14 +15,11 @@
 #include "axe/runtime/device_values.h"
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/reduce_elements.h"
+#include "bench_timing.h"
 
 namespace axe::runtime {
 
 namespace {
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 absl::StatusOr<DeviceValues> Run(CollectiveKind kind, const sharding::Mesh& mesh,
                                  absl::Span<const std::string> axes, const DeviceValues& x,
@@ -180,16 +177,16 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
   r.baseline = "memcpy of each device's result bytes on its own thread";
   r.seconds = r.baseline_seconds = 1e300;
   for (r.runs = 0; r.runs < options.runs; ++r.runs) {
-    const double t0 = Now();
+    const double t0 = internal::NowSeconds();
     AXE_RETURN_IF_ERROR(client.RunOnDevices([&](int d) {
       if (out.bytes() > 0) {
         std::memcpy(to.mutable_data(d), from.data(d), static_cast<size_t>(out.bytes()));
       }
       return absl::OkStatus();
     }));
-    const double t1 = Now();
+    const double t1 = internal::NowSeconds();
     AXE_RETURN_IF_ERROR(Run(kind, mesh, axes, x, r.group_size).status());
-    const double t2 = Now();
+    const double t2 = internal::NowSeconds();
     r.baseline_seconds = std::min(r.baseline_seconds, t1 - t0);
     r.seconds = std::min(r.seconds, t2 - t1);
   }

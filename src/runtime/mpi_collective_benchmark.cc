@@ -15,24 +15,11 @@
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/mpi_collectives.h"
 #include "src/runtime/mpi_state.h"
+#include "src/runtime/mpi_timing.h"
 
 namespace axe::runtime {
 
 namespace {
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <typename Op>
-absl::StatusOr<double> Timed(MpiClient& client, Op op) {
-  AXE_RETURN_IF_ERROR(MpiBarrier(client, "benchmark barrier"));
-  const double t0 = Now();
-  AXE_RETURN_IF_ERROR(op());
-  std::vector<double> t{Now() - t0};
-  AXE_RETURN_IF_ERROR(MpiAllreduceInPlace(client, t, MPI_MAX, "benchmark timing"));
-  return t[0];
-}
 
 absl::StatusOr<MPI_Datatype> SumType(DType dtype) {
   switch (dtype) {
@@ -151,11 +138,12 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkMpiCollective(
   r.baseline = "the MPI library's own blocking collective on the same communicator";
   r.seconds = r.baseline_seconds = 1e300;
   for (r.runs = 0; r.runs < options.runs; ++r.runs) {
-    AXE_ASSIGN_OR_RETURN(double a, Timed(client, [&] {
+    AXE_ASSIGN_OR_RETURN(double a, internal::TimedOnEveryRank(client, [&] {
                            return RunLibrary(kind, comm, sum_type, eb, x, library_out, n, index);
                          }));
-    AXE_ASSIGN_OR_RETURN(double b,
-                         Timed(client, [&] { return Run(kind, mesh, axes, x, n).status(); }));
+    AXE_ASSIGN_OR_RETURN(double b, internal::TimedOnEveryRank(client, [&] {
+                           return Run(kind, mesh, axes, x, n).status();
+                         }));
     r.baseline_seconds = std::min(r.baseline_seconds, a);
     r.seconds = std::min(r.seconds, b);
   }

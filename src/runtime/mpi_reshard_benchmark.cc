@@ -14,14 +14,11 @@
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/mpi_reshard.h"
 #include "src/runtime/mpi_state.h"
+#include "src/runtime/mpi_timing.h"
 
 namespace axe::runtime {
 
 namespace {
-
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::vector<uint8_t> GeneratedData(size_t bytes, uint64_t seed) {
   std::vector<uint8_t> data(bytes);
@@ -33,17 +30,6 @@ std::vector<uint8_t> GeneratedData(size_t bytes, uint64_t seed) {
   }
   for (; i < bytes; ++i) data[i] = static_cast<uint8_t>(rng());
   return data;
-}
-
-// Runs `op` between two barriers; the seconds of the slowest rank.
-template <typename Op>
-absl::StatusOr<double> Timed(MpiClient& client, Op op) {
-  AXE_RETURN_IF_ERROR(MpiBarrier(client, "benchmark barrier"));
-  const double t0 = Now();
-  AXE_RETURN_IF_ERROR(op());
-  std::vector<double> t{Now() - t0};
-  AXE_RETURN_IF_ERROR(MpiAllreduceInPlace(client, t, MPI_MAX, "benchmark timing"));
-  return t[0];
 }
 
 // The plain exchange of the plan's bytes: per pair of ranks, one block of the bytes the plan
@@ -203,14 +189,17 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
   r.gather_scatter_bytes = naive.crossing_bytes;
   r.seconds = r.alltoallv_seconds = r.alltoallv_local_seconds = r.gather_scatter_seconds = 1e300;
   for (r.runs = 0; r.runs < options.runs; ++r.runs) {
-    AXE_ASSIGN_OR_RETURN(double a, Timed(client, [&] { return RunExchange(client, exchange); }));
-    AXE_ASSIGN_OR_RETURN(double b, Timed(client, [&] {
+    AXE_ASSIGN_OR_RETURN(double a, internal::TimedOnEveryRank(
+                                       client, [&] { return RunExchange(client, exchange); }));
+    AXE_ASSIGN_OR_RETURN(double b, internal::TimedOnEveryRank(client, [&] {
                            return MpiReshardInto(array, out, r.plan, nullptr,
                                                  options.staging_bytes);
                          }));
-    AXE_ASSIGN_OR_RETURN(double c, Timed(client, [&] { return RunGatherScatter(client, naive); }));
-    AXE_ASSIGN_OR_RETURN(double d,
-                         Timed(client, [&] { return RunExchange(client, exchange_local); }));
+    AXE_ASSIGN_OR_RETURN(double c, internal::TimedOnEveryRank(
+                                       client, [&] { return RunGatherScatter(client, naive); }));
+    AXE_ASSIGN_OR_RETURN(double d, internal::TimedOnEveryRank(client, [&] {
+                           return RunExchange(client, exchange_local);
+                         }));
     r.alltoallv_seconds = std::min(r.alltoallv_seconds, a);
     r.alltoallv_local_seconds = std::min(r.alltoallv_local_seconds, d);
     r.seconds = std::min(r.seconds, b);

@@ -14,7 +14,7 @@
 namespace axe::sharding {
 namespace {
 
-absl::Status NotExpressible(absl::string_view why) {
+absl::Status Inexpressible(absl::string_view why) {
   return absl::FailedPreconditionError(absl::StrCat("not expressible: ", why));
 }
 
@@ -44,22 +44,21 @@ absl::Status CheckAxes(const axe::Layout& layout, Split& split) {
   for (Axis a : layout.axes()) {
     if (a.is_memory()) continue;
     if (split.flat && a != gpuid) {
-      return NotExpressible(absl::StrCat("the layout uses gpuid and the axis ", a.name(),
-                                         ": device iters are either all on gpuid or all on "
-                                         "per-mesh-axis device axes"));
+      return Inexpressible(absl::StrCat("the layout uses gpuid and the axis ", a.name(),
+                                        ": device iters are either all on gpuid or all on "
+                                        "per-mesh-axis device axes"));
     }
     if (!split.flat && a.kind() != AxisKind::kDevice) {
-      return NotExpressible(absl::StrCat("the axis ", a.name(), " is a ", AxisKindName(a.kind()),
-                                         " axis, not a device axis"));
+      return Inexpressible(absl::StrCat("the axis ", a.name(), " is a ", AxisKindName(a.kind()),
+                                        " axis, not a device axis"));
     }
   }
   for (const PhysCoord::Entry& e : layout.offset().entries()) {
     if (e.second == 0) continue;
     if (e.first.is_memory() || e.first != gpuid) {
-      return NotExpressible(absl::StrCat("the layout has the offset ", e.second, "@",
-                                         e.first.name(),
-                                         " (a shard starts at local offset 0 "
-                                         "and covers all of its mesh axes)"));
+      return Inexpressible(absl::StrCat("the layout has the offset ", e.second, "@", e.first.name(),
+                                        " (a shard starts at local offset 0 "
+                                        "and covers all of its mesh axes)"));
     }
     split.device_offset = e.second;
   }
@@ -80,13 +79,13 @@ absl::Status SplitBlocks(const Grouped& grouped, size_t rank, Split& split) {
         continue;
       }
       if (!split.memory[i].empty()) {
-        return NotExpressible(absl::StrCat(
+        return Inexpressible(absl::StrCat(
             "dimension ", i, ": the device iter ", it.ToString(), " follows the memory iter ",
             split.memory[i].back().ToString(), " (a cyclic distribution, not a block sharding)"));
       }
       if (it.stride <= 0) {
-        return NotExpressible(absl::StrCat("dimension ", i, ": the device iter ", it.ToString(),
-                                           " has a stride <= 0"));
+        return Inexpressible(absl::StrCat("dimension ", i, ": the device iter ", it.ToString(),
+                                          " has a stride <= 0"));
       }
       split.devices.push_back({it, i, devices_in_dim++});
     }
@@ -95,11 +94,11 @@ absl::Status SplitBlocks(const Grouped& grouped, size_t rank, Split& split) {
   for (const Iter& it : grouped.layout.replica()) {
     if (it.extent == 1) continue;
     if (it.axis.is_memory()) {
-      return NotExpressible(absl::StrCat("the replica iter ", it.ToString(),
-                                         " is on memory (a shard is one block of memory)"));
+      return Inexpressible(absl::StrCat("the replica iter ", it.ToString(),
+                                        " is on memory (a shard is one block of memory)"));
     }
     if (it.stride <= 0) {
-      return NotExpressible(absl::StrCat("the replica iter ", it.ToString(), " has a stride <= 0"));
+      return Inexpressible(absl::StrCat("the replica iter ", it.ToString(), " has a stride <= 0"));
     }
     split.devices.push_back({it, std::nullopt, replicas++});
   }
@@ -137,14 +136,14 @@ absl::StatusOr<NamedSharding> InventFlatMesh(const Split& split) {
   for (size_t k = order.size(); k-- > 0;) {
     const Iter& it = split.devices[order[k]].iter;
     if (it.stride != expected) {
-      return NotExpressible(absl::StrCat(
+      return Inexpressible(absl::StrCat(
           "the device iters do not tile gpuid 0..N-1 exactly once "
           "(expected an iter of stride ",
           expected, ", found ", it.ToString(), " in ", Where(split.devices[order[k]].dim), ")"));
     }
     std::optional<int64_t> next = CheckedMul(expected, it.extent);
     if (!next || *next > Mesh::kMaxDevices) {
-      return NotExpressible(
+      return Inexpressible(
           absl::StrCat("the device iters cover more than ", Mesh::kMaxDevices, " devices"));
     }
     expected = *next;
@@ -178,19 +177,19 @@ absl::StatusOr<NamedSharding> OnFlatMesh(const Split& split, const Mesh& mesh) {
       if (mesh.axis_stride(big[q]) == it.stride) b = q;
     }
     if (b == big.size()) {
-      return NotExpressible(absl::StrCat("no axis of ", mesh.ToString(),
-                                         " has the position stride ", it.stride, where));
+      return Inexpressible(absl::StrCat("no axis of ", mesh.ToString(), " has the position stride ",
+                                        it.stride, where));
     }
     int64_t covered = 1;
     size_t first = b + 1;
     while (covered < it.extent && first > 0) covered *= mesh.axes()[big[--first]].size;
     if (covered != it.extent) {
-      return NotExpressible(
+      return Inexpressible(
           absl::StrCat("the device iter does not cover whole axes of ", mesh.ToString(), where));
     }
     for (size_t q = first; q <= b; ++q) {
       if (used[big[q]]) {
-        return NotExpressible(
+        return Inexpressible(
             absl::StrCat("mesh axis '", mesh.axes()[big[q]].name, "' is covered twice", where));
       }
       used[big[q]] = true;
@@ -199,8 +198,8 @@ absl::StatusOr<NamedSharding> OnFlatMesh(const Split& split, const Mesh& mesh) {
   }
   for (size_t j : big) {
     if (!used[j]) {
-      return NotExpressible(absl::StrCat("mesh axis '", mesh.axes()[j].name, "' (size ",
-                                         mesh.axes()[j].size, ") is not covered by the layout"));
+      return Inexpressible(absl::StrCat("mesh axis '", mesh.axes()[j].name, "' (size ",
+                                        mesh.axes()[j].size, ") is not covered by the layout"));
     }
   }
   AXE_ASSIGN_OR_RETURN(PartitionSpec spec, SpecOf(split, names));
@@ -218,16 +217,16 @@ absl::StatusOr<NamedSharding> PerAxisMesh(const Split& split, const std::optiona
     const std::string name(it.axis.name());
     for (const MeshAxis& a : axes) {
       if (a.name == name) {
-        return NotExpressible(absl::StrCat("the device axis ", name,
-                                           " is used by more than "
-                                           "one iter (a mesh axis is one iter of stride 1)"));
+        return Inexpressible(absl::StrCat("the device axis ", name,
+                                          " is used by more than "
+                                          "one iter (a mesh axis is one iter of stride 1)"));
       }
     }
     if (it.stride != 1) {
-      return NotExpressible(absl::StrCat("the device iter ", it.ToString(), " in ",
-                                         Where(split.devices[k].dim), " has stride ", it.stride,
-                                         " (a mesh axis is one iter "
-                                         "of stride 1)"));
+      return Inexpressible(absl::StrCat("the device iter ", it.ToString(), " in ",
+                                        Where(split.devices[k].dim), " has stride ", it.stride,
+                                        " (a mesh axis is one iter "
+                                        "of stride 1)"));
     }
     axes.push_back({name, it.extent});
     names[k] = {name};
@@ -242,15 +241,15 @@ absl::StatusOr<NamedSharding> PerAxisMesh(const Split& split, const std::optiona
   for (const MeshAxis& a : axes) {
     std::optional<size_t> j = given->AxisIndex(a.name);
     if (!j || given->axes()[*j].size != a.size) {
-      return NotExpressible(absl::StrCat("the device axis ", a.name, " (extent ", a.size,
-                                         ") is not an axis of ", given->ToString()));
+      return Inexpressible(absl::StrCat("the device axis ", a.name, " (extent ", a.size,
+                                        ") is not an axis of ", given->ToString()));
     }
   }
   for (const MeshAxis& m : given->axes()) {
     const bool used =
         std::any_of(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == m.name; });
     if (!used && m.size > 1) {
-      return NotExpressible(
+      return Inexpressible(
           absl::StrCat("mesh axis '", m.name, "' (size ", m.size, ") is not used by the layout"));
     }
   }
@@ -271,7 +270,7 @@ absl::Status LocalPart(const Split& split, ShardingOfLayout& out) {
   AXE_ASSIGN_OR_RETURN(axe::Layout memory, axe::Layout::Create(std::move(iters)));
   absl::StatusOr<xla::Layout> local = xla::FromAxe(memory, out.shard_shape);
   if (!local.ok()) {
-    return NotExpressible(
+    return Inexpressible(
         absl::StrCat("the memory part ", memory.ToString(), ": ", local.status().message()));
   }
   out.local_xla = *local;
@@ -296,9 +295,9 @@ absl::StatusOr<ShardingOfLayout> ShardingFromAxe(const axe::Layout& layout,
   AXE_RETURN_IF_ERROR(LocalPart(split, out));
   if (split.device_offset != 0) {
     if (!split.devices.empty() || mesh) {
-      return NotExpressible(absl::StrCat("the layout has the offset ", split.device_offset,
-                                         "@gpuid and device iters or a mesh (a sharding over "
-                                         "a mesh starts at mesh position 0)"));
+      return Inexpressible(absl::StrCat("the layout has the offset ", split.device_offset,
+                                        "@gpuid and device iters or a mesh (a sharding over "
+                                        "a mesh starts at mesh position 0)"));
     }
     AXE_ASSIGN_OR_RETURN(SingleDeviceSharding single,
                          SingleDeviceSharding::Create(split.device_offset));

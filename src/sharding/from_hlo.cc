@@ -7,34 +7,36 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "not_expressible.h"
 
 namespace axe::sharding {
 namespace {
-
-absl::Status NotExpressible(absl::string_view reason) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("not expressible as a NamedSharding: ", reason));
-}
 
 // The kinds of sharding that have no NamedSharding, with the reason.
 absl::Status CheckConvertible(const HloSharding& hlo, size_t rank) {
   switch (hlo.kind()) {
     case HloSharding::Kind::kTuple:
-      return NotExpressible("a tuple sharding annotates several values; convert its elements");
+      return internal::NotExpressibleAsNamedSharding(
+          "a tuple sharding annotates several values; convert its elements");
     case HloSharding::Kind::kManual:
-      return NotExpressible("{manual} marks a value inside a manual (shard_map) region");
+      return internal::NotExpressibleAsNamedSharding(
+          "{manual} marks a value inside a manual (shard_map) region");
     case HloSharding::Kind::kUnknown:
-      return NotExpressible("{unknown} leaves the sharding to the partitioner");
-    case HloSharding::Kind::kUnreduced: return NotExpressible("{unreduced} holds partial values");
+      return internal::NotExpressibleAsNamedSharding(
+          "{unknown} leaves the sharding to the partitioner");
+    case HloSharding::Kind::kUnreduced:
+      return internal::NotExpressibleAsNamedSharding("{unreduced} holds partial values");
     case HloSharding::Kind::kMaximal:
-      return NotExpressible(absl::StrCat("{maximal device=", hlo.device(),
-                                         "} is SingleDeviceSharding(device=", hlo.device(), ")"));
+      return internal::NotExpressibleAsNamedSharding(
+          absl::StrCat("{maximal device=", hlo.device(),
+                       "} is SingleDeviceSharding(device=", hlo.device(), ")"));
     case HloSharding::Kind::kReplicated: return absl::OkStatus();
     case HloSharding::Kind::kTiled: break;
   }
   for (HloSharding::SubgroupType t : hlo.subgroups()) {
     if (t != HloSharding::SubgroupType::kReplicated) {
-      return NotExpressible("only replicated subgroups (last_tile_dims={replicated}) have one");
+      return internal::NotExpressibleAsNamedSharding(
+          "only replicated subgroups (last_tile_dims={replicated}) have one");
     }
   }
   if (hlo.TiledDataRank() != rank) {
@@ -82,9 +84,9 @@ absl::StatusOr<NamedSharding> FromIota(const HloSharding& hlo, size_t rank) {
         left /= need;
         need = 1;
       } else {
-        return NotExpressible(absl::StrCat("tile dim ", t, " (", tiles.dims()[t],
-                                           " tiles) cuts the iota's reshape dim ", source, " (",
-                                           reshape[source], ") unevenly"));
+        return internal::NotExpressibleAsNamedSharding(absl::StrCat(
+            "tile dim ", t, " (", tiles.dims()[t], " tiles) cuts the iota's reshape dim ", source,
+            " (", reshape[source], ") unevenly"));
       }
     }
   }
@@ -128,8 +130,9 @@ absl::StatusOr<NamedSharding> FromDeviceList(const HloSharding& hlo, size_t rank
   for (int64_t f = 0; f < n; ++f) {
     const int64_t d = tiles.DeviceAtFlat(f);
     if (d >= n) {
-      return NotExpressible(absl::StrCat("the tile assignment names device ", d, " but has only ",
-                                         n, " tiles; a mesh numbers its devices 0..", n - 1));
+      return internal::NotExpressibleAsNamedSharding(
+          absl::StrCat("the tile assignment names device ", d, " but has only ", n,
+                       " tiles; a mesh numbers its devices 0..", n - 1));
     }
     seen[static_cast<size_t>(d)] = true;
     devices.push_back(d);
@@ -209,17 +212,17 @@ absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t 
   AXE_RETURN_IF_ERROR(CheckConvertible(hlo, rank));
   if (hlo.kind() == HloSharding::Kind::kTiled &&
       hlo.tiles()->num_elements() != mesh.num_devices()) {
-    return NotExpressible(absl::StrCat("the sharding uses ", hlo.tiles()->num_elements(),
-                                       " devices, the mesh ", mesh.ToString(), " has ",
-                                       mesh.num_devices()));
+    return internal::NotExpressibleAsNamedSharding(
+        absl::StrCat("the sharding uses ", hlo.tiles()->num_elements(), " devices, the mesh ",
+                     mesh.ToString(), " has ", mesh.num_devices()));
   }
   AXE_ASSIGN_OR_RETURN(TileMap target, TileMapOf(hlo, rank, mesh.num_devices()));
   SpecSearch search(mesh, rank, target);
   AXE_ASSIGN_OR_RETURN(std::optional<NamedSharding> found, search.Run());
   if (!found) {
-    return NotExpressible(absl::StrCat("no PartitionSpec over ", mesh.ToString(),
-                                       " places the tiles of ", hlo.ToString(),
-                                       " on the same devices"));
+    return internal::NotExpressibleAsNamedSharding(
+        absl::StrCat("no PartitionSpec over ", mesh.ToString(), " places the tiles of ",
+                     hlo.ToString(), " on the same devices"));
   }
   return *std::move(found);
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "not_expressible.h"
 
 namespace axe::sharding {
 namespace {
@@ -27,11 +28,6 @@ std::string DimText(const ShardyDimSharding& dim) {
   absl::StrAppend(&text, "}");
   if (dim.priority) absl::StrAppend(&text, "p", *dim.priority);
   return text;
-}
-
-absl::Status NotExpressible(absl::string_view reason) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("not expressible as a NamedSharding: ", reason));
 }
 
 // The mesh a sharding is read on: its inlined mesh, else `mesh` (whose name must match).
@@ -225,7 +221,7 @@ absl::StatusOr<NamedSharding> ShardyToNamedSharding(const ShardySharding& shardi
     PartitionSpec::Entry entry;
     for (const ShardyAxisRef& r : d.axes) {
       if (r.is_sub_axis()) {
-        return NotExpressible(
+        return internal::NotExpressibleAsNamedSharding(
             absl::StrCat("sub-axis ", r.ToString(), ": a PartitionSpec names whole mesh axes"));
       }
       entry.push_back(r.name);
@@ -233,8 +229,8 @@ absl::StatusOr<NamedSharding> ShardyToNamedSharding(const ShardySharding& shardi
     entries.push_back(std::move(entry));
   }
   if (!sharding.unreduced().empty()) {
-    return NotExpressible(absl::StrCat("unreduced axes {", AxisListText(sharding.unreduced()),
-                                       "} hold partial values"));
+    return internal::NotExpressibleAsNamedSharding(absl::StrCat(
+        "unreduced axes {", AxisListText(sharding.unreduced()), "} hold partial values"));
   }
   AXE_ASSIGN_OR_RETURN(Mesh m, on.ToMesh());
   AXE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpec::Create(std::move(entries)));

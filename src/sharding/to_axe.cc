@@ -49,7 +49,7 @@ absl::StatusOr<Iter> DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode)
   return Iter{a.size, 1, *axis};
 }
 
-absl::Status NotExpressible(absl::string_view why) {
+absl::Status NotExpressibleAsAxe(absl::string_view why) {
   return absl::FailedPreconditionError(absl::StrCat("not expressible as an Axe layout: ", why));
 }
 
@@ -89,8 +89,8 @@ absl::StatusOr<std::vector<Iter>> ExplicitIters(const TileAssignment& tiles) {
     }
     if (!want) return Overflow(tiles);
     if (tiles.DeviceAtFlat(f) != *want) {
-      return NotExpressible(absl::StrCat("the device list of ", tiles.ToString(),
-                                         " is not affine in each tile dim (tile ", f, ")"));
+      return NotExpressibleAsAxe(absl::StrCat("the device list of ", tiles.ToString(),
+                                              " is not affine in each tile dim (tile ", f, ")"));
     }
   }
   return iters;
@@ -117,8 +117,8 @@ absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
   if (!layout.ok()) return layout.status();
   absl::StatusOr<Grouped> grouped = Group(*layout, tiles.dims());
   if (!grouped.ok()) {
-    return NotExpressible(absl::StrCat("the tile dims of ", tiles.ToString(),
-                                       " split the iota's reshape dims unevenly"));
+    return NotExpressibleAsAxe(absl::StrCat("the tile dims of ", tiles.ToString(),
+                                            " split the iota's reshape dims unevenly"));
   }
   return grouped;
 }
@@ -145,9 +145,9 @@ absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_sh
     case HloSharding::Kind::kTuple:
     case HloSharding::Kind::kManual:
     case HloSharding::Kind::kUnknown:
-      return NotExpressible(absl::StrCat(sharding.ToString(), " has no single device map"));
+      return NotExpressibleAsAxe(absl::StrCat(sharding.ToString(), " has no single device map"));
     case HloSharding::Kind::kUnreduced:
-      return NotExpressible(
+      return NotExpressibleAsAxe(
           absl::StrCat(sharding.ToString(), " holds partial values, which a layout cannot say"));
     case HloSharding::Kind::kMaximal: {
       PhysCoord at;
@@ -161,7 +161,8 @@ absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_sh
   }
   for (HloSharding::SubgroupType t : sharding.subgroups()) {
     if (t != HloSharding::SubgroupType::kReplicated) {
-      return NotExpressible(absl::StrCat(sharding.ToString(), " has a non-replicated subgroup"));
+      return NotExpressibleAsAxe(
+          absl::StrCat(sharding.ToString(), " has a non-replicated subgroup"));
     }
   }
   // Checks the rank (with XLA's message) and the dims.
@@ -170,9 +171,9 @@ absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_sh
   std::vector<int64_t> local(global_shape.begin(), global_shape.end());
   for (size_t i = 0; i < local.size(); ++i) {
     if (local[i] % dims[i] != 0) {
-      return NotExpressible(absl::StrCat("dimension ", i, " (size ", local[i],
-                                         ") is not divisible by its ", dims[i],
-                                         " tiles (XLA pads the last tile)"));
+      return NotExpressibleAsAxe(absl::StrCat("dimension ", i, " (size ", local[i],
+                                              ") is not divisible by its ", dims[i],
+                                              " tiles (XLA pads the last tile)"));
     }
     local[i] /= dims[i];
   }

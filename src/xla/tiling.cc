@@ -9,7 +9,7 @@
 namespace axe::xla {
 namespace {
 
-absl::Status Overflow(const Shape& shape, absl::string_view what) {
+absl::Status TilingOverflow(const Shape& shape, absl::string_view what) {
   return absl::OutOfRangeError(
       absl::StrCat("the ", what, " of ", ElideForMessage(shape.ToString()), " overflows int64"));
 }
@@ -32,7 +32,8 @@ absl::StatusOr<TilingLevel> ApplyLevel(const Shape& shape, const Tile& tile, siz
     pending.push_back(i);
     std::optional<int64_t> f = CheckedMul(folded, l.covered[i]);
     if (!f) {
-      return Overflow(shape, absl::StrCat("combined ('*') dimension at tile level ", level + 1));
+      return TilingOverflow(shape,
+                            absl::StrCat("combined ('*') dimension at tile level ", level + 1));
     }
     folded = *f;
     if (tile.dimension(i) == Tile::kCombineDimension) continue;
@@ -79,12 +80,12 @@ absl::StatusOr<TilingMap> TilingMap::Create(const Shape& shape, int max_levels) 
   bool zero = false;
   for (int64_t s : cur) zero = zero || s == 0;
   std::optional<int64_t> total = zero ? std::optional<int64_t>(0) : CheckedProduct(cur);
-  if (!total) return Overflow(shape, "padded size");
+  if (!total) return TilingOverflow(shape, "padded size");
   m.expanded_elements_ = *total;
   const int64_t align = shape.layout().tail_padding_alignment_in_elements();
   const int64_t rem = *total % align;
   std::optional<int64_t> padded = rem == 0 ? total : CheckedAdd(*total, align - rem);
-  if (!padded) return Overflow(shape, "tail-padded size");
+  if (!padded) return TilingOverflow(shape, "tail-padded size");
   m.padded_elements_ = *padded;
   return m;
 }

@@ -18,6 +18,9 @@
 
 namespace axe::picture {
 
+// The blank space around every picture, in pixels.
+inline constexpr int64_t kMargin = 10;
+
 // Attribute name/value pairs; the writer sorts them by name and escapes the values.
 using Attributes = std::vector<std::pair<std::string, std::string>>;
 
