@@ -36,6 +36,8 @@ absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& j
 // `jaxpr` without the equations whose outputs are unused (grad_dce.cc).
 ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
 
+// Registers `rule` as the JVP rule of `p` unless `p` has one already.
+void RegisterIfMissing(const Primitive* p, JvpRule rule);
 // Registers the built-in JVP and batching rules (once; a rule already registered is kept).
 void EnsureJvpRules();
 void EnsureBatchingRules();

@@ -195,10 +195,6 @@ absl::StatusOr<JvpResult> ShardMapJvp(Builder& b, absl::Span<const Tracer> prima
   return r;
 }
 
-void RegisterIfMissing(const Primitive* p, JvpRule rule) {
-  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
-}
-
 }  // namespace
 
 void RegisterCallJvps() {

@@ -140,10 +140,6 @@ JvpRule ZeroTangentJvp(const Primitive* prim) {
   };
 }
 
-void RegisterIfMissing(const Primitive* p, JvpRule rule) {
-  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
-}
-
 void RegisterUnaryJvps(const BuiltinPrimitives& p) {
   RegisterIfMissing(p.neg, UnaryJvp(p.neg, [](Builder&, const Tracer&, const Tracer&,
                                               const Tracer& dx) { return Op(*P().neg, {dx}); }));

@@ -86,10 +86,6 @@ JvpRule ReduceExtremumJvp(const Primitive* reduce) {
   };
 }
 
-void RegisterIfMissing(const Primitive* p, JvpRule rule) {
-  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
-}
-
 }  // namespace
 
 void RegisterShapeJvps() {
