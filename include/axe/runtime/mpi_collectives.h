@@ -1,13 +1,19 @@
 // The collectives of collectives.h on an MPI client (mpi_client.h): the same semantics
 // (JAX's, spec ir-and-shard-map.md §7), the same errors, and results equal byte for byte to
-// the in-process ones, with data moved by MPI's own calls on the group's sub-communicator:
+// the in-process ones, with data moved by MPI's point-to-point calls on the group's
+// sub-communicator, every message of a phase posted at once, in place where MPI can address
+// the data (mpi_collectives.cc; runtime.md "The MPI backend"):
 //
-//  - all-reduce: MPI_Ialltoallv of the members' chunks, each member folds its chunk over
-//    the group in member order (reduce_elements.h, so every element type and the in-process
-//    rounding), MPI_Iallgatherv of the folded chunks (2 (n-1)/n of the bytes, as a ring);
-//  - all-gather: MPI_Iallgather, then a local reorder when the dimension is not outermost;
-//  - reduce-scatter: MPI_Ialltoall of the pieces, then the fold;
-//  - all-to-all: pack the chunks (relayout), MPI_Ialltoall, unpack (relayout);
+//  - all-reduce: member j receives every member's chunk j (its own read in place) and folds
+//    it in member order (reduce_elements.h, so every element type and the in-process
+//    rounding), then every folded chunk goes straight into its place in every result
+//    (2 (n-1)/n of the bytes, as a ring);
+//  - all-gather: every value straight into its place (a strided MPI datatype when the
+//    dimension is not the outermost and the runs are long, else scratch and a reorder);
+//  - reduce-scatter: the pieces (packed first when the dimension is not the outermost),
+//    then the fold;
+//  - all-to-all: chunks in place (a block, or a datatype for long strided runs), else packed
+//    and unpacked by relayouts;
 //  - collective-permute: MPI_Isend / MPI_Irecv pairs; members that receive nothing get 0.
 //
 // Every rank of the client calls the function with the same arguments (its own value in x);

@@ -2,18 +2,21 @@
 // every rank computing it from the two shardings, so each rank receives only the elements
 // its target shard lacks (V_min bytes in all) and copies the rest locally.
 //
-// On rank r: each message r sends is packed from its source shard into a row-major staging
-// buffer by a relayout plan (box_copy.h) and sent with MPI_Isend; each message r receives
-// arrives by MPI_Irecv in a staging buffer and is unpacked into the target shard by a
-// relayout plan; the local part is one relayout from shard to shard. Messages between one
+// On rank r: a message whose box MPI can address in the shard (strided_box.h: one block,
+// or strided runs of 512 bytes or more as an MPI datatype) is sent straight from the source
+// shard (MPI_Isend) or received straight into the target shard (MPI_Irecv); the others are
+// packed from the source shard into a row-major staging buffer by a relayout plan
+// (box_copy.h), or received in a staging buffer and unpacked into the target shard by a
+// relayout plan. The local part is one relayout from shard to shard per local copy, run
+// while the messages travel. Messages between one
 // pair of ranks are matched in plan order (MPI keeps the order of one sender's messages).
 // The messages travel in rounds bounded by `staging_bytes`: a message larger than the
 // bound is cut into pieces (along its outermost dimension of extent > 1), and a new round
 // starts whenever a piece would take some rank's bytes sent or received in the round past
 // the bound (every rank computes the same rounds from the plan). A rank's peak is then its
 // source shard + its target shard + at most 2 x staging_bytes (send and receive staging,
-// kept by the client for the next reshard). staging_bytes 0: one round, staging = the
-// bytes the rank sends + the bytes it receives.
+// kept by the client for the next reshard; none when every message moves in place).
+// staging_bytes 0: one round, staging = the staged bytes the rank sends + receives.
 // Before any data moves, the ranks agree on the call (AgreeOnCall), and every wait is
 // bounded by the client's timeout.
 //
