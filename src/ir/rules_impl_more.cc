@@ -18,7 +18,7 @@ using Impl = absl::StatusOr<std::vector<HostArray>>;
 using Fn = std::function<double(absl::Span<const double> operands, DType in, const Params&)>;
 
 // The element of `a` at the result's multi-index (size-1 and rank-0 operands broadcast).
-double At(const HostArray& a, const std::vector<int64_t>& index) {
+double ElementAt(const HostArray& a, const std::vector<int64_t>& index) {
   if (a.aval.rank() == 0) return a.values[0];
   int64_t flat = 0;
   for (size_t d = 0; d < index.size(); ++d) {
@@ -30,7 +30,7 @@ double At(const HostArray& a, const std::vector<int64_t>& index) {
 
 // An n-ary elementwise impl: `fn` on the operands' elements (x's dtype is the last operand's
 // for clamp, the first's otherwise).
-ImplRule Elementwise(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
+ImplRule ElementwiseImpl(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
   return
       [&prim, fn, typed_operand](absl::Span<const HostArray> args, const Params& params) -> Impl {
         AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
@@ -39,7 +39,7 @@ ImplRule Elementwise(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
         std::vector<double> operands(args.size());
         std::vector<int64_t> index(aval.rank(), 0);
         for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
-          for (size_t k = 0; k < args.size(); ++k) operands[k] = At(args[k], index);
+          for (size_t k = 0; k < args.size(); ++k) operands[k] = ElementAt(args[k], index);
           out.values[i] = RoundToDType(fn(operands, in, params), aval.dtype());
         }
         return OneArray(std::move(out));
@@ -48,7 +48,7 @@ ImplRule Elementwise(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
 
 // A value of an integer type as int64 (values are exact in the interpreter's doubles up to
 // 2^53; larger u64 values keep their bits).
-int64_t I(double v) {
+int64_t AsInt64(double v) {
   if (std::isnan(v)) return 0;
   if (v >= 0x1p63)
     return static_cast<int64_t>(static_cast<uint64_t>(std::min(v, 0x1.fffffffffffffp63)));
@@ -56,44 +56,45 @@ int64_t I(double v) {
   return static_cast<int64_t>(v);
 }
 
-uint64_t Mask(DType t) {
+uint64_t UnsignedMask(DType t) {
   int bits = BitWidth(t);
   return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 }
 
 // XLA's remainder: the sign of the dividend; x rem 0 is x for integers.
-double Rem(absl::Span<const double> v, DType t, const Params&) {
+double RemValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return std::fmod(v[0], v[1]);
   if (v[1] == 0) return v[0];
   if (IsUnsignedIntegral(t)) {
-    return static_cast<double>(static_cast<uint64_t>(I(v[0])) % static_cast<uint64_t>(I(v[1])));
+    return static_cast<double>(static_cast<uint64_t>(AsInt64(v[0])) %
+                               static_cast<uint64_t>(AsInt64(v[1])));
   }
   if (v[1] == -1) return 0;
-  return static_cast<double>(I(v[0]) % I(v[1]));
+  return static_cast<double>(AsInt64(v[0]) % AsInt64(v[1]));
 }
 
-Fn Bitwise(char op) {
+Fn BitwiseFn(char op) {
   return [op](absl::Span<const double> v, DType t, const Params&) -> double {
     if (t == DType::kPred) {
       bool a = v[0] != 0, b = v.size() > 1 && v[1] != 0;
       return op == '&' ? (a && b) : op == '|' ? (a || b) : !a;
     }
-    uint64_t a = static_cast<uint64_t>(I(v[0])),
-             b = v.size() > 1 ? static_cast<uint64_t>(I(v[1])) : 0;
+    uint64_t a = static_cast<uint64_t>(AsInt64(v[0])),
+             b = v.size() > 1 ? static_cast<uint64_t>(AsInt64(v[1])) : 0;
     uint64_t r = op == '&' ? (a & b) : op == '|' ? (a | b) : ~a;
-    if (IsUnsignedIntegral(t)) return static_cast<double>(r & Mask(t));
+    if (IsUnsignedIntegral(t)) return static_cast<double>(r & UnsignedMask(t));
     return static_cast<double>(static_cast<int64_t>(r));
   };
 }
 
 // x ** y for an integer constant y (wrapping for integers; 1 / x**-y for negative y).
-double IntegerPow(absl::Span<const double> v, DType t, const Params& params) {
+double IntegerPowValue(absl::Span<const double> v, DType t, const Params& params) {
   auto it = params.find("y");
   int64_t y = 0;
   if (it != params.end()) y = it->second.AsInt("y").value_or(0);
   if (!IsIntegral(t)) return std::pow(v[0], static_cast<double>(y));
   if (y < 0) return 0;  // typing forbids it for integers in JAX; a defined value here
-  uint64_t result = 1, base = static_cast<uint64_t>(I(v[0]));
+  uint64_t result = 1, base = static_cast<uint64_t>(AsInt64(v[0]));
   for (; y > 0; y >>= 1) {
     if (y & 1) result *= base;
     base *= base;
@@ -101,7 +102,7 @@ double IntegerPow(absl::Span<const double> v, DType t, const Params& params) {
   return static_cast<double>(static_cast<int64_t>(result));
 }
 
-double Round(absl::Span<const double> v, DType, const Params& params) {
+double RoundValue(absl::Span<const double> v, DType, const Params& params) {
   auto it = params.find("rounding_method");
   int64_t method = 0;
   if (it != params.end()) method = it->second.AsInt("rounding_method").value_or(0);
@@ -112,32 +113,32 @@ double Round(absl::Span<const double> v, DType, const Params& params) {
   return r;
 }
 
-double Clamp(absl::Span<const double> v, DType, const Params&) {
+double ClampValue(absl::Span<const double> v, DType, const Params&) {
   if (std::isnan(v[0]) || std::isnan(v[1]) || std::isnan(v[2])) return NAN;
   return std::min(std::max(v[1], v[0]), v[2]);
 }
 
-Fn Unary(double (*fn)(double)) {
+Fn MathFn(double (*fn)(double)) {
   return [fn](absl::Span<const double> v, DType, const Params&) { return fn(v[0]); };
 }
 
-double Logistic(double x) { return 1 / (1 + std::exp(-x)); }
-double Rsqrt(double x) { return 1 / std::sqrt(x); }
-double Identity(double x) { return x; }
-double Log1p(double x) { return std::log1p(x); }
-double Floor(double x) { return std::floor(x); }
-double Ceil(double x) { return std::ceil(x); }
-double IsFinite(double x) { return std::isfinite(x) ? 1 : 0; }
+double LogisticValue(double x) { return 1 / (1 + std::exp(-x)); }
+double RsqrtValue(double x) { return 1 / std::sqrt(x); }
+double IdentityValue(double x) { return x; }
+double Log1pValue(double x) { return std::log1p(x); }
+double FloorValue(double x) { return std::floor(x); }
+double CeilValue(double x) { return std::ceil(x); }
+double IsFiniteValue(double x) { return std::isfinite(x) ? 1 : 0; }
 
-double Square(absl::Span<const double> v, DType t, const Params&) {
+double SquareValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return v[0] * v[0];
-  uint64_t a = static_cast<uint64_t>(I(v[0]));
+  uint64_t a = static_cast<uint64_t>(AsInt64(v[0]));
   return static_cast<double>(static_cast<int64_t>(a * a));
 }
 
-double AddAny(absl::Span<const double> v, DType t, const Params&) {
+double AddAnyValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return v[0] + v[1];
-  uint64_t s = static_cast<uint64_t>(I(v[0])) + static_cast<uint64_t>(I(v[1]));
+  uint64_t s = static_cast<uint64_t>(AsInt64(v[0])) + static_cast<uint64_t>(AsInt64(v[1]));
   return static_cast<double>(static_cast<int64_t>(s));
 }
 
@@ -154,22 +155,22 @@ Impl CustomJvpCallImpl(absl::Span<const HostArray> args, const Params& params) {
 void RegisterReductionImpls(const BuiltinPrimitives& p);
 
 void RegisterMoreImpls(const BuiltinPrimitives& p) {
-  RegisterImpl(*p.rem, Elementwise(*p.rem, Rem));
-  RegisterImpl(*p.add_any, Elementwise(*p.add_any, AddAny));
-  RegisterImpl(*p.and_, Elementwise(*p.and_, Bitwise('&')));
-  RegisterImpl(*p.or_, Elementwise(*p.or_, Bitwise('|')));
-  RegisterImpl(*p.not_, Elementwise(*p.not_, Bitwise('~')));
-  RegisterImpl(*p.integer_pow, Elementwise(*p.integer_pow, IntegerPow));
-  RegisterImpl(*p.square, Elementwise(*p.square, Square));
-  RegisterImpl(*p.rsqrt, Elementwise(*p.rsqrt, Unary(Rsqrt)));
-  RegisterImpl(*p.log1p, Elementwise(*p.log1p, Unary(Log1p)));
-  RegisterImpl(*p.logistic, Elementwise(*p.logistic, Unary(Logistic)));
-  RegisterImpl(*p.is_finite, Elementwise(*p.is_finite, Unary(IsFinite)));
-  RegisterImpl(*p.round, Elementwise(*p.round, Round));
-  RegisterImpl(*p.floor, Elementwise(*p.floor, Unary(Floor)));
-  RegisterImpl(*p.ceil, Elementwise(*p.ceil, Unary(Ceil)));
-  RegisterImpl(*p.clamp, Elementwise(*p.clamp, Clamp, 1));
-  RegisterImpl(*p.stop_gradient, Elementwise(*p.stop_gradient, Unary(Identity)));
+  RegisterImpl(*p.rem, ElementwiseImpl(*p.rem, RemValue));
+  RegisterImpl(*p.add_any, ElementwiseImpl(*p.add_any, AddAnyValue));
+  RegisterImpl(*p.and_, ElementwiseImpl(*p.and_, BitwiseFn('&')));
+  RegisterImpl(*p.or_, ElementwiseImpl(*p.or_, BitwiseFn('|')));
+  RegisterImpl(*p.not_, ElementwiseImpl(*p.not_, BitwiseFn('~')));
+  RegisterImpl(*p.integer_pow, ElementwiseImpl(*p.integer_pow, IntegerPowValue));
+  RegisterImpl(*p.square, ElementwiseImpl(*p.square, SquareValue));
+  RegisterImpl(*p.rsqrt, ElementwiseImpl(*p.rsqrt, MathFn(RsqrtValue)));
+  RegisterImpl(*p.log1p, ElementwiseImpl(*p.log1p, MathFn(Log1pValue)));
+  RegisterImpl(*p.logistic, ElementwiseImpl(*p.logistic, MathFn(LogisticValue)));
+  RegisterImpl(*p.is_finite, ElementwiseImpl(*p.is_finite, MathFn(IsFiniteValue)));
+  RegisterImpl(*p.round, ElementwiseImpl(*p.round, RoundValue));
+  RegisterImpl(*p.floor, ElementwiseImpl(*p.floor, MathFn(FloorValue)));
+  RegisterImpl(*p.ceil, ElementwiseImpl(*p.ceil, MathFn(CeilValue)));
+  RegisterImpl(*p.clamp, ElementwiseImpl(*p.clamp, ClampValue, 1));
+  RegisterImpl(*p.stop_gradient, ElementwiseImpl(*p.stop_gradient, MathFn(IdentityValue)));
   RegisterImpl(*p.custom_jvp_call, CustomJvpCallImpl);
   RegisterReductionImpls(p);
 }

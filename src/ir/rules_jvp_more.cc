@@ -12,7 +12,7 @@ namespace {
 
 using Cts = absl::StatusOr<std::vector<OptTracer>>;
 
-const BuiltinPrimitives& P() { return Builtins(); }
+const BuiltinPrimitives& MorePrims() { return Builtins(); }
 
 void RegisterJvpIfMissing(const Primitive* p, JvpRule rule) {
   if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
@@ -23,49 +23,50 @@ absl::StatusOr<JvpResult> IntegerPowJvp(Builder& b, absl::Span<const Tracer> pri
                                         absl::Span<const OptTracer> tangents,
                                         const Params& params) {
   const Tracer& x = primals[0];
-  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*P().integer_pow, {x}, params));
+  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*MorePrims().integer_pow, {x}, params));
   AXE_ASSIGN_OR_RETURN(int64_t y, RequiredInt(params, "integer_pow", "y"));
   if (!tangents[0] || y == 0) return JvpResult{{out}, {std::nullopt}};
   Tracer power = x;
   if (y - 1 != 1) {
-    AXE_ASSIGN_OR_RETURN(power, Op(*P().integer_pow, {x}, {{"y", Param::Int(y - 1)}}));
+    AXE_ASSIGN_OR_RETURN(power, Op(*MorePrims().integer_pow, {x}, {{"y", Param::Int(y - 1)}}));
   }
-  AXE_ASSIGN_OR_RETURN(Tracer scaled,
-                       Op(*P().mul, {b.Scalar(static_cast<double>(y), x.aval.dtype()), power}));
-  AXE_ASSIGN_OR_RETURN(Tracer t, Op(*P().mul, {*tangents[0], scaled}));
+  AXE_ASSIGN_OR_RETURN(
+      Tracer scaled,
+      Op(*MorePrims().mul, {b.Scalar(static_cast<double>(y), x.aval.dtype()), power}));
+  AXE_ASSIGN_OR_RETURN(Tracer t, Op(*MorePrims().mul, {*tangents[0], scaled}));
   return JvpResult{{out}, {t}};
 }
 
 // `g` where `pick` holds, else zeros (g and pick fitted to the result's shape).
-absl::StatusOr<Tracer> Where(Builder& b, const Tracer& pick, const Tracer& g,
-                             const ShapedArray& aval) {
+absl::StatusOr<Tracer> SelectOrZeros(Builder& b, const Tracer& pick, const Tracer& g,
+                                     const ShapedArray& aval) {
   AXE_ASSIGN_OR_RETURN(Tracer gf, FitTo(g, aval));
   AXE_ASSIGN_OR_RETURN(Tracer pf, FitTo(pick, aval.WithDType(DType::kPred)));
   AXE_ASSIGN_OR_RETURN(Tracer zeros, ZerosLike(b, aval));
-  return Op(*P().select_n, {pf, zeros, gf});
+  return Op(*MorePrims().select_n, {pf, zeros, gf});
 }
 
 // clamp(lo, x, hi): x's tangent strictly inside (lo, hi), lo's below it, hi's above it.
 absl::StatusOr<JvpResult> ClampJvp(Builder& b, absl::Span<const Tracer> primals,
                                    absl::Span<const OptTracer> tangents, const Params& params) {
   const Tracer &lo = primals[0], &x = primals[1], &hi = primals[2];
-  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*P().clamp, primals, params));
+  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*MorePrims().clamp, primals, params));
   const ShapedArray& aval = out.aval;
   OptTracer t;
   if (tangents[1]) {
-    AXE_ASSIGN_OR_RETURN(Tracer above, Op(*P().gt, {x, lo}));
-    AXE_ASSIGN_OR_RETURN(Tracer below, Op(*P().lt, {x, hi}));
-    AXE_ASSIGN_OR_RETURN(Tracer inside, Op(*P().and_, {above, below}));
-    AXE_ASSIGN_OR_RETURN(t, Where(b, inside, *tangents[1], aval));
+    AXE_ASSIGN_OR_RETURN(Tracer above, Op(*MorePrims().gt, {x, lo}));
+    AXE_ASSIGN_OR_RETURN(Tracer below, Op(*MorePrims().lt, {x, hi}));
+    AXE_ASSIGN_OR_RETURN(Tracer inside, Op(*MorePrims().and_, {above, below}));
+    AXE_ASSIGN_OR_RETURN(t, SelectOrZeros(b, inside, *tangents[1], aval));
   }
   if (tangents[0]) {
-    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*P().gt, {lo, x}));
-    AXE_ASSIGN_OR_RETURN(Tracer part, Where(b, pick, *tangents[0], aval));
+    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*MorePrims().gt, {lo, x}));
+    AXE_ASSIGN_OR_RETURN(Tracer part, SelectOrZeros(b, pick, *tangents[0], aval));
     AXE_ASSIGN_OR_RETURN(t, AddTangents(t, part, aval));
   }
   if (tangents[2]) {
-    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*P().lt, {hi, x}));
-    AXE_ASSIGN_OR_RETURN(Tracer part, Where(b, pick, *tangents[2], aval));
+    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*MorePrims().lt, {hi, x}));
+    AXE_ASSIGN_OR_RETURN(Tracer part, SelectOrZeros(b, pick, *tangents[2], aval));
     AXE_ASSIGN_OR_RETURN(t, AddTangents(t, part, aval));
   }
   return JvpResult{{out}, {t}};
@@ -77,7 +78,7 @@ absl::StatusOr<JvpResult> CumLogSumExpJvp(Builder&, absl::Span<const Tracer> pri
                                           absl::Span<const OptTracer> tangents,
                                           const Params& params) {
   const Tracer& x = primals[0];
-  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*P().cumlogsumexp, {x}, params));
+  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*MorePrims().cumlogsumexp, {x}, params));
   if (!tangents[0]) return JvpResult{{out}, {std::nullopt}};
   AXE_ASSIGN_OR_RETURN(int64_t axis, RequiredInt(params, "cumlogsumexp", "axis"));
   AXE_ASSIGN_OR_RETURN(Tracer m, ReduceMax(x, {axis}));
@@ -86,16 +87,16 @@ absl::StatusOr<JvpResult> CumLogSumExpJvp(Builder&, absl::Span<const Tracer> pri
     if (d != axis) kept.push_back(d);
   }
   AXE_ASSIGN_OR_RETURN(Tracer wide, BroadcastInDim(m, x.aval.shape(), kept));
-  AXE_ASSIGN_OR_RETURN(Tracer shifted, Op(*P().sub, {x, wide}));
-  AXE_ASSIGN_OR_RETURN(Tracer weights, Op(*P().exp, {shifted}));
-  AXE_ASSIGN_OR_RETURN(Tracer weighted, Op(*P().mul, {weights, *tangents[0]}));
+  AXE_ASSIGN_OR_RETURN(Tracer shifted, Op(*MorePrims().sub, {x, wide}));
+  AXE_ASSIGN_OR_RETURN(Tracer weights, Op(*MorePrims().exp, {shifted}));
+  AXE_ASSIGN_OR_RETURN(Tracer weighted, Op(*MorePrims().mul, {weights, *tangents[0]}));
   Params cumsum_params = params;
   cumsum_params.erase("reverse");
   if (auto it = params.find("reverse"); it != params.end()) cumsum_params["reverse"] = it->second;
-  AXE_ASSIGN_OR_RETURN(Tracer sums, Op(*P().cumsum, {weighted}, cumsum_params));
-  AXE_ASSIGN_OR_RETURN(Tracer back, Op(*P().sub, {wide, out}));
-  AXE_ASSIGN_OR_RETURN(Tracer scale, Op(*P().exp, {back}));
-  AXE_ASSIGN_OR_RETURN(Tracer t, Op(*P().mul, {sums, scale}));
+  AXE_ASSIGN_OR_RETURN(Tracer sums, Op(*MorePrims().cumsum, {weighted}, cumsum_params));
+  AXE_ASSIGN_OR_RETURN(Tracer back, Op(*MorePrims().sub, {wide, out}));
+  AXE_ASSIGN_OR_RETURN(Tracer scale, Op(*MorePrims().exp, {back}));
+  AXE_ASSIGN_OR_RETURN(Tracer t, Op(*MorePrims().mul, {sums, scale}));
   return JvpResult{{out}, {t}};
 }
 
@@ -104,7 +105,7 @@ absl::StatusOr<JvpResult> CumLogSumExpJvp(Builder&, absl::Span<const Tracer> pri
 absl::StatusOr<JvpResult> CustomJvpCallJvp(Builder& b, absl::Span<const Tracer> primals,
                                            absl::Span<const OptTracer> tangents,
                                            const Params& params) {
-  AXE_ASSIGN_OR_RETURN(JvpRule call, GetJvpRule(*P().closed_call));
+  AXE_ASSIGN_OR_RETURN(JvpRule call, GetJvpRule(*MorePrims().closed_call));
   return call(b, primals, tangents, params);
 }
 
@@ -128,7 +129,7 @@ Cts CumsumTranspose(Builder&, absl::Span<const OptTracer> cts, absl::Span<const 
   }
   Params flipped = params;
   flipped["reverse"] = Param::Bool(!reverse);
-  AXE_ASSIGN_OR_RETURN(out[0], Op(*P().cumsum, {*cts[0]}, flipped));
+  AXE_ASSIGN_OR_RETURN(out[0], Op(*MorePrims().cumsum, {*cts[0]}, flipped));
   return out;
 }
 
