@@ -124,7 +124,7 @@ def test_check_reports_jax_variance_error():
                           "names mentioned in `axes` passed to `psum` must be present in "
                           "`jax.typeof(inp).mat.varying`. Got axes=('x',) and "
                           "jax.typeof(inp).mat.varying=frozenset()")
-    assert "\n\nin equation:\n\n  b:f32[2] = psum_invariant[axes=('x',)] a" in msg
+    assert "\n\nin equation:\n\nb:f32[2] = psum_invariant[axes=('x',)] a" in msg
 
 
 def test_check_reports_inconsistent_binder():

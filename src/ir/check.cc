@@ -27,9 +27,31 @@ absl::Status WithContext(const absl::Status& s, absl::string_view context) {
 
 absl::Status CheckAt(const Jaxpr& jaxpr, int depth);
 
-// The name PrintJaxpr gives variable `v` of `jaxpr` (JAX's messages use the printed names).
+// `jaxpr` as check_jaxpr names it in its messages: JAX seeds the names of the equation outputs
+// that nothing reads with "_" (core._dropvars), so they print like drop vars.
+Jaxpr UnusedAsDropped(const Jaxpr& jaxpr) {
+  Jaxpr named = jaxpr;
+  std::vector<bool> used(jaxpr.vars.size(), false);
+  auto use = [&](const Atom& a) {
+    if (!a.is_literal() && a.var >= 0 && static_cast<size_t>(a.var) < used.size()) {
+      used[a.var] = true;
+    }
+  };
+  for (const Atom& a : jaxpr.outvars) use(a);
+  for (const Eqn& e : jaxpr.eqns) {
+    for (const Atom& a : e.inputs) use(a);
+  }
+  for (const Eqn& e : jaxpr.eqns) {
+    for (VarId v : e.outputs) {
+      if (v >= 0 && static_cast<size_t>(v) < used.size() && !used[v]) named.vars[v].dropped = true;
+    }
+  }
+  return named;
+}
+
+// The name check_jaxpr's messages give variable `v` of `jaxpr`.
 std::string NameOf(const Jaxpr& jaxpr, VarId v) {
-  std::vector<std::string> names = PrintedVarNames(jaxpr);
+  std::vector<std::string> names = PrintedVarNames(UnusedAsDropped(jaxpr));
   if (v < 0 || static_cast<size_t>(v) >= names.size() || names[v].empty()) {
     return absl::StrCat("#", v);
   }
@@ -161,7 +183,8 @@ absl::Status CheckAt(const Jaxpr& jaxpr, int depth) {
   for (size_t i = 0; i < jaxpr.eqns.size(); ++i) {
     absl::Status s = CheckEqn(jaxpr, jaxpr.eqns[i], bound, depth);
     if (!s.ok()) {
-      return WithContext(s, absl::StrCat("\n\nin equation:\n\n", PrintEqn(jaxpr, i)));
+      return WithContext(s,
+                         absl::StrCat("\n\nin equation:\n\n", PrintEqn(UnusedAsDropped(jaxpr), i)));
     }
     for (VarId v : jaxpr.eqns[i].outputs) bound[v] = !jaxpr.vars[v].dropped;
   }

@@ -111,15 +111,10 @@ std::string Format(const Doc& doc, size_t width) {
             {item.indent + static_cast<size_t>(n.indent), item.flat, n.children[0].get()});
         break;
       case DocNode::Kind::kGroup: {
-        // JAX's rule (measured against jax 0.10's printer): the group, flat, plus the text
-        // nodes that immediately follow it, must fit in the rest of the line; a following
-        // concat, nest, group or break ends the measure.
+        // JAX's rule (jaxlib's pretty printer, "we care only if the current group fits"): the
+        // group alone, flat, must fit in the rest of the line; what follows it is not
+        // measured (a jaxpr's closing " }" is inside its group, as in JAX's pp_jaxpr).
         size_t need = n.flat_size;
-        for (auto it = agenda.rbegin(); it != agenda.rend(); ++it) {
-          if (it->node->kind == DocNode::Kind::kNil) continue;
-          if (it->node->kind != DocNode::Kind::kText) break;
-          need += it->node->text.size();
-        }
         bool fits = column <= width && need <= width - column;
         agenda.push_back({item.indent, fits, n.children[0].get()});
         break;

@@ -1,7 +1,7 @@
 // A Wadler/Lindig-style pretty-printing document, laid out exactly like JAX's
-// pretty_printer (internal to src/ir): a group prints flat when its flat text, with the text
-// nodes right after it, fits in the rest of the line; otherwise its breaks become newlines
-// indented by the enclosing nests.
+// pretty_printer (internal to src/ir): a group prints flat when its own flat text fits in the
+// rest of the line (what follows the group is not measured); otherwise its breaks become
+// newlines indented by the enclosing nests.
 #ifndef AXE_SRC_IR_DOC_H_
 #define AXE_SRC_IR_DOC_H_
 

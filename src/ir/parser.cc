@@ -146,6 +146,10 @@ class Parser {
   };
 
   absl::Status BindName(Scope& scope, const Pending& p) {
+    if (p.name == "_") {  // a drop var: the latest one is what a later "_" reads (see below)
+      scope.insert_or_assign(p.name, p.id);
+      return absl::OkStatus();
+    }
     if (!scope.emplace(p.name, p.id).second) {
       return ErrorAt(p.at, absl::StrCat("Variable '", p.name, "' already bound"));
     }
@@ -165,7 +169,7 @@ class Parser {
     VarId id = static_cast<VarId>(j.vars.size());
     bool drop = name == "_";
     if (drop && !allow_drop) return ErrorAt(at, "a drop var '_' can only bind an equation output");
-    if (!drop) {
+    if (!drop || pending != nullptr) {
       Pending p{std::string(name), id, at};
       if (pending != nullptr) {
         pending->push_back(std::move(p));
@@ -506,6 +510,22 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
   return eqn;
 }
 
+// JAX names a jit body's outputs like the jit equation's outputs, so where those are drop vars
+// the body reads a variable printed "_" (`_:f32[] = mul c c ... in (_,)`). A "_" that is read
+// refers to the latest "_" bound before it, which is then an ordinary variable (it prints "_"
+// again through jit's naming).
+void UndropWhatIsRead(Jaxpr& j) {
+  auto undrop = [&](const Atom& a) {
+    if (!a.is_literal() && a.var >= 0 && static_cast<size_t>(a.var) < j.vars.size()) {
+      j.vars[a.var].dropped = false;
+    }
+  };
+  for (const Eqn& e : j.eqns) {
+    for (const Atom& a : e.inputs) undrop(a);
+  }
+  for (const Atom& a : j.outvars) undrop(a);
+}
+
 absl::StatusOr<Jaxpr> Parser::ParseJaxprBody(int depth) {
   AXE_RETURN_IF_ERROR(Deeper(depth));
   Jaxpr j;
@@ -547,6 +567,7 @@ absl::StatusOr<Jaxpr> Parser::ParseJaxprBody(int depth) {
     if (!TryConsume(',') && Peek() != ')') return Error("',' or ')'");
   }
   AXE_RETURN_IF_ERROR(Expect('}'));
+  UndropWhatIsRead(j);
   for (const Eqn& e : j.eqns) {
     for (const std::string& eff : e.effects) {
       if (std::find(j.effects.begin(), j.effects.end(), eff) == j.effects.end()) {

@@ -171,7 +171,7 @@ Doc Printer::JaxprDoc(const Jaxpr& j) {
   Doc body =
       Concat({Text("{ "), Text("lambda "), constvars, Text("; "), invars, Text(". "), Text("let"),
               Nest(2, Concat({Brk(), Join(Brk("; "), eqns)})), Brk(), Text("in "), outvars});
-  return Concat({Group(Nest(2, body)), Text(" }")});
+  return Group(Concat({Nest(2, body), Text(" }")}));  // JAX: " }" inside the group
 }
 
 }  // namespace
@@ -189,7 +189,7 @@ std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width) {
   if (index >= jaxpr.eqns.size()) return "";
   Printer p;
   p.JaxprDoc(jaxpr);
-  return internal::Format(Concat({Text("  "), Nest(2, p.EqnDoc(jaxpr, jaxpr.eqns[index]))}), width);
+  return internal::Format(Nest(2, p.EqnDoc(jaxpr, jaxpr.eqns[index])), width);
 }
 
 std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr) {

@@ -49,7 +49,8 @@ Rule Reducing(std::string prim) {
       bool any = std::any_of(axes.begin(), axes.end(),
                              [&](const std::string& n) { return a.IsVaryingOver(n); });
       if (!any) {
-        std::string api = prim == "psum_invariant" ? "psum" : prim;
+        // JAX's pmax and pmin share psum_invariant's rule, and its message names psum.
+        const std::string api = "psum";
         return absl::InvalidArgumentError(absl::StrCat(
             api,
             " is a variant->invariant collective. This means that the axis names "

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace check_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -44,7 +45,31 @@ TEST(CheckTest, BinderTypesMustMatchTheRule) {
   EXPECT_THAT(CheckText("{ lambda ; a:f32[3]. let b:f32[4] = sin a in (b,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "Value for variable 'b' inconsistently typed as f32[3] for let-binder of "
-                       "type f32[4]\n\nin equation:\n\n  b:f32[4] = sin a"));
+                       "type f32[4]\n\nin equation:\n\nb:f32[4] = sin a"));
+}
+
+// Regression (jax_vectors_test): JAX's check_jaxpr names an equation output nothing reads "_"
+// (core._dropvars), in the message and in the equation; the equation starts at column 0.
+TEST(CheckTest, UnusedBindersAreNamedUnderscoreLikeJax) {
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[3]. let b:f32[4] = sin a; c:f32[3] = cos a in (c,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "Value for variable '_' inconsistently typed as f32[3] for let-binder of "
+                       "type f32[4]\n\nin equation:\n\n_:f32[4] = sin a"));
+}
+
+// Regression (jax_vectors_test): JAX's pmax (and pmin) type-check with psum_invariant's rule,
+// whose message says "psum" whichever of them failed.
+TEST(CheckTest, PmaxOfAnInvariantValueGivesJaxsPsumMessage) {
+  EXPECT_THAT(
+      CheckText("{ lambda ; a:f32[4]. let b:f32[4] = shard_map[check_vma=True "
+                "in_specs=(P(None,),) jaxpr={ lambda ; c:f32[4]. let d:f32[4] = pmax[axes=('x',) "
+                "axis_index_groups=None] c in (d,) } mesh=Mesh('x': 2, axis_types=(Auto,)) "
+                "newly_manual_axes=frozenset({'x'}) out_specs=(P(None,),)] a in (b,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("psum is a variant->invariant collective. This means that the axis "
+                         "names mentioned in `axes` passed to `psum` must be present in "
+                         "`jax.typeof(inp).mat.varying`. Got axes=('x',) and "
+                         "jax.typeof(inp).mat.varying=frozenset()")));
 }
 
 TEST(CheckTest, RuleErrorsNameTheEquation) {
@@ -52,7 +77,7 @@ TEST(CheckTest, RuleErrorsNameTheEquation) {
       CheckText("{ lambda ; a:f32[3] b:f32[4]. let c:f32[3] = add a b in (c,) }"),
       StatusIs(absl::StatusCode::kInvalidArgument,
                "add got incompatible shapes for broadcasting: (3,), (4,).\n\nin equation:\n\n"
-               "  c:f32[3] = add a b"));
+               "c:f32[3] = add a b"));
   EXPECT_THAT(CheckText("{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = mul a b in (c,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("lax.mul requires arguments to have the same dtypes, got "
@@ -107,11 +132,12 @@ TEST(CheckTest, ShardMapBodiesAreTypedWithTheirMesh) {
   EXPECT_THAT(CheckText(wrong),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Value for variable 'b' inconsistently typed as f32[3] for "
-                                 "let-binder of type f32[3]{V:i}\n\nin equation:\n\n  "
+                                 "let-binder of type f32[3]{V:i}\n\nin equation:\n\n"
                                  "b:f32[3]{V:i} = psum_invariant[axes=('i',)] a\n\nin the jaxpr "
-                                 "of parameter jaxpr\n\nin equation:\n\n  b:f32[3] = "
+                                 "of parameter jaxpr\n\nin equation:\n\nb:f32[3] = "
                                  "shard_map[")));
 }
 
 }  // namespace
+}  // namespace check_test
 }  // namespace axe::ir

@@ -17,6 +17,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace parser_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -57,6 +58,29 @@ TEST(ParserTest, JaxPrintedJaxprsParseAndReprintIdentically) {
 }
 
 // Every proper prefix of a JAX text is an error (never a crash or a hang).
+// Regression (jax_vectors_test): JAX names a jit body's outputs like the jit equation's, so a
+// dropped jit output makes the body read a variable printed "_" (printed by jax 0.10.2).
+TEST(ParserTest, JitBodyReadingUnderscoreParsesAndReprints) {
+  const std::string jax =
+      "{ lambda ; a:bf16[2] b:i32[1,1,2]. let\n"
+      "    _:bf16[2] = jit[\n"
+      "      name=<lambda>\n"
+      "      jaxpr={ lambda ; a:bf16[2] b:i32[1,1,2]. let\n"
+      "          _:bf16[2] = mul a a\n"
+      "          c:bool[2] = ge a _\n"
+      "        in (_,) }\n"
+      "    ] a b\n"
+      "    d:i32[1,2] = squeeze[dimensions=(0,)] b\n"
+      "  in (d,) }";
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(jax);
+  ASSERT_THAT(j, IsOk());
+  EXPECT_EQ(PrintJaxpr(*j), jax);
+  EXPECT_THAT(CheckJaxpr(*j), IsOk());
+  // Outside jit's naming a "_" that nothing bound is still an unknown variable.
+  EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[]. let b:f32[] = sin _ in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown variable '_'")));
+}
+
 TEST(ParserTest, TruncatedTextsAreErrors) {
   for (const auto& path : JaxTexts()) {
     std::string text = ReadFile(path);
@@ -230,9 +254,11 @@ TEST(ParserTest, RoundTripOverRandomBuilderJaxprs) {
 }
 
 }  // namespace
+}  // namespace parser_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace parser_test {
 namespace {
 
 // A long program prints, parses and checks (linear-time paths; no size limit is hit).
@@ -282,4 +308,5 @@ TEST(ParserTest, MutatedTextsNeverCrash) {
 }
 
 }  // namespace
+}  // namespace parser_test
 }  // namespace axe::ir

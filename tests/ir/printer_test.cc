@@ -10,12 +10,14 @@
 #include "absl/strings/str_split.h"
 
 #include "axe/ir/builder.h"
+#include "axe/ir/parser.h"
 #include "axe/ir/primitives.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace printer_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -137,5 +139,27 @@ TEST(PrinterTest, LongBinderListsFillLikeJax) {
   EXPECT_EQ(PrintJaxpr(*b.Build({args[0]})) + "\n", expected.str());
 }
 
+// Regression (jax_vectors_test): JAX's pretty printer measures only the group itself, so the
+// break before an operand is taken only when the line is already full; an operand list may end
+// past column 80. axe used to count the next operand too and broke before the last "2:i32[]".
+// The jaxpr's closing " }" is inside its group (JAX's pp_jaxpr_skeleton) and so is measured.
+TEST(PrinterTest, OperandBreaksMeasureOnlyTheBreakLikeJax) {
+  const std::string jax =  // printed by jax 0.10.2 (81 columns on its sixth line)
+      "{ lambda ; a:i32[1,1,2]. let\n"
+      "    b:i32[1,2,1] = transpose[permutation=(0, 2, 1)] a\n"
+      "    _:i32[1,2,1] = dynamic_slice[slice_sizes=(1, 2, 1)] b 2:i32[] 2:i32[] 2:i32[]\n"
+      "  in (b,) }";
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(jax);
+  ASSERT_THAT(j, IsOk());
+  EXPECT_EQ(PrintJaxpr(*j), jax);
+  // 78 columns flat with " }": one line; one more column and the group breaks.
+  const std::string flat = "{ lambda ; a:f32[1]. let b:f32[1] = sin a; c:f32[1] = cos b in (c,) }";
+  ASSERT_THAT(ParseJaxpr(flat), IsOk());
+  EXPECT_EQ(PrintJaxpr(*ParseJaxpr(flat), flat.size()), flat);
+  EXPECT_EQ(PrintJaxpr(*ParseJaxpr(flat), flat.size() - 1),
+            "{ lambda ; a:f32[1]. let\n    b:f32[1] = sin a\n    c:f32[1] = cos b\n  in (c,) }");
+}
+
 }  // namespace
+}  // namespace printer_test
 }  // namespace axe::ir

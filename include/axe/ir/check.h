@@ -8,8 +8,9 @@
 //   * each output binder has the type the rule computes, weak types aside ("Value for variable
 //     'b' inconsistently typed as f32[3] for let-binder of type f32[4]");
 //   * nested jaxprs (params holding jaxprs) check too.
-// Errors are InvalidArgument: JAX's message, then "\n\nin equation:\n\n  <the equation>" when
-// an equation is at fault (variable names as PrintJaxpr assigns them).
+// Errors are InvalidArgument: JAX's message, then "\n\nin equation:\n\n<the equation>" when
+// an equation is at fault (variable names as PrintJaxpr assigns them; continuation lines
+// indented by 2, as JAX's check_jaxpr prints it).
 #ifndef AXE_IR_CHECK_H_
 #define AXE_IR_CHECK_H_
 

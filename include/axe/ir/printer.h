@@ -38,7 +38,7 @@ std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width = 80);
 std::string PrintJaxprOneLine(const Jaxpr& jaxpr);
 
 // Equation `index` of `jaxpr` as JAX shows it in check_jaxpr's messages: named as in the
-// whole printout, laid out in `width` columns from an indentation of 2.
+// whole printout, laid out in `width` columns from column 0, continuation lines indented by 2.
 std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width = 80);
 
 // The name PrintJaxpr gives each variable of `jaxpr` (indexed by VarId): "_" for a drop var,
