@@ -227,6 +227,10 @@ void DefineMore(BuiltinPrimitives& p) {
   custom_jvp.call_primitive = true;
   custom_jvp.params_printed_first = {"name"};
   p.custom_jvp_call = Define(std::move(custom_jvp));
+  Options custom_vjp = Multi("custom_vjp_call", {{"call_jaxpr", ParamType::kJaxpr}});
+  custom_vjp.call_primitive = true;
+  custom_vjp.params_printed_first = {"name"};
+  p.custom_vjp_call = Define(std::move(custom_vjp));
 }
 
 BuiltinPrimitives DefineAll() {

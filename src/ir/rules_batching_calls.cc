@@ -116,6 +116,7 @@ void RegisterCallBatching() {
   add(p.jit, InlineBatch("jit", "jaxpr"));
   add(p.closed_call, InlineBatch("closed_call", "call_jaxpr"));
   add(p.custom_jvp_call, InlineBatch("custom_jvp_call", "call_jaxpr"));
+  add(p.custom_vjp_call, InlineBatch("custom_vjp_call", "call_jaxpr"));
   add(p.cond, CondBatch);
   add(p.scan, ScanBatch);
 }

@@ -207,6 +207,7 @@ void RegisterCallRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.jit, Call("jit", "jaxpr"));
   RegisterAbstractEval(*p.closed_call, Call("closed_call", "call_jaxpr"));
   RegisterAbstractEval(*p.custom_jvp_call, Call("custom_jvp_call", "call_jaxpr"));
+  RegisterAbstractEval(*p.custom_vjp_call, Call("custom_vjp_call", "call_jaxpr"));
   RegisterAbstractEval(*p.cond, Cond);
   RegisterAbstractEval(*p.scan, Scan);
   RegisterAbstractEval(*p.shard_map, ShardMap);

@@ -1,7 +1,7 @@
 // Impl rules of the primitives added after the first set (primitives.h, "more"): elementwise
 // rem, add_any, and/or/not, integer_pow, square, rsqrt, log1p, logistic, is_finite, round,
 // clamp, stop_gradient; reduce_min, argmax/argmin; the cumulative reductions; custom_jvp_call
-// (its call_jaxpr).
+// and custom_vjp_call (their call_jaxpr).
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -142,12 +142,15 @@ double AddAnyValue(absl::Span<const double> v, DType t, const Params&) {
   return static_cast<double>(static_cast<int64_t>(s));
 }
 
-Impl CustomJvpCallImpl(absl::Span<const HostArray> args, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, "custom_jvp_call", "call_jaxpr"));
-  if (body->kind() != Param::Kind::kJaxpr || body->jaxpr() == nullptr) {
-    return absl::InvalidArgumentError("parameter call_jaxpr must be a jaxpr");
-  }
-  return EvalJaxpr(*body->jaxpr(), args);
+// custom_jvp_call / custom_vjp_call: their call_jaxpr.
+ImplRule CustomCallImpl(const Primitive& prim) {
+  return [&prim](absl::Span<const HostArray> args, const Params& params) -> Impl {
+    AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, prim.name(), "call_jaxpr"));
+    if (body->kind() != Param::Kind::kJaxpr || body->jaxpr() == nullptr) {
+      return absl::InvalidArgumentError("parameter call_jaxpr must be a jaxpr");
+    }
+    return EvalJaxpr(*body->jaxpr(), args);
+  };
 }
 
 }  // namespace
@@ -171,7 +174,8 @@ void RegisterMoreImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.ceil, ElementwiseImpl(*p.ceil, MathFn(CeilValue)));
   RegisterImpl(*p.clamp, ElementwiseImpl(*p.clamp, ClampValue, 1));
   RegisterImpl(*p.stop_gradient, ElementwiseImpl(*p.stop_gradient, MathFn(IdentityValue)));
-  RegisterImpl(*p.custom_jvp_call, CustomJvpCallImpl);
+  RegisterImpl(*p.custom_jvp_call, CustomCallImpl(*p.custom_jvp_call));
+  RegisterImpl(*p.custom_vjp_call, CustomCallImpl(*p.custom_vjp_call));
   RegisterReductionImpls(p);
 }
 

@@ -100,8 +100,8 @@ absl::StatusOr<JvpResult> CumLogSumExpJvp(Builder&, absl::Span<const Tracer> pri
   return JvpResult{{out}, {t}};
 }
 
-// custom_jvp_call: the derivative of its call_jaxpr (the custom rule is a Python function
-// that a printed jaxpr does not carry), as closed_call's.
+// custom_jvp_call and custom_vjp_call: the derivative of their call_jaxpr (the custom rules
+// are Python functions that a printed jaxpr does not carry), as closed_call's.
 absl::StatusOr<JvpResult> CustomJvpCallJvp(Builder& b, absl::Span<const Tracer> primals,
                                            absl::Span<const OptTracer> tangents,
                                            const Params& params) {
@@ -146,6 +146,7 @@ void RegisterMoreJvps() {
   RegisterJvpIfMissing(p.clamp, ClampJvp);
   RegisterJvpIfMissing(p.cumlogsumexp, CumLogSumExpJvp);
   RegisterJvpIfMissing(p.custom_jvp_call, CustomJvpCallJvp);
+  RegisterJvpIfMissing(p.custom_vjp_call, CustomJvpCallJvp);
 }
 
 }  // namespace axe::ir::internal

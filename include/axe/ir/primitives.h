@@ -11,8 +11,9 @@
 //   more         rem add_any and or not integer_pow square rsqrt log1p logistic is_finite
 //                round floor ceil clamp stop_gradient (elementwise), reduce_min argmax argmin,
 //                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`)
-//   calls        jit closed_call cond scan shard_map custom_jvp_call (its call_jaxpr; the
-//                custom rule is not kept, so its derivative is call_jaxpr's)
+//   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
+//                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
+//                carry, so their derivative is call_jaxpr's)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -59,7 +60,7 @@ struct BuiltinPrimitives {
   const Primitive *logistic, *is_finite, *round, *floor, *ceil, *clamp, *stop_gradient;
   const Primitive *reduce_min, *argmax, *argmin;
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
-  const Primitive* custom_jvp_call;
+  const Primitive *custom_jvp_call, *custom_vjp_call;
 };
 
 // Registers the built-ins once (thread-safe) and returns them.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates tests/ir/testdata/jax_more/ with the real JAX: the primitives beyond axe's first
 set (reduce_min, rem, cumsum and its siblings, add_any, integer_pow, stop_gradient, square,
-logistic, log1p, rsqrt, is_finite, round, clamp, and/or/not, argmax/argmin, custom_jvp_call)
+logistic, log1p, rsqrt, is_finite, round, floor, clamp, and/or/not, argmax/argmin,
+custom_jvp_call, custom_vjp_call)
 as jax.make_jaxpr prints them for common functions and for their gradients. For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
@@ -44,6 +45,14 @@ def ints(shape, k=0):
     return np.array([((5 * i + 3 * k) % 13) - 6 for i in range(n)], np.int32).reshape(shape)
 
 
+@jax.custom_vjp
+def sin_with_vjp(x):
+    return jnp.sin(x)
+
+
+sin_with_vjp.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))
+
+
 def cases():
     yield "reduce_min", (lambda x: (jnp.min(x, axis=1), jnp.min(x))), [signed((2, 3))]
     yield "floordiv", (lambda x: x // 1.5), [signed((2, 3))]
@@ -75,6 +84,7 @@ def cases():
         [signed((6,)) * 3]
     yield "logical", (lambda x: (((x > 0.1) & (x < 0.6)) | ~(x > -0.2),
                                  jnp.bitwise_and(x.astype(i32), 3))), [signed((6,)) * 4]
+    yield "custom_vjp", (lambda x: sin_with_vjp(x) * x), [signed((4,))]
     yield "argmax", (lambda x: (jnp.argmax(x, axis=1), jnp.argmin(x, axis=0))), [signed((2, 3))]
 
 
