@@ -48,6 +48,8 @@ convert_element_type broadcast_in_dim reshape squeeze transpose reduce_sum reduc
 dot_general slice dynamic_slice dynamic_update_slice concatenate select_n iota jit
 closed_call cond scan shard_map psum psum_invariant pmax pmin pvary all_gather
 all_gather_invariant reduce_scatter all_to_all ppermute axis_index
+rem add_any and or not integer_pow square rsqrt log1p logistic is_finite round floor ceil
+clamp stop_gradient reduce_min argmax argmin cumsum cumprod cummax cummin cumlogsumexp
 """.split())
 
 COLLECTIVES = ("psum", "psum_invariant", "pmax", "pmin", "pvary", "all_gather",
