@@ -120,7 +120,8 @@ def test_compile_errors_are_jax_errors():
 
 def test_compile_checks_the_jaxpr():
     bad = ir.parse("{ lambda ; a:f32[8]. let b:f32[4] = sin a in (b,) }")
-    with pytest.raises(ValueError, match="inconsistently typed"):
+    # JAX's check_jaxpr raises JaxprTypeError (a TypeError) for this.
+    with pytest.raises(TypeError, match="inconsistently typed"):
         jit.compile(bad)
 
 
