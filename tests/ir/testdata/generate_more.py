@@ -77,6 +77,11 @@ def cases():
     yield "var_norm", (lambda x: (jnp.var(x), jnp.linalg.norm(x))), [signed((2, 3))]
     yield "clamp_clip", (lambda x: (lax.clamp(-0.25, x, 0.55), jnp.clip(x, -0.35, 0.45))), \
         [signed((6,))]
+    # x at the bounds: JAX's clamp passes no tangent there (strict comparisons).
+    # (A traced scalar bound fails in JAX 0.10.2's own clamp JVP: "select cases must have the
+    # same shapes", so the bounds are constants.)
+    yield "clamp_ties", (lambda x: lax.clamp(-0.25, x, 0.5)), \
+        [np.array([-0.25, 0.5, 0.1, -1.0, 1.0], np.float32)]
     yield "where_abs_sign", (lambda x: (jnp.where(x > 0.2, x, 2 * x), jnp.abs(x),
                                         jnp.sign(x) * x, jnp.maximum(x, 0.1))), [signed((6,))]
     yield "astype", (lambda x: x.astype(jnp.float16).astype(f32) * x), [signed((4,))]
