@@ -338,88 +338,91 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
   return out;
 }
 
-absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
-                                         absl::Span<const std::string> axes, const DeviceValues& x,
-                                         int64_t split_axis, int64_t concat_axis, bool tiled) {
-  AXE_ASSIGN_OR_RETURN(Call c,
-                       Begin(mesh, axes, x, "all_to_all",
-                             absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
-                                          ", tiled=", tiled ? "True" : "False")));
-  const int64_t g_size = c.size;
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> result_shape,
-                       AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, g_size));
-  AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), result_shape, x.dtype(),
-                                                                c.comm == MPI_COMM_NULL));
-  if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
-  AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
-  // The tiled form (as the in-process all_to_all and JAX lower the untiled one): x' is x with
-  // a size-1 dimension at an untiled concat axis, out' the result with the split axis kept.
-  auto split = static_cast<size_t>(split_axis), concat = static_cast<size_t>(concat_axis);
-  std::vector<int64_t> in_shape = x.shape();
-  if (!tiled && split != concat) {
-    if (split < concat) ++concat;
-    in_shape.insert(in_shape.begin() + static_cast<std::ptrdiff_t>(concat), 1);
-    if (split > concat) ++split;
-  }
-  std::vector<int64_t> out_shape = in_shape;
-  out_shape[split] /= g_size;
-  out_shape[concat] *= g_size;
-  std::vector<int64_t> block = in_shape;  // what one member sends another
-  block[split] /= g_size;
-  AXE_ASSIGN_OR_RETURN(BufferLayout in_layout, RowMajorBuffer(in_shape));
-  AXE_ASSIGN_OR_RETURN(BufferLayout out_layout, RowMajorBuffer(out_shape));
-  AXE_ASSIGN_OR_RETURN(BufferLayout block_layout, RowMajorBuffer(block));
-  const int me = c.client->rank();
-  const int eb = x.element_bytes();
-  const int64_t piece = x.bytes() / g_size;
-  const int64_t received = out_shape[concat] / g_size;
-  auto send_box = [&](int64_t j) {  // chunk j along split, to member j
+namespace {
+
+// The tiled form of an all_to_all (as the in-process all_to_all and JAX lower the untiled
+// one): x' is x with a size-1 dimension at an untiled concat axis, out' the result with the
+// split axis kept; member j's chunk of x' is block-sized, at j along split, and lands at j
+// along concat in out'.
+struct AllToAllForm {
+  std::vector<int64_t> in_shape, out_shape, block;
+  size_t split = 0, concat = 0;
+
+  IndexBox SendBox(int64_t j) const {
     IndexBox box = WholeBox(in_shape);
     box[split] = {j * block[split], (j + 1) * block[split]};
     return box;
-  };
-  auto receive_box = [&](int64_t j) {  // member j's chunk, at piece j along concat
+  }
+  IndexBox ReceiveBox(int64_t j) const {
     IndexBox box = WholeBox(out_shape);
-    box[concat] = {j * received, (j + 1) * received};
+    box[concat] = {j * block[concat], (j + 1) * block[concat]};
     return box;
-  };
-  const StoredTensor in{in_layout, in_shape, x.data(me)};
-  const MutableStoredTensor result{out_layout, out_shape, out.mutable_data(me)};
-  const StridedBox send_chunk = RowMajorChunk(in_shape, split, block[split], eb);
-  const StridedBox receive_chunk = RowMajorChunk(out_shape, concat, received, eb);
-  // The others: MPI reads each chunk in place (contiguous, or strided with long runs as a
-  // datatype) or from the scratch where a relayout packed it; receives the same way, the
-  // staged ones unpacked by a relayout afterwards. Every member's chunk has the same form.
+  }
+};
+
+AllToAllForm MakeAllToAllForm(absl::Span<const int64_t> shape, int64_t split_axis,
+                              int64_t concat_axis, bool tiled, int64_t members) {
+  AllToAllForm f;
+  f.split = static_cast<size_t>(split_axis);
+  f.concat = static_cast<size_t>(concat_axis);
+  f.in_shape.assign(shape.begin(), shape.end());
+  if (!tiled && f.split != f.concat) {
+    if (f.split < f.concat) ++f.concat;
+    f.in_shape.insert(f.in_shape.begin() + static_cast<std::ptrdiff_t>(f.concat), 1);
+    if (f.split > f.concat) ++f.split;
+  }
+  f.out_shape = f.in_shape;
+  f.out_shape[f.split] /= members;
+  f.out_shape[f.concat] *= members;
+  f.block = f.in_shape;  // what one member sends another
+  f.block[f.split] /= members;
+  return f;
+}
+
+// Moves the chunks of an all_to_all between the members. MPI reads each chunk in place (a
+// block, or strided with long runs as a datatype) or from the scratch where a relayout
+// packed it; receives the same way, the staged ones unpacked by a relayout afterwards.
+// Every member's chunk has the same form, so one decision serves all.
+absl::Status ExchangeChunks(Call& c, const AllToAllForm& f, const DeviceValues& x,
+                            DeviceValues& out) {
+  AXE_ASSIGN_OR_RETURN(BufferLayout in_layout, RowMajorBuffer(f.in_shape));
+  AXE_ASSIGN_OR_RETURN(BufferLayout out_layout, RowMajorBuffer(f.out_shape));
+  AXE_ASSIGN_OR_RETURN(BufferLayout block_layout, RowMajorBuffer(f.block));
+  const int me = c.client->rank();
+  const int eb = x.element_bytes();
+  const int64_t piece = x.bytes() / c.size;
+  const StoredTensor in{in_layout, f.in_shape, x.data(me)};
+  const MutableStoredTensor result{out_layout, f.out_shape, out.mutable_data(me)};
+  const StridedBox send_chunk = RowMajorChunk(f.in_shape, f.split, f.block[f.split], eb);
+  const StridedBox receive_chunk = RowMajorChunk(f.out_shape, f.concat, f.block[f.concat], eb);
   MpiTypes types;
   AXE_ASSIGN_OR_RETURN(std::optional<MpiBoxView> send_view,
                        LongRunView(send_chunk, x.data(me), types));
   AXE_ASSIGN_OR_RETURN(std::optional<MpiBoxView> receive_view,
                        LongRunView(receive_chunk, out.mutable_data(me), types));
-  const int64_t staged = (send_view ? 0 : g_size) + (receive_view ? 0 : g_size);
+  const int64_t staged = (send_view ? 0 : c.size) + (receive_view ? 0 : c.size);
   AXE_ASSIGN_OR_RETURN(uint8_t * scratch, Scratch(*c.client, staged * piece));
   uint8_t* packed = scratch;
-  uint8_t* blocks = scratch + (send_view ? 0 : g_size * piece);
+  uint8_t* blocks = scratch + (send_view ? 0 : c.size * piece);
+  for (int64_t j : send_view ? std::vector<int64_t>() : Others(c)) {  // before any message
+    MutableStoredTensor to{block_layout, f.block, packed + j * piece};
+    AXE_RETURN_IF_ERROR(CopyBox(in, f.SendBox(j), to, WholeBox(f.block), eb));
+  }
+  // A chunk in place starts at its box's first element.
+  const int64_t send_step = f.block[f.split] * RowBytes(f.in_shape, f.split, eb);
+  const int64_t receive_step = f.block[f.concat] * RowBytes(f.out_shape, f.concat, eb);
   std::vector<MPI_Request> req;
-  for (int64_t j : Others(c)) {  // a chunk's offset: that of its box's first element
-    if (receive_view) {
-      const int64_t at = receive_box(j)[concat].begin * RowBytes(out_shape, concat, eb);
-      AXE_RETURN_IF_ERROR(Post(c, req, true, receive_view->base + at, receive_view->count,
-                               receive_view->type, j, kAllToAllTag));
-    } else {
-      AXE_RETURN_IF_ERROR(Post(c, req, true, blocks + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
-    }
+  for (int64_t j : Others(c)) {
+    AXE_RETURN_IF_ERROR(
+        receive_view ? Post(c, req, true, receive_view->base + j * receive_step,
+                            receive_view->count, receive_view->type, j, kAllToAllTag)
+                     : Post(c, req, true, blocks + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
   }
   for (int64_t j : Others(c)) {
-    if (send_view) {
-      const int64_t at = send_box(j)[split].begin * RowBytes(in_shape, split, eb);
-      AXE_RETURN_IF_ERROR(Post(c, req, false, send_view->base + at, send_view->count,
-                               send_view->type, j, kAllToAllTag));
-    } else {
-      MutableStoredTensor to{block_layout, block, packed + j * piece};
-      AXE_RETURN_IF_ERROR(CopyBox(in, send_box(j), to, WholeBox(block), eb));
-      AXE_RETURN_IF_ERROR(
-          Post(c, req, false, packed + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
-    }
+    AXE_RETURN_IF_ERROR(
+        send_view ? Post(c, req, false, send_view->base + j * send_step, send_view->count,
+                         send_view->type, j, kAllToAllTag)
+                  : Post(c, req, false, packed + j * piece, piece, MPI_BYTE, j, kAllToAllTag));
   }
   // This rank's own chunk, while the messages travel: one copy (a relayout unless both
   // chunks are single blocks).
@@ -428,15 +431,35 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
     std::memcpy(out.mutable_data(me) + c.index * piece, x.data(me) + c.index * piece,
                 static_cast<size_t>(piece));
   } else {
-    own = CopyBox(in, send_box(c.index), result, receive_box(c.index), eb);
+    own = CopyBox(in, f.SendBox(c.index), result, f.ReceiveBox(c.index), eb);
   }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
   AXE_RETURN_IF_ERROR(own);
-  if (receive_view) return out;
+  if (receive_view) return absl::OkStatus();
   for (int64_t j : Others(c)) {
-    StoredTensor part{block_layout, block, blocks + j * piece};
-    AXE_RETURN_IF_ERROR(CopyBox(part, WholeBox(block), result, receive_box(j), eb));
+    StoredTensor part{block_layout, f.block, blocks + j * piece};
+    AXE_RETURN_IF_ERROR(CopyBox(part, WholeBox(f.block), result, f.ReceiveBox(j), eb));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
+                                         absl::Span<const std::string> axes, const DeviceValues& x,
+                                         int64_t split_axis, int64_t concat_axis, bool tiled) {
+  AXE_ASSIGN_OR_RETURN(Call c,
+                       Begin(mesh, axes, x, "all_to_all",
+                             absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
+                                          ", tiled=", tiled ? "True" : "False")));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> result_shape,
+                       AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, c.size));
+  AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), result_shape, x.dtype(),
+                                                                c.comm == MPI_COMM_NULL));
+  if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
+  AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
+  AXE_RETURN_IF_ERROR(ExchangeChunks(
+      c, MakeAllToAllForm(x.shape(), split_axis, concat_axis, tiled, c.size), x, out));
   return out;
 }
 
