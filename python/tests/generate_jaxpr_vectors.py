@@ -585,6 +585,40 @@ def mutate_binder_vma(rng, body, mesh):
     return _rebuild(body, eqns, _subst(body.outvars, env))
 
 
+def mutate_out_spec(rng, top, k):
+    """Drops from one out_spec an axis its body output varies over (the output then needs a
+    replication the body does not prove); the shard_map's global output type follows."""
+    eqn = top.eqns[k]
+    body, mesh = eqn.params["jaxpr"], eqn.params["mesh"]
+    choices = []
+    for i, (v, spec) in enumerate(zip(body.outvars, eqn.params["out_specs"])):
+        vma = _vma(v.aval) if isinstance(v, core.Var) else frozenset()
+        for d, entry in enumerate(spec):
+            names = entry if isinstance(entry, tuple) else (entry,) if entry else ()
+            choices += [(i, d, a) for a in names if a in vma]
+    if not choices:
+        return None
+    i, d, axis = rng.choice(choices)
+    spec = list(eqn.params["out_specs"][i])
+    names = tuple(a for a in (spec[d] if isinstance(spec[d], tuple) else (spec[d],))
+                  if a != axis)
+    spec[d] = None if not names else names[0] if len(names) == 1 else names
+    out_specs = list(eqn.params["out_specs"])
+    out_specs[i] = P(*spec)
+    old = eqn.outvars[i]
+    shape = list(old.aval.shape)
+    shape[d] //= mesh.shape[axis]
+    new = core.Var(old.aval.update(shape=tuple(shape)))
+    env = {old: new}
+    outvars = list(eqn.outvars)
+    outvars[i] = new
+    eqns = list(top.eqns)
+    eqns[k] = eqn.replace(params={**eqn.params, "out_specs": tuple(out_specs)}, outvars=outvars)
+    for j in range(k + 1, len(eqns)):
+        eqns[j] = eqns[j].replace(invars=_subst(eqns[j].invars, env))
+    return top.replace(eqns=eqns, outvars=_subst(top.outvars, env))
+
+
 def typing_case(rng, skipped):
     """A JAX-printed shard_map program, possibly mutated, and JAX's check_jaxpr verdict."""
     while True:
@@ -596,7 +630,7 @@ def typing_case(rng, skipped):
             continue
         body = eqn.params["jaxpr"]
         mesh = eqn.params["mesh"]
-        how = rng.choice(["none", "drop_pvary", "drop_pvary", "binder_vma"])
+        how = rng.choice(["none", "drop_pvary", "drop_pvary", "binder_vma", "out_spec"])
         if how == "drop_pvary":
             body = mutate_drop_pvary(rng, body)
         elif how == "binder_vma":
@@ -606,6 +640,10 @@ def typing_case(rng, skipped):
         new_top = top.replace(eqns=top.eqns[:k] + [eqn.replace(params={**eqn.params,
                                                                         "jaxpr": body})]
                               + top.eqns[k + 1:])
+        if how == "out_spec":
+            new_top = mutate_out_spec(rng, new_top, k)
+            if new_top is None:
+                continue
         mutated = core.ClosedJaxpr(new_top, cj.consts)
         case = {"kind": "typing", "mutation": how, "text": str(mutated)}
         try:

@@ -1,11 +1,13 @@
 // Abstract evaluation of the primitives that hold jaxprs: jit, closed_call, cond, scan,
 // shard_map. Their bodies are checked by check_jaxpr; these rules check how the operands meet
 // the body and derive the result types.
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
 #include "rule_util.h"
@@ -157,6 +159,33 @@ absl::StatusOr<int64_t> EntryFactor(const sharding::Mesh& mesh, const sharding::
   return f;
 }
 
+// JAX's shard_map typecheck (check_vma on): an output varying over a mesh axis its out_spec
+// does not name would need a replication the body does not prove.
+absl::Status CheckOutputsReplicated(const Jaxpr& j,
+                                    const std::vector<sharding::PartitionSpec>& out_specs,
+                                    const std::vector<std::string>& axes, const Params& params) {
+  auto it = params.find("check_vma");
+  bool check_vma = true;
+  if (it != params.end()) {
+    AXE_ASSIGN_OR_RETURN(check_vma, it->second.AsBool("check_vma"));
+  }
+  if (!check_vma) return absl::OkStatus();
+  for (size_t i = 0; i < j.outvars.size() && i < out_specs.size(); ++i) {
+    const ShapedArray& inner = j.aval(j.outvars[i]);
+    for (const std::string& axis : axes) {
+      bool named = false;
+      for (const sharding::PartitionSpec::Entry& e : out_specs[i].entries()) {
+        named = named || std::find(e.begin(), e.end(), axis) != e.end();
+      }
+      if (!named && inner.IsVaryingOver(axis)) {
+        // JAX raises it as a JaxprTypeError (a Python TypeError).
+        return axe::TypeError("shard_map can't prove output is sufficiently replicated");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 Result ShardMap(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(params, "shard_map", "jaxpr"));
   AXE_ASSIGN_OR_RETURN(const Param* mesh_param, GetParam(params, "shard_map", "mesh"));
@@ -186,6 +215,7 @@ Result ShardMap(absl::Span<const ShapedArray> avals, const Params& params) {
   }
   std::vector<std::string> manual;
   for (const sharding::MeshAxis& a : mesh.axes()) manual.push_back(a.name);
+  AXE_RETURN_IF_ERROR(CheckOutputsReplicated(j, out_specs, manual, params));
   std::vector<ShapedArray> outs;
   for (size_t i = 0; i < j.outvars.size(); ++i) {
     const ShapedArray& inner = j.aval(j.outvars[i]);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "axe/base/python_error.h"
 #include "axe/ir/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -70,6 +71,25 @@ TEST(CheckTest, PmaxOfAnInvariantValueGivesJaxsPsumMessage) {
                          "names mentioned in `axes` passed to `psum` must be present in "
                          "`jax.typeof(inp).mat.varying`. Got axes=('x',) and "
                          "jax.typeof(inp).mat.varying=frozenset()")));
+}
+
+// Regression (jax_vectors_test): JAX's shard_map typecheck refuses an output varying over an
+// axis its out_spec leaves out; axe's CheckJaxpr used to accept it.
+TEST(CheckTest, OutSpecsMustNameTheAxesTheOutputVariesOver) {
+  const std::string text =
+      "{ lambda ; a:f32[8]. let b:f32[2] = shard_map[check_vma=True in_specs=(P('x',),) "
+      "jaxpr={ lambda ; c:f32[2]{V:x}. let d:f32[2]{V:x} = sin c in (d,) } "
+      "mesh=Mesh('x': 4, axis_types=(Auto,)) newly_manual_axes=frozenset({'x'}) "
+      "out_specs=(P(None,),)] a in (b,) }";
+  absl::Status s = CheckText(text);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("shard_map can't prove output is sufficiently replicated\n\n"
+                                    "in equation:\n\nb:f32[2] = shard_map[")));
+  EXPECT_TRUE(IsTypeError(s));  // JAX's JaxprTypeError
+  std::string unchecked = text;
+  unchecked.replace(unchecked.find("check_vma=True"), 14, "check_vma=False");
+  unchecked.replace(unchecked.find("{V:x}. let d:f32[2]{V:x}"), 24, ". let d:f32[2]");
+  EXPECT_THAT(CheckText(unchecked), IsOk());
 }
 
 TEST(CheckTest, RuleErrorsNameTheEquation) {
