@@ -218,10 +218,10 @@ void KeepTargetAlive(MpiClient& client, Array& out) {
   client.state().KeepAlive(std::exchange(*buffer, *std::move(fresh)));
 }
 
-// One round on this rank: receives posted (straight into the target shard where MPI can
-// write it, else into staging), sends posted (straight from the source shard, else packed
-// by a relayout into staging), `meanwhile` run while the messages travel, all completed,
-// the staged receives unpacked (relayout).
+// One round on this rank: the staged sends packed by a relayout, receives posted (straight
+// into the target shard where MPI can write it, else into staging), sends posted (straight
+// from the source shard, else from staging), `meanwhile` run while the messages travel, all
+// completed, the staged receives unpacked (relayout).
 absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
                       const std::vector<Piece>& round, int tag,
                       const std::function<absl::Status()>& meanwhile) {
@@ -247,6 +247,11 @@ absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
   uint8_t* receive = client.state().receive_staging.data();
   std::vector<MPI_Request> req;
   req.reserve(receives.size() + sends.size());
+  for (const Transfer& t : sends) {  // packed before any message is posted
+    if (!t.in_place) {
+      AXE_RETURN_IF_ERROR(PackOrUnpack(src, t.piece->box, send + t.offset, true, eb));
+    }
+  }
   for (const Transfer& t : receives) {
     const MpiBoxView v = t.in_place.value_or(
         MpiBoxView{receive + t.offset, MPI_BYTE, static_cast<int>(t.piece->bytes)});
@@ -257,8 +262,6 @@ absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
                   "MPI_Irecv"));
   }
   for (const Transfer& t : sends) {
-    if (!t.in_place)
-      AXE_RETURN_IF_ERROR(PackOrUnpack(src, t.piece->box, send + t.offset, true, eb));
     const MpiBoxView v = t.in_place.value_or(
         MpiBoxView{send + t.offset, MPI_BYTE, static_cast<int>(t.piece->bytes)});
     req.emplace_back();
