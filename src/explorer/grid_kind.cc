@@ -22,10 +22,6 @@
 namespace axe::explorer {
 namespace {
 
-std::string Trimmed(const Fields& fields, absl::string_view name) {
-  return std::string(absl::StripAsciiWhitespace(FieldOr(fields, name)));
-}
-
 struct GridInput {
   pallas::ShapeDType out;
   std::optional<std::vector<pallas::BlockDim>> block;

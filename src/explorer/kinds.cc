@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -31,6 +32,10 @@ KindAnswer CheckKnownFields(const Fields& fields, std::initializer_list<absl::st
 std::string FieldOr(const Fields& fields, absl::string_view name, absl::string_view fallback) {
   auto it = fields.find(std::string(name));
   return it == fields.end() ? std::string(fallback) : it->second;
+}
+
+std::string Trimmed(const Fields& fields, absl::string_view name) {
+  return std::string(absl::StripAsciiWhitespace(FieldOr(fields, name)));
 }
 
 }  // namespace axe::explorer

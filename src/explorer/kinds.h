@@ -30,6 +30,8 @@ KindAnswer FieldError(absl::string_view field, absl::Status status);
 KindAnswer CheckKnownFields(const Fields& fields, std::initializer_list<absl::string_view> known);
 // The value of `name`, "" when absent.
 std::string FieldOr(const Fields& fields, absl::string_view name, absl::string_view fallback = "");
+// The field `name` without leading and trailing whitespace ("" when absent).
+std::string Trimmed(const Fields& fields, absl::string_view name);
 
 KindAnswer AnswerLayout(const Fields& fields);    // layout_kind.cc
 KindAnswer AnswerXla(const Fields& fields);       // xla_kind.cc

@@ -20,10 +20,6 @@
 namespace axe::explorer {
 namespace {
 
-std::string Trimmed(const Fields& fields, absl::string_view name) {
-  return std::string(absl::StripAsciiWhitespace(FieldOr(fields, name)));
-}
-
 struct ArrayInput {
   std::vector<int64_t> dims;
   sharding::ExplainOptions options;

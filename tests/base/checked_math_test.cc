@@ -3,6 +3,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace checked_math_test {
 namespace {
 
 TEST(CheckedMath, DetectsOverflow) {
@@ -54,4 +55,5 @@ TEST(CheckedMath, FloorAndCeil) {
 }
 
 }  // namespace
+}  // namespace checked_math_test
 }  // namespace axe

@@ -7,6 +7,7 @@
 #include "support/status_matchers.h"
 
 namespace axe {
+namespace dtype_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -81,4 +82,5 @@ TEST(DType, XlaTypeTokens) {
 }
 
 }  // namespace
+}  // namespace dtype_test
 }  // namespace axe

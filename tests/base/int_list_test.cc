@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace int_list_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -36,4 +37,5 @@ TEST(IntList, Formats) {
 }
 
 }  // namespace
+}  // namespace int_list_test
 }  // namespace axe

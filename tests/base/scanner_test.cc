@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace scanner_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -58,4 +59,5 @@ TEST(Scanner, ErrorsNamePositionFoundAndContext) {
 }
 
 }  // namespace
+}  // namespace scanner_test
 }  // namespace axe

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace thread_pool_test {
 namespace {
 
 TEST(ThreadPool, RunsEveryTaskOnce) {
@@ -67,4 +68,5 @@ TEST(ThreadPool, ConcurrentCallersAreSerialized) {
 }
 
 }  // namespace
+}  // namespace thread_pool_test
 }  // namespace axe

@@ -6,6 +6,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace algebra_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -186,4 +187,5 @@ TEST(AlgebraCli, TourShowsTilingIntoACtaAndAMesh) {
 }
 
 }  // namespace
+}  // namespace algebra_cli_test
 }  // namespace axe

@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace call_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -82,9 +83,11 @@ TEST(CallCli, BadArgumentsAreOneLineErrors) {
 }
 
 }  // namespace
+}  // namespace call_cli_test
 }  // namespace axe
 
 namespace axe {
+namespace call_cli_test {
 namespace {
 
 TEST(CallCli, ArgumentsTooLargeToEvaluateAreRefused) {
@@ -96,4 +99,5 @@ TEST(CallCli, ArgumentsTooLargeToEvaluateAreRefused) {
 }
 
 }  // namespace
+}  // namespace call_cli_test
 }  // namespace axe

@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace collective_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -77,4 +78,5 @@ TEST(CollectiveCli, ErrorsAreOneLineExitTwo) {
 }
 
 }  // namespace
+}  // namespace collective_cli_test
 }  // namespace axe

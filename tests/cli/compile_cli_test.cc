@@ -10,6 +10,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace compile_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -62,9 +63,11 @@ TEST(CompileCli, BadInput) {
 }
 
 }  // namespace
+}  // namespace compile_cli_test
 }  // namespace axe
 
 namespace axe {
+namespace compile_cli_test {
 namespace {
 
 TEST(CompileCli, DonationWithAutoOnOneSideIsJaxsError) {
@@ -82,4 +85,5 @@ TEST(CompileCli, DonationWithAutoOnOneSideIsJaxsError) {
 }
 
 }  // namespace
+}  // namespace compile_cli_test
 }  // namespace axe

@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace grid_cli_test {
 namespace {
 
 using ::testing::AnyOf;
@@ -308,4 +309,5 @@ TEST(GridCli, HugeBlocksOverSmallArraysAreRefusedNotRun) {
 }
 
 }  // namespace
+}  // namespace grid_cli_test
 }  // namespace axe

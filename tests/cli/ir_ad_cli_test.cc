@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace ir_ad_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -81,4 +82,5 @@ TEST(IrAdCli, VmapErrorsAreOneLine) {
 }
 
 }  // namespace
+}  // namespace ir_ad_cli_test
 }  // namespace axe

@@ -10,6 +10,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace ir_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -138,4 +139,5 @@ TEST(IrCli, TourShowsBothTransposesWithTheirCounts) {
 }
 
 }  // namespace
+}  // namespace ir_cli_test
 }  // namespace axe

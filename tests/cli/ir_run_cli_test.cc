@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace ir_run_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -95,4 +96,5 @@ TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
 }
 
 }  // namespace
+}  // namespace ir_run_cli_test
 }  // namespace axe

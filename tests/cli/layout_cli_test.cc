@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace layout_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -200,4 +201,5 @@ TEST(Tour, RunsAndShowsTheSeedExamples) {
 }
 
 }  // namespace
+}  // namespace layout_cli_test
 }  // namespace axe

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace picture_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -117,4 +118,5 @@ TEST(PictureCli, GridShowSvgRefusesHugeGrids) {
 }
 
 }  // namespace
+}  // namespace picture_cli_test
 }  // namespace axe

@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace relayout_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -236,4 +237,5 @@ TEST(RelayoutCli, Help) {
 }
 
 }  // namespace
+}  // namespace relayout_cli_test
 }  // namespace axe

@@ -7,6 +7,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace reshard_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -95,4 +96,5 @@ TEST(ReshardCli, Errors) {
 }
 
 }  // namespace
+}  // namespace reshard_cli_test
 }  // namespace axe

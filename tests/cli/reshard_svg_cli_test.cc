@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 namespace axe {
+namespace reshard_svg_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -100,4 +101,5 @@ TEST(RelayoutSvgCli, PaddedDestinationIsRefusedBeforeRunning) {
 }
 
 }  // namespace
+}  // namespace reshard_svg_cli_test
 }  // namespace axe

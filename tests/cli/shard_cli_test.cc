@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace shard_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -194,4 +195,5 @@ TEST(ShardCli, BadInputIsOneLineAndExitTwo) {
 }
 
 }  // namespace
+}  // namespace shard_cli_test
 }  // namespace axe

@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe {
+namespace xla_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -352,4 +353,5 @@ TEST(XlaCli, ExplainsAnHloModuleFromAFile) {
 }
 
 }  // namespace
+}  // namespace xla_cli_test
 }  // namespace axe

@@ -14,6 +14,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::explorer {
+namespace answer_json_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -64,4 +65,5 @@ TEST(AnswerJsonTest, GridOutputWritesNonFiniteAsNull) {
 }
 
 }  // namespace
+}  // namespace answer_json_test
 }  // namespace axe::explorer

@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe::explorer {
+namespace cli_answer_test {
 namespace {
 
 using ::axe::testing::RunAxe;
@@ -84,4 +85,5 @@ TEST(ServeCliTest, RefusesANonLoopbackHostWithoutAllowRemote) {
 }
 
 }  // namespace
+}  // namespace cli_answer_test
 }  // namespace axe::explorer

@@ -10,6 +10,7 @@
 #include "nlohmann/json.hpp"
 
 namespace axe::explorer {
+namespace handler_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -242,4 +243,5 @@ TEST(HandlerTest, LoopbackHostHeaders) {
 }
 
 }  // namespace
+}  // namespace handler_test
 }  // namespace axe::explorer

@@ -14,6 +14,7 @@
 #include "support/test_seed.h"
 
 namespace axe::explorer {
+namespace random_request_test {
 namespace {
 
 // A field value: a piece of a valid input, cut or mixed with random bytes.
@@ -96,4 +97,5 @@ TEST(RandomRequestTest, EveryAnswerIsDocumented) {
 }
 
 }  // namespace
+}  // namespace random_request_test
 }  // namespace axe::explorer

@@ -8,6 +8,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::explorer {
+namespace url_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -65,4 +66,5 @@ TEST(ParseQueryTest, RejectsMalformedQueries) {
 }
 
 }  // namespace
+}  // namespace url_test
 }  // namespace axe::explorer

@@ -22,6 +22,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace comm_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -407,4 +408,5 @@ TEST(CommTest, TypedTransposeNeverMovesMoreThanTheNaiveOne) {
 }
 
 }  // namespace
+}  // namespace comm_test
 }  // namespace axe::ir

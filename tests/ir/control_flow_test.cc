@@ -13,6 +13,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace control_flow_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -180,4 +181,5 @@ TEST(ControlFlowTest, ScanStacksTheYs) {
 }
 
 }  // namespace
+}  // namespace control_flow_test
 }  // namespace axe::ir

@@ -14,6 +14,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace eval_jax_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -135,9 +136,11 @@ TEST(EvalJaxTest, ShardMapEveryCollective) {
 }
 
 }  // namespace
+}  // namespace eval_jax_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace eval_jax_test {
 namespace {
 
 // Binders that contradict their operands (a jaxpr not run through CheckJaxpr) are errors, not
@@ -165,9 +168,11 @@ TEST(EvalJaxTest, MistypedBindersAreErrors) {
 }
 
 }  // namespace
+}  // namespace eval_jax_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace eval_jax_test {
 namespace {
 
 // Equal types and values, NaN equal to NaN.
@@ -219,9 +224,11 @@ TEST(EvalJaxTest, EveryCorpusProgramEvaluates) {
 }
 
 }  // namespace
+}  // namespace eval_jax_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace eval_jax_test {
 namespace {
 
 std::string DivergentCond(const std::string& branch_one) {
@@ -255,9 +262,11 @@ TEST(EvalJaxTest, CondBranchPerDevice) {
 }
 
 }  // namespace
+}  // namespace eval_jax_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace eval_jax_test {
 namespace {
 
 // A scan of length 2^40, or 2^16 scans of length 2^16, end with an error at once instead of
@@ -283,4 +292,5 @@ TEST(EvalJaxTest, HugeScanExhaustsTheBudget) {
 }
 
 }  // namespace
+}  // namespace eval_jax_test
 }  // namespace axe::ir

@@ -14,6 +14,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace eval_test {
 namespace {
 
 using ::absl::StatusCode;
@@ -316,9 +317,11 @@ TEST(EvalTest, EveryBuiltinHasAnImplRule) {
 }
 
 }  // namespace
+}  // namespace eval_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace eval_test {
 namespace {
 
 TEST(EvalTest, UnsignedDivisionUsesUnsignedValues) {
@@ -340,4 +343,5 @@ TEST(EvalTest, ShardMapSpecNamingAnAxisTwiceIsAnError) {
 }
 
 }  // namespace
+}  // namespace eval_test
 }  // namespace axe::ir

@@ -8,6 +8,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace eval_text_test {
 namespace {
 
 using ::absl::StatusCode;
@@ -71,4 +72,5 @@ TEST(EvalTextTest, TypesTheInterpreterCannotHoldAreRefused) {
 }
 
 }  // namespace
+}  // namespace eval_text_test
 }  // namespace axe::ir

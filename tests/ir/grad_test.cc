@@ -17,6 +17,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace grad_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -336,4 +337,5 @@ TEST(GradTest, VjpIsTheAdjointOfJvp) {
 }
 
 }  // namespace
+}  // namespace grad_test
 }  // namespace axe::ir

@@ -12,6 +12,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace jvp_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -120,4 +121,5 @@ TEST(JvpTest, MissingRuleIsJaxsError) {
 }
 
 }  // namespace
+}  // namespace jvp_test
 }  // namespace axe::ir

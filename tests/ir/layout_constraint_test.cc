@@ -16,6 +16,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace layout_constraint_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -125,4 +126,5 @@ TEST(LayoutConstraint, IsTheIdentityOnValues) {
 }
 
 }  // namespace
+}  // namespace layout_constraint_test
 }  // namespace axe::ir

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace linear_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -143,4 +144,5 @@ TEST_F(LinearTest, ZerosLikeKeepsTheVarianceSet) {
 }
 
 }  // namespace
+}  // namespace linear_test
 }  // namespace axe::ir

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace param_numpy_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -38,4 +39,5 @@ TEST(NumpyScalarParams, OtherCallsAreNotIntegers) {
 }
 
 }  // namespace
+}  // namespace param_numpy_test
 }  // namespace axe::ir

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace parser_string_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -78,4 +79,5 @@ TEST(ParserEqnTest, EquationsWithoutOutputsReadBackFromTheMultiLinePrint) {
 }
 
 }  // namespace
+}  // namespace parser_string_test
 }  // namespace axe::ir

@@ -16,6 +16,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace primitive_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -262,4 +263,5 @@ TEST(PrimitiveTest, BindRejectsForeignTracers) {
 }
 
 }  // namespace
+}  // namespace primitive_test
 }  // namespace axe::ir

@@ -9,6 +9,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace rules_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -181,4 +182,5 @@ TEST(RulesTest, CheckVmaOffTypesEverythingInvariant) {
 }
 
 }  // namespace
+}  // namespace rules_test
 }  // namespace axe::ir

@@ -20,6 +20,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace run_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -233,4 +234,5 @@ TEST(RunTest, MeshLargerThanTheClientIsAnError) {
 }
 
 }  // namespace
+}  // namespace run_test
 }  // namespace axe::ir

@@ -6,6 +6,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace shaped_array_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -81,4 +82,5 @@ TEST(ShapedArrayTest, EqualityAndHashSeeEveryField) {
 }
 
 }  // namespace
+}  // namespace shaped_array_test
 }  // namespace axe::ir

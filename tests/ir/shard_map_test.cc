@@ -15,6 +15,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace shard_map_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -217,4 +218,5 @@ TEST(ShardMapTest, NonDivisibleArguments) {
 }
 
 }  // namespace
+}  // namespace shard_map_test
 }  // namespace axe::ir

@@ -28,6 +28,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace transpose_law_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -92,4 +93,5 @@ TEST(TransposeLawTest, RandomLinearShardMapProgramsOnDevices) {
 }
 
 }  // namespace
+}  // namespace transpose_law_test
 }  // namespace axe::ir

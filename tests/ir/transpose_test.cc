@@ -12,6 +12,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::ir {
+namespace transpose_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -170,9 +171,11 @@ TEST(TransposeTest, MissingRulesAndUnusedInputs) {
 }
 
 }  // namespace
+}  // namespace transpose_test
 }  // namespace axe::ir
 
 namespace axe::ir {
+namespace transpose_test {
 namespace {
 
 // The printed programs of the cursed identity under check_vma = false, for the record (§8.1:
@@ -197,4 +200,5 @@ TEST(TransposeTest, CursedIdentityWithoutVarianceTypingPrints) {
 }
 
 }  // namespace
+}  // namespace transpose_test
 }  // namespace axe::ir

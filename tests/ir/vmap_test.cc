@@ -15,6 +15,7 @@
 #include "support/test_seed.h"
 
 namespace axe::ir {
+namespace vmap_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -205,4 +206,5 @@ TEST(VmapTest, WrongArgumentTypeIsNamed) {
 }
 
 }  // namespace
+}  // namespace vmap_test
 }  // namespace axe::ir

@@ -11,6 +11,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace auto_layout_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -96,4 +97,5 @@ TEST(AutoLayoutTest, Errors) {
 }
 
 }  // namespace
+}  // namespace auto_layout_test
 }  // namespace axe::jit

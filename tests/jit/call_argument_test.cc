@@ -7,6 +7,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace call_argument_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -42,4 +43,5 @@ TEST(ParseCallArgumentSpecTest, RefusesADeviceBeyondTheMeshLimit) {
 }
 
 }  // namespace
+}  // namespace call_argument_test
 }  // namespace axe::jit

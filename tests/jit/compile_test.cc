@@ -9,6 +9,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace compile_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -61,4 +62,5 @@ TEST(CompileTest, ChecksShardingsAndLayoutsAgainstTheValues) {
 }
 
 }  // namespace
+}  // namespace compile_test
 }  // namespace axe::jit

@@ -12,6 +12,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace device_put_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -96,4 +97,5 @@ TEST(Donation, AutoAgainstAConcreteLayoutIsJaxsError) {
 }
 
 }  // namespace
+}  // namespace device_put_test
 }  // namespace axe::jit

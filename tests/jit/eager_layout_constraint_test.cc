@@ -12,6 +12,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace eager_layout_constraint_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -95,4 +96,5 @@ TEST(LayoutConstraintUnderJit, AutoInputsFollowThePinAndFixedOnesPayARelayout) {
 }
 
 }  // namespace
+}  // namespace eager_layout_constraint_test
 }  // namespace axe::jit

@@ -18,6 +18,7 @@
 #include "support/test_seed.h"
 
 namespace axe::jit {
+namespace execute_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -245,4 +246,5 @@ TEST(Execute, ArgumentsBeyondTheEvaluatorsSizeAreRefusedBeforeGathering) {
 }
 
 }  // namespace
+}  // namespace execute_test
 }  // namespace axe::jit

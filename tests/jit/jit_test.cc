@@ -13,6 +13,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace jit_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -140,4 +141,5 @@ TEST(Jit, LowerThenCompileIsTheAotPath) {
 }
 
 }  // namespace
+}  // namespace jit_test
 }  // namespace axe::jit

@@ -9,6 +9,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::jit {
+namespace layout_rules_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
@@ -139,4 +140,5 @@ TEST(LayoutRulesTest, UserLayoutsWithoutTilingCompareOnMajorToMinor) {
 }
 
 }  // namespace
+}  // namespace layout_rules_test
 }  // namespace axe::jit

@@ -7,6 +7,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace apply_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -126,4 +127,5 @@ TEST(Apply, FlattenUnflatten) {
 }
 
 }  // namespace
+}  // namespace apply_test
 }  // namespace axe

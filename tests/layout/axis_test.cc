@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe {
+namespace axis_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -179,4 +180,5 @@ TEST(PhysCoord, ParseAndPrint) {
 }
 
 }  // namespace
+}  // namespace axis_test
 }  // namespace axe

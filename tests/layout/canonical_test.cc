@@ -7,6 +7,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace canonical_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -127,4 +128,5 @@ TEST(GapCondition, Examples) {
 }
 
 }  // namespace
+}  // namespace canonical_test
 }  // namespace axe

@@ -9,6 +9,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace group_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -82,4 +83,5 @@ TEST(Group, PreservesTheMapAndBlockProducts) {
 }
 
 }  // namespace
+}  // namespace group_test
 }  // namespace axe

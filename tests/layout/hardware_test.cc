@@ -18,6 +18,7 @@
 #include "layout/random_layout.h"
 
 namespace axe {
+namespace hardware_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -385,4 +386,5 @@ TEST(Mesh, Errors) {
 }
 
 }  // namespace
+}  // namespace hardware_test
 }  // namespace axe

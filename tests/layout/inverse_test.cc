@@ -8,6 +8,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace inverse_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -105,4 +106,5 @@ TEST(Inverse, AgreesWithOracle) {
 }
 
 }  // namespace
+}  // namespace inverse_test
 }  // namespace axe

@@ -13,6 +13,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace parse_fuzz_test {
 namespace {
 
 // Characters and fragments the grammar uses, plus a few it does not.
@@ -118,4 +119,5 @@ TEST(LayoutParseFuzz, PointsAndLists) {
 }
 
 }  // namespace
+}  // namespace parse_fuzz_test
 }  // namespace axe

@@ -7,6 +7,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace properties_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -91,4 +92,5 @@ TEST(Properties, InjectivityAgreesWithOracle) {
 }
 
 }  // namespace
+}  // namespace properties_test
 }  // namespace axe

@@ -15,6 +15,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace reshape_ops_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -182,4 +183,5 @@ TEST(GroupMany, LawOnRandomLayouts) {
 }
 
 }  // namespace
+}  // namespace reshape_ops_test
 }  // namespace axe

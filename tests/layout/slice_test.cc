@@ -12,6 +12,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace slice_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -131,4 +132,5 @@ TEST(Slice, AgreesWithApplyOnTheRegion) {
 }
 
 }  // namespace
+}  // namespace slice_test
 }  // namespace axe

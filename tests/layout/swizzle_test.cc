@@ -13,6 +13,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace swizzle_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -212,4 +213,5 @@ TEST(Swizzle, UnpackAndPack) {
 }
 
 }  // namespace
+}  // namespace swizzle_test
 }  // namespace axe

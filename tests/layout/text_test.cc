@@ -8,6 +8,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace text_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -164,4 +165,5 @@ TEST(LayoutText, ValidationErrorsDoNotEchoHugeInputs) {
 }
 
 }  // namespace
+}  // namespace text_test
 }  // namespace axe

@@ -14,6 +14,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace tile_of_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -179,4 +180,5 @@ TEST(TileOf, AnswersAreAlwaysCorrect) {
 }
 
 }  // namespace
+}  // namespace tile_of_test
 }  // namespace axe

@@ -14,6 +14,7 @@
 #include "support/test_seed.h"
 
 namespace axe {
+namespace tile_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -151,4 +152,5 @@ TEST(DirectSum, LawAndErrors) {
 }
 
 }  // namespace
+}  // namespace tile_test
 }  // namespace axe

@@ -11,6 +11,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::pallas {
+namespace array_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -161,4 +162,5 @@ TEST(NumpyFormat, EmptyAndScalar) {
 }
 
 }  // namespace
+}  // namespace array_test
 }  // namespace axe::pallas

@@ -13,6 +13,7 @@
 #include "support/test_seed.h"
 
 namespace axe::pallas {
+namespace block_window_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -117,4 +118,5 @@ TEST(ProgramWindow, MatchesWhatTheInterpreterReads) {
 }
 
 }  // namespace
+}  // namespace block_window_test
 }  // namespace axe::pallas

@@ -12,6 +12,7 @@
 #include "support/test_seed.h"
 
 namespace axe::pallas {
+namespace index_map_expr_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -286,4 +287,5 @@ TEST(IndexMapExpr, AsIndexMap) {
 }
 
 }  // namespace
+}  // namespace index_map_expr_test
 }  // namespace axe::pallas

@@ -19,6 +19,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::pallas {
+namespace interpret_test {
 namespace {
 
 using testing_support::StatusIs;
@@ -605,4 +606,5 @@ TEST(Interpret, BuffersBeyondTheLimitAreRefusedNotAllocated) {
 }
 
 }  // namespace
+}  // namespace interpret_test
 }  // namespace axe::pallas

@@ -14,6 +14,7 @@
 #include "support/test_seed.h"
 
 namespace axe::pallas {
+namespace model_test {
 namespace {
 
 using testing_support::StatusIs;
@@ -234,4 +235,5 @@ TEST(BlockSpec, DefaultsAndPrinting) {
 }
 
 }  // namespace
+}  // namespace model_test
 }  // namespace axe::pallas

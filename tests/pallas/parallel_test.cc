@@ -8,6 +8,7 @@
 #include "support/test_seed.h"
 
 namespace axe::pallas {
+namespace parallel_test {
 namespace {
 
 using testing_support::StatusIs;
@@ -137,4 +138,5 @@ TEST(Parallel, BlockedMatmulMatchesNaive) {
 }
 
 }  // namespace
+}  // namespace parallel_test
 }  // namespace axe::pallas

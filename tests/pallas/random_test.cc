@@ -12,6 +12,7 @@
 #include "support/test_seed.h"
 
 namespace axe::pallas {
+namespace random_test {
 namespace {
 
 using testing::AccumulateKernel;
@@ -82,4 +83,5 @@ TEST(RandomPrograms, ParallelMatchesInterpretOnDisjointWrites) {
 }
 
 }  // namespace
+}  // namespace random_test
 }  // namespace axe::pallas

@@ -6,6 +6,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::pallas {
+namespace validate_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -288,4 +289,5 @@ TEST(Validate, FirstViolationAndGenericErrors) {
 }
 
 }  // namespace
+}  // namespace validate_test
 }  // namespace axe::pallas

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::picture {
+namespace grid_picture_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -92,9 +93,11 @@ TEST(GridSvg, IsDeterministic) {
 }
 
 }  // namespace
+}  // namespace grid_picture_test
 }  // namespace axe::picture
 
 namespace axe::picture {
+namespace grid_picture_test {
 namespace {
 
 TEST(GridSvg, ElementPaddingBeforeTheArrayStaysInsideThePicture) {
@@ -113,4 +116,5 @@ TEST(GridSvg, ElementPaddingBeforeTheArrayStaysInsideThePicture) {
 }
 
 }  // namespace
+}  // namespace grid_picture_test
 }  // namespace axe::picture

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::picture {
+namespace layout_picture_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -99,9 +100,11 @@ TEST(LayoutSvg, Errors) {
 }
 
 }  // namespace
+}  // namespace layout_picture_test
 }  // namespace axe::picture
 
 namespace axe::picture {
+namespace layout_picture_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -132,4 +135,5 @@ TEST(RelayoutSvg, Errors) {
 }
 
 }  // namespace
+}  // namespace layout_picture_test
 }  // namespace axe::picture

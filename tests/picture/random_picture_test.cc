@@ -16,6 +16,7 @@
 #include "support/test_seed.h"
 
 namespace axe::picture {
+namespace random_picture_test {
 namespace {
 
 using testing::CheckXml;
@@ -91,9 +92,11 @@ TEST(RandomPictures, TiledShapesDrawAsWellFormedBoundedSvg) {
 }
 
 }  // namespace
+}  // namespace random_picture_test
 }  // namespace axe::picture
 
 namespace axe::picture {
+namespace random_picture_test {
 namespace {
 
 TEST(RandomPictures, GridsDrawAsWellFormedSvgInsideThePicture) {
@@ -129,4 +132,5 @@ TEST(RandomPictures, GridsDrawAsWellFormedSvgInsideThePicture) {
 }
 
 }  // namespace
+}  // namespace random_picture_test
 }  // namespace axe::picture

@@ -16,6 +16,7 @@
 #include "support/test_seed.h"
 
 namespace axe::picture {
+namespace reshard_picture_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -156,4 +157,5 @@ TEST(ReshardSvg, RandomReshardsDrawAsWellFormedBoundedSvg) {
 }
 
 }  // namespace
+}  // namespace reshard_picture_test
 }  // namespace axe::picture

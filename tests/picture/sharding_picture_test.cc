@@ -9,6 +9,7 @@
 #include "picture/xml_check.h"
 
 namespace axe::picture {
+namespace sharding_picture_test {
 namespace {
 
 using testing::CheckXml;
@@ -73,4 +74,5 @@ TEST(ShardingSvg, IsDeterministic) {
 }
 
 }  // namespace
+}  // namespace sharding_picture_test
 }  // namespace axe::picture

@@ -9,6 +9,7 @@
 #include "picture/xml_check.h"
 
 namespace axe::picture {
+namespace svg_test {
 namespace {
 
 using testing::CheckXml;
@@ -86,9 +87,11 @@ TEST(XmlCheck, RejectsMalformedDocuments) {
 }
 
 }  // namespace
+}  // namespace svg_test
 }  // namespace axe::picture
 
 namespace axe::picture {
+namespace svg_test {
 namespace {
 
 using testing::CheckXml;
@@ -106,4 +109,5 @@ TEST(Golden, DocsPicturesAreTheGoldens) {
 }
 
 }  // namespace
+}  // namespace svg_test
 }  // namespace axe::picture

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::picture {
+namespace xla_picture_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -80,4 +81,5 @@ TEST(TiledArraySvg, Errors) {
 }
 
 }  // namespace
+}  // namespace xla_picture_test
 }  // namespace axe::picture

@@ -18,6 +18,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace array_test {
 namespace {
 
 using ::axe::sharding::NamedSharding;
@@ -183,4 +184,5 @@ TEST(ArrayTest, RandomRoundTrips) {
 }
 
 }  // namespace
+}  // namespace array_test
 }  // namespace axe::runtime

@@ -12,6 +12,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace client_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -122,4 +123,5 @@ TEST(DeviceTest, BufferMayOutliveItsClient) {
 }
 
 }  // namespace
+}  // namespace client_test
 }  // namespace axe::runtime

@@ -20,6 +20,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace collectives_test {
 namespace {
 
 using ::axe::sharding::Mesh;
@@ -481,4 +482,5 @@ TEST(CollectivesTest, Errors) {
 }
 
 }  // namespace
+}  // namespace collectives_test
 }  // namespace axe::runtime

@@ -11,6 +11,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace element_value_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -184,4 +185,5 @@ TEST(ElementValue, LongTextElided) {
 }
 
 }  // namespace
+}  // namespace element_value_test
 }  // namespace axe::runtime

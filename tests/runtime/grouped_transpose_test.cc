@@ -22,6 +22,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace grouped_transpose_test {
 namespace {
 
 using testing::GuardedBuffer;
@@ -189,4 +190,5 @@ TEST(GroupedTranspose, SixDimensionalBenchmarkCases) {
 }
 
 }  // namespace
+}  // namespace grouped_transpose_test
 }  // namespace axe::runtime

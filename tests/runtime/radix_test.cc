@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace axe::runtime::internal {
+namespace radix_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -74,4 +75,5 @@ TEST(Radix, BoxesMapLikeTheDigits) {
 }
 
 }  // namespace
+}  // namespace radix_test
 }  // namespace axe::runtime::internal

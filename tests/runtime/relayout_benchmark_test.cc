@@ -13,6 +13,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace relayout_benchmark_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -167,4 +168,5 @@ TEST(RelayoutBenchmark, Errors) {
 }
 
 }  // namespace
+}  // namespace relayout_benchmark_test
 }  // namespace axe::runtime

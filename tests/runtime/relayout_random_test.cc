@@ -22,6 +22,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace relayout_random_test {
 namespace {
 
 using testing::GuardedBuffer;
@@ -152,4 +153,5 @@ TEST(RelayoutRandom, MatchesOracleOnEverySimdTarget) {
 }
 
 }  // namespace
+}  // namespace relayout_random_test
 }  // namespace axe::runtime

@@ -18,6 +18,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace relayout_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -479,4 +480,5 @@ TEST(ElementType, SizesAndSubByteRejection) {
 }
 
 }  // namespace
+}  // namespace relayout_test
 }  // namespace axe::runtime

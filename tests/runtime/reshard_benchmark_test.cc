@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace reshard_benchmark_test {
 namespace {
 
 using ::axe::sharding::test_util::Named;
@@ -63,4 +64,5 @@ TEST(ReshardBenchmarkTest, Errors) {
 }
 
 }  // namespace
+}  // namespace reshard_benchmark_test
 }  // namespace axe::runtime

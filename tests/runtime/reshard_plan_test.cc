@@ -14,6 +14,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace reshard_plan_test {
 namespace {
 
 using ::axe::sharding::DeviceShard;
@@ -172,4 +173,5 @@ TEST(ReshardPlanTest, RandomPlansAreExactlyMinimal) {
 }
 
 }  // namespace
+}  // namespace reshard_plan_test
 }  // namespace axe::runtime

@@ -18,6 +18,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace reshard_test {
 namespace {
 
 using ::axe::sharding::NamedSharding;
@@ -194,4 +195,5 @@ TEST(ReshardTest, RandomReshardsAreExactAndMoveVMin) {
 }
 
 }  // namespace
+}  // namespace reshard_test
 }  // namespace axe::runtime

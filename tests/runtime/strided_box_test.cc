@@ -15,6 +15,7 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+namespace strided_box_test {
 namespace {
 
 using ::axe::sharding::test_util::Named;
@@ -119,4 +120,5 @@ TEST(StridedBox, RandomBoxesReadWhatARelayoutPacks) {
 }
 
 }  // namespace
+}  // namespace strided_box_test
 }  // namespace axe::runtime

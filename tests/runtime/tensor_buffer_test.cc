@@ -15,6 +15,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+namespace tensor_buffer_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -139,4 +140,5 @@ TEST(TensorBuffer, ResolveRelayout) {
 }
 
 }  // namespace
+}  // namespace tensor_buffer_test
 }  // namespace axe::runtime

@@ -13,6 +13,7 @@
 #include "relayout_cases.h"
 
 namespace axe::runtime {
+namespace tpu_tiling_test {
 namespace {
 
 // XLA tiling, written from its definition: the tile index (row-major over the grid of
@@ -95,4 +96,5 @@ TEST(BenchCases, PermutedLayoutTextMatchesTheHandWrittenLayouts) {
 }
 
 }  // namespace
+}  // namespace tpu_tiling_test
 }  // namespace axe::runtime

@@ -15,6 +15,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace explain_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -266,4 +267,5 @@ TEST(EquivalentTest, AxeFormHasTheDefinitionsDeviceMap) {
 }
 
 }  // namespace
+}  // namespace explain_test
 }  // namespace axe::sharding

@@ -17,6 +17,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace format_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -450,4 +451,5 @@ TEST(FormatToAxeTest, Errors) {
 }
 
 }  // namespace
+}  // namespace format_test
 }  // namespace axe::sharding

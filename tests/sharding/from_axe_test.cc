@@ -21,6 +21,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace from_axe_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -286,4 +287,5 @@ TEST(ShardingFromAxeTest, RandomShardingsRoundTrip) {
 }
 
 }  // namespace
+}  // namespace from_axe_test
 }  // namespace axe::sharding

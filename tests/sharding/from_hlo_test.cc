@@ -12,6 +12,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace from_hlo_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -150,4 +151,5 @@ TEST(HloToNamedShardingTest, RoundTripsThroughHlo) {
 }
 
 }  // namespace
+}  // namespace from_hlo_test
 }  // namespace axe::sharding

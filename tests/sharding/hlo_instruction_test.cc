@@ -5,6 +5,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::sharding {
+namespace hlo_instruction_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -45,4 +46,5 @@ TEST(HloInstructionTest, Errors) {
 }
 
 }  // namespace
+}  // namespace hlo_instruction_test
 }  // namespace axe::sharding

@@ -17,6 +17,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace hlo_sharding_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -389,4 +390,5 @@ TEST(HloShardingToAxeTest, RandomHloLayoutsMatchTheirDeviceMaps) {
 }
 
 }  // namespace
+}  // namespace hlo_sharding_test
 }  // namespace axe::sharding

@@ -17,6 +17,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace jax_differential_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -95,4 +96,5 @@ TEST(JaxDifferentialTest, NamedShardingsAgreeWithJax) {
 }
 
 }  // namespace
+}  // namespace jax_differential_test
 }  // namespace axe::sharding

@@ -14,6 +14,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace local_layout_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -297,4 +298,5 @@ TEST(LocalLayoutTest, LargestValueRoundTrips) {
 }
 
 }  // namespace
+}  // namespace local_layout_test
 }  // namespace axe::sharding

@@ -12,6 +12,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace mesh_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -150,9 +151,11 @@ TEST(MeshTest, RandomMeshesRoundTripAndInvert) {
 }
 
 }  // namespace
+}  // namespace mesh_test
 }  // namespace axe::sharding
 
 namespace axe::sharding {
+namespace mesh_test {
 namespace {
 
 // JAX 0.10 prints axis types in every Mesh repr; axe keeps them (they are part of the value)
@@ -195,4 +198,5 @@ TEST(MeshAxisTypesTest, Errors) {
 }
 
 }  // namespace
+}  // namespace mesh_test
 }  // namespace axe::sharding

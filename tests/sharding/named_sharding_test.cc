@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace named_sharding_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -151,4 +152,5 @@ TEST(DeviceMapTest, FirstDifference) {
 }
 
 }  // namespace
+}  // namespace named_sharding_test
 }  // namespace axe::sharding

@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace partition_spec_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -106,4 +107,5 @@ TEST(PartitionSpecTest, EveryAcceptedSpecPrintsParseably) {
 }
 
 }  // namespace
+}  // namespace partition_spec_test
 }  // namespace axe::sharding

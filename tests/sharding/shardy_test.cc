@@ -13,6 +13,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace shardy_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -221,4 +222,5 @@ TEST(ShardyTest, NamedShardingGoesToShardyAndBack) {
 }
 
 }  // namespace
+}  // namespace shardy_test
 }  // namespace axe::sharding

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace axe::sharding::test_util {
+namespace test_util_test {
 namespace {
 
 // Regression: the helpers did `EXPECT_OK(s); return *s;`, so a bad fixture dereferenced a
@@ -30,4 +31,5 @@ TEST(ShardingTestUtilTest, FallbacksAndValues) {
 }
 
 }  // namespace
+}  // namespace test_util_test
 }  // namespace axe::sharding::test_util

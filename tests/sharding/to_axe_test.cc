@@ -18,6 +18,7 @@
 #include "test_util.h"
 
 namespace axe::sharding {
+namespace to_axe_test {
 namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
@@ -207,4 +208,5 @@ TEST(ShardedToAxeTest, RandomShardingsMatchTheDefinition) {
 }
 
 }  // namespace
+}  // namespace to_axe_test
 }  // namespace axe::sharding

@@ -7,6 +7,7 @@
 #include "xla/parse_for_test.h"
 
 namespace axe::xla {
+namespace equal_test {
 namespace {
 
 Shape S(absl::string_view text) { return testing::ParsedShape(text); }
@@ -62,4 +63,5 @@ TEST(Equal, ShapeOptions) {
 }
 
 }  // namespace
+}  // namespace equal_test
 }  // namespace axe::xla

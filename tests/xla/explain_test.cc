@@ -11,6 +11,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::xla {
+namespace explain_test {
 namespace {
 
 using ::axe::testing_support::IsOkAndHolds;
@@ -203,4 +204,5 @@ TEST(Explain, HighRankPaddedShape) {
 }
 
 }  // namespace
+}  // namespace explain_test
 }  // namespace axe::xla

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace axe::xla {
+namespace fuzz_test {
 namespace {
 
 const std::vector<std::string> kSeeds = {"f32[]",
@@ -173,4 +174,5 @@ TEST(Fuzz, ParsePrintReparse) {
 }
 
 }  // namespace
+}  // namespace fuzz_test
 }  // namespace axe::xla

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::xla {
+namespace hlo_text_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -140,4 +141,5 @@ TEST(HloText, ErrorsNameTheLineAndBoundsHold) {
 }
 
 }  // namespace
+}  // namespace hlo_text_test
 }  // namespace axe::xla

@@ -7,6 +7,7 @@
 #include "xla/parse_for_test.h"
 
 namespace axe::xla {
+namespace index_util_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -79,4 +80,5 @@ TEST(IndexUtil, BoundsAndComparison) {
 }
 
 }  // namespace
+}  // namespace index_util_test
 }  // namespace axe::xla

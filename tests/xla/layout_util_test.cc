@@ -7,6 +7,7 @@
 #include "xla/parse_for_test.h"
 
 namespace axe::xla {
+namespace layout_util_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -99,4 +100,5 @@ TEST(LayoutUtil, ShapeHelpers) {
 }
 
 }  // namespace
+}  // namespace layout_util_test
 }  // namespace axe::xla

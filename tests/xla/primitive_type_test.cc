@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace axe::xla {
+namespace primitive_type_test {
 namespace {
 
 TEST(PrimitiveType, NamesRoundTripAndEnumValues) {
@@ -62,4 +63,5 @@ TEST(PrimitiveType, Widths) {
 }
 
 }  // namespace
+}  // namespace primitive_type_test
 }  // namespace axe::xla

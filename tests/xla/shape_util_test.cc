@@ -11,6 +11,7 @@
 #include "xla/parse_for_test.h"
 
 namespace axe::xla {
+namespace shape_util_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -211,4 +212,5 @@ TEST(ProgramShape, PRN3) {
 }
 
 }  // namespace
+}  // namespace shape_util_test
 }  // namespace axe::xla

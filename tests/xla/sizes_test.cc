@@ -8,6 +8,7 @@
 #include "xla/parse_for_test.h"
 
 namespace axe::xla {
+namespace sizes_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -119,9 +120,11 @@ TEST(Sizes, OverflowIsAnError) {
 }
 
 }  // namespace
+}  // namespace sizes_test
 }  // namespace axe::xla
 
 namespace axe::xla {
+namespace sizes_test {
 namespace {
 
 TEST(MemorySpace, NamesAndMeanings) {
@@ -140,4 +143,5 @@ TEST(MemorySpace, NamesAndMeanings) {
 }
 
 }  // namespace
+}  // namespace sizes_test
 }  // namespace axe::xla

@@ -9,6 +9,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::xla {
+namespace text_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -309,4 +310,5 @@ TEST(Text, ShapeAndLayoutAreRegularValues) {
 }
 
 }  // namespace
+}  // namespace text_test
 }  // namespace axe::xla

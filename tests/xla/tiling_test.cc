@@ -12,6 +12,7 @@
 #include "xla/random_shape.h"
 
 namespace axe::xla {
+namespace tiling_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -180,9 +181,11 @@ TEST(Tiling, MatchesOracleBufferOnRandomShapes) {
 }
 
 }  // namespace
+}  // namespace tiling_test
 }  // namespace axe::xla
 
 namespace axe::xla {
+namespace tiling_test {
 namespace {
 
 // A level records only the suffix its tile covers: rank 20000 under 20000 levels stores
@@ -217,4 +220,5 @@ TEST(Tiling, ManyLevelsOnAHighRankShapeStayLinear) {
 }
 
 }  // namespace
+}  // namespace tiling_test
 }  // namespace axe::xla

@@ -15,6 +15,7 @@
 #include "xla/random_shape.h"
 
 namespace axe::xla {
+namespace to_axe_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -198,4 +199,5 @@ TEST(FromAxe, RecoversRandomLayouts) {
 }
 
 }  // namespace
+}  // namespace to_axe_test
 }  // namespace axe::xla

@@ -10,6 +10,7 @@
 #include "support/status_matchers.h"
 
 namespace axe::xla {
+namespace validate_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -89,9 +90,11 @@ TEST(Validate, BareLayouts) {
 }
 
 }  // namespace
+}  // namespace validate_test
 }  // namespace axe::xla
 
 namespace axe::xla {
+namespace validate_test {
 namespace {
 
 using ::axe::testing_support::StatusIs;
@@ -127,4 +130,5 @@ TEST(Validate, TileEndingWithCombineIsInvalidEverywhere) {
 }
 
 }  // namespace
+}  // namespace validate_test
 }  // namespace axe::xla

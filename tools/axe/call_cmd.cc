@@ -19,6 +19,7 @@
 #include "jit_args.h"
 
 namespace axe::cli {
+namespace call_cmd {
 namespace {
 
 constexpr size_t kShownValues = 8;
@@ -172,4 +173,5 @@ void AddCall(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(81, AddCall);
 
 }  // namespace
+}  // namespace call_cmd
 }  // namespace axe::cli

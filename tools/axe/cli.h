@@ -83,8 +83,8 @@ std::optional<std::string> UnknownCommand(CLI::App& app, int argc, const char* c
 
 #define AXE_CLI_CONCAT_INNER_(a, b) a##b
 #define AXE_CLI_CONCAT_(a, b) AXE_CLI_CONCAT_INNER_(a, b)
-#define AXE_CLI_COMMAND_GROUP(order, adder)                                                    \
-  static const ::axe::cli::CommandGroupRegistration AXE_CLI_CONCAT_(axe_cli_group_, __LINE__)( \
+#define AXE_CLI_COMMAND_GROUP(order, adder)                                                       \
+  static const ::axe::cli::CommandGroupRegistration AXE_CLI_CONCAT_(axe_cli_group_, __COUNTER__)( \
       order, adder)
 
 }  // namespace axe::cli

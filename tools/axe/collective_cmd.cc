@@ -31,6 +31,7 @@
 #endif
 
 namespace axe::cli {
+namespace collective_cmd {
 namespace {
 
 struct CollectiveArgs {
@@ -201,4 +202,5 @@ void AddCollective(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(66, AddCollective);
 
 }  // namespace
+}  // namespace collective_cmd
 }  // namespace axe::cli

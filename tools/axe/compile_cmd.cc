@@ -14,6 +14,7 @@
 #include "jit_args.h"
 
 namespace axe::cli {
+namespace compile_cmd {
 namespace {
 
 struct CompileArgs {
@@ -106,4 +107,5 @@ void AddCompile(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(80, AddCompile);
 
 }  // namespace
+}  // namespace compile_cmd
 }  // namespace axe::cli

@@ -22,6 +22,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace grid_cmd {
 namespace {
 
 using axe::DType;
@@ -232,4 +233,5 @@ void AddGridCommands(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(40, AddGridCommands);
 
 }  // namespace
+}  // namespace grid_cmd
 }  // namespace axe::cli

@@ -26,6 +26,7 @@
 #include "ir_args.h"
 
 namespace axe::cli {
+namespace ir_ad_cmd {
 namespace {
 
 struct AdArgs {
@@ -99,8 +100,9 @@ void AddIrAdCommands(CLI::App& app, Selected& selected) {
   v->add_option("--in-axes", vargs->in_axes, "One axis per input, e.g. 0,none,1");
 }
 
-}  // namespace
-
 AXE_CLI_COMMAND_GROUP(71, AddIrAdCommands);
+
+}  // namespace
+}  // namespace ir_ad_cmd
 
 }  // namespace axe::cli

@@ -34,6 +34,7 @@
 #include "ir_args.h"
 
 namespace axe::cli {
+namespace ir_cmd {
 namespace {
 
 struct IrArgs {
@@ -233,8 +234,9 @@ void AddIrCommands(CLI::App& app, Selected& selected) {
   AddRunCommand(group, selected);
 }
 
-}  // namespace
-
 AXE_CLI_COMMAND_GROUP(70, AddIrCommands);
+
+}  // namespace
+}  // namespace ir_cmd
 
 }  // namespace axe::cli

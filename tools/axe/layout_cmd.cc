@@ -29,6 +29,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace layout_cmd {
 namespace {
 
 struct LayoutArgs {
@@ -634,4 +635,5 @@ void AddLayoutCommands(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(10, AddLayoutCommands);
 
 }  // namespace
+}  // namespace layout_cmd
 }  // namespace axe::cli

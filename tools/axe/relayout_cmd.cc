@@ -28,6 +28,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace relayout_cmd {
 namespace {
 
 // A --from/--to argument (text, "-" or "@file") as a buffer layout.
@@ -235,4 +236,5 @@ void AddRelayout(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(60, AddRelayout);
 
 }  // namespace
+}  // namespace relayout_cmd
 }  // namespace axe::cli

@@ -40,6 +40,7 @@
 #endif
 
 namespace axe::cli {
+namespace reshard_cmd {
 namespace {
 
 struct ReshardArgs {
@@ -361,4 +362,5 @@ void AddReshard(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(65, AddReshard);
 
 }  // namespace
+}  // namespace reshard_cmd
 }  // namespace axe::cli

@@ -17,6 +17,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace serve_cmd {
 namespace {
 
 struct ServeArgs {
@@ -145,8 +146,9 @@ void AddServeCommand(CLI::App& app, Selected& selected) {
   OnSelect(cmd, selected, [args]() -> absl::Status { return Serve(*args); });
 }
 
-}  // namespace
-
 AXE_CLI_COMMAND_GROUP(90, AddServeCommand);
+
+}  // namespace
+}  // namespace serve_cmd
 
 }  // namespace axe::cli

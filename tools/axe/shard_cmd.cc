@@ -27,6 +27,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace shard_cmd {
 namespace {
 
 using sharding::DeviceAxisMode;
@@ -416,4 +417,5 @@ void AddShardCommands(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(30, AddShardCommands);
 
 }  // namespace
+}  // namespace shard_cmd
 }  // namespace axe::cli

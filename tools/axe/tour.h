@@ -31,9 +31,9 @@ std::vector<TourSection> AllTourSections();
 
 #define AXE_TOUR_CONCAT_INNER_(a, b) a##b
 #define AXE_TOUR_CONCAT_(a, b) AXE_TOUR_CONCAT_INNER_(a, b)
-#define AXE_TOUR_PART(order, part)                                                                \
-  static const ::axe::cli::TourPartRegistration AXE_TOUR_CONCAT_(axe_tour_part_, __LINE__)(order, \
-                                                                                           part)
+#define AXE_TOUR_PART(order, part)                                                             \
+  static const ::axe::cli::TourPartRegistration AXE_TOUR_CONCAT_(axe_tour_part_, __COUNTER__)( \
+      order, part)
 
 }  // namespace axe::cli
 

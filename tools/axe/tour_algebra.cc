@@ -19,6 +19,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_algebra {
 namespace {
 
 absl::StatusOr<Layout> L(absl::string_view text) { return Layout::Parse(text); }
@@ -172,4 +173,5 @@ std::vector<TourSection> AlgebraTour() {
 AXE_TOUR_PART(15, AlgebraTour);
 
 }  // namespace
+}  // namespace tour_algebra
 }  // namespace axe::cli

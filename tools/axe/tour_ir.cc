@@ -18,6 +18,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_ir {
 namespace {
 
 using Tracers = absl::StatusOr<std::vector<ir::Tracer>>;
@@ -115,8 +116,9 @@ std::vector<TourSection> IrTour() {
       {"ir", "psum's transpose: a pvary instead of an all-reduce", ExampleOne}};
 }
 
-}  // namespace
-
 AXE_TOUR_PART(70, IrTour);
+
+}  // namespace
+}  // namespace tour_ir
 
 }  // namespace axe::cli

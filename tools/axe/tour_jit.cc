@@ -12,6 +12,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_jit {
 namespace {
 
 using jit::LocalLayout;
@@ -47,8 +48,9 @@ std::vector<TourSection> JitTour() {
   return {{"jit", "Layouts end to end: the layout notebook's four calls", Notebook}};
 }
 
-}  // namespace
-
 AXE_TOUR_PART(65, JitTour);
+
+}  // namespace
+}  // namespace tour_jit
 
 }  // namespace axe::cli

@@ -11,6 +11,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_layout {
 namespace {
 
 std::string Points(const std::vector<PhysCoord>& points) {
@@ -145,4 +146,5 @@ std::vector<TourSection> LayoutTour() {
 AXE_TOUR_PART(10, LayoutTour);
 
 }  // namespace
+}  // namespace tour_layout
 }  // namespace axe::cli

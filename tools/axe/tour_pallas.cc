@@ -18,6 +18,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_pallas {
 namespace {
 
 using namespace axe::pallas;  // NOLINT(build/namespaces)
@@ -172,4 +173,5 @@ std::vector<TourSection> PallasTour() {
 AXE_TOUR_PART(40, PallasTour);
 
 }  // namespace
+}  // namespace tour_pallas
 }  // namespace axe::cli

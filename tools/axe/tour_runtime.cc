@@ -25,6 +25,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_runtime {
 namespace {
 
 // A tour self-check: the text states what the run shows; a run that shows something else
@@ -180,4 +181,5 @@ std::vector<TourSection> RuntimeTour() {
 AXE_TOUR_PART(60, RuntimeTour);
 
 }  // namespace
+}  // namespace tour_runtime
 }  // namespace axe::cli

@@ -16,6 +16,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_sharding {
 namespace {
 
 absl::Status SelfCheck(bool holds, absl::string_view claim) {
@@ -112,4 +113,5 @@ std::vector<TourSection> ShardingTour() {
 AXE_TOUR_PART(30, ShardingTour);
 
 }  // namespace
+}  // namespace tour_sharding
 }  // namespace axe::cli

@@ -19,6 +19,7 @@
 #include "tour.h"
 
 namespace axe::cli {
+namespace tour_xla {
 namespace {
 
 using xla::Shape;
@@ -198,4 +199,5 @@ std::vector<TourSection> XlaTour() {
 AXE_TOUR_PART(20, XlaTour);
 
 }  // namespace
+}  // namespace tour_xla
 }  // namespace axe::cli

@@ -23,6 +23,7 @@
 #include "cli.h"
 
 namespace axe::cli {
+namespace xla_cmd {
 namespace {
 
 using xla::Shape;
@@ -341,4 +342,5 @@ void AddXlaCommands(CLI::App& app, Selected& selected) {
 AXE_CLI_COMMAND_GROUP(20, AddXlaCommands);
 
 }  // namespace
+}  // namespace xla_cmd
 }  // namespace axe::cli
