@@ -223,6 +223,9 @@ void DefineMore(BuiltinPrimitives& p) {
   p.cummax = cumulative("cummax");
   p.cummin = cumulative("cummin");
   p.cumlogsumexp = cumulative("cumlogsumexp");
+  p.rev = Simple("rev", {{"dimensions", ParamType::kInts}});
+  p.split = Define(Multi("split", {{"axis", ParamType::kInt}, {"sizes", ParamType::kInts}}));
+  p.pad = Simple("pad", {{"padding_config", ParamType::kAny}});
   Options custom_jvp = Multi("custom_jvp_call", {{"call_jaxpr", ParamType::kJaxpr}});
   custom_jvp.call_primitive = true;
   custom_jvp.params_printed_first = {"name"};
@@ -255,6 +258,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterCollectiveTransposes(*p);
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
+    internal::RegisterRevSplitPad(*p);
     return p;
   }();
   return *builtins;

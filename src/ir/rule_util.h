@@ -62,6 +62,8 @@ void RegisterCollectiveTransposes(const BuiltinPrimitives& p);
 void RegisterLinearRules(const BuiltinPrimitives& p);
 // add_any and cumsum (rules_jvp_more.cc).
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
+// rev, split and pad: every rule (rules_rev_split_pad.cc).
+void RegisterRevSplitPad(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -103,25 +103,18 @@ std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& 
   return out.ok() ? *out : std::vector<HostArray>{};
 }
 
-// axe has no JVP rule for cumprod, cummax and cummin.
+// axe has no JVP rule for cumprod, cummax and cummin (JAX's gradient text of them, through its
+// associative scan with pad, rev and split, is checked).
 const std::set<std::string> kNoGrad = {"cumulative"};
 
-// Texts axe cannot read yet, with the error it gives. JAX's gradients of the cumulative
-// reductions other than cumsum go through its associative-scan derivative (pad, rev, split,
-// outside axe's set). JAX 0.10 hoists a nested jaxpr that is used twice or has more than 10
-// equations into a `let name = { ... } in` prelude and refers to it by name
-// (core.pp_toplevel_jaxpr); axe's parser does not read that form.
+// Texts axe cannot read yet, with the error it gives. JAX 0.10 hoists a nested jaxpr that is used
+// twice or has more than 10 equations into a `let name = { ... } in` prelude and refers to it by
+// name (core.pp_toplevel_jaxpr); axe's parser does not read that form.
 const std::map<std::string, std::string> kUnreadable = {
-    {"cumulative.grad.txt", "unknown primitive"},
-    {"cumlogsumexp.grad.txt", "unknown primitive"},
-    {"clamp_clip.grad.txt", "expected '{'"},
-    {"floordiv.txt", "expected '{'"},
-    {"floordiv.loss.txt", "expected '{'"},
-    {"floordiv.grad.txt", "expected '{'"},
-    {"int_rem.txt", "expected '{'"},
-    {"log_sigmoid.grad.txt", "expected '{'"},
-    {"var_norm.txt", "expected '{'"},
-    {"var_norm.loss.txt", "expected '{'"},
+    {"clamp_clip.grad.txt", "expected '{'"}, {"floordiv.txt", "expected '{'"},
+    {"floordiv.loss.txt", "expected '{'"},   {"floordiv.grad.txt", "expected '{'"},
+    {"int_rem.txt", "expected '{'"},         {"log_sigmoid.grad.txt", "expected '{'"},
+    {"var_norm.txt", "expected '{'"},        {"var_norm.loss.txt", "expected '{'"},
     {"var_norm.grad.txt", "expected '{'"},
 };
 
@@ -195,6 +188,49 @@ HostArray ToF64(HostArray a) {
   return a;
 }
 
+// Jvp of `file` (in f64) at `args` against central differences.
+void CheckJvpAgainstFiniteDifferences(const std::string& file, const std::vector<HostArray>& args) {
+  SCOPED_TRACE(file);
+  ClosedJaxpr f = InF64(Read(file));
+  std::vector<bool> with_tangent;
+  std::vector<HostArray> primals, tangents;
+  for (const HostArray& a : args) {
+    primals.push_back(ToF64(a));
+    with_tangent.push_back(IsFloat(a));
+    if (!IsFloat(a)) continue;
+    HostArray t = ToF64(a);
+    for (size_t i = 0; i < t.values.size(); ++i) t.values[i] = 0.3 + 0.1 * (i % 5);
+    tangents.push_back(t);
+  }
+  if (tangents.empty()) return;
+  absl::StatusOr<ClosedJaxpr> jvp = Jvp(f, with_tangent);
+  ASSERT_THAT(jvp, IsOk());
+  std::vector<HostArray> in = primals;
+  in.insert(in.end(), tangents.begin(), tangents.end());
+  std::vector<HostArray> out = Eval(*jvp, in);
+  const double eps = 1e-6;
+  std::vector<HostArray> plus = primals, minus = primals;
+  for (size_t k = 0, t = 0; k < primals.size(); ++k) {
+    if (!with_tangent[k]) continue;
+    for (size_t i = 0; i < plus[k].values.size(); ++i) {
+      plus[k].values[i] += eps * tangents[t].values[i];
+      minus[k].values[i] -= eps * tangents[t].values[i];
+    }
+    ++t;
+  }
+  std::vector<HostArray> hi = Eval(f, plus), lo = Eval(f, minus);
+  size_t n = f.jaxpr.outvars.size();
+  ASSERT_EQ(out.size(), 2 * n);
+  for (size_t k = 0; k < n; ++k) {
+    if (!IsFloatingPoint(out[k].aval.dtype())) continue;
+    HostArray fd = hi[k];
+    for (size_t i = 0; i < fd.values.size(); ++i) {
+      fd.values[i] = (hi[k].values[i] - lo[k].values[i]) / (2 * eps);
+    }
+    ExpectClose(out[n + k], fd, 1e-5, 1e-5, "tangent " + std::to_string(k));
+  }
+}
+
 TEST(MorePrimitivesTest, JvpMatchesFiniteDifferences) {
   // astype rounds through f16 (steps, not a slope); stop_gradient's tangent is zero by design
   // (JAX's gradient of it is checked above).
@@ -202,86 +238,92 @@ TEST(MorePrimitivesTest, JvpMatchesFiniteDifferences) {
   const std::set<std::string> skip = {"astype", "stop_gradient", "clamp_ties"};
   for (const std::string& name : CaseNames()) {
     if (kNoGrad.count(name) || skip.count(name) || !Readable(name + ".txt")) continue;
-    SCOPED_TRACE(name);
-    Values v = ReadValues(name);
-    ClosedJaxpr f = InF64(Read(name + ".txt"));
-    std::vector<bool> with_tangent;
-    std::vector<HostArray> primals, tangents;
-    for (const HostArray& a : v.args) {
-      primals.push_back(ToF64(a));
-      with_tangent.push_back(IsFloat(a));
-      if (!IsFloat(a)) continue;
-      HostArray t = ToF64(a);
-      for (size_t i = 0; i < t.values.size(); ++i) t.values[i] = 0.3 + 0.1 * (i % 5);
-      tangents.push_back(t);
-    }
-    if (tangents.empty()) continue;
-    absl::StatusOr<ClosedJaxpr> jvp = Jvp(f, with_tangent);
-    ASSERT_THAT(jvp, IsOk());
-    std::vector<HostArray> in = primals;
-    in.insert(in.end(), tangents.begin(), tangents.end());
-    std::vector<HostArray> out = Eval(*jvp, in);
-    const double eps = 1e-6;
-    std::vector<HostArray> plus = primals, minus = primals;
-    for (size_t k = 0, t = 0; k < primals.size(); ++k) {
-      if (!with_tangent[k]) continue;
-      for (size_t i = 0; i < plus[k].values.size(); ++i) {
-        plus[k].values[i] += eps * tangents[t].values[i];
-        minus[k].values[i] -= eps * tangents[t].values[i];
+    CheckJvpAgainstFiniteDifferences(name + ".txt", ReadValues(name).args);
+  }
+  // JAX's gradient texts of the cumulative reductions: rev, split and pad differentiated.
+  for (const char* name : {"cumulative", "cumlogsumexp"}) {
+    CheckJvpAgainstFiniteDifferences(std::string(name) + ".grad.txt", ReadValues(name).args);
+  }
+}
+
+// Vmap of `file` over 3 shifted copies of `inputs` against evaluating each copy.
+void CheckVmapAgainstALoop(const std::string& file, const std::vector<HostArray>& inputs) {
+  SCOPED_TRACE(file);
+  constexpr int64_t kBatch = 3;
+  ClosedJaxpr f = Parse(Read(file));
+  absl::StatusOr<ClosedJaxpr> batched = Vmap(f, {.axis_size = kBatch});
+  ASSERT_THAT(batched, IsOk());
+  std::vector<std::vector<HostArray>> per_b;
+  std::vector<HostArray> stacked;
+  for (const HostArray& a : inputs) {
+    std::vector<int64_t> shape = a.aval.shape();
+    shape.insert(shape.begin(), kBatch);
+    stacked.push_back(HostArray{a.aval.WithShape(shape), {}});
+  }
+  for (int64_t b = 0; b < kBatch; ++b) {
+    std::vector<HostArray> args = inputs;
+    for (size_t k = 0; k < args.size(); ++k) {
+      for (double& x : args[k].values) {
+        x = RoundToDType(x + (IsFloat(args[k]) ? 0.25 : 1.0) * b, args[k].aval.dtype());
       }
-      ++t;
+      stacked[k].values.insert(stacked[k].values.end(), args[k].values.begin(),
+                               args[k].values.end());
     }
-    std::vector<HostArray> hi = Eval(f, plus), lo = Eval(f, minus);
-    size_t n = v.outs.size();
-    ASSERT_EQ(out.size(), 2 * n);
-    for (size_t k = 0; k < n; ++k) {
-      if (!IsFloatingPoint(out[k].aval.dtype())) continue;
-      HostArray fd = hi[k];
-      for (size_t i = 0; i < fd.values.size(); ++i) {
-        fd.values[i] = (hi[k].values[i] - lo[k].values[i]) / (2 * eps);
-      }
-      ExpectClose(out[n + k], fd, 1e-5, 1e-5, "tangent " + std::to_string(k));
+    per_b.push_back(Eval(f, args));
+  }
+  std::vector<HostArray> out = Eval(*batched, stacked);
+  ASSERT_EQ(out.size(), per_b[0].size());
+  for (size_t k = 0; k < out.size(); ++k) {
+    size_t n = per_b[0][k].values.size();
+    ASSERT_EQ(out[k].values.size(), kBatch * n);
+    for (int64_t b = 0; b < kBatch; ++b) {
+      HostArray slice{per_b[b][k].aval, std::vector<double>(out[k].values.begin() + b * n,
+                                                            out[k].values.begin() + (b + 1) * n)};
+      ExpectClose(slice, per_b[b][k], 1e-6, 1e-7, "batch " + std::to_string(b));
     }
   }
 }
 
 TEST(MorePrimitivesTest, VmapMatchesALoop) {
-  constexpr int64_t kBatch = 3;
   for (const std::string& name : CaseNames()) {
-    if (!Readable(name + ".txt")) continue;
-    SCOPED_TRACE(name);
-    Values v = ReadValues(name);
-    ClosedJaxpr f = Parse(Read(name + ".txt"));
-    absl::StatusOr<ClosedJaxpr> batched = Vmap(f, {.axis_size = kBatch});
-    ASSERT_THAT(batched, IsOk());
-    std::vector<std::vector<HostArray>> per_b;
-    std::vector<HostArray> stacked;
-    for (const HostArray& a : v.args) {
-      std::vector<int64_t> shape = a.aval.shape();
-      shape.insert(shape.begin(), kBatch);
-      stacked.push_back(HostArray{a.aval.WithShape(shape), {}});
-    }
-    for (int64_t b = 0; b < kBatch; ++b) {
-      std::vector<HostArray> args = v.args;
-      for (size_t k = 0; k < args.size(); ++k) {
-        for (double& x : args[k].values) {
-          x = RoundToDType(x + (IsFloat(args[k]) ? 0.25 : 1.0) * b, args[k].aval.dtype());
-        }
-        stacked[k].values.insert(stacked[k].values.end(), args[k].values.begin(),
-                                 args[k].values.end());
-      }
-      per_b.push_back(Eval(f, args));
-    }
-    std::vector<HostArray> out = Eval(*batched, stacked);
-    ASSERT_EQ(out.size(), v.outs.size());
-    for (size_t k = 0; k < out.size(); ++k) {
-      size_t n = v.outs[k].values.size();
-      ASSERT_EQ(out[k].values.size(), kBatch * n);
-      for (int64_t b = 0; b < kBatch; ++b) {
-        HostArray slice{per_b[b][k].aval, std::vector<double>(out[k].values.begin() + b * n,
-                                                              out[k].values.begin() + (b + 1) * n)};
-        ExpectClose(slice, per_b[b][k], 1e-6, 1e-7, "batch " + std::to_string(b));
-      }
+    if (Readable(name + ".txt")) CheckVmapAgainstALoop(name + ".txt", ReadValues(name).args);
+  }
+  for (const char* name : {"cumulative", "cumlogsumexp"}) {
+    CheckVmapAgainstALoop(std::string(name) + ".grad.txt", ReadValues(name).args);
+  }
+}
+
+// The transposes of pad (cropping and interior padding, and its padding value), rev and split:
+// axe's Grad against central differences.
+TEST(MorePrimitivesTest, RevSplitPadTransposesMatchFiniteDifferences) {
+  const std::string text =
+      "{ lambda ; a:f64[2,3] p:f64[]. let\n"
+      "    b:f64[2,6] = pad[padding_config=((0, 0, 0), (-1, 2, 1))] a p\n"
+      "    c:f64[2,6] = rev[dimensions=(1,)] b\n"
+      "    d:f64[2,2] e:f64[2,4] = split[axis=1 sizes=(2, 4)] c\n"
+      "    f:f64[2,2] = sin d\n"
+      "    g:f64[2,4] = cos e\n"
+      "    h:f64[] = reduce_sum[axes=(0, 1)] f\n"
+      "    i:f64[] = reduce_sum[axes=(0, 1)] g\n"
+      "    j:f64[] = add h i\n"
+      "  in (j,) }";
+  ClosedJaxpr f = Parse(text);
+  ASSERT_THAT(CheckJaxpr(f), IsOk());
+  absl::StatusOr<ClosedJaxpr> grad = Grad(f, {0, 1});
+  ASSERT_THAT(grad, IsOk());
+  std::vector<HostArray> args = {
+      HostArray{*ShapedArray::ParseShort("f64[2,3]"), {0.1, 0.7, -0.4, 1.2, 0.3, -0.9}},
+      HostArray{*ShapedArray::ParseShort("f64[]"), {0.25}}};
+  std::vector<HostArray> g = Eval(*grad, args);
+  ASSERT_EQ(g.size(), 2u);
+  const double eps = 1e-6;
+  for (size_t k = 0; k < 2; ++k) {
+    for (size_t i = 0; i < args[k].values.size(); ++i) {
+      std::vector<HostArray> plus = args, minus = args;
+      plus[k].values[i] += eps;
+      minus[k].values[i] -= eps;
+      double fd = (Eval(f, plus)[0].values[0] - Eval(f, minus)[0].values[0]) / (2 * eps);
+      EXPECT_NEAR(g[k].values[i], fd, 1e-6) << "argument " << k << " element " << i;
     }
   }
 }

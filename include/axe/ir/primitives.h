@@ -10,7 +10,8 @@
 //                in JAX)
 //   more         rem add_any and or not integer_pow square rsqrt log1p logistic is_finite
 //                round floor ceil clamp stop_gradient (elementwise), reduce_min argmax argmin,
-//                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`)
+//                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
+//                rev split pad (linear)
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
@@ -60,6 +61,7 @@ struct BuiltinPrimitives {
   const Primitive *logistic, *is_finite, *round, *floor, *ceil, *clamp, *stop_gradient;
   const Primitive *reduce_min, *argmax, *argmin;
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
+  const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
 };
 
