@@ -366,3 +366,21 @@ def test_xla_client_shapes_print_like_axe(rng):
         shape = axx.Shape(text)
         assert shape.to_string() == text, f"case {n}"
         assert list(shape.dimensions) == list(dims) and list(shape.minor_to_major) == m2m
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "JAX canonicalizes memory_kind=None to the devices' default ('device'), so a sharding "
+    "equals the same sharding with memory_kind='device'; axe compares them unequal"))
+def test_default_memory_kind_equality(devices):
+    """Known disagreement (reported, not fixed). Seen through Format.parse(repr(format)):
+    JAX's repr always prints memory_kind=device, so the parsed Format differs from the one
+    built without a memory kind."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+    mesh = Mesh(np.array(devices).reshape(2, 4), ("x", "y"))
+    assert NamedSharding(mesh, P("x")) == NamedSharding(mesh, P("x"), memory_kind="device")
+    assert SingleDeviceSharding(devices[0]) == SingleDeviceSharding(devices[0],
+                                                                    memory_kind="device")
+    ours = axs.Mesh(np.arange(8).reshape(2, 4), ("x", "y"))
+    assert axs.NamedSharding(ours, axs.P("x")) == axs.NamedSharding(ours, axs.P("x"),
+                                                                    memory_kind="device")
+    assert axs.SingleDeviceSharding(0) == axs.SingleDeviceSharding(0, memory_kind="device")
