@@ -115,6 +115,7 @@
 #include "axe/runtime/reshard.h"
 #include "axe/runtime/reshard_benchmark.h"
 #include "axe/runtime/reshard_plan.h"
+#include "axe/runtime/strided_box.h"
 #include "axe/runtime/tensor_buffer.h"
 
 // SVG pictures.
