@@ -441,8 +441,8 @@ Rule ArgReduction(std::string name) {
     AXE_ASSIGN_OR_RETURN(const Param* dtype_param, GetParam(params, name, "index_dtype"));
     AXE_ASSIGN_OR_RETURN(DType index, dtype_param->AsDType("index_dtype"));
     if (!IsIntegral(index)) {
-      return TypeError(absl::StrCat(name, " index_dtype must be an integer type, got ",
-                                    DTypeName(index)));
+      return TypeError(
+          absl::StrCat(name, " index_dtype must be an integer type, got ", DTypeName(index)));
     }
     AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, Reduction(name)(avals, params));
     return One(out[0].WithDType(index).WithWeakType(false));
@@ -457,8 +457,8 @@ Rule Cumulative(std::string name) {
     const ShapedArray& x = avals[0];
     if (axis < 0) return TypeError("XLA operations do not allow negative axes");
     if (axis >= Rank(x)) {
-      return TypeError(absl::StrCat("axis ", axis, " is out of bounds for array of shape ",
-                                    PyTuple(x.shape())));
+      return TypeError(
+          absl::StrCat("axis ", axis, " is out of bounds for array of shape ", PyTuple(x.shape())));
     }
     return One(x);
   };
