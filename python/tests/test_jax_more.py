@@ -341,6 +341,8 @@ def test_with_layout_constraint_vmap_rule(rng):
         assert ours == theirs, f"case {n}: m2m {m2m} in_axis {in_axis}\n{unbatched}"
 
 
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype:UserWarning")
+@pytest.mark.filterwarnings("ignore:Casting from complex:DeprecationWarning")
 def test_compiled_hlo_shapes_round_trip(rng):
     """Every shape string in the compiled HLO of random programs parses with axe.xla.Shape
     and prints back identically; the output's byte size is what XLA's memory analysis
@@ -404,3 +406,14 @@ def test_default_memory_kind_equality(devices):
     assert axs.NamedSharding(ours, axs.P("x")) == axs.NamedSharding(ours, axs.P("x"),
                                                                     memory_kind="device")
     assert axs.SingleDeviceSharding(0) == axs.SingleDeviceSharding(0, memory_kind="device")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "axe's PartitionSpec has no unreduced/reduced axis sets (JAX 0.10: "
+    "P('x', unreduced={'y'})); from_jax fails inside JAX's own tuple(spec)"))
+def test_partition_spec_unreduced_and_reduced():
+    """Known gap (reported, not built)."""
+    from jax.sharding import PartitionSpec as P
+    for theirs in (P("x", None, unreduced={"y"}), P("x", reduced={"y"})):
+        assert repr(axe.from_jax(theirs)) == repr(theirs)
+        assert repr(axs.PartitionSpec.parse(repr(theirs))) == repr(theirs)
