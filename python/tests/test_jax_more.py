@@ -19,17 +19,17 @@ from axe import xla as axx
 
 
 def random_pallas_case(rng, negative=False):
-    """A random show_program_ids case: array shape, one BlockSpec (Blocked, Element with
+    """A random show_program_ids case: 1-3-D array shape, one BlockSpec (Blocked, Element with
     padding, None/Squeezed dims) with a random index map (identity, affine, swapped,
     constant, floor division, modulo, past-the-end starts; negative starts too when
     ``negative``) and a grid."""
-    rank = rng.randrange(1, 3)
-    grid_rank = rng.randrange(1, 3)
-    grid = tuple(rng.randrange(1, 5) for _ in range(grid_rank))
-    names = "ij"[:grid_rank]
+    rank = rng.choices([1, 2, 3], [3, 4, 2])[0]
+    grid_rank = rng.choices([1, 2, 3], [3, 4, 2])[0]
+    grid = tuple(rng.randrange(1, 5 if grid_rank < 3 else 3) for _ in range(grid_rank))
+    names = "ijk"[:grid_rank]
     shape, dims, exprs = [], [], []
     for d in range(rank):
-        size = rng.randrange(1, 10)
+        size = rng.randrange(1, 10 if rank < 3 else 6)
         shape.append(size)
         kind = rng.choices(["blocked", "element", "none", "squeezed"], [5, 3, 1, 1])[0]
         var = names[d] if d < grid_rank and rng.random() < 0.7 else rng.choice(names)

@@ -61,6 +61,8 @@ def test_recorded_pallas_negative_starts(vectors):
     negative window start by the padded dimension size before clamping; axe clamps it to 0.
     Cases without a negative start agree; the others must all still disagree somewhere
     (update this test when axe follows JAX)."""
+    di_2 = vectors["pallas_negative_starts"][0]
+    assert di_2["index_map"] == "(i) -> (i - 1,)" and di_2["out"] == [1, 1, 2, 2, 3, 3, 0, 0]
     agree = disagree = 0
     for case in vectors["pallas_negative_starts"]:
         same = np.array_equal(_show_program_ids(case), _expected(case))
