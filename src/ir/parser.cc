@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -33,7 +34,17 @@ class Parser {
       return absl::InvalidArgumentError(absl::StrCat(
           "jaxpr text of ", text_.size(), " characters (at most ", options_.max_length, ")"));
     }
+    AXE_RETURN_IF_ERROR(ParsePrelude());
+    SkipSpace();
+    size_t at = pos_;
     AXE_ASSIGN_OR_RETURN(Jaxpr j, ParseJaxprBody(0));
+    if (!shared_.empty()) {
+      AXE_ASSIGN_OR_RETURN(size_t eqns, InlinedEqns(j));
+      if (eqns > Builder::kMaxEqns) {
+        return ErrorAt(
+            at, absl::StrCat("the jaxpr expands to more than ", Builder::kMaxEqns, " equations"));
+      }
+    }
     SkipSpace();
     if (pos_ != text_.size()) return Error("the end of the text");
     return ClosedJaxpr{std::move(j), {}};
@@ -400,7 +411,10 @@ class Parser {
       absl::string_view name = ReadName();
       if (name.empty()) return Error("a parameter name or ']'");
       AXE_RETURN_IF_ERROR(Expect('='));
+      SkipSpace();
+      size_t value_at = pos_;
       AXE_ASSIGN_OR_RETURN(Param value, ParseValue(depth + 1));
+      AXE_RETURN_IF_ERROR(ResolveShared(name, value_at, value));
       if (!params.emplace(std::string(name), std::move(value)).second) {
         return ErrorAt(at, absl::StrCat("parameter '", name, "' given twice"));
       }
@@ -412,9 +426,16 @@ class Parser {
   absl::StatusOr<Eqn> ParseEqn(Jaxpr& j, Scope& scope, int depth);
   absl::StatusOr<Jaxpr> ParseJaxprBody(int depth);
 
+  // ---- JAX's shared jaxprs: `let name = { lambda ... } in` items before the jaxpr ----
+  absl::Status ParsePrelude();
+  absl::Status ResolveShared(absl::string_view key, size_t at, Param& value) const;
+  absl::StatusOr<size_t> InlinedEqns(const Jaxpr& j);
+
   absl::string_view text_;
   ParseOptions options_;
   size_t pos_ = 0;
+  absl::flat_hash_map<std::string, std::shared_ptr<const ClosedJaxpr>> shared_;
+  absl::flat_hash_map<const Jaxpr*, size_t> inlined_eqns_;
 };
 
 absl::StatusOr<Param> Parser::ParseValue(int depth) {
@@ -577,6 +598,89 @@ absl::StatusOr<Jaxpr> Parser::ParseJaxprBody(int depth) {
   }
   std::sort(j.effects.begin(), j.effects.end());
   return j;
+}
+
+// A parameter that names a jaxpr (jaxpr=, call_jaxpr=, branches=, ...; not name=).
+bool HoldsJaxpr(absl::string_view key) {
+  return key == "jaxpr" || key == "branches" || absl::EndsWith(key, "_jaxpr");
+}
+
+absl::Status Parser::ParsePrelude() {
+  while (TryKeyword("let")) {
+    SkipSpace();
+    size_t at = pos_;
+    std::string name(ReadName());
+    if (name.empty()) return Error("the name of a shared jaxpr");
+    if (shared_.contains(name)) {
+      return ErrorAt(at, absl::StrCat("shared jaxpr '", name, "' defined twice"));
+    }
+    AXE_RETURN_IF_ERROR(Expect('='));
+    AXE_ASSIGN_OR_RETURN(Jaxpr j, ParseJaxprBody(1));
+    AXE_RETURN_IF_ERROR(ExpectKeyword("in"));
+    AXE_ASSIGN_OR_RETURN(size_t eqns, InlinedEqns(j));
+    if (eqns > Builder::kMaxEqns) {
+      return ErrorAt(at, absl::StrCat("shared jaxpr '", name, "' expands to more than ",
+                                      Builder::kMaxEqns, " equations"));
+    }
+    auto closed = std::make_shared<const ClosedJaxpr>(ClosedJaxpr{std::move(j), {}});
+    inlined_eqns_[&closed->jaxpr] = eqns;
+    shared_.emplace(std::move(name), std::move(closed));
+  }
+  return absl::OkStatus();
+}
+
+// A bare name as a jaxpr-holding parameter's value (or as an item of its tuple) refers to a
+// shared jaxpr, which must be defined before.
+absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& value) const {
+  if (key == "name") return absl::OkStatus();
+  auto resolve = [&](Param& p) -> absl::Status {
+    if (p.kind() != Param::Kind::kSymbol) return absl::OkStatus();
+    auto it = shared_.find(p.text());
+    if (it != shared_.end()) {
+      p = Param::Jaxpr(it->second);
+    } else if (HoldsJaxpr(key)) {
+      return ErrorAt(at, absl::StrCat("jaxpr '", p.text(), "' is not defined (expected ", "`let ",
+                                      p.text(), " = { lambda ... } in` before it)"));
+    }
+    return absl::OkStatus();
+  };
+  if (value.kind() != Param::Kind::kTuple) return resolve(value);
+  std::vector<Param> items = value.items();
+  bool any = false;
+  for (Param& item : items) {
+    if (item.kind() == Param::Kind::kSymbol && (HoldsJaxpr(key) || shared_.contains(item.text()))) {
+      AXE_RETURN_IF_ERROR(resolve(item));
+      any = true;
+    }
+  }
+  if (any) value = Param::Tuple(std::move(items));
+  return absl::OkStatus();
+}
+
+// How many equations `j` has with its nested jaxprs inlined, shared ones once per use
+// (saturating): sharing must not hide an exponentially large program.
+absl::StatusOr<size_t> Parser::InlinedEqns(const Jaxpr& j) {
+  size_t total = j.eqns.size();
+  auto add = [&](const Param& p) -> absl::Status {
+    if (p.kind() != Param::Kind::kJaxpr || p.jaxpr() == nullptr) return absl::OkStatus();
+    auto it = inlined_eqns_.find(&p.jaxpr()->jaxpr);
+    size_t n = 0;
+    if (it != inlined_eqns_.end()) {
+      n = it->second;
+    } else {
+      AXE_ASSIGN_OR_RETURN(n, InlinedEqns(p.jaxpr()->jaxpr));
+    }
+    total = n > Builder::kMaxEqns || total > Builder::kMaxEqns ? Builder::kMaxEqns + 1 : total + n;
+    return absl::OkStatus();
+  };
+  for (const Eqn& e : j.eqns) {
+    for (const auto& [key, value] : e.params) {
+      AXE_RETURN_IF_ERROR(add(value));
+      if (value.kind() != Param::Kind::kTuple) continue;
+      for (const Param& item : value.items()) AXE_RETURN_IF_ERROR(add(item));
+    }
+  }
+  return total;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "axe/ir/printer.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <map>
 #include <utility>
@@ -37,6 +38,8 @@ namespace {
 // JAX's JaxprPpContext: names are assigned when a variable is first printed.
 class Printer {
  public:
+  // JAX's pp_toplevel_jaxpr: the shared jaxprs as `let name = { ... } in` items, then `top`.
+  Doc TopDoc(const Jaxpr& top);
   Doc JaxprDoc(const Jaxpr& j);
   Doc EqnDoc(const Jaxpr& j, const Eqn& e);
   // The name assigned to `v` of `j` so far, or "".
@@ -53,12 +56,95 @@ class Printer {
   Doc Vars(const Jaxpr& j, const std::vector<Atom>& atoms, const std::string& sep, bool binder);
   Doc ParamsDoc(const Eqn& e);
   Doc ValueDoc(const Param& p);
-  void SuggestNames(const Jaxpr& inner, const std::vector<VarId>& for_vars, const Jaxpr& outer,
+  void SuggestNames(const Jaxpr& inner, const std::vector<Atom>& for_vars, const Jaxpr& outer,
                     const std::vector<Atom>& like);
+
+  Doc SkeletonDoc(const Jaxpr& j);
+  void FindShared(const Jaxpr& top);
 
   absl::flat_hash_map<Key, std::string> names_;
   size_t counter_ = 0;
+  // Shared jaxprs in printing order, their names, and the names (which variables skip).
+  std::vector<const Jaxpr*> shared_order_;
+  absl::flat_hash_map<const Jaxpr*, std::string> shared_;
+  absl::flat_hash_set<std::string> shared_names_;
 };
+
+// The jaxprs among `e`'s params as JAX's jaxprs_in_params yields them (a jaxpr or a tuple of
+// jaxprs; while's cond_jaxpr before its body_jaxpr, as in JAX's params order).
+std::vector<const Jaxpr*> JaxprsInParams(const Eqn& e) {
+  std::vector<const Jaxpr*> out;
+  std::vector<const Param*> values;
+  for (const auto& [key, value] : e.params) {
+    if (key == "cond_jaxpr" && !values.empty() && e.params.count("body_jaxpr") != 0) {
+      values.insert(values.begin(), &value);
+    } else {
+      values.push_back(&value);
+    }
+  }
+  for (const Param* value : values) {
+    if (value->kind() == Param::Kind::kJaxpr && value->jaxpr() != nullptr) {
+      out.push_back(&value->jaxpr()->jaxpr);
+    } else if (value->kind() == Param::Kind::kTuple) {
+      for (const Param& item : value->items()) {
+        if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
+          out.push_back(&item.jaxpr()->jaxpr);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// JAX's rule: walking breadth first from `top`, a jaxpr met more than once (one with more
+// than 10 equations counts twice) is shared, named after the `name` param of the first
+// equation with a name that holds it ("jaxpr" if none), "<>" stripped, repeats numbered.
+void Printer::FindShared(const Jaxpr& top) {
+  absl::flat_hash_map<const Jaxpr*, size_t> counts;
+  absl::flat_hash_map<const Jaxpr*, size_t> visits;
+  absl::flat_hash_map<const Jaxpr*, std::string> names;
+  std::vector<const Jaxpr*> first_seen;
+  std::deque<const Jaxpr*> queue = {&top};
+  while (!queue.empty()) {
+    const Jaxpr* j = queue.front();
+    queue.pop_front();
+    size_t& count = counts[j];
+    if (count == 0) first_seen.push_back(j);
+    // JAX walks every use again; past two visits a walk only repeats what the first found
+    // (names, first sightings) and every count is already 2 or more, so it stops there.
+    if (++visits[j] > 2) continue;
+    count += (j != &top && j->eqns.size() > 10) ? 2 : 1;
+    for (const Eqn& e : j->eqns) {
+      auto name_it = e.params.find("name");
+      bool named = name_it != e.params.end() && (name_it->second.kind() == Param::Kind::kString ||
+                                                 name_it->second.kind() == Param::Kind::kSymbol);
+      std::string name;
+      if (named) {
+        name = name_it->second.text();
+        size_t begin = name.find_first_not_of("<>");
+        size_t end = name.find_last_not_of("<>");
+        name = begin == std::string::npos ? "" : name.substr(begin, end - begin + 1);
+      }
+      for (const Jaxpr* sub : JaxprsInParams(e)) {
+        queue.push_back(sub);
+        if (named) names.try_emplace(sub, name);
+      }
+    }
+  }
+  absl::flat_hash_map<std::string, size_t> name_counts;
+  for (const Jaxpr* j : first_seen) {
+    if (counts[j] == 1) continue;
+    auto it = names.find(j);
+    std::string name = it == names.end() ? "jaxpr" : it->second;
+    if (size_t count = name_counts[name]++; count > 0) {
+      absl::StrAppend(&name, count);
+      ++name_counts[name];
+    }
+    shared_names_.insert(name);
+    shared_.emplace(j, name);
+    shared_order_.push_back(j);
+  }
+}
 
 const std::string& Printer::Name(const Jaxpr& j, VarId v) {
   static const std::string kDrop = "_";
@@ -66,7 +152,11 @@ const std::string& Printer::Name(const Jaxpr& j, VarId v) {
   if (v < 0 || static_cast<size_t>(v) >= j.vars.size()) return kInvalid;
   if (j.vars[v].dropped) return kDrop;
   auto [it, inserted] = names_.try_emplace(Key{&j, v});
-  if (inserted) it->second = VarName(counter_++);
+  if (inserted) {
+    do {
+      it->second = VarName(counter_++);
+    } while (shared_names_.contains(it->second));
+  }
   return it->second;
 }
 
@@ -93,15 +183,18 @@ std::vector<Atom> AsAtoms(const std::vector<VarId>& vars) {
   return out;
 }
 
-void Printer::SuggestNames(const Jaxpr& inner, const std::vector<VarId>& for_vars,
+// JAX's suggest_same_var_names: `for_vars[i]` (a variable not yet named) takes the name of
+// `like[i]` (a variable of `outer` not suggested before); literals on either side are skipped.
+void Printer::SuggestNames(const Jaxpr& inner, const std::vector<Atom>& for_vars,
                            const Jaxpr& outer, const std::vector<Atom>& like) {
   if (for_vars.size() != like.size()) return;
   absl::flat_hash_set<VarId> used;
   for (size_t i = 0; i < like.size(); ++i) {
-    if (like[i].is_literal() || !used.insert(like[i].var).second) continue;
-    VarId f = for_vars[i];
+    if (like[i].is_literal() || used.contains(like[i].var) || for_vars[i].is_literal()) continue;
+    VarId f = for_vars[i].var;
     if (f < 0 || static_cast<size_t>(f) >= inner.vars.size()) continue;
     if (names_.contains(Key{&inner, f})) continue;
+    used.insert(like[i].var);
     std::string name = Name(outer, like[i].var);
     names_[Key{&inner, f}] = std::move(name);
   }
@@ -144,14 +237,8 @@ Doc Printer::EqnDoc(const Jaxpr& j, const Eqn& e) {
     auto it = e.params.find(suggest);
     if (it != e.params.end() && it->second.kind() == Param::Kind::kJaxpr && it->second.jaxpr()) {
       const Jaxpr& inner = it->second.jaxpr()->jaxpr;
-      SuggestNames(inner, inner.invars, j, e.inputs);
-      std::vector<VarId> inner_outs;
-      bool all_vars = true;
-      for (const Atom& a : inner.outvars) {
-        if (a.is_literal()) all_vars = false;
-        inner_outs.push_back(a.var);
-      }
-      if (all_vars) SuggestNames(inner, inner_outs, j, AsAtoms(e.outputs));
+      SuggestNames(inner, AsAtoms(inner.invars), j, e.inputs);
+      SuggestNames(inner, inner.outvars, j, AsAtoms(e.outputs));
     }
   }
   Doc params = ParamsDoc(e);
@@ -161,7 +248,24 @@ Doc Printer::EqnDoc(const Jaxpr& j, const Eqn& e) {
   return Concat({lhs, Text(" = "), rhs});
 }
 
+Doc Printer::TopDoc(const Jaxpr& top) {
+  FindShared(top);
+  std::vector<Doc> docs;
+  for (const Jaxpr* j : shared_order_) {
+    docs.push_back(Concat(
+        {Text("let "), Text(shared_.at(j)), Text(" = "), SkeletonDoc(*j), Text(" in"), Brk()}));
+  }
+  docs.push_back(SkeletonDoc(top));
+  return Concat(std::move(docs));
+}
+
 Doc Printer::JaxprDoc(const Jaxpr& j) {
+  auto it = shared_.find(&j);
+  if (it != shared_.end()) return Text(it->second);
+  return SkeletonDoc(j);
+}
+
+Doc Printer::SkeletonDoc(const Jaxpr& j) {
   Doc constvars = Vars(j, AsAtoms(j.constvars), "", true);
   Doc invars = Vars(j, AsAtoms(j.invars), "", true);
   std::vector<Doc> eqns;
@@ -178,7 +282,7 @@ Doc Printer::JaxprDoc(const Jaxpr& j) {
 
 std::string PrintJaxpr(const Jaxpr& jaxpr, size_t width) {
   Printer p;
-  return internal::Format(p.JaxprDoc(jaxpr), width);
+  return internal::Format(p.TopDoc(jaxpr), width);
 }
 
 std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width) {
@@ -188,13 +292,13 @@ std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width) {
 std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width) {
   if (index >= jaxpr.eqns.size()) return "";
   Printer p;
-  p.JaxprDoc(jaxpr);
+  p.TopDoc(jaxpr);
   return internal::Format(Nest(2, p.EqnDoc(jaxpr, jaxpr.eqns[index])), width);
 }
 
 std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr) {
   Printer p;
-  p.JaxprDoc(jaxpr);
+  p.TopDoc(jaxpr);
   std::vector<std::string> out;
   for (size_t v = 0; v < jaxpr.vars.size(); ++v) {
     out.push_back(p.NameIfAssigned(jaxpr, static_cast<VarId>(v)));

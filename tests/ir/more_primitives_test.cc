@@ -107,16 +107,9 @@ std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& 
 // associative scan with pad, rev and split, is checked).
 const std::set<std::string> kNoGrad = {"cumulative"};
 
-// Texts axe cannot read yet, with the error it gives. JAX 0.10 hoists a nested jaxpr that is used
-// twice or has more than 10 equations into a `let name = { ... } in` prelude and refers to it by
-// name (core.pp_toplevel_jaxpr); axe's parser does not read that form.
-const std::map<std::string, std::string> kUnreadable = {
-    {"clamp_clip.grad.txt", "expected '{'"}, {"floordiv.txt", "expected '{'"},
-    {"floordiv.loss.txt", "expected '{'"},   {"floordiv.grad.txt", "expected '{'"},
-    {"int_rem.txt", "expected '{'"},         {"log_sigmoid.grad.txt", "expected '{'"},
-    {"var_norm.txt", "expected '{'"},        {"var_norm.loss.txt", "expected '{'"},
-    {"var_norm.grad.txt", "expected '{'"},
-};
+// Texts that axe cannot read yet, with the error expected (empty since JAX's shared-jaxpr
+// prelude, `let name = { ... } in`, is read).
+const std::map<std::string, std::string> kUnreadable = {};
 
 bool Readable(const std::string& file) { return kUnreadable.count(file) == 0; }
 
