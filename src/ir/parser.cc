@@ -427,14 +427,25 @@ class Parser {
   absl::StatusOr<Jaxpr> ParseJaxprBody(int depth);
 
   // ---- JAX's shared jaxprs: `let name = { lambda ... } in` items before the jaxpr ----
+  static constexpr size_t kNowhere = std::numeric_limits<size_t>::max();
+  struct Shared {
+    std::shared_ptr<ClosedJaxpr> jaxpr;  // empty until its `let` is read
+    size_t first_use = kNowhere;
+    size_t defined_at = kNowhere;
+    std::vector<std::string> uses;  // the shared jaxprs its text names
+  };
   absl::Status ParsePrelude();
-  absl::Status ResolveShared(absl::string_view key, size_t at, Param& value) const;
+  Shared& SharedNamed(const std::string& name, size_t at);
+  absl::Status ResolveShared(absl::string_view key, size_t at, Param& value);
+  absl::Status CheckSharedAcyclicAndSmall();
   absl::StatusOr<size_t> InlinedEqns(const Jaxpr& j);
 
   absl::string_view text_;
   ParseOptions options_;
   size_t pos_ = 0;
-  absl::flat_hash_map<std::string, std::shared_ptr<const ClosedJaxpr>> shared_;
+  absl::flat_hash_map<std::string, Shared> shared_;
+  std::vector<std::string> order_;  // the prelude's names as defined
+  std::string defining_;            // the prelude item being read, or ""
   absl::flat_hash_map<const Jaxpr*, size_t> inlined_eqns_;
 };
 
@@ -605,43 +616,68 @@ bool HoldsJaxpr(absl::string_view key) {
   return key == "jaxpr" || key == "branches" || absl::EndsWith(key, "_jaxpr");
 }
 
+// The prelude's items may name items defined after them (JAX prints them in breadth-first
+// order of use): a name is bound to an empty jaxpr when first met and filled when defined.
 absl::Status Parser::ParsePrelude() {
   while (TryKeyword("let")) {
     SkipSpace();
     size_t at = pos_;
     std::string name(ReadName());
     if (name.empty()) return Error("the name of a shared jaxpr");
-    if (shared_.contains(name)) {
-      return ErrorAt(at, absl::StrCat("shared jaxpr '", name, "' defined twice"));
+    Shared& item = SharedNamed(name, at);
+    if (item.defined_at != kNowhere) {
+      return ErrorAt(at, absl::StrCat("shared jaxpr '", name, "' defined twice (first at ",
+                                      Where(item.defined_at), ")"));
     }
+    item.defined_at = at;
     AXE_RETURN_IF_ERROR(Expect('='));
+    defining_ = name;
     AXE_ASSIGN_OR_RETURN(Jaxpr j, ParseJaxprBody(1));
+    defining_.clear();
     AXE_RETURN_IF_ERROR(ExpectKeyword("in"));
-    AXE_ASSIGN_OR_RETURN(size_t eqns, InlinedEqns(j));
-    if (eqns > Builder::kMaxEqns) {
-      return ErrorAt(at, absl::StrCat("shared jaxpr '", name, "' expands to more than ",
-                                      Builder::kMaxEqns, " equations"));
-    }
-    auto closed = std::make_shared<const ClosedJaxpr>(ClosedJaxpr{std::move(j), {}});
-    inlined_eqns_[&closed->jaxpr] = eqns;
-    shared_.emplace(std::move(name), std::move(closed));
+    // Filled once, before anything reads it.
+    *std::const_pointer_cast<ClosedJaxpr>(shared_.at(name).jaxpr) = ClosedJaxpr{std::move(j), {}};
+    order_.push_back(name);
   }
-  return absl::OkStatus();
+  const std::string* undefined = nullptr;  // the first one used
+  for (const auto& [name, item] : shared_) {
+    if (item.defined_at == kNowhere &&
+        (undefined == nullptr || item.first_use < shared_.at(*undefined).first_use)) {
+      undefined = &name;
+    }
+  }
+  if (undefined != nullptr) {
+    return ErrorAt(shared_.at(*undefined).first_use,
+                   absl::StrCat("jaxpr '", *undefined, "' is not defined (expected `let ",
+                                *undefined, " = { lambda ... } in`)"));
+  }
+  return CheckSharedAcyclicAndSmall();
+}
+
+Parser::Shared& Parser::SharedNamed(const std::string& name, size_t at) {
+  auto [it, inserted] = shared_.try_emplace(name);
+  if (inserted) {
+    it->second.jaxpr = std::make_shared<ClosedJaxpr>();
+    it->second.first_use = at;
+  }
+  return it->second;
 }
 
 // A bare name as a jaxpr-holding parameter's value (or as an item of its tuple) refers to a
-// shared jaxpr, which must be defined before.
-absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& value) const {
+// shared jaxpr; in the jaxpr after the prelude it must be one the prelude defines.
+absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& value) {
   if (key == "name") return absl::OkStatus();
   auto resolve = [&](Param& p) -> absl::Status {
     if (p.kind() != Param::Kind::kSymbol) return absl::OkStatus();
-    auto it = shared_.find(p.text());
-    if (it != shared_.end()) {
-      p = Param::Jaxpr(it->second);
-    } else if (HoldsJaxpr(key)) {
+    bool known = shared_.contains(p.text());
+    if (!known && !HoldsJaxpr(key)) return absl::OkStatus();
+    if (!known && defining_.empty()) {
       return ErrorAt(at, absl::StrCat("jaxpr '", p.text(), "' is not defined (expected ", "`let ",
                                       p.text(), " = { lambda ... } in` before it)"));
     }
+    Shared& item = SharedNamed(p.text(), at);
+    if (!defining_.empty()) shared_.at(defining_).uses.push_back(p.text());
+    p = Param::Jaxpr(item.jaxpr);
     return absl::OkStatus();
   };
   if (value.kind() != Param::Kind::kTuple) return resolve(value);
@@ -657,8 +693,49 @@ absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& valu
   return absl::OkStatus();
 }
 
-// How many equations `j` has with its nested jaxprs inlined, shared ones once per use
-// (saturating): sharing must not hide an exponentially large program.
+// No shared jaxpr may use itself (through others), and none may expand to more than
+// Builder::kMaxEqns equations (sharing must not hide an exponentially large program). An
+// iterative depth-first walk: the prelude may be long.
+absl::Status Parser::CheckSharedAcyclicAndSmall() {
+  enum class Mark { kNew, kOpen, kDone };
+  absl::flat_hash_map<std::string, Mark> marks;
+  for (const std::string& root : order_) {
+    if (marks[root] == Mark::kDone) continue;
+    std::vector<std::pair<std::string, size_t>> stack = {{root, 0}};
+    marks[root] = Mark::kOpen;
+    while (!stack.empty()) {
+      auto& [name, next] = stack.back();
+      const Shared& item = shared_.at(name);
+      if (next < item.uses.size()) {
+        const std::string& used = item.uses[next++];
+        Mark& m = marks[used];
+        if (m == Mark::kOpen) {
+          return ErrorAt(shared_.at(used).defined_at,
+                         absl::StrCat("shared jaxpr '", used, "' uses itself"));
+        }
+        if (m == Mark::kNew) {
+          m = Mark::kOpen;
+          stack.emplace_back(used, 0);
+        }
+        continue;
+      }
+      // Everything `name` uses is counted: count it.
+      AXE_ASSIGN_OR_RETURN(size_t eqns, InlinedEqns(shared_.at(name).jaxpr->jaxpr));
+      if (eqns > Builder::kMaxEqns) {
+        return ErrorAt(item.defined_at,
+                       absl::StrCat("shared jaxpr '", name, "' expands to more than ",
+                                    Builder::kMaxEqns, " equations"));
+      }
+      inlined_eqns_[&shared_.at(name).jaxpr->jaxpr] = eqns;
+      marks[name] = Mark::kDone;
+      stack.pop_back();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// How many equations `j` has with its nested jaxprs inlined, shared ones (counted before) once
+// per use, saturating past Builder::kMaxEqns.
 absl::StatusOr<size_t> Parser::InlinedEqns(const Jaxpr& j) {
   size_t total = j.eqns.size();
   auto add = [&](const Param& p) -> absl::Status {

@@ -235,7 +235,9 @@ Doc Printer::EqnDoc(const Jaxpr& j, const Eqn& e) {
   const std::string& suggest = e.primitive->options().param_named_like_operands;
   if (!suggest.empty()) {
     auto it = e.params.find(suggest);
-    if (it != e.params.end() && it->second.kind() == Param::Kind::kJaxpr && it->second.jaxpr()) {
+    // As JAX's jit rule: not for a shared jaxpr (named in the prelude on its own).
+    if (it != e.params.end() && it->second.kind() == Param::Kind::kJaxpr && it->second.jaxpr() &&
+        !shared_.contains(&it->second.jaxpr()->jaxpr)) {
       const Jaxpr& inner = it->second.jaxpr()->jaxpr;
       SuggestNames(inner, AsAtoms(inner.invars), j, e.inputs);
       SuggestNames(inner, inner.outvars, j, AsAtoms(e.outputs));
