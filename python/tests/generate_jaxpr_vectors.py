@@ -71,8 +71,6 @@ def _primitives(jaxpr, out):
 def _usable(closed, skipped, prefix=""):
     """Whether axe models everything in this printout; else counts why not in `skipped`."""
     why = sorted("primitive " + p for p in _primitives(closed.jaxpr, set()) - AXE_PRIMITIVES)
-    if re.search(r"(^|\n)let \w+ = ", str(closed)):
-        why.append("shared jaxpr (let ... in)")
     for w in why:
         skipped[prefix + w] = skipped.get(prefix + w, 0) + 1
     return not why

@@ -294,13 +294,13 @@ std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width) {
 std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width) {
   if (index >= jaxpr.eqns.size()) return "";
   Printer p;
-  p.TopDoc(jaxpr);
+  p.JaxprDoc(jaxpr);  // JAX's check_jaxpr names as pp_jaxpr does: no prelude
   return internal::Format(Nest(2, p.EqnDoc(jaxpr, jaxpr.eqns[index])), width);
 }
 
 std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr) {
   Printer p;
-  p.TopDoc(jaxpr);
+  p.JaxprDoc(jaxpr);  // JAX's check_jaxpr names as pp_jaxpr does: no prelude
   std::vector<std::string> out;
   for (size_t v = 0; v < jaxpr.vars.size(); ++v) {
     out.push_back(p.NameIfAssigned(jaxpr, static_cast<VarId>(v)));

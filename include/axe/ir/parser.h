@@ -13,6 +13,11 @@
 // ParseJaxpr(PrintJaxpr(j)) == j for every canonical j without weak types; type checking is
 // a separate step (CheckJaxpr).
 //
+// JAX's shared-jaxpr prelude (`let g = { lambda ... } in`, items possibly using later ones) is
+// read: each `jaxpr=g` (any jaxpr-holding parameter, tuples included) is the one shared
+// ClosedJaxpr. A name undefined, defined twice or using itself is an error; a prelude that
+// would inline to more than Builder::kMaxEqns equations is refused.
+//
 // Errors (InvalidArgument) name the 1-based line and column: "line 3, column 14: expected
 // ':' after the variable name, found '='", "line 2, column 14: unknown primitive 'foo'"
 // (a primitive must be registered, built-in or Primitive::Define'd), "unknown variable 'q'",

@@ -19,8 +19,10 @@
 // operands to be named like the equation's (jit does). Params print sorted by name after the
 // primitive's `params_printed_first`, through its `printed_params` filter.
 //
-// Not modelled: JAX's `let f = { ... } in` sharing of a jaxpr that occurs several times, and
-// source-info / name-stack annotations.
+// A nested jaxpr used more than once (the same object: one shared_ptr) or with more than 10
+// equations prints once before the jaxpr, as JAX's pp_toplevel_jaxpr does:
+// `let g = { lambda ... } in` ... `jit[name=g jaxpr=g]`; variable names skip such names.
+// Not modelled: source-info / name-stack annotations.
 #ifndef AXE_IR_PRINTER_H_
 #define AXE_IR_PRINTER_H_
 
@@ -38,11 +40,12 @@ std::string PrintJaxpr(const ClosedJaxpr& jaxpr, size_t width = 80);
 std::string PrintJaxprOneLine(const Jaxpr& jaxpr);
 
 // Equation `index` of `jaxpr` as JAX shows it in check_jaxpr's messages: named as in the
-// whole printout, laid out in `width` columns from column 0, continuation lines indented by 2.
+// whole printout (without the shared-jaxpr prelude, as JAX's check_jaxpr names them), laid out
+// in `width` columns from column 0, continuation lines indented by 2.
 std::string PrintEqn(const Jaxpr& jaxpr, size_t index, size_t width = 80);
 
-// The name PrintJaxpr gives each variable of `jaxpr` (indexed by VarId): "_" for a drop var,
-// "" for a table entry the printout never shows.
+// The name each variable of `jaxpr` has in check_jaxpr's messages (indexed by VarId; PrintJaxpr's
+// names when nothing goes to a prelude): "_" for a drop var, "" for one never shown.
 std::vector<std::string> PrintedVarNames(const Jaxpr& jaxpr);
 
 // The n-th variable name (from 0): n in base 26 with digits a..z (0 -> a, 26 -> ba).
