@@ -18,11 +18,14 @@ namespace {
 
 // How the first tile level cuts one drawn (physical) dimension.
 struct DimCut {
-  int64_t dim = 0;              // logical dimension number
-  int64_t size = 1;             // its size
-  int64_t bound = 1;            // the tile's extent along it
-  int64_t count = 1;            // tiles along it
-  std::optional<size_t> group;  // its group in the level (nullopt: not covered)
+  int64_t dim = 0;    // logical dimension number
+  int64_t size = 1;   // its size
+  int64_t bound = 1;  // the tile's extent along it
+  int64_t count = 1;  // tiles along it
+  static constexpr size_t kNotCovered = static_cast<size_t>(-1);
+  // Its group in the level; kNotCovered when no group covers it. (A plain value: g++ 12
+  // reports a copied std::optional<size_t> as maybe uninitialized once inlined.)
+  size_t group = kNotCovered;
 };
 
 absl::StatusOr<DimCut> CutOf(const xla::TilingMap& map, size_t physical_position) {
@@ -113,11 +116,14 @@ absl::StatusOr<CellGrid> TileGrid(const xla::TilingMap& map, const DimCut& rows,
 std::optional<CellGrid> SubTileGrid(const xla::TilingMap& map, const DimCut& rows,
                                     const DimCut& cols, const TilePictureOptions& options,
                                     std::vector<std::string>& notes) {
-  if (map.levels().size() < 2 || !rows.group || !cols.group) return std::nullopt;
+  if (map.levels().size() < 2 || rows.group == DimCut::kNotCovered ||
+      cols.group == DimCut::kNotCovered) {
+    return std::nullopt;
+  }
   const xla::TilingLevel& first = map.levels()[0];
   const xla::TilingLevel& second = map.levels()[1];
   const size_t n = first.bounds.size();
-  const bool drawn_are_last = n >= 2 && *rows.group == n - 2 && *cols.group == n - 1;
+  const bool drawn_are_last = n >= 2 && rows.group == n - 2 && cols.group == n - 1;
   const size_t k = second.bounds.size();
   if (!drawn_are_last || second.left_padding != 0 || k > 2 ||
       second.prefix != second.input_rank - k || second.groups.size() != k) {
@@ -198,7 +204,7 @@ absl::StatusOr<std::string> TiledArraySvg(const xla::Shape& shape,
   AXE_ASSIGN_OR_RETURN(DimCut cols, CutOf(map, rank - 1));
   DimCut rows = cols;  // rank 1: one row
   rows.bound = rows.count = 1;
-  rows.group.reset();
+  rows.group = DimCut::kNotCovered;
   if (rank >= 2) {
     AXE_ASSIGN_OR_RETURN(rows, CutOf(map, rank - 2));
   } else {
