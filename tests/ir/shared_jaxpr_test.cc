@@ -125,6 +125,18 @@ TEST(SharedJaxprTest, MoreThanTenEquationsGoToThePrelude) {
   EXPECT_EQ(PrintJaxpr(*again), printed);
 }
 
+// JAX's check_jaxpr messages print the equation without the prelude (pp_jaxpr, not
+// pp_toplevel_jaxpr): found by a 12-equation shard_map body in the JAX vectors.
+TEST(SharedJaxprTest, PrintEqnKeepsTheBodyInline) {
+  absl::StatusOr<ClosedJaxpr> eleven = ParseJaxpr(JitOf(11));
+  ASSERT_THAT(eleven, IsOk());
+  std::string eqn = PrintEqn(eleven->jaxpr, 0);
+  EXPECT_THAT(
+      eqn, ::testing::StartsWith("b:f32[] = jit[\n    name=f\n    jaxpr={ lambda ; a:f32[]. let"));
+  EXPECT_THAT(eqn, ::testing::Not(HasSubstr("jaxpr=f")));
+  EXPECT_EQ(PrintedVarNames(eleven->jaxpr)[0], "a");
+}
+
 constexpr char kBody[] = "{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }";
 
 std::string Use(const std::string& name) {
