@@ -241,13 +241,11 @@ def test_pallas_random_block_specs_agree(rng):
     assert clamped > 0  # the cases do reach out-of-bounds blocks
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "axe clamps a negative window start to 0 (docs/pallas.md, spec [DI-2]); JAX 0.10.2's "
-    "interpret mode first adds the padded dimension size (NumPy-style), then clamps"))
 def test_pallas_negative_starts(rng):
-    """Known disagreement (reported, not fixed): index maps that return negative block or
-    element indices. JAX: [DI-2]'s `i -> i - 1` over 8 elements in blocks of 2 on grid (4,)
-    gives [1, 1, 2, 2, 3, 3, 0, 0] (program 0's start -2 becomes 6), axe and the spec
+    """Index maps that return negative block or element indices: JAX 0.10.2's interpret mode
+    first adds the padded dimension size once, then clamps, and so does axe (docs/pallas.md).
+    [DI-2]'s `i -> i - 1` over 8 elements in blocks of 2 on grid (4,) gives
+    [1, 1, 2, 2, 3, 3, 0, 0] (program 0's start -2 becomes 6); the spec says
     [1, 1, 2, 2, 3, 3, MIN, MIN]."""
     case = {"shape": [8], "dims": [("blocked", 2)], "grid": [4], "index_map": "(i) -> (i - 1,)"}
     assert jax_show_program_ids(case).tolist() == [1, 1, 2, 2, 3, 3, 0, 0]

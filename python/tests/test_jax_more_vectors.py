@@ -57,19 +57,16 @@ def test_recorded_pallas_outputs(vectors):
 
 
 def test_recorded_pallas_negative_starts(vectors):
-    """Known disagreement (see test_jax_more.py::test_pallas_negative_starts): JAX wraps a
-    negative window start by the padded dimension size before clamping; axe clamps it to 0.
-    Cases without a negative start agree; the others must all still disagree somewhere
-    (update this test when axe follows JAX)."""
-    di_2 = vectors["pallas_negative_starts"][0]
+    """Negative window starts: JAX wraps a negative start by the padded dimension size once,
+    then clamps (see test_jax_more.py::test_pallas_negative_starts); axe does the same."""
+    cases = vectors["pallas_negative_starts"]
+    di_2 = cases[0]
     assert di_2["index_map"] == "(i) -> (i - 1,)" and di_2["out"] == [1, 1, 2, 2, 3, 3, 0, 0]
-    agree = disagree = 0
-    for case in vectors["pallas_negative_starts"]:
-        same = np.array_equal(_show_program_ids(case), _expected(case))
-        agree += same
-        disagree += not same
-    assert disagree > 0, "axe now follows JAX on negative starts: turn this into an equality test"
-    assert agree > 0
+    for n, case in enumerate(cases):
+        np.testing.assert_array_equal(_show_program_ids(case), _expected(case),
+                                      err_msg=f"case {n}: {case['shape']} "
+                                      f"{_block_text(case['dims'])} {case['grid']} "
+                                      f"{case['index_map']}")
 
 
 def _entry(e):

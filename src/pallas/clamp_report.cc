@@ -14,12 +14,17 @@ std::string FormatWindow(const std::vector<int64_t>& start, const std::vector<in
 }
 
 std::string ClampEvent::ToString() const {
-  std::string s = absl::StrCat(operand, " at grid point ", FormatTuple(grid_point, true),
-                               ": the index map returned ", FormatTuple(indices, true),
-                               ", asking for the window ", FormatWindow(requested_start, size),
-                               " of an array of shape ", FormatTuple(array_shape, true),
-                               "; it was clamped to ", FormatWindow(start, size));
-  if (blocked_dim_moved) s += " (an index map returns block indices, not element offsets)";
+  std::string s = absl::StrCat(
+      operand, " at grid point ", FormatTuple(grid_point, true), ": the index map returned ",
+      FormatTuple(indices, true), ", asking for the window ", FormatWindow(requested_start, size),
+      " of an array of shape ", FormatTuple(array_shape, true),
+      negative_start ? "; it was moved to " : "; it was clamped to ", FormatWindow(start, size));
+  if (negative_start) {
+    s += " (a negative start counts from the end of the padded dimension, as in JAX's "
+         "lax.dynamic_slice)";
+  } else if (blocked_dim_moved) {
+    s += " (an index map returns block indices, not element offsets)";
+  }
   return s;
 }
 

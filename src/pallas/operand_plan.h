@@ -43,7 +43,7 @@ struct Operand {
   Dims block_size;    // per dimension (1 for Squeezed)
   Dims padding_lo;    // Element padding in front (0 for other kinds)
   Dims padded_shape;  // lo + shape + hi, rounded up to a multiple of block_size
-  Dims max_start;     // padded_shape - block_size: starts are clamped into [0, max_start]
+  Dims max_start;     // padded_shape - block_size: starts end up in [0, max_start]
   absl::InlinedVector<bool, 6> is_blocked;  // start = block_size * index (else: index)
   bool has_element_padding = false;
   // The kernel's ref: the dimensions that are not squeezed.
@@ -100,23 +100,31 @@ absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan);
 // The window of `op` at `point`.
 struct Window {
   BlockIndices indices;        // what the index map returned
-  Dims starts;                 // clamped starts, padded coordinates
+  Dims starts;                 // placed starts, padded coordinates
   bool clamped = false;        // some start moved
   bool blocked_moved = false;  // a Blocked dimension's start moved
+  bool negative_start = false;  // some start was negative (counted from the end, then clamped)
 };
-// Evaluates the index map and clamps the starts; errors on a wrong count or an overflowing
-// start (block_size * index).
+// Evaluates the index map and places the starts as JAX's interpret mode does (a negative
+// start plus the padded size, then clamped into [0, max_start]); errors on a wrong count or
+// an overflowing start (block_size * index).
 inline absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point, Window& window) {
   if (absl::Status s = EvaluateIndexMap(op, point, window.indices); !s.ok()) return s;
   window.starts.resize(static_cast<size_t>(op.rank));
-  window.clamped = window.blocked_moved = false;
+  window.clamped = window.blocked_moved = window.negative_start = false;
   for (int d = 0; d < op.rank; ++d) {
     const size_t k = static_cast<size_t>(d);
     int64_t start = window.indices[k];
     if (op.is_blocked[k] && __builtin_mul_overflow(op.block_size[k], window.indices[k], &start)) {
       return WindowStartOverflow(op, point, window.indices, d);
     }
-    const int64_t clamped = start < 0 ? 0 : (start > op.max_start[k] ? op.max_start[k] : start);
+    // JAX's interpreter slices with lax.dynamic_slice, whose default allow_negative_indices
+    // counts a negative start once from the end of the padded dimension; XLA then clamps.
+    // No overflow: start < 0 < padded_shape.
+    const int64_t wrapped = start < 0 ? start + op.padded_shape[k] : start;
+    const int64_t clamped =
+        wrapped < 0 ? 0 : (wrapped > op.max_start[k] ? op.max_start[k] : wrapped);
+    if (start < 0) window.negative_start = true;
     if (clamped != start) {
       window.clamped = true;
       if (op.is_blocked[k]) window.blocked_moved = true;

@@ -180,6 +180,7 @@ ClampEvent Runner::ClampReport(const Operand& op, absl::Span<const int64_t> poin
     e.array_shape.push_back(op.array_shape[k]);
   }
   e.blocked_dim_moved = window.blocked_moved;
+  e.negative_start = window.negative_start;
   return e;
 }
 

@@ -67,19 +67,16 @@ TEST(GridCli, Spi9SqueezedAsRepr) {
 TEST(GridCli, OneDimensionalExamples) {
   // [PT-1b]
   EXPECT_EQ(Show({"--shape", "8", "--block", "3", "--grid", "3"}), "[0 0 0 1 1 1 2 2]\n");
-  // [DI-2]: program 0's window is clamped onto program 1's; the last block is never written.
+  // [DI-2] as JAX's interpret mode runs it: program 0's start -2 counts from the end (6).
   auto r = RunAxe(
       {"grid", "show", "--shape", "8", "--block", "2", "--grid", "4", "--index-map", "i -> i - 1"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out,
-            "[          1           1           2           2           3           3 -2147483648 "
-            "-2147483648]\n");
+  EXPECT_EQ(r.out, "[1 1 2 2 3 3 0 0]\n");
   EXPECT_EQ(r.err,
             "axe: note: clamped: outputs[0] at grid point (0,): the index map returned (-1,), "
-            "asking for the window "
-            "[-2:0] of an array of shape (8,); it was clamped to [0:2] (an index map returns block "
-            "indices, not "
-            "element offsets)\n");
+            "asking for the window [-2:0] of an array of shape (8,); it was moved to [6:8] (a "
+            "negative start counts from the end of the padded dimension, as in JAX's "
+            "lax.dynamic_slice)\n");
   // [CK-2]'s mistake with show_program_ids: element offsets clamp onto the last block.
   EXPECT_EQ(Show({"--shape", "12", "--block", "4", "--grid", "3", "--index-map", "i->4*i",
                   "--dtype", "float32"}),
@@ -139,12 +136,12 @@ TEST(GridCli, Json) {
   // The clamp report is a JSON field.
   j = nlohmann::json::parse(
       Show({"--shape", "8", "--block", "2", "--grid", "4", "--index-map", "i->i-1", "--json"}));
-  EXPECT_EQ(j["output"], nlohmann::json::parse("[1, 1, 2, 2, 3, 3, -2147483648, -2147483648]"));
+  EXPECT_EQ(j["output"], nlohmann::json::parse("[1, 1, 2, 2, 3, 3, 0, 0]"));
   ASSERT_EQ(j["clamped"].size(), 1u);
   EXPECT_EQ(j["clamped"][0]["operand"], "outputs[0]");
   EXPECT_EQ(j["clamped"][0]["grid_point"], nlohmann::json::parse("[0]"));
   EXPECT_EQ(j["clamped"][0]["requested"], nlohmann::json::parse("[[-2, 0]]"));
-  EXPECT_EQ(j["clamped"][0]["clamped_to"], nlohmann::json::parse("[[0, 2]]"));
+  EXPECT_EQ(j["clamped"][0]["clamped_to"], nlohmann::json::parse("[[6, 8]]"));
 }
 
 TEST(GridCli, Check) {

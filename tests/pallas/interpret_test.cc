@@ -121,7 +121,10 @@ TEST(Interpret, Pt4aElementBlocks) {
   }
 }
 
-TEST(Interpret, Di2ClampingMovesTheWindow) {
+// [DI-2] as JAX 0.10.2's interpret mode runs it: lax.dynamic_slice counts the negative start
+// -2 from the end of the 8 elements (6), so program 0 writes the last block. (The spec's
+// [1, 1, 2, 2, 3, 3, MIN, MIN] clamps -2 to 0; JAX gives this.)
+TEST(Interpret, Di2NegativeStartCountsFromTheEnd) {
   std::vector<ClampEvent> clamps;
   auto call = PallasCall([](Ref<int32_t> o) { o.Fill(static_cast<int32_t>(ProgramId(0))); },
                          OutShape<int32_t>{{8}},
@@ -130,18 +133,41 @@ TEST(Interpret, Di2ClampingMovesTheWindow) {
                           .options = {.clamp_report = &clamps}});
   absl::StatusOr<Array<int32_t>> out = call();
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(out->values(), ElementsAre(1, 1, 2, 2, 3, 3, kMin, kMin));
+  EXPECT_THAT(out->values(), ElementsAre(1, 1, 2, 2, 3, 3, 0, 0));
   ASSERT_EQ(clamps.size(), 1u);
   EXPECT_EQ(clamps[0].operand, "outputs[0]");
   EXPECT_THAT(clamps[0].grid_point, ElementsAre(0));
   EXPECT_THAT(clamps[0].requested_start, ElementsAre(-2));
-  EXPECT_THAT(clamps[0].start, ElementsAre(0));
+  EXPECT_THAT(clamps[0].start, ElementsAre(6));
+  EXPECT_TRUE(clamps[0].negative_start);
   EXPECT_EQ(clamps[0].ToString(),
             "outputs[0] at grid point (0,): the index map returned (-1,), asking for the window "
-            "[-2:0] of an "
-            "array of shape (8,); it was clamped to [0:2] (an index map returns block indices, not "
-            "element "
-            "offsets)");
+            "[-2:0] of an array of shape (8,); it was moved to [6:8] (a negative start counts "
+            "from the end of the padded dimension, as in JAX's lax.dynamic_slice)");
+}
+
+// The size added to a negative start is the padded one (lo + n + hi rounded up to the block),
+// added once; what is still out of range is clamped. Values checked against JAX 0.10.2's
+// pl.pallas_call(interpret=True).
+TEST(Interpret, NegativeStartsUseThePaddedSizeOnceThenClamp) {
+  auto run = [](int64_t n, BlockDim dim, int64_t grid, std::function<int64_t(int64_t)> map) {
+    auto call = PallasCall([](Ref<int32_t> o) { o.Fill(static_cast<int32_t>(ProgramId(0))); },
+                           OutShape<int32_t>{{n}},
+                           {.grid = {grid}, .out_specs = {BlockSpec({dim}, std::move(map))}});
+    absl::StatusOr<Array<int32_t>> out = call();
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? out->values() : std::vector<int32_t>{};
+  };
+  // 7 elements in blocks of 2 pad to 8: program 0's start -2 becomes 6.
+  EXPECT_THAT(run(7, Blocked(2), 4, [](int64_t i) { return i - 1; }),
+              ElementsAre(1, 1, 2, 2, 3, 3, 0));
+  // Program 0: start -20 + 8 = -12, clamped to 0; program 1: -10 + 8 = -2, clamped to 0.
+  EXPECT_THAT(run(8, Blocked(2), 2, [](int64_t i) { return 5 * i - 10; }),
+              ElementsAre(1, 1, kMin, kMin, kMin, kMin, kMin, kMin));
+  // Element(2, (1, 0)) over 7 elements: padded to 8 (front padding counts), so the element
+  // start -3 becomes 5 (array elements 4 and 5).
+  EXPECT_THAT(run(7, Element(2, {1, 0}), 1, [](int64_t) { return -3; }),
+              ElementsAre(kMin, kMin, kMin, kMin, 0, 0, kMin));
 }
 
 TEST(Interpret, Ck2ElementOffsetsInsteadOfBlockIndices) {

@@ -133,7 +133,8 @@ absl::StatusOr<std::vector<AnyArray>> ReferenceInterpret(const CallSpec& spec,
       for (size_t d = 0; d < dims[k].size(); ++d) {
         int64_t b = dims[k][d].size();
         int64_t s = dims[k][d].kind() == BlockDim::Kind::kBlocked ? b * v[d] : v[d];
-        s = std::max<int64_t>(0, std::min(s, padded[k].shape[d] - b));  // DynamicSlice clamping
+        if (s < 0) s += padded[k].shape[d];  // lax.dynamic_slice: a negative start from the end
+        s = std::max<int64_t>(0, std::min(s, padded[k].shape[d] - b));  // then XLA's clamping
         start.push_back(s);
         bshape.push_back(b);
         if (!dims[k][d].squeezed()) rshape.push_back(b);

@@ -1,8 +1,9 @@
 // A program's block window as an Axe layout over its operand ("Pallas on Axe layouts").
 //
 // In interpret mode a program sees, of each operand, the window [start, start + block) of the
-// array padded with Element padding and up to a multiple of the block (starts clamped, as
-// XLA's DynamicSlice does). The part of that window inside the array is a box of the array,
+// array padded with Element padding and up to a multiple of the block (a negative start
+// counted from the end of the padded dimension, then starts clamped, as JAX's
+// lax.dynamic_slice does). The part of that window inside the array is a box of the array,
 // and the operand's row-major layout sliced to that box (layout/slice.h) is the layout of the
 // elements the program reads or writes: block coordinate u (within the box) maps to memory
 // offset f(u). The rest of the window is padding (uninitialized values).

@@ -1,6 +1,7 @@
 // The opt-in clamp report of interpret and parallel mode. When an index map asks for a
-// window that does not fit the (padded) array, the window is clamped into it — JAX's
-// DynamicSlice semantics, no error. Most such windows are the classic mistake of returning
+// window that does not fit the (padded) array, the window is moved into it — JAX's
+// lax.dynamic_slice semantics (a negative start counts once from the end of the padded
+// dimension, then every start is clamped), no error. Most such windows are the classic mistake of returning
 // element offsets instead of block indices (CK-2: `i -> 4*i` with block 4), which silently
 // leaves the middle blocks uninitialized; the report names each case.
 //
@@ -32,6 +33,9 @@ struct ClampEvent {
   std::vector<int64_t> size;
   std::vector<int64_t> array_shape;
   bool blocked_dim_moved = false;  // a Blocked dimension was clamped
+  // Some requested start was negative: like JAX's interpret mode (lax.dynamic_slice), it first
+  // counted from the end of the padded dimension, then was clamped.
+  bool negative_start = false;
 
   std::string ToString() const;
   friend bool operator==(const ClampEvent&, const ClampEvent&) = default;
