@@ -244,7 +244,9 @@ void CheckVmapAgainstALoop(const std::string& file, const std::vector<HostArray>
   SCOPED_TRACE(file);
   constexpr int64_t kBatch = 3;
   ClosedJaxpr f = Parse(Read(file));
-  absl::StatusOr<ClosedJaxpr> batched = Vmap(f, {.axis_size = kBatch});
+  VmapOptions options;
+  options.axis_size = kBatch;
+  absl::StatusOr<ClosedJaxpr> batched = Vmap(f, options);
   ASSERT_THAT(batched, IsOk());
   std::vector<std::vector<HostArray>> per_b;
   std::vector<HostArray> stacked;
