@@ -388,13 +388,10 @@ def test_xla_client_shapes_print_like_axe(rng):
         assert list(shape.dimensions) == list(dims) and list(shape.minor_to_major) == m2m
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "JAX canonicalizes memory_kind=None to the devices' default ('device'), so a sharding "
-    "equals the same sharding with memory_kind='device'; axe compares them unequal"))
 def test_default_memory_kind_equality(devices):
-    """Known disagreement (reported, not fixed). Seen through Format.parse(repr(format)):
-    JAX's repr always prints memory_kind=device, so the parsed Format differs from the one
-    built without a memory kind."""
+    """JAX canonicalizes memory_kind=None to the devices' default ('device'), so a sharding
+    equals (and hashes like) the same sharding with memory_kind='device'; so does axe's.
+    Seen through Format.parse(repr(format)): JAX's repr always prints memory_kind=device."""
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
     mesh = Mesh(np.array(devices).reshape(2, 4), ("x", "y"))
     assert NamedSharding(mesh, P("x")) == NamedSharding(mesh, P("x"), memory_kind="device")

@@ -1,6 +1,11 @@
 #include "axe/sharding/named_sharding.h"
 
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "absl/hash/hash.h"
+#include "axe/sharding/sharding.h"
 
 #include "axe/sharding/device_map.h"
 #include "gmock/gmock.h"
@@ -31,6 +36,54 @@ TEST(NamedShardingTest, Repr) {
   EXPECT_EQ(MemorySpaceOfMemoryKind("unpinned_host"), 6);
   EXPECT_EQ(MemorySpaceOfMemoryKind("device"), 0);
   EXPECT_EQ(SingleDeviceSharding::Create(3)->ToString(), "SingleDeviceSharding(device=3)");
+}
+
+// JAX fills in the devices' default memory kind (`device`) when a sharding is built without
+// one, so NamedSharding(m, P('x')) == NamedSharding(m, P('x'), memory_kind='device') and
+// they hash alike; axe compares and hashes so, but prints what it was given.
+TEST(NamedShardingTest, NoMemoryKindEqualsDevice) {
+  const Mesh mesh = ParseMesh("x=2,y=4");
+  const std::vector<std::optional<std::string>> kinds = {std::nullopt, std::string("device"),
+                                                         std::string("pinned_host"),
+                                                         std::string("unpinned_host")};
+  std::vector<Sharding> all;
+  for (const auto& kind : kinds) {
+    for (const char* spec : {"P('x')", "P('y')"}) {
+      absl::StatusOr<NamedSharding> n = NamedSharding::Create(mesh, ParseSpec(spec), kind);
+      ASSERT_OK(n);
+      all.push_back(*n);
+    }
+    for (int64_t device : {0, 3}) {
+      absl::StatusOr<SingleDeviceSharding> d = SingleDeviceSharding::Create(device, kind);
+      ASSERT_OK(d);
+      all.push_back(*d);
+    }
+  }
+  auto effective = [](const Sharding& s) { return s.memory_kind().value_or("device"); };
+  for (const Sharding& a : all) {
+    // parse(print(x)) == x, and the print is unchanged.
+    absl::StatusOr<Sharding> back = Sharding::Parse(a.ToString());
+    ASSERT_OK(back);
+    EXPECT_EQ(*back, a) << a;
+    EXPECT_EQ(back->ToString(), a.ToString());
+    EXPECT_EQ(back->memory_kind(), a.memory_kind());
+    for (const Sharding& b : all) {
+      const bool same_value =
+          (a.named() != nullptr) == (b.named() != nullptr) &&
+          (a.named() ? a.named()->spec() == b.named()->spec()
+                     : a.single_device()->device() == b.single_device()->device());
+      const bool expected = same_value && effective(a) == effective(b);
+      EXPECT_EQ(a == b, expected) << a << " vs " << b;
+      if (a == b) EXPECT_EQ(absl::HashOf(a), absl::HashOf(b)) << a << " vs " << b;
+    }
+  }
+  const NamedSharding plain = *all[0].named();
+  EXPECT_EQ(plain.ToString(), "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=P('x',))");
+  EXPECT_EQ(plain, *all[4].named());  // memory_kind=device
+  EXPECT_EQ(absl::HashOf(plain), absl::HashOf(*all[4].named()));
+  EXPECT_NE(plain, *all[8].named());  // pinned_host
+  EXPECT_EQ(*all[2].single_device(), *all[6].single_device());
+  EXPECT_NE(*all[2].single_device(), *all[10].single_device());
 }
 
 TEST(NamedShardingTest, ErrorsOfSpec82) {

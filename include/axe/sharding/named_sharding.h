@@ -11,6 +11,10 @@
 //   'y': 2), spec=P('x',)) s.ShardShape({8, 8});      // (4, 8)
 //
 // Memory kinds are `device`, `pinned_host` and `unpinned_host` (XLA memory spaces 0, 5, 6).
+// No memory kind means the devices' default, `device` (JAX fills it in when the sharding is
+// built, on CPU, GPU and TPU alike), so == and the hash treat "none" and `device` as the same
+// (JAX: NamedSharding(m, P('x')) == NamedSharding(m, P('x'), memory_kind='device')); what
+// prints (and memory_kind()) keeps the difference.
 #ifndef AXE_SHARDING_NAMED_SHARDING_H_
 #define AXE_SHARDING_NAMED_SHARDING_H_
 
@@ -34,6 +38,10 @@ namespace axe::sharding {
 
 // OK for device, pinned_host, unpinned_host; InvalidArgument naming the text otherwise.
 absl::Status CheckMemoryKind(absl::string_view kind);
+// The memory kind a sharding built with `kind` has: `kind`, or `device` (the default) for none.
+inline absl::string_view EffectiveMemoryKind(const std::optional<std::string>& kind) {
+  return kind ? absl::string_view(*kind) : absl::string_view("device");
+}
 // The XLA memory space of a valid memory kind (0, 5, 6).
 int64_t MemorySpaceOfMemoryKind(absl::string_view kind);
 
@@ -76,10 +84,14 @@ class NamedSharding {
   // Python's repr: NamedSharding(mesh=Mesh('x': 2), spec=P('x',)[, memory_kind=device]).
   std::string ToString() const;
 
-  friend bool operator==(const NamedSharding&, const NamedSharding&) = default;
+  // Equal mesh and spec and the same effective memory kind (none = `device`).
+  friend bool operator==(const NamedSharding& a, const NamedSharding& b) {
+    return a.mesh_ == b.mesh_ && a.spec_ == b.spec_ &&
+           EffectiveMemoryKind(a.memory_kind_) == EffectiveMemoryKind(b.memory_kind_);
+  }
   template <typename H>
   friend H AbslHashValue(H h, const NamedSharding& s) {
-    return H::combine(std::move(h), s.mesh_, s.spec_, s.memory_kind_);
+    return H::combine(std::move(h), s.mesh_, s.spec_, EffectiveMemoryKind(s.memory_kind_));
   }
   friend std::ostream& operator<<(std::ostream& os, const NamedSharding& s) {
     return os << s.ToString();
@@ -107,10 +119,14 @@ class SingleDeviceSharding {
   // SingleDeviceSharding(device=3[, memory_kind=device]).
   std::string ToString() const;
 
-  friend bool operator==(const SingleDeviceSharding&, const SingleDeviceSharding&) = default;
+  // The same device and effective memory kind (none = `device`).
+  friend bool operator==(const SingleDeviceSharding& a, const SingleDeviceSharding& b) {
+    return a.device_ == b.device_ &&
+           EffectiveMemoryKind(a.memory_kind_) == EffectiveMemoryKind(b.memory_kind_);
+  }
   template <typename H>
   friend H AbslHashValue(H h, const SingleDeviceSharding& s) {
-    return H::combine(std::move(h), s.device_, s.memory_kind_);
+    return H::combine(std::move(h), s.device_, EffectiveMemoryKind(s.memory_kind_));
   }
 
  private:
