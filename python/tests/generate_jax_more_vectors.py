@@ -24,7 +24,7 @@ from test_jax_more import (_DTYPES, _jax_partition_spec, _mesh_spec, entry_resul
                            random_partition_spec, random_program_source, shapes_in_hlo)
 
 
-# The spec's [DI-2], where JAX and axe differ (negative window starts).
+# The spec's [DI-2] (negative window starts), where JAX and the spec differ; axe follows JAX.
 _DI_2 = {"shape": [8], "dims": [("blocked", 2)], "grid": [4], "index_map": "(i) -> (i - 1,)"}
 
 
