@@ -99,10 +99,10 @@ absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan);
 
 // The window of `op` at `point`.
 struct Window {
-  BlockIndices indices;        // what the index map returned
-  Dims starts;                 // placed starts, padded coordinates
-  bool clamped = false;        // some start moved
-  bool blocked_moved = false;  // a Blocked dimension's start moved
+  BlockIndices indices;         // what the index map returned
+  Dims starts;                  // placed starts, padded coordinates
+  bool clamped = false;         // some start moved
+  bool blocked_moved = false;   // a Blocked dimension's start moved
   bool negative_start = false;  // some start was negative (counted from the end, then clamped)
 };
 // Evaluates the index map and places the starts as JAX's interpret mode does (a negative

@@ -1,9 +1,9 @@
 // The opt-in clamp report of interpret and parallel mode. When an index map asks for a
 // window that does not fit the (padded) array, the window is moved into it — JAX's
 // lax.dynamic_slice semantics (a negative start counts once from the end of the padded
-// dimension, then every start is clamped), no error. Most such windows are the classic mistake of returning
-// element offsets instead of block indices (CK-2: `i -> 4*i` with block 4), which silently
-// leaves the middle blocks uninitialized; the report names each case.
+// dimension, then every start is clamped), no error. Most such windows are the classic
+// mistake of returning element offsets instead of block indices (CK-2: `i -> 4*i` with
+// block 4), which silently leaves the middle blocks uninitialized; the report names each case.
 //
 //   std::vector<ClampEvent> clamps;
 //   spec.options.clamp_report = &clamps;
