@@ -74,7 +74,9 @@ TEST(NamedShardingTest, NoMemoryKindEqualsDevice) {
                      : a.single_device()->device() == b.single_device()->device());
       const bool expected = same_value && effective(a) == effective(b);
       EXPECT_EQ(a == b, expected) << a << " vs " << b;
-      if (a == b) EXPECT_EQ(absl::HashOf(a), absl::HashOf(b)) << a << " vs " << b;
+      if (a == b) {
+        EXPECT_EQ(absl::HashOf(a), absl::HashOf(b)) << a << " vs " << b;
+      }
     }
   }
   const NamedSharding plain = *all[0].named();
