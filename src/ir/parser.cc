@@ -30,6 +30,22 @@ class Parser {
   Parser(absl::string_view text, ParseOptions options) : text_(text), options_(options) {}
 
   absl::StatusOr<ClosedJaxpr> ParseTop() {
+    absl::StatusOr<ClosedJaxpr> parsed = ParseTopOrError();
+    if (!parsed.ok()) ReleaseShared();
+    return parsed;
+  }
+
+ private:
+  // Empties every shared jaxpr of the prelude: after an error they may use each other in a
+  // cycle (a refused `let f = ... jaxpr=h ...`, `let h = ... jaxpr=f ...`), which shared
+  // ownership alone would never free.
+  void ReleaseShared() {
+    for (auto& [name, item] : shared_) {
+      if (item.jaxpr != nullptr) *std::const_pointer_cast<ClosedJaxpr>(item.jaxpr) = ClosedJaxpr{};
+    }
+  }
+
+  absl::StatusOr<ClosedJaxpr> ParseTopOrError() {
     if (text_.size() > options_.max_length) {
       return absl::InvalidArgumentError(absl::StrCat(
           "jaxpr text of ", text_.size(), " characters (at most ", options_.max_length, ")"));
@@ -50,7 +66,6 @@ class Parser {
     return ClosedJaxpr{std::move(j), {}};
   }
 
- private:
   // ---- characters ----
   void SkipSpace() {
     while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
