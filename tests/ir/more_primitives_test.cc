@@ -5,7 +5,6 @@
 // with finite differences and its Vmap with a loop.
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "ad_test_util.h"
 #include "axe/base/python_error.h"
 #include "axe/ir/ad.h"
 #include "axe/ir/batching.h"
@@ -36,42 +36,19 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-const std::string kDir = std::string(AXE_IR_TESTDATA_DIR) + "/jax_more/";
-
-std::string Read(const std::string& file) {
-  std::ifstream in(kDir + file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_more/" + file); }
 
 // The cases: every <name>.values.txt.
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(kDir)) {
-    std::string file = entry.path().filename().string();
-    absl::string_view name = file;
-    if (absl::ConsumeSuffix(&name, ".values.txt")) names.emplace_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_more"); }
 
 struct Values {
   std::vector<HostArray> args, outs, grads;
 };
 
 Values ReadValues(const std::string& name) {
-  Values v;
-  for (absl::string_view line : absl::StrSplit(Read(name + ".values.txt"), '\n')) {
-    if (line.empty()) continue;
-    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    absl::StatusOr<HostArray> a = ParseArgSpec(kv.second);
-    EXPECT_THAT(a, IsOk()) << line;
-    if (!a.ok()) continue;
-    (kv.first == "arg" ? v.args : kv.first == "out" ? v.outs : v.grads).push_back(*a);
-  }
-  return v;
+  std::map<std::string, std::vector<HostArray>> by_kind =
+      ad_test::ReadTestdataValues("jax_more/" + name + ".values.txt");
+  return Values{by_kind["arg"], by_kind["out"], by_kind["grad"]};
 }
 
 ClosedJaxpr Parse(const std::string& text) {
@@ -118,7 +95,9 @@ TEST(MorePrimitivesTest, JaxTextsRoundTripExactlyAndTypeCheck) {
   for (const std::string& name : CaseNames()) {
     for (const char* suffix : {".txt", ".loss.txt", ".grad.txt"}) {
       std::string file = name + suffix;
-      if (!std::filesystem::exists(kDir + file)) continue;
+      if (!std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_more/" + file)) {
+        continue;
+      }
       SCOPED_TRACE(file);
       std::string text = Read(file);
       if (!Readable(file)) {

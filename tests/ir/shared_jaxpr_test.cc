@@ -2,8 +2,7 @@
 // printouts in testdata/jax_shared (generate.py there) read, re-print byte for byte, type-check
 // and evaluate to JAX's values; the printer's rule for what goes to the prelude; bad preludes.
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "ad_test_util.h"
 #include "axe/ir/check.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/eval_text.h"
@@ -28,25 +28,9 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-const std::string kDir = std::string(AXE_IR_TESTDATA_DIR) + "/jax_shared/";
+std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_shared/" + file); }
 
-std::string Read(const std::string& file) {
-  std::ifstream in(kDir + file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(kDir)) {
-    std::string file = entry.path().filename().string();
-    absl::string_view name = file;
-    if (absl::ConsumeSuffix(&name, ".values.txt")) names.emplace_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_shared"); }
 
 TEST(SharedJaxprTest, JaxTextsRoundTripTypeCheckAndEvaluateToJaxsValues) {
   std::vector<std::string> names = CaseNames();
@@ -59,14 +43,11 @@ TEST(SharedJaxprTest, JaxTextsRoundTripTypeCheckAndEvaluateToJaxsValues) {
     ASSERT_THAT(j, IsOk());
     EXPECT_EQ(PrintJaxpr(*j) + "\n", text);
     EXPECT_THAT(CheckJaxpr(*j), IsOk());
-    std::vector<HostArray> args, outs;
-    for (absl::string_view line : absl::StrSplit(Read(name + ".values.txt"), '\n')) {
-      if (line.empty()) continue;
-      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-      absl::StatusOr<HostArray> a = ParseArgSpec(kv.second);
-      ASSERT_THAT(a, IsOk()) << line;
-      (kv.first == "arg" ? args : outs).push_back(*a);
-    }
+    std::map<std::string, std::vector<HostArray>> values =
+        ad_test::ReadTestdataValues("jax_shared/" + name + ".values.txt");
+    const std::vector<HostArray>& args = values["arg"];
+    const std::vector<HostArray>& outs = values["out"];
+    ASSERT_FALSE(outs.empty());
     absl::StatusOr<std::vector<HostArray>> got = EvalJaxpr(*j, args);
     ASSERT_THAT(got, IsOk());
     ASSERT_EQ(got->size(), outs.size());
