@@ -45,6 +45,10 @@ inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
 // The integer value of a scalar index operand (clamped into int64).
 int64_t ScalarIndex(const HostArray& a);
 
+// The element of `a` at a result's multi-index, size-1 and rank-0 dimensions of `a`
+// broadcast (the elementwise impl rules).
+double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>& index);
+
 // Impl-rule registration per family.
 void RegisterElementwiseImpls(const BuiltinPrimitives& p);
 void RegisterMoreImpls(const BuiltinPrimitives& p);  // rules_impl_more.cc

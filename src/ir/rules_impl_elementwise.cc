@@ -18,17 +18,6 @@ using Impl = absl::StatusOr<std::vector<HostArray>>;
 using BinaryFn = std::function<double(double, double, DType)>;
 using UnaryFn = std::function<double(double, DType)>;
 
-// The element of `a` at the result's multi-index (size-1 and rank-0 operands broadcast).
-double At(const HostArray& a, const std::vector<int64_t>& index) {
-  if (a.aval.rank() == 0) return a.values[0];
-  int64_t flat = 0;
-  for (size_t d = 0; d < index.size(); ++d) {
-    int64_t size = a.aval.shape()[d];
-    flat = flat * size + (size == 1 ? 0 : index[d]);
-  }
-  return a.values[static_cast<size_t>(flat)];
-}
-
 // Wrapping integer arithmetic on two's complement 64-bit values.
 // A value of an integer type as int64 (u64 values past 2^63 keep their bits).
 int64_t I(double v) {
@@ -92,7 +81,8 @@ ImplRule BinaryImpl(const Primitive& prim, BinaryFn fn) {
     DType in_type = args[0].aval.dtype();
     std::vector<int64_t> index(aval.rank(), 0);
     for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
-      double v = fn(At(args[0], index), At(args[1], index), in_type);
+      double v =
+          fn(BroadcastElementAt(args[0], index), BroadcastElementAt(args[1], index), in_type);
       out.values[i] = RoundToDType(v, aval.dtype());
     }
     return OneArray(std::move(out));

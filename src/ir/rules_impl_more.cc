@@ -17,17 +17,6 @@ namespace {
 using Impl = absl::StatusOr<std::vector<HostArray>>;
 using Fn = std::function<double(absl::Span<const double> operands, DType in, const Params&)>;
 
-// The element of `a` at the result's multi-index (size-1 and rank-0 operands broadcast).
-double ElementAt(const HostArray& a, const std::vector<int64_t>& index) {
-  if (a.aval.rank() == 0) return a.values[0];
-  int64_t flat = 0;
-  for (size_t d = 0; d < index.size(); ++d) {
-    int64_t size = a.aval.shape()[d];
-    flat = flat * size + (size == 1 ? 0 : index[d]);
-  }
-  return a.values[static_cast<size_t>(flat)];
-}
-
 // An n-ary elementwise impl: `fn` on the operands' elements (x's dtype is the last operand's
 // for clamp, the first's otherwise).
 ImplRule ElementwiseImpl(const Primitive& prim, Fn fn, size_t typed_operand = 0) {
@@ -39,7 +28,7 @@ ImplRule ElementwiseImpl(const Primitive& prim, Fn fn, size_t typed_operand = 0)
         std::vector<double> operands(args.size());
         std::vector<int64_t> index(aval.rank(), 0);
         for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
-          for (size_t k = 0; k < args.size(); ++k) operands[k] = ElementAt(args[k], index);
+          for (size_t k = 0; k < args.size(); ++k) operands[k] = BroadcastElementAt(args[k], index);
           out.values[i] = RoundToDType(fn(operands, in, params), aval.dtype());
         }
         return OneArray(std::move(out));
