@@ -13,6 +13,7 @@ import pytest
 import axe
 from axe import sharding as axs
 from axe import xla as axx
+from pallas_text import block_text
 
 # --------------------------------------------------------------------------------------------
 # Random cases (no JAX needed to make them).
@@ -56,21 +57,6 @@ def random_pallas_case(rng, negative=False):
         exprs.append(expr)
     return {"shape": shape, "dims": dims, "grid": list(grid),
             "index_map": f"({', '.join(names)}) -> ({', '.join(exprs)},)"}
-
-
-def block_text(dims):
-    """The BlockSpec block_shape text axe.pallas reads."""
-    parts = []
-    for dim in dims:
-        if dim[0] == "blocked":
-            parts.append(str(dim[1]))
-        elif dim[0] == "element":
-            parts.append(f"Element({dim[1]}, ({dim[2]}, {dim[3]}))")
-        elif dim[0] == "none":
-            parts.append("None")
-        else:
-            parts.append("Squeezed()")
-    return "(" + ", ".join(parts) + ",)"
 
 
 def axe_show_program_ids(case, clamp_report=None):

@@ -11,6 +11,7 @@ import pytest
 import axe
 from axe import sharding as axs
 from axe import xla as axx
+from pallas_text import block_text
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jax_more_vectors.json")
 
@@ -21,22 +22,8 @@ def vectors():
         return json.load(f)
 
 
-def _block_text(dims):
-    parts = []
-    for dim in dims:
-        if dim[0] == "blocked":
-            parts.append(str(dim[1]))
-        elif dim[0] == "element":
-            parts.append(f"Element({dim[1]}, ({dim[2]}, {dim[3]}))")
-        elif dim[0] == "none":
-            parts.append("None")
-        else:
-            parts.append("Squeezed()")
-    return "(" + ", ".join(parts) + ",)"
-
-
 def _show_program_ids(case):
-    return axe.pallas.show_program_ids(tuple(case["shape"]), _block_text(case["dims"]),
+    return axe.pallas.show_program_ids(tuple(case["shape"]), block_text(case["dims"]),
                                        tuple(case["grid"]), case["index_map"])
 
 
@@ -52,7 +39,7 @@ def test_recorded_pallas_outputs(vectors):
     for n, case in enumerate(cases):
         np.testing.assert_array_equal(_show_program_ids(case), _expected(case),
                                       err_msg=f"case {n}: {case['shape']} "
-                                      f"{_block_text(case['dims'])} {case['grid']} "
+                                      f"{block_text(case['dims'])} {case['grid']} "
                                       f"{case['index_map']}")
 
 
@@ -65,7 +52,7 @@ def test_recorded_pallas_negative_starts(vectors):
     for n, case in enumerate(cases):
         np.testing.assert_array_equal(_show_program_ids(case), _expected(case),
                                       err_msg=f"case {n}: {case['shape']} "
-                                      f"{_block_text(case['dims'])} {case['grid']} "
+                                      f"{block_text(case['dims'])} {case['grid']} "
                                       f"{case['index_map']}")
 
 
