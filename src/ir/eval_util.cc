@@ -83,14 +83,4 @@ int64_t ScalarIndex(const HostArray& a) {
   return static_cast<int64_t>(v);
 }
 
-double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>& index) {
-  if (a.aval.rank() == 0) return a.values[0];
-  int64_t flat = 0;
-  for (size_t d = 0; d < index.size(); ++d) {
-    int64_t size = a.aval.shape()[d];
-    flat = flat * size + (size == 1 ? 0 : index[d]);
-  }
-  return a.values[static_cast<size_t>(flat)];
-}
-
 }  // namespace axe::ir::internal

@@ -46,8 +46,16 @@ inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
 int64_t ScalarIndex(const HostArray& a);
 
 // The element of `a` at a result's multi-index, size-1 and rank-0 dimensions of `a`
-// broadcast (the elementwise impl rules).
-double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>& index);
+// broadcast (the elementwise impl rules; inline: it runs once per element and operand).
+inline double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>& index) {
+  if (a.aval.rank() == 0) return a.values[0];
+  int64_t flat = 0;
+  for (size_t d = 0; d < index.size(); ++d) {
+    int64_t size = a.aval.shape()[d];
+    flat = flat * size + (size == 1 ? 0 : index[d]);
+  }
+  return a.values[static_cast<size_t>(flat)];
+}
 
 // Impl-rule registration per family.
 void RegisterElementwiseImpls(const BuiltinPrimitives& p);
