@@ -1,6 +1,7 @@
 #include "point_set.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,11 @@ absl::StatusOr<std::vector<int64_t>> DistinctSums(int64_t base, absl::Span<const
     (reach < 0 ? lo : hi) += reach;
   }
   std::optional<int64_t> width = CheckedSub(hi, lo);
-  if (width && *width < 8 * limit) {
+  // The number of sums before deduplication, saturated: when the window is much wider than
+  // that, the dense walk's passes over every slot cost more than sorting the sums.
+  int64_t sums = 1;
+  for (const Iter& it : iters) sums = CheckedMul(sums, it.extent).value_or(INT64_MAX);
+  if (width && *width < 8 * limit && *width / 64 <= sums) {
     // Dense: the values live in [lo, hi], a window of fewer than 8 * limit slots. For each
     // iter (e, s), the new set is the union over the old values v of the progression
     // v, v+|s|, ..., v+(e-1)|s|; walking the old values in increasing order and remembering,
