@@ -17,7 +17,7 @@
 namespace axe::ir::internal {
 namespace {
 
-struct ScanShape {
+struct ScanTransposeShape {
   size_t nc = 0, nk = 0, n = 0;
   int64_t length = 0;
   bool reverse = false;
@@ -26,8 +26,8 @@ struct ScanShape {
   bool IsCarry(size_t i) const { return i >= nc && i < nc + nk; }
 };
 
-absl::StatusOr<ScanShape> ReadScan(const Params& params, size_t n) {
-  ScanShape s;
+absl::StatusOr<ScanTransposeShape> ReadScanForTranspose(const Params& params, size_t n) {
+  ScanTransposeShape s;
   AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, "scan", "jaxpr"));
   s.body = body->jaxpr();
   AXE_ASSIGN_OR_RETURN(int64_t nc, RequiredInt(params, "scan", "num_consts"));
@@ -72,7 +72,7 @@ std::vector<bool> DependsOn(const Jaxpr& j, const std::vector<bool>& mask) {
 
 // The linear operands: the undefined ones, and the carries whose next value depends on a
 // linear operand (an instantiated zero tangent arrives defined), to a fixed point.
-std::vector<bool> LinearMask(const ScanShape& s, absl::Span<const TransposeArg> args) {
+std::vector<bool> LinearMask(const ScanTransposeShape& s, absl::Span<const TransposeArg> args) {
   std::vector<bool> lin(s.n);
   for (size_t i = 0; i < s.n; ++i) lin[i] = args[i].is_undefined_primal();
   for (bool changed = true; changed;) {
@@ -93,7 +93,7 @@ ShapedArray Stacked(const ShapedArray& a, int64_t length) {
 
 // The forward scan of the non-linear part: returns the carries each iteration starts from,
 // stacked (one per non-linear carry).
-absl::StatusOr<std::vector<Tracer>> ResidualCarries(Builder& outer, const ScanShape& s,
+absl::StatusOr<std::vector<Tracer>> ResidualCarries(Builder& outer, const ScanTransposeShape& s,
                                                     absl::Span<const TransposeArg> args,
                                                     const std::vector<bool>& lin,
                                                     const Params& params) {
@@ -134,7 +134,7 @@ struct Roles {
   std::vector<size_t> lin_c, lin_k, lin_x, nonlin_c, nonlin_k, nonlin_x;
 };
 
-Roles Partition(const ScanShape& s, const std::vector<bool>& linear) {
+Roles Partition(const ScanTransposeShape& s, const std::vector<bool>& linear) {
   Roles r;
   for (size_t i = 0; i < s.n; ++i) {
     bool lin = linear[i];
@@ -149,7 +149,7 @@ Roles Partition(const ScanShape& s, const std::vector<bool>& linear) {
 // The backward scan's body: (non-linear consts; accumulated const cotangents, linear-carry
 // cotangents; non-linear xs, the carries the iteration started from, ys cotangents) ->
 // (new accumulators, carry cotangents; xs cotangents).
-absl::StatusOr<ClosedJaxpr> BackwardBody(const ScanShape& s, const Roles& r,
+absl::StatusOr<ClosedJaxpr> BackwardBody(const ScanTransposeShape& s, const Roles& r,
                                          absl::Span<const TransposeArg> args) {
   const Jaxpr& j = s.body->jaxpr;
   size_t ny = j.outvars.size() - s.nk;
@@ -187,7 +187,7 @@ absl::StatusOr<ClosedJaxpr> BackwardBody(const ScanShape& s, const Roles& r,
 
 // The backward scan's operands (in BackwardBody's order) and its number of carries.
 absl::StatusOr<std::pair<std::vector<Tracer>, size_t>> BackwardOperands(
-    Builder& b, const ScanShape& s, const Roles& r, absl::Span<const OptTracer> cts,
+    Builder& b, const ScanTransposeShape& s, const Roles& r, absl::Span<const OptTracer> cts,
     absl::Span<const TransposeArg> args, const std::vector<Tracer>& stacked) {
   const Jaxpr& j = s.body->jaxpr;
   std::vector<Tracer> ops;
@@ -215,7 +215,7 @@ absl::StatusOr<std::pair<std::vector<Tracer>, size_t>> BackwardOperands(
 absl::StatusOr<std::vector<OptTracer>> ScanTranspose(Builder& b, absl::Span<const OptTracer> cts,
                                                      absl::Span<const TransposeArg> args,
                                                      const Params& params) {
-  AXE_ASSIGN_OR_RETURN(ScanShape s, ReadScan(params, args.size()));
+  AXE_ASSIGN_OR_RETURN(ScanTransposeShape s, ReadScanForTranspose(params, args.size()));
   std::vector<bool> linear = LinearMask(s, args);
   Roles r = Partition(s, linear);
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> stacked, ResidualCarries(b, s, args, linear, params));

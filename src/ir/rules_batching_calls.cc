@@ -13,11 +13,11 @@
 namespace axe::ir::internal {
 namespace {
 
-using Result = absl::StatusOr<BatchResult>;
+using BatchRuleResult = absl::StatusOr<BatchResult>;
 
 BatchingRule InlineBatch(const char* prim, const char* param) {
   return [prim, param](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                       const Params& params) -> Result {
+                       const Params& params) -> BatchRuleResult {
     AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, prim, param));
     if (p->jaxpr() == nullptr) return absl::InvalidArgumentError(absl::StrCat(prim, ": no body"));
     return BatchTrace(b, *p->jaxpr(), args, dims);
@@ -43,8 +43,9 @@ absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> BatchedBranch(const ClosedJax
 }
 
 // Every branch inlined and batched; output k = select_n(index, branch outputs k...).
-Result SelectBranches(Builder& b, const Param& branches, const Tracer& index,
-                      absl::Span<const Tracer> ops, absl::Span<const BDim> dims, int64_t size) {
+BatchRuleResult SelectBranches(Builder& b, const Param& branches, const Tracer& index,
+                               absl::Span<const Tracer> ops, absl::Span<const BDim> dims,
+                               int64_t size) {
   std::vector<std::vector<Tracer>> outs;
   for (const Param& br : branches.items()) {
     if (br.jaxpr() == nullptr) return absl::InvalidArgumentError("cond: a branch is no jaxpr");
@@ -69,8 +70,8 @@ Result SelectBranches(Builder& b, const Param& branches, const Tracer& index,
   return result;
 }
 
-Result CondBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                 const Params& params) {
+BatchRuleResult CondBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                          const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* branches, GetParam(params, "cond", "branches"));
   int64_t size = BatchSize(args, dims);
   std::vector<Tracer> ops;

@@ -17,11 +17,11 @@
 namespace axe::ir::internal {
 namespace {
 
-using Result = absl::StatusOr<BatchResult>;
+using BatchRuleResult = absl::StatusOr<BatchResult>;
 
 BatchingRule InPlace(const Primitive* prim) {
   return [prim](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                const Params& params) -> Result {
+                const Params& params) -> BatchRuleResult {
     AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, args, params));
     return BatchResult{outs, std::vector<BDim>(outs.size(), dims[0])};
   };
@@ -29,7 +29,7 @@ BatchingRule InPlace(const Primitive* prim) {
 
 BatchingRule ShiftedDims(const Primitive* prim, std::vector<const char*> names) {
   return [prim, names](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                       const Params& params) -> Result {
+                       const Params& params) -> BatchRuleResult {
     AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
     Params p = params;
     for (const char* name : names) {
@@ -47,8 +47,8 @@ absl::StatusOr<sharding::PartitionSpec> WithLeadingNone(const sharding::Partitio
   return sharding::PartitionSpec::Create(std::move(entries));
 }
 
-Result ShardMapBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                     const Params& params) {
+BatchRuleResult ShardMapBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                              const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* body_param, GetParam(params, "shard_map", "jaxpr"));
   if (body_param->jaxpr() == nullptr) return absl::InvalidArgumentError("shard_map: no body");
   std::shared_ptr<const ClosedJaxpr> body = body_param->jaxpr();

@@ -13,7 +13,7 @@ namespace axe::ir::internal {
 namespace {
 
 using Ints = std::vector<int64_t>;
-using Result = absl::StatusOr<BatchResult>;
+using BatchRuleResult = absl::StatusOr<BatchResult>;
 
 Ints Shifted(const Ints& v, int64_t by = 1) {
   Ints out;
@@ -32,7 +32,7 @@ using ParamEdit = std::function<absl::Status(Params&, int64_t size, const Params
 
 BatchingRule Unary(const Primitive* prim, ParamEdit edit) {
   return [prim, edit](Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                      const Params& params) -> Result {
+                      const Params& params) -> BatchRuleResult {
     AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
     Params p = params;
     AXE_RETURN_IF_ERROR(edit(p, x.aval.shape()[0], params));
@@ -100,8 +100,8 @@ absl::Status NoBatchedIndices(absl::string_view prim, absl::Span<const BDim> dim
   return absl::OkStatus();
 }
 
-Result DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                         const Params& params) {
+BatchRuleResult DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args,
+                                  absl::Span<const BDim> dims, const Params& params) {
   AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_slice", dims, 1));
   AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
   AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
@@ -115,8 +115,8 @@ Result DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<c
   return BatchResult{outs, {0}};
 }
 
-Result DynamicUpdateSliceBatch(Builder& b, absl::Span<const Tracer> args,
-                               absl::Span<const BDim> dims, const Params& params) {
+BatchRuleResult DynamicUpdateSliceBatch(Builder& b, absl::Span<const Tracer> args,
+                                        absl::Span<const BDim> dims, const Params& params) {
   AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_update_slice", dims, 2));
   int64_t size = BatchSize(args, dims);
   AXE_ASSIGN_OR_RETURN(Tracer x, Materialize(args[0], dims[0], size));
@@ -129,8 +129,8 @@ Result DynamicUpdateSliceBatch(Builder& b, absl::Span<const Tracer> args,
   return BatchResult{outs, {0}};
 }
 
-Result ConcatenateBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                        const Params& params) {
+BatchRuleResult ConcatenateBatch(Builder&, absl::Span<const Tracer> args,
+                                 absl::Span<const BDim> dims, const Params& params) {
   int64_t size = BatchSize(args, dims);
   std::vector<Tracer> ops;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -147,8 +147,8 @@ Result ConcatenateBatch(Builder&, absl::Span<const Tracer> args, absl::Span<cons
 
 }  // namespace
 
-Result DotGeneralBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
-                       const Params& params);
+BatchRuleResult DotGeneralBatch(Builder&, absl::Span<const Tracer> args,
+                                absl::Span<const BDim> dims, const Params& params);
 
 void RegisterShapeBatching() {
   const BuiltinPrimitives& p = Builtins();

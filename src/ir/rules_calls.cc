@@ -17,8 +17,8 @@ namespace {
 
 using Result = absl::StatusOr<std::vector<ShapedArray>>;
 
-absl::StatusOr<const ClosedJaxpr*> JaxprParam(const Params& params, absl::string_view prim,
-                                              absl::string_view name) {
+absl::StatusOr<const ClosedJaxpr*> CalledJaxprParam(const Params& params, absl::string_view prim,
+                                                    absl::string_view name) {
   AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, prim, name));
   if (p->kind() != Param::Kind::kJaxpr || p->jaxpr() == nullptr) {
     return TypeError(absl::StrCat("parameter ", name, " of ", prim, " must be a jaxpr"));
@@ -46,7 +46,7 @@ absl::Status CheckOperands(absl::string_view prim, absl::Span<const ShapedArray>
 
 Rule Call(std::string prim, std::string param) {
   return [prim, param](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
-    AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(params, prim, param));
+    AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, CalledJaxprParam(params, prim, param));
     AXE_RETURN_IF_ERROR(CheckOperands(prim, avals, body->jaxpr));
     return body->jaxpr.out_avals();
   };
@@ -90,7 +90,7 @@ Result Cond(absl::Span<const ShapedArray> avals, const Params& params) {
 }
 
 Result Scan(absl::Span<const ShapedArray> avals, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(params, "scan", "jaxpr"));
+  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, CalledJaxprParam(params, "scan", "jaxpr"));
   AXE_ASSIGN_OR_RETURN(int64_t length, RequiredInt(params, "scan", "length"));
   AXE_ASSIGN_OR_RETURN(int64_t num_consts, RequiredInt(params, "scan", "num_consts"));
   AXE_ASSIGN_OR_RETURN(int64_t num_carry, RequiredInt(params, "scan", "num_carry"));
@@ -187,7 +187,7 @@ absl::Status CheckOutputsReplicated(const Jaxpr& j,
 }
 
 Result ShardMap(absl::Span<const ShapedArray> avals, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(params, "shard_map", "jaxpr"));
+  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, CalledJaxprParam(params, "shard_map", "jaxpr"));
   AXE_ASSIGN_OR_RETURN(const Param* mesh_param, GetParam(params, "shard_map", "mesh"));
   AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh, mesh_param->AsMesh("mesh"));
   AXE_ASSIGN_OR_RETURN(std::vector<sharding::PartitionSpec> in_specs, Specs(params, "in_specs"));

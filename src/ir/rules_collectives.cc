@@ -67,7 +67,7 @@ Rule Reducing(std::string prim) {
 }
 
 // The legacy psum of check_vma=False: types unchanged.
-Result LegacyPsum(absl::Span<const ShapedArray> avals, const Params& params) {
+Result LegacyPsumShapes(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, AxesParam(params, "psum", "axes"));
   AXE_RETURN_IF_ERROR(ManualAxesSize(axes, "psum").status());
   return std::vector<ShapedArray>(avals.begin(), avals.end());
@@ -251,7 +251,7 @@ Result AxisIndex(absl::Span<const ShapedArray> avals, const Params& params) {
 }  // namespace
 
 void RegisterCollectiveRules(const BuiltinPrimitives& p) {
-  RegisterAbstractEval(*p.psum, LegacyPsum);
+  RegisterAbstractEval(*p.psum, LegacyPsumShapes);
   RegisterAbstractEval(*p.psum_invariant, Reducing("psum_invariant"));
   RegisterAbstractEval(*p.pmax, Reducing("pmax"));
   RegisterAbstractEval(*p.pmin, Reducing("pmin"));

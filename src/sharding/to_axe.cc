@@ -38,7 +38,7 @@ absl::StatusOr<Grouped> LocalMemory(const std::vector<int64_t>& local,
 
 // The device iter of mesh axis j. per_axis: the axis named after it (kind device; a mesh
 // axis named `m`, which JAX allows, cannot be one: `m` is the memory axis of layouts).
-absl::StatusOr<Iter> DeviceIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
+absl::StatusOr<Iter> DeviceAxisIter(const Mesh& mesh, size_t j, DeviceAxisMode mode) {
   const MeshAxis& a = mesh.axes()[j];
   if (mode == DeviceAxisMode::kFlat) return Iter{a.size, mesh.axis_stride(j), Axis::Get("gpuid")};
   absl::StatusOr<Axis> axis = Axis::Find(a.name, AxisKind::kDevice);
@@ -211,7 +211,7 @@ absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
   std::vector<Iter> shard;
   for (size_t i = 0; i < local.size(); ++i) {
     for (size_t j : sharding.DimAxes(i)) {
-      AXE_ASSIGN_OR_RETURN(Iter it, DeviceIter(sharding.mesh(), j, mode));
+      AXE_ASSIGN_OR_RETURN(Iter it, DeviceAxisIter(sharding.mesh(), j, mode));
       shard.push_back(it);
     }
     shard.insert(shard.end(), mg.begin() + static_cast<std::ptrdiff_t>(memory.seps[i]),
@@ -219,7 +219,7 @@ absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
   }
   std::vector<Iter> replica;
   for (size_t j : sharding.ReplicatedAxes()) {
-    AXE_ASSIGN_OR_RETURN(Iter it, DeviceIter(sharding.mesh(), j, mode));
+    AXE_ASSIGN_OR_RETURN(Iter it, DeviceAxisIter(sharding.mesh(), j, mode));
     replica.push_back(it);
   }
   AXE_ASSIGN_OR_RETURN(axe::Layout layout,

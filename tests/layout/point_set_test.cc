@@ -58,8 +58,7 @@ TEST(DistinctSums, AWideWindowOfFewSumsIsQuick) {
   // The fuzzer's slow unit: 1,536 sums spread over a window of about 9 M slots. The dense
   // walk passed over every slot once per iter; now the sums are sorted instead.
   const Axis m = Axis::Memory();
-  const std::vector<Iter> iters = {
-      {3, 52, m}, {8, 161, m}, {8, 1111118, m}, {4, 4, m}, {2, 9, m}};
+  const std::vector<Iter> iters = {{3, 52, m}, {8, 161, m}, {8, 1111118, m}, {4, 4, m}, {2, 9, m}};
   absl::StatusOr<std::vector<int64_t>> got = internal::DistinctSums(0, iters, 1 << 20);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, NaiveSums(0, iters));
