@@ -439,6 +439,8 @@ class Parser {
 
   // ---- equations and jaxprs ----
   absl::StatusOr<Eqn> ParseEqn(Jaxpr& j, Scope& scope, int depth);
+  absl::Status CheckHiddenParams(const Primitive& prim, const Params& params,
+                                 absl::Span<const ShapedArray> outs, size_t at) const;
   absl::StatusOr<Jaxpr> ParseJaxprBody(int depth);
 
   // ---- JAX's shared jaxprs: `let name = { lambda ... } in` items before the jaxpr ----
@@ -523,6 +525,7 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
   }
   eqn.primitive = prim;
   eqn.effects = prim->options().effects;
+  const size_t params_at = pos_;
   AXE_ASSIGN_OR_RETURN(eqn.params, ParseParams(depth));
   // Inputs: atoms up to ';', the next equation's binders, or `in (`.
   while (true) {
@@ -553,8 +556,29 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
     std::vector<ShapedArray> outs;
     for (VarId v : eqn.outputs) outs.push_back(j.aval(v));
     prim->options().complete_parsed_params(eqn.params, outs);
+    AXE_RETURN_IF_ERROR(CheckHiddenParams(*prim, eqn.params, outs, params_at));
   }
   return eqn;
+}
+
+// A param the printer leaves out (JAX's pretty-printing rules: broadcast_in_dim's shape, a
+// None sharding) must be the one parsing restores from the output types, or the text would
+// not read back from its own print: the written value is refused instead.
+absl::Status Parser::CheckHiddenParams(const Primitive& prim, const Params& params,
+                                       absl::Span<const ShapedArray> outs, size_t at) const {
+  if (!prim.options().printed_params) return absl::OkStatus();
+  Params rebuilt = prim.options().printed_params(params);
+  prim.options().complete_parsed_params(rebuilt, outs);
+  for (const auto& [key, value] : params) {
+    auto it = rebuilt.find(key);
+    if (it != rebuilt.end() && it->second == value) continue;
+    std::string implied =
+        it == rebuilt.end() ? "nothing (it has no output to imply it)" : it->second.ToString();
+    return ErrorAt(
+        at, absl::StrCat(prim.name(), ": parameter ", key, "=", value.ToString(),
+                         " is implied by the equation's output types, which give ", implied));
+  }
+  return absl::OkStatus();
 }
 
 // JAX names a jit body's outputs like the jit equation's outputs, so where those are drop vars

@@ -78,6 +78,39 @@ TEST(ParserEqnTest, EquationsWithoutOutputsReadBackFromTheMultiLinePrint) {
   EXPECT_EQ(PrintJaxpr(*again, 20), multi_line);
 }
 
+// A param the printer hides (broadcast_in_dim's shape and sharding, JAX's pretty-printing
+// rule) but that was written with another value than the output type implies was kept, and
+// the print lost it: parse(print(j)) != j (found by the jaxpr fuzz target,
+// fuzz/corpus/jaxpr/hidden-param-regression). Such a value is now refused where it is read.
+TEST(ParserEqnTest, HiddenParamsMustBeWhatTheOutputTypesImply) {
+  EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[4]. let\n"
+                         "   broadcast_in_dim[dimension=0 dtype=float32 shape=(4.,) "
+                         "sharding=e] \n    c:f32[4] = add a   in (c,) }\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("broadcast_in_dim: parameter shape=(4.0,) is implied by the "
+                                 "equation's output types, which give nothing")));
+  EXPECT_THAT(
+      ParseJaxpr("{ lambda ; a:f32[]. let b:f32[4] = broadcast_in_dim[broadcast_dimensions=() "
+                 "shape=(8,) sharding=None] a in (b,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("parameter shape=(8,) is implied by the equation's output types, "
+                         "which give (4,)")));
+  EXPECT_THAT(
+      ParseJaxpr("{ lambda ; a:f32[]. let b:f32[4] = broadcast_in_dim[broadcast_dimensions=() "
+                 "shape=(4,) sharding=e] a in (b,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("parameter sharding=e")));
+  // Written as the output type implies: accepted, and the print reads back.
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      "{ lambda ; a:f32[]. let b:f32[4] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(4,) sharding=None] a; c:f32[4] = sin[accuracy=None] b in (c,) }");
+  ASSERT_TRUE(j.ok()) << j.status();
+  const std::string text = PrintJaxpr(*j);
+  EXPECT_THAT(text, HasSubstr("b:f32[4] = broadcast_in_dim a\n"));
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(text);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *j);
+}
+
 }  // namespace
 }  // namespace parser_string_test
 }  // namespace axe::ir
