@@ -28,6 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AXE_FUZZ_CHECK(sh::IsShardedInstruction(line), "a rebuilt line is an instruction: " + line);
   absl::StatusOr<sh::ShardedInstruction> again = sh::ParseShardedInstruction(line);
   AXE_FUZZ_CHECK(again.ok() && again->result == inst->result && again->sharding == inst->sharding,
-                 "the rebuilt line reads back: " + line);
+                 "the rebuilt line reads back (" +
+                     (again.ok() ? again->result.ToString() + " " + again->sharding.ToString()
+                                 : std::string(again.status().ToString())) +
+                     "): " + line);
   return 0;
 }

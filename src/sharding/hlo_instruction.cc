@@ -45,6 +45,23 @@ size_t MatchingBrace(absl::string_view text, size_t open) {
   return absl::string_view::npos;
 }
 
+// The instruction that carries the attribute at `at`: its line (from the last line break
+// before `at` outside a quoted string) up to the attribute. A quoted metadata string may hold
+// line breaks and text that looks like other instructions; none of it is read as HLO.
+absl::string_view InstructionHead(absl::string_view text, size_t at) {
+  size_t start = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < at; ++i) {
+    if (quoted && text[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (text[i] == '"') quoted = !quoted;
+    if (!quoted && text[i] == '\n') start = i + 1;
+  }
+  return text.substr(start, at - start);
+}
+
 }  // namespace
 
 bool IsShardedInstruction(absl::string_view text) {
@@ -72,7 +89,7 @@ absl::StatusOr<ShardedInstruction> ParseShardedInstruction(absl::string_view lin
     return absl::Status(sharding.status().code(), absl::StrCat("in the sharding at position ", open,
                                                                ": ", sharding.status().message()));
   }
-  AXE_ASSIGN_OR_RETURN(xla::HloText hlo, xla::ScanHlo(line));
+  AXE_ASSIGN_OR_RETURN(xla::HloText hlo, xla::ScanHlo(InstructionHead(line, at)));
   if (hlo.instructions.empty()) {
     return absl::InvalidArgumentError("no HLO instruction in the text");
   }

@@ -29,6 +29,24 @@ TEST(HloInstructionTest, ReadsTheShardingOfADumpLine) {
   EXPECT_EQ(r->sharding.ToString(), "{maximal device=1}");
 }
 
+// The instruction is the one on the attribute's line, read up to the attribute: a metadata
+// string with line breaks and instruction-like text inside used to be scanned as more HLO
+// lines, so a line rebuilt from a parsed instruction did not read back (found by the
+// sharded_instruction fuzz target, fuzz/corpus/sharded_instruction/metadata-lines-regression).
+TEST(HloInstructionTest, OnlyTheAttributesOwnInstructionIsRead) {
+  const char* line =
+      "%x = f32[8,8]{1,0} parameter(0), sharding={replicated metadata={op_name=\"a\n"
+      "cd = f32[8,6]{0,1} broken(f32[8,6] %a, \"}}";
+  absl::StatusOr<ShardedInstruction> r = ParseShardedInstruction(line);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->result.ToString(), "f32[8,8]{1,0}");
+  // Earlier lines of a pasted module are not the instruction either.
+  r = ParseShardedInstruction(
+      "%a = f32[2]{0} parameter(0)\n%b = s32[4]{0} parameter(1), sharding={maximal device=1}");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->result.ToString(), "s32[4]{0}");
+}
+
 TEST(HloInstructionTest, BareShardingsAreNotInstructions) {
   EXPECT_FALSE(IsShardedInstruction("{devices=[2]0,1}"));
   EXPECT_FALSE(IsShardedInstruction("%x = f32[2]{0} add(%a, %b)"));
