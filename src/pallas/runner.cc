@@ -30,7 +30,9 @@ void Runner::BindRef(Worker& w, size_t k) {
   ref.shape = op.ref_shape.data();
   ref.dtype = op.dtype;
   if (inside) {
-    ref.data = op.buffer + offset * static_cast<int64_t>(op.element_bytes);
+    // An empty array's buffer may have no storage at all (null): its windows are empty too.
+    ref.data = op.buffer == nullptr ? nullptr
+                                    : op.buffer + offset * static_cast<int64_t>(op.element_bytes);
     ref.strides = op.ref_strides.data();
   } else {
     AXE_CHECK(!op.is_output) << op.origin << ": an output window left its padded buffer";

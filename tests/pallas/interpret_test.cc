@@ -592,6 +592,14 @@ TEST(Interpret, ZeroSizedArrays) {
   auto bad = PallasCall([](Ref<float>) {}, OutShape<float>{{0}}, {.out_specs = {BlockSpec({2})}});
   EXPECT_THAT(bad(), StatusIs(absl::StatusCode::kInvalidArgument,
                               HasSubstr("does not fit the array shape (0,)")));
+  // Empty windows at offsets into an empty buffer: no pointer arithmetic on its null data
+  // (UBSan's "applying non-zero offset to null pointer", found by the explorer's fuzz target
+  // on /api/grid?shape=8,0&block=2,0&grid=4,6; fuzz/corpus/explorer_request/
+  // empty-array-grid-regression).
+  absl::StatusOr<AnyArray> ids = ShowProgramIds({DType::kS32, {8, 0}}, std::vector<BlockDim>{2, 0},
+                                                Grid{4, 6}, IndexMapExpr::Identity(2).ToIndexMap());
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(ids->size(), 0);
 }
 
 TEST(Interpret, UntypedExecuteCall) {  // the example of execute.h
