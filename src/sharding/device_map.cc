@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -73,23 +75,45 @@ std::vector<std::vector<int64_t>> ReplicaGroups(absl::Span<const DeviceShard> ma
   return groups;
 }
 
+namespace {
+
+// The shards of `map` by device id (the last one where an id repeats, as a map by id keeps).
+std::vector<const DeviceShard*> ByDevice(absl::Span<const DeviceShard> map) {
+  std::vector<const DeviceShard*> out;
+  out.reserve(map.size());
+  for (const DeviceShard& s : map) out.push_back(&s);
+  std::stable_sort(out.begin(), out.end(), [](const DeviceShard* x, const DeviceShard* y) {
+    return x->device < y->device;
+  });
+  std::vector<const DeviceShard*> last;
+  last.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i + 1 < out.size() && out[i + 1]->device == out[i]->device) continue;
+    last.push_back(out[i]);
+  }
+  return last;
+}
+
+}  // namespace
+
+// Compares the index boxes themselves and prints only the first difference (printing every
+// device's box, as this once did, dominated equivalence checks of large meshes).
 std::optional<DeviceMapDifference> FirstDifference(absl::Span<const DeviceShard> first,
                                                    absl::Span<const DeviceShard> second) {
-  std::map<int64_t, std::string> a, b;
-  for (const DeviceShard& s : first) a[s.device] = s.IndexToString();
-  for (const DeviceShard& s : second) b[s.device] = s.IndexToString();
-  auto ia = a.begin();
-  auto ib = b.begin();
-  while (ia != a.end() || ib != b.end()) {
-    if (ib == b.end() || (ia != a.end() && ia->first < ib->first)) {
-      return DeviceMapDifference{ia->first, ia->second, "absent"};
+  const std::vector<const DeviceShard*> a = ByDevice(first), b = ByDevice(second);
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i]->device < b[j]->device)) {
+      return DeviceMapDifference{a[i]->device, a[i]->IndexToString(), "absent"};
     }
-    if (ia == a.end() || ib->first < ia->first) {
-      return DeviceMapDifference{ib->first, "absent", ib->second};
+    if (i == a.size() || b[j]->device < a[i]->device) {
+      return DeviceMapDifference{b[j]->device, "absent", b[j]->IndexToString()};
     }
-    if (ia->second != ib->second) return DeviceMapDifference{ia->first, ia->second, ib->second};
-    ++ia;
-    ++ib;
+    if (a[i]->index != b[j]->index) {
+      return DeviceMapDifference{a[i]->device, a[i]->IndexToString(), b[j]->IndexToString()};
+    }
+    ++i;
+    ++j;
   }
   return std::nullopt;
 }

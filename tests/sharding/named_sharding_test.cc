@@ -130,6 +130,30 @@ TEST(NamedShardingTest, ShardShapeAndReplication) {
   EXPECT_THAT(Named("x=2,y=2,z=2", "P('z')").ReplicatedAxes(), ElementsAre(0, 1));
 }
 
+TEST(DeviceMapTest, FirstDifferenceNamesTheSmallestDeviceThatDiffers) {
+  const std::vector<DeviceShard> a = {{1, {{0, 4}}, 0}, {0, {{4, 8}}, 1}, {2, {{0, 8}}, 2}};
+  EXPECT_EQ(FirstDifference(a, a), std::nullopt);
+  // Order and replica groups do not matter; boxes do.
+  const std::vector<DeviceShard> same = {{0, {{4, 8}}, 0}, {2, {{0, 8}}, 0}, {1, {{0, 4}}, 0}};
+  EXPECT_EQ(FirstDifference(a, same), std::nullopt);
+  const std::vector<DeviceShard> other = {{0, {{4, 8}}, 0}, {1, {{0, 3}}, 0}, {2, {{0, 7}}, 0}};
+  std::optional<DeviceMapDifference> d = FirstDifference(a, other);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->device, 1);
+  EXPECT_EQ(d->first, "[[0, 4]]");
+  EXPECT_EQ(d->second, "[[0, 3]]");
+  // A device in one map only, either side.
+  const std::vector<DeviceShard> fewer = {{0, {{4, 8}}, 0}, {1, {{0, 4}}, 0}};
+  d = FirstDifference(a, fewer);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->device, 2);
+  EXPECT_EQ(d->second, "absent");
+  d = FirstDifference(fewer, a);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->first, "absent");
+  EXPECT_EQ(d->second, "[[0, 8]]");
+}
+
 TEST(DeviceMapTest, SplitReplicate) {
   absl::StatusOr<std::vector<DeviceShard>> map =
       DevicesIndicesMap(Named("x=2,y=2", "P('x')"), {8, 8});
