@@ -112,6 +112,9 @@ void AppendNested(const HostArray& a, size_t dim, size_t& next, std::string& out
 }  // namespace
 
 std::string FormatValues(const HostArray& array) {
+  // Empty: numpy's str, whatever the shape (the nested lists of f32[2^31,2^31,0] would be
+  // 2^62 of them).
+  if (array.values.empty() && array.aval.rank() > 0) return "[]";
   std::string out;
   size_t next = 0;
   AppendNested(array, 0, next, out);

@@ -29,7 +29,8 @@ absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text);
 // One element as printed: bool True/False, integers in decimal, floats in the shortest text
 // that reads back to the same value of their type, with a decimal point (1.0, 0.1, inf, nan).
 std::string FormatElement(double value, DType dtype);
-// The values nested by dimension like numpy's repr: 2.0, [1.0, 2.0], [[1, 2], [3, 4]].
+// The values nested by dimension like numpy's repr: 2.0, [1.0, 2.0], [[1, 2], [3, 4]]; an
+// array without elements prints [] (numpy's str), whatever its shape.
 std::string FormatValues(const HostArray& array);
 
 }  // namespace axe::ir
