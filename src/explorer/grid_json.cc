@@ -33,6 +33,9 @@ Json Nested(const pallas::AnyArray& a) {
     using T = typename decltype(tag)::type;
     const T* data = a.data_as<T>();
     if (a.rank() == 0) return Element(data[0]);
+    // Empty: one empty list whatever the shape (the nested lists of an (2^32, 0) output would
+    // be 2^32 of them).
+    if (a.size() == 0) return Json::array();
     int64_t next = 0;
     std::function<Json(int)> build = [&](int axis) {
       Json level = Json::array();

@@ -1,4 +1,5 @@
 #include "axe/explorer/answer_json.h"
+#include "axe/explorer/handler.h"
 
 #include <limits>
 #include <string>
@@ -62,6 +63,18 @@ TEST(AnswerJsonTest, GridOutputWritesNonFiniteAsNull) {
   a->data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
   a->data_as<float>()[1] = 2.5f;
   EXPECT_EQ(GridShowJson(*a, {}), R"({"output":[null,2.5,0]})");
+}
+
+// An empty output is one empty list: /api/grid?shape=4294967295,0&block=2,0&grid=4,6 built
+// 2^32 nested empty lists and hung (found by make test's mutation run of the explorer_request
+// target, from the corpus entry of the previous finding on that request;
+// fuzz/corpus/explorer_request/empty-array-huge-dim-regression).
+TEST(AnswerJsonTest, GridOutputWithoutElementsIsOneEmptyList) {
+  absl::StatusOr<pallas::AnyArray> a = pallas::AnyArray::Zeros(DType::kS32, {4294967295, 0});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(GridShowJson(*a, {}), R"({"output":[]})");
+  Response r = HandleRequest("GET", "/api/grid?shape=4294967295%2C0&block=2%2C0&grid=4%2C6", "");
+  EXPECT_EQ(r.status, 200) << r.body;
 }
 
 }  // namespace

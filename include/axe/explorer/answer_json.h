@@ -34,8 +34,9 @@ absl::StatusOr<std::string> XlaShapeJson(const xla::Shape& shape);
 // `axe shard explain --json`: every field of the explanation.
 std::string ShardingJson(const sharding::ShardingExplanation& explanation);
 
-// `axe grid show --json`: {"output": the array as nested lists} and, when some window was
-// clamped, "clamped": one entry per event.
+// `axe grid show --json`: {"output": the array as nested lists ([] for an array without
+// elements, whatever its shape)} and, when some window was clamped, "clamped": one entry per
+// event.
 std::string GridShowJson(const pallas::AnyArray& output,
                          const std::vector<pallas::ClampEvent>& clamps);
 
