@@ -16,6 +16,14 @@ namespace {
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
+// Checks that the print of `j` at `width` reads back to `j` and prints the same again.
+void ExpectPrintReadsBack(const ClosedJaxpr& j, const std::string& printed, size_t width = 80) {
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << printed;
+  EXPECT_EQ(*again, j);
+  EXPECT_EQ(PrintJaxpr(*again, width), printed);
+}
+
 // A shard_map whose mesh axis is named `axis` (as raw text between the quotes).
 std::string ShardMapWithMeshAxis(const std::string& axis) {
   return "{ lambda ; a:f32[8]. let\n"
@@ -41,10 +49,7 @@ TEST(ParserStringTest, ControlCharactersPrintAndParseBack) {
   ASSERT_TRUE(raw.ok()) << raw.status();
   const std::string printed = PrintJaxpr(*raw);
   EXPECT_THAT(printed, HasSubstr("Mesh('\\x16\\x16\\x16x': 4"));
-  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(*again, *raw);
-  EXPECT_EQ(PrintJaxpr(*again), printed);
+  ExpectPrintReadsBack(*raw, printed);
 
   absl::StatusOr<ClosedJaxpr> escaped = ParseJaxpr(ShardMapWithMeshAxis("\\x16\\x16\\x16x"));
   ASSERT_TRUE(escaped.ok()) << escaped.status();
@@ -72,10 +77,7 @@ TEST(ParserEqnTest, EquationsWithoutOutputsReadBackFromTheMultiLinePrint) {
   ASSERT_EQ(j->jaxpr.eqns.size(), 4u);
   const std::string multi_line = PrintJaxpr(*j, /*width=*/20);
   EXPECT_THAT(multi_line, HasSubstr("\n    sin \n"));
-  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(multi_line);
-  ASSERT_TRUE(again.ok()) << again.status() << "\n" << multi_line;
-  EXPECT_EQ(*again, *j);
-  EXPECT_EQ(PrintJaxpr(*again, 20), multi_line);
+  ExpectPrintReadsBack(*j, multi_line, 20);
 }
 
 // A param the printer hides (broadcast_in_dim's shape and sharding, JAX's pretty-printing
@@ -106,9 +108,7 @@ TEST(ParserEqnTest, HiddenParamsMustBeWhatTheOutputTypesImply) {
   ASSERT_TRUE(j.ok()) << j.status();
   const std::string text = PrintJaxpr(*j);
   EXPECT_THAT(text, HasSubstr("b:f32[4] = broadcast_in_dim a\n"));
-  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(text);
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(*again, *j);
+  ExpectPrintReadsBack(*j, text);
 }
 
 }  // namespace
