@@ -9,22 +9,33 @@
 namespace axe::sharding {
 namespace {
 
-// The offset of the `sharding=` attribute (not `out_sharding=` or a quoted string's text).
-size_t FindShardingAttribute(absl::string_view text) {
+// Where the `sharding=` attribute (not `out_sharding=` or a quoted string's text) starts, and
+// where the line of its instruction starts: after the last line break before it outside a
+// quoted string (a metadata string may hold line breaks and text that looks like other
+// instructions; none of it is the instruction). `at` is npos when there is no attribute.
+struct ShardingAttribute {
+  size_t at = absl::string_view::npos;
+  size_t line_start = 0;
+};
+
+ShardingAttribute FindShardingAttribute(absl::string_view text) {
+  ShardingAttribute found;
   bool quoted = false;
-  for (size_t i = 0; i + 9 <= text.size(); ++i) {
+  for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\\' && quoted) {
       ++i;
       continue;
     }
     if (text[i] == '"') quoted = !quoted;
+    if (!quoted && text[i] == '\n') found.line_start = i + 1;
     if (quoted || text.substr(i, 9) != "sharding=") continue;
     if (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_')) {
       continue;
     }
-    return i;
+    found.at = i;
+    return found;
   }
-  return absl::string_view::npos;
+  return found;
 }
 
 // The end (one past the matching '}') of the braces opening at `open`; npos if unbalanced.
@@ -45,32 +56,17 @@ size_t MatchingBrace(absl::string_view text, size_t open) {
   return absl::string_view::npos;
 }
 
-// The instruction that carries the attribute at `at`: its line (from the last line break
-// before `at` outside a quoted string) up to the attribute. A quoted metadata string may hold
-// line breaks and text that looks like other instructions; none of it is read as HLO.
-absl::string_view InstructionHead(absl::string_view text, size_t at) {
-  size_t start = 0;
-  bool quoted = false;
-  for (size_t i = 0; i < at; ++i) {
-    if (quoted && text[i] == '\\') {
-      ++i;
-      continue;
-    }
-    if (text[i] == '"') quoted = !quoted;
-    if (!quoted && text[i] == '\n') start = i + 1;
-  }
-  return text.substr(start, at - start);
-}
-
 }  // namespace
 
 bool IsShardedInstruction(absl::string_view text) {
-  const size_t at = FindShardingAttribute(text);
-  return at != absl::string_view::npos && text.substr(0, at).find('=') != absl::string_view::npos;
+  const ShardingAttribute a = FindShardingAttribute(text);
+  return a.at != absl::string_view::npos &&
+         text.substr(a.line_start, a.at - a.line_start).find('=') != absl::string_view::npos;
 }
 
 absl::StatusOr<ShardedInstruction> ParseShardedInstruction(absl::string_view line) {
-  const size_t at = FindShardingAttribute(line);
+  const ShardingAttribute attribute = FindShardingAttribute(line);
+  const size_t at = attribute.at;
   if (at == absl::string_view::npos) {
     return absl::InvalidArgumentError("the instruction has no sharding= attribute");
   }
@@ -89,7 +85,8 @@ absl::StatusOr<ShardedInstruction> ParseShardedInstruction(absl::string_view lin
     return absl::Status(sharding.status().code(), absl::StrCat("in the sharding at position ", open,
                                                                ": ", sharding.status().message()));
   }
-  AXE_ASSIGN_OR_RETURN(xla::HloText hlo, xla::ScanHlo(InstructionHead(line, at)));
+  AXE_ASSIGN_OR_RETURN(xla::HloText hlo,
+                       xla::ScanHlo(line.substr(attribute.line_start, at - attribute.line_start)));
   if (hlo.instructions.empty()) {
     return absl::InvalidArgumentError("no HLO instruction in the text");
   }
