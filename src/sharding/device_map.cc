@@ -1,10 +1,11 @@
 #include "axe/sharding/device_map.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
@@ -19,11 +20,16 @@ std::string DeviceShard::IndexToString() const {
 }
 
 void AssignReplicaGroups(std::vector<DeviceShard>& map) {
-  std::sort(map.begin(), map.end(),
-            [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; });
-  std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> groups;
+  auto by_device = [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; };
+  if (!std::is_sorted(map.begin(), map.end(), by_device)) {
+    std::sort(map.begin(), map.end(), by_device);
+  }
+  // Keyed by views of the boxes, which stay put while `map` is not resized: no box is copied.
+  absl::flat_hash_map<absl::Span<const std::pair<int64_t, int64_t>>, int64_t> groups;
+  groups.reserve(map.size());
   for (DeviceShard& shard : map) {
-    auto [it, inserted] = groups.emplace(shard.index, static_cast<int64_t>(groups.size()));
+    auto [it, inserted] =
+        groups.try_emplace(absl::MakeConstSpan(shard.index), static_cast<int64_t>(groups.size()));
     shard.replica_group = it->second;
   }
 }
@@ -35,16 +41,22 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& 
   std::vector<std::vector<size_t>> dim_axes(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) dim_axes[i] = sharding.DimAxes(i);
   std::vector<DeviceShard> map(static_cast<size_t>(mesh.num_devices()));
+  // The mesh coordinate of position p, counted up row-major (the last axis fastest).
+  std::vector<int64_t> c(mesh.axes().size(), 0);
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
-    const std::vector<int64_t> c = mesh.CoordinateOfPosition(p);
     DeviceShard shard;
     shard.device = mesh.DeviceAtPosition(p);
+    shard.index.reserve(shape.size());
     for (size_t i = 0; i < shape.size(); ++i) {
       int64_t piece = 0;  // row-major over the dimension's axes, the first major
       for (size_t j : dim_axes[i]) piece = piece * mesh.axes()[j].size + c[j];
       shard.index.emplace_back(piece * local[i], (piece + 1) * local[i]);
     }
     map[static_cast<size_t>(shard.device)] = std::move(shard);
+    for (size_t j = c.size(); j-- > 0;) {
+      if (++c[j] < mesh.axes()[j].size) break;
+      c[j] = 0;
+    }
   }
   AssignReplicaGroups(map);
   return map;
@@ -82,6 +94,12 @@ std::vector<const DeviceShard*> ByDevice(absl::Span<const DeviceShard> map) {
   std::vector<const DeviceShard*> out;
   out.reserve(map.size());
   for (const DeviceShard& s : map) out.push_back(&s);
+  // Maps come sorted by device with one entry each (AssignReplicaGroups): nothing to do.
+  const bool increasing =
+      std::adjacent_find(map.begin(), map.end(), [](const DeviceShard& x, const DeviceShard& y) {
+        return x.device >= y.device;
+      }) == map.end();
+  if (increasing) return out;
   std::stable_sort(out.begin(), out.end(), [](const DeviceShard* x, const DeviceShard* y) {
     return x->device < y->device;
   });

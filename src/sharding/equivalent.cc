@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -36,13 +35,32 @@ struct Holding {
   int64_t count = 0;
 };
 
-// The device a physical point is on, from its device-axis values.
-absl::StatusOr<int64_t> DeviceOf(const PhysCoord& point, const std::optional<Mesh>& mesh) {
-  if (!mesh) return point.get(Axis::Get("gpuid", AxisKind::kDevice));
-  std::vector<int64_t> coordinate;
-  for (const MeshAxis& a : mesh->axes()) {
-    coordinate.push_back(point.get(Axis::Get(a.name, AxisKind::kDevice)));
+// The device axes that number devices: gpuid alone, or the mesh's axes in its order.
+std::vector<Axis> DeviceAxes(const std::optional<Mesh>& mesh) {
+  if (!mesh) return {Axis::Get("gpuid", AxisKind::kDevice)};
+  std::vector<Axis> axes;
+  for (const MeshAxis& a : mesh->axes()) axes.push_back(Axis::Get(a.name, AxisKind::kDevice));
+  return axes;
+}
+
+// The distinct values the points take on `axes`, sorted.
+std::vector<std::vector<int64_t>> DistinctValues(absl::Span<const PhysCoord> points,
+                                                 absl::Span<const Axis> axes) {
+  std::vector<std::vector<int64_t>> values;
+  values.reserve(points.size());
+  for (const PhysCoord& p : points) {
+    std::vector<int64_t>& v = values.emplace_back(axes.size());
+    for (size_t j = 0; j < axes.size(); ++j) v[j] = p.get(axes[j]);
   }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+// The device at the given values of DeviceAxes(mesh).
+absl::StatusOr<int64_t> DeviceOf(absl::Span<const int64_t> coordinate,
+                                 const std::optional<Mesh>& mesh) {
+  if (!mesh) return coordinate[0];
   return mesh->DeviceAt(coordinate);
 }
 
@@ -72,6 +90,20 @@ absl::StatusOr<std::optional<Mesh>> DeviceNumbering(const axe::Layout& layout,
         "not both");
   }
   return mesh_axes ? mesh : std::nullopt;
+}
+
+// Widens a device's bounding box to take in `index`.
+void Hold(Holding& h, absl::Span<const int64_t> index) {
+  if (h.count == 0) {
+    h.lo.assign(index.begin(), index.end());
+    h.hi = h.lo;
+  } else {
+    for (size_t i = 0; i < index.size(); ++i) {
+      h.lo[i] = std::min(h.lo[i], index[i]);
+      h.hi[i] = std::max(h.hi[i], index[i]);
+    }
+  }
+  ++h.count;
 }
 
 std::vector<DeviceShard> BoxesOrError(const std::map<int64_t, Holding>& held, absl::Status& error) {
@@ -156,26 +188,28 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const axe::Layout& la
         absl::StrCat("the layout has ", layout.size(), " elements x ", replicas.size(),
                      " replicas; at most ", kMaxEnumeratedPoints, " points are enumerated"));
   }
+  // Element x sits at r + f_D(x) for each replica point r (which holds the offset): only the
+  // device axes matter, so each r is reduced once to its distinct device-axis values.
+  const std::vector<Axis> axes = DeviceAxes(numbering);
+  const std::vector<std::vector<int64_t>> replica_values = DistinctValues(replicas, axes);
   std::map<int64_t, Holding> held;
+  std::vector<int64_t> index(shape.size(), 0), coordinate(axes.size()), devices;
   for (int64_t flat = 0; flat < layout.size(); ++flat) {
-    AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> points, Apply(layout, flat));
-    std::set<int64_t> devices;
-    for (const PhysCoord& p : points) {
-      AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(p, numbering));
-      devices.insert(device);
-    }
-    const std::vector<int64_t> index = UnflattenIndex(shape, flat);
-    for (int64_t device : devices) {
-      Holding& h = held[device];
-      if (h.count == 0) {
-        h.lo = h.hi = index;
-      } else {
-        for (size_t i = 0; i < index.size(); ++i) {
-          h.lo[i] = std::min(h.lo[i], index[i]);
-          h.hi[i] = std::max(h.hi[i], index[i]);
-        }
+    AXE_ASSIGN_OR_RETURN(const PhysCoord base, ApplyBase(layout, flat));
+    devices.clear();
+    for (const std::vector<int64_t>& r : replica_values) {
+      for (size_t j = 0; j < axes.size(); ++j) {
+        coordinate[j] = r[j] + (base.get(axes[j]) - layout.offset().get(axes[j]));
       }
-      ++h.count;
+      AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(coordinate, numbering));
+      devices.push_back(device);
+    }
+    std::sort(devices.begin(), devices.end());
+    devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+    for (int64_t device : devices) Hold(held[device], index);
+    for (size_t i = index.size(); i-- > 0;) {  // the next index, row-major
+      if (++index[i] < shape[i]) break;
+      index[i] = 0;
     }
   }
   absl::Status error;
@@ -207,22 +241,29 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const ShardingNotatio
 absl::StatusOr<EquivalenceResult> Equivalent(absl::Span<const int64_t> shape,
                                              const ShardingNotation& first,
                                              const ShardingNotation& second) {
-  // Device counts each side fixes by itself (0: none, an HLO {replicated}).
-  auto own_count = [&](const ShardingNotation& s) -> absl::StatusOr<int64_t> {
+  // Device counts each side fixes by itself (0: none, an HLO {replicated}). An Axe layout
+  // counts from its own device map, which the device count does not change: it is kept.
+  auto own_count = [&](const ShardingNotation& s,
+                       std::optional<std::vector<DeviceShard>>& map) -> absl::StatusOr<int64_t> {
     if (const auto* named = std::get_if<NamedSharding>(&s.value)) {
       return named->mesh().num_devices();
     }
     if (const auto* hlo = std::get_if<HloSharding>(&s.value)) return DeviceCountNamed(*hlo);
-    AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> map, DevicesIndicesMap(s, shape, 0));
-    return map.empty() ? int64_t{0} : map.back().device + 1;
+    AXE_ASSIGN_OR_RETURN(map, DevicesIndicesMap(s, shape, 0));
+    return map->empty() ? int64_t{0} : map->back().device + 1;
   };
-  AXE_ASSIGN_OR_RETURN(int64_t first_count, own_count(first));
-  AXE_ASSIGN_OR_RETURN(int64_t second_count, own_count(second));
+  std::optional<std::vector<DeviceShard>> a, b;
+  AXE_ASSIGN_OR_RETURN(int64_t first_count, own_count(first, a));
+  AXE_ASSIGN_OR_RETURN(int64_t second_count, own_count(second, b));
   const int64_t num_devices = std::max(first_count, second_count);
-  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> a, DevicesIndicesMap(first, shape, num_devices));
-  AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> b, DevicesIndicesMap(second, shape, num_devices));
+  if (!a) {
+    AXE_ASSIGN_OR_RETURN(a, DevicesIndicesMap(first, shape, num_devices));
+  }
+  if (!b) {
+    AXE_ASSIGN_OR_RETURN(b, DevicesIndicesMap(second, shape, num_devices));
+  }
   EquivalenceResult result;
-  result.difference = FirstDifference(a, b);
+  result.difference = FirstDifference(*a, *b);
   result.equivalent = !result.difference.has_value();
   return result;
 }
