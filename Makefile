@@ -53,9 +53,11 @@ test-asan: deps
 
 # libFuzzer (clang): every target for FUZZ_SECONDS (default 180) each, or until FUZZ_RUNS
 # executions when set; new inputs kept in build/fuzz/corpus/<target> next to the committed
-# seeds in fuzz/corpus/<target>. One target: make fuzz FUZZ_TARGETS=layout.
+# seeds in fuzz/corpus/<target>. One target: make fuzz FUZZ_TARGETS=layout. FUZZ_TIMEOUT:
+# seconds one input may take (raise it where builds share the cores with the fuzzer).
 FUZZ_SECONDS ?= 180
 FUZZ_RUNS ?=
+FUZZ_TIMEOUT ?= 30
 FUZZ_TARGETS ?= layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
                 mesh partition_spec hlo_sharding format shard_notation jaxpr explorer_request \
                 shaped_array eval_value shardy call_argument program_shape sharded_instruction \
@@ -67,7 +69,7 @@ fuzz: deps
 	  mkdir -p build/fuzz/corpus/$$t && \
 	  build/fuzz/fuzz/axe_fuzz_$$t build/fuzz/corpus/$$t fuzz/corpus/$$t \
 	    -dict=fuzz/dict/$$t.dict -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=30 -artifact_prefix=build/fuzz/ || exit 1; \
+	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -timeout=$(FUZZ_TIMEOUT) -artifact_prefix=build/fuzz/ || exit 1; \
 	done
 
 bench: deps
