@@ -215,6 +215,9 @@ void DefineMore(BuiltinPrimitives& p) {
   p.reduce_min = Simple("reduce_min", {{"axes", ParamType::kInts}});
   p.argmax = Simple("argmax", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
   p.argmin = Simple("argmin", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
+  p.reduce_or = Simple("reduce_or", {{"axes", ParamType::kInts}});
+  p.reduce_and = Simple("reduce_and", {{"axes", ParamType::kInts}});
+  p.reduce_xor = Simple("reduce_xor", {{"axes", ParamType::kInts}});
   auto cumulative = [](std::string name) {
     return Simple(std::move(name), {{"axis", ParamType::kInt}, {"reverse", ParamType::kBool}});
   };

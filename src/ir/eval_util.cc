@@ -75,6 +75,19 @@ absl::StatusOr<ShapedArray> ResultAval(const Primitive& prim, absl::Span<const H
   return out[0].WithVma({});
 }
 
+int64_t AsInt64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 0x1p63)
+    return static_cast<int64_t>(static_cast<uint64_t>(std::min(v, 0x1.fffffffffffffp63)));
+  if (v < -0x1p63) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+uint64_t UnsignedMask(DType t) {
+  int bits = BitWidth(t);
+  return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+}
+
 int64_t ScalarIndex(const HostArray& a) {
   double v = a.values.empty() ? 0.0 : a.values[0];
   if (std::isnan(v)) return 0;

@@ -42,6 +42,12 @@ inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
   return std::vector<HostArray>{std::move(a)};
 }
 
+// A value of an integer type as int64 (values are exact in the interpreter's doubles up to
+// 2^53; larger u64 values keep their bits).
+int64_t AsInt64(double v);
+// The low BitWidth(t) bits set.
+uint64_t UnsignedMask(DType t);
+
 // The integer value of a scalar index operand (clamped into int64).
 int64_t ScalarIndex(const HostArray& a);
 

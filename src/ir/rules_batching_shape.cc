@@ -164,6 +164,9 @@ void RegisterShapeBatching() {
   add(p.reduce_min, Unary(p.reduce_min, ShiftInts("reduce_min", "axes")));
   add(p.argmax, Unary(p.argmax, ShiftInts("argmax", "axes")));
   add(p.argmin, Unary(p.argmin, ShiftInts("argmin", "axes")));
+  for (const Primitive* prim : {p.reduce_or, p.reduce_and, p.reduce_xor}) {
+    add(prim, Unary(prim, ShiftInts(prim->name().c_str(), "axes")));  // names live as long as prim
+  }
   for (const Primitive* prim : {p.cumsum, p.cumprod, p.cummax, p.cummin, p.cumlogsumexp}) {
     add(prim, Unary(prim, ShiftAxis(prim->name())));
   }

@@ -1,5 +1,6 @@
-// Impl rules of reduce_min, argmax / argmin and the cumulative reductions (cumsum, cumprod,
-// cummax, cummin, cumlogsumexp along `axis`, from the end when `reverse`).
+// Impl rules of reduce_min, argmax / argmin, the logical reductions (reduce_or, reduce_and,
+// reduce_xor) and the cumulative reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp
+// along `axis`, from the end when `reverse`).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -52,6 +53,35 @@ Impl ReduceMinImpl(absl::Span<const HostArray> args, const Params& params) {
     acc = std::isnan(acc) || std::isnan(v) ? NAN : std::min(acc, v);
   }
   return OneArray(std::move(out));
+}
+
+// reduce_or / reduce_and / reduce_xor ('|', '&', '^'): bitwise over an integer type's bits,
+// logical over bool; an empty reduction gives the identity (0, all ones, 0).
+ImplRule LogicalReduceImpl(const Primitive& prim, char op) {
+  return [&prim, op](absl::Span<const HostArray> args, const Params& params) -> Impl {
+    AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
+    AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, prim.name(), "axes"));
+    AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+    const DType t = aval.dtype();
+    std::vector<uint64_t> acc(out.values.size(), op == '&' ? ~uint64_t{0} : 0);
+    const std::vector<int64_t> at = ReducedPositions(args[0], axes);
+    for (size_t i = 0; i < at.size(); ++i) {
+      const double v = args[0].values[i];
+      const uint64_t bits = t == DType::kPred ? (v != 0) : static_cast<uint64_t>(AsInt64(v));
+      uint64_t& a = acc[static_cast<size_t>(at[i])];
+      a = op == '|' ? (a | bits) : op == '&' ? (a & bits) : (a ^ bits);
+    }
+    for (size_t o = 0; o < acc.size(); ++o) {
+      if (t == DType::kPred) {
+        out.values[o] = static_cast<double>(acc[o] & 1);
+      } else if (IsUnsignedIntegral(t)) {
+        out.values[o] = static_cast<double>(acc[o] & UnsignedMask(t));
+      } else {  // sign-extended operands give a sign-extended result
+        out.values[o] = static_cast<double>(static_cast<int64_t>(acc[o]));
+      }
+    }
+    return OneArray(std::move(out));
+  };
 }
 
 // The index of the first maximum (minimum) along the axis; a NaN counts as the extreme.
@@ -137,6 +167,9 @@ void RegisterReductionImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.reduce_min, ReduceMinImpl);
   RegisterImpl(*p.argmax, ArgImpl(*p.argmax, true));
   RegisterImpl(*p.argmin, ArgImpl(*p.argmin, false));
+  RegisterImpl(*p.reduce_or, LogicalReduceImpl(*p.reduce_or, '|'));
+  RegisterImpl(*p.reduce_and, LogicalReduceImpl(*p.reduce_and, '&'));
+  RegisterImpl(*p.reduce_xor, LogicalReduceImpl(*p.reduce_xor, '^'));
   RegisterImpl(*p.cumsum, CumulativeImpl(*p.cumsum, Cum::kSum));
   RegisterImpl(*p.cumprod, CumulativeImpl(*p.cumprod, Cum::kProd));
   RegisterImpl(*p.cummax, CumulativeImpl(*p.cummax, Cum::kMax));

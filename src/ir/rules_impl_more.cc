@@ -35,21 +35,6 @@ ImplRule ElementwiseImpl(const Primitive& prim, Fn fn, size_t typed_operand = 0)
       };
 }
 
-// A value of an integer type as int64 (values are exact in the interpreter's doubles up to
-// 2^53; larger u64 values keep their bits).
-int64_t AsInt64(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 0x1p63)
-    return static_cast<int64_t>(static_cast<uint64_t>(std::min(v, 0x1.fffffffffffffp63)));
-  if (v < -0x1p63) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
-
-uint64_t UnsignedMask(DType t) {
-  int bits = BitWidth(t);
-  return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-}
-
 // XLA's remainder: the sign of the dividend; x rem 0 is x for integers.
 double RemValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return std::fmod(v[0], v[1]);

@@ -238,8 +238,9 @@ void RegisterElementwiseJvps() {
   RegisterMoreUnaryJvps(p);
   RegisterMoreJvps();
   RegisterIfMissing(p.rem, BinaryJvp(p.rem, RemDeriv));
-  for (const Primitive* z : {p.and_, p.or_, p.not_, p.is_finite, p.round, p.floor, p.ceil,
-                             p.stop_gradient, p.argmax, p.argmin}) {
+  for (const Primitive* z :
+       {p.and_, p.or_, p.not_, p.is_finite, p.round, p.floor, p.ceil, p.stop_gradient, p.argmax,
+        p.argmin, p.reduce_or, p.reduce_and, p.reduce_xor}) {
     RegisterIfMissing(z, ZeroTangentJvp(z));
   }
   RegisterIfMissing(p.add, BinaryJvp(p.add, AddDeriv));

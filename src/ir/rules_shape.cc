@@ -449,6 +449,19 @@ Rule ArgReduction(std::string name) {
   };
 }
 
+// reduce_or / reduce_and / reduce_xor: a bool or integer operand (JAX's words), reduced.
+Rule LogicalReduction(std::string name) {
+  return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
+    AXE_RETURN_IF_ERROR(ExpectArity(name, avals, 1));
+    const DType t = avals[0].dtype();
+    if (t != DType::kPred && !IsIntegral(t)) {
+      return TypeError(absl::StrCat("logical reduction requires operand dtype bool or int, got ",
+                                    DTypeName(t), "."));
+    }
+    return Reduction(name)(avals, params);
+  };
+}
+
 // cumsum ... cumlogsumexp: the operand's type; `axis` within its rank (JAX's words).
 Rule Cumulative(std::string name) {
   return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
@@ -470,6 +483,9 @@ void RegisterShapeRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.reduce_min, Reduction("reduce_min"));
   RegisterAbstractEval(*p.argmax, ArgReduction("argmax"));
   RegisterAbstractEval(*p.argmin, ArgReduction("argmin"));
+  for (const Primitive* prim : {p.reduce_or, p.reduce_and, p.reduce_xor}) {
+    RegisterAbstractEval(*prim, LogicalReduction(prim->name()));
+  }
   for (const Primitive* prim : {p.cumsum, p.cumprod, p.cummax, p.cummin, p.cumlogsumexp}) {
     RegisterAbstractEval(*prim, Cumulative(prim->name()));
   }

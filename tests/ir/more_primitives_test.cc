@@ -34,6 +34,7 @@ namespace {
 
 using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_more/" + file); }
@@ -305,7 +306,8 @@ TEST(MorePrimitivesTest, RevSplitPadTransposesMatchFiniteDifferences) {
 TEST(MorePrimitivesTest, NewPrimitivesHaveEveryRule) {
   RegisterBuiltinImplRules();  // as EvalJaxpr does first (ctest runs this test alone)
   for (const char* name : {"rem", "add_any", "integer_pow", "square", "rsqrt", "log1p", "logistic",
-                           "clamp", "reduce_min", "cumsum", "cumlogsumexp", "stop_gradient"}) {
+                           "clamp", "reduce_min", "cumsum", "cumlogsumexp", "stop_gradient",
+                           "reduce_or", "reduce_and", "reduce_xor"}) {
     const Primitive* p = Primitive::Find(name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_THAT(GetImplRule(*p).status(), IsOk()) << name;
@@ -332,6 +334,34 @@ TEST(MorePrimitivesTest, TypingErrorsUseJaxsWords) {
                        HasSubstr("rem got incompatible shapes for broadcasting: (2,), (3,).")));
   EXPECT_THAT(CheckText("{ lambda ; a:f32[2]. let b:f32[2] = and a a in (b,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("and does not accept dtype")));
+  EXPECT_THAT(CheckText("{ lambda ; a:f32[2]. let b:f32[] = reduce_or[axes=(0,)] a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("logical reduction requires operand dtype bool or int, got "
+                                 "float32.")));
+  EXPECT_THAT(CheckText("{ lambda ; a:bool[2]. let b:bool[] = reduce_xor[axes=(1,)] a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reduction axes (1,) contains out-of-bounds indices")));
+}
+
+// Bits JAX's test case (logical_reduce) does not reach: unsigned and narrow types, whose
+// results keep only their own bits, and empty reductions, which give the identity.
+TEST(MorePrimitivesTest, LogicalReductionsOverEveryIntegerWidth) {
+  auto run = [](const std::string& prim, const std::string& type, const std::string& out_type,
+                std::vector<double> values) {
+    ClosedJaxpr j = Parse("{ lambda ; a:" + type + ". let b:" + out_type + " = " + prim +
+                          "[axes=(0,)] a in (b,) }");
+    std::vector<HostArray> out = Eval(j, {HostArray{*ShapedArray::ParseShort(type), values}});
+    return out.empty() ? std::vector<double>{} : out[0].values;
+  };
+  EXPECT_THAT(run("reduce_or", "u8[2]", "u8[]", {200, 100}), ElementsAre(236));
+  EXPECT_THAT(run("reduce_xor", "u8[2]", "u8[]", {255, 15}), ElementsAre(240));
+  EXPECT_THAT(run("reduce_and", "i8[2]", "i8[]", {-1, -128}), ElementsAre(-128));
+  EXPECT_THAT(run("reduce_xor", "i16[3]", "i16[]", {-1, 1, 2}), ElementsAre(-4));
+  EXPECT_THAT(run("reduce_and", "u32[0]", "u32[]", {}), ElementsAre(4294967295.0));
+  EXPECT_THAT(run("reduce_and", "i32[0]", "i32[]", {}), ElementsAre(-1));
+  EXPECT_THAT(run("reduce_and", "bool[0]", "bool[]", {}), ElementsAre(1));
+  EXPECT_THAT(run("reduce_or", "bool[0]", "bool[]", {}), ElementsAre(0));
+  EXPECT_THAT(run("reduce_xor", "bool[3,2]", "bool[2]", {1, 0, 1, 1, 1, 0}), ElementsAre(1, 1));
 }
 
 // JAX raises JaxprTypeError (a TypeError) for a binder typed unlike its equation's result;

@@ -42,8 +42,10 @@ struct RandomCase {
       e.push_back(absl::StrCat(it.extent));
       s.push_back(iter(it));
     }
-    std::string out = absl::StrCat("S[(", absl::StrJoin(e, ","), "):(", absl::StrJoin(s, ","), ")]");
-    for (const TestIter& it : replica) absl::StrAppend(&out, " + R[", it.extent, ":", iter(it), "]");
+    std::string out =
+        absl::StrCat("S[(", absl::StrJoin(e, ","), "):(", absl::StrJoin(s, ","), ")]");
+    for (const TestIter& it : replica)
+      absl::StrAppend(&out, " + R[", it.extent, ":", iter(it), "]");
     for (const auto& [axis, value] : offset) absl::StrAppend(&out, " + ", value, "@", axis);
     return out;
   }
@@ -143,8 +145,8 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
       ++unparsed;
       continue;
     }
-    const std::string what = absl::StrCat(c.LayoutText(), " on ", c.mesh_text, " shape ",
-                                          absl::StrJoin(c.shape, ","));
+    const std::string what =
+        absl::StrCat(c.LayoutText(), " on ", c.mesh_text, " shape ", absl::StrJoin(c.shape, ","));
     const auto want = Oracle(c);
     absl::StatusOr<std::vector<DeviceShard>> got = DevicesIndicesMap(*layout, c.shape, *mesh);
     ASSERT_EQ(got.ok(), want.has_value()) << what << ": " << got.status();

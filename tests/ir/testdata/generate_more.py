@@ -2,7 +2,7 @@
 """Regenerates tests/ir/testdata/jax_more/ with the real JAX: the primitives beyond axe's first
 set (reduce_min, rem, cumsum and its siblings, add_any, integer_pow, stop_gradient, square,
 logistic, log1p, rsqrt, is_finite, round, floor, clamp, and/or/not, argmax/argmin,
-custom_jvp_call, custom_vjp_call)
+reduce_or/reduce_and/reduce_xor, custom_jvp_call, custom_vjp_call)
 as jax.make_jaxpr prints them for common functions and for their gradients. For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
@@ -91,6 +91,15 @@ def cases():
                                  jnp.bitwise_and(x.astype(i32), 3))), [signed((6,)) * 4]
     yield "custom_vjp", (lambda x: sin_with_vjp(x) * x), [signed((4,))]
     yield "argmax", (lambda x: (jnp.argmax(x, axis=1), jnp.argmin(x, axis=0))), [signed((2, 3))]
+    # jnp.any / jnp.all and the bitwise ufuncs' reduce: reduce_or, reduce_and, reduce_xor.
+    yield "logical_reduce", (lambda b, x: (jnp.any(b, axis=1), jnp.all(b), jnp.any(x),
+                                           jnp.bitwise_or.reduce(x, axis=0),
+                                           jnp.bitwise_and.reduce(x, axis=1),
+                                           jnp.bitwise_xor.reduce(x, axis=0),
+                                           jnp.logical_xor.reduce(b, axis=0))), \
+        [ints((2, 3)) > 0, ints((2, 3), 1)]
+    yield "any_where", (lambda x: jnp.where(jnp.any(x > 0.5, axis=1, keepdims=True), x, -x)), \
+        [signed((2, 3))]
 
 
 def text(a):
