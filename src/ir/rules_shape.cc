@@ -449,7 +449,10 @@ Rule ArgReduction(std::string name) {
   };
 }
 
-// reduce_or / reduce_and / reduce_xor: a bool or integer operand (JAX's words), reduced.
+// reduce_or / reduce_and / reduce_xor: a bool or integer operand (JAX's words), reduced; the
+// result is never weakly typed (JAX strips it). Axes are checked as for the other reductions:
+// JAX's rule drops them with np.delete, which would also take a negative or repeated axis,
+// but no JAX function binds those.
 Rule LogicalReduction(std::string name) {
   return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
     AXE_RETURN_IF_ERROR(ExpectArity(name, avals, 1));
@@ -458,7 +461,8 @@ Rule LogicalReduction(std::string name) {
       return TypeError(absl::StrCat("logical reduction requires operand dtype bool or int, got ",
                                     DTypeName(t), "."));
     }
-    return Reduction(name)(avals, params);
+    AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, Reduction(name)(avals, params));
+    return One(out[0].WithWeakType(false));
   };
 }
 

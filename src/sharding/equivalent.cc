@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -43,17 +44,17 @@ std::vector<Axis> DeviceAxes(const std::optional<Mesh>& mesh) {
   return axes;
 }
 
-// The distinct values the points take on `axes`, sorted.
+// The distinct values the points take on `axes`, in the order the points first take them
+// (so that an error names the point Apply would have listed first).
 std::vector<std::vector<int64_t>> DistinctValues(absl::Span<const PhysCoord> points,
                                                  absl::Span<const Axis> axes) {
   std::vector<std::vector<int64_t>> values;
-  values.reserve(points.size());
+  absl::flat_hash_set<std::vector<int64_t>> seen;
+  std::vector<int64_t> v(axes.size());
   for (const PhysCoord& p : points) {
-    std::vector<int64_t>& v = values.emplace_back(axes.size());
     for (size_t j = 0; j < axes.size(); ++j) v[j] = p.get(axes[j]);
+    if (seen.insert(v).second) values.push_back(v);
   }
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
 }
 
@@ -193,14 +194,16 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const axe::Layout& la
   const std::vector<Axis> axes = DeviceAxes(numbering);
   const std::vector<std::vector<int64_t>> replica_values = DistinctValues(replicas, axes);
   std::map<int64_t, Holding> held;
-  std::vector<int64_t> index(shape.size(), 0), coordinate(axes.size()), devices;
+  std::vector<int64_t> index(shape.size(), 0), shard_part(axes.size()), coordinate(axes.size());
+  std::vector<int64_t> devices;
   for (int64_t flat = 0; flat < layout.size(); ++flat) {
     AXE_ASSIGN_OR_RETURN(const PhysCoord base, ApplyBase(layout, flat));
+    for (size_t j = 0; j < axes.size(); ++j) {
+      shard_part[j] = base.get(axes[j]) - layout.offset().get(axes[j]);  // f_D(x), which fits
+    }
     devices.clear();
     for (const std::vector<int64_t>& r : replica_values) {
-      for (size_t j = 0; j < axes.size(); ++j) {
-        coordinate[j] = r[j] + (base.get(axes[j]) - layout.offset().get(axes[j]));
-      }
+      for (size_t j = 0; j < axes.size(); ++j) coordinate[j] = r[j] + shard_part[j];
       AXE_ASSIGN_OR_RETURN(int64_t device, DeviceOf(coordinate, numbering));
       devices.push_back(device);
     }

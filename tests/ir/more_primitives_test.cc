@@ -338,9 +338,24 @@ TEST(MorePrimitivesTest, TypingErrorsUseJaxsWords) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("logical reduction requires operand dtype bool or int, got "
                                  "float32.")));
+}
+
+// The logical reductions check their axes as reduce_sum does (JAX's own rule drops them with
+// np.delete, so its message for an axis out of range is numpy's IndexError), and their result
+// is never weak.
+TEST(MorePrimitivesTest, LogicalReductionsCheckTheirAxesAndDropWeakTypes) {
   EXPECT_THAT(CheckText("{ lambda ; a:bool[2]. let b:bool[] = reduce_xor[axes=(1,)] a in (b,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("reduction axes (1,) contains out-of-bounds indices")));
+  EXPECT_THAT(CheckText("{ lambda ; a:i32[2]. let b:i32[] = reduce_or[axes=(0, 0)] a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate value in 'axes'")));
+  absl::StatusOr<AbstractEvalRule> rule = GetAbstractEvalRule(*Primitive::Find("reduce_and"));
+  ASSERT_THAT(rule, IsOk());
+  const ShapedArray weak = ShapedArray::ParseShort("i32[3]")->WithWeakType(true);
+  absl::StatusOr<std::vector<ShapedArray>> out = (*rule)({weak}, {{"axes", Param::Ints({0})}});
+  ASSERT_THAT(out, IsOk());
+  EXPECT_FALSE(out->at(0).weak_type());
+  EXPECT_EQ(out->at(0).shape(), std::vector<int64_t>{});
 }
 
 // Bits JAX's test case (logical_reduce) does not reach: unsigned and narrow types, whose

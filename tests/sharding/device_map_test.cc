@@ -29,8 +29,9 @@ struct TestIter {
 };
 
 struct RandomCase {
-  std::string mesh_text;  // "x=2,y=3"
-  std::vector<int64_t> mesh_sizes;
+  std::string mesh_text;            // "x=2,y=3" or "y=3,x=2"
+  std::vector<int64_t> mesh_sizes;  // of x and y
+  bool y_major = false;             // the mesh lists y first
   std::vector<int64_t> shape;
   std::vector<TestIter> shard, replica;
   std::vector<std::pair<std::string, int64_t>> offset;
@@ -58,7 +59,9 @@ RandomCase Draw(std::mt19937_64& rng) {
   const char* const kAxes[] = {"x", "y", "m"};
   RandomCase c;
   c.mesh_sizes = {pick(1, 3), pick(1, 3)};
-  c.mesh_text = absl::StrCat("x=", c.mesh_sizes[0], ",y=", c.mesh_sizes[1]);
+  c.y_major = pick(0, 1) == 1;  // mesh order unlike name order: device ids follow the mesh
+  c.mesh_text = c.y_major ? absl::StrCat("y=", c.mesh_sizes[1], ",x=", c.mesh_sizes[0])
+                          : absl::StrCat("x=", c.mesh_sizes[0], ",y=", c.mesh_sizes[1]);
   const int64_t rank = pick(1, 3);
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t pieces = pick(1, 2);  // a dimension of one or two shard iters
@@ -108,7 +111,8 @@ std::optional<std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>> Oracl
           point[1] >= c.mesh_sizes[1]) {
         return std::nullopt;
       }
-      devices.push_back(point[0] * c.mesh_sizes[1] + point[1]);
+      devices.push_back(c.y_major ? point[1] * c.mesh_sizes[0] + point[0]
+                                  : point[0] * c.mesh_sizes[1] + point[1]);
     }
     std::sort(devices.begin(), devices.end());
     devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
@@ -141,7 +145,7 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
     absl::StatusOr<Mesh> mesh = Mesh::Parse(c.mesh_text);
     ASSERT_TRUE(mesh.ok()) << c.mesh_text;
     absl::StatusOr<axe::Layout> layout = axe::Layout::Parse(c.LayoutText(), *catalog);
-    if (!layout.ok()) {  // e.g. a replica iter on an axis it overlaps
+    if (!layout.ok()) {  // every draw is a valid layout: counted, and expected to be none
       ++unparsed;
       continue;
     }
@@ -159,6 +163,10 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
     for (const DeviceShard& s : *got) boxes[s.device] = s.index;
     EXPECT_EQ(boxes, *want) << what;
     EXPECT_EQ(boxes.size(), got->size()) << what << ": a device listed twice";
+    EXPECT_TRUE(std::is_sorted(
+        got->begin(), got->end(),
+        [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; }))
+        << what;
     // Replica groups: equal boxes share a group, numbered by their smallest device.
     std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> group_of;
     for (const DeviceShard& s : *got) {
@@ -170,6 +178,21 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
   EXPECT_GT(compared, 500) << refused << " refused, " << unparsed << " unparsed";
   EXPECT_GT(refused, 100);
   EXPECT_EQ(unparsed, 0);
+}
+
+// Of several points outside the mesh, the error names the first in Apply's order (points
+// sorted by axis name), whatever the mesh's own axis order.
+TEST(LayoutDeviceMapTest, AnErrorNamesTheFirstPointOutsideTheMesh) {
+  absl::StatusOr<AxisCatalog> catalog =
+      AxisCatalog::Standard().WithDeclarations({"x=device", "y=device"});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  absl::StatusOr<axe::Layout> layout = axe::Layout::Parse("S[1:1] + R[2:3@x] + R[2:3@y]", *catalog);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  absl::StatusOr<Mesh> mesh = Mesh::Parse("y=2,x=2");
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(*layout, {1}, *mesh);
+  EXPECT_EQ(map.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(map.status().message(), "mesh coordinate 3 on axis 'y' is outside [0, 2)");
 }
 
 }  // namespace
