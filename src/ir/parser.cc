@@ -19,6 +19,7 @@
 #include "axe/ir/builder.h"
 #include "axe/ir/primitive.h"
 #include "axe/ir/primitives.h"
+#include "shared_jaxprs.h"
 
 namespace axe::ir {
 namespace {
@@ -650,11 +651,6 @@ absl::StatusOr<Jaxpr> Parser::ParseJaxprBody(int depth) {
   return j;
 }
 
-// A parameter that names a jaxpr (jaxpr=, call_jaxpr=, branches=, ...; not name=).
-bool HoldsJaxpr(absl::string_view key) {
-  return key == "jaxpr" || key == "branches" || absl::EndsWith(key, "_jaxpr");
-}
-
 // The prelude's items may name items defined after them (JAX prints them in breadth-first
 // order of use): a name is bound to an empty jaxpr when first met and filled when defined.
 absl::Status Parser::ParsePrelude() {
@@ -703,13 +699,13 @@ Parser::Shared& Parser::SharedNamed(const std::string& name, size_t at) {
 }
 
 // A bare name as a jaxpr-holding parameter's value (or as an item of its tuple) refers to a
-// shared jaxpr; in the jaxpr after the prelude it must be one the prelude defines.
+// shared jaxpr; in the jaxpr after the prelude it must be one the prelude defines. Under any
+// other key a bare name is a symbol (shared_jaxprs.h), whatever the prelude defines.
 absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& value) {
-  if (key == "name") return absl::OkStatus();
+  if (!internal::HoldsJaxpr(key)) return absl::OkStatus();
   auto resolve = [&](Param& p) -> absl::Status {
     if (p.kind() != Param::Kind::kSymbol) return absl::OkStatus();
     bool known = shared_.contains(p.text());
-    if (!known && !HoldsJaxpr(key)) return absl::OkStatus();
     if (!known && defining_.empty()) {
       return ErrorAt(at, absl::StrCat("jaxpr '", p.text(), "' is not defined (expected ", "`let ",
                                       p.text(), " = { lambda ... } in` before it)"));
@@ -723,7 +719,7 @@ absl::Status Parser::ResolveShared(absl::string_view key, size_t at, Param& valu
   std::vector<Param> items = value.items();
   bool any = false;
   for (Param& item : items) {
-    if (item.kind() == Param::Kind::kSymbol && (HoldsJaxpr(key) || shared_.contains(item.text()))) {
+    if (item.kind() == Param::Kind::kSymbol) {
       AXE_RETURN_IF_ERROR(resolve(item));
       any = true;
     }

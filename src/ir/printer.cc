@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/ir/primitive.h"
 #include "doc.h"
+#include "shared_jaxprs.h"
 
 namespace axe::ir {
 
@@ -55,7 +56,7 @@ class Printer {
   const std::string& Name(const Jaxpr& j, VarId v);
   Doc Vars(const Jaxpr& j, const std::vector<Atom>& atoms, const std::string& sep, bool binder);
   Doc ParamsDoc(const Eqn& e);
-  Doc ValueDoc(const Param& p);
+  Doc ValueDoc(absl::string_view key, const Param& p);
   void SuggestNames(const Jaxpr& inner, const std::vector<Atom>& for_vars, const Jaxpr& outer,
                     const std::vector<Atom>& like);
 
@@ -71,24 +72,30 @@ class Printer {
 };
 
 // The jaxprs among `e`'s params as JAX's jaxprs_in_params yields them (a jaxpr or a tuple of
-// jaxprs; while's cond_jaxpr before its body_jaxpr, as in JAX's params order).
-std::vector<const Jaxpr*> JaxprsInParams(const Eqn& e) {
-  std::vector<const Jaxpr*> out;
-  std::vector<const Param*> values;
+// jaxprs; while's cond_jaxpr before its body_jaxpr, as in JAX's params order), each with
+// whether its key may share it (internal::HoldsJaxpr).
+struct ParamJaxpr {
+  const Jaxpr* jaxpr;
+  bool sharable;
+};
+std::vector<ParamJaxpr> JaxprsInParams(const Eqn& e) {
+  std::vector<ParamJaxpr> out;
+  std::vector<std::pair<const Param*, bool>> values;
   for (const auto& [key, value] : e.params) {
+    const bool sharable = internal::HoldsJaxpr(key);
     if (key == "cond_jaxpr" && !values.empty() && e.params.count("body_jaxpr") != 0) {
-      values.insert(values.begin(), &value);
+      values.insert(values.begin(), {&value, sharable});
     } else {
-      values.push_back(&value);
+      values.emplace_back(&value, sharable);
     }
   }
-  for (const Param* value : values) {
+  for (const auto& [value, sharable] : values) {
     if (value->kind() == Param::Kind::kJaxpr && value->jaxpr() != nullptr) {
-      out.push_back(&value->jaxpr()->jaxpr);
+      out.push_back({&value->jaxpr()->jaxpr, sharable});
     } else if (value->kind() == Param::Kind::kTuple) {
       for (const Param& item : value->items()) {
         if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
-          out.push_back(&item.jaxpr()->jaxpr);
+          out.push_back({&item.jaxpr()->jaxpr, sharable});
         }
       }
     }
@@ -99,21 +106,23 @@ std::vector<const Jaxpr*> JaxprsInParams(const Eqn& e) {
 // JAX's rule: walking breadth first from `top`, a jaxpr met more than once (one with more
 // than 10 equations counts twice) is shared, named after the `name` param of the first
 // equation with a name that holds it ("jaxpr" if none), "<>" stripped, repeats numbered.
+// Only uses under keys that may share count (JAX's own primitives hold jaxprs nowhere else);
+// a jaxpr held under another key is printed inline, and walked for the jaxprs inside it.
 void Printer::FindShared(const Jaxpr& top) {
   absl::flat_hash_map<const Jaxpr*, size_t> counts;
   absl::flat_hash_map<const Jaxpr*, size_t> visits;
   absl::flat_hash_map<const Jaxpr*, std::string> names;
   std::vector<const Jaxpr*> first_seen;
-  std::deque<const Jaxpr*> queue = {&top};
+  std::deque<ParamJaxpr> queue = {{&top, true}};
   while (!queue.empty()) {
-    const Jaxpr* j = queue.front();
+    const auto [j, sharable] = queue.front();
     queue.pop_front();
     size_t& count = counts[j];
-    if (count == 0) first_seen.push_back(j);
+    if (count == 0 && sharable) first_seen.push_back(j);
+    if (sharable) count += (j != &top && j->eqns.size() > 10) ? 2 : 1;
     // JAX walks every use again; past two visits a walk only repeats what the first found
     // (names, first sightings) and every count is already 2 or more, so it stops there.
     if (++visits[j] > 2) continue;
-    count += (j != &top && j->eqns.size() > 10) ? 2 : 1;
     for (const Eqn& e : j->eqns) {
       auto name_it = e.params.find("name");
       bool named = name_it != e.params.end() && (name_it->second.kind() == Param::Kind::kString ||
@@ -125,15 +134,15 @@ void Printer::FindShared(const Jaxpr& top) {
         size_t end = name.find_last_not_of("<>");
         name = begin == std::string::npos ? "" : name.substr(begin, end - begin + 1);
       }
-      for (const Jaxpr* sub : JaxprsInParams(e)) {
+      for (const ParamJaxpr& sub : JaxprsInParams(e)) {
         queue.push_back(sub);
-        if (named) names.try_emplace(sub, name);
+        if (named && sub.sharable) names.try_emplace(sub.jaxpr, name);
       }
     }
   }
   absl::flat_hash_map<std::string, size_t> name_counts;
   for (const Jaxpr* j : first_seen) {
-    if (counts[j] == 1) continue;
+    if (counts[j] <= 1) continue;
     auto it = names.find(j);
     std::string name = it == names.end() ? "jaxpr" : it->second;
     if (size_t count = name_counts[name]++; count > 0) {
@@ -200,14 +209,18 @@ void Printer::SuggestNames(const Jaxpr& inner, const std::vector<Atom>& for_vars
   }
 }
 
-Doc Printer::ValueDoc(const Param& p) {
+Doc Printer::ValueDoc(absl::string_view key, const Param& p) {
+  // A jaxpr under a key that may not share it is printed in full (shared_jaxprs.h).
+  auto jaxpr_doc = [&](const Jaxpr& j) {
+    return internal::HoldsJaxpr(key) ? JaxprDoc(j) : SkeletonDoc(j);
+  };
   if (p.IsJaxprTuple()) {
     std::vector<Doc> docs;
-    for (const Param& item : p.items()) docs.push_back(JaxprDoc(item.jaxpr()->jaxpr));
+    for (const Param& item : p.items()) docs.push_back(jaxpr_doc(item.jaxpr()->jaxpr));
     return Group(
         Concat({Nest(2, Concat({Text("("), Brk(""), Join(Brk(), docs)})), Brk(""), Text(")")}));
   }
-  if (p.kind() == Param::Kind::kJaxpr && p.jaxpr() != nullptr) return JaxprDoc(p.jaxpr()->jaxpr);
+  if (p.kind() == Param::Kind::kJaxpr && p.jaxpr() != nullptr) return jaxpr_doc(p.jaxpr()->jaxpr);
   return Text(p.ToString());
 }
 
@@ -224,7 +237,7 @@ Doc Printer::ParamsDoc(const Eqn& e) {
   }
   std::vector<Doc> pairs;
   for (const std::string& name : order) {
-    pairs.push_back(Concat({Text(absl::StrCat(name, "=")), ValueDoc(shown.at(name))}));
+    pairs.push_back(Concat({Text(absl::StrCat(name, "=")), ValueDoc(name, shown.at(name))}));
   }
   return Group(
       Concat({Nest(2, Concat({Text("["), Brk(""), Join(Brk(), pairs)})), Brk(""), Text("]")}));

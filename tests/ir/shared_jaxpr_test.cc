@@ -106,6 +106,51 @@ TEST(SharedJaxprTest, MoreThanTenEquationsGoToThePrelude) {
   EXPECT_EQ(PrintJaxpr(*again), printed);
 }
 
+// Only keys that hold jaxprs in JAX (jaxpr=, branches=, *_jaxpr=) share them. The jaxpr fuzz
+// target's fifth campaign found a body of more than 10 equations under `p=` printed as
+// `p=jaxpr1` before `let jaxpr1` was read: it read back as the symbol jaxpr1. Now such a
+// jaxpr is printed inline, and a bare name under such a key stays a symbol.
+TEST(SharedJaxprTest, OnlyJaxprKeysShareTheirJaxprs) {
+  std::string body;
+  for (int i = 0; i < 11; ++i) absl::StrAppend(&body, "sin ");
+  const std::string text = absl::StrCat(
+      "{ lambda ; . let shard_map[r={ lambda ; . let min[a={ lambda ; . let all_to_all[p={ "
+      "lambda ; . let ",
+      body, "in () }] in () }] in () }] in () }");
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
+  ASSERT_THAT(j, IsOk());
+  const std::string printed = PrintJaxpr(*j);
+  EXPECT_THAT(printed, ::testing::StartsWith("{ lambda ; . let"));
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("let jaxpr")));
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_TRUE(*again == *j) << printed;
+  // The fuzzer's input, minimized: two hoisted bodies, the first naming the second under p=.
+  const std::string found =
+      "{lambda;.let shard_map[r={lambda;.let max min[a={lambda;.let all_to_all[p={lambda;.let "
+      "max j:f32[]=min ppermute[]cos all_to_all[]slice axis_index\nsin iota broadcast_in_dim\n"
+      "min in(j)}] in()}]reduce_scatter[]ppermute all_to_all[]slice axis_index sin iota "
+      "broadcast_in_dim\nmin in()}]in()}";
+  absl::StatusOr<ClosedJaxpr> fuzzed = ParseJaxpr(found);
+  ASSERT_THAT(fuzzed, IsOk());
+  absl::StatusOr<ClosedJaxpr> fuzzed_again = ParseJaxpr(PrintJaxpr(*fuzzed));
+  ASSERT_THAT(fuzzed_again, IsOk());
+  EXPECT_TRUE(*fuzzed_again == *fuzzed) << PrintJaxpr(*fuzzed);
+  // A symbol that spells a shared jaxpr's name is still a symbol.
+  const std::string symbol =
+      absl::StrCat("let f = ", "{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) } in\n",
+                   "{ lambda ; x:f32[]. let y:f32[] = jit[name=f jaxpr=f] x ",
+                   "z:f32[] = jit[name=f jaxpr=f] y w:f32[] = psum[axes=(f,)] z in (w,) }");
+  absl::StatusOr<ClosedJaxpr> s = ParseJaxpr(symbol);
+  ASSERT_THAT(s, IsOk());
+  const Param& axes = s->jaxpr.eqns[2].params.at("axes");
+  ASSERT_EQ(axes.kind(), Param::Kind::kTuple);
+  EXPECT_EQ(axes.items()[0].kind(), Param::Kind::kSymbol);
+  absl::StatusOr<ClosedJaxpr> symbol_again = ParseJaxpr(PrintJaxpr(*s));
+  ASSERT_THAT(symbol_again, IsOk());
+  EXPECT_TRUE(*symbol_again == *s) << PrintJaxpr(*s);
+}
+
 // JAX's check_jaxpr messages print the equation without the prelude (pp_jaxpr, not
 // pp_toplevel_jaxpr): found by a 12-equation shard_map body in the JAX vectors.
 TEST(SharedJaxprTest, PrintEqnKeepsTheBodyInline) {
