@@ -20,13 +20,7 @@ using UnaryFn = std::function<double(double, DType)>;
 
 // Wrapping integer arithmetic on two's complement 64-bit values.
 // A value of an integer type as int64 (u64 values past 2^63 keep their bits).
-int64_t I(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 0x1p63)
-    return static_cast<int64_t>(static_cast<uint64_t>(std::min(v, 0x1.fffffffffffffp63)));
-  if (v < -0x1p63) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
+int64_t I(double v) { return AsInt64(v); }
 double Wrap(uint64_t u) { return static_cast<double>(static_cast<int64_t>(u)); }
 
 double IntDiv(double a, double b, DType t) {
