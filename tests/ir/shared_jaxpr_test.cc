@@ -110,6 +110,14 @@ TEST(SharedJaxprTest, MoreThanTenEquationsGoToThePrelude) {
 // target's fifth campaign found a body of more than 10 equations under `p=` printed as
 // `p=jaxpr1` before `let jaxpr1` was read: it read back as the symbol jaxpr1. Now such a
 // jaxpr is printed inline, and a bare name under such a key stays a symbol.
+// Parses `text`, and checks that its print reads back to the same jaxpr.
+void ExpectReadsBack(const std::string& text, const ClosedJaxpr& j) {
+  const std::string printed = PrintJaxpr(j);
+  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
+  ASSERT_THAT(again, IsOk()) << printed;
+  EXPECT_TRUE(*again == j) << text << "\nprints as\n" << printed;
+}
+
 TEST(SharedJaxprTest, OnlyJaxprKeysShareTheirJaxprs) {
   std::string body;
   for (int i = 0; i < 11; ++i) absl::StrAppend(&body, "sin ");
@@ -122,9 +130,7 @@ TEST(SharedJaxprTest, OnlyJaxprKeysShareTheirJaxprs) {
   const std::string printed = PrintJaxpr(*j);
   EXPECT_THAT(printed, ::testing::StartsWith("{ lambda ; . let"));
   EXPECT_THAT(printed, ::testing::Not(HasSubstr("let jaxpr")));
-  absl::StatusOr<ClosedJaxpr> again = ParseJaxpr(printed);
-  ASSERT_THAT(again, IsOk());
-  EXPECT_TRUE(*again == *j) << printed;
+  ExpectReadsBack(text, *j);
   // The fuzzer's input, minimized: two hoisted bodies, the first naming the second under p=.
   const std::string found =
       "{lambda;.let shard_map[r={lambda;.let max min[a={lambda;.let all_to_all[p={lambda;.let "
@@ -133,22 +139,18 @@ TEST(SharedJaxprTest, OnlyJaxprKeysShareTheirJaxprs) {
       "broadcast_in_dim\nmin in()}]in()}";
   absl::StatusOr<ClosedJaxpr> fuzzed = ParseJaxpr(found);
   ASSERT_THAT(fuzzed, IsOk());
-  absl::StatusOr<ClosedJaxpr> fuzzed_again = ParseJaxpr(PrintJaxpr(*fuzzed));
-  ASSERT_THAT(fuzzed_again, IsOk());
-  EXPECT_TRUE(*fuzzed_again == *fuzzed) << PrintJaxpr(*fuzzed);
+  ExpectReadsBack(found, *fuzzed);
   // A symbol that spells a shared jaxpr's name is still a symbol.
   const std::string symbol =
-      absl::StrCat("let f = ", "{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) } in\n",
-                   "{ lambda ; x:f32[]. let y:f32[] = jit[name=f jaxpr=f] x ",
-                   "z:f32[] = jit[name=f jaxpr=f] y w:f32[] = psum[axes=(f,)] z in (w,) }");
+      "let f = { lambda ; a:f32[]. let b:f32[] = neg a in (b,) } in\n"
+      "{ lambda ; x:f32[]. let y:f32[] = jit[name=f jaxpr=f] x "
+      "z:f32[] = jit[name=f jaxpr=f] y w:f32[] = psum[axes=(f,)] z in (w,) }";
   absl::StatusOr<ClosedJaxpr> s = ParseJaxpr(symbol);
   ASSERT_THAT(s, IsOk());
   const Param& axes = s->jaxpr.eqns[2].params.at("axes");
   ASSERT_EQ(axes.kind(), Param::Kind::kTuple);
   EXPECT_EQ(axes.items()[0].kind(), Param::Kind::kSymbol);
-  absl::StatusOr<ClosedJaxpr> symbol_again = ParseJaxpr(PrintJaxpr(*s));
-  ASSERT_THAT(symbol_again, IsOk());
-  EXPECT_TRUE(*symbol_again == *s) << PrintJaxpr(*s);
+  ExpectReadsBack(symbol, *s);
 }
 
 // JAX's check_jaxpr messages print the equation without the prelude (pp_jaxpr, not
