@@ -50,7 +50,7 @@ closed_call cond scan shard_map psum psum_invariant pmax pmin pvary all_gather
 all_gather_invariant reduce_scatter all_to_all ppermute axis_index
 rem add_any and or not integer_pow square rsqrt log1p logistic is_finite round floor ceil
 clamp stop_gradient reduce_min argmax argmin cumsum cumprod cummax cummin cumlogsumexp
-reduce_or reduce_and reduce_xor
+reduce_or reduce_and reduce_xor reduce_prod
 """.split())
 
 COLLECTIVES = ("psum", "psum_invariant", "pmax", "pmin", "pvary", "all_gather",

@@ -213,6 +213,7 @@ void DefineMore(BuiltinPrimitives& p) {
   p.clamp = Simple("clamp");
   p.stop_gradient = Simple("stop_gradient");
   p.reduce_min = Simple("reduce_min", {{"axes", ParamType::kInts}});
+  p.reduce_prod = Simple("reduce_prod", {{"axes", ParamType::kInts}});
   p.argmax = Simple("argmax", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
   p.argmin = Simple("argmin", {{"axes", ParamType::kInts}, {"index_dtype", ParamType::kDType}});
   p.reduce_or = Simple("reduce_or", {{"axes", ParamType::kInts}});

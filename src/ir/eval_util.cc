@@ -88,6 +88,15 @@ uint64_t UnsignedMask(DType t) {
   return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 }
 
+double IntegerFromBits(uint64_t bits, DType t) {
+  const int width = BitWidth(t);
+  const uint64_t low = bits & UnsignedMask(t);
+  if (IsUnsignedIntegral(t)) return static_cast<double>(low);
+  if (width >= 64) return static_cast<double>(static_cast<int64_t>(low));
+  const bool negative = ((low >> (width - 1)) & 1) != 0;
+  return negative ? -static_cast<double>((UnsignedMask(t) - low) + 1) : static_cast<double>(low);
+}
+
 int64_t ScalarIndex(const HostArray& a) {
   double v = a.values.empty() ? 0.0 : a.values[0];
   if (std::isnan(v)) return 0;

@@ -47,6 +47,9 @@ inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
 int64_t AsInt64(double v);
 // The low BitWidth(t) bits set.
 uint64_t UnsignedMask(DType t);
+// The value of integer type `t` whose two's complement bits are the low BitWidth(t) bits of
+// `bits`: integer arithmetic done in uint64 wraps around to `t` as XLA's does.
+double IntegerFromBits(uint64_t bits, DType t);
 
 // The integer value of a scalar index operand (clamped into int64).
 int64_t ScalarIndex(const HostArray& a);

@@ -35,13 +35,27 @@ Cts TransposeTranspose(Builder&, absl::Span<const OptTracer> cts,
   return out;
 }
 
-// reshape and squeeze: the cotangent reshaped back to the operand's shape.
-Cts ReshapeBack(Builder&, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
+// squeeze: the cotangent reshaped back to the operand's shape.
+Cts SqueezeBack(Builder&, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
                 const Params&) {
   std::vector<OptTracer> out(args.size());
   if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(Tracer t, Reshape(*cts[0], args[0].aval.shape()));
-  out[0] = t;
+  AXE_ASSIGN_OR_RETURN(out[0], Reshape(*cts[0], args[0].aval.shape()));
+  return out;
+}
+
+// reshape: likewise; with `dimensions`, reshaped to the operand's dimensions in that order,
+// then transposed back.
+Cts ReshapeBack(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
+                const Params& params) {
+  AXE_ASSIGN_OR_RETURN(Dims dims, OptionalInts(params, "dimensions", {}));
+  if (dims.empty() || !cts[0]) return SqueezeBack(b, cts, args, params);
+  std::vector<OptTracer> out(args.size());
+  const std::vector<int64_t>& shape = args[0].aval.shape();
+  Dims moved_shape;
+  for (int64_t d : dims) moved_shape.push_back(shape[static_cast<size_t>(d)]);
+  AXE_ASSIGN_OR_RETURN(Tracer moved, Reshape(*cts[0], moved_shape));
+  AXE_ASSIGN_OR_RETURN(out[0], Transpose(moved, ArgsortIndices(dims)));
   return out;
 }
 
@@ -161,7 +175,7 @@ void RegisterExtraTransposes() {
   };
   add(p.transpose, TransposeTranspose);
   add(p.reshape, ReshapeBack);
-  add(p.squeeze, ReshapeBack);
+  add(p.squeeze, SqueezeBack);
   add(p.with_layout_constraint, IdentityTranspose);
   add(p.slice, SliceTranspose);
   add(p.dynamic_slice, DynamicSliceTranspose);

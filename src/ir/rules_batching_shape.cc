@@ -70,7 +70,9 @@ absl::Status BroadcastEdit(Params& p, int64_t size, const Params& old) {
 
 absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
   AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(old, "reshape", "new_sizes"));
+  AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "dimensions", {}));
   p["new_sizes"] = Param::Ints(Prepend(size, sizes));
+  if (!dims.empty()) p["dimensions"] = Param::Ints(Prepend(0, Shifted(dims)));
   return absl::OkStatus();
 }
 
@@ -162,6 +164,7 @@ void RegisterShapeBatching() {
   add(p.reduce_sum, Unary(p.reduce_sum, ShiftInts("reduce_sum", "axes")));
   add(p.reduce_max, Unary(p.reduce_max, ShiftInts("reduce_max", "axes")));
   add(p.reduce_min, Unary(p.reduce_min, ShiftInts("reduce_min", "axes")));
+  add(p.reduce_prod, Unary(p.reduce_prod, ShiftInts("reduce_prod", "axes")));
   add(p.argmax, Unary(p.argmax, ShiftInts("argmax", "axes")));
   add(p.argmin, Unary(p.argmin, ShiftInts("argmin", "axes")));
   for (const Primitive* prim : {p.reduce_or, p.reduce_and, p.reduce_xor}) {

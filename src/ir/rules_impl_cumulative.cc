@@ -1,6 +1,6 @@
-// Impl rules of reduce_min, argmax / argmin, the logical reductions (reduce_or, reduce_and,
-// reduce_xor) and the cumulative reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp
-// along `axis`, from the end when `reverse`).
+// Impl rules of reduce_min, reduce_prod, argmax / argmin, the logical reductions (reduce_or,
+// reduce_and, reduce_xor) and the cumulative reductions (cumsum, cumprod, cummax, cummin,
+// cumlogsumexp along `axis`, from the end when `reverse`).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -52,6 +52,30 @@ Impl ReduceMinImpl(absl::Span<const HostArray> args, const Params& params) {
     double v = args[0].values[i];
     acc = std::isnan(acc) || std::isnan(v) ? NAN : std::min(acc, v);
   }
+  return OneArray(std::move(out));
+}
+
+// reduce_prod: 1 for an empty reduction. Integers multiply with two's complement wrap-around
+// (exact at any width, as XLA's); floats multiply in double, rounded once to the type.
+Impl ReduceProdImpl(absl::Span<const HostArray> args, const Params& params) {
+  const Primitive& prim = *Builtins().reduce_prod;
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_prod", "axes"));
+  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
+  const DType t = aval.dtype();
+  const std::vector<int64_t> at = ReducedPositions(args[0], axes);
+  if (IsIntegral(t)) {
+    std::vector<uint64_t> acc(out.values.size(), 1);
+    for (size_t i = 0; i < at.size(); ++i) {
+      acc[static_cast<size_t>(at[i])] *= static_cast<uint64_t>(AsInt64(args[0].values[i]));
+    }
+    for (size_t o = 0; o < acc.size(); ++o) out.values[o] = IntegerFromBits(acc[o], t);
+    return OneArray(std::move(out));
+  }
+  std::fill(out.values.begin(), out.values.end(), 1.0);
+  for (size_t i = 0; i < at.size(); ++i)
+    out.values[static_cast<size_t>(at[i])] *= args[0].values[i];
+  for (double& v : out.values) v = RoundToDType(v, t);
   return OneArray(std::move(out));
 }
 
@@ -114,6 +138,10 @@ ImplRule ArgImpl(const Primitive& prim, bool is_max) {
 enum class Cum { kSum, kProd, kMax, kMin, kLogSumExp };
 
 double Combine(Cum op, double acc, double v, DType t) {
+  if (IsIntegral(t) && (op == Cum::kSum || op == Cum::kProd)) {  // exact wrap-around
+    const uint64_t a = static_cast<uint64_t>(AsInt64(acc)), b = static_cast<uint64_t>(AsInt64(v));
+    return IntegerFromBits(op == Cum::kSum ? a + b : a * b, t);
+  }
   switch (op) {
     case Cum::kSum: return RoundToDType(acc + v, t);
     case Cum::kProd: return RoundToDType(acc * v, t);
@@ -165,6 +193,7 @@ ImplRule CumulativeImpl(const Primitive& prim, Cum op) {
 
 void RegisterReductionImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.reduce_min, ReduceMinImpl);
+  RegisterImpl(*p.reduce_prod, ReduceProdImpl);
   RegisterImpl(*p.argmax, ArgImpl(*p.argmax, true));
   RegisterImpl(*p.argmin, ArgImpl(*p.argmin, false));
   RegisterImpl(*p.reduce_or, LogicalReduceImpl(*p.reduce_or, '|'));

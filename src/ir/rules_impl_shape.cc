@@ -67,6 +67,19 @@ Impl TransposeImpl(absl::Span<const HostArray> args, const Params& params) {
   });
 }
 
+// reshape: the same values in row-major order, read in the order of `dimensions` when given
+// (a transpose first, as JAX's reshape with dimensions).
+Impl ReshapeImpl(absl::Span<const HostArray> args, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().reshape, args, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "dimensions", {}));
+  if (dims.empty()) return OneArray(HostArray{aval, args[0].values});
+  std::vector<int64_t> moved_shape;
+  for (int64_t d : dims) moved_shape.push_back(args[0].aval.shape()[static_cast<size_t>(d)]);
+  AXE_ASSIGN_OR_RETURN(std::vector<HostArray> moved,
+                       TransposeImpl(args, {{"permutation", Param::Ints(dims)}}));
+  return OneArray(HostArray{aval, std::move(moved[0].values)});
+}
+
 // The smallest value of a non-float type (max's identity).
 double Lowest(DType t) { return IsSignedIntegral(t) ? -std::ldexp(1.0, BitWidth(t) - 1) : 0.0; }
 
@@ -77,6 +90,7 @@ ImplRule ReductionImpl(const Primitive& prim, bool is_max) {
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, prim.name(), "axes"));
     AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
     const HostArray& x = args[0];
+    const bool integral = IsIntegral(aval.dtype());
     if (is_max) std::fill(out.values.begin(), out.values.end(), -HUGE_VAL);
     std::vector<bool> reduced(x.aval.rank(), false);
     for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
@@ -88,6 +102,11 @@ ImplRule ReductionImpl(const Primitive& prim, bool is_max) {
       }
       double& acc = out.values[static_cast<size_t>(flat)];
       double v = x.values[i];
+      if (!is_max && integral) {  // exact two's complement wrap-around, as XLA's
+        acc = IntegerFromBits(
+            static_cast<uint64_t>(AsInt64(acc)) + static_cast<uint64_t>(AsInt64(v)), aval.dtype());
+        continue;
+      }
       acc = !is_max ? acc + v : (std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v));
     }
     for (double& v : out.values) {
@@ -148,7 +167,7 @@ Impl ConcatenateImpl(absl::Span<const HostArray> args, const Params& params) {
 void RegisterShapeImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.convert_element_type, ConvertImpl);
   RegisterImpl(*p.broadcast_in_dim, BroadcastImpl);
-  RegisterImpl(*p.reshape, SameValues(*p.reshape));
+  RegisterImpl(*p.reshape, ReshapeImpl);
   RegisterImpl(*p.squeeze, SameValues(*p.squeeze));
   RegisterImpl(*p.with_layout_constraint, SameValues(*p.with_layout_constraint));
   RegisterImpl(*p.transpose, TransposeImpl);

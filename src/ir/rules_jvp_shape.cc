@@ -1,6 +1,10 @@
 // JVP rules of the structural primitives: those linear in some operands (the tangent is the
-// primitive applied to the tangents), dot_general (bilinear) and reduce_max.
+// primitive applied to the tangents), dot_general (bilinear), reduce_max / reduce_min and
+// reduce_prod.
+#include <algorithm>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
@@ -86,6 +90,72 @@ JvpRule ReduceExtremumJvp(const Primitive* reduce) {
   };
 }
 
+// Operand `x` split at `at` along dimension 0: the pieces [0, at) and [at, size).
+absl::StatusOr<std::pair<Tracer, Tracer>> SplitFront(const Tracer& x, int64_t at) {
+  std::vector<int64_t> start(x.aval.rank(), 0), limit = x.aval.shape();
+  limit[0] = at;
+  AXE_ASSIGN_OR_RETURN(Tracer front, Slice(x, start, limit));
+  start[0] = at;
+  limit[0] = x.aval.shape()[0];
+  AXE_ASSIGN_OR_RETURN(Tracer back, Slice(x, start, limit));
+  return std::make_pair(front, back);
+}
+
+// `x` with one more row of `value` at the end of dimension 0.
+absl::StatusOr<Tracer> PadFront1(Builder& b, const Tracer& x, double value) {
+  std::vector<Param> config(x.aval.rank(), Param::Ints({0, 0, 0}));
+  config[0] = Param::Ints({0, 1, 0});
+  return Op(*Builtins().pad, {x, b.Scalar(value, x.aval.dtype())},
+            {{"padding_config", Param::Tuple(std::move(config))}});
+}
+
+// reduce_prod's tangent without dividing by the operand (zeros are allowed), as JAX's rule
+// computes it: the reduced axes are moved to the front and flattened, then the rows are
+// halved until one is left, x = x1 * x2 and t = t1 * x2 + x1 * t2 (an odd second half padded
+// with a row of ones, its tangent with zeros). Each step binds slice, pad, mul and add, so the
+// tangent can be differentiated again.
+absl::StatusOr<JvpResult> ReduceProdJvp(Builder& b, absl::Span<const Tracer> primals,
+                                        absl::Span<const OptTracer> tangents,
+                                        const Params& params) {
+  const BuiltinPrimitives& p = Builtins();
+  const Tracer& x = primals[0];
+  AXE_ASSIGN_OR_RETURN(Tracer out, Op(*p.reduce_prod, {x}, params));
+  const std::optional<int64_t> count = x.aval.NumElements();
+  if (!count) return absl::InvalidArgumentError("reduce_prod: the operand's size overflows int64");
+  if (!tangents[0] || *count == 0) return JvpResult{{out}, {std::nullopt}};
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_prod", "axes"));
+  const std::vector<int64_t>& shape = x.aval.shape();
+  std::vector<int64_t> perm = axes, flat = {1};
+  for (int64_t a : axes) flat[0] *= shape[static_cast<size_t>(a)];  // <= the element count
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (std::find(axes.begin(), axes.end(), d) != axes.end()) continue;
+    perm.push_back(d);
+    flat.push_back(shape[static_cast<size_t>(d)]);
+  }
+  const bool moved = !std::is_sorted(perm.begin(), perm.end());
+  Tracer xs = x, ts = *tangents[0];
+  for (Tracer* v : {&xs, &ts}) {
+    if (moved) {
+      AXE_ASSIGN_OR_RETURN(*v, Transpose(*v, perm));
+    }
+    AXE_ASSIGN_OR_RETURN(*v, Reshape(*v, flat));
+  }
+  for (int64_t n = flat[0]; n > 1; n = (n + 1) / 2) {
+    AXE_ASSIGN_OR_RETURN(auto xh, SplitFront(xs, (n + 1) / 2));
+    AXE_ASSIGN_OR_RETURN(auto th, SplitFront(ts, (n + 1) / 2));
+    if (n % 2 == 1) {
+      AXE_ASSIGN_OR_RETURN(xh.second, PadFront1(b, xh.second, 1));
+      AXE_ASSIGN_OR_RETURN(th.second, PadFront1(b, th.second, 0));
+    }
+    AXE_ASSIGN_OR_RETURN(Tracer left, Op(*p.mul, {th.first, xh.second}));
+    AXE_ASSIGN_OR_RETURN(Tracer right, Op(*p.mul, {xh.first, th.second}));
+    AXE_ASSIGN_OR_RETURN(ts, Op(*p.add, {left, right}));
+    AXE_ASSIGN_OR_RETURN(xs, Op(*p.mul, {xh.first, xh.second}));
+  }
+  AXE_ASSIGN_OR_RETURN(Tracer t, Squeeze(ts, {0}));
+  return JvpResult{{out}, {t}};
+}
+
 }  // namespace
 
 void RegisterShapeJvps() {
@@ -102,6 +172,7 @@ void RegisterShapeJvps() {
   RegisterIfMissing(p.dot_general, DotGeneralJvp);
   RegisterIfMissing(p.reduce_max, ReduceExtremumJvp(p.reduce_max));
   RegisterIfMissing(p.reduce_min, ReduceExtremumJvp(p.reduce_min));
+  RegisterIfMissing(p.reduce_prod, ReduceProdJvp);
 }
 
 }  // namespace axe::ir::internal

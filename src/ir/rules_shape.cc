@@ -77,6 +77,21 @@ Result Reshape(absl::Span<const ShapedArray> avals, const Params& params) {
           absl::StrCat("reshape new_sizes must all be positive, got ", PyTuple(sizes), "."));
     }
   }
+  // dimensions: the operand is read in this order of its dimensions (a transpose first).
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "dimensions", {}));
+  if (!dims.empty() || (params.count("dimensions") && !params.at("dimensions").is_none())) {
+    std::vector<int64_t> sorted = dims;
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = sorted.size() == avals[0].rank();
+    for (size_t i = 0; permutation && i < sorted.size(); ++i) {
+      permutation = sorted[i] == static_cast<int64_t>(i);
+    }
+    if (!permutation) {
+      return TypeError(absl::StrCat(
+          "reshape dimensions must be a permutation of operand dimensions, got dimensions ",
+          PyTuple(dims), " for shape ", PyTuple(avals[0].shape()), "."));
+    }
+  }
   std::optional<int64_t> old_total = avals[0].NumElements();
   std::optional<int64_t> new_total = CheckedProduct(sizes);
   if (!old_total || !new_total || *old_total != *new_total) {
@@ -466,6 +481,19 @@ Rule LogicalReduction(std::string name) {
   };
 }
 
+// `rule`, then JAX's dtype check of reduce_sum, reduce_prod and the cumulative reductions: the
+// operand must be a number (JAX checks the shape first, then the dtype).
+Rule NumbersOnly(std::string name, Rule rule) {
+  return [name, rule](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
+    AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, rule(avals, params));
+    if (avals[0].dtype() == DType::kPred) {
+      return TypeError(absl::StrCat(name, " does not accept dtype bool. Accepted dtypes are ",
+                                    "subtypes of number."));
+    }
+    return out;
+  };
+}
+
 // cumsum ... cumlogsumexp: the operand's type; `axis` within its rank (JAX's words).
 Rule Cumulative(std::string name) {
   return [name](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
@@ -491,14 +519,15 @@ void RegisterShapeRules(const BuiltinPrimitives& p) {
     RegisterAbstractEval(*prim, LogicalReduction(prim->name()));
   }
   for (const Primitive* prim : {p.cumsum, p.cumprod, p.cummax, p.cummin, p.cumlogsumexp}) {
-    RegisterAbstractEval(*prim, Cumulative(prim->name()));
+    RegisterAbstractEval(*prim, NumbersOnly(prim->name(), Cumulative(prim->name())));
   }
   RegisterAbstractEval(*p.convert_element_type, ConvertElementType);
   RegisterAbstractEval(*p.broadcast_in_dim, BroadcastInDim);
   RegisterAbstractEval(*p.reshape, Reshape);
   RegisterAbstractEval(*p.squeeze, Squeeze);
   RegisterAbstractEval(*p.transpose, Transpose);
-  RegisterAbstractEval(*p.reduce_sum, Reduction("reduce_sum"));
+  RegisterAbstractEval(*p.reduce_sum, NumbersOnly("reduce_sum", Reduction("reduce_sum")));
+  RegisterAbstractEval(*p.reduce_prod, NumbersOnly("reduce_prod", Reduction("reduce_prod")));
   RegisterAbstractEval(*p.reduce_max, Reduction("reduce_max"));
   RegisterAbstractEval(*p.dot_general, DotGeneral);
   RegisterAbstractEval(*p.slice, Slice);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -377,6 +378,104 @@ TEST(MorePrimitivesTest, LogicalReductionsOverEveryIntegerWidth) {
   EXPECT_THAT(run("reduce_and", "bool[0]", "bool[]", {}), ElementsAre(1));
   EXPECT_THAT(run("reduce_or", "bool[0]", "bool[]", {}), ElementsAre(0));
   EXPECT_THAT(run("reduce_xor", "bool[3,2]", "bool[2]", {1, 0, 1, 1, 1, 0}), ElementsAre(1, 1));
+}
+
+// One equation `eqn` (binding b from a:in_type) evaluated on `values`.
+std::vector<double> RunOne(const std::string& in_type, const std::string& eqn,
+                           std::vector<double> values) {
+  ClosedJaxpr j = Parse("{ lambda ; a:" + in_type + ". let b:" + eqn + " a in (b,) }");
+  std::vector<HostArray> out = Eval(j, {HostArray{*ShapedArray::ParseShort(in_type), values}});
+  return out.empty() ? std::vector<double>{} : out[0].values;
+}
+
+// reduce_prod's integers wrap around at every width as XLA's multiply does (JAX's values,
+// with x64 for i64); an empty product is 1 and a NaN propagates.
+TEST(MorePrimitivesTest, ReduceProdWrapsIntegersAtEveryWidth) {
+  const std::string prod = "reduce_prod[axes=(0,) out_sharding=None]";
+  EXPECT_THAT(RunOne("i8[2]", "i8[] = " + prod, {100, 3}), ElementsAre(44));
+  EXPECT_THAT(RunOne("u8[2]", "u8[] = " + prod, {200, 2}), ElementsAre(144));
+  EXPECT_THAT(RunOne("i16[2]", "i16[] = " + prod, {-300, 300}), ElementsAre(-24464));
+  EXPECT_THAT(RunOne("i32[2]", "i32[] = " + prod, {65537, 65537}), ElementsAre(131073));
+  EXPECT_THAT(RunOne("i64[2]", "i64[] = " + prod, {0x1p40, 0x1p30}), ElementsAre(0));
+  EXPECT_THAT(RunOne("i32[0]", "i32[] = " + prod, {}), ElementsAre(1));
+  EXPECT_THAT(RunOne("f32[2,0]", "f32[0] = " + prod, {}), ElementsAre());
+  EXPECT_THAT(RunOne("f32[0,2]", "f32[2] = " + prod, {}), ElementsAre(1, 1));
+  EXPECT_THAT(RunOne("f32[2]", "f32[] = " + prod, {2, NAN}), ElementsAre(::testing::IsNan()));
+}
+
+// cumsum and cumprod over integers wrap exactly: (2^31 - 1)^2 is past 2^53, where a product
+// taken in double would lose the low bits (JAX's values).
+TEST(MorePrimitivesTest, CumulativeIntegerSumsAndProductsWrapExactly) {
+  EXPECT_THAT(RunOne("i32[2]", "i32[2] = cumprod[axis=0 reverse=False]", {2147483647, 2147483647}),
+              ElementsAre(2147483647, 1));
+  EXPECT_THAT(
+      RunOne("i32[3]", "i32[3] = cumsum[axis=0 reverse=False]", {2147483647, 2147483647, 5}),
+      ElementsAre(2147483647, -2, 3));
+  EXPECT_THAT(RunOne("u8[3]", "u8[3] = cumsum[axis=0 reverse=True]", {200, 100, 7}),
+              ElementsAre(51, 107, 7));
+}
+
+// reduce_sum, reduce_prod and the cumulative reductions take numbers only (JAX's words).
+TEST(MorePrimitivesTest, NumberReductionsRefuseBool) {
+  for (const char* prim : {"reduce_sum", "reduce_prod"}) {
+    absl::Status s = CheckText(
+        absl::StrCat("{ lambda ; a:bool[3]. let b:bool[] = ", prim, "[axes=(0,)] a in (b,) }"));
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                            HasSubstr(absl::StrCat(prim,
+                                                   " does not accept dtype bool. Accepted "
+                                                   "dtypes are subtypes of number."))));
+  }
+  EXPECT_THAT(
+      CheckText("{ lambda ; a:bool[3]. let b:bool[3] = cumsum[axis=0 reverse=False] a in (b,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("cumsum does not accept dtype bool. Accepted dtypes are subtypes of "
+                         "number.")));
+  // The shape is checked first, as JAX's standard rules do.
+  EXPECT_THAT(CheckText("{ lambda ; a:bool[3]. let b:bool[] = reduce_sum[axes=(1,)] a in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out-of-bounds indices")));
+}
+
+// reshape[dimensions=...] reads the operand in that order of its dimensions (what JAX's
+// reduce_prod gradient prints): evaluation, typing, transposition and batching.
+TEST(MorePrimitivesTest, ReshapeWithDimensionsTransposesFirst) {
+  const std::string reshape = "reshape[dimensions=(1, 0) new_sizes=(3, 2) sharding=None]";
+  EXPECT_THAT(RunOne("i32[2,3]", "i32[3,2] = " + reshape, {0, 1, 2, 3, 4, 5}),
+              ElementsAre(0, 3, 1, 4, 2, 5));
+  EXPECT_THAT(RunOne("i32[2,3]", "i32[2,3] = reshape[dimensions=None new_sizes=(2, 3)]",
+                     {0, 1, 2, 3, 4, 5}),
+              ElementsAre(0, 1, 2, 3, 4, 5));
+  for (const char* dims : {"(0, 0)", "(0, 2)", "(1,)"}) {
+    absl::Status s =
+        CheckText(absl::StrCat("{ lambda ; a:f32[2,3]. let b:f32[6] = reshape[dimensions=", dims,
+                               " new_sizes=(6,)] a in (b,) }"));
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                            HasSubstr(absl::StrCat("reshape dimensions must be a permutation of "
+                                                   "operand dimensions, got dimensions ",
+                                                   dims, " for shape (2, 3)."))));
+  }
+  // d loss / d a[r, c] = w[c, r]: the cotangent reshaped to (3, 2) and transposed back.
+  ClosedJaxpr loss =
+      Parse("{ lambda ; a:f32[2,3] w:f32[3,2]. let\n    b:f32[3,2] = " + reshape +
+            " a\n    c:f32[3,2] = mul b w\n    d:f32[] = reduce_sum[axes=(0, 1)] c\n  in (d,) }");
+  absl::StatusOr<ClosedJaxpr> grad = Grad(loss, {0});
+  ASSERT_THAT(grad, IsOk());
+  std::vector<HostArray> g =
+      Eval(*grad, {HostArray{*ShapedArray::ParseShort("f32[2,3]"), std::vector<double>(6, 1.0)},
+                   HostArray{*ShapedArray::ParseShort("f32[3,2]"), {0, 1, 2, 3, 4, 5}}});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_THAT(g[0].values, ElementsAre(0, 2, 4, 1, 3, 5));
+  // Batched over a leading axis of 2: each batch element transposed, then reshaped.
+  VmapOptions options;
+  options.axis_size = 2;
+  absl::StatusOr<ClosedJaxpr> batched =
+      Vmap(Parse("{ lambda ; a:i32[2,3]. let b:i32[3,2] = " + reshape + " a in (b,) }"), options);
+  ASSERT_THAT(batched, IsOk());
+  std::vector<double> in(12);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i);
+  std::vector<HostArray> out =
+      Eval(*batched, {HostArray{*ShapedArray::ParseShort("i32[2,2,3]"), in}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(out[0].values, ElementsAre(0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11));
 }
 
 // JAX raises JaxprTypeError (a TypeError) for a binder typed unlike its equation's result;

@@ -9,7 +9,8 @@
 //                select_n iota layout_constraint (expand_dims binds broadcast_in_dim, as
 //                in JAX)
 //   more         rem add_any and or not integer_pow square rsqrt log1p logistic is_finite
-//                round floor ceil clamp stop_gradient (elementwise), reduce_min argmax argmin,
+//                round floor ceil clamp stop_gradient (elementwise), reduce_min reduce_prod
+//                argmax argmin,
 //                reduce_or reduce_and reduce_xor (bitwise over integers, logical over bool),
 //                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
 //                rev split pad (linear)
@@ -60,7 +61,7 @@ struct BuiltinPrimitives {
   // More of JAX's primitives (what jax.grad of common functions prints).
   const Primitive *rem, *add_any, *and_, *or_, *not_, *integer_pow, *square, *rsqrt, *log1p;
   const Primitive *logistic, *is_finite, *round, *floor, *ceil, *clamp, *stop_gradient;
-  const Primitive *reduce_min, *argmax, *argmin, *reduce_or, *reduce_and, *reduce_xor;
+  const Primitive *reduce_min, *reduce_prod, *argmax, *argmin, *reduce_or, *reduce_and, *reduce_xor;
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;

@@ -2,7 +2,7 @@
 """Regenerates tests/ir/testdata/jax_more/ with the real JAX: the primitives beyond axe's first
 set (reduce_min, rem, cumsum and its siblings, add_any, integer_pow, stop_gradient, square,
 logistic, log1p, rsqrt, is_finite, round, floor, clamp, and/or/not, argmax/argmin,
-reduce_or/reduce_and/reduce_xor, custom_jvp_call, custom_vjp_call)
+reduce_or/reduce_and/reduce_xor, reduce_prod, custom_jvp_call, custom_vjp_call)
 as jax.make_jaxpr prints them for common functions and for their gradients. For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
@@ -98,6 +98,14 @@ def cases():
                                            jnp.bitwise_xor.reduce(x, axis=0),
                                            jnp.logical_xor.reduce(b, axis=0))), \
         [ints((2, 3)) > 0, ints((2, 3), 1)]
+    # jnp.prod: reduce_prod; its gradient is JAX's halving tree of slice, pad and mul (odd
+    # lengths pad), which handles zeros; integers wrap around.
+    yield "prod", (lambda x: (jnp.prod(x, axis=1), jnp.prod(x, axis=(0, 2)), jnp.prod(x))), \
+        [signed((2, 3, 5))]
+    yield "prod_zeros", (lambda x: (jnp.prod(x, axis=0), jnp.prod(x, axis=1))), \
+        [np.array([[0.5, 0.0, 2.0, 0.0], [1.5, 3.0, 0.0, 0.0], [-2.0, 0.25, 1.0, 0.0]],
+                  np.float32)]
+    yield "int_prod", (lambda x: (jnp.prod(x, axis=1), jnp.prod(x + 7))), [ints((4, 5))]
     yield "any_where", (lambda x: jnp.where(jnp.any(x > 0.5, axis=1, keepdims=True), x, -x)), \
         [signed((2, 3))]
 
