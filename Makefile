@@ -61,7 +61,7 @@ FUZZ_TIMEOUT ?= 30
 FUZZ_TARGETS ?= layout swizzle phys_coord buffer_layout xla_shape hlo_text index_map int_list \
                 mesh partition_spec hlo_sharding format shard_notation jaxpr explorer_request \
                 shaped_array eval_value shardy call_argument program_shape sharded_instruction \
-                tensor_buffer region element_value pallas_spec
+                tensor_buffer region element_value pallas_spec jaxpr_eval
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build --preset fuzz -j $(JOBS)
