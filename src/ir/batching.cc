@@ -8,6 +8,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
 #include "batching_util.h"
+#include "jvp_util.h"
 #include "rule_util.h"
 
 namespace axe::ir {
@@ -177,6 +178,7 @@ absl::StatusOr<BatchResult> BatchTrace(Builder& b, const ClosedJaxpr& jaxpr,
                                        absl::Span<const Tracer> args,
                                        absl::Span<const std::optional<int64_t>> dims) {
   internal::EnsureBatchingRules();
+  AXE_RETURN_IF_ERROR(internal::CheckConstValues(jaxpr, "vmap"));
   const Jaxpr& j = jaxpr.jaxpr;
   if (args.size() != j.invars.size() || dims.size() != j.invars.size()) {
     return absl::InvalidArgumentError("vmap: argument count mismatch");

@@ -88,13 +88,32 @@ uint64_t UnsignedMask(DType t) {
   return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 }
 
+std::vector<int64_t> ReducedPositions(const HostArray& array, const std::vector<int64_t>& axes) {
+  const ShapedArray& x = array.aval;
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
+  std::vector<int64_t> out;
+  out.reserve(array.values.size());
+  std::vector<int64_t> index(x.rank(), 0);
+  for (size_t i = 0; i < array.values.size(); ++i, NextIndex(index, x.shape())) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      if (!reduced[d]) flat = flat * x.shape()[d] + index[d];
+    }
+    out.push_back(flat);
+  }
+  return out;
+}
+
 double IntegerFromBits(uint64_t bits, DType t) {
   const int width = BitWidth(t);
   const uint64_t low = bits & UnsignedMask(t);
-  if (IsUnsignedIntegral(t)) return static_cast<double>(low);
-  if (width >= 64) return static_cast<double>(static_cast<int64_t>(low));
+  // A 64-bit value past 2^53 rounds to a double; one that would round up to 2^64 (unsigned)
+  // or 2^63 (signed), outside the type, stays just below it, as WrapInteger keeps it.
+  if (IsUnsignedIntegral(t)) return std::min(static_cast<double>(low), std::nextafter(0x1p64, 0.0));
   const bool negative = ((low >> (width - 1)) & 1) != 0;
-  return negative ? -static_cast<double>((UnsignedMask(t) - low) + 1) : static_cast<double>(low);
+  if (!negative) return std::min(static_cast<double>(low), std::nextafter(0x1p63, 0.0));
+  return -static_cast<double>((UnsignedMask(t) - low) + 1);
 }
 
 int64_t ScalarIndex(const HostArray& a) {

@@ -51,6 +51,10 @@ uint64_t UnsignedMask(DType t);
 // `bits`: integer arithmetic done in uint64 wraps around to `t` as XLA's does.
 double IntegerFromBits(uint64_t bits, DType t);
 
+// For each element of `array`, in row-major order: the flat index of the element of the
+// reduction's result it folds into once `axes` (in range, distinct) are dropped.
+std::vector<int64_t> ReducedPositions(const HostArray& array, const std::vector<int64_t>& axes);
+
 // The integer value of a scalar index operand (clamped into int64).
 int64_t ScalarIndex(const HostArray& a);
 

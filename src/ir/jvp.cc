@@ -69,6 +69,7 @@ absl::StatusOr<JvpResult> JvpTrace(Builder& b, const ClosedJaxpr& jaxpr,
                                    absl::Span<const Tracer> primals,
                                    absl::Span<const std::optional<Tracer>> tangents) {
   internal::EnsureJvpRules();
+  AXE_RETURN_IF_ERROR(internal::CheckConstValues(jaxpr, "jvp"));
   const Jaxpr& j = jaxpr.jaxpr;
   if (primals.size() != j.invars.size() || tangents.size() != j.invars.size()) {
     return absl::InvalidArgumentError(absl::StrCat("jvp: the jaxpr takes ", j.invars.size(),

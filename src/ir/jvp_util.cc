@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/linear.h"
 #include "axe/ir/primitives.h"
@@ -57,8 +58,16 @@ absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
 
 bool Differentiable(DType dtype) { return IsFloatingPoint(dtype) || IsComplex(dtype); }
 
+absl::Status CheckConstValues(const ClosedJaxpr& jaxpr, absl::string_view what) {
+  if (jaxpr.consts.size() == jaxpr.jaxpr.constvars.size()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": the jaxpr has ", jaxpr.jaxpr.constvars.size(), " constvars but ",
+                   jaxpr.consts.size(), " constant values (a jaxpr read from text has none)"));
+}
+
 absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& jaxpr,
                                                 absl::Span<const Tracer> args) {
+  AXE_RETURN_IF_ERROR(CheckConstValues(jaxpr, "inlining a jaxpr"));
   const Jaxpr& j = jaxpr.jaxpr;
   if (args.size() != j.invars.size()) {
     return absl::InvalidArgumentError("InlineJaxpr: argument count mismatch");

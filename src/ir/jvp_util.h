@@ -5,7 +5,9 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/ir/builder.h"
 #include "axe/ir/jaxpr.h"
@@ -28,6 +30,10 @@ absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
                                       const ShapedArray& aval);
 // Whether a value of this dtype has a (non-trivial) tangent.
 bool Differentiable(DType dtype);
+
+// OK when `jaxpr` holds a value for each of its constvars; otherwise InvalidArgument naming
+// `what` (a jaxpr read from text, and its nested bodies, carry constvars' types, not values).
+absl::Status CheckConstValues(const ClosedJaxpr& jaxpr, absl::string_view what);
 
 // Re-emits `jaxpr` into `b` on `args`; returns its outputs.
 absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& jaxpr,

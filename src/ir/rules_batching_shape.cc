@@ -72,7 +72,11 @@ absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
   AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(old, "reshape", "new_sizes"));
   AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "dimensions", {}));
   p["new_sizes"] = Param::Ints(Prepend(size, sizes));
-  if (!dims.empty()) p["dimensions"] = Param::Ints(Prepend(0, Shifted(dims)));
+  // dimensions=() of a scalar operand is a permutation too: (0,) once batched.
+  auto given = old.find("dimensions");
+  if (given != old.end() && !given->second.is_none()) {
+    p["dimensions"] = Param::Ints(Prepend(0, Shifted(dims)));
+  }
   return absl::OkStatus();
 }
 

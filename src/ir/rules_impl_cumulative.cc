@@ -22,23 +22,6 @@ double Highest(DType t) {
   return IsSignedIntegral(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
 }
 
-// For each element of `x`: the flat index of its result once `axes` are dropped.
-std::vector<int64_t> ReducedPositions(const HostArray& array, const std::vector<int64_t>& axes) {
-  const ShapedArray& x = array.aval;
-  std::vector<bool> reduced(x.rank(), false);
-  for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
-  std::vector<int64_t> out;
-  std::vector<int64_t> index(x.rank(), 0);
-  for (size_t i = 0; i < array.values.size(); ++i, NextIndex(index, x.shape())) {
-    int64_t flat = 0;
-    for (size_t d = 0; d < index.size(); ++d) {
-      if (!reduced[d]) flat = flat * x.shape()[d] + index[d];
-    }
-    out.push_back(flat);
-  }
-  return out;
-}
-
 Impl ReduceMinImpl(absl::Span<const HostArray> args, const Params& params) {
   const Primitive& prim = *Builtins().reduce_min;
   AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
@@ -56,7 +39,8 @@ Impl ReduceMinImpl(absl::Span<const HostArray> args, const Params& params) {
 }
 
 // reduce_prod: 1 for an empty reduction. Integers multiply with two's complement wrap-around
-// (exact at any width, as XLA's); floats multiply in double, rounded once to the type.
+// (64-bit accumulators); floats round to the type after every multiplication, so an f16
+// product overflows to inf as XLA's does.
 Impl ReduceProdImpl(absl::Span<const HostArray> args, const Params& params) {
   const Primitive& prim = *Builtins().reduce_prod;
   AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
@@ -73,9 +57,10 @@ Impl ReduceProdImpl(absl::Span<const HostArray> args, const Params& params) {
     return OneArray(std::move(out));
   }
   std::fill(out.values.begin(), out.values.end(), 1.0);
-  for (size_t i = 0; i < at.size(); ++i)
-    out.values[static_cast<size_t>(at[i])] *= args[0].values[i];
-  for (double& v : out.values) v = RoundToDType(v, t);
+  for (size_t i = 0; i < at.size(); ++i) {
+    double& acc = out.values[static_cast<size_t>(at[i])];
+    acc = RoundToDType(acc * args[0].values[i], t);
+  }
   return OneArray(std::move(out));
 }
 
@@ -138,10 +123,6 @@ ImplRule ArgImpl(const Primitive& prim, bool is_max) {
 enum class Cum { kSum, kProd, kMax, kMin, kLogSumExp };
 
 double Combine(Cum op, double acc, double v, DType t) {
-  if (IsIntegral(t) && (op == Cum::kSum || op == Cum::kProd)) {  // exact wrap-around
-    const uint64_t a = static_cast<uint64_t>(AsInt64(acc)), b = static_cast<uint64_t>(AsInt64(v));
-    return IntegerFromBits(op == Cum::kSum ? a + b : a * b, t);
-  }
   switch (op) {
     case Cum::kSum: return RoundToDType(acc + v, t);
     case Cum::kProd: return RoundToDType(acc * v, t);
@@ -174,13 +155,23 @@ ImplRule CumulativeImpl(const Primitive& prim, Cum op) {
       if (static_cast<int64_t>(d) < axis) outer *= shape[d];
       if (static_cast<int64_t>(d) > axis) inner *= shape[d];
     }
+    // Integer sums and products run in 64-bit accumulators: exact two's complement wrap-around.
+    const DType t = aval.dtype();
+    const bool wrap = IsIntegral(t) && (op == Cum::kSum || op == Cum::kProd);
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t in = 0; in < inner; ++in) {
-        for (int64_t k = 1; k < n; ++k) {
+        uint64_t run = 0;
+        for (int64_t k = 0; k < n; ++k) {
           int64_t cur = reverse ? n - 1 - k : k, prev = reverse ? cur + 1 : cur - 1;
           size_t c = static_cast<size_t>((o * n + cur) * inner + in);
-          size_t p = static_cast<size_t>((o * n + prev) * inner + in);
-          out.values[c] = Combine(op, out.values[p], out.values[c], aval.dtype());
+          if (wrap) {
+            const uint64_t v = static_cast<uint64_t>(AsInt64(out.values[c]));
+            run = k == 0 ? v : (op == Cum::kSum ? run + v : run * v);
+            out.values[c] = IntegerFromBits(run, t);
+          } else if (k > 0) {
+            size_t p = static_cast<size_t>((o * n + prev) * inner + in);
+            out.values[c] = Combine(op, out.values[p], out.values[c], t);
+          }
         }
       }
     }

@@ -73,8 +73,6 @@ Impl ReshapeImpl(absl::Span<const HostArray> args, const Params& params) {
   AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().reshape, args, params));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "dimensions", {}));
   if (dims.empty()) return OneArray(HostArray{aval, args[0].values});
-  std::vector<int64_t> moved_shape;
-  for (int64_t d : dims) moved_shape.push_back(args[0].aval.shape()[static_cast<size_t>(d)]);
   AXE_ASSIGN_OR_RETURN(std::vector<HostArray> moved,
                        TransposeImpl(args, {{"permutation", Param::Ints(dims)}}));
   return OneArray(HostArray{aval, std::move(moved[0].values)});
@@ -83,36 +81,36 @@ Impl ReshapeImpl(absl::Span<const HostArray> args, const Params& params) {
 // The smallest value of a non-float type (max's identity).
 double Lowest(DType t) { return IsSignedIntegral(t) ? -std::ldexp(1.0, BitWidth(t) - 1) : 0.0; }
 
-// Folds the input into the result (reduced axes dropped); `init` and `fold` per element.
+// reduce_sum (is_max false) and reduce_max over `axes`, folding the operand in row-major
+// order. Integer sums wrap around exactly (64-bit accumulators); float sums round to the type
+// after every addition, so an f16 sum overflows to inf as XLA's does.
 ImplRule ReductionImpl(const Primitive& prim, bool is_max) {
   return [&prim, is_max](absl::Span<const HostArray> args, const Params& params) -> Impl {
     AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, prim.name(), "axes"));
     AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
     const HostArray& x = args[0];
-    const bool integral = IsIntegral(aval.dtype());
+    const DType t = aval.dtype();
+    const std::vector<int64_t> at = ReducedPositions(x, axes);
+    if (!is_max && IsIntegral(t)) {
+      std::vector<uint64_t> acc(out.values.size(), 0);
+      for (size_t i = 0; i < at.size(); ++i) {
+        acc[static_cast<size_t>(at[i])] += static_cast<uint64_t>(AsInt64(x.values[i]));
+      }
+      for (size_t o = 0; o < acc.size(); ++o) out.values[o] = IntegerFromBits(acc[o], t);
+      return OneArray(std::move(out));
+    }
     if (is_max) std::fill(out.values.begin(), out.values.end(), -HUGE_VAL);
-    std::vector<bool> reduced(x.aval.rank(), false);
-    for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
-    std::vector<int64_t> index(x.aval.rank(), 0);
-    for (size_t i = 0; i < x.values.size(); ++i, NextIndex(index, x.aval.shape())) {
-      int64_t flat = 0;
-      for (size_t d = 0; d < index.size(); ++d) {
-        if (!reduced[d]) flat = flat * x.aval.shape()[d] + index[d];
-      }
-      double& acc = out.values[static_cast<size_t>(flat)];
-      double v = x.values[i];
-      if (!is_max && integral) {  // exact two's complement wrap-around, as XLA's
-        acc = IntegerFromBits(
-            static_cast<uint64_t>(AsInt64(acc)) + static_cast<uint64_t>(AsInt64(v)), aval.dtype());
-        continue;
-      }
-      acc = !is_max ? acc + v : (std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v));
+    for (size_t i = 0; i < at.size(); ++i) {
+      double& acc = out.values[static_cast<size_t>(at[i])];
+      const double v = x.values[i];
+      acc = !is_max ? RoundToDType(acc + v, t)
+                    : (std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v));
     }
     for (double& v : out.values) {
-      if (v == -HUGE_VAL && !IsFloatingPoint(aval.dtype())) v = Lowest(aval.dtype());
+      if (v == -HUGE_VAL && !IsFloatingPoint(t)) v = Lowest(t);
     }
-    for (double& v : out.values) v = RoundToDType(v, aval.dtype());
+    for (double& v : out.values) v = RoundToDType(v, t);
     return OneArray(std::move(out));
   };
 }

@@ -102,7 +102,7 @@ absl::StatusOr<std::pair<Tracer, Tracer>> SplitFront(const Tracer& x, int64_t at
 }
 
 // `x` with one more row of `value` at the end of dimension 0.
-absl::StatusOr<Tracer> PadFront1(Builder& b, const Tracer& x, double value) {
+absl::StatusOr<Tracer> PadEnd1(Builder& b, const Tracer& x, double value) {
   std::vector<Param> config(x.aval.rank(), Param::Ints({0, 0, 0}));
   config[0] = Param::Ints({0, 1, 0});
   return Op(*Builtins().pad, {x, b.Scalar(value, x.aval.dtype())},
@@ -134,18 +134,18 @@ absl::StatusOr<JvpResult> ReduceProdJvp(Builder& b, absl::Span<const Tracer> pri
   }
   const bool moved = !std::is_sorted(perm.begin(), perm.end());
   Tracer xs = x, ts = *tangents[0];
+  const Params reshape = {{"dimensions", moved ? Param::Ints(perm) : Param::None()},
+                          {"new_sizes", Param::Ints(flat)},
+                          {"sharding", Param::None()}};
   for (Tracer* v : {&xs, &ts}) {
-    if (moved) {
-      AXE_ASSIGN_OR_RETURN(*v, Transpose(*v, perm));
-    }
-    AXE_ASSIGN_OR_RETURN(*v, Reshape(*v, flat));
+    AXE_ASSIGN_OR_RETURN(*v, Op(*p.reshape, {*v}, reshape));
   }
   for (int64_t n = flat[0]; n > 1; n = (n + 1) / 2) {
     AXE_ASSIGN_OR_RETURN(auto xh, SplitFront(xs, (n + 1) / 2));
     AXE_ASSIGN_OR_RETURN(auto th, SplitFront(ts, (n + 1) / 2));
     if (n % 2 == 1) {
-      AXE_ASSIGN_OR_RETURN(xh.second, PadFront1(b, xh.second, 1));
-      AXE_ASSIGN_OR_RETURN(th.second, PadFront1(b, th.second, 0));
+      AXE_ASSIGN_OR_RETURN(xh.second, PadEnd1(b, xh.second, 1));
+      AXE_ASSIGN_OR_RETURN(th.second, PadEnd1(b, th.second, 0));
     }
     AXE_ASSIGN_OR_RETURN(Tracer left, Op(*p.mul, {th.first, xh.second}));
     AXE_ASSIGN_OR_RETURN(Tracer right, Op(*p.mul, {xh.first, th.second}));

@@ -77,7 +77,8 @@ Result Reshape(absl::Span<const ShapedArray> avals, const Params& params) {
           absl::StrCat("reshape new_sizes must all be positive, got ", PyTuple(sizes), "."));
     }
   }
-  // dimensions: the operand is read in this order of its dimensions (a transpose first).
+  // dimensions: the operand is read in this order of its dimensions (a transpose first). JAX
+  // compares sets, so it would pass (0, 1, 1) for a rank-2 operand; axe asks for a permutation.
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "dimensions", {}));
   if (!dims.empty() || (params.count("dimensions") && !params.at("dimensions").is_none())) {
     std::vector<int64_t> sorted = dims;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -214,8 +215,9 @@ TEST(MorePrimitivesTest, JvpMatchesFiniteDifferences) {
     if (kNoGrad.count(name) || skip.count(name) || !Readable(name + ".txt")) continue;
     CheckJvpAgainstFiniteDifferences(name + ".txt", ReadValues(name).args);
   }
-  // JAX's gradient texts of the cumulative reductions: rev, split and pad differentiated.
-  for (const char* name : {"cumulative", "cumlogsumexp"}) {
+  // JAX's gradient texts of the cumulative reductions (rev, split and pad differentiated) and
+  // of prod (slice, pad, mul and reshape[dimensions=...]): second derivatives.
+  for (const char* name : {"cumulative", "cumlogsumexp", "prod", "prod_zeros"}) {
     CheckJvpAgainstFiniteDifferences(std::string(name) + ".grad.txt", ReadValues(name).args);
   }
 }
@@ -264,7 +266,8 @@ TEST(MorePrimitivesTest, VmapMatchesALoop) {
   for (const std::string& name : CaseNames()) {
     if (Readable(name + ".txt")) CheckVmapAgainstALoop(name + ".txt", ReadValues(name).args);
   }
-  for (const char* name : {"cumulative", "cumlogsumexp"}) {
+  // JAX's gradient texts: the cumulative reductions' scans, and prod's reshape[dimensions=...].
+  for (const char* name : {"cumulative", "cumlogsumexp", "prod", "prod_zeros"}) {
     CheckVmapAgainstALoop(std::string(name) + ".grad.txt", ReadValues(name).args);
   }
 }
@@ -308,7 +311,7 @@ TEST(MorePrimitivesTest, NewPrimitivesHaveEveryRule) {
   RegisterBuiltinImplRules();  // as EvalJaxpr does first (ctest runs this test alone)
   for (const char* name : {"rem", "add_any", "integer_pow", "square", "rsqrt", "log1p", "logistic",
                            "clamp", "reduce_min", "cumsum", "cumlogsumexp", "stop_gradient",
-                           "reduce_or", "reduce_and", "reduce_xor"}) {
+                           "reduce_or", "reduce_and", "reduce_xor", "reduce_prod"}) {
     const Primitive* p = Primitive::Find(name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_THAT(GetImplRule(*p).status(), IsOk()) << name;
@@ -391,16 +394,41 @@ std::vector<double> RunOne(const std::string& in_type, const std::string& eqn,
 // reduce_prod's integers wrap around at every width as XLA's multiply does (JAX's values,
 // with x64 for i64); an empty product is 1 and a NaN propagates.
 TEST(MorePrimitivesTest, ReduceProdWrapsIntegersAtEveryWidth) {
-  const std::string prod = "reduce_prod[axes=(0,) out_sharding=None]";
+  const std::string prod = "reduce_prod[axes=(0,)]";
   EXPECT_THAT(RunOne("i8[2]", "i8[] = " + prod, {100, 3}), ElementsAre(44));
   EXPECT_THAT(RunOne("u8[2]", "u8[] = " + prod, {200, 2}), ElementsAre(144));
   EXPECT_THAT(RunOne("i16[2]", "i16[] = " + prod, {-300, 300}), ElementsAre(-24464));
   EXPECT_THAT(RunOne("i32[2]", "i32[] = " + prod, {65537, 65537}), ElementsAre(131073));
+  EXPECT_THAT(RunOne("u16[2]", "u16[] = " + prod, {300, 300}), ElementsAre(24464));
+  EXPECT_THAT(RunOne("u32[2]", "u32[] = " + prod, {65537, 65537}), ElementsAre(131073));
   EXPECT_THAT(RunOne("i64[2]", "i64[] = " + prod, {0x1p40, 0x1p30}), ElementsAre(0));
+  EXPECT_THAT(RunOne("i64[3]", "i64[] = " + prod, {-0x1p31, 0x1p31, 3}), ElementsAre(0x1p62));
+  EXPECT_THAT(RunOne("u64[2]", "u64[] = " + prod, {0x1p63, 3}), ElementsAre(0x1p63));
+  // 2^63 - 1 (JAX's value) is not a double: it stays just below 2^63, positive, not -2^63.
+  EXPECT_THAT(RunOne("i64[2]", "i64[] = " + prod, {153092023, 60247241209}),
+              ElementsAre(std::nextafter(0x1p63, 0.0)));
+  // Floats round after every multiplication: f16 overflows on the way (JAX: inf).
+  EXPECT_THAT(RunOne("f16[3]", "f16[] = " + prod, {300, 300, 0.001}), ElementsAre(HUGE_VAL));
+  EXPECT_THAT(RunOne("f32[3]", "f32[] = " + prod, {1e30, 1e30, 1e-30}), ElementsAre(HUGE_VAL));
   EXPECT_THAT(RunOne("i32[0]", "i32[] = " + prod, {}), ElementsAre(1));
   EXPECT_THAT(RunOne("f32[2,0]", "f32[0] = " + prod, {}), ElementsAre());
   EXPECT_THAT(RunOne("f32[0,2]", "f32[2] = " + prod, {}), ElementsAre(1, 1));
   EXPECT_THAT(RunOne("f32[2]", "f32[] = " + prod, {2, NAN}), ElementsAre(::testing::IsNan()));
+}
+
+// reduce_sum: exact 64-bit accumulators for integers (a sum past 2^63 - 512 stays positive,
+// JAX's value rounded down to a double), and float sums rounded after every addition (JAX's
+// values: an f16 sum overflows on the way, and 1 + 2^-11 + 2^-11 is 1 in f16).
+TEST(MorePrimitivesTest, ReduceSumWrapsIntegersAndRoundsFloatsPerStep) {
+  const std::string sum = "reduce_sum[axes=(0,) out_sharding=None]";
+  EXPECT_THAT(RunOne("i64[2]", "i64[] = " + sum, {0x1p62, 0x1p62 - 512}),
+              ElementsAre(std::nextafter(0x1p63, 0.0)));
+  EXPECT_THAT(RunOne("u64[2]", "u64[] = " + sum, {0x1p63, 0x1p63 - 1024}),
+              ElementsAre(std::nextafter(0x1p64, 0.0)));
+  EXPECT_THAT(RunOne("i64[2]", "i64[] = " + sum, {0x1p62, 0x1p62}), ElementsAre(-0x1p63));
+  EXPECT_THAT(RunOne("i8[3]", "i8[] = " + sum, {100, 100, -1}), ElementsAre(-57));
+  EXPECT_THAT(RunOne("f16[3]", "f16[] = " + sum, {60000, 60000, -60000}), ElementsAre(HUGE_VAL));
+  EXPECT_THAT(RunOne("f16[3]", "f16[] = " + sum, {1, 0x1p-11, 0x1p-11}), ElementsAre(1));
 }
 
 // cumsum and cumprod over integers wrap exactly: (2^31 - 1)^2 is past 2^53, where a product
@@ -413,6 +441,10 @@ TEST(MorePrimitivesTest, CumulativeIntegerSumsAndProductsWrapExactly) {
       ElementsAre(2147483647, -2, 3));
   EXPECT_THAT(RunOne("u8[3]", "u8[3] = cumsum[axis=0 reverse=True]", {200, 100, 7}),
               ElementsAre(51, 107, 7));
+  // Past 2^53 in i64: the running sum stays exact between steps (JAX's values rounded to
+  // doubles: 2^63 - 512, not -2^63).
+  EXPECT_THAT(RunOne("i64[3]", "i64[3] = cumsum[axis=0 reverse=False]", {0x1p62, 0x1p62 - 512, 0}),
+              ElementsAre(0x1p62, std::nextafter(0x1p63, 0.0), std::nextafter(0x1p63, 0.0)));
 }
 
 // reduce_sum, reduce_prod and the cumulative reductions take numbers only (JAX's words).
@@ -425,14 +457,23 @@ TEST(MorePrimitivesTest, NumberReductionsRefuseBool) {
                                                    " does not accept dtype bool. Accepted "
                                                    "dtypes are subtypes of number."))));
   }
-  EXPECT_THAT(
-      CheckText("{ lambda ; a:bool[3]. let b:bool[3] = cumsum[axis=0 reverse=False] a in (b,) }"),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("cumsum does not accept dtype bool. Accepted dtypes are subtypes of "
-                         "number.")));
+  for (const char* prim : {"cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"}) {
+    EXPECT_THAT(CheckText(absl::StrCat("{ lambda ; a:bool[3]. let b:bool[3] = ", prim,
+                                       "[axis=0 reverse=False] a in (b,) }")),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(absl::StrCat(prim,
+                                                " does not accept dtype bool. Accepted "
+                                                "dtypes are subtypes of number."))));
+  }
   // The shape is checked first, as JAX's standard rules do.
-  EXPECT_THAT(CheckText("{ lambda ; a:bool[3]. let b:bool[] = reduce_sum[axes=(1,)] a in (b,) }"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out-of-bounds indices")));
+  for (const char* prim : {"reduce_sum", "reduce_prod"}) {
+    EXPECT_THAT(CheckText(absl::StrCat("{ lambda ; a:bool[3]. let b:bool[] = ", prim,
+                                       "[axes=(1,)] a in (b,) }")),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out-of-bounds indices")));
+  }
+  EXPECT_THAT(
+      CheckText("{ lambda ; a:bool[3]. let b:bool[3] = cumsum[axis=1 reverse=False] a in (b,) }"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("axis 1 is out of bounds")));
 }
 
 // reshape[dimensions=...] reads the operand in that order of its dimensions (what JAX's
@@ -453,29 +494,113 @@ TEST(MorePrimitivesTest, ReshapeWithDimensionsTransposesFirst) {
                                                    "operand dimensions, got dimensions ",
                                                    dims, " for shape (2, 3)."))));
   }
-  // d loss / d a[r, c] = w[c, r]: the cotangent reshaped to (3, 2) and transposed back.
-  ClosedJaxpr loss =
-      Parse("{ lambda ; a:f32[2,3] w:f32[3,2]. let\n    b:f32[3,2] = " + reshape +
-            " a\n    c:f32[3,2] = mul b w\n    d:f32[] = reduce_sum[axes=(0, 1)] c\n  in (d,) }");
+  // d loss / d a[r, c] = w[2 * c + r]: the flat cotangent reshaped to (3, 2) and transposed
+  // back.
+  ClosedJaxpr loss = Parse(
+      "{ lambda ; a:f32[2,3] w:f32[6]. let\n"
+      "    b:f32[6] = reshape[dimensions=(1, 0) new_sizes=(6,) sharding=None] a\n"
+      "    c:f32[6] = mul b w\n    d:f32[] = reduce_sum[axes=(0,)] c\n  in (d,) }");
   absl::StatusOr<ClosedJaxpr> grad = Grad(loss, {0});
   ASSERT_THAT(grad, IsOk());
   std::vector<HostArray> g =
       Eval(*grad, {HostArray{*ShapedArray::ParseShort("f32[2,3]"), std::vector<double>(6, 1.0)},
-                   HostArray{*ShapedArray::ParseShort("f32[3,2]"), {0, 1, 2, 3, 4, 5}}});
+                   HostArray{*ShapedArray::ParseShort("f32[6]"), {0, 1, 2, 3, 4, 5}}});
   ASSERT_EQ(g.size(), 1u);
   EXPECT_THAT(g[0].values, ElementsAre(0, 2, 4, 1, 3, 5));
-  // Batched over a leading axis of 2: each batch element transposed, then reshaped.
-  VmapOptions options;
-  options.axis_size = 2;
-  absl::StatusOr<ClosedJaxpr> batched =
-      Vmap(Parse("{ lambda ; a:i32[2,3]. let b:i32[3,2] = " + reshape + " a in (b,) }"), options);
-  ASSERT_THAT(batched, IsOk());
+}
+
+// vmap of reshape[dimensions=...] over a leading or a middle axis, and of a scalar's
+// dimensions=(), against the unbatched evaluations.
+TEST(MorePrimitivesTest, ReshapeWithDimensionsBatches) {
+  auto batched = [](const std::string& text, std::optional<int64_t> in_axis,
+                    const std::string& in_type, std::vector<double> in) {
+    VmapOptions options;
+    options.axis_size = 2;
+    options.in_axes = {in_axis};
+    absl::StatusOr<ClosedJaxpr> b = Vmap(Parse(text), options);
+    EXPECT_THAT(b, IsOk());
+    if (!b.ok()) return std::vector<double>{};
+    std::vector<HostArray> out = Eval(*b, {HostArray{*ShapedArray::ParseShort(in_type), in}});
+    return out.empty() ? std::vector<double>{} : out[0].values;
+  };
+  const std::string text =
+      "{ lambda ; a:i32[2,3]. let b:i32[3,2] = reshape[dimensions=(1, 0) new_sizes=(3, 2) "
+      "sharding=None] a in (b,) }";
   std::vector<double> in(12);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i);
-  std::vector<HostArray> out =
-      Eval(*batched, {HostArray{*ShapedArray::ParseShort("i32[2,2,3]"), in}});
+  // Batch first: each [2, 3] block transposed.
+  EXPECT_THAT(batched(text, 0, "i32[2,2,3]", in),
+              ElementsAre(0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11));
+  // Batch in the middle (a[i, b, j] at 6 i + 3 b + j): batch b gets a[:, b, :] transposed.
+  EXPECT_THAT(batched(text, 1, "i32[2,2,3]", in),
+              ElementsAre(0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11));
+  EXPECT_THAT(batched("{ lambda ; a:f32[]. let b:f32[1] = reshape[dimensions=() new_sizes=(1,) "
+                      "sharding=None] a in (b,) }",
+                      0, "f32[2]", {1.5, -2}),
+              ElementsAre(1.5, -2));
+}
+
+// reduce_prod's JVP against central differences where JAX's case does not go: unsorted axes,
+// a scalar, a zero-size operand, and zeros in the operand.
+TEST(MorePrimitivesTest, ReduceProdJvpMatchesFiniteDifferences) {
+  struct Case {
+    std::string type, out_type, axes;
+  };
+  for (const Case& c : {Case{"f64[3,2,5]", "f64[2]", "(2, 0)"}, Case{"f64[]", "f64[]", "()"},
+                        Case{"f64[7]", "f64[]", "(0,)"}, Case{"f64[0,3]", "f64[3]", "(0,)"},
+                        Case{"f64[2,3]", "f64[2,3]", "()"}}) {
+    SCOPED_TRACE(c.type + " over " + c.axes);
+    ClosedJaxpr f = Parse("{ lambda ; a:" + c.type + ". let b:" + c.out_type +
+                          " = reduce_prod[axes=" + c.axes + "] a in (b,) }");
+    ASSERT_THAT(CheckJaxpr(f), IsOk());
+    absl::StatusOr<ClosedJaxpr> jvp = Jvp(f);
+    ASSERT_THAT(jvp, IsOk());
+    ShapedArray aval = *ShapedArray::ParseShort(c.type);
+    HostArray x{aval, std::vector<double>(static_cast<size_t>(*aval.NumElements()))};
+    HostArray t = x;
+    for (size_t i = 0; i < x.values.size(); ++i) {
+      x.values[i] = i % 6 == 4 ? 0.0 : 0.6 + 0.15 * static_cast<double>(i % 5);
+      t.values[i] = 0.3 - 0.1 * static_cast<double>(i % 4);
+    }
+    std::vector<HostArray> out = Eval(*jvp, {x, t});
+    ASSERT_EQ(out.size(), 2u);
+    const double eps = 1e-6;
+    HostArray plus = x, minus = x;
+    for (size_t i = 0; i < x.values.size(); ++i) {
+      plus.values[i] += eps * t.values[i];
+      minus.values[i] -= eps * t.values[i];
+    }
+    HostArray hi = Eval(f, {plus})[0], lo = Eval(f, {minus})[0];
+    ASSERT_EQ(out[1].values.size(), hi.values.size());
+    for (size_t i = 0; i < hi.values.size(); ++i) {
+      EXPECT_NEAR(out[1].values[i], (hi.values[i] - lo.values[i]) / (2 * eps), 1e-6) << i;
+    }
+  }
+}
+
+// A nested jaxpr read from text has constvars without values: Jvp and Vmap refuse it (they
+// used to read a missing value), while evaluating the branch that does not use it works.
+TEST(MorePrimitivesTest, NestedConstvarsWithoutValuesAreRefused) {
+  ClosedJaxpr f = Parse(
+      "{ lambda ; p:i32[] x:f32[3]. let\n"
+      "    y:f32[3] = cond[\n"
+      "      branches=(\n"
+      "        { lambda ; a:f32[3]. let  in (a,) }\n"
+      "        { lambda c:f32[3]; a:f32[3]. let b:f32[3] = mul a c in (b,) }\n"
+      "      )\n"
+      "    ] p x\n"
+      "  in (y,) }");
+  ASSERT_THAT(CheckJaxpr(f), IsOk());
+  std::vector<HostArray> out = Eval(f, {HostArray{*ShapedArray::ParseShort("i32[]"), {0}},
+                                        HostArray{*ShapedArray::ParseShort("f32[3]"), {1, 2, 3}}});
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_THAT(out[0].values, ElementsAre(0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11));
+  EXPECT_THAT(out[0].values, ElementsAre(1, 2, 3));
+  EXPECT_THAT(Jvp(f).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("constant values")));
+  VmapOptions options;
+  options.axis_size = 2;
+  EXPECT_THAT(Vmap(f, options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("constant values")));
 }
 
 // JAX raises JaxprTypeError (a TypeError) for a binder typed unlike its equation's result;
