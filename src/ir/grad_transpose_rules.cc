@@ -81,8 +81,19 @@ Cts SliceTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const
   if (!cts[0]) return out;
   AXE_ASSIGN_OR_RETURN(Dims start, RequiredInts(params, "slice", "start_indices"));
   AXE_ASSIGN_OR_RETURN(Dims strides, OptionalInts(params, "strides", {}));
-  for (int64_t s : strides) {
-    if (s != 1) return absl::UnimplementedError("the transpose of a strided slice");
+  if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s != 1; })) {
+    // Strided: the cotangent spread out by pad, stride - 1 zeros between its elements.
+    const ShapedArray& x = args[0].aval;
+    const std::vector<int64_t>& got = cts[0]->aval.shape();
+    std::vector<Param> config;
+    for (size_t d = 0; d < x.rank(); ++d) {
+      const int64_t stride = d < strides.size() ? strides[d] : 1;
+      const int64_t end = got[d] == 0 ? start[d] : start[d] + 1 + (got[d] - 1) * stride;
+      config.push_back(Param::Ints({start[d], x.shape()[d] - end, stride - 1}));
+    }
+    AXE_ASSIGN_OR_RETURN(out[0], Op(*Builtins().pad, {*cts[0], b.Scalar(0, x.dtype())},
+                                    {{"padding_config", Param::Tuple(std::move(config))}}));
+    return out;
   }
   std::vector<Tracer> starts;
   for (int64_t s : start) starts.push_back(b.Scalar(static_cast<double>(s), DType::kS32));

@@ -51,6 +51,8 @@ void RegisterElementwiseJvps();
 // JVP and transpose rules of integer_pow, clamp, reduce_min, the cumulative reductions and
 // custom_jvp_call (rules_jvp_more.cc).
 void RegisterMoreJvps();
+// JVP rules of cumprod, cummax and cummin (rules_jvp_cumulative.cc).
+void RegisterCumulativeJvps();
 void RegisterShapeJvps();
 void RegisterCallJvps();
 void RegisterCollectiveJvps();

@@ -1,5 +1,5 @@
 // JVP rules of integer_pow, clamp, cumlogsumexp and custom_jvp_call, and the linear rules
-// (JVP and transpose) of add_any and cumsum. cumprod, cummax and cummin have none yet.
+// (JVP and transpose) of add_any and cumsum (cumprod, cummax and cummin: rules_jvp_cumulative.cc).
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/linear.h"
@@ -145,6 +145,7 @@ void RegisterMoreJvps() {
   RegisterJvpIfMissing(p.integer_pow, IntegerPowJvp);
   RegisterJvpIfMissing(p.clamp, ClampJvp);
   RegisterJvpIfMissing(p.cumlogsumexp, CumLogSumExpJvp);
+  RegisterCumulativeJvps();
   RegisterJvpIfMissing(p.custom_jvp_call, CustomJvpCallJvp);
   RegisterJvpIfMissing(p.custom_vjp_call, CustomJvpCallJvp);
 }

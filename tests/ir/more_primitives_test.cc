@@ -83,9 +83,9 @@ std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& 
   return out.ok() ? *out : std::vector<HostArray>{};
 }
 
-// axe has no JVP rule for cumprod, cummax and cummin (JAX's gradient text of them, through its
-// associative scan with pad, rev and split, is checked).
-const std::set<std::string> kNoGrad = {"cumulative"};
+// Cases whose derivatives axe does not take (none since cumprod, cummax and cummin have JVP
+// rules: "cumulative" is differentiated by axe and checked against JAX's gradient).
+const std::set<std::string> kNoGrad = {};
 
 // Texts that axe cannot read yet, with the error expected (empty since JAX's shared-jaxpr
 // prelude, `let name = { ... } in`, is read).
@@ -305,6 +305,67 @@ TEST(MorePrimitivesTest, RevSplitPadTransposesMatchFiniteDifferences) {
       EXPECT_NEAR(g[k].values[i], fd, 1e-6) << "argument " << k << " element " << i;
     }
   }
+}
+
+// The transpose of a strided slice spreads the cotangent out with pad (stride - 1 zeros
+// between elements, and the ends): axe's Grad against central differences, with a dimension
+// whose last stride overshoots the limit and one that keeps every element.
+TEST(MorePrimitivesTest, StridedSliceTransposeMatchesFiniteDifferences) {
+  ClosedJaxpr f = Parse(
+      "{ lambda ; a:f64[7,3]. let\n"
+      "    b:f64[3,3] = slice[limit_indices=(7, 3) start_indices=(1, 0) strides=(2, 1)] a\n"
+      "    c:f64[3,3] = sin b\n"
+      "    d:f64[2,2] = slice[limit_indices=(3, 3) start_indices=(0, 0) strides=(2, 2)] c\n"
+      "    e:f64[] = reduce_sum[axes=(0, 1)] d\n"
+      "    g:f64[] = reduce_sum[axes=(0, 1)] c\n"
+      "    h:f64[] = mul e g\n"
+      "  in (h,) }");
+  ASSERT_THAT(CheckJaxpr(f), IsOk());
+  absl::StatusOr<ClosedJaxpr> grad = Grad(f, {0});
+  ASSERT_THAT(grad, IsOk());
+  HostArray x{*ShapedArray::ParseShort("f64[7,3]"), std::vector<double>(21)};
+  for (size_t i = 0; i < x.values.size(); ++i) x.values[i] = 0.1 * static_cast<double>(i) - 0.7;
+  std::vector<HostArray> g = Eval(*grad, {x});
+  ASSERT_EQ(g.size(), 1u);
+  const double eps = 1e-6;
+  int nonzero = 0;
+  for (size_t i = 0; i < x.values.size(); ++i) {
+    HostArray plus = x, minus = x;
+    plus.values[i] += eps;
+    minus.values[i] -= eps;
+    double fd = (Eval(f, {plus})[0].values[0] - Eval(f, {minus})[0].values[0]) / (2 * eps);
+    EXPECT_NEAR(g[0].values[i], fd, 1e-6) << "element " << i;
+    nonzero += g[0].values[i] != 0;
+  }
+  EXPECT_EQ(nonzero, 9);  // rows 1, 3, 5 of a
+}
+
+// cummax / cummin tangents at ties, JAX's values (jax.jvp of lax.cummax): a tie halves
+// between the running tangent and the new one. (From four tied elements on, JAX's
+// associative tree pairs them differently: docs/ir.md.)
+TEST(MorePrimitivesTest, CumulativeExtremaSplitTangentsAtTies) {
+  auto jvp = [](const std::string& prim, std::vector<double> x, std::vector<double> t) {
+    const std::string type = "f32[" + std::to_string(x.size()) + "]";
+    ClosedJaxpr f = Parse("{ lambda ; a:" + type + ". let b:" + type + " = " + prim +
+                          "[axis=0 reverse=False] a in (b,) }");
+    absl::StatusOr<ClosedJaxpr> j = Jvp(f);
+    EXPECT_THAT(j, IsOk());
+    if (!j.ok()) return std::vector<double>{};
+    ShapedArray aval = *ShapedArray::ParseShort(type);
+    std::vector<HostArray> out = Eval(*j, {HostArray{aval, x}, HostArray{aval, t}});
+    return out.size() == 2 ? out[1].values : std::vector<double>{};
+  };
+  EXPECT_THAT(jvp("cummax", {1, 1, 1}, {1, 0, 0}), ElementsAre(1, 0.5, 0.25));
+  EXPECT_THAT(jvp("cummax", {1, 1, 1}, {0, 1, 0}), ElementsAre(0, 0.5, 0.25));
+  EXPECT_THAT(jvp("cummax", {1, 1, 1}, {0, 0, 1}), ElementsAre(0, 0, 0.5));
+  EXPECT_THAT(jvp("cummax", {3, 1, 3, 2}, {1, 0, 0, 0}), ElementsAre(1, 1, 0.5, 0.5));
+  EXPECT_THAT(jvp("cummax", {3, 1, 3, 2}, {0, 1, 0, 0}), ElementsAre(0, 0, 0, 0));
+  EXPECT_THAT(jvp("cummin", {-3, -1, -3, -2}, {0, 0, 1, 0}), ElementsAre(0, 0, 0.5, 0.5));
+  EXPECT_THAT(jvp("cummin", {2, 1, 4}, {1, 2, 3}), ElementsAre(1, 2, 2));
+  // cumprod through a zero: d(x0 x1 x2)/dx1 = x0 x2 although x1 = 0.
+  EXPECT_THAT(jvp("cumprod", {2, 0, 3}, {0, 1, 0}), ElementsAre(0, 2, 6));
+  EXPECT_THAT(jvp("cumprod", {2, 0, 3}, {1, 0, 1}), ElementsAre(1, 0, 0));
+  EXPECT_THAT(jvp("cumprod", {5}, {2}), ElementsAre(2));
 }
 
 TEST(MorePrimitivesTest, NewPrimitivesHaveEveryRule) {
