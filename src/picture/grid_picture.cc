@@ -1,7 +1,9 @@
 #include "axe/picture/grid_picture.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -42,12 +44,21 @@ std::string PointText(const std::vector<int64_t>& point) {
 // Pixel scale: `count` elements over at most `max` pixels, at most kElementPixels each.
 struct Scale {
   int64_t count = 1, pixels = 1;
-  // Elements are within a few blocks of the array (< 2^25) and pixels <= 640: no overflow.
-  int64_t At(int64_t element) const { return FloorDiv(element * pixels, count); }
+  // Exact while element * pixels fits in int64. An empty array may still have a dimension
+  // near 2^63 (its element count is 0), and windows over it start as far out: those scale in
+  // long double, clamped to +-2^40 pixels so that sums of positions cannot overflow.
+  int64_t At(int64_t element) const {
+    if (std::optional<int64_t> product = CheckedMul(element, pixels)) {
+      return FloorDiv(*product, count);
+    }
+    constexpr long double kLimit = 0x1p40L;
+    const long double at = std::floor(static_cast<long double>(element) * pixels / count);
+    return static_cast<int64_t>(std::clamp(at, -kLimit, kLimit));
+  }
 };
 Scale MakeScale(int64_t count, int64_t max) {
   count = std::max<int64_t>(count, 1);
-  return {count, std::min(max, count * kElementPixels)};
+  return {count, count > max / kElementPixels ? max : std::min(max, count * kElementPixels)};
 }
 
 absl::StatusOr<std::vector<DrawnWindow>> Windows(const pallas::ShapeDType& out,

@@ -1,7 +1,12 @@
 #include "axe/picture/grid_picture.h"
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
 #include "axe/pallas/index_map_expr.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -66,6 +71,38 @@ TEST(GridSvg, PartialLastBlockShowsPadding) {
   EXPECT_EQ(CheckXml(svg), "");
   EXPECT_THAT(svg, HasSubstr("fill-opacity=\"0.6\""));
   EXPECT_THAT(svg, HasSubstr(">(3,2)</text>"));
+}
+
+// An empty array (no elements, so under the element cap) with a dimension near 2^63 and
+// windows of blocks far out along it: the pixel scale used to overflow (UB) at
+// 44777967029670292 * 480 (fuzz/corpus/explorer_request/empty-array-huge-rows-regression).
+TEST(GridSvg, EmptyArrayWithHugeDimensionsDraws) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{44777967029670292, 0}, std::vector<int64_t>{0, INT64_MAX / 2},
+        std::vector<int64_t>{INT64_MAX / 4, 0}}) {
+    SCOPED_TRACE(shape[0]);
+    absl::StatusOr<std::string> whole =  // the whole array per program
+        GridSvg({DType::kS32, shape}, std::nullopt, Grid{5, 6}, Map("(i,j)->(0,0)"));
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(CheckXml(*whole), "");
+    // Every coordinate is a small pixel count (an overflow left huge or negative ones).
+    std::vector<int64_t> numbers;
+    for (absl::string_view rest = *whole; !rest.empty();) {
+      const size_t at = rest.find_first_of("-0123456789");
+      if (at == absl::string_view::npos) break;
+      rest.remove_prefix(at);
+      size_t len = 1;
+      while (len < rest.size() && absl::ascii_isdigit(rest[len])) ++len;
+      int64_t value = 0;
+      if (absl::SimpleAtoi(rest.substr(0, len), &value)) numbers.push_back(value);
+      rest.remove_prefix(len);
+    }
+    ASSERT_FALSE(numbers.empty());
+    for (int64_t v : numbers) {
+      if (v == shape[0] || v == shape[1]) continue;  // the title and notes name the shape
+      EXPECT_LT(std::abs(v), 100000) << *whole;
+    }
+  }
 }
 
 TEST(GridSvg, ReductionAxisGroupsProgramsOfOneWindow) {
