@@ -3,7 +3,6 @@
 // concatenate, select_n, with_layout_constraint), dot_general, cond and scan. Registered only where
 // no rule exists yet.
 #include <algorithm>
-#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -18,19 +17,12 @@ namespace {
 using Cts = absl::StatusOr<std::vector<OptTracer>>;
 using Dims = std::vector<int64_t>;
 
-Dims ArgsortIndices(const Dims& v) {
-  Dims idx(v.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return v[a] < v[b]; });
-  return idx;
-}
-
 Cts TransposeTranspose(Builder&, absl::Span<const OptTracer> cts,
                        absl::Span<const TransposeArg> args, const Params& params) {
   std::vector<OptTracer> out(args.size());
   if (!cts[0]) return out;
   AXE_ASSIGN_OR_RETURN(Dims perm, RequiredInts(params, "transpose", "permutation"));
-  AXE_ASSIGN_OR_RETURN(Tracer t, Transpose(*cts[0], ArgsortIndices(perm)));
+  AXE_ASSIGN_OR_RETURN(Tracer t, Transpose(*cts[0], InversePermutation(perm)));
   out[0] = t;
   return out;
 }
@@ -55,7 +47,7 @@ Cts ReshapeBack(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const Tr
   Dims moved_shape;
   for (int64_t d : dims) moved_shape.push_back(shape[static_cast<size_t>(d)]);
   AXE_ASSIGN_OR_RETURN(Tracer moved, Reshape(*cts[0], moved_shape));
-  AXE_ASSIGN_OR_RETURN(out[0], Transpose(moved, ArgsortIndices(dims)));
+  AXE_ASSIGN_OR_RETURN(out[0], Transpose(moved, InversePermutation(dims)));
   return out;
 }
 

@@ -58,6 +58,20 @@ absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
 
 bool Differentiable(DType dtype) { return IsFloatingPoint(dtype) || IsComplex(dtype); }
 
+std::vector<int64_t> InversePermutation(absl::Span<const int64_t> perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
+absl::StatusOr<Tracer> SliceRows(const Tracer& x, int64_t from, int64_t to) {
+  std::vector<int64_t> start(x.aval.rank(), 0), limit = x.aval.shape();
+  start[0] = from;
+  limit[0] = to;
+  return Slice(x, start, limit);
+}
+
 absl::Status CheckConstValues(const ClosedJaxpr& jaxpr, absl::string_view what) {
   if (jaxpr.consts.size() == jaxpr.jaxpr.constvars.size()) return absl::OkStatus();
   return absl::InvalidArgumentError(

@@ -31,6 +31,11 @@ absl::StatusOr<OptTracer> AddTangents(const OptTracer& a, const OptTracer& b,
 // Whether a value of this dtype has a (non-trivial) tangent.
 bool Differentiable(DType dtype);
 
+// The inverse of the permutation `perm` (transposing by one, then the other, is the identity).
+std::vector<int64_t> InversePermutation(absl::Span<const int64_t> perm);
+// Rows [from, to) of dimension 0 of `x` (a slice).
+absl::StatusOr<Tracer> SliceRows(const Tracer& x, int64_t from, int64_t to);
+
 // OK when `jaxpr` holds a value for each of its constvars; otherwise InvalidArgument naming
 // `what` (a jaxpr read from text, and its nested bodies, carry constvars' types, not values).
 absl::Status CheckConstValues(const ClosedJaxpr& jaxpr, absl::string_view what);

@@ -47,24 +47,16 @@ absl::StatusOr<Tracer> Rev0(const Tracer& x) {
   return Op(*Builtins().rev, {x}, {{"dimensions", Param::Ints({0})}});
 }
 
-// Rows [from, to) of dimension 0.
-absl::StatusOr<Tracer> Rows(const Tracer& x, int64_t from, int64_t to) {
-  std::vector<int64_t> start(x.aval.rank(), 0), limit = x.aval.shape();
-  start[0] = from;
-  limit[0] = to;
-  return Slice(x, start, limit);
-}
-
 // The tangent of the running reduction along dimension 0 of `x` (n >= 1 rows).
 absl::StatusOr<Tracer> RunningTangent(Running op, const Tracer& x, const Tracer& t) {
   const int64_t n = x.aval.shape()[0];
   if (n == 1) return t;
-  AXE_ASSIGN_OR_RETURN(Tracer x0_row, Rows(x, 0, 1));
-  AXE_ASSIGN_OR_RETURN(Tracer t0_row, Rows(t, 0, 1));
+  AXE_ASSIGN_OR_RETURN(Tracer x0_row, SliceRows(x, 0, 1));
+  AXE_ASSIGN_OR_RETURN(Tracer t0_row, SliceRows(t, 0, 1));
   AXE_ASSIGN_OR_RETURN(Tracer x0, Squeeze(x0_row, {0}));
   AXE_ASSIGN_OR_RETURN(Tracer t0, Squeeze(t0_row, {0}));
-  AXE_ASSIGN_OR_RETURN(Tracer x_rest, Rows(x, 1, n));
-  AXE_ASSIGN_OR_RETURN(Tracer t_rest, Rows(t, 1, n));
+  AXE_ASSIGN_OR_RETURN(Tracer x_rest, SliceRows(x, 1, n));
+  AXE_ASSIGN_OR_RETURN(Tracer t_rest, SliceRows(t, 1, n));
   TracedFunction body = [op](Builder& b, absl::Span<const Tracer> a) {
     return Step(b, op, a[0], a[1], a[2], a[3]);
   };
@@ -89,9 +81,6 @@ JvpRule CumulativeJvp(const Primitive* prim, Running op) {
         std::iota(perm.begin(), perm.end(), 0);
         perm.erase(perm.begin() + axis);
         perm.insert(perm.begin(), axis);
-        std::vector<int64_t> back(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i)
-          back[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
         Tracer xs = x, ts = *tangents[0];
         for (Tracer* v : {&xs, &ts}) {
           if (axis != 0) {
@@ -106,7 +95,7 @@ JvpRule CumulativeJvp(const Primitive* prim, Running op) {
           AXE_ASSIGN_OR_RETURN(t, Rev0(t));
         }
         if (axis != 0) {
-          AXE_ASSIGN_OR_RETURN(t, Transpose(t, back));
+          AXE_ASSIGN_OR_RETURN(t, Transpose(t, InversePermutation(perm)));
         }
         return JvpResult{{out}, {t}};
       };

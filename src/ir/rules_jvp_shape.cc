@@ -92,12 +92,8 @@ JvpRule ReduceExtremumJvp(const Primitive* reduce) {
 
 // Operand `x` split at `at` along dimension 0: the pieces [0, at) and [at, size).
 absl::StatusOr<std::pair<Tracer, Tracer>> SplitFront(const Tracer& x, int64_t at) {
-  std::vector<int64_t> start(x.aval.rank(), 0), limit = x.aval.shape();
-  limit[0] = at;
-  AXE_ASSIGN_OR_RETURN(Tracer front, Slice(x, start, limit));
-  start[0] = at;
-  limit[0] = x.aval.shape()[0];
-  AXE_ASSIGN_OR_RETURN(Tracer back, Slice(x, start, limit));
+  AXE_ASSIGN_OR_RETURN(Tracer front, SliceRows(x, 0, at));
+  AXE_ASSIGN_OR_RETURN(Tracer back, SliceRows(x, at, x.aval.shape()[0]));
   return std::make_pair(front, back);
 }
 
