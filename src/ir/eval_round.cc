@@ -7,6 +7,7 @@
 
 #include "axe/base/dtype.h"
 #include "axe/ir/eval.h"
+#include "eval_util.h"
 
 namespace axe::ir {
 namespace {
@@ -25,27 +26,19 @@ double RoundBinary(double v, int mantissa, int emin, int emax) {
   return rounded;
 }
 
-// v (an integral value) modulo 2^bits, in the signed or unsigned range.
-double WrapInteger(double v, int bits, bool is_signed) {
+// v (an integral value) modulo 2^BitWidth(t), in t's range.
+double WrapInteger(double v, DType t) {
   if (!std::isfinite(v)) return 0.0;
-  double t = std::fmod(std::trunc(v), std::ldexp(1.0, 64));  // exact; |t| < 2^64
+  double r = std::fmod(std::trunc(v), std::ldexp(1.0, 64));  // exact; |r| < 2^64
   uint64_t u = 0;
-  if (t >= 0) {
-    u = static_cast<uint64_t>(t);
-  } else if (t >= -std::ldexp(1.0, 63)) {
-    u = static_cast<uint64_t>(static_cast<int64_t>(t));  // two's complement
+  if (r >= 0) {
+    u = static_cast<uint64_t>(r);
+  } else if (r >= -std::ldexp(1.0, 63)) {
+    u = static_cast<uint64_t>(static_cast<int64_t>(r));  // two's complement
   } else {
-    u = static_cast<uint64_t>(t + std::ldexp(1.0, 64));  // exact: |t| >= 2^63
+    u = static_cast<uint64_t>(r + std::ldexp(1.0, 64));  // exact: |r| >= 2^63
   }
-  if (bits < 64) u &= (uint64_t{1} << bits) - 1;
-  // 64 bits: a value that rounds up to 2^64 (unsigned) or 2^63 (signed) as a double stays
-  // below it, so that wrapping a wrapped value changes nothing.
-  if (!is_signed) return std::min(static_cast<double>(u), std::nextafter(0x1p64, 0.0));
-  uint64_t sign = uint64_t{1} << (bits - 1);
-  if ((u & sign) == 0) return std::min(static_cast<double>(u), std::nextafter(0x1p63, 0.0));
-  // Negative: u - 2^bits, computed without overflow.
-  uint64_t magnitude = bits == 64 ? (~u + 1) : ((uint64_t{1} << bits) - u);
-  return -static_cast<double>(magnitude);
+  return internal::IntegerFromBits(u, t);
 }
 
 double Saturate(double v, int bits, bool is_signed) {
@@ -69,7 +62,7 @@ double RoundToDType(double value, DType dtype) {
     case DType::kBF16: return RoundBinary(value, 7, -126, 127);
     default: break;
   }
-  if (IsIntegral(dtype)) return WrapInteger(value, BitWidth(dtype), IsSignedIntegral(dtype));
+  if (IsIntegral(dtype)) return WrapInteger(value, dtype);
   return value;
 }
 

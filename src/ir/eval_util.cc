@@ -109,7 +109,8 @@ double IntegerFromBits(uint64_t bits, DType t) {
   const int width = BitWidth(t);
   const uint64_t low = bits & UnsignedMask(t);
   // A 64-bit value past 2^53 rounds to a double; one that would round up to 2^64 (unsigned)
-  // or 2^63 (signed), outside the type, stays just below it, as WrapInteger keeps it.
+  // or 2^63 (signed), outside the type, stays just below it, so that wrapping a wrapped
+  // value (RoundToDType) changes nothing.
   if (IsUnsignedIntegral(t)) return std::min(static_cast<double>(low), std::nextafter(0x1p64, 0.0));
   const bool negative = ((low >> (width - 1)) & 1) != 0;
   if (!negative) return std::min(static_cast<double>(low), std::nextafter(0x1p63, 0.0));

@@ -1,6 +1,6 @@
-// Impl rules of reduce_min, reduce_prod, argmax / argmin, the logical reductions (reduce_or,
-// reduce_and, reduce_xor) and the cumulative reductions (cumsum, cumprod, cummax, cummin,
-// cumlogsumexp along `axis`, from the end when `reverse`).
+// Impl rules of argmax / argmin, the logical reductions (reduce_or, reduce_and, reduce_xor) and
+// the cumulative reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp along `axis`, from
+// the end when `reverse`). reduce_sum, reduce_prod, reduce_max and reduce_min: rules_impl_shape.cc.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,55 +14,6 @@ namespace axe::ir::internal {
 namespace {
 
 using Impl = absl::StatusOr<std::vector<HostArray>>;
-
-// The largest value of a non-float type (min's identity).
-double Highest(DType t) {
-  if (t == DType::kPred) return 1;
-  int bits = BitWidth(t);
-  return IsSignedIntegral(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
-}
-
-Impl ReduceMinImpl(absl::Span<const HostArray> args, const Params& params) {
-  const Primitive& prim = *Builtins().reduce_min;
-  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_min", "axes"));
-  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
-  double init = IsFloatingPoint(aval.dtype()) ? HUGE_VAL : Highest(aval.dtype());
-  std::fill(out.values.begin(), out.values.end(), init);
-  std::vector<int64_t> at = ReducedPositions(args[0], axes);
-  for (size_t i = 0; i < at.size(); ++i) {
-    double& acc = out.values[static_cast<size_t>(at[i])];
-    double v = args[0].values[i];
-    acc = std::isnan(acc) || std::isnan(v) ? NAN : std::min(acc, v);
-  }
-  return OneArray(std::move(out));
-}
-
-// reduce_prod: 1 for an empty reduction. Integers multiply with two's complement wrap-around
-// (64-bit accumulators); floats round to the type after every multiplication, so an f16
-// product overflows to inf as XLA's does.
-Impl ReduceProdImpl(absl::Span<const HostArray> args, const Params& params) {
-  const Primitive& prim = *Builtins().reduce_prod;
-  AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_prod", "axes"));
-  AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
-  const DType t = aval.dtype();
-  const std::vector<int64_t> at = ReducedPositions(args[0], axes);
-  if (IsIntegral(t)) {
-    std::vector<uint64_t> acc(out.values.size(), 1);
-    for (size_t i = 0; i < at.size(); ++i) {
-      acc[static_cast<size_t>(at[i])] *= static_cast<uint64_t>(AsInt64(args[0].values[i]));
-    }
-    for (size_t o = 0; o < acc.size(); ++o) out.values[o] = IntegerFromBits(acc[o], t);
-    return OneArray(std::move(out));
-  }
-  std::fill(out.values.begin(), out.values.end(), 1.0);
-  for (size_t i = 0; i < at.size(); ++i) {
-    double& acc = out.values[static_cast<size_t>(at[i])];
-    acc = RoundToDType(acc * args[0].values[i], t);
-  }
-  return OneArray(std::move(out));
-}
 
 // reduce_or / reduce_and / reduce_xor ('|', '&', '^'): bitwise over an integer type's bits,
 // logical over bool; an empty reduction gives the identity (0, all ones, 0).
@@ -183,8 +134,6 @@ ImplRule CumulativeImpl(const Primitive& prim, Cum op) {
 }  // namespace
 
 void RegisterReductionImpls(const BuiltinPrimitives& p) {
-  RegisterImpl(*p.reduce_min, ReduceMinImpl);
-  RegisterImpl(*p.reduce_prod, ReduceProdImpl);
   RegisterImpl(*p.argmax, ArgImpl(*p.argmax, true));
   RegisterImpl(*p.argmin, ArgImpl(*p.argmin, false));
   RegisterImpl(*p.reduce_or, LogicalReduceImpl(*p.reduce_or, '|'));

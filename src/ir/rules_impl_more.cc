@@ -1,7 +1,8 @@
 // Impl rules of the primitives added after the first set (primitives.h, "more"): elementwise
 // rem, add_any, and/or/not, integer_pow, square, rsqrt, log1p, logistic, is_finite, round,
-// clamp, stop_gradient; reduce_min, argmax/argmin; the cumulative reductions; custom_jvp_call
-// and custom_vjp_call (their call_jaxpr).
+// clamp, stop_gradient; argmax/argmin and the logical and cumulative reductions
+// (rules_impl_cumulative.cc; reduce_min and reduce_prod fold with reduce_sum in
+// rules_impl_shape.cc); custom_jvp_call and custom_vjp_call (their call_jaxpr).
 #include <cmath>
 #include <cstdint>
 #include <functional>

@@ -78,39 +78,57 @@ Impl ReshapeImpl(absl::Span<const HostArray> args, const Params& params) {
   return OneArray(HostArray{aval, std::move(moved[0].values)});
 }
 
-// The smallest value of a non-float type (max's identity).
+// The smallest and largest values of a non-float type (max's and min's identities).
 double Lowest(DType t) { return IsSignedIntegral(t) ? -std::ldexp(1.0, BitWidth(t) - 1) : 0.0; }
+double Highest(DType t) {
+  if (t == DType::kPred) return 1;
+  const int bits = BitWidth(t);
+  return IsSignedIntegral(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+}
 
-// reduce_sum (is_max false) and reduce_max over `axes`, folding the operand in row-major
-// order. Integer sums wrap around exactly (64-bit accumulators); float sums round to the type
-// after every addition, so an f16 sum overflows to inf as XLA's does.
-ImplRule ReductionImpl(const Primitive& prim, bool is_max) {
-  return [&prim, is_max](absl::Span<const HostArray> args, const Params& params) -> Impl {
+enum class Fold { kSum, kProd, kMax, kMin };
+
+// reduce_sum, reduce_prod, reduce_max and reduce_min over `axes`, folding the operand in
+// row-major order from the identity, which an empty reduction gives (0; 1; the type's lowest
+// or highest value, -inf or inf for floats). Integer sums and products wrap around exactly
+// (64-bit accumulators); float sums and products round to the type after every step, so an
+// f16 sum overflows to inf as XLA's does; max and min propagate NaN.
+ImplRule ReductionImpl(const Primitive& prim, Fold fold) {
+  return [&prim, fold](absl::Span<const HostArray> args, const Params& params) -> Impl {
     AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, prim.name(), "axes"));
     AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
     const HostArray& x = args[0];
     const DType t = aval.dtype();
     const std::vector<int64_t> at = ReducedPositions(x, axes);
-    if (!is_max && IsIntegral(t)) {
-      std::vector<uint64_t> acc(out.values.size(), 0);
+    const bool extremum = fold == Fold::kMax || fold == Fold::kMin;
+    if (!extremum && IsIntegral(t)) {
+      std::vector<uint64_t> acc(out.values.size(), fold == Fold::kProd ? 1 : 0);
       for (size_t i = 0; i < at.size(); ++i) {
-        acc[static_cast<size_t>(at[i])] += static_cast<uint64_t>(AsInt64(x.values[i]));
+        const uint64_t v = static_cast<uint64_t>(AsInt64(x.values[i]));
+        uint64_t& a = acc[static_cast<size_t>(at[i])];
+        a = fold == Fold::kSum ? a + v : a * v;
       }
       for (size_t o = 0; o < acc.size(); ++o) out.values[o] = IntegerFromBits(acc[o], t);
       return OneArray(std::move(out));
     }
-    if (is_max) std::fill(out.values.begin(), out.values.end(), -HUGE_VAL);
+    const bool floating = IsFloatingPoint(t);
+    const double init = fold == Fold::kSum    ? 0.0
+                        : fold == Fold::kProd ? 1.0
+                        : fold == Fold::kMax  ? (floating ? -HUGE_VAL : Lowest(t))
+                                              : (floating ? HUGE_VAL : Highest(t));
+    std::fill(out.values.begin(), out.values.end(), init);
     for (size_t i = 0; i < at.size(); ++i) {
       double& acc = out.values[static_cast<size_t>(at[i])];
       const double v = x.values[i];
-      acc = !is_max ? RoundToDType(acc + v, t)
-                    : (std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v));
+      if (!extremum) {
+        acc = RoundToDType(fold == Fold::kSum ? acc + v : acc * v, t);
+      } else if (std::isnan(acc) || std::isnan(v)) {
+        acc = NAN;
+      } else {
+        acc = fold == Fold::kMax ? std::max(acc, v) : std::min(acc, v);
+      }
     }
-    for (double& v : out.values) {
-      if (v == -HUGE_VAL && !IsFloatingPoint(t)) v = Lowest(t);
-    }
-    for (double& v : out.values) v = RoundToDType(v, t);
     return OneArray(std::move(out));
   };
 }
@@ -169,8 +187,10 @@ void RegisterShapeImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.squeeze, SameValues(*p.squeeze));
   RegisterImpl(*p.with_layout_constraint, SameValues(*p.with_layout_constraint));
   RegisterImpl(*p.transpose, TransposeImpl);
-  RegisterImpl(*p.reduce_sum, ReductionImpl(*p.reduce_sum, false));
-  RegisterImpl(*p.reduce_max, ReductionImpl(*p.reduce_max, true));
+  RegisterImpl(*p.reduce_sum, ReductionImpl(*p.reduce_sum, Fold::kSum));
+  RegisterImpl(*p.reduce_prod, ReductionImpl(*p.reduce_prod, Fold::kProd));
+  RegisterImpl(*p.reduce_max, ReductionImpl(*p.reduce_max, Fold::kMax));
+  RegisterImpl(*p.reduce_min, ReductionImpl(*p.reduce_min, Fold::kMin));
   RegisterImpl(*p.iota, IotaImpl);
   RegisterImpl(*p.select_n, SelectImpl);
   RegisterImpl(*p.concatenate, ConcatenateImpl);
