@@ -30,6 +30,11 @@ absl::StatusOr<std::vector<std::string>> NaryVma(absl::string_view prim,
       "workaround pass the check_vma=False argument to `jax.shard_map`"));
 }
 
+bool Given(const Params& params, absl::string_view name) {
+  auto it = params.find(name);
+  return it != params.end() && !it->second.is_none();
+}
+
 absl::StatusOr<std::vector<int64_t>> OptionalInts(const Params& params, absl::string_view name,
                                                   std::vector<int64_t> fallback) {
   auto it = params.find(name);

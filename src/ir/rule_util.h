@@ -32,6 +32,8 @@ inline absl::Status TypeError(absl::string_view message) {
 absl::StatusOr<std::vector<std::string>> NaryVma(absl::string_view prim,
                                                  absl::Span<const ShapedArray> avals);
 
+// Whether the parameter is given: present and not None.
+bool Given(const Params& params, absl::string_view name);
 // Reads an optional parameter: absent or None gives `fallback`.
 absl::StatusOr<std::vector<int64_t>> OptionalInts(const Params& params, absl::string_view name,
                                                   std::vector<int64_t> fallback);

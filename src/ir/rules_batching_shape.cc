@@ -73,8 +73,7 @@ absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
   AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "dimensions", {}));
   p["new_sizes"] = Param::Ints(Prepend(size, sizes));
   // dimensions=() of a scalar operand is a permutation too: (0,) once batched.
-  auto given = old.find("dimensions");
-  if (given != old.end() && !given->second.is_none()) {
+  if (Given(old, "dimensions")) {
     p["dimensions"] = Param::Ints(Prepend(0, Shifted(dims)));
   }
   return absl::OkStatus();

@@ -80,7 +80,7 @@ Result Reshape(absl::Span<const ShapedArray> avals, const Params& params) {
   // dimensions: the operand is read in this order of its dimensions (a transpose first). JAX
   // compares sets, so it would pass (0, 1, 1) for a rank-2 operand; axe asks for a permutation.
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "dimensions", {}));
-  if (!dims.empty() || (params.count("dimensions") && !params.at("dimensions").is_none())) {
+  if (Given(params, "dimensions")) {
     std::vector<int64_t> sorted = dims;
     std::sort(sorted.begin(), sorted.end());
     bool permutation = sorted.size() == avals[0].rank();
