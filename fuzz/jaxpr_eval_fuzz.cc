@@ -1,5 +1,5 @@
 // Jaxpr evaluation (ir/eval.h, ir/ad.h, ir/batching.h): a jaxpr that parses and type-checks,
-// and is small (see Small), runs on the host interpreter on generated inputs. Laws:
+// and is small (see Cost), runs on the host interpreter on generated inputs. Laws:
 //  - evaluation returns one array of each output's type, or an error, never a crash;
 //  - Jvp's program evaluates to the same primal outputs as the program itself;
 //  - Vmap over a batch of two evaluates to the two unbatched evaluations stacked.
