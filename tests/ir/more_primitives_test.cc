@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -423,15 +424,20 @@ TEST(MorePrimitivesTest, LogicalReductionsCheckTheirAxesAndDropWeakTypes) {
   EXPECT_EQ(out->at(0).shape(), std::vector<int64_t>{});
 }
 
+// One equation `eqn` (binding b from a:in_type) evaluated on `values`.
+std::vector<double> RunOne(const std::string& in_type, const std::string& eqn,
+                           std::vector<double> values) {
+  ClosedJaxpr j = Parse("{ lambda ; a:" + in_type + ". let b:" + eqn + " a in (b,) }");
+  std::vector<HostArray> out = Eval(j, {HostArray{*ShapedArray::ParseShort(in_type), values}});
+  return out.empty() ? std::vector<double>{} : out[0].values;
+}
+
 // Bits JAX's test case (logical_reduce) does not reach: unsigned and narrow types, whose
 // results keep only their own bits, and empty reductions, which give the identity.
 TEST(MorePrimitivesTest, LogicalReductionsOverEveryIntegerWidth) {
   auto run = [](const std::string& prim, const std::string& type, const std::string& out_type,
                 std::vector<double> values) {
-    ClosedJaxpr j = Parse("{ lambda ; a:" + type + ". let b:" + out_type + " = " + prim +
-                          "[axes=(0,)] a in (b,) }");
-    std::vector<HostArray> out = Eval(j, {HostArray{*ShapedArray::ParseShort(type), values}});
-    return out.empty() ? std::vector<double>{} : out[0].values;
+    return RunOne(type, out_type + " = " + prim + "[axes=(0,)]", std::move(values));
   };
   EXPECT_THAT(run("reduce_or", "u8[2]", "u8[]", {200, 100}), ElementsAre(236));
   EXPECT_THAT(run("reduce_xor", "u8[2]", "u8[]", {255, 15}), ElementsAre(240));
@@ -442,14 +448,6 @@ TEST(MorePrimitivesTest, LogicalReductionsOverEveryIntegerWidth) {
   EXPECT_THAT(run("reduce_and", "bool[0]", "bool[]", {}), ElementsAre(1));
   EXPECT_THAT(run("reduce_or", "bool[0]", "bool[]", {}), ElementsAre(0));
   EXPECT_THAT(run("reduce_xor", "bool[3,2]", "bool[2]", {1, 0, 1, 1, 1, 0}), ElementsAre(1, 1));
-}
-
-// One equation `eqn` (binding b from a:in_type) evaluated on `values`.
-std::vector<double> RunOne(const std::string& in_type, const std::string& eqn,
-                           std::vector<double> values) {
-  ClosedJaxpr j = Parse("{ lambda ; a:" + in_type + ". let b:" + eqn + " a in (b,) }");
-  std::vector<HostArray> out = Eval(j, {HostArray{*ShapedArray::ParseShort(in_type), values}});
-  return out.empty() ? std::vector<double>{} : out[0].values;
 }
 
 // reduce_prod's integers wrap around at every width as XLA's multiply does (JAX's values,
