@@ -4,8 +4,10 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <variant>
 
 #include "axe/explorer/answer_json.h"
+#include "axe/pallas/clamp_report.h"
 #include "axe/pallas/dtype.h"
 #include "nlohmann/json.hpp"
 
@@ -51,8 +53,11 @@ Json Nested(const pallas::AnyArray& a) {
 Json ClampJson(const pallas::ClampEvent& e) {
   Json windows = Json::array(), clamped = Json::array();
   for (size_t d = 0; d < e.start.size(); ++d) {
-    windows.push_back({e.requested_start[d], e.requested_start[d] + e.size[d]});
-    clamped.push_back({e.start[d], e.start[d] + e.size[d]});
+    auto end = [](int64_t start, int64_t size) {
+      return std::visit([](auto v) { return Json(v); }, pallas::WindowEnd(start, size));
+    };
+    windows.push_back({e.requested_start[d], end(e.requested_start[d], e.size[d])});
+    clamped.push_back({e.start[d], end(e.start[d], e.size[d])});
   }
   return {{"operand", e.operand}, {"grid_point", e.grid_point}, {"index", e.indices},
           {"requested", windows}, {"clamped_to", clamped},      {"message", e.ToString()}};

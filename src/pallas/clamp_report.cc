@@ -1,15 +1,27 @@
 #include "axe/pallas/clamp_report.h"
 
+#include <optional>
+#include <variant>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
 
 namespace axe::pallas {
 
+std::variant<int64_t, uint64_t> WindowEnd(int64_t start, int64_t size) {
+  if (std::optional<int64_t> end = CheckedAdd(start, size)) return *end;
+  return static_cast<uint64_t>(start) + static_cast<uint64_t>(size);
+}
+
 std::string FormatWindow(const std::vector<int64_t>& start, const std::vector<int64_t>& size) {
   std::vector<std::string> parts;
-  for (size_t d = 0; d < start.size(); ++d)
-    parts.push_back(absl::StrCat(start[d], ":", start[d] + size[d]));
+  for (size_t d = 0; d < start.size(); ++d) {
+    const std::string end =
+        std::visit([](auto v) { return absl::StrCat(v); }, WindowEnd(start[d], size[d]));
+    parts.push_back(absl::StrCat(start[d], ":", end));
+  }
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }
 

@@ -77,6 +77,18 @@ TEST(AnswerJsonTest, GridOutputWithoutElementsIsOneEmptyList) {
   EXPECT_EQ(r.status, 200) << r.body;
 }
 
+// A clamped window of a huge empty dimension ends past INT64_MAX: grid point 1 of
+// /api/grid?shape=8922717654926806824,0&grid=2,6 asks for
+// [8922717654926806824:17845435309853613648] (the end overflowed int64, UB;
+// fuzz/corpus/explorer_request/clamp-window-end-past-int64-regression). The end is written exactly,
+// as an unsigned number, in the JSON and in the message.
+TEST(AnswerJsonTest, ClampedWindowEndingPastInt64IsWrittenExactly) {
+  Response r = HandleRequest("GET", "/api/grid?shape=0008922717654926806824%2C0&grid=2%2C6", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_THAT(r.body, HasSubstr(R"("requested":[[8922717654926806824,17845435309853613648],)"));
+  EXPECT_THAT(r.body, HasSubstr("[8922717654926806824:17845435309853613648, 0:0]"));
+}
+
 }  // namespace
 }  // namespace answer_json_test
 }  // namespace axe::explorer

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace axe::pallas {
@@ -42,6 +43,10 @@ struct ClampEvent {
 };
 
 // "[16:20]", "[0:2, 16:20]": Python slices of a window.
+// The end start + size of a window dimension (size >= 0). A window of a huge empty dimension
+// can end past INT64_MAX: that end is returned as the unsigned sum, which stays below 2^64.
+std::variant<int64_t, uint64_t> WindowEnd(int64_t start, int64_t size);
+
 std::string FormatWindow(const std::vector<int64_t>& start, const std::vector<int64_t>& size);
 
 }  // namespace axe::pallas
