@@ -12,6 +12,7 @@
 #include "axe/base/int_list.h"
 #include "axe/explorer/answer_json.h"
 #include "axe/explorer/handler.h"
+#include "axe/pallas/array.h"
 #include "axe/pallas/block_dim.h"
 #include "axe/pallas/grid.h"
 #include "axe/pallas/index_map_expr.h"
@@ -51,6 +52,9 @@ KindAnswer ParseShapeAndBlock(const Fields& fields, GridInput& in) {
   const std::string dtype = Trimmed(fields, "dtype");
   absl::StatusOr<DType> t = ParseDType(dtype.empty() ? "int32" : dtype);
   if (!t.ok()) return FieldError("dtype", t.status());
+  if (absl::Status fits = pallas::CheckStridesFit(*t, *shape); !fits.ok()) {
+    return FieldError("shape", fits);
+  }
   in.out = {*t, *std::move(shape)};
   const std::string block = Trimmed(fields, "block");
   // "none" (any case but Python's None, a squeezed entry): the whole array.

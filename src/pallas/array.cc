@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -36,6 +37,18 @@ absl::Status ValidateShape(absl::Span<const int64_t> shape, absl::string_view wh
         absl::StrCat(what, " ", FormatTuple(shape, true), " has more elements than fit in int64"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckStridesFit(DType dtype, absl::Span<const int64_t> shape) {
+  std::optional<int64_t> span_bytes = ByteWidth(dtype);
+  for (int64_t n : shape) {
+    if (n != 0 && span_bytes) span_bytes = CheckedMul(*span_bytes, n);
+  }
+  if (span_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("an array of ", NumpyName(dtype), FormatTuple(shape, true),
+                   " is too large to allocate: its nonzero dimensions times the element size "
+                   "pass 2^63 bytes (NumPy: array is too big)"));
 }
 
 std::string ShapeDType::ToString() const {
@@ -72,6 +85,7 @@ absl::StatusOr<AnyArray> AnyArray::Allocate(DType dtype, absl::Span<const int64_
         "arrays of ", NumpyName(dtype), " are not supported (it is known only by its bit width)"));
   }
   AXE_RETURN_IF_ERROR(ValidateShape(shape, "array shape"));
+  AXE_RETURN_IF_ERROR(CheckStridesFit(dtype, shape));
   AnyArray a;
   a.dtype_ = dtype;
   a.shape_.assign(shape.begin(), shape.end());

@@ -95,6 +95,9 @@ void CutOutputs(const Plan& plan, std::vector<AnyArray>& outputs) {
   for (const Operand& op : plan.operands) {
     if (!op.is_output || !op.needs_padded_buffer) continue;
     AnyArray& out = outputs[static_cast<size_t>(op.index)];
+    // Nothing to cut from an empty output; its padded buffer may be empty too, with strides
+    // that no offset should be formed from.
+    if (out.size() == 0) continue;
     const AnyArray& padded = *op.padded_buffer;
     int64_t src_offset = 0;
     for (int d = 0; d < op.rank; ++d) {

@@ -1,5 +1,6 @@
 #include "operand_plan.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -247,10 +248,13 @@ absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan) {
 absl::Status WindowStartOverflow(const Operand& op, absl::Span<const int64_t> point,
                                  const BlockIndices& indices, int d) {
   const size_t k = static_cast<size_t>(d);
-  return absl::InvalidArgumentError(absl::StrCat(
-      "Index map function ", op.spec->index_map().Describe(), " for ", op.origin, " returned ",
-      FormatTuple(indices, true), " at grid point ", PointText(point), ": the window start ",
-      op.block_size[k], " * ", indices[k], " in dimension ", d, " overflows int64"));
+  const std::string start = op.is_blocked[k] ? absl::StrCat(op.block_size[k], " * ", indices[k])
+                                             : absl::StrCat(indices[k], " - ", op.padding_lo[k],
+                                                            " (less the Element padding)");
+  return absl::InvalidArgumentError(
+      absl::StrCat("Index map function ", op.spec->index_map().Describe(), " for ", op.origin,
+                   " returned ", FormatTuple(indices, true), " at grid point ", PointText(point),
+                   ": the window start ", start, " in dimension ", d, " overflows int64"));
 }
 
 }  // namespace axe::pallas::internal

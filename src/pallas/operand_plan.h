@@ -107,7 +107,7 @@ struct Window {
 };
 // Evaluates the index map and places the starts as JAX's interpret mode does (a negative
 // start plus the padded size, then clamped into [0, max_start]); errors on a wrong count or
-// an overflowing start (block_size * index).
+// an overflowing start (block_size * index, or index - Element padding lo).
 inline absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point, Window& window) {
   if (absl::Status s = EvaluateIndexMap(op, point, window.indices); !s.ok()) return s;
   window.starts.resize(static_cast<size_t>(op.rank));
@@ -116,6 +116,11 @@ inline absl::Status WindowAt(const Operand& op, absl::Span<const int64_t> point,
     const size_t k = static_cast<size_t>(d);
     int64_t start = window.indices[k];
     if (op.is_blocked[k] && __builtin_mul_overflow(op.block_size[k], window.indices[k], &start)) {
+      return WindowStartOverflow(op, point, window.indices, d);
+    }
+    // The start in array coordinates (Element padding lo subtracted), which the clamp report
+    // and block windows give, must fit too.
+    if (int64_t array_start; __builtin_sub_overflow(start, op.padding_lo[k], &array_start)) {
       return WindowStartOverflow(op, point, window.indices, d);
     }
     // JAX's interpreter slices with lax.dynamic_slice, whose default allow_negative_indices

@@ -94,6 +94,36 @@ absl::StatusOr<std::vector<DrawnWindow>> Windows(const pallas::ShapeDType& out,
   return windows;
 }
 
+// A window drawn at most this many pixels from the array's corner, on either side: Element
+// padding or a block far larger than the array could otherwise place one millions of pixels
+// away (an empty array passes the element cap with any padding).
+constexpr int64_t kMaxReachPixels = int64_t{1} << 15;
+
+// Refuses windows reaching past kMaxReachPixels, naming the first one.
+absl::Status CheckReach(const std::vector<DrawnWindow>& windows, const Scale& xs, const Scale& ys,
+                        int64_t rows, int64_t cols) {
+  auto within = [](const Scale& s, int64_t start, int64_t size) {
+    // start + size cannot overflow: WindowAt checked the start, and it ends in the padded array.
+    const int64_t a = s.At(start), b = s.At(start + size);
+    return a >= -kMaxReachPixels && a <= kMaxReachPixels && b >= -kMaxReachPixels &&
+           b <= kMaxReachPixels;
+  };
+  for (const DrawnWindow& w : windows) {
+    const bool rows_fit = within(ys, w.row_start, w.row_size);
+    if (rows_fit && within(xs, w.col_start, w.col_size)) continue;
+    const std::string what =
+        rows_fit ? absl::StrCat("columns [", w.col_start, ":", w.col_start + w.col_size,
+                                "] of an array of ", cols, " columns")
+                 : absl::StrCat("rows [", w.row_start, ":", w.row_start + w.row_size,
+                                "] of an array of ", rows, " rows");
+    return absl::InvalidArgumentError(
+        absl::StrCat("the block of program ", w.programs[0], " covers ", what,
+                     ", too far from the array to draw (a picture reaches at most ",
+                     kMaxReachPixels, " pixels from it)"));
+  }
+  return absl::OkStatus();
+}
+
 std::string WindowLabel(const DrawnWindow& w) {
   if (w.programs.size() == 1) return w.programs[0];
   return absl::StrCat(w.programs[0], "+", w.programs.size() - 1);
@@ -171,6 +201,7 @@ absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
   const int64_t rows = rank >= 2 ? out.shape[rank - 2] : 1;
   const int64_t cols = rank >= 1 ? out.shape[rank - 1] : 1;
   const Scale ys = MakeScale(rows, kDrawHeight), xs = MakeScale(cols, kDrawWidth);
+  AXE_RETURN_IF_ERROR(CheckReach(windows, xs, ys, rows, cols));
   Svg svg;
   const std::string title = absl::StrCat("Pallas grid ", grid.ToString(), " over ", out.ToString());
   int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 8;

@@ -92,6 +92,14 @@ TEST(Array, CreationAndErrors) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more elements than fit in int64")));
   EXPECT_EQ(Array<double>::Zeros({int64_t{1} << 50}).status().code(),
             absl::StatusCode::kResourceExhausted);
+  // Empty, but its strides would leave int64: refused as NumPy refuses it.
+  EXPECT_THAT(AnyArray::Zeros(DType::kS32, {0, int64_t{1} << 62, 4}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("int32(0, 4611686018427387904, 4) is too large to allocate: its "
+                                 "nonzero dimensions times the element size pass 2^63 bytes")));
+  AnyArray empty_wide = *AnyArray::Zeros(DType::kS8, {0, int64_t{1} << 31, int64_t{1} << 31});
+  EXPECT_EQ(empty_wide.size(), 0);
+  EXPECT_EQ(empty_wide.strides()[0], int64_t{1} << 62);
   EXPECT_FALSE(Array<float>::FromValues({3}, {1.0f, 2.0f}).ok());
   EXPECT_FALSE(AnyArray::Zeros(DType::kBF16, {2}).ok());
   EXPECT_FALSE(Array<float>::FromAny(*AnyArray::Zeros(DType::kS32, {2})).ok());

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "axe/pallas/block_spec.h"
 #include "axe/pallas/index_map_expr.h"
 #include "axe/pallas/numpy_format.h"
@@ -600,6 +601,29 @@ TEST(Interpret, ZeroSizedArrays) {
                                                 Grid{4, 6}, IndexMapExpr::Identity(2).ToIndexMap());
   ASSERT_TRUE(ids.ok()) << ids.status();
   EXPECT_EQ(ids->size(), 0);
+  // An empty output with huge Element padding in front: the padded buffer is empty too, and
+  // cutting the output from it forms no offset (UBSan: 2^56 * 4 bytes from a null pointer).
+  const auto padded = [](int64_t lo, const std::string& map) {
+    return ShowProgramIds(
+        {DType::kS32, {0, 1}},
+        std::vector<BlockDim>{*BlockDim::Parse("0"),
+                              *BlockDim::Parse(absl::StrCat("Element(1,(", lo, ",0))"))},
+        Grid{2, 2}, IndexMapExpr::Parse(map)->ToIndexMap());
+  };
+  absl::StatusOr<AnyArray> far = padded(int64_t{1} << 56, "(i,j)->(i,j)");
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_EQ(far->size(), 0);
+  // Padding to 2^63 - 2 would give a buffer whose byte strides leave int64 (NumPy: "array is
+  // too big").
+  EXPECT_EQ(padded(INT64_MAX - 1, "(i,j)->(i,j)").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // A window start that, less the Element padding, leaves int64 is refused like a Blocked
+  // start that overflows.
+  EXPECT_THAT(padded(int64_t{1} << 60, "(i,j)->(i,-j*9000000000000000000)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("at grid point (0, 1): the window start -9000000000000000000 - "
+                                 "1152921504606846976 (less the Element padding) in dimension 1 "
+                                 "overflows int64")));
 }
 
 TEST(Interpret, UntypedExecuteCall) {  // the example of execute.h

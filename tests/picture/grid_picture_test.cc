@@ -78,7 +78,7 @@ TEST(GridSvg, PartialLastBlockShowsPadding) {
 // 44777967029670292 * 480 (fuzz/corpus/explorer_request/empty-array-huge-rows-regression).
 TEST(GridSvg, EmptyArrayWithHugeDimensionsDraws) {
   for (const std::vector<int64_t>& shape :
-       {std::vector<int64_t>{44777967029670292, 0}, std::vector<int64_t>{0, INT64_MAX / 2},
+       {std::vector<int64_t>{44777967029670292, 0}, std::vector<int64_t>{0, INT64_MAX / 8},
         std::vector<int64_t>{INT64_MAX / 4, 0}}) {
     SCOPED_TRACE(shape[0]);
     absl::StatusOr<std::string> whole =  // the whole array per program
@@ -103,6 +103,35 @@ TEST(GridSvg, EmptyArrayWithHugeDimensionsDraws) {
       EXPECT_LT(std::abs(v), 100000) << *whole;
     }
   }
+}
+
+// Element padding of 2^56 in front of an empty array's one column: the windows sit 2^56
+// elements before it, 2.9e18 pixels at 40 per column. The picture refuses instead of writing
+// such coordinates (or overflowing on larger ones).
+TEST(GridSvg, WindowsFarFromTheArrayAreRefused) {
+  for (const char* block : {"Element(1,(72057594037927936,0))", "Element(1,(1000000,0))",
+                            "Element(1152921504606846976)"}) {
+    SCOPED_TRACE(block);
+    for (const char* map : {"(i,j)->(i,j)", "(i,j)->(i,j*1000000000000)"}) {
+      EXPECT_THAT(GridSvg({DType::kS32, {0, 1}}, Blocks({"0", block}), Grid{2, 2}, Map(map)),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr("of an array of 1 columns, too far from the array to draw "
+                                     "(a picture reaches at most 32768 pixels from it)")));
+    }
+  }
+  // Padding the buffer past what int64 byte strides hold is refused before drawing.
+  EXPECT_EQ(GridSvg({DType::kS32, {0, 1}}, Blocks({"0", "Element(1,(9223372036854775806,0))"}),
+                    Grid{2, 2}, Map("(i,j)->(i,j)"))
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+  // Rows are named as rows; a reach within the limit still draws.
+  EXPECT_THAT(GridSvg({DType::kS32, {1, 0}}, Blocks({"Element(1,(0,5000))", "0"}), Grid{2, 2},
+                      Map("(i,j)->(i*5000,j)")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("covers rows [5000:5001] of an array of 1 rows")));
+  EXPECT_EQ(CheckXml(Draw({0, 1}, Blocks({"0", "Element(1,(100,0))"}), Grid{2, 2}, "(i,j)->(i,j)")),
+            "");
 }
 
 TEST(GridSvg, ReductionAxisGroupsProgramsOfOneWindow) {

@@ -41,6 +41,11 @@ using Shape = absl::InlinedVector<int64_t, 6>;
 // shape in the error ("out_shape[0]").
 absl::Status ValidateShape(absl::Span<const int64_t> shape, absl::string_view what);
 
+// NumPy's rule for an array of `dtype` and `shape`: its nonzero dimensions times the element
+// size fit int64, even when the array is empty, so that every byte stride does.
+// ResourceExhausted otherwise ("array is too big" in NumPy). Needs a valid shape.
+absl::Status CheckStridesFit(DType dtype, absl::Span<const int64_t> shape);
+
 // An operand's dtype and shape without data. Text form "int32[8,6]" (a scalar: "int32[]").
 struct ShapeDType {
   DType dtype = DType::kF32;
