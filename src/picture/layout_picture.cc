@@ -76,11 +76,14 @@ std::vector<int64_t> AxisValues(const Layout& layout, Axis axis, std::pair<int64
   for (const std::vector<Iter>* iters : {&layout.shard(), &layout.replica()}) {
     for (const Iter& it : *iters) {
       if (it.axis != axis) continue;
-      if (static_cast<int64_t>(values.size()) * it.extent > kMaxEnumeratedAxisValues) {
+      // values.size() * extent, without overflow for extents near 2^63.
+      if (it.extent > kMaxEnumeratedAxisValues / static_cast<int64_t>(values.size())) {
         values.clear();
-        for (int64_t v = range.first;
-             v <= range.second && static_cast<int64_t>(values.size()) < limit; ++v)
+        // The range may end at INT64_MAX: stop on its last value rather than step past it.
+        for (int64_t v = range.first; static_cast<int64_t>(values.size()) < limit; ++v) {
           values.insert(v);
+          if (v == range.second) break;
+        }
         return {values.begin(), values.end()};
       }
       std::set<int64_t> next;

@@ -76,13 +76,17 @@ absl::StatusOr<int64_t> TileNumber(const xla::TilingMap& map, const std::vector<
   return number;
 }
 
-std::string Range(int64_t start, int64_t end) {  // [start, end) as "a-b" or "a"
-  return end - start <= 1 ? absl::StrCat(start) : absl::StrCat(start, "-", end - 1);
+// [start, start + size) as "a-b" or "a" (start >= 0, size >= 1). An empty array's tiles may
+// reach past INT64_MAX (its element count is 0 whatever the tile), so b is summed unsigned.
+std::string Range(int64_t start, int64_t size) {
+  if (size <= 1) return absl::StrCat(start);
+  return absl::StrCat(start, "-", static_cast<uint64_t>(start) + static_cast<uint64_t>(size - 1));
 }
 
 int64_t PaddedPermille(int64_t tile, int64_t bound, int64_t size) {
   const int64_t end = (tile + 1) * bound;  // <= count * bound, which the map checked
-  return end <= size ? 0 : (end - size) * 1000 / bound;
+  // end - size < bound, so the permille is below 1000; only the product can be large.
+  return end <= size ? 0 : *MulDivFloor(end - size, 1000, bound);
 }
 
 absl::StatusOr<CellGrid> TileGrid(const xla::TilingMap& map, const DimCut& rows, const DimCut& cols,
@@ -90,11 +94,15 @@ absl::StatusOr<CellGrid> TileGrid(const xla::TilingMap& map, const DimCut& rows,
   CellGrid grid;
   const int64_t shown_rows = std::min(rows.count, options.max_tile_rows);
   const int64_t shown_cols = std::min(cols.count, options.max_tile_cols);
-  for (int64_t c = 0; c < shown_cols; ++c)
-    grid.col_labels.push_back(Range(c * cols.bound, std::min(cols.size, (c + 1) * cols.bound)));
+  // Tile c starts at c * bound < size (c < count); it ends at the array's edge at the latest.
+  for (int64_t c = 0; c < shown_cols; ++c) {
+    const int64_t start = c * cols.bound;
+    grid.col_labels.push_back(Range(start, std::min(cols.bound, cols.size - start)));
+  }
   std::vector<int64_t> index(map.dimensions().size(), 0);
   for (int64_t r = 0; r < shown_rows; ++r) {
-    grid.row_labels.push_back(Range(r * rows.bound, std::min(rows.size, (r + 1) * rows.bound)));
+    const int64_t start = r * rows.bound;
+    grid.row_labels.push_back(Range(start, std::min(rows.bound, rows.size - start)));
     for (int64_t c = 0; c < shown_cols; ++c) {
       if (rows.dim != cols.dim) index[static_cast<size_t>(rows.dim)] = r * rows.bound;
       index[static_cast<size_t>(cols.dim)] = c * cols.bound;
@@ -140,10 +148,10 @@ std::optional<CellGrid> SubTileGrid(const xla::TilingMap& map, const DimCut& row
                               " elements, numbered in memory order:");
   const int64_t shown_rows = std::min(count_rows, options.max_subtile_rows);
   const int64_t shown_cols = std::min(count_cols, options.max_subtile_cols);
-  for (int64_t c = 0; c < shown_cols; ++c)
-    grid.col_labels.push_back(Range(c * sub_cols, (c + 1) * sub_cols));
+  // Sub-tile c starts inside the tile (c * sub_cols < cols.bound); its end may not fit.
+  for (int64_t c = 0; c < shown_cols; ++c) grid.col_labels.push_back(Range(c * sub_cols, sub_cols));
   for (int64_t r = 0; r < shown_rows; ++r) {
-    grid.row_labels.push_back(Range(r * sub_rows, (r + 1) * sub_rows));
+    grid.row_labels.push_back(Range(r * sub_rows, sub_rows));
     for (int64_t c = 0; c < shown_cols; ++c) {
       const Swatch s = PaletteSwatch(r);
       grid.cells.push_back({absl::StrCat(r * count_cols + c), s.fill, s.text});

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 
 namespace axe::sharding {
 namespace {
@@ -141,7 +142,7 @@ std::vector<std::string> RenderShardingPicture(absl::Span<const int64_t> shape,
   const int64_t col_total = col_cuts.back();
   for (size_t c = 0; c < num_cols; ++c) {
     const int64_t extent = col_cuts[c + 1] - col_cuts[c];
-    widths[c] = std::max<int64_t>(5, kPictureWidth * extent / col_total);
+    widths[c] = std::max<int64_t>(5, *MulDivFloor(kPictureWidth, extent, col_total));
     for (size_t r = 0; r < num_rows; ++r) {
       std::vector<int64_t> at;
       if (drawn->rows) at.push_back(row_cuts[r]);

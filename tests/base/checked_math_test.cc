@@ -54,6 +54,26 @@ TEST(CheckedMath, FloorAndCeil) {
   }
 }
 
+TEST(CheckedMath, MulDivFloor) {
+  EXPECT_EQ(MulDivFloor(7, 3, 2), 10);
+  EXPECT_EQ(MulDivFloor(-7, 3, 2), -11);
+  EXPECT_EQ(MulDivFloor(0, INT64_MAX, 5), 0);
+  // The product leaves int64; the quotient does not (the sharding picture's column width of
+  // an array of 2^62 elements over 8 devices).
+  EXPECT_EQ(MulDivFloor(int64_t{1} << 59, 40, int64_t{1} << 62), 5);
+  EXPECT_EQ(MulDivFloor(INT64_MAX - 8, 1000, INT64_MAX), 999);
+  EXPECT_EQ(MulDivFloor(INT64_MIN, 1, 1), INT64_MIN);
+  EXPECT_EQ(MulDivFloor(INT64_MIN, -1, 1), std::nullopt);
+  EXPECT_EQ(MulDivFloor(INT64_MAX, 2, 1), std::nullopt);
+  EXPECT_EQ(MulDivFloor(INT64_MAX, INT64_MAX, INT64_MAX), INT64_MAX);
+  // Against FloorDiv where the product fits.
+  for (int64_t a = -40; a <= 40; ++a) {
+    for (int64_t b = -5; b <= 5; ++b) {
+      for (int64_t c = 1; c <= 9; ++c) EXPECT_EQ(MulDivFloor(a, b, c), FloorDiv(a * b, c));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace checked_math_test
 }  // namespace axe

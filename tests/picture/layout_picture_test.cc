@@ -63,6 +63,25 @@ TEST(LayoutSvg, LargeLayoutsAreCutToAWindow) {
   EXPECT_LT(CountElements(svg, "rect"), 2 * 32 * 32 + 40);
 }
 
+// Values at the ends of int64 (found by a request sweep of the explorer;
+// fuzz/corpus/explorer_request/layout-axis-values-at-int64-max-regression): listing the values
+// of an axis whose range ends at INT64_MAX stepped past it, and counting the combinations of
+// extents near 2^62 overflowed.
+TEST(LayoutSvg, AxisValuesAtTheEndsOfInt64) {
+  for (const char* text : {"S[(2305843009213693952,1):(0,1@lane)] + 9223372036854775807@m",
+                           "S[2:1@lane] + R[4611686018427387904:1@lane]",
+                           "S[(2,2305843009213693952):(1@lane,1@lane)]"}) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<std::string> svg = LayoutSvg(*Layout::Parse(text), {});
+    if (svg.ok()) {
+      EXPECT_EQ(CheckXml(*svg), "");
+    } else {
+      EXPECT_THAT(svg,
+                  StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("more than 1048576")));
+    }
+  }
+}
+
 TEST(LayoutSvg, MemoryLayoutIsDrawnInRowsOfTheChosenWidth) {
   const std::string svg =
       Draw("S[(4,4):(1,4)]", {.shape = std::array<int64_t, 2>{4, 4}, .row_width = 8});

@@ -53,6 +53,30 @@ TEST(TiledArraySvg, EdgeTilesShadeTheirPadding) {
   EXPECT_THAT(svg, Not(HasSubstr("showing")));
 }
 
+// A tile of 2^56 elements over an array of 5: the tile is almost all padding, and its
+// padded share (end - size) * 1000 / bound overflowed int64 before dividing (found by a
+// request sweep of the explorer; fuzz/corpus/explorer_request/
+// tile-padding-permille-past-int64-regression).
+TEST(TiledArraySvg, TilesFarLargerThanTheArrayShadeTheirPadding) {
+  for (const char* text : {"f32[5]{0:T(72057594037927936)(8)}", "pred[1]{0:T(8,72057594037927936)}",
+                           "s4[3]{0:T(9223372036854775807)(7)}"}) {
+    SCOPED_TRACE(text);
+    const std::string svg = Draw(text);
+    EXPECT_EQ(CheckXml(svg), "");
+    EXPECT_THAT(svg, HasSubstr(">#0</text>"));
+    EXPECT_THAT(svg, HasSubstr("fill-opacity=\"0.85\""));
+  }
+  // An empty array whose tiles end past INT64_MAX: the column labels are written exactly.
+  const std::string empty = Draw("f32[0,0,9223372036854775807]{2,1,0:T(4611686018427387904)(8)}");
+  EXPECT_EQ(CheckXml(empty), "");
+  EXPECT_THAT(empty, HasSubstr(">0-4611686018427387903<"));
+  EXPECT_THAT(empty, HasSubstr(">4611686018427387904-9223372036854775806<"));
+  // Sub-tiles whose last one ends past INT64_MAX.
+  const std::string sub = Draw("f32[0,0]{1,0:T(2,9223372036854775807)(1,4611686018427387905)}");
+  EXPECT_EQ(CheckXml(sub), "");
+  EXPECT_THAT(sub, HasSubstr(">4611686018427387905-9223372036854775809<"));
+}
+
 TEST(TiledArraySvg, ColumnMajorOrderNumbersTilesDownTheColumns) {
   // {0,1}: dimension 0 is minor, so the picture's columns are dimension 0.
   const std::string svg = Draw("f32[4,6]{0,1:T(2,2)}");

@@ -56,6 +56,13 @@ TEST(PictureTest, DrawsSplitAndReplicatedBlocks) {
             "(not drawn: more than two dimensions are split)");
   EXPECT_EQ(Picture({64}, Named("x=64", "P('x')")),
             "(not drawn: 1 x 64 blocks; at most 32 along each dimension are drawn)");
+  // 2^62 elements over 8 devices: each column is 2^59 elements, whose width 40 * 2^59 / 2^62
+  // overflowed int64 before dividing (found by a request sweep of the explorer,
+  // fuzz/corpus/explorer_request/sharding-picture-width-past-int64-regression).
+  EXPECT_EQ(Picture({int64_t{1} << 62}, Named("x=8", "P('x')")),
+            "┌─────┬─────┬─────┬─────┬─────┬─────┬─────┬─────┐\n"
+            "│  0  │  1  │  2  │  3  │  4  │  5  │  6  │  7  │\n"
+            "└─────┴─────┴─────┴─────┴─────┴─────┴─────┴─────┘");
 }
 
 TEST(PictureTest, LabelsRunsOfDevices) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/numeric/int128.h"
 #include "absl/types/span.h"
 
 namespace axe {
@@ -59,6 +60,16 @@ inline int64_t CeilDiv(int64_t a, int64_t b) {
 inline int64_t FloorMod(int64_t a, int64_t b) {
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// floor(a * b / c) for c > 0, with the product taken in 128 bits; nullopt when the quotient
+// does not fit int64. Scales a count to pixels or permille: `MulDivFloor(extent, 640, total)`.
+inline std::optional<int64_t> MulDivFloor(int64_t a, int64_t b, int64_t c) {
+  const absl::int128 product = absl::int128(a) * b;
+  absl::int128 q = product / c;  // truncates toward zero
+  if (q * c != product && product < 0) q -= 1;
+  if (q > absl::int128(INT64_MAX) || q < absl::int128(INT64_MIN)) return std::nullopt;
+  return static_cast<int64_t>(q);
 }
 
 }  // namespace axe
