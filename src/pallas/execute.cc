@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/pallas/array.h"
 #include "copy_box.h"
 #include "operand_plan.h"
 #include "runner.h"
@@ -32,6 +33,13 @@ absl::Status CheckRunnable(const Plan& plan) {
     if (!IsStorable(op.dtype)) {
       return absl::InvalidArgumentError(absl::StrCat(op.origin, " has dtype ", NumpyName(op.dtype),
                                                      ", which axe can validate but not run"));
+    }
+    // A block's scratch is an array of its own: NumPy's rule for its byte strides, even when
+    // the block is empty (a 0 beside dimensions near 2^62).
+    if (!CheckStridesFit(op.dtype, op.block_size).ok()) {
+      return absl::ResourceExhaustedError(internal::BlockShapeError(
+          op, absl::StrCat("is too large to run: its nonzero dimensions times the element size "
+                           "pass 2^63 bytes (NumPy: array is too big)")));
     }
   }
   return absl::OkStatus();

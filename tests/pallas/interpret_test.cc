@@ -619,6 +619,16 @@ TEST(Interpret, ZeroSizedArrays) {
             absl::StatusCode::kResourceExhausted);
   // A window start that, less the Element padding, leaves int64 is refused like a Blocked
   // start that overflows.
+  // An empty block whose byte strides would leave int64: refused before its scratch is laid
+  // out (fuzz/corpus/explorer_request/empty-block-strides-past-int64-regression).
+  EXPECT_THAT(ShowProgramIds({DType::kS32, {0, 1, 5}},
+                             std::vector<BlockDim>{
+                                 *BlockDim::Parse("0"), *BlockDim::Parse("Blocked(2147483647)"),
+                                 *BlockDim::Parse("Blocked(4611686018427387904)")},
+                             Grid{1, 2, 3}, IndexMapExpr::Identity(3).ToIndexMap()),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("is too large to run: its nonzero dimensions times the element "
+                                 "size pass 2^63 bytes")));
   EXPECT_THAT(padded(int64_t{1} << 60, "(i,j)->(i,-j*9000000000000000000)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("at grid point (0, 1): the window start -9000000000000000000 - "
