@@ -38,8 +38,9 @@ absl::Status CheckRunnable(const Plan& plan) {
     // the block is empty (a 0 beside dimensions near 2^62).
     if (!CheckStridesFit(op.dtype, op.block_size).ok()) {
       return absl::ResourceExhaustedError(internal::BlockShapeError(
-          op, absl::StrCat("is too large to run: its nonzero dimensions times the element size "
-                           "pass 2^63 bytes (NumPy: array is too big)")));
+          op,
+          "is too large to run: its nonzero dimensions times the element size pass 2^63 "
+          "bytes (NumPy: array is too big)"));
     }
   }
   return absl::OkStatus();

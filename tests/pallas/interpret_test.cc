@@ -617,8 +617,6 @@ TEST(Interpret, ZeroSizedArrays) {
   // too big").
   EXPECT_EQ(padded(INT64_MAX - 1, "(i,j)->(i,j)").status().code(),
             absl::StatusCode::kResourceExhausted);
-  // A window start that, less the Element padding, leaves int64 is refused like a Blocked
-  // start that overflows.
   // An empty block whose byte strides would leave int64: refused before its scratch is laid
   // out (fuzz/corpus/explorer_request/empty-block-strides-past-int64-regression).
   EXPECT_THAT(ShowProgramIds({DType::kS32, {0, 1, 5}},
@@ -629,6 +627,8 @@ TEST(Interpret, ZeroSizedArrays) {
               StatusIs(absl::StatusCode::kResourceExhausted,
                        HasSubstr("is too large to run: its nonzero dimensions times the element "
                                  "size pass 2^63 bytes")));
+  // A window start that, less the Element padding, leaves int64 is refused like a Blocked
+  // start that overflows.
   EXPECT_THAT(padded(int64_t{1} << 60, "(i,j)->(i,-j*9000000000000000000)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("at grid point (0, 1): the window start -9000000000000000000 - "
