@@ -1,5 +1,7 @@
 #include "axe/base/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 
 #include "axe/base/check.h"
@@ -7,6 +9,17 @@
 namespace axe {
 namespace {
 thread_local bool in_pool_task = false;
+
+// The CPUs this process may run on (its affinity mask, as taskset or mpirun's binding set
+// it); hardware_concurrency() counts every CPU of the machine.
+int UsableCpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 0) {
+    return CPU_COUNT(&mask);
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -25,8 +38,7 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool& ThreadPool::Default() {
-  static ThreadPool* pool =
-      new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static ThreadPool* pool = new ThreadPool(UsableCpus());
   return *pool;
 }
 

@@ -1,6 +1,7 @@
 #include "axe/runtime/mpi_client.h"
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +30,32 @@ bool Initialized() {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   return init != 0 && fin == 0;
+}
+
+// The CPUs of this thread's affinity mask divided among the ranks of its node (those that
+// share memory with it) whose masks share a CPU with it; 1 where any step fails.
+int OwnCpus(MPI_Comm world) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof(mine), &mine) != 0) return 1;
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+    return 1;
+  }
+  int ranks = 1;
+  MPI_Comm_size(node, &ranks);
+  std::vector<cpu_set_t> masks(static_cast<size_t>(ranks));
+  const int code =
+      MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, masks.data(), sizeof(mine), MPI_BYTE, node);
+  MPI_Comm_free(&node);
+  if (code != MPI_SUCCESS) return 1;
+  int sharing = 0;
+  for (cpu_set_t& other : masks) {
+    cpu_set_t both;
+    CPU_AND(&both, &mine, &other);
+    if (CPU_COUNT(&both) > 0) ++sharing;
+  }
+  return std::max(1, CPU_COUNT(&mine) / std::max(1, sharing));
 }
 
 }  // namespace
@@ -103,6 +130,7 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
   }
   MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
   client->state_->world = world;
+  client->own_cpus_ = OwnCpus(world);
   return client;
 }
 
@@ -110,6 +138,7 @@ MpiClient::MpiClient(int rank, int size, const MpiClientOptions& options)
     : rank_(rank),
       size_(size),
       timeout_seconds_(options.timeout_seconds),
+      local_copies_(options.local_copies),
       addressable_{rank},
       device_(std::make_unique<Device>(rank, options.memory_per_device_bytes)),
       state_(std::make_unique<MpiState>()) {}
@@ -125,6 +154,15 @@ MpiClient::~MpiClient() {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
   if (state_->world != MPI_COMM_NULL) MPI_Comm_free(&state_->world);
+}
+
+bool MpiClient::LocalCopiesOnWorker(int64_t bytes) const {
+  switch (local_copies_) {
+    case LocalCopyThread::kWorker: return bytes > 0;
+    case LocalCopyThread::kCaller: return false;
+    case LocalCopyThread::kAuto: break;
+  }
+  return own_cpus_ >= 2 && bytes >= (int64_t{1} << 20);
 }
 
 bool MpiClient::broken() const { return state_->broken; }

@@ -7,11 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -74,7 +77,7 @@ absl::Status Reserve(MpiClient& client, DeviceBuffer& buffer, int64_t bytes) {
 // This rank's part of a reshard: what it sends, receives and keeps.
 struct RankWork {
   std::vector<const ReshardMessage*> sends, receives, local;
-  int64_t send_bytes = 0, receive_bytes = 0;
+  int64_t send_bytes = 0, receive_bytes = 0, local_bytes = 0;
 };
 
 RankWork WorkOf(const ReshardPlan& plan, int rank) {
@@ -90,7 +93,10 @@ RankWork WorkOf(const ReshardPlan& plan, int rank) {
     }
   }
   for (const ReshardMessage& m : plan.local_copies) {
-    if (m.dst_device == rank) w.local.push_back(&m);
+    if (m.dst_device == rank) {
+      w.local.push_back(&m);
+      w.local_bytes += m.bytes;
+    }
   }
   return w;
 }
@@ -314,24 +320,40 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
   const int eb = array.element_bytes();
   const auto start = std::chrono::steady_clock::now();
   int64_t local = 0;
-  // The local part: one relayout per copy, done while the first round's messages travel.
+  // The local part: one relayout per copy, done while the first round's messages travel:
+  // on the device's worker thread where the rank has a CPU for it, else between posting the
+  // messages and completing them. The buffers are taken now: after a timeout the round hands
+  // the target's buffer over to the client while the worker may still be writing it.
+  const StoredTensor from{array.storage().layout, array.storage().shape,
+                          w.local.empty() ? nullptr : array.shard_buffer(me)->data()};
+  const MutableStoredTensor to{out.storage().layout, out.storage().shape,
+                               w.local.empty() ? nullptr : out.mutable_shard_buffer(me)->data()};
   auto copy_local = [&]() -> absl::Status {
     for (const ReshardMessage* m : w.local) {
-      StoredTensor from{array.storage().layout, array.storage().shape,
-                        array.shard_buffer(me)->data()};
-      MutableStoredTensor to{out.storage().layout, out.storage().shape,
-                             out.mutable_shard_buffer(me)->data()};
       AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, BoxFromIndex(from_shard->index)), to,
                                   Relative(m->box, BoxFromIndex(to_shard->index)), eb));
       local += m->bytes;
     }
     return absl::OkStatus();
   };
+  const bool on_worker = client->LocalCopiesOnWorker(w.local_bytes);
+  std::future<absl::Status> copied;
+  if (on_worker) {
+    auto task = std::make_shared<std::packaged_task<absl::Status()>>(copy_local);
+    copied = task->get_future();
+    client->device(me).Enqueue([task] { (*task)(); });
+  }
+  // Every way out waits for the worker: its copy reads this frame and both arrays.
+  absl::Cleanup wait_for_worker = [&copied] {
+    if (copied.valid()) copied.wait();
+  };
   const std::vector<std::vector<Piece>> rounds = Rounds(plan, staging_bytes, client->num_devices());
   for (size_t k = 0; k < rounds.size(); ++k) {
-    AXE_RETURN_IF_ERROR(RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff),
-                                 k == 0 ? copy_local : std::function<absl::Status()>()));
+    AXE_RETURN_IF_ERROR(
+        RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff),
+                 k == 0 && !on_worker ? copy_local : std::function<absl::Status()>()));
   }
+  if (on_worker) AXE_RETURN_IF_ERROR(copied.get());
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (stats == nullptr) return absl::OkStatus();
   return GatherStats(*client, w.receive_bytes, local, static_cast<int64_t>(w.receives.size()),

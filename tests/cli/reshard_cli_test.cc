@@ -86,6 +86,10 @@ TEST(ReshardCli, Errors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--transport: expected direct or staged, got 'pigeon'"));
   r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
+              "--local-copies", "elsewhere"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--local-copies: expected auto, worker or caller, got 'elsewhere'"));
+  r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
               "--transport", "staged", "--staging-bytes", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("a staging buffer of 2 bytes cannot hold one element of 4"));

@@ -3,9 +3,12 @@
 // move V_min, mismatched arguments and incompatible arrays are errors naming what differs.
 // Every rank runs every test (the same seed gives every rank the same cases); rank 0 prints.
 #include <mpi.h>
+#include <sched.h>
+#include <sys/sysinfo.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -116,6 +119,39 @@ TEST(MpiClientTest, OneDevicePerRank) {
   EXPECT_FALSE(c.IsAddressable(MpiWorldRank() + 1));
   EXPECT_THAT(MpiClient::Create({.timeout_seconds = 0}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("timeout must be positive")));
+}
+
+// own_cpus: the CPUs of this rank's affinity mask shared out among the k ranks of its node
+// whose masks overlap it (1 <= k <= the node's ranks). mpirun binds all ranks or none; where
+// this rank is not bound, no rank is, so k is every rank of the node.
+TEST(MpiClientTest, OwnCpusShareTheAffinityMaskAmongTheNodesRanks) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+  const int cpus = CPU_COUNT(&mask);
+  const int own = Mpi().own_cpus();
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int node_ranks = local_size != nullptr ? std::atoi(local_size) : MpiWorldSize();
+  ASSERT_GE(node_ranks, 1);
+  std::vector<int> possible;
+  for (int k = 1; k <= node_ranks; ++k) possible.push_back(std::max(1, cpus / k));
+  EXPECT_THAT(possible, ::testing::Contains(own)) << cpus << " CPUs, " << node_ranks << " ranks";
+  if (cpus == get_nprocs()) {
+    EXPECT_EQ(own, std::max(1, cpus / node_ranks)) << cpus << " CPUs, unbound";
+  }
+}
+
+TEST(MpiClientTest, WhereLocalCopiesRun) {
+  MpiClient& c = Mpi();
+  const int64_t mib = int64_t{1} << 20;
+  c.set_local_copies(LocalCopyThread::kWorker);
+  EXPECT_TRUE(c.LocalCopiesOnWorker(1));
+  EXPECT_FALSE(c.LocalCopiesOnWorker(0));  // nothing to copy: no task
+  c.set_local_copies(LocalCopyThread::kCaller);
+  EXPECT_FALSE(c.LocalCopiesOnWorker(64 * mib));
+  c.set_local_copies(LocalCopyThread::kAuto);
+  EXPECT_FALSE(c.LocalCopiesOnWorker(mib - 1));
+  EXPECT_EQ(c.LocalCopiesOnWorker(mib), c.own_cpus() >= 2);
 }
 
 TEST(MpiCollectivesTest, RandomCollectivesEqualTheInProcessOnes) {
@@ -243,7 +279,12 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
   std::mt19937_64 rng(TestSeed(20261125));
   const DType types[] = {DType::kU8, DType::kF16, DType::kF32, DType::kS64};
   const int me = MpiWorldRank();
+  const LocalCopyThread wheres[] = {LocalCopyThread::kAuto, LocalCopyThread::kWorker,
+                                    LocalCopyThread::kCaller};
   for (int iter = 0; iter < 150; ++iter) {
+    const int where = static_cast<int>(rng() % 3);
+    Mpi().set_local_copies(wheres[where]);
+    SCOPED_TRACE("local copies " + std::to_string(where));
     const Mesh a = RandomMeshOf(rng, MeshSize(rng));
     const Mesh b = rng() % 2 ? a : RandomMeshOf(rng, MeshSize(rng));
     const size_t rank = 1 + rng() % 3;
@@ -295,6 +336,7 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
                     : 0);
     }
   }
+  Mpi().set_local_copies(LocalCopyThread::kAuto);
 }
 
 // Shards with long rows: their boxes are runs of 512 bytes or more, which MPI sends from the

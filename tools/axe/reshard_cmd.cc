@@ -49,6 +49,7 @@ struct ReshardArgs {
   std::optional<std::string> from_layout, to_layout;
   std::string backend = "threads";
   std::string transport = "direct";
+  std::string local_copies = "auto";  // --backend mpi: where the local part is copied
   int64_t staging_bytes = int64_t{1} << 20;
   std::optional<int64_t> repeat;
   bool check = false;
@@ -161,7 +162,16 @@ void PrintResult(const runtime::ReshardBenchmarkResult& r, const ReshardArgs& ar
 }
 
 #ifdef AXE_HAVE_MPI
-void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks, bool json) {
+// --local-copies, already checked by RunReshard.
+runtime::LocalCopyThread LocalCopies(const std::string& name) {
+  if (name == "worker") return runtime::LocalCopyThread::kWorker;
+  if (name == "caller") return runtime::LocalCopyThread::kCaller;
+  return runtime::LocalCopyThread::kAuto;
+}
+
+// `local_copies`: the option as given; `on_worker`: where rank 0's ran.
+void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
+                    const std::string& local_copies, bool on_worker, int own_cpus, bool json) {
   const int64_t peak = r.stats.peak_bytes.empty() ? 0
                                                   : *std::max_element(r.stats.peak_bytes.begin(),
                                                                       r.stats.peak_bytes.end());
@@ -174,6 +184,9 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks, bool
                {"peak_bytes_per_device", peak},
                {"peak_bytes", r.stats.peak_bytes},
                {"local_bytes", r.stats.local_bytes},
+               {"local_copies", local_copies},
+               {"local_copy_thread", on_worker ? "worker" : "caller"},
+               {"own_cpus", own_cpus},
                {"seconds", r.seconds},
                {"gbps", r.gbps},
                {"baseline", "MPI_Alltoallv of the same bytes"},
@@ -198,6 +211,11 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks, bool
                    "moved     %d bytes between ranks in %d messages (V_min %d); "
                    "kept %d bytes by local copies\n",
                    r.stats.bytes_moved, r.stats.messages, r.plan.v_min_bytes, r.stats.local_bytes)
+            << absl::StrFormat(
+                   "local     rank 0 copied its kept bytes on its %s thread (--local-copies %s; "
+                   "it has %d CPU%s of its own)\n",
+                   on_worker ? "worker" : "calling", local_copies, own_cpus,
+                   own_cpus == 1 ? "" : "s")
             << "peak      bytes per rank (source + target shard + send/receive staging): " << peaks
             << "\n"
             << absl::StrFormat("time      %.6f s (best of %d runs, slowest rank), %d MPI ranks\n",
@@ -237,7 +255,9 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
                                                  " MPI ranks run; use mpirun -n ", devices)));
     }
   }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
+  AXE_ASSIGN_OR_RETURN(
+      std::unique_ptr<runtime::MpiClient> client,
+      runtime::MpiClient::Create({.local_copies = LocalCopies(args.local_copies)}));
   runtime::MpiReshardBenchmarkOptions options;
   options.runs = args.repeat.value_or(5);
   options.check = args.check;
@@ -246,7 +266,9 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
                        runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options));
   absl::Status svg_written = absl::OkStatus();
   if (client->rank() == 0) {
-    PrintMpiResult(r, devices, json);
+    const int64_t kept = r.plan.bytes_kept.empty() ? 0 : r.plan.bytes_kept[0];
+    PrintMpiResult(r, devices, args.local_copies, client->LocalCopiesOnWorker(kept),
+                   client->own_cpus(), json);
     svg_written = WriteReshardSvg(args.svg, r.plan, shape, from.sharding, to.sharding);
   }
   client.reset();
@@ -274,6 +296,11 @@ absl::Status RunReshard(const ReshardArgs& args, bool json) {
   } else if (args.transport != "direct") {
     return absl::InvalidArgumentError(
         absl::StrCat("--transport: expected direct or staged, got '", args.transport, "'"));
+  }
+  if (args.local_copies != "auto" && args.local_copies != "worker" &&
+      args.local_copies != "caller") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--local-copies: expected auto, worker or caller, got '", args.local_copies, "'"));
   }
   if (args.repeat && (*args.repeat < 1 || *args.repeat > runtime::kMaxBenchmarkRuns)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -344,6 +371,11 @@ void AddReshard(CLI::App& app, Selected& selected) {
   cmd->add_option("--transport", args->transport,
                   "direct (the receiver copies from the sender's shard, default) or staged "
                   "(pack into a bounded staging buffer, then unpack)");
+  cmd->add_option("--local-copies", args->local_copies,
+                  "With --backend mpi, where each rank copies the elements it keeps while its "
+                  "messages travel: auto (the default: a worker thread when the rank has a CPU "
+                  "to spare and 1 MiB or more to copy), worker, or caller (the thread that "
+                  "calls MPI)");
   cmd->add_option("--staging-bytes", args->staging_bytes,
                   "Staging buffer per device for --transport staged (default 1 MiB; with "
                   "--backend mpi the bound of each round's send and receive staging, else "

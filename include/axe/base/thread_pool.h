@@ -2,7 +2,7 @@
 // The calling thread takes part in the work, so ParallelFor on a pool of size 1 runs inline
 // with no synchronization.
 //
-//   ThreadPool& pool = ThreadPool::Default();           // hardware_concurrency() threads
+//   ThreadPool& pool = ThreadPool::Default();           // a thread per CPU it may use
 //   pool.ParallelFor(n_tasks, [&](int64_t task) { ... });
 #ifndef AXE_BASE_THREAD_POOL_H_
 #define AXE_BASE_THREAD_POOL_H_
@@ -25,7 +25,8 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // The process-wide pool with std::thread::hardware_concurrency() threads (at least 1).
+  // The process-wide pool with a thread per CPU of the process's affinity mask when first
+  // called (taskset, mpirun's binding); hardware_concurrency() where the mask is unknown.
   static ThreadPool& Default();
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }

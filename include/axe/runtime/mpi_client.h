@@ -55,10 +55,22 @@ int MpiWorldSize();
 // cannot work without initializing MPI (whose libraries keep allocations until exit).
 int MpiLaunchedWorldSize();
 
+// Where a reshard copies the elements that stay on a rank (its local part) while its
+// messages travel. The thread that calls MPI also makes MPI's copies of the messages it
+// receives (shared-memory single copy, TCP), so the local part overlaps them only when
+// another CPU runs it.
+enum class LocalCopyThread {
+  kAuto,    // the device's worker thread when the rank has a CPU to spare (own_cpus() >= 2)
+            // and the local part is 1 MiB or more, else the calling thread
+  kWorker,  // always the device's worker thread
+  kCaller,  // always the calling thread, between posting the messages and completing them
+};
+
 struct MpiClientOptions {
   int64_t memory_per_device_bytes = 0;  // 0: unlimited
   // How long any one wait on other ranks may take before DeadlineExceeded (> 0).
   double timeout_seconds = 60;
+  LocalCopyThread local_copies = LocalCopyThread::kAuto;
 };
 
 struct MpiState;  // MPI handles (src/runtime/mpi_state.h)
@@ -83,6 +95,13 @@ class MpiClient final : public Client {
   int rank() const { return rank_; }
   double timeout_seconds() const { return timeout_seconds_; }
   void set_timeout_seconds(double seconds) { timeout_seconds_ = seconds; }
+  LocalCopyThread local_copies() const { return local_copies_; }
+  void set_local_copies(LocalCopyThread where) { local_copies_ = where; }
+  // The CPUs this rank has to itself: the CPUs of its affinity mask (as mpirun bound it),
+  // divided among the ranks of its node whose masks share a CPU with it; at least 1.
+  int own_cpus() const { return own_cpus_; }
+  // Whether a reshard's local part of `bytes` runs on the device's worker thread.
+  bool LocalCopiesOnWorker(int64_t bytes) const;
   // Whether a timeout has left requests pending (every later call fails).
   bool broken() const;
   // MPI handles, for the MPI collectives and reshard (src/runtime/mpi_state.h).
@@ -93,6 +112,8 @@ class MpiClient final : public Client {
 
   int rank_, size_;
   double timeout_seconds_;
+  LocalCopyThread local_copies_;
+  int own_cpus_ = 1;
   std::vector<int> addressable_;
   std::unique_ptr<Device> device_;
   std::unique_ptr<MpiState> state_;
