@@ -71,15 +71,18 @@ int main(int argc, char** argv) {
   const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
   const int64_t row_bytes = argc > 2 ? std::atoll(argv[2]) : 8192;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 30;
-  if (size != 2 || rows < 1 || row_bytes < 1 || rows * row_bytes > (int64_t{1} << 30) ||
-      runs < 1) {
+  if (size != 2 || rows < 1 || row_bytes < 1 || rows * row_bytes > (int64_t{1} << 30) || runs < 1) {
     if (rank == 0) std::fprintf(stderr, "usage: mpirun -n 2 %s [rows row_bytes runs]\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
   const auto half = static_cast<size_t>(rows * row_bytes);
-  Buffers b{rows, row_bytes, std::vector<char>(2 * half, 1), std::vector<char>(half, 0),
-            std::vector<char>(half, 0), std::vector<char>(half, 0)};
+  Buffers b{rows,
+            row_bytes,
+            std::vector<char>(2 * half, 1),
+            std::vector<char>(half, 0),
+            std::vector<char>(half, 0),
+            std::vector<char>(half, 0)};
   MPI_Datatype strided;
   MPI_Type_vector(static_cast<int>(rows), static_cast<int>(row_bytes),
                   static_cast<int>(2 * row_bytes), MPI_BYTE, &strided);
