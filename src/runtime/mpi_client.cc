@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/status_macros.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
@@ -30,32 +31,6 @@ bool Initialized() {
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   return init != 0 && fin == 0;
-}
-
-// The CPUs of this thread's affinity mask divided among the ranks of its node (those that
-// share memory with it) whose masks share a CPU with it; 1 where any step fails.
-int OwnCpus(MPI_Comm world) {
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof(mine), &mine) != 0) return 1;
-  MPI_Comm node = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
-    return 1;
-  }
-  int ranks = 1;
-  MPI_Comm_size(node, &ranks);
-  std::vector<cpu_set_t> masks(static_cast<size_t>(ranks));
-  const int code =
-      MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, masks.data(), sizeof(mine), MPI_BYTE, node);
-  MPI_Comm_free(&node);
-  if (code != MPI_SUCCESS) return 1;
-  int sharing = 0;
-  for (cpu_set_t& other : masks) {
-    cpu_set_t both;
-    CPU_AND(&both, &mine, &other);
-    if (CPU_COUNT(&both) > 0) ++sharing;
-  }
-  return std::max(1, CPU_COUNT(&mine) / std::max(1, sharing));
 }
 
 }  // namespace
@@ -124,14 +99,48 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
         absl::StrCat("the MPI timeout must be positive, got ", options.timeout_seconds, " s"));
   }
   std::unique_ptr<MpiClient> client(new MpiClient(MpiWorldRank(), MpiWorldSize(), options));
-  MPI_Comm world = MPI_COMM_NULL;
-  if (absl::Status s = MpiStatus(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup"); !s.ok()) {
+  // Non-blocking, so that a rank that never comes gives DeadlineExceeded, not a hang (the
+  // broken client then keeps what MPI may still write).
+  std::vector<MPI_Request> request(1);
+  AXE_RETURN_IF_ERROR(MpiStatus(
+      MPI_Comm_idup(MPI_COMM_WORLD, &client->state_->world, request.data()), "MPI_Comm_idup"));
+  AXE_RETURN_IF_ERROR(WaitAll(*client, request, "creating the MPI client (MPI_Comm_idup)"));
+  MPI_Comm_set_errhandler(client->state_->world, MPI_ERRORS_RETURN);
+  AXE_ASSIGN_OR_RETURN(client->own_cpus_, OwnCpus(*client));
+  return client;
+}
+
+absl::StatusOr<int> MpiClient::OwnCpus(MpiClient& client) {
+  // What each rank reports: its host and the CPUs it may run on.
+  struct Report {
+    char host[MPI_MAX_PROCESSOR_NAME + 1];
+    cpu_set_t cpus;
+  };
+  auto reports = std::make_shared<std::vector<Report>>(static_cast<size_t>(client.size_) + 1);
+  Report& mine = reports->back();
+  std::memset(&mine, 0, sizeof(mine));
+  int length = 0;
+  MPI_Get_processor_name(mine.host, &length);
+  if (sched_getaffinity(0, sizeof(mine.cpus), &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
+  std::vector<MPI_Request> request(1);
+  AXE_RETURN_IF_ERROR(
+      MpiStatus(MPI_Iallgather(&mine, sizeof(Report), MPI_BYTE, reports->data(), sizeof(Report),
+                               MPI_BYTE, client.state_->world, request.data()),
+                "MPI_Iallgather"));
+  if (absl::Status s = WaitAll(client, request, "creating the MPI client (CPU masks)"); !s.ok()) {
+    client.state_->KeepAlive(std::move(reports));
     return s;
   }
-  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
-  client->state_->world = world;
-  client->own_cpus_ = OwnCpus(world);
-  return client;
+  int sharing = 0;  // ranks on this host whose CPUs overlap mine, this one included
+  for (int r = 0; r < client.size_; ++r) {
+    Report& other = (*reports)[static_cast<size_t>(r)];
+    cpu_set_t both;
+    CPU_AND(&both, &mine.cpus, &other.cpus);
+    if (std::strncmp(other.host, mine.host, sizeof(mine.host)) == 0 && CPU_COUNT(&both) > 0) {
+      ++sharing;
+    }
+  }
+  return std::max(1, CPU_COUNT(&mine.cpus) / std::max(1, sharing));
 }
 
 MpiClient::MpiClient(int rank, int size, const MpiClientOptions& options)

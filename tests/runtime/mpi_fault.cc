@@ -1,9 +1,9 @@
 // A rank that dies (`kill`: SIGKILL) or stalls (`stall`: sleeps past the timeout) in the
-// middle of a collective: the other ranks must return an error within the client's timeout,
-// never hang. Rank 0 prints "fault detected: rank 0 got <code> after <t> s: <message>"
-// (what ctest looks for); every survivor then ends the job with MPI_Abort (the lost rank
-// cannot finish). The survivors are waiting in the collective's first exchange when the
-// rank is lost.
+// middle of a collective, or stalls before it creates its client (`stall_create`): the
+// other ranks must return an error within the client's timeout, never hang. Rank 0 prints "fault
+// detected: rank 0 got <code> after <t> s: <message>" (what ctest looks for); every survivor then
+// ends the job with MPI_Abort (the lost rank cannot finish). The survivors are waiting in the
+// collective's first exchange when the rank is lost.
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,8 +24,33 @@ namespace {
 using axe::runtime::DeviceValues;
 using axe::runtime::ReduceOp;
 
+// Prints what rank 0 must print when `s` is an error that came within 3 timeouts.
+void Report(int me, const absl::Status& s, double took, double timeout) {
+  std::printf("rank %d: %s after %.2f s: %s\n", me, s.ok() ? "no error" : "error", took,
+              std::string(s.message()).c_str());
+  if (me == 0 && !s.ok() && took < 3 * timeout) {
+    std::printf("fault detected: rank 0 got %s after %.2f s: %s\n",
+                absl::StatusCodeToString(s.code()).c_str(), took, std::string(s.message()).c_str());
+  }
+  std::fflush(stdout);
+}
+
+// Rank 1 stalls before creating its client; the others' Create must fail in time.
+int RunStallCreate(double timeout) {
+  const int me = axe::runtime::MpiWorldRank();
+  if (me == 1) sleep(60);  // the job is aborted before
+  const auto start = std::chrono::steady_clock::now();
+  auto client = axe::runtime::MpiClient::Create({.timeout_seconds = timeout});
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  Report(me, client.status(), took.count(), timeout);
+  if (client.ok()) static_cast<void>(client->release());  // MPI may still use it: keep it
+  sleep(1);
+  axe::runtime::MpiAbort(client.ok() ? 1 : 0);
+}
+
 int Run(const std::string& mode) {
   const double timeout = 3;
+  if (mode == "stall_create") return RunStallCreate(timeout);
   auto client = axe::runtime::MpiClient::Create({.timeout_seconds = timeout});
   if (!client.ok()) return 3;
   const int me = (*client)->rank(), n = (*client)->num_devices();
@@ -42,14 +67,7 @@ int Run(const std::string& mode) {
   const auto start = std::chrono::steady_clock::now();
   absl::Status s = axe::runtime::MpiAllReduce(*mesh, axes, ReduceOp::kSum, *v).status();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  std::printf("rank %d: %s after %.2f s: %s\n", me, s.ok() ? "no error" : "error", took.count(),
-              std::string(s.message()).c_str());
-  if (me == 0 && !s.ok() && took.count() < 3 * timeout) {
-    std::printf("fault detected: rank 0 got %s after %.2f s: %s\n",
-                absl::StatusCodeToString(s.code()).c_str(), took.count(),
-                std::string(s.message()).c_str());
-  }
-  std::fflush(stdout);
+  Report(me, s, took.count(), timeout);
   sleep(1);                                // let the other survivors print
   axe::runtime::MpiAbort(s.ok() ? 1 : 0);  // the lost rank cannot finish: end the job
 }
@@ -57,8 +75,10 @@ int Run(const std::string& mode) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || (std::strcmp(argv[1], "kill") != 0 && std::strcmp(argv[1], "stall") != 0)) {
-    std::fprintf(stderr, "usage: axe_mpi_fault kill|stall (under mpirun -n 3 or more)\n");
+  if (argc != 2 || (std::strcmp(argv[1], "kill") != 0 && std::strcmp(argv[1], "stall") != 0 &&
+                    std::strcmp(argv[1], "stall_create") != 0)) {
+    std::fprintf(stderr,
+                 "usage: axe_mpi_fault kill|stall|stall_create (under mpirun -n 3 or more)\n");
     return 2;
   }
   if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;

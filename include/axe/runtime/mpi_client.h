@@ -109,6 +109,9 @@ class MpiClient final : public Client {
 
  private:
   MpiClient(int rank, int size, const MpiClientOptions& options);
+  // own_cpus(): every rank reports its host and affinity mask (MPI_Iallgather, bounded by
+  // the timeout); the ranks on this host whose masks overlap this one's share its CPUs.
+  static absl::StatusOr<int> OwnCpus(MpiClient& client);
 
   int rank_, size_;
   double timeout_seconds_;
