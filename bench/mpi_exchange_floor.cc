@@ -71,7 +71,10 @@ int main(int argc, char** argv) {
   const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
   const int64_t row_bytes = argc > 2 ? std::atoll(argv[2]) : 8192;
   const int runs = argc > 3 ? std::atoi(argv[3]) : 30;
-  if (size != 2 || rows < 1 || row_bytes < 1 || rows * row_bytes > (int64_t{1} << 30) || runs < 1) {
+  // At most 1 GiB each way, and row strides that fit MPI's int counts.
+  const int64_t max_bytes = int64_t{1} << 30;
+  if (size != 2 || rows < 1 || row_bytes < 1 || row_bytes > max_bytes / 2 ||
+      rows > max_bytes / row_bytes || runs < 1) {
     if (rank == 0) std::fprintf(stderr, "usage: mpirun -n 2 %s [rows row_bytes runs]\n", argv[0]);
     MPI_Finalize();
     return 2;

@@ -116,6 +116,7 @@ absl::StatusOr<int> MpiClient::OwnCpus(MpiClient& client) {
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     cpu_set_t cpus;
   };
+  // One report per rank, then this rank's own (the send buffer, kept alive with the others).
   auto reports = std::make_shared<std::vector<Report>>(static_cast<size_t>(client.size_) + 1);
   Report& mine = reports->back();
   std::memset(&mine, 0, sizeof(mine));

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "axe/runtime/collectives.h"
@@ -121,23 +121,38 @@ TEST(MpiClientTest, OneDevicePerRank) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("timeout must be positive")));
 }
 
-// own_cpus: the CPUs of this rank's affinity mask shared out among the k ranks of its node
-// whose masks overlap it (1 <= k <= the node's ranks). mpirun binds all ranks or none; where
-// this rank is not bound, no rank is, so k is every rank of the node.
-TEST(MpiClientTest, OwnCpusShareTheAffinityMaskAmongTheNodesRanks) {
+// The ranks whose MPI processor name (host name) is this rank's: those that can share its
+// CPUs (network namespaces acting as hosts, as in runtime.mpi.tcp_two_hosts, share one).
+int RanksOnThisHost() {
+  std::vector<char> names(static_cast<size_t>(MpiWorldSize()) * MPI_MAX_PROCESSOR_NAME, 0);
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, 0);
+  int length = 0;
+  MPI_Get_processor_name(mine.data(), &length);
+  MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+                MPI_CHAR, MPI_COMM_WORLD);
+  int same = 0;
+  for (size_t r = 0; r < static_cast<size_t>(MpiWorldSize()); ++r) {
+    same += std::equal(mine.begin(), mine.end(), names.begin() + r * MPI_MAX_PROCESSOR_NAME);
+  }
+  return same;
+}
+
+// own_cpus: the CPUs of this rank's affinity mask shared out among the k ranks of its host
+// whose masks overlap it (1 <= k <= the host's ranks). mpirun binds all ranks or none; where
+// this rank is not bound, no rank is, so k is every rank of the host.
+TEST(MpiClientTest, OwnCpusShareTheAffinityMaskAmongTheHostsRanks) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
   ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
   const int cpus = CPU_COUNT(&mask);
   const int own = Mpi().own_cpus();
-  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int node_ranks = local_size != nullptr ? std::atoi(local_size) : MpiWorldSize();
-  ASSERT_GE(node_ranks, 1);
+  const int host_ranks = RanksOnThisHost();
+  ASSERT_GE(host_ranks, 1);
   std::vector<int> possible;
-  for (int k = 1; k <= node_ranks; ++k) possible.push_back(std::max(1, cpus / k));
-  EXPECT_THAT(possible, ::testing::Contains(own)) << cpus << " CPUs, " << node_ranks << " ranks";
+  for (int k = 1; k <= host_ranks; ++k) possible.push_back(std::max(1, cpus / k));
+  EXPECT_THAT(possible, ::testing::Contains(own)) << cpus << " CPUs, " << host_ranks << " ranks";
   if (cpus == get_nprocs()) {
-    EXPECT_EQ(own, std::max(1, cpus / node_ranks)) << cpus << " CPUs, unbound";
+    EXPECT_EQ(own, std::max(1, cpus / host_ranks)) << cpus << " CPUs, unbound";
   }
 }
 
@@ -279,11 +294,12 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
   std::mt19937_64 rng(TestSeed(20261125));
   const DType types[] = {DType::kU8, DType::kF16, DType::kF32, DType::kS64};
   const int me = MpiWorldRank();
+  absl::Cleanup restore = [] { Mpi().set_local_copies(LocalCopyThread::kAuto); };
   const LocalCopyThread wheres[] = {LocalCopyThread::kAuto, LocalCopyThread::kWorker,
                                     LocalCopyThread::kCaller};
   for (int iter = 0; iter < 150; ++iter) {
     const int where = static_cast<int>(rng() % 3);
-    Mpi().set_local_copies(wheres[where]);
+    Mpi().set_local_copies(wheres[where]);  // back to kAuto by `restore`
     SCOPED_TRACE("local copies " + std::to_string(where));
     const Mesh a = RandomMeshOf(rng, MeshSize(rng));
     const Mesh b = rng() % 2 ? a : RandomMeshOf(rng, MeshSize(rng));
@@ -336,7 +352,6 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
                     : 0);
     }
   }
-  Mpi().set_local_copies(LocalCopyThread::kAuto);
 }
 
 // Shards with long rows: their boxes are runs of 512 bytes or more, which MPI sends from the
