@@ -98,7 +98,8 @@ class MpiClient final : public Client {
   LocalCopyThread local_copies() const { return local_copies_; }
   void set_local_copies(LocalCopyThread where) { local_copies_ = where; }
   // The CPUs this rank has to itself: the CPUs of its affinity mask (as mpirun bound it),
-  // divided among the ranks of its node whose masks share a CPU with it; at least 1.
+  // divided among the ranks on its host (same MPI processor name) whose masks share a CPU
+  // with it; at least 1.
   int own_cpus() const { return own_cpus_; }
   // Whether a reshard's local part of `bytes` runs on the device's worker thread.
   bool LocalCopiesOnWorker(int64_t bytes) const;
