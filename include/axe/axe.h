@@ -164,6 +164,8 @@
 #include "axe/ir/transpose.h"
 
 // Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
+#include "axe/exec/executable.h"
+#include "axe/exec/value.h"
 #include "axe/jit/auto_layout.h"
 #include "axe/jit/call_argument.h"
 #include "axe/jit/compile.h"

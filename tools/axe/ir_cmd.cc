@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/exec/executable.h"
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/drop_vma.h"
@@ -183,6 +184,12 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
     inputs.push_back(*std::move(a));
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
+  if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
+    // One device: the executor (compiled typed kernels) runs the whole program.
+    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, exec::ExecuteJaxpr(j, inputs));
+    PrintOutputs(outs, devices, json);
+    return absl::OkStatus();
+  }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
   AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, ir::EvalJaxprOnDevices(j, inputs, *client));
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints

@@ -47,22 +47,38 @@ constexpr uint64_t WrappingPow(uint64_t a, uint64_t e) {
   return result;
 }
 
-inline constexpr size_t kPairwiseBlock = 8;
+inline constexpr size_t kPairwiseLanes = 8;
+inline constexpr size_t kPairwiseBlock = 128;
 
-// The sum of `values` in the pairwise order above; `round(s)` maps every partial sum to the
-// accumulator's type (the identity for f64). The empty sum is 0.
+// The sum of load(0) ... load(n - 1) in the pairwise order above, accumulated in Acc with
+// `round(s)` applied to every partial sum (the identity when Acc is the element type itself).
+// A block of up to kPairwiseBlock values is summed in kPairwiseLanes interleaved lanes (value
+// i goes to lane i % 8, each lane left to right), the lanes then combined as a balanced tree;
+// longer runs split at a multiple of the block size and add their halves. The empty sum is 0.
+template <typename Acc, typename Load, typename Round>
+Acc PairwiseSum(size_t n, const Load& load, const Round& round, size_t first = 0) {
+  if (n <= kPairwiseBlock) {
+    Acc lanes[kPairwiseLanes] = {};
+    for (size_t i = 0; i < n; ++i) {
+      Acc& lane = lanes[i % kPairwiseLanes];
+      lane = round(lane + load(first + i));
+    }
+    for (size_t width = kPairwiseLanes / 2; width >= 1; width /= 2) {
+      for (size_t j = 0; j < width; ++j) lanes[j] = round(lanes[2 * j] + lanes[2 * j + 1]);
+    }
+    return lanes[0];
+  }
+  size_t blocks = (n + kPairwiseBlock - 1) / kPairwiseBlock;
+  size_t half = (blocks / 2) * kPairwiseBlock;
+  return round(PairwiseSum<Acc>(half, load, round, first) +
+               PairwiseSum<Acc>(n - half, load, round, first + half));
+}
+
+// The same over doubles.
 template <typename Round>
 double PairwiseSum(absl::Span<const double> values, const Round& round) {
-  if (values.size() <= kPairwiseBlock) {
-    double sum = 0.0;
-    for (double v : values) sum = round(sum + v);
-    return sum;
-  }
-  // Split at a multiple of the block size, so the tree's leaves are whole blocks.
-  size_t blocks = (values.size() + kPairwiseBlock - 1) / kPairwiseBlock;
-  size_t half = (blocks / 2) * kPairwiseBlock;
-  return round(PairwiseSum(values.subspan(0, half), round) +
-               PairwiseSum(values.subspan(half), round));
+  return PairwiseSum<double>(
+      values.size(), [values](size_t i) { return values[i]; }, round);
 }
 
 }  // namespace axe
