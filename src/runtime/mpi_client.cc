@@ -58,7 +58,8 @@ constexpr int kMaxLaunchedRanks = 1 << 20;
 // MPI_Init cannot be interrupted, and MPI cannot be used after it failed half-way.
 class InitWatchdog {
  public:
-  explicit InitWatchdog(double seconds) : seconds_(seconds), thread_([this] { Watch(); }) {}
+  explicit InitWatchdog(double seconds)
+      : seconds_(seconds), line_(TimeoutLine(seconds)), thread_([this] { Watch(); }) {}
   InitWatchdog(const InitWatchdog&) = delete;
   InitWatchdog& operator=(const InitWatchdog&) = delete;
   ~InitWatchdog() {
@@ -71,23 +72,28 @@ class InitWatchdog {
   }
 
  private:
+  // Made before MPI_Init starts: it may change the environment while the watchdog waits.
+  static std::string TimeoutLine(double seconds) {
+    const std::string rank =
+        MpiLaunchedWorldSize() > 1 ? absl::StrCat("rank ", MpiLaunchedWorldRank(), ": ") : "";
+    return absl::StrCat("axe: error: ", rank,
+                        "MPI initialisation: no answer from the other ranks within ", seconds,
+                        " s (a rank died, stalls or did not start MPI)\n");
+  }
+
   void Watch() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (wake_.wait_for(lock, std::chrono::duration<double>(seconds_),
                        [this] { return disarmed_; })) {
       return;
     }
-    const std::string rank =
-        MpiLaunchedWorldSize() > 1 ? absl::StrCat("rank ", MpiLaunchedWorldRank(), ": ") : "";
-    const std::string line = absl::StrCat(
-        "axe: error: ", rank, "MPI initialisation: no answer from the other ranks within ",
-        seconds_, " s (a rank died, stalls or did not start MPI)\n");
     // One write, so that the lines of several ranks never interleave; nothing to do if it fails.
-    static_cast<void>(write(STDERR_FILENO, line.data(), line.size()));
+    static_cast<void>(write(STDERR_FILENO, line_.data(), line_.size()));
     _exit(kMpiInitTimeoutExitCode);
   }
 
   const double seconds_;
+  const std::string line_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool disarmed_ = false;

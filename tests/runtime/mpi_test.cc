@@ -414,9 +414,10 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   const std::string x = "x=" + std::to_string(MpiWorldSize());
   std::vector<uint8_t> host(static_cast<size_t>(6 * 8 * 4), 7);
   Array a = *Array::DevicePut(Mpi(), host, {6, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  EXPECT_THAT(
-      MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status(),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 8 devices but the client has")));
+  const absl::Status too_many = MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status();
+  EXPECT_THAT(too_many, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("has 8 devices but the client has")));
+  EXPECT_TRUE(IsSameOnEveryRank(too_many));  // an error of the agreed call alone
   EXPECT_THAT(MpiReshard(a, {Named(x, "P()"), std::nullopt}, nullptr, 3).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("a staging buffer of 3 bytes cannot hold one element of 4 "
@@ -431,9 +432,10 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   const char* spec = MpiWorldRank() == 1 ? "P(None, 'x')" : "P('x')";
   std::vector<uint8_t> host8(static_cast<size_t>(8 * 8 * 4), 1);
   Array b = *Array::DevicePut(Mpi(), host8, {8, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  EXPECT_THAT(MpiReshard(b, {Named(x, spec), std::nullopt}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
+  const absl::Status differ = MpiReshard(b, {Named(x, spec), std::nullopt}).status();
+  EXPECT_THAT(differ, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
+  EXPECT_TRUE(IsSameOnEveryRank(differ));
 }
 
 TEST(MpiClientTest, TimeoutsOutOfRangeAreRefused) {

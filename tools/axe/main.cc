@@ -5,7 +5,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-
 #include "cli.h"
 #include "error_line.h"
 
