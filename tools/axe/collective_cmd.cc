@@ -142,7 +142,8 @@ absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
   const bool print = client->rank() == 0;
   client.reset();
   runtime::MpiFinalize();
-  return Finish(r, p, args, json, print);
+  // The check's outcome is the job's (summed over the ranks): rank 0 says it.
+  return runtime::MarkSameOnEveryRank(Finish(r, p, args, json, print));
 #else
   (void)p, (void)args, (void)options, (void)json;
   return absl::UnimplementedError(

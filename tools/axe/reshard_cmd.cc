@@ -269,8 +269,9 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   client.reset();
   runtime::MpiFinalize();
   AXE_RETURN_IF_ERROR(svg_written);
-  if (r.check == runtime::CheckOutcome::kFailed) {
-    return absl::InternalError("a resharded shard differs from the host data sliced to its box");
+  if (r.check == runtime::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
+    return runtime::MarkSameOnEveryRank(
+        absl::InternalError("a resharded shard differs from the host data sliced to its box"));
   }
   return absl::OkStatus();
 #else
