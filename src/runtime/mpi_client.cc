@@ -55,14 +55,17 @@ int LauncherInt(std::initializer_list<const char*> names, long lo, long hi, int 
 constexpr int kMaxLaunchedRanks = 1 << 20;
 
 // Ends the process with one line on stderr unless disarmed (destroyed) within `seconds`:
-// MPI_Init cannot be interrupted, and MPI cannot be used after it failed half-way.
-class InitWatchdog {
+// MPI_Init and MPI_Finalize wait for every rank and cannot be interrupted (and MPI cannot be
+// used after it failed half-way). `what` names the step, `causes` what may have happened.
+class Watchdog {
  public:
-  explicit InitWatchdog(double seconds)
-      : seconds_(seconds), line_(TimeoutLine(seconds)), thread_([this] { Watch(); }) {}
-  InitWatchdog(const InitWatchdog&) = delete;
-  InitWatchdog& operator=(const InitWatchdog&) = delete;
-  ~InitWatchdog() {
+  Watchdog(double seconds, absl::string_view what, absl::string_view causes)
+      : seconds_(seconds),
+        line_(TimeoutLine(seconds, what, causes)),
+        thread_([this] { Watch(); }) {}
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       disarmed_ = true;
@@ -72,13 +75,12 @@ class InitWatchdog {
   }
 
  private:
-  // Made before MPI_Init starts: it may change the environment while the watchdog waits.
-  static std::string TimeoutLine(double seconds) {
+  // Made before MPI starts its step: MPI may change the environment while the watchdog waits.
+  static std::string TimeoutLine(double seconds, absl::string_view what, absl::string_view causes) {
     const std::string rank =
         MpiLaunchedWorldSize() > 1 ? absl::StrCat("rank ", MpiLaunchedWorldRank(), ": ") : "";
-    return absl::StrCat("axe: error: ", rank,
-                        "MPI initialisation: no answer from the other ranks within ", seconds,
-                        " s (a rank died, stalls or did not start MPI)\n");
+    return absl::StrCat("axe: error: ", rank, what, ": no answer from the other ranks within ",
+                        seconds, " s (", causes, ")\n");
   }
 
   void Watch() {
@@ -89,7 +91,7 @@ class InitWatchdog {
     }
     // One write, so that the lines of several ranks never interleave; nothing to do if it fails.
     static_cast<void>(write(STDERR_FILENO, line_.data(), line_.size()));
-    _exit(kMpiInitTimeoutExitCode);
+    _exit(kMpiTimeoutExitCode);
   }
 
   const double seconds_;
@@ -139,7 +141,8 @@ absl::Status MpiInit(int* argc, char*** argv, double timeout_seconds) {
   int provided = 0;
   int code = MPI_SUCCESS;
   {
-    InitWatchdog watchdog(timeout_seconds);
+    Watchdog watchdog(timeout_seconds, "MPI initialisation",
+                      "a rank died, stalls or did not start MPI");
     code = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   }
   AXE_RETURN_IF_ERROR(MpiStatus(code, "MPI_Init_thread"));
@@ -150,8 +153,11 @@ absl::Status MpiInit(int* argc, char*** argv, double timeout_seconds) {
                    "MPI_Comm_set_errhandler");
 }
 
-void MpiFinalize() {
-  if (Initialized()) MPI_Finalize();
+void MpiFinalize(double timeout_seconds) {
+  if (!Initialized()) return;
+  Watchdog watchdog(CheckMpiTimeout(timeout_seconds).ok() ? timeout_seconds : 60,
+                    "MPI finalisation", "a rank died or stalls");
+  MPI_Finalize();
 }
 
 void MpiAbort(int code) {

@@ -141,7 +141,7 @@ absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
   const runtime::CollectiveBenchmarkResult& r = *result;
   const bool print = client->rank() == 0;
   client.reset();
-  runtime::MpiFinalize();
+  runtime::MpiFinalize(args.mpi_timeout);
   // The check's outcome is the job's (summed over the ranks): rank 0 says it.
   return runtime::MarkSameOnEveryRank(Finish(r, p, args, json, print));
 #else

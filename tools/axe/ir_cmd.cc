@@ -195,7 +195,7 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
   client.reset();
 #ifdef AXE_HAVE_MPI
-  if (run.backend == "mpi") runtime::MpiFinalize();
+  if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
 #endif
   if (print) PrintOutputs(*outs, devices, json);
   return absl::OkStatus();

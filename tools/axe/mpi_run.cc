@@ -35,8 +35,9 @@ absl::StatusOr<std::unique_ptr<runtime::MpiClient>> StartMpiRun(
 
 absl::Status EndMpiRun(std::unique_ptr<runtime::MpiClient> client, absl::Status status) {
   if (!runtime::IsSameOnEveryRank(status) || client == nullptr || client->broken()) return status;
+  const double timeout = client->timeout_seconds();
   client.reset();
-  runtime::MpiFinalize();
+  runtime::MpiFinalize(timeout);
   return status;
 }
 #endif

@@ -30,9 +30,9 @@ absl::StatusOr<std::unique_ptr<runtime::MpiClient>> StartMpiRun(
     int64_t devices, const std::string& devices_text, const runtime::MpiClientOptions& options);
 
 // Ends a run that failed with `status` and returns it. An error that every rank returns
-// alike (runtime::IsSameOnEveryRank) ends MPI on every rank (MPI_Finalize), so the job ends
-// without mpirun's report of a rank lost; after any other error MPI is left as it is (the
-// process exits and mpirun ends the job).
+// alike (runtime::IsSameOnEveryRank) ends MPI on every rank (MpiFinalize, bounded by the
+// client's timeout), so the job ends without mpirun's report of a rank lost; after any other
+// error MPI is left as it is (the process exits and mpirun ends the job).
 absl::Status EndMpiRun(std::unique_ptr<runtime::MpiClient> client, absl::Status status);
 #endif
 

@@ -267,7 +267,7 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
     svg_written = WriteReshardSvg(args.svg, r.plan, shape, from.sharding, to.sharding);
   }
   client.reset();
-  runtime::MpiFinalize();
+  runtime::MpiFinalize(args.mpi_timeout);
   AXE_RETURN_IF_ERROR(svg_written);
   if (r.check == runtime::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
     return runtime::MarkSameOnEveryRank(

@@ -42,8 +42,9 @@ namespace axe::runtime {
 // The longest timeout MpiInit and MpiClientOptions accept (about 11.6 days).
 inline constexpr double kMaxMpiTimeoutSeconds = 1e6;
 
-// The exit code of a process whose MPI initialisation ran past its timeout (MpiInit).
-inline constexpr int kMpiInitTimeoutExitCode = 2;
+// The exit code of a process whose MPI initialisation or finalisation ran past its timeout
+// (MpiInit, MpiFinalize).
+inline constexpr int kMpiTimeoutExitCode = 2;
 
 // OK when `seconds` is a usable MPI timeout: 0 < seconds <= kMaxMpiTimeoutSeconds; else
 // InvalidArgument "the MPI timeout must be positive and at most 1000000 s, got <t> s".
@@ -57,12 +58,16 @@ absl::Status CheckMpiTimeout(double seconds);
 // MPI_Init_thread has not returned within `timeout_seconds`: it writes one line on stderr
 // in a single write(2), "axe: error: rank <r>: MPI initialisation: no answer from the other
 // ranks within <t> s (a rank died, stalls or did not start MPI)" ("rank <r>: " only when the
-// launcher started several ranks), and calls _exit(kMpiInitTimeoutExitCode). Errors:
+// launcher started several ranks), and calls _exit(kMpiTimeoutExitCode). Errors:
 // InvalidArgument for a timeout outside (0, kMaxMpiTimeoutSeconds]; Internal with MPI's
 // message.
 absl::Status MpiInit(int* argc, char*** argv, double timeout_seconds = 60);
-// MPI_Finalize when MPI was initialized and is not finalized yet.
-void MpiFinalize();
+// MPI_Finalize when MPI was initialized and is not finalized yet. MPI_Finalize waits for
+// every rank too: when it has not returned within `timeout_seconds` (60 when outside
+// (0, kMaxMpiTimeoutSeconds]), a watchdog ends the process as in MpiInit, with "axe: error:
+// rank <r>: MPI finalisation: no answer from the other ranks within <t> s (a rank died or
+// stalls)".
+void MpiFinalize(double timeout_seconds = 60);
 // MPI_Abort(MPI_COMM_WORLD, code): ends every rank (after a fault, instead of MpiFinalize).
 [[noreturn]] void MpiAbort(int code);
 // Whether MPI is initialized (and not finalized).
