@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "runtime/dist_test_util.h"
 #include "sharding/test_util.h"
+#include "src/runtime/mpi_state.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
 
@@ -467,6 +468,35 @@ TEST(MpiClientTest, MpiErrorsComeBackAsCodes) {
     EXPECT_EQ(error_class, MPI_ERR_TRUNCATE);
   }
   EXPECT_EQ(MPI_Barrier(comm), MPI_SUCCESS);
+}
+
+// The same through a client: the receiving ranks' wait returns Internal naming MPI's error
+// (their client is then broken, as after a timeout), the job goes on.
+TEST(MpiClientTest, ATruncatedMessageIsAnInternalStatus) {
+  std::unique_ptr<MpiClient> client = *MpiClient::Create({.timeout_seconds = 30});
+  const int me = client->rank();
+  std::vector<MPI_Request> requests;
+  auto bytes = std::make_shared<std::vector<uint8_t>>(8, 1);
+  for (int r = 1; r < client->num_devices() && me == 0; ++r) {
+    requests.emplace_back();
+    ASSERT_EQ(MPI_Isend(bytes->data(), 8, MPI_BYTE, r, 5, client->state().world, &requests.back()),
+              MPI_SUCCESS);
+  }
+  if (me != 0) {
+    requests.emplace_back();
+    ASSERT_EQ(MPI_Irecv(bytes->data(), 4, MPI_BYTE, 0, 5, client->state().world, &requests.back()),
+              MPI_SUCCESS);
+  }
+  const absl::Status s = WaitAll(*client, requests, "a short receive");
+  if (me == 0) {
+    EXPECT_OK(s);
+  } else {
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                            HasSubstr("a short receive: MPI_ERR_TRUNCATE: message truncated")));
+    EXPECT_TRUE(client->broken());
+    client->state().KeepAlive(bytes);
+  }
+  EXPECT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
 }
 
 TEST(MpiClientTest, RunOnDevicesKeepsTheSameOnEveryRankMark) {
