@@ -3,6 +3,7 @@
 #include "serve_server.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +21,8 @@ namespace {
 using httplib::Request;
 using httplib::Response;
 using HandlerResponse = httplib::Server::HandlerResponse;
+
+constexpr size_t kConnectionThreadStack = size_t{16} << 20;
 
 // What the handlers of one request need to know of its connection. Each connection is
 // served on one thread from start to end, so the handlers find it in `current_exchange`.
@@ -204,7 +207,17 @@ class AnsweringPlace {
 
 ExplorerServer::ExplorerServer(int answering, bool loopback_only)
     : connections_(explorer::kMaxConnectionsPerClient), answering_(answering) {
-  new_task_queue = [] { return new httplib::ThreadPool(explorer::kConnectionThreads); };
+  new_task_queue = [] {
+    // The library matches a Range header (up to a 8 KiB line) with std::regex, which recurses
+    // per byte: about 4 MB of stack at the longest. The connection threads get 16 MB,
+    // whatever `ulimit -s` says (address space only until used).
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, kConnectionThreadStack);
+    pthread_setattr_default_np(&attributes);
+    pthread_attr_destroy(&attributes);
+    return new httplib::ThreadPool(explorer::kConnectionThreads);
+  };
   set_payload_max_length(static_cast<size_t>(explorer::kMaxBodyBytes));
   set_keep_alive_timeout(explorer::kKeepAliveSeconds);
   // Every path and method reaches HandleRequest, which answers 404 and 405 itself.
