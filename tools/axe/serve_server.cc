@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "axe/explorer/handler.h"
@@ -122,7 +125,7 @@ void PrepareRequest(Request& req, Exchange& exchange) {
   exchange.stream->StartBody();
   req.ranges.clear();
   req.headers.erase("Content-Type");
-  const bool chunked = req.get_header_value("Transfer-Encoding") == "chunked";
+  const bool chunked = absl::EqualsIgnoreCase(req.get_header_value("Transfer-Encoding"), "chunked");
   if (req.has_header("Transfer-Encoding") && !chunked) exchange.close = true;
   if (!req.has_header("Content-Length") && !chunked) {
     req.set_header("Content-Length", "0");  // HTTP/1.1: no length, no body
@@ -170,19 +173,18 @@ void WriteRefusal(BoundedStream& strm, int status, absl::string_view reason,
   }
 }
 
-// Closes a connection whose input may not all have been read: stops sending, then reads and
-// drops input for a moment, so that the client reads the refusal before the connection is
-// reset by unread data.
-void DrainBriefly(int sock) {
+// Before closing a connection whose input may not all have been read: stops sending, then
+// reads and drops input for up to `wait` (until the client closes), so that the client reads
+// the last answer before unread input makes the close a reset.
+void Drain(int sock, std::chrono::milliseconds wait) {
   ::shutdown(sock, SHUT_WR);
   char sink[4096];
   int64_t dropped = 0;
-  const auto until = Clock::now() + std::chrono::milliseconds(500);
+  const auto until = Clock::now() + wait;
   while (dropped < explorer::kMaxBodyWireBytes) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
-    if (left.count() <= 0) return;
     pollfd p{sock, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return;
+    if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0) return;
     const ssize_t got = ::recv(sock, sink, sizeof(sink), 0);
     if (got <= 0) return;
     dropped += got;
@@ -308,12 +310,16 @@ bool ExplorerServer::ServeConnection(BoundedStream& strm) {
 }
 
 bool ExplorerServer::process_and_close_socket(int sock) {
+  // A refused connection drops only the input already there: waiting would let a client
+  // that opens connections fast hold threads with refusals.
+  std::chrono::milliseconds drain_wait(0);
   bool drain = false;
   {
     BoundedStream strm(sock);
     explorer::ClientConnections::Slot slot = connections_.TryOpen(strm.remote_ip());
     if (slot) {
       drain = ServeConnection(strm);
+      drain_wait = std::chrono::milliseconds(500);
     } else {
       strm.StartRequest(Clock::now() + std::chrono::seconds(1));
       WriteRefusal(strm, 503, "Service Unavailable",
@@ -322,7 +328,7 @@ bool ExplorerServer::process_and_close_socket(int sock) {
       drain = true;
     }
   }
-  if (drain) DrainBriefly(sock);
+  if (drain) Drain(sock, drain_wait);
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return true;
