@@ -13,7 +13,8 @@ Starts `axe serve --port 0` (127.0.0.1 only) and talks raw HTTP to it over loopb
 - one client holds at most 16 connections; the 17th is answered 503;
 - 1,000 requests from 4 clients while 8 clients trickle a byte every 0.5 s (4 of them their
   whole request, 4 only the body): every request is answered within 2 s, and every trickling
-  request is cut off (408) at its 10 s deadline.
+  request is cut off (408) at its 10 s deadline;
+- SIGTERM stops the server at once beside an idle connection.
 
 Everything it starts stops by itself: the test has a 45 s deadline and stops the server on
 exit. Exits 77 (ctest's SKIP_RETURN_CODE) when axe was built without `axe serve`.
@@ -23,7 +24,9 @@ import argparse
 import http.client
 import json
 import select
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -277,6 +280,23 @@ def check_load(port, total=1000, clients=4, slow=8, bound_s=2.0):
         f"{min(t.cuts[0][0] for t in tricklers):.1f}-{max(t.cuts[0][0] for t in tricklers):.1f} s")
 
 
+def check_stop_with_idle_connection(server, port):
+    """SIGTERM stops the server at once, though a connection that sent nothing is open (it
+    would otherwise be waited for until its 10 s deadline)."""
+    with connect(port):
+        time.sleep(0.2)
+        start = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=DEADLINE_S / 2)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"axe serve took over {DEADLINE_S / 2:.0f} s to stop beside an idle "
+                          f"connection") from None
+    if server.returncode != 0:
+        raise Failure(f"axe serve exited {server.returncode} on SIGTERM")
+    log(f"SIGTERM beside an idle connection: stopped in {time.monotonic() - start:.1f} s")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--axe", required=True, help="the axe binary ('' when built without serve)")
@@ -296,6 +316,7 @@ def main():
                 raise Failure(f"axe serve exited ({server.returncode}) during {check.__name__}")
         if not healthz(port):
             raise Failure("the server stopped answering")
+        check_stop_with_idle_connection(server, port)
         log("PASS")
         return 0
     except (Failure, OSError, http.client.HTTPException, ValueError) as e:

@@ -315,7 +315,7 @@ bool ExplorerServer::process_and_close_socket(int sock) {
   std::chrono::milliseconds drain_wait(0);
   bool drain = false;
   {
-    BoundedStream strm(sock);
+    BoundedStream strm(sock, [this] { return svr_sock_ == INVALID_SOCKET; });
     explorer::ClientConnections::Slot slot = connections_.TryOpen(strm.remote_ip());
     if (slot) {
       drain = ServeConnection(strm);

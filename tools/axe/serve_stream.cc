@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "axe/explorer/connections.h"
 
@@ -39,17 +40,22 @@ void SocketAddress(int sock, bool peer, std::string& ip, int& port) {
 
 }  // namespace
 
-BoundedStream::BoundedStream(int sock) : sock_(sock) {
+BoundedStream::BoundedStream(int sock, std::function<bool()> stopping)
+    : sock_(sock), stopping_(std::move(stopping)) {
   SocketAddress(sock_, /*peer=*/true, remote_ip_, remote_port_);
 }
 
 int BoundedStream::PollUntil(short events, Clock::time_point until) const {
+  constexpr int64_t kSliceMs = 100;
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    const int64_t slice = std::clamp<int64_t>(left.count(), 0, kSliceMs);
     pollfd p{sock_, events, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    const int ready = ::poll(&p, 1, static_cast<int>(slice));
     if (ready < 0 && errno == EINTR) continue;
-    return ready;
+    if (ready != 0) return ready;
+    if (left.count() <= kSliceMs) return 0;
+    if (stopping_()) return -1;
   }
 }
 

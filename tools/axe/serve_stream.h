@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace axe::cli::serve {
@@ -28,7 +29,9 @@ enum class StreamLimit {
 
 class BoundedStream final : public httplib::Stream {
  public:
-  explicit BoundedStream(int sock);
+  // `stopping` says whether the server is stopping: every wait checks it 10 times a second
+  // and gives up (as on a socket error), so that stopping the server is never held up.
+  BoundedStream(int sock, std::function<bool()> stopping);
 
   // Waits (up to `until`) for the next request's first byte. False at `until` or on EOF.
   bool WaitForRequest(Clock::time_point until);
@@ -56,10 +59,12 @@ class BoundedStream final : public httplib::Stream {
   // Receives into the empty buffer before the deadline. >0 bytes, 0 on EOF, -1 on an error
   // or the deadline (limit_ says which).
   ssize_t Fill();
-  // poll() for `events` until `until`: >0 ready, 0 at `until`, -1 on an error.
+  // poll() for `events` until `until`: >0 ready, 0 at `until`, -1 on an error or when the
+  // server is stopping.
   int PollUntil(short events, Clock::time_point until) const;
 
   const int sock_;
+  const std::function<bool()> stopping_;
   std::string remote_ip_;
   int remote_port_ = 0;
   char buffer_[4096];
