@@ -221,6 +221,7 @@ const KernelTable& Kernels() {
     AddReductionKernels(*t);
     AddDotKernels(*t);
     AddCallKernels(*t);
+    AddCompareSelectKernels(*t);
     return t;
   }();
   return *table;

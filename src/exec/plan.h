@@ -90,6 +90,7 @@ void AddShapeKernels(KernelTable& table);        // shape_ops.cc
 void AddReductionKernels(KernelTable& table);    // reduce.cc
 void AddDotKernels(KernelTable& table);          // dot.cc
 void AddCallKernels(KernelTable& table);         // control_flow.cc
+void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);
