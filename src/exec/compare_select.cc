@@ -120,10 +120,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildSelect(const EqnView& v) {
                     using T = typename decltype(tag)::type;
                     T* o = res[0].mutable_data<T>();
                     for (int64_t i = 0; i < res[0].num_elements(); ++i) {
-                      const int64_t which =
-                          p == DType::kPred
-                              ? static_cast<int64_t>(in[0].data<bool>()[i * s[0]])
-                              : std::clamp<int64_t>(in[0].data<int32_t>()[i * s[0]], 0, last);
+                      // Clamped like the interpreter's (one case: always that case).
+                      const int64_t which = std::clamp<int64_t>(
+                          p == DType::kPred ? static_cast<int64_t>(in[0].data<bool>()[i * s[0]])
+                                            : in[0].data<int32_t>()[i * s[0]],
+                          0, last);
                       const size_t k = static_cast<size_t>(which) + 1;
                       o[i] = in[k].data<T>()[i * s[k]];
                     }
