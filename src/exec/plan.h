@@ -73,6 +73,7 @@ struct BuiltKernel {
   std::string description;  // e.g. "gemm" or "rows"
   bool relabel = false;     // copies nothing
   int64_t work = 0;         // bytes touched plus multiply-adds, per call
+  int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
 };
 
 // A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls
