@@ -34,8 +34,8 @@ void Compare(int m, int n, int k, int threads) {
   openblas_set_num_threads(threads);
   double eigen = BestSeconds([&] { c.noalias() = a * b; });
   double blas = BestSeconds([&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(),
-                n, 0.0f, d.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n,
+                0.0f, d.data(), n);
   });
   double flops = 2.0 * m * n * k;
   std::printf("%4dx%4dx%4d threads %d: Eigen %7.2f GFLOP/s  OpenBLAS %7.2f GFLOP/s  (diff %.2g)\n",

@@ -131,6 +131,7 @@
 
 // The explorer behind `axe serve`.
 #include "axe/explorer/answer_json.h"
+#include "axe/explorer/connections.h"
 #include "axe/explorer/handler.h"
 #include "axe/explorer/page.h"
 #include "axe/explorer/url.h"

@@ -61,10 +61,10 @@ struct PlanStats {
   int equations = 0;  // top-level equations of the jaxpr
   int fused_groups = 0;
   int fused_equations = 0;
-  int typed_kernels = 0;  // equations run by a typed kernel outside fusion
-  int relabels = 0;       // reshapes and broadcasts that copy nothing
-  int fallbacks = 0;      // equations run through the reference interpreter
-  int64_t work = 0;       // the estimated work of one Run
+  int typed_kernels = 0;   // equations run by a typed kernel outside fusion
+  int relabels = 0;        // reshapes and broadcasts that copy nothing
+  int fallbacks = 0;       // equations run through the reference interpreter
+  int64_t work = 0;        // the estimated work of one Run
   int64_t peak_bytes = 0;  // the estimated most bytes of values alive at once in one Run
 };
 
