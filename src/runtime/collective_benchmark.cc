@@ -122,6 +122,12 @@ absl::StatusOr<std::vector<uint8_t>> CollectiveReference(
 
 absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> shape,
                                 int element_bytes, int64_t n, CollectiveBenchmarkResult& r) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape: dimension ", i, " has the negative size ", shape[i]));
+    }
+  }
   std::optional<int64_t> elements = CheckedProduct(shape);
   std::optional<int64_t> bytes = elements ? CheckedMul(*elements, element_bytes) : std::nullopt;
   std::optional<int64_t> gathered = bytes ? CheckedMul(*bytes, n) : std::nullopt;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "axe/base/utf8.h"
 #include "cli.h"
 
 int main(int argc, char** argv) {
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!status.ok()) {
-    const std::string message = axe::cli::OneLine(status.message());
+    // Bytes that are not UTF-8 (quoted from the input) read as U+FFFD, as in the JSON.
+    const std::string message = axe::cli::OneLine(axe::ToValidUtf8(status.message()));
     if (selected.json) axe::cli::PrintJson({{"error", message}});
     std::cerr << "axe: error: " << message << "\n";
     return 2;

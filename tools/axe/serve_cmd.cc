@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/handler.h"
 #include "cli.h"
 
@@ -33,7 +34,7 @@ void SetRefusal(httplib::Response& res, absl::string_view why) {
                               {"ok", false},
                               {"field", nullptr},
                               {"error", absl::StrCat("HTTP ", res.status, ": ", why)}};
-  res.set_content(j.dump(), "application/json");
+  res.set_content(DumpJson(j), "application/json");
 }
 
 // A JSON message for the errors cpp-httplib answers itself (a body or URL past its limits, a
