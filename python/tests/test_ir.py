@@ -676,3 +676,18 @@ def test_axe_ir_is_exported():
     assert axe.ir is ir
     assert {"parse", "check", "transpose", "comm", "eval", "jvp", "linearize", "vjp", "grad",
             "vmap", "Jaxpr"} <= set(ir.__all__)
+
+
+def test_errors_quote_whole_characters_and_are_never_empty():
+    with pytest.raises(ValueError) as e:
+        ir.parse("{\u00e9}")
+    assert str(e.value) == "line 1, column 2: expected 'lambda', found '\u00e9'"
+    with pytest.raises(ValueError) as e:
+        axe.Layout("S[\u20ac]")
+    assert "found '\u20ac'" in str(e.value)
+    # A message cut inside a character of several bytes would not decode: it stays whole.
+    long_text = "{ lambda ; a:i32[]. let b:i32[] = add a 1" + "\u00e9" * 100 + ":i32[] in (b,) }"
+    with pytest.raises(ValueError) as e:
+        ir.parse(long_text)
+    assert "is not an integer fitting int64" in str(e.value)
+    assert len(str(e.value)) < 200 and "\ufffd" not in str(e.value)

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "axe: error: " << axe::cli::OneLine(e.what()) << " (see --help)\n";
+    std::cerr << "axe: error: " << axe::cli::OneLine(axe::ToValidUtf8(e.what()))
+              << " (see --help)\n";
     return 2;
   }
   if (!selected.action) {
