@@ -21,10 +21,10 @@ namespace {
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using ::testing::StartsWith;
 using testing::RunAxe;
 using testing::RunAxeWithStdinFrom;
 using testing::RunResult;
+using ::testing::StartsWith;
 
 const std::string kFffd = "\xEF\xBF\xBD";  // U+FFFD, what an ill-formed byte becomes
 
@@ -53,8 +53,7 @@ TEST(BadInputCli, IllFormedUtf8InJsonBecomesReplacementCharacters) {
       {"layout", "canon", "S[" + ff + "]"},
       {"shard", "explain", "--shape", "8,8", "--mesh", "x=2", "--spec", "P('" + ff + "')"},
       {"xla", "explain", "f32[3" + ff + "]"},
-      {"grid", "show", "--shape", "8" + ff, "--block", "2", "--grid", "4", "--index-map",
-       "i -> i"},
+      {"grid", "show", "--shape", "8" + ff, "--block", "2", "--grid", "4", "--index-map", "i -> i"},
       {"relayout", "--from", "S[" + ff + "]", "--to", "S[4:1]", "--shape", "4"},
       {"collective", "--op", ff, "--mesh", "x=2", "--axes", "x", "--shape", "8"},
   };
@@ -89,8 +88,8 @@ TEST(BadInputCli, ParserErrorsQuoteWholeCharacters) {
 
 TEST(BadInputCli, LongLiteralsAreNotEchoedWhole) {
   const std::string digits(100000, '1');
-  RunResult r = RunAxe({"ir", "check",
-                        "{ lambda ; a:i32[]. let b:i32[] = add a " + digits + ":i32[] in (b,) }"});
+  RunResult r = RunAxe(
+      {"ir", "check", "{ lambda ; a:i32[]. let b:i32[] = add a " + digits + ":i32[] in (b,) }"});
   ExpectOneLineError(r);
   EXPECT_LT(r.err.size(), 200u) << r.err;
   EXPECT_THAT(r.err, HasSubstr("'11111111111111111111...11111111111111111111' is not an integer "
