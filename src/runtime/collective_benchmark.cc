@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
@@ -75,7 +76,7 @@ absl::StatusOr<CollectiveKind> ParseCollectiveKind(absl::string_view text) {
     if (text == CollectiveKindName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown collective '", text,
+      absl::StrCat("unknown collective '", ElideForMessage(text, 40),
                    "'; expected all_reduce, all_gather, reduce_scatter, all_to_all or permute"));
 }
 

@@ -94,6 +94,16 @@ TEST(BadInputCli, LongLiteralsAreNotEchoedWhole) {
   EXPECT_LT(r.err.size(), 200u) << r.err;
   EXPECT_THAT(r.err, HasSubstr("'11111111111111111111...11111111111111111111' is not an integer "
                                "fitting int64"));
+  // The same for a value of `ir run --arg` and an unknown word of an option.
+  RunResult arg = RunAxe({"ir", "run", "{ lambda ; a:f32[]. let b:f32[] = add a a in (b,) }",
+                          "--arg", "f32[]=" + digits + "x"});
+  ExpectOneLineError(arg);
+  EXPECT_LT(arg.err.size(), 200u) << arg.err;
+  EXPECT_THAT(arg.err, HasSubstr("'11111111111111111111...1111111111111111111x' is not a number"));
+  RunResult op = RunAxe({"collective", "--op", std::string(100000, 'z'), "--mesh", "x=2", "--axes",
+                         "x", "--shape", "8"});
+  ExpectOneLineError(op);
+  EXPECT_LT(op.err.size(), 300u) << op.err;
 }
 
 TEST(BadInputCli, NegativeCollectiveShapeIsAnInputError) {
