@@ -691,3 +691,8 @@ def test_errors_quote_whole_characters_and_are_never_empty():
         ir.parse(long_text)
     assert "is not an integer fitting int64" in str(e.value)
     assert len(str(e.value)) < 200 and "\ufffd" not in str(e.value)
+
+
+def test_hex_escapes_in_strings_are_code_points():
+    j = ir.parse(r"{ lambda ; a:f32[]. let b:f32[] = add[name='\xff\x85'] a a in (b,) }")
+    assert "name='\u00ff\\x85'" in str(j)

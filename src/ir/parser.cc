@@ -359,7 +359,14 @@ class Parser {
               !absl::ascii_isxdigit(text_[pos_ + 1])) {
             return ErrorAt(escape, "truncated \\xXX escape");
           }
-          out += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+          // The code point U+00XX, as Python reads '\xff' (in UTF-8: two bytes from 0x80).
+          const int code = std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16);
+          if (code < 0x80) {
+            out += static_cast<char>(code);
+          } else {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          }
           pos_ += 2;
           continue;
         }
