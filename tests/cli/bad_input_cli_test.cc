@@ -189,8 +189,9 @@ TEST(BadInputCli, ScanLengthsAreNamed) {
               HasSubstr("invalid scan param length of type int, non-negative int required: -5"));
   RunResult huge = RunAxe({"ir", "run", Scan("1000000000000", "f32[3]"), "--arg", "f32[3]=iota"});
   ExpectOneLineError(huge);
-  EXPECT_THAT(huge.err, HasSubstr("evaluation refused: the program needs more than"));
-  EXPECT_THAT(huge.err, HasSubstr("(it holds a scan of length 1000000000000)"));
+  // The whole program's work is refused (it used to say "a loop of 1 iterations").
+  EXPECT_THAT(huge.err, HasSubstr("the program needs about"));
+  EXPECT_THAT(huge.err, Not(HasSubstr("a loop of 1 iterations")));
 }
 
 }  // namespace
