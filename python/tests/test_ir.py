@@ -697,3 +697,26 @@ def test_errors_quote_whole_characters_and_are_never_empty():
 def test_hex_escapes_in_strings_are_code_points():
     j = ir.parse(r"{ lambda ; a:f32[]. let b:f32[] = add[name='\xff\x85'] a a in (b,) }")
     assert "name='\u00ff\\x85'" in str(j)
+
+
+def test_compile_runs_the_executor_again_and_again():
+    j = ir.parse("{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = sin a; d:i32[3] = mul b b "
+                 "in (c, d) }")
+    compiled = ir.compile(j, threads=1)
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    big = np.array([123456789, -3, 0], np.int32)
+    for _ in range(3):
+        c, d = compiled(x, big)
+        np.testing.assert_allclose(c, np.sin(x), rtol=1e-6)
+        np.testing.assert_array_equal(d, np.array([-1757895751, 9, 0], np.int32))
+    assert "fused[sin]" in compiled.describe()
+    # A 0-d argument stays 0-d; a wrong type is JAX's TypeError.
+    s = ir.compile(ir.parse("{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }"))
+    (out,) = s(np.float32(2.0))
+    assert out.shape == () and out == -2.0
+    with pytest.raises(TypeError, match="compiled with f32\\[3\\] and called with f32\\[4\\]"):
+        compiled(np.zeros(4, np.float32), big)
+    with pytest.raises(TypeError, match="threads must be a non-negative int"):
+        ir.compile(j, threads=-1)
+    with pytest.raises(TypeError, match="takes an axe.ir.Jaxpr"):
+        ir.compile("not a jaxpr")

@@ -158,6 +158,36 @@ void AssignReleases(Plan& plan) {
   }
 }
 
+int64_t SlotBytes(const ir::ShapedArray& aval) {
+  const std::optional<int64_t> n = aval.NumElements();
+  const absl::StatusOr<size_t> element = ElementBytes(aval.dtype());
+  if (!n || !element.ok()) return 0;
+  return CheckedMul(*n, static_cast<int64_t>(*element)).value_or(INT64_MAX);
+}
+
+// The most bytes of values alive at once when the plan runs: its inputs and constants, then
+// every step's outputs (relabels share storage) and scratch, less what each step releases.
+int64_t PeakBytes(const Plan& plan, const SlotMap& slots) {
+  auto add = [](int64_t a, int64_t b) { return CheckedAdd(a, b).value_or(INT64_MAX); };
+  std::vector<int64_t> bytes(static_cast<size_t>(plan.num_slots), 0);
+  int64_t live = 0;
+  for (int slot : plan.inputs) {
+    bytes[static_cast<size_t>(slot)] = SlotBytes(slots.Aval(slot));
+    live = add(live, bytes[static_cast<size_t>(slot)]);
+  }
+  for (const auto& [slot, value] : plan.constants) live = add(live, value.num_bytes());
+  int64_t peak = live;
+  for (const Step& step : plan.steps) {
+    for (int slot : step.outputs) {
+      bytes[static_cast<size_t>(slot)] = step.kernel.relabel ? 0 : SlotBytes(slots.Aval(slot));
+      live = add(live, bytes[static_cast<size_t>(slot)]);
+    }
+    peak = std::max(peak, add(live, step.kernel.scratch_bytes));
+    for (int slot : step.released) live -= bytes[static_cast<size_t>(slot)];
+  }
+  return peak;
+}
+
 }  // namespace
 
 absl::StatusOr<Value> ValuePool::Take(const ir::ShapedArray& aval) {
@@ -221,6 +251,7 @@ const KernelTable& Kernels() {
     AddReductionKernels(*t);
     AddDotKernels(*t);
     AddCallKernels(*t);
+    AddCompareSelectKernels(*t);
     return t;
   }();
   return *table;
@@ -267,6 +298,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   }
   plan->stats.work = work;
   AssignReleases(*plan);
+  plan->stats.peak_bytes = PeakBytes(*plan, slots);
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 

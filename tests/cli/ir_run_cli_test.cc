@@ -95,6 +95,35 @@ TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
   }
 }
 
+// The wrong answers of the double-valued evaluator, now right on the executor: integer
+// products wrap on their bits (JAX: -1757895751), f32 sums are pairwise (409.60007, not
+// 409.61578), round to even keeps the sign of zero, and an i64 argument past 2^53 is refused
+// rather than changed.
+TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
+  auto mul = RunAxe({"ir", "run",
+                     "{ lambda ; a:i32[1] b:u32[1] c:u32[1]. let d:i32[1] = mul a a; "
+                     "e:u32[1] = mul b c in (d, e) }",
+                     "--arg", "i32[1]=123456789", "--arg", "u32[1]=4000000000", "--arg",
+                     "u32[1]=2654435761"});
+  ASSERT_EQ(mul.exit_code, 0) << mul.err;
+  EXPECT_EQ(mul.out, "i32[1] [-1757895751]\nu32[1] [369010688]\n");
+  auto sum = RunAxe({"ir", "run",
+                     "{ lambda ; a:f32[4096]. let b:f32[] = reduce_sum[axes=(0,) "
+                     "out_sharding=None] a in (b,) }",
+                     "--arg", "f32[4096]=0.1"});
+  ASSERT_EQ(sum.exit_code, 0) << sum.err;
+  EXPECT_EQ(sum.out, "f32[] 409.60007\n");
+  auto round = RunAxe({"ir", "run",
+                       "{ lambda ; a:f32[2]. let b:f32[2] = round[rounding_method=1] a in (b,) }",
+                       "--arg", "f32[2]=-0.3,2.5"});
+  ASSERT_EQ(round.exit_code, 0) << round.err;
+  EXPECT_EQ(round.out, "f32[2] [-0.0, 2.0]\n");
+  auto big = RunAxe(
+      {"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg", "i64[1]=9007199254740993"});
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_THAT(big.err, HasSubstr("9007199254740993 is past 2^53"));
+}
+
 }  // namespace
 }  // namespace ir_run_cli_test
 }  // namespace axe

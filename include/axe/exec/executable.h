@@ -65,6 +65,7 @@ struct PlanStats {
   int relabels = 0;       // reshapes and broadcasts that copy nothing
   int fallbacks = 0;      // equations run through the reference interpreter
   int64_t work = 0;       // the estimated work of one Run
+  int64_t peak_bytes = 0;  // the estimated most bytes of values alive at once in one Run
 };
 
 namespace internal {
