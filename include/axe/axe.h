@@ -12,6 +12,7 @@
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/base/thread_pool.h"
+#include "axe/base/utf8.h"
 
 // The Axe layout, its algebra and the layouts of real hardware.
 #include "axe/layout/apply.h"

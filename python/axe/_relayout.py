@@ -1,10 +1,20 @@
 """axe.relayout: the relayout engine on NumPy arrays."""
 
 import math
+import operator
 
 import numpy as np
 
 from axe._axe import _relayout_into, plan_relayout
+
+
+def _dims(shape):
+    """The shape's sizes as ints: TypeError for anything but a sequence of ints (3.5 is not
+    truncated to 3)."""
+    try:
+        return [operator.index(s) for s in shape]
+    except TypeError:
+        raise TypeError(f"shape must be a sequence of ints, got {shape!r}") from None
 
 
 def relayout(array, src, dst, shape=None, out=None):
@@ -22,7 +32,7 @@ def relayout(array, src, dst, shape=None, out=None):
     source = np.ascontiguousarray(array)
     if shape is None:
         shape = source.shape
-    shape = [int(s) for s in shape]
+    shape = _dims(shape)
     plan = plan_relayout(src, dst, shape, source.itemsize)
     if out is None:
         n = plan.dst_end

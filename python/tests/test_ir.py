@@ -679,6 +679,26 @@ def test_axe_ir_is_exported():
             "vmap", "Jaxpr"} <= set(ir.__all__)
 
 
+def test_errors_quote_whole_characters_and_are_never_empty():
+    with pytest.raises(ValueError) as e:
+        ir.parse("{\u00e9}")
+    assert str(e.value) == "line 1, column 2: expected 'lambda', found '\u00e9'"
+    with pytest.raises(ValueError) as e:
+        axe.Layout("S[\u20ac]")
+    assert "found '\u20ac'" in str(e.value)
+    # A message cut inside a character of several bytes would not decode: it stays whole.
+    long_text = "{ lambda ; a:i32[]. let b:i32[] = add a 1" + "\u00e9" * 100 + ":i32[] in (b,) }"
+    with pytest.raises(ValueError) as e:
+        ir.parse(long_text)
+    assert "is not an integer fitting int64" in str(e.value)
+    assert len(str(e.value)) < 200 and "\ufffd" not in str(e.value)
+
+
+def test_hex_escapes_in_strings_are_code_points():
+    j = ir.parse(r"{ lambda ; a:f32[]. let b:f32[] = add[name='\xff\x85'] a a in (b,) }")
+    assert "name='\u00ff\\x85'" in str(j)
+
+
 def test_compile_runs_the_executor_again_and_again():
     j = ir.parse("{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = sin a; d:i32[3] = mul b b "
                  "in (c, d) }")

@@ -110,3 +110,14 @@ def test_to_axe_and_explain():
     assert "device  replica group  index" in text
     assert "0       0              [[0, 4], [0, 8]]" in text
     assert e.local_axe is not None and e.local_axe in text
+
+
+def test_from_hlo_refuses_device_counts_the_cli_refuses():
+    hlo = HloSharding("{devices=[2]0,1}")
+    with pytest.raises(ValueError, match="num_devices -1 is negative"):
+        axe.sharding.from_hlo(hlo, 1, num_devices=-1)
+    with pytest.raises(ValueError, match="num_devices 1099511627776 is more than 65536"):
+        axe.sharding.from_hlo(hlo, 1, num_devices=2**40)
+    with pytest.raises(ValueError, match="num_devices -1 is negative"):
+        axe.sharding.from_hlo("{replicated}", 1, num_devices=-1)
+    assert axe.sharding.from_hlo(hlo, 1, num_devices=2).num_devices == 2

@@ -58,7 +58,7 @@ absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
   }
   int64_t budget = kEvalBudget;
   SpmdScope scope{nullptr, 0, 1, &executor, &budget};
-  AXE_RETURN_IF_ERROR(CheckAffordable(1, jaxpr.jaxpr, scope));
+  AXE_RETURN_IF_ERROR(CheckProgramAffordable(jaxpr.jaxpr, scope));
   AXE_ASSIGN_OR_RETURN(std::vector<Replicas> out, EvalSpmd(jaxpr, std::move(in), scope));
   std::vector<HostArray> result;
   for (Replicas& r : out) result.push_back(std::move(r[0]));

@@ -94,7 +94,8 @@ absl::StatusOr<ScanShape> ReadScan(const Eqn& eqn, size_t operands, size_t outpu
     AXE_ASSIGN_OR_RETURN(s.reverse, it->second.AsBool("reverse"));
   }
   int64_t n = static_cast<int64_t>(operands);
-  if (s.length < 0 || s.num_consts < 0 || s.num_carry < 0 || s.num_consts + s.num_carry > n ||
+  AXE_RETURN_IF_ERROR(CheckScanLength(s.length));
+  if (s.num_consts < 0 || s.num_carry < 0 || s.num_consts + s.num_carry > n ||
       s.num_carry > static_cast<int64_t>(outputs)) {
     return absl::InvalidArgumentError(
         absl::StrCat("scan with ", n, " operands cannot have num_consts=", s.num_consts,

@@ -170,6 +170,27 @@ int64_t NestedCost(const Eqn& eqn) {
   return nested;
 }
 
+// The largest `length` of a scan in `jaxpr` or the jaxprs nested in it (0: none).
+int64_t LongestScan(const Jaxpr& jaxpr) {
+  int64_t longest = 0;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    for (const auto& [name, param] : eqn.params) {
+      if (name == "length" && param.kind() == Param::Kind::kInt) {
+        longest = std::max(longest, param.int_value());
+      }
+      if (param.kind() == Param::Kind::kJaxpr && param.jaxpr() != nullptr) {
+        longest = std::max(longest, LongestScan(param.jaxpr()->jaxpr));
+      }
+      for (const Param& item : param.items()) {
+        if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
+          longest = std::max(longest, LongestScan(item.jaxpr()->jaxpr));
+        }
+      }
+    }
+  }
+  return longest;
+}
+
 int64_t TotalCost(const Jaxpr& jaxpr) {
   int64_t cost = 0;
   for (const Eqn& eqn : jaxpr.eqns) {
@@ -218,6 +239,18 @@ absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& 
                                                      " element operations"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckProgramAffordable(const Jaxpr& program, const SpmdScope& scope) {
+  if (scope.budget == nullptr) return absl::OkStatus();
+  std::optional<int64_t> total = CheckedMul(TotalCost(program), std::max<int64_t>(scope.count, 1));
+  if (total && *total <= *scope.budget) return absl::OkStatus();
+  std::string why;
+  if (int64_t longest = LongestScan(program); longest > 1) {
+    why = absl::StrCat(" (it holds a scan of length ", longest, ")");
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "evaluation refused: the program needs more than ", kEvalBudget, " element operations", why));
 }
 
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,

@@ -68,6 +68,8 @@ inline constexpr int64_t kEvalEqnCost = 256;
 // budget, by a static estimate that counts nested scans, shard_maps and the costliest cond
 // branch (checked before the program and before each scan).
 absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& scope);
+// The same for a whole program before it runs; the message names its longest scan.
+absl::Status CheckProgramAffordable(const Jaxpr& program, const SpmdScope& scope);
 
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::vector<Replicas> args,
                                                const SpmdScope& scope);

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
@@ -75,7 +76,7 @@ absl::StatusOr<CollectiveKind> ParseCollectiveKind(absl::string_view text) {
     if (text == CollectiveKindName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown collective '", text,
+      absl::StrCat("unknown collective '", ElideForMessage(text, 40),
                    "'; expected all_reduce, all_gather, reduce_scatter, all_to_all or permute"));
 }
 
@@ -122,6 +123,12 @@ absl::StatusOr<std::vector<uint8_t>> CollectiveReference(
 
 absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> shape,
                                 int element_bytes, int64_t n, CollectiveBenchmarkResult& r) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape: dimension ", i, " has the negative size ", shape[i]));
+    }
+  }
   std::optional<int64_t> elements = CheckedProduct(shape);
   std::optional<int64_t> bytes = elements ? CheckedMul(*elements, element_bytes) : std::nullopt;
   std::optional<int64_t> gathered = bytes ? CheckedMul(*bytes, n) : std::nullopt;

@@ -51,6 +51,10 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
 absl::Status WriteOutputFile(const std::string& path, const std::string& text,
                              const std::string& what);
 
+// The check of an output FILE option (--svg): an empty file name is refused when parsing
+// (it would silently write nothing).
+const CLI::Validator& OutputFileName();
+
 // Turns a status message into one line (newlines and tabs become spaces, runs collapse).
 std::string OneLine(absl::string_view message);
 

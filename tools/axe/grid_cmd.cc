@@ -126,7 +126,8 @@ void AddShow(CLI::App& group, Selected& selected) {
   cmd->add_flag("--repr", *repr, "Print JAX's repr, Array([...], dtype=...), instead of print()");
   cmd->add_option("--svg", *svg,
                   "Also draw the program blocks over the array (clamped and padded blocks "
-                  "marked) as an SVG picture into FILE");
+                  "marked) as an SVG picture into FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [given = args, repr, svg, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*given));

@@ -228,7 +228,8 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_flag("--check", args->check, "Verify the result against the element-by-element oracle");
   cmd->add_option("--svg", args->svg,
                   "Also write the two layouts side by side (each element's offset in the source "
-                  "and in the destination) as SVG to FILE");
+                  "and in the destination) as SVG to FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] { return RunRelayout(*args, selected.json); });
 }

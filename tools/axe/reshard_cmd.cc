@@ -383,7 +383,8 @@ void AddReshard(CLI::App& app, Selected& selected) {
                 "Compare every target shard with the host data sliced to its box");
   cmd->add_option("--svg", args->svg,
                   "Also write the plan's picture (source and destination shardings side by side, "
-                  "the messages, bytes per device, V_min) as SVG to FILE");
+                  "the messages, bytes per device, V_min) as SVG to FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] { return RunReshard(*args, selected.json); });
 }

@@ -274,7 +274,8 @@ void AddExplain(CLI::App& group, Selected& selected) {
       "--leaf", args->leaf, "A tuple leaf, e.g. 1,0 (element 0 of element 1): explain only it");
   cmd->add_option("--svg", args->svg,
                   "Also draw the tiling (tiles numbered in memory order, padding, sub-tiles) "
-                  "as an SVG picture into FILE");
+                  "as an SVG picture into FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, index, leaf, &selected]() -> absl::Status {
     return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json);

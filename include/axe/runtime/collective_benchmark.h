@@ -66,7 +66,8 @@ std::vector<uint8_t> CollectiveInput(uint64_t seed, int64_t device, int64_t byte
 absl::StatusOr<std::vector<uint8_t>> CollectiveReference(
     CollectiveKind kind, DType dtype, absl::Span<const std::vector<uint8_t>> members,
     int64_t index);
-// The result's shape, S, the bus factor, for a group of n.
+// The result's shape, S, the bus factor, for a group of n. Errors: a negative dimension, a
+// size that overflows int64.
 absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> shape,
                                 int element_bytes, int64_t n, CollectiveBenchmarkResult& r);
 

@@ -151,6 +151,10 @@ std::vector<DeviceShard> ApplyDeviceAssignment(std::vector<DeviceShard> map,
 // {replicated} and {manual}, which name none.
 int64_t DeviceCountNamed(const HloSharding& sharding);
 
+// A device count given for an HLO sharding (0: derived from the sharding): InvalidArgument
+// "num_devices -1 is negative" or "num_devices N is more than 65536" (Mesh::kMaxDevices).
+absl::Status CheckNumDevices(int64_t num_devices);
+
 // The device map of a non-tuple, non-manual HLO sharding on `shape` (XLA's tile boxes:
 // ceil(d_i / t_i)-sized tiles clamped to the shape). Replicated shardings need the device
 // count; when num_devices >= 1 every device id must be below it (0: not checked). Errors: a
