@@ -676,3 +676,22 @@ def test_axe_ir_is_exported():
     assert axe.ir is ir
     assert {"parse", "check", "transpose", "comm", "eval", "jvp", "linearize", "vjp", "grad",
             "vmap", "Jaxpr"} <= set(ir.__all__)
+
+
+THREE_BIG_VALUES = (
+    "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+    "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c; "
+    "e:f32[] = reduce_sum[axes=(0,) out_sharding=None] d in (e) }")
+
+
+def test_eval_counts_live_values_against_the_memory_budget(monkeypatch):
+    # Each value (8 MiB as doubles) fits 40 MiB; the values held together do not.
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "40M")
+    with pytest.raises(MemoryError, match="evaluating mul .*from AXE_MEMORY_LIMIT"):
+        ir.eval(THREE_BIG_VALUES, np.float32(0.5))
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "64M")
+    (out,) = ir.eval(THREE_BIG_VALUES, np.float32(0.5))
+    assert out == 1048576.0
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError, match="AXE_MEMORY_LIMIT: expected a positive byte count"):
+        ir.eval(THREE_BIG_VALUES, np.float32(0.5))

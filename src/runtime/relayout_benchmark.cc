@@ -98,7 +98,7 @@ absl::Status CheckMemory(const RelayoutPlan& plan, int64_t copy_bytes, const Ben
   } else {
     AXE_ASSIGN_OR_RETURN(budget, ResolveMemoryBudget(std::nullopt));
   }
-  return budget.Check(needed, absl::StrCat("the relayout's buffers (source, destination, memcpy "
+  return budget.Check(needed, absl::StrCat("the relayout (source, destination, memcpy "
                                            "baseline",
                                            o.check ? ", expected result" : "", ")"));
 }

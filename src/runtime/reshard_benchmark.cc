@@ -47,7 +47,7 @@ absl::Status CheckMemory(int64_t global_bytes, int64_t src_bytes, int64_t dst_by
   } else {
     AXE_ASSIGN_OR_RETURN(budget, ResolveMemoryBudget(std::nullopt));
   }
-  return budget.Check(total, absl::StrCat("the reshard's buffers (data, both arrays, the baseline",
+  return budget.Check(total, absl::StrCat("the reshard (data, both arrays, the baseline",
                                           o.check ? ", the check" : "", ")"));
 }
 

@@ -226,7 +226,7 @@ TEST(RelayoutCli, RefusesWhatDoesNotFitInMemory) {
   auto r = RunAxe({"relayout", "--shape", "1000000,1000000", "--from",
                    "S[(1000000,1000000):(1000000,1)]", "--to", "S[(1000000,1000000):(1,1000000)]"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("the relayout's buffers (source, destination, memcpy baseline) "
+  EXPECT_THAT(r.err, HasSubstr("the relayout (source, destination, memcpy baseline) "
                                "needs about 14.6 TiB"));
   // The global budget option: a 64 MiB run refused under a 16 MiB budget, before allocating.
   r = RunAxe({"--memory-limit", "16M", "relayout", "--shape", "4096,4096", "--from",

@@ -165,7 +165,7 @@ TEST(RelayoutBenchmark, Errors) {
   ASSERT_OK(big);
   EXPECT_THAT(BenchmarkRelayout(*big, big_src, big_dst),
               StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("the relayout's buffers (source, destination, memcpy baseline) "
+                       HasSubstr("the relayout (source, destination, memcpy baseline) "
                                  "needs about 14.6 TiB")));
   // A small explicit budget refuses a small run, naming the budget's source.
   options = {};

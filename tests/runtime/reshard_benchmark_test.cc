@@ -56,7 +56,7 @@ TEST(ReshardBenchmarkTest, Errors) {
                                {Named("x=2", "P()"), std::nullopt}, options)
                   .status(),
               StatusIs(absl::StatusCode::kResourceExhausted,
-                       AllOf(HasSubstr("the reshard's buffers (data, both arrays, the baseline) "
+                       AllOf(HasSubstr("the reshard (data, both arrays, the baseline) "
                                        "needs about "),
                              HasSubstr("; the memory budget is 64 bytes, from a test"))));
   options.memory = std::nullopt;

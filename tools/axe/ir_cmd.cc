@@ -173,7 +173,7 @@ void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool 
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
 }
 
-absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
+absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
@@ -184,7 +184,8 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, ir::EvalJaxprOnDevices(j, inputs, *client));
+  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
+                       ir::EvalJaxprOnDevices(j, inputs, *client, &budget));
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
   client.reset();
 #ifdef AXE_HAVE_MPI
@@ -210,7 +211,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "threads (in-process devices, the default) or mpi (one device per rank, under "
                   "mpirun; rank 0 prints)");
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, run, &selected] { return RunRun(*args, *run, selected.json); });
+  OnSelect(cmd, selected,
+           [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {
