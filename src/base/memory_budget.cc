@@ -197,4 +197,9 @@ absl::StatusOr<MemoryBudget> ResolveMemoryBudget(std::optional<std::string> limi
   return MemoryBudget{*bytes, source};
 }
 
+absl::StatusOr<MemoryBudget> GivenOrCurrentBudget(const std::optional<MemoryBudget>& given) {
+  if (given) return *given;
+  return ResolveMemoryBudget(std::nullopt);
+}
+
 }  // namespace axe

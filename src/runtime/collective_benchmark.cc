@@ -187,12 +187,7 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   CollectiveBenchmarkResult r;
   AXE_RETURN_IF_ERROR(DescribeCollective(kind, shape, eb, groups.group_size(), r));
-  MemoryBudget budget;
-  if (options.memory) {
-    budget = *options.memory;
-  } else {
-    AXE_ASSIGN_OR_RETURN(budget, ResolveMemoryBudget(std::nullopt));
-  }
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(options.memory));
   AXE_RETURN_IF_ERROR(CheckCollectiveMemory(kind, mesh, axes, shape, dtype, client.num_devices(),
                                             options.check, budget));
   const int64_t input_bytes = kind == CollectiveKind::kAllGather

@@ -92,12 +92,7 @@ absl::Status CheckMemory(const RelayoutPlan& plan, int64_t copy_bytes, const Ben
   std::optional<int64_t> needed = src && dst ? CheckedMul(*dst, o.check ? 2 : 1) : std::nullopt;
   if (needed) needed = CheckedAdd(*needed, *src);
   if (needed) needed = CheckedAdd(*needed, 2 * copy_bytes);
-  MemoryBudget budget;
-  if (o.memory) {
-    budget = *o.memory;
-  } else {
-    AXE_ASSIGN_OR_RETURN(budget, ResolveMemoryBudget(std::nullopt));
-  }
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(o.memory));
   return budget.Check(needed, absl::StrCat("the relayout (source, destination, memcpy "
                                            "baseline",
                                            o.check ? ", expected result" : "", ")"));

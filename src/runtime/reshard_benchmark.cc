@@ -41,12 +41,7 @@ absl::Status CheckMemory(int64_t global_bytes, int64_t src_bytes, int64_t dst_by
   for (int64_t part : {dst_bytes, written, written, o.check ? dst_bytes : int64_t{0}}) {
     if (total) total = CheckedAdd(*total, part);
   }
-  MemoryBudget budget;
-  if (o.memory) {
-    budget = *o.memory;
-  } else {
-    AXE_ASSIGN_OR_RETURN(budget, ResolveMemoryBudget(std::nullopt));
-  }
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(o.memory));
   return budget.Check(total, absl::StrCat("the reshard (data, both arrays, the baseline",
                                           o.check ? ", the check" : "", ")"));
 }

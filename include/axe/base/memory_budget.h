@@ -73,6 +73,10 @@ MemoryBudget SystemMemoryBudget(const FileReader& read = ReadSmallFile);
 absl::StatusOr<MemoryBudget> ResolveMemoryBudget(std::optional<std::string> limit,
                                                  absl::string_view option = "--memory-limit");
 
+// What an options field `std::optional<MemoryBudget> memory` stands for: `given` when set,
+// else ResolveMemoryBudget(std::nullopt) now.
+absl::StatusOr<MemoryBudget> GivenOrCurrentBudget(const std::optional<MemoryBudget>& given);
+
 }  // namespace axe
 
 #endif  // AXE_BASE_MEMORY_BUDGET_H_
