@@ -114,7 +114,11 @@ absl::Status ReserveEqn(const Jaxpr& jaxpr, const Eqn& eqn, const SpmdScope& sco
     }
   }
   for (VarId v : eqn.outputs) {
-    if (v >= 0 && static_cast<size_t>(v) < jaxpr.vars.size()) add(jaxpr.aval(v));
+    if (v < 0 || static_cast<size_t>(v) >= jaxpr.vars.size()) continue;
+    std::optional<int64_t> n = jaxpr.aval(v).NumElements();
+    // A result over the per-value cap is refused as such when the equation creates it.
+    if (!n || *n > kMaxEvalElements) return absl::OkStatus();
+    add(jaxpr.aval(v));
   }
   return scope.memory->Reserve(total, absl::StrCat("evaluating ", eqn.primitive->name()));
 }
