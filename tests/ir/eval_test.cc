@@ -335,8 +335,8 @@ TEST(EvalMemoryTest, LiveValuesAreMeteredAgainstTheBudget) {
                        HasSubstr("evaluating sub (with the values already held) needs about")));
   // A value over the per-value cap keeps its own error, whatever the budget.
   absl::StatusOr<ClosedJaxpr> huge = ParseJaxpr(
-      "{ lambda ; . let a:f32[100000,100000] = broadcast_in_dim[broadcast_dimensions=() "
-      "shape=(100000, 100000) sharding=None] 1.0:f32[] in (a) }");
+      "{ lambda ; . let a:f32[16777217] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(16777217,) sharding=None] 1.0:f32[] in (a) }");
   ASSERT_THAT(huge, IsOk());
   EXPECT_THAT(EvalJaxpr(*huge, {}, &tight),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("more than 16777216 elements")));
