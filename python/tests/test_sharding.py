@@ -82,6 +82,8 @@ def test_hlo_sharding_and_from_hlo():
     named = axe.sharding.from_hlo(hlo, 2, mesh=mesh22())
     assert named == NamedSharding(mesh22(), P("x"))
     assert axe.sharding.from_hlo(str(hlo), 2, mesh=mesh22()) == named
+    with pytest.raises(ValueError, match="the rank is 1000000000; at most 64"):
+        axe.sharding.from_hlo("{replicated}", 10**9, mesh=mesh22())
     with pytest.raises(ValueError):
         HloSharding("{devices=[2,1")
 

@@ -39,8 +39,9 @@
 
 namespace axe::sharding {
 
-// `rank` is the rank of the value the sharding annotates; `num_devices` is needed only for
-// {replicated} (the device count it replicates over; 0 = one device).
+// `rank` is the rank of the value the sharding annotates (at most kMaxNamedToHloRank, else
+// InvalidArgument); `num_devices` is needed only for {replicated} (the device count it
+// replicates over; 0 = one device).
 absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t rank,
                                                  int64_t num_devices = 0);
 absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t rank,
