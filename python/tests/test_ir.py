@@ -678,7 +678,7 @@ def test_axe_ir_is_exported():
             "vmap", "Jaxpr"} <= set(ir.__all__)
 
 
-THREE_BIG_VALUES = (
+THREE_BIG_VALUES = ir.parse(
     "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
     "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c; "
     "e:f32[] = reduce_sum[axes=(0,) out_sharding=None] d in (e) }")
