@@ -7,6 +7,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
+#include "axe/base/numerics.h"
 #include "axe/base/python_error.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -163,6 +164,8 @@
 #include "axe/ir/transpose.h"
 
 // Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
+#include "axe/exec/executable.h"
+#include "axe/exec/value.h"
 #include "axe/jit/auto_layout.h"
 #include "axe/jit/call_argument.h"
 #include "axe/jit/compile.h"

@@ -25,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/dtype.h"
 #include "axe/base/python_error.h"
+#include "axe/exec/executable.h"
 #include "axe/ir/ad.h"
 #include "axe/ir/batching.h"
 #include "axe/ir/check.h"
@@ -200,7 +201,7 @@ void Eval(const ClosedJaxpr& j, const std::vector<InBytes>& args, std::vector<Ou
   absl::StatusOr<std::vector<HostArray>> result;
   if (backend == "host") {
     nb::gil_scoped_release release;
-    result = ir::EvalJaxpr(program, inputs);
+    result = exec::ExecuteJaxpr(program, inputs);
   } else {
     int64_t n = devices.value_or(ir::DevicesNeeded(program));
     if (n < 1 || n > runtime::Client::kMaxInProcessDevices) {

@@ -2,7 +2,6 @@
 #include "axe/ir/batching.h"
 
 #include <map>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -14,15 +13,11 @@
 namespace axe::ir {
 namespace internal {
 
-void EnsureBatchingRules() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Builtins();
-    RegisterElementwiseBatching();
-    RegisterShapeBatching();
-    RegisterCallBatching();
-    RegisterCollectiveBatching();
-  });
+void RegisterBuiltinBatchingRules(const BuiltinPrimitives& p) {
+  RegisterElementwiseBatching(p);
+  RegisterShapeBatching(p);
+  RegisterCallBatching(p);
+  RegisterCollectiveBatching(p);
 }
 
 }  // namespace internal
@@ -177,7 +172,6 @@ absl::StatusOr<std::vector<ShapedArray>> ArgTypes(const Jaxpr& j, const VmapOpti
 absl::StatusOr<BatchResult> BatchTrace(Builder& b, const ClosedJaxpr& jaxpr,
                                        absl::Span<const Tracer> args,
                                        absl::Span<const std::optional<int64_t>> dims) {
-  internal::EnsureBatchingRules();
   AXE_RETURN_IF_ERROR(internal::CheckConstValues(jaxpr, "vmap"));
   const Jaxpr& j = jaxpr.jaxpr;
   if (args.size() != j.invars.size() || dims.size() != j.invars.size()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "axe/ir/primitives.h"
 #include "axe/ir/tracer.h"
 
 namespace axe::ir::internal {
@@ -21,10 +22,10 @@ absl::StatusOr<Tracer> Materialize(const Tracer& x, const BDim& dim, int64_t siz
 // The size of the batch dimension of the first batched argument.
 int64_t BatchSize(absl::Span<const Tracer> args, absl::Span<const BDim> dims);
 
-void RegisterElementwiseBatching();
-void RegisterShapeBatching();
-void RegisterCallBatching();
-void RegisterCollectiveBatching();
+void RegisterElementwiseBatching(const BuiltinPrimitives& p);
+void RegisterShapeBatching(const BuiltinPrimitives& p);
+void RegisterCallBatching(const BuiltinPrimitives& p);
+void RegisterCollectiveBatching(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

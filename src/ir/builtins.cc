@@ -1,11 +1,12 @@
 // Defines the built-in primitives with their params schemas and JAX's printing conventions,
 // then registers their rules.
-#include <mutex>
-
 #include "axe/base/check.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
 #include "axe/ir/primitives.h"
+#include "batching_util.h"
+#include "eval_util.h"
+#include "jvp_util.h"
 #include "rule_util.h"
 
 namespace axe::ir {
@@ -263,6 +264,9 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
     internal::RegisterRevSplitPad(*p);
+    internal::RegisterBuiltinImplRules(*p);
+    internal::RegisterBuiltinJvpRules(*p);
+    internal::RegisterBuiltinBatchingRules(*p);
     return p;
   }();
   return *builtins;

@@ -1,8 +1,6 @@
 // EvalJaxpr: argument checks, then the SPMD interpreter on the host's simulated mesh.
 #include "axe/ir/eval.h"
 
-#include <mutex>
-
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
@@ -11,18 +9,14 @@
 
 namespace axe::ir {
 
-void RegisterBuiltinImplRules() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const BuiltinPrimitives& p = Builtins();
-    internal::RegisterElementwiseImpls(p);
-    internal::RegisterShapeImpls(p);
-    internal::RegisterIndexImpls(p);
-    internal::RegisterCallImpls(p);
-  });
-}
-
 namespace internal {
+
+void RegisterBuiltinImplRules(const BuiltinPrimitives& p) {
+  RegisterElementwiseImpls(p);
+  RegisterShapeImpls(p);
+  RegisterIndexImpls(p);
+  RegisterCallImpls(p);
+}
 
 absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args) {
   if (args.size() != jaxpr.invars.size()) {
@@ -56,7 +50,6 @@ absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
                                                     absl::Span<const HostArray> args,
                                                     SpmdExecutor& executor,
                                                     const MemoryBudget* memory) {
-  RegisterBuiltinImplRules();
   AXE_RETURN_IF_ERROR(CheckArgs(jaxpr.jaxpr, args));
   MemoryMeter meter;
   if (memory != nullptr) {

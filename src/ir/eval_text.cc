@@ -34,6 +34,25 @@ absl::StatusOr<double> ParseNumber(absl::string_view item, size_t position) {
   return v;
 }
 
+// An integer literal past 2^53 would silently become another number in the interpreter's
+// doubles; it is refused instead.
+absl::Status CheckExactInteger(absl::string_view item, double value, DType dtype, size_t position) {
+  if (!IsIntegral(dtype)) return absl::OkStatus();
+  absl::string_view s = absl::StripAsciiWhitespace(item);
+  int64_t i = 0;
+  uint64_t u = 0;
+  constexpr uint64_t kExact = uint64_t{1} << 53;
+  bool past = std::fabs(value) > static_cast<double>(kExact);
+  if (absl::SimpleAtoi(s, &i)) {
+    past = past || i > static_cast<int64_t>(kExact) || i < -static_cast<int64_t>(kExact);
+  } else if (absl::SimpleAtoi(s, &u)) {
+    past = past || u > kExact;
+  }
+  if (!past) return absl::OkStatus();
+  return At(position, absl::StrCat(s, " is past 2^53: the interpreter holds ", JaxprName(dtype),
+                                   " values exactly only up to 2^53"));
+}
+
 absl::StatusOr<HostArray> Fill(const ShapedArray& aval, absl::string_view fill, size_t at) {
   std::optional<int64_t> n = aval.NumElements();
   if (!n || *n > kMaxEvalTextElements) {
@@ -52,6 +71,7 @@ absl::StatusOr<HostArray> Fill(const ShapedArray& aval, absl::string_view fill, 
     size_t position = at;
     for (size_t i = 0; i < items.size(); ++i) {
       AXE_ASSIGN_OR_RETURN(double v, ParseNumber(items[i], position));
+      AXE_RETURN_IF_ERROR(CheckExactInteger(items[i], v, aval.dtype(), position));
       if (items.size() == 1) {
         std::fill(a.values.begin(), a.values.end(), v);
       } else {

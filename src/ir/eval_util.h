@@ -70,7 +70,10 @@ inline double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>&
   return a.values[static_cast<size_t>(flat)];
 }
 
-// Impl-rule registration per family.
+// Impl-rule registration per family; RegisterBuiltinImplRules (eval.cc) runs them all.
+// Collectives get a rule that reports the unbound axis (they only run inside a shard_map
+// evaluation).
+void RegisterBuiltinImplRules(const BuiltinPrimitives& p);
 void RegisterElementwiseImpls(const BuiltinPrimitives& p);
 void RegisterMoreImpls(const BuiltinPrimitives& p);  // rules_impl_more.cc
 void RegisterShapeImpls(const BuiltinPrimitives& p);

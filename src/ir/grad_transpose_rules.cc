@@ -171,8 +171,7 @@ Cts CondTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const 
 Cts ScanTranspose(Builder& b, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
                   const Params& params);
 
-void RegisterExtraTransposes() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterExtraTransposes(const BuiltinPrimitives& p) {
   auto add = [](const Primitive* prim, TransposeRule rule) {
     if (!GetTransposeRule(*prim).ok()) RegisterTranspose(*prim, std::move(rule));
   };

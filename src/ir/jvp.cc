@@ -1,5 +1,4 @@
 // Forward-mode differentiation of jaxprs: JvpTrace and Jvp (ad.h).
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -10,16 +9,12 @@
 namespace axe::ir {
 namespace internal {
 
-void EnsureJvpRules() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Builtins();
-    RegisterElementwiseJvps();
-    RegisterShapeJvps();
-    RegisterCallJvps();
-    RegisterCollectiveJvps();
-    RegisterExtraTransposes();
-  });
+void RegisterBuiltinJvpRules(const BuiltinPrimitives& p) {
+  RegisterElementwiseJvps(p);
+  RegisterShapeJvps(p);
+  RegisterCallJvps(p);
+  RegisterCollectiveJvps(p);
+  RegisterExtraTransposes(p);
 }
 
 }  // namespace internal
@@ -68,7 +63,6 @@ absl::Status JvpEqn(Builder& b, const Jaxpr& j, JvpEnv& env, const Eqn& e) {
 absl::StatusOr<JvpResult> JvpTrace(Builder& b, const ClosedJaxpr& jaxpr,
                                    absl::Span<const Tracer> primals,
                                    absl::Span<const std::optional<Tracer>> tangents) {
-  internal::EnsureJvpRules();
   AXE_RETURN_IF_ERROR(internal::CheckConstValues(jaxpr, "jvp"));
   const Jaxpr& j = jaxpr.jaxpr;
   if (primals.size() != j.invars.size() || tangents.size() != j.invars.size()) {

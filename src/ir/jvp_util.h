@@ -49,19 +49,20 @@ ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
 
 // Registers `rule` as the JVP rule of `p` unless `p` has one already.
 void RegisterIfMissing(const Primitive* p, JvpRule rule);
-// Registers the built-in JVP and batching rules (once; a rule already registered is kept).
-void EnsureJvpRules();
-void EnsureBatchingRules();
-void RegisterElementwiseJvps();
+// The built-in JVP, transpose and batching rules; Builtins() registers them before it returns
+// (within one set, a rule already registered is kept).
+void RegisterBuiltinJvpRules(const BuiltinPrimitives& p);
+void RegisterBuiltinBatchingRules(const BuiltinPrimitives& p);
+void RegisterElementwiseJvps(const BuiltinPrimitives& p);
 // JVP and transpose rules of integer_pow, clamp, reduce_min, the cumulative reductions and
 // custom_jvp_call (rules_jvp_more.cc).
-void RegisterMoreJvps();
+void RegisterMoreJvps(const BuiltinPrimitives& p);
 // JVP rules of cumprod, cummax and cummin (rules_jvp_cumulative.cc).
-void RegisterCumulativeJvps();
-void RegisterShapeJvps();
-void RegisterCallJvps();
-void RegisterCollectiveJvps();
-void RegisterExtraTransposes();
+void RegisterCumulativeJvps(const BuiltinPrimitives& p);
+void RegisterShapeJvps(const BuiltinPrimitives& p);
+void RegisterCallJvps(const BuiltinPrimitives& p);
+void RegisterCollectiveJvps(const BuiltinPrimitives& p);
+void RegisterExtraTransposes(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -50,10 +50,12 @@ absl::StatusOr<Rule> Lookup(const Primitive& prim, Rule Rules::*field, absl::str
 }
 
 template <typename Rule>
-void Store(const Primitive& prim, Rule Rules::*field, Rule rule) {
+Rule Store(const Primitive& prim, Rule Rules::*field, Rule rule) {
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);
+  Rule previous = std::move(r.rules[&prim].*field);
   r.rules[&prim].*field = std::move(rule);
+  return previous;
 }
 
 }  // namespace
@@ -108,18 +110,20 @@ std::vector<const Primitive*> Primitive::All() {
   return out;
 }
 
-void RegisterImpl(const Primitive& prim, ImplRule rule) {
-  Store(prim, &Rules::impl, std::move(rule));
+ImplRule RegisterImpl(const Primitive& prim, ImplRule rule) {
+  return Store(prim, &Rules::impl, std::move(rule));
 }
-void RegisterAbstractEval(const Primitive& prim, AbstractEvalRule rule) {
-  Store(prim, &Rules::abstract_eval, std::move(rule));
+AbstractEvalRule RegisterAbstractEval(const Primitive& prim, AbstractEvalRule rule) {
+  return Store(prim, &Rules::abstract_eval, std::move(rule));
 }
-void RegisterJvp(const Primitive& prim, JvpRule rule) { Store(prim, &Rules::jvp, std::move(rule)); }
-void RegisterTranspose(const Primitive& prim, TransposeRule rule) {
-  Store(prim, &Rules::transpose, std::move(rule));
+JvpRule RegisterJvp(const Primitive& prim, JvpRule rule) {
+  return Store(prim, &Rules::jvp, std::move(rule));
 }
-void RegisterBatching(const Primitive& prim, BatchingRule rule) {
-  Store(prim, &Rules::batching, std::move(rule));
+TransposeRule RegisterTranspose(const Primitive& prim, TransposeRule rule) {
+  return Store(prim, &Rules::transpose, std::move(rule));
+}
+BatchingRule RegisterBatching(const Primitive& prim, BatchingRule rule) {
+  return Store(prim, &Rules::batching, std::move(rule));
 }
 
 void RegisterPlatform(absl::string_view platform) {

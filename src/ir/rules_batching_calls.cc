@@ -109,8 +109,7 @@ BatchRuleResult CondBatch(Builder& b, absl::Span<const Tracer> args, absl::Span<
 absl::StatusOr<BatchResult> ScanBatch(Builder& b, absl::Span<const Tracer> args,
                                       absl::Span<const BDim> dims, const Params& params);
 
-void RegisterCallBatching() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterCallBatching(const BuiltinPrimitives& p) {
   auto add = [](const Primitive* prim, BatchingRule rule) {
     if (!GetBatchingRule(*prim).ok()) RegisterBatching(*prim, std::move(rule));
   };

@@ -87,8 +87,7 @@ BatchRuleResult ShardMapBatch(Builder&, absl::Span<const Tracer> args, absl::Spa
 
 }  // namespace
 
-void RegisterCollectiveBatching() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterCollectiveBatching(const BuiltinPrimitives& p) {
   auto add = [](const Primitive* prim, BatchingRule rule) {
     if (!GetBatchingRule(*prim).ok()) RegisterBatching(*prim, std::move(rule));
   };

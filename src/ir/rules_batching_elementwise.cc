@@ -107,8 +107,7 @@ absl::StatusOr<BatchResult> ClampBatch(Builder&, absl::Span<const Tracer> args,
 
 }  // namespace
 
-void RegisterElementwiseBatching() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterElementwiseBatching(const BuiltinPrimitives& p) {
   for (const Primitive* prim : {p.add,
                                 p.sub,
                                 p.mul,

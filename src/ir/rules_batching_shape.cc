@@ -155,8 +155,7 @@ BatchRuleResult ConcatenateBatch(Builder&, absl::Span<const Tracer> args,
 BatchRuleResult DotGeneralBatch(Builder&, absl::Span<const Tracer> args,
                                 absl::Span<const BDim> dims, const Params& params);
 
-void RegisterShapeBatching() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterShapeBatching(const BuiltinPrimitives& p) {
   auto add = [](const Primitive* prim, BatchingRule rule) {
     if (!GetBatchingRule(*prim).ok()) RegisterBatching(*prim, std::move(rule));
   };

@@ -1,6 +1,7 @@
 // The impl rule of dot_general: batch dimensions, then the lhs's and the rhs's free
 // dimensions; products summed over the contracting dimensions in double and rounded once.
 #include <algorithm>
+#include <cstdint>
 
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
@@ -63,16 +64,26 @@ absl::StatusOr<std::vector<HostArray>> DotGeneralImpl(absl::Span<const HostArray
   std::vector<int64_t> index(aval.rank(), 0);
   size_t l_free_at = lo.batch.size();
   size_t r_free_at = l_free_at + lo.free.size();
+  // Integer products and sums wrap on 64-bit bits and then in the result's width: a double
+  // accumulator would round a product past 2^53 before the wrap.
+  const bool integral = IsIntegral(aval.dtype());
   for (size_t i = 0; i < out.values.size(); ++i, NextIndex(index, aval.shape())) {
     double sum = 0;
+    uint64_t int_sum = 0;
     std::vector<int64_t> k(contract_shape.size(), 0);
     if (!empty_contract) {
       do {
-        sum += l.values[static_cast<size_t>(Offset(lo, index, l_free_at, k))] *
-               r.values[static_cast<size_t>(Offset(ro, index, r_free_at, k))];
+        double a = l.values[static_cast<size_t>(Offset(lo, index, l_free_at, k))];
+        double b = r.values[static_cast<size_t>(Offset(ro, index, r_free_at, k))];
+        if (integral) {
+          int_sum += static_cast<uint64_t>(AsInt64(a)) * static_cast<uint64_t>(AsInt64(b));
+        } else {
+          sum += a * b;
+        }
       } while (NextIndex(k, contract_shape));
     }
-    out.values[i] = RoundToDType(sum, aval.dtype());
+    out.values[i] =
+        integral ? IntegerFromBits(int_sum, aval.dtype()) : RoundToDType(sum, aval.dtype());
   }
   return OneArray(std::move(out));
 }

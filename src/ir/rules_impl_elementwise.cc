@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "eval_util.h"
@@ -21,26 +22,21 @@ using UnaryFn = std::function<double(double, DType)>;
 // Wrapping integer arithmetic on two's complement 64-bit values.
 // A value of an integer type as int64 (u64 values past 2^63 keep their bits).
 int64_t I(double v) { return AsInt64(v); }
-double Wrap(uint64_t u) { return static_cast<double>(static_cast<int64_t>(u)); }
+uint64_t U(double v) { return static_cast<uint64_t>(AsInt64(v)); }
 
 double IntDiv(double a, double b, DType t) {
   if (b == 0) return IsSignedIntegral(t) ? -1.0 : RoundToDType(-1.0, t);
-  if (IsSignedIntegral(t) && b == -1) return Wrap(0 - static_cast<uint64_t>(I(a)));
+  if (IsSignedIntegral(t) && b == -1) return IntegerFromBits(0 - U(a), t);
   if (IsUnsignedIntegral(t)) {
     return static_cast<double>(static_cast<uint64_t>(I(a)) / static_cast<uint64_t>(I(b)));
   }
   return static_cast<double>(I(a) / I(b));
 }
 
-double IntPow(double a, double b) {
+double IntPow(double a, double b, DType t) {
   int64_t e = I(b);
   if (e < 0) return a == 1 ? 1 : (a == -1 ? (e % 2 == 0 ? 1 : -1) : 0);
-  uint64_t result = 1, base = static_cast<uint64_t>(I(a));
-  for (; e > 0; e >>= 1) {
-    if (e & 1) result *= base;
-    base *= base;
-  }
-  return Wrap(result);
+  return IntegerFromBits(WrappingPow(static_cast<uint64_t>(I(a)), static_cast<uint64_t>(e)), t);
 }
 
 double MaxNan(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
@@ -50,14 +46,12 @@ BinaryFn Arith(char op) {
   return [op](double a, double b, DType t) -> double {
     bool integral = IsIntegral(t);
     switch (op) {
-      case '+':
-        return integral ? Wrap(static_cast<uint64_t>(I(a)) + static_cast<uint64_t>(I(b))) : a + b;
-      case '-':
-        return integral ? Wrap(static_cast<uint64_t>(I(a)) - static_cast<uint64_t>(I(b))) : a - b;
-      case '*':
-        return integral ? Wrap(static_cast<uint64_t>(I(a)) * static_cast<uint64_t>(I(b))) : a * b;
+      // Integers wrap on their bits in their own width, before any double sees the result.
+      case '+': return integral ? IntegerFromBits(U(a) + U(b), t) : a + b;
+      case '-': return integral ? IntegerFromBits(U(a) - U(b), t) : a - b;
+      case '*': return integral ? IntegerFromBits(U(a) * U(b), t) : a * b;
       case '/': return integral ? IntDiv(a, b, t) : a / b;
-      case '^': return integral ? IntPow(a, b) : std::pow(a, b);
+      case '^': return integral ? IntPow(a, b, t) : std::pow(a, b);
       case '>': return MaxNan(a, b);
       default: return MinNan(a, b);
     }
@@ -122,10 +116,10 @@ void RegisterElementwiseImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.gt, BinaryImpl(*p.gt, Compare(std::greater<double>())));
   RegisterImpl(*p.ge, BinaryImpl(*p.ge, Compare(std::greater_equal<double>())));
   RegisterImpl(*p.neg, UnaryImpl(*p.neg, [](double v, DType t) {
-    return IsIntegral(t) ? Wrap(0 - static_cast<uint64_t>(I(v))) : -v;
+    return IsIntegral(t) ? IntegerFromBits(0 - U(v), t) : -v;
   }));
   RegisterImpl(*p.abs, UnaryImpl(*p.abs, [](double v, DType t) {
-    return IsIntegral(t) && v < 0 ? Wrap(0 - static_cast<uint64_t>(I(v))) : std::fabs(v);
+    return IsIntegral(t) && v < 0 ? IntegerFromBits(0 - U(v), t) : std::fabs(v);
   }));
   RegisterImpl(*p.sign, UnaryImpl(*p.sign, Sign));
   RegisterImpl(*p.sin, UnaryImpl(*p.sin, Math(std::sin)));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "eval_util.h"
@@ -69,23 +70,18 @@ double IntegerPowValue(absl::Span<const double> v, DType t, const Params& params
   if (it != params.end()) y = it->second.AsInt("y").value_or(0);
   if (!IsIntegral(t)) return std::pow(v[0], static_cast<double>(y));
   if (y < 0) return 0;  // typing forbids it for integers in JAX; a defined value here
-  uint64_t result = 1, base = static_cast<uint64_t>(AsInt64(v[0]));
-  for (; y > 0; y >>= 1) {
-    if (y & 1) result *= base;
-    base *= base;
-  }
-  return static_cast<double>(static_cast<int64_t>(result));
+  return IntegerFromBits(
+      WrappingPow(static_cast<uint64_t>(AsInt64(v[0])), static_cast<uint64_t>(y)), t);
 }
 
 double RoundValue(absl::Span<const double> v, DType, const Params& params) {
   auto it = params.find("rounding_method");
   int64_t method = 0;
   if (it != params.end()) method = it->second.AsInt("rounding_method").value_or(0);
-  if (method == 0) return std::round(v[0]);  // away from zero
-  double r = std::floor(v[0]);               // to nearest even
-  double diff = v[0] - r;
-  if (diff > 0.5 || (diff == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
-  return r;
+  if (method == 0) return std::round(v[0]);  // away from zero; keeps the sign of a zero
+  // To nearest even (the default rounding mode); a result of zero keeps x's sign, so
+  // round(-0.3) is -0.0 as in XLA.
+  return std::copysign(std::nearbyint(v[0]), v[0]);
 }
 
 double ClampValue(absl::Span<const double> v, DType, const Params&) {
@@ -108,13 +104,13 @@ double IsFiniteValue(double x) { return std::isfinite(x) ? 1 : 0; }
 double SquareValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return v[0] * v[0];
   uint64_t a = static_cast<uint64_t>(AsInt64(v[0]));
-  return static_cast<double>(static_cast<int64_t>(a * a));
+  return IntegerFromBits(a * a, t);
 }
 
 double AddAnyValue(absl::Span<const double> v, DType t, const Params&) {
   if (!IsIntegral(t)) return v[0] + v[1];
   uint64_t s = static_cast<uint64_t>(AsInt64(v[0])) + static_cast<uint64_t>(AsInt64(v[1]));
-  return static_cast<double>(static_cast<int64_t>(s));
+  return IntegerFromBits(s, t);
 }
 
 // custom_jvp_call / custom_vjp_call: their call_jaxpr.

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "eval_util.h"
@@ -88,11 +89,28 @@ double Highest(DType t) {
 
 enum class Fold { kSum, kProd, kMax, kMin };
 
+// The float sums of reduce_sum: each output's elements (in row-major order) added in the
+// pairwise order of PairwiseSum, rounding to the type after every addition (an f16 sum still
+// overflows to inf as XLA's does, but the error grows with log n, not n).
+void PairwiseSums(const HostArray& x, const std::vector<int64_t>& at, DType t, HostArray& out) {
+  std::vector<size_t> start(out.values.size() + 1, 0);
+  for (int64_t o : at) ++start[static_cast<size_t>(o) + 1];
+  for (size_t o = 0; o < out.values.size(); ++o) start[o + 1] += start[o];
+  std::vector<double> grouped(at.size());
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < at.size(); ++i) grouped[next[static_cast<size_t>(at[i])]++] = x.values[i];
+  auto round = [t](double s) { return RoundToDType(s, t); };
+  for (size_t o = 0; o < out.values.size(); ++o) {
+    out.values[o] =
+        PairwiseSum(absl::MakeConstSpan(grouped).subspan(start[o], start[o + 1] - start[o]), round);
+  }
+}
+
 // reduce_sum, reduce_prod, reduce_max and reduce_min over `axes`, folding the operand in
 // row-major order from the identity, which an empty reduction gives (0; 1; the type's lowest
 // or highest value, -inf or inf for floats). Integer sums and products wrap around exactly
-// (64-bit accumulators); float sums and products round to the type after every step, so an
-// f16 sum overflows to inf as XLA's does; max and min propagate NaN.
+// (64-bit accumulators); float sums are pairwise (PairwiseSums); float products round to the
+// type after every step; max and min propagate NaN.
 ImplRule ReductionImpl(const Primitive& prim, Fold fold) {
   return [&prim, fold](absl::Span<const HostArray> args, const Params& params) -> Impl {
     AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(prim, args, params));
@@ -113,6 +131,10 @@ ImplRule ReductionImpl(const Primitive& prim, Fold fold) {
       return OneArray(std::move(out));
     }
     const bool floating = IsFloatingPoint(t);
+    if (fold == Fold::kSum && floating) {
+      PairwiseSums(x, at, t, out);
+      return OneArray(std::move(out));
+    }
     const double init = fold == Fold::kSum    ? 0.0
                         : fold == Fold::kProd ? 1.0
                         : fold == Fold::kMax  ? (floating ? -HUGE_VAL : Lowest(t))

@@ -197,8 +197,7 @@ absl::StatusOr<JvpResult> ShardMapJvp(Builder& b, absl::Span<const Tracer> prima
 
 }  // namespace
 
-void RegisterCallJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterCallJvps(const BuiltinPrimitives& p) {
   RegisterIfMissing(p.jit, InlineJvp("jit", "jaxpr"));
   RegisterIfMissing(p.closed_call, InlineJvp("closed_call", "call_jaxpr"));
   RegisterIfMissing(p.cond, CondJvp);

@@ -30,8 +30,7 @@ JvpRule ExtremumJvp(const Primitive* prim) {
 
 }  // namespace
 
-void RegisterCollectiveJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterCollectiveJvps(const BuiltinPrimitives& p) {
   for (const Primitive* prim : {p.pmax, p.pmin}) {
     if (!GetJvpRule(*prim).ok()) RegisterJvp(*prim, ExtremumJvp(prim));
   }

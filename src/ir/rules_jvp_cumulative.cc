@@ -103,8 +103,7 @@ JvpRule CumulativeJvp(const Primitive* prim, Running op) {
 
 }  // namespace
 
-void RegisterCumulativeJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterCumulativeJvps(const BuiltinPrimitives& p) {
   RegisterIfMissing(p.cumprod, CumulativeJvp(p.cumprod, Running::kProd));
   RegisterIfMissing(p.cummax, CumulativeJvp(p.cummax, Running::kMax));
   RegisterIfMissing(p.cummin, CumulativeJvp(p.cummin, Running::kMin));

@@ -232,11 +232,10 @@ void RegisterMoreUnaryJvps(const BuiltinPrimitives& p) {
 
 }  // namespace
 
-void RegisterElementwiseJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterElementwiseJvps(const BuiltinPrimitives& p) {
   RegisterUnaryJvps(p);
   RegisterMoreUnaryJvps(p);
-  RegisterMoreJvps();
+  RegisterMoreJvps(p);
   RegisterIfMissing(p.rem, BinaryJvp(p.rem, RemDeriv));
   for (const Primitive* z :
        {p.and_, p.or_, p.not_, p.is_finite, p.round, p.floor, p.ceil, p.stop_gradient, p.argmax,

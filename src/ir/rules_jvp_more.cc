@@ -140,12 +140,11 @@ void RegisterMoreLinearRules(const BuiltinPrimitives& p) {
   DefLinear2(*p.cumsum, CumsumTranspose);
 }
 
-void RegisterMoreJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterMoreJvps(const BuiltinPrimitives& p) {
   RegisterJvpIfMissing(p.integer_pow, IntegerPowJvp);
   RegisterJvpIfMissing(p.clamp, ClampJvp);
   RegisterJvpIfMissing(p.cumlogsumexp, CumLogSumExpJvp);
-  RegisterCumulativeJvps();
+  RegisterCumulativeJvps(p);
   RegisterJvpIfMissing(p.custom_jvp_call, CustomJvpCallJvp);
   RegisterJvpIfMissing(p.custom_vjp_call, CustomJvpCallJvp);
 }

@@ -155,8 +155,7 @@ absl::StatusOr<JvpResult> ReduceProdJvp(Builder& b, absl::Span<const Tracer> pri
 
 }  // namespace
 
-void RegisterShapeJvps() {
-  const BuiltinPrimitives& p = Builtins();
+void RegisterShapeJvps(const BuiltinPrimitives& p) {
   for (const Primitive* prim :
        {p.convert_element_type, p.broadcast_in_dim, p.reshape, p.squeeze, p.transpose, p.reduce_sum,
         p.slice, p.dynamic_slice, p.with_layout_constraint}) {

@@ -2,14 +2,18 @@
 
 #include <mpi.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <thread>
@@ -17,8 +21,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "axe/base/status_macros.h"
 #include "src/runtime/mpi_state.h"
 
@@ -33,7 +39,90 @@ bool Initialized() {
   return init != 0 && fin == 0;
 }
 
+// The first of the launcher's variables `names` that holds an integer in [lo, hi], else
+// `fallback`.
+int LauncherInt(std::initializer_list<const char*> names, long lo, long hi, int fallback) {
+  for (const char* name : names) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long v = std::strtol(value, &end, 10);
+    if (*end == '\0' && v >= lo && v <= hi) return static_cast<int>(v);
+  }
+  return fallback;
+}
+
+constexpr int kMaxLaunchedRanks = 1 << 20;
+
+// Ends the process with one line on stderr unless disarmed (destroyed) within `seconds`:
+// MPI_Init and MPI_Finalize wait for every rank and cannot be interrupted (and MPI cannot be
+// used after it failed half-way). `what` names the step, `causes` what may have happened.
+class Watchdog {
+ public:
+  Watchdog(double seconds, absl::string_view what, absl::string_view causes)
+      : seconds_(seconds),
+        line_(TimeoutLine(seconds, what, causes)),
+        thread_([this] { Watch(); }) {}
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      disarmed_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  // Made before MPI starts its step: MPI may change the environment while the watchdog waits.
+  static std::string TimeoutLine(double seconds, absl::string_view what, absl::string_view causes) {
+    const std::string rank =
+        MpiLaunchedWorldSize() > 1 ? absl::StrCat("rank ", MpiLaunchedWorldRank(), ": ") : "";
+    return absl::StrCat("axe: error: ", rank, what, ": no answer from the other ranks within ",
+                        seconds, " s (", causes, ")\n");
+  }
+
+  void Watch() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (wake_.wait_for(lock, std::chrono::duration<double>(seconds_),
+                       [this] { return disarmed_; })) {
+      return;
+    }
+    // One write, so that the lines of several ranks never interleave; nothing to do if it fails.
+    static_cast<void>(write(STDERR_FILENO, line_.data(), line_.size()));
+    _exit(kMpiTimeoutExitCode);
+  }
+
+  const double seconds_;
+  const std::string line_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool disarmed_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+constexpr absl::string_view kSameOnEveryRankPayload = "axe.runtime/same_on_every_rank";
+
 }  // namespace
+
+absl::Status MarkSameOnEveryRank(absl::Status status) {
+  if (!status.ok()) status.SetPayload(kSameOnEveryRankPayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsSameOnEveryRank(const absl::Status& status) {
+  return status.GetPayload(kSameOnEveryRankPayload).has_value();
+}
+
+absl::Status CheckMpiTimeout(double seconds) {
+  if (!(seconds > 0) || !(seconds <= kMaxMpiTimeoutSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat("the MPI timeout must be positive and at most ",
+                                                   static_cast<int64_t>(kMaxMpiTimeoutSeconds),
+                                                   " s, got ", seconds, " s"));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status MpiStatus(int code, absl::string_view what) {
   if (code == MPI_SUCCESS) return absl::OkStatus();
@@ -44,16 +133,31 @@ absl::Status MpiStatus(int code, absl::string_view what) {
       absl::StrCat(what, ": ", absl::string_view(text, static_cast<size_t>(length))));
 }
 
-absl::Status MpiInit(int* argc, char*** argv) {
+absl::Status MpiInit(int* argc, char*** argv, double timeout_seconds) {
+  if (absl::Status s = CheckMpiTimeout(timeout_seconds); !s.ok()) return s;
   int init = 0;
   MPI_Initialized(&init);
   if (init != 0) return absl::OkStatus();
   int provided = 0;
-  return MpiStatus(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  int code = MPI_SUCCESS;
+  {
+    Watchdog watchdog(timeout_seconds, "MPI initialisation",
+                      "a rank died, stalls or did not start MPI");
+    code = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  }
+  AXE_RETURN_IF_ERROR(MpiStatus(code, "MPI_Init_thread"));
+  // Errors come back as statuses (the client's communicators inherit this handler).
+  AXE_RETURN_IF_ERROR(MpiStatus(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+                                "MPI_Comm_set_errhandler"));
+  return MpiStatus(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN),
+                   "MPI_Comm_set_errhandler");
 }
 
-void MpiFinalize() {
-  if (Initialized()) MPI_Finalize();
+void MpiFinalize(double timeout_seconds) {
+  if (!Initialized()) return;
+  Watchdog watchdog(CheckMpiTimeout(timeout_seconds).ok() ? timeout_seconds : 60,
+                    "MPI finalisation", "a rank died or stalls");
+  MPI_Finalize();
 }
 
 void MpiAbort(int code) {
@@ -70,13 +174,12 @@ int MpiWorldRank() {
 }
 
 int MpiLaunchedWorldSize() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    const char* value = std::getenv(name);
-    if (value == nullptr) continue;
-    const long size = std::strtol(value, nullptr, 10);
-    if (size >= 1 && size <= (1 << 20)) return static_cast<int>(size);
-  }
-  return 1;
+  return LauncherInt({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}, 1, kMaxLaunchedRanks, 1);
+}
+
+int MpiLaunchedWorldRank() {
+  return LauncherInt({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, 0, kMaxLaunchedRanks - 1,
+                     0);
 }
 
 int MpiWorldSize() {
@@ -94,10 +197,7 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
     return absl::InvalidArgumentError(
         absl::StrCat("negative memory per device: ", options.memory_per_device_bytes, " bytes"));
   }
-  if (!(options.timeout_seconds > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the MPI timeout must be positive, got ", options.timeout_seconds, " s"));
-  }
+  AXE_RETURN_IF_ERROR(CheckMpiTimeout(options.timeout_seconds));
   std::unique_ptr<MpiClient> client(new MpiClient(MpiWorldRank(), MpiWorldSize(), options));
   // Non-blocking, so that a rank that never comes gives DeadlineExceeded, not a hang (the
   // broken client then keeps what MPI may still write).
@@ -105,7 +205,8 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
   AXE_RETURN_IF_ERROR(MpiStatus(
       MPI_Comm_idup(MPI_COMM_WORLD, &client->state_->world, request.data()), "MPI_Comm_idup"));
   AXE_RETURN_IF_ERROR(WaitAll(*client, request, "creating the MPI client (MPI_Comm_idup)"));
-  MPI_Comm_set_errhandler(client->state_->world, MPI_ERRORS_RETURN);
+  AXE_RETURN_IF_ERROR(MpiStatus(MPI_Comm_set_errhandler(client->state_->world, MPI_ERRORS_RETURN),
+                                "MPI_Comm_set_errhandler"));
   AXE_ASSIGN_OR_RETURN(client->own_cpus_, OwnCpus(*client));
   return client;
 }
@@ -121,7 +222,8 @@ absl::StatusOr<int> MpiClient::OwnCpus(MpiClient& client) {
   Report& mine = reports->back();
   std::memset(&mine, 0, sizeof(mine));
   int length = 0;
-  MPI_Get_processor_name(mine.host, &length);
+  AXE_RETURN_IF_ERROR(
+      MpiStatus(MPI_Get_processor_name(mine.host, &length), "MPI_Get_processor_name"));
   if (sched_getaffinity(0, sizeof(mine.cpus), &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
   std::vector<MPI_Request> request(1);
   AXE_RETURN_IF_ERROR(
@@ -180,7 +282,11 @@ bool MpiClient::broken() const { return state_->broken; }
 absl::Status MpiClient::RunOnDevices(const std::function<absl::Status(int)>& fn) {
   absl::Status s = fn(rank_);
   if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat("device ", rank_, ": ", s.message()));
+  absl::Status prefixed(s.code(), absl::StrCat("device ", rank_, ": ", s.message()));
+  s.ForEachPayload([&prefixed](absl::string_view url, const absl::Cord& payload) {
+    prefixed.SetPayload(url, payload);
+  });
+  return prefixed;
 }
 
 MpiClient* AsMpiClient(Client& client) { return dynamic_cast<MpiClient*>(&client); }
@@ -300,14 +406,15 @@ absl::Status AgreeOnCall(MpiClient& client, absl::string_view what, const std::s
   for (int r = 1; r < client.num_devices(); ++r) {
     const char* other = all->data() + static_cast<size_t>(r) * kSlot;
     if (std::strncmp(first, other, kSlot) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": the ranks' arguments differ: rank 0 has ", first, ", rank ", r, " has ", other));
+      return MarkSameOnEveryRank(absl::InvalidArgumentError(
+          absl::StrCat(what, ": the ranks' arguments differ: rank 0 has ", first, ", rank ", r,
+                       " has ", other)));
     }
   }
   // The texts differ past what the slots hold (or the hashes of equal texts differ, which
   // cannot happen): still a mismatch.
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, ": the ranks' arguments differ: rank 0 has ", first));
+  return MarkSameOnEveryRank(absl::InvalidArgumentError(
+      absl::StrCat(what, ": the ranks' arguments differ: rank 0 has ", first)));
 }
 
 absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh,
@@ -328,8 +435,11 @@ absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh
       !s.ok()) {
     return s;
   }
-  if (comm != MPI_COMM_NULL) MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  client.state().group_comms.emplace(std::move(key), comm);
+  client.state().group_comms.emplace(key, comm);  // freed with the client, even on error below
+  if (comm != MPI_COMM_NULL) {
+    AXE_RETURN_IF_ERROR(
+        MpiStatus(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"));
+  }
   return comm;
 }
 

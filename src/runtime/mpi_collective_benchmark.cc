@@ -99,6 +99,12 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkMpiCollective(
     return absl::InvalidArgumentError(
         absl::StrCat("runs: must be between 1 and 1000, got ", options.runs));
   }
+  // Every option that changes the messages (a rank that alone checks, or runs more times,
+  // would wait for messages the others never send); the collective agrees on the rest.
+  AXE_RETURN_IF_ERROR(
+      AgreeOnCall(client, "collective benchmark",
+                  absl::StrCat("{", options.runs, " runs, ", options.check ? "check" : "no check",
+                               ", seed ", options.seed, "}")));
   AXE_ASSIGN_OR_RETURN(int eb, ElementBytes(dtype));
   MPI_Datatype sum_type = MPI_BYTE;
   if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {

@@ -65,12 +65,15 @@ absl::StatusOr<Call> Begin(const sharding::Mesh& mesh, absl::Span<const std::str
       absl::StrCat(what, "(", extra, ") of ", ShapeText(x.dtype(), x.shape()), " over (",
                    absl::StrJoin(axes, ", "), ") on mesh ", mesh.ToString());
   AXE_RETURN_IF_ERROR(AgreeOnCall(*c.client, what, text));
+  // Errors of the agreed call alone: the same on every rank.
   if (mesh.num_devices() > c.client->num_devices()) {
-    return absl::InvalidArgumentError(
+    return MarkSameOnEveryRank(absl::InvalidArgumentError(
         absl::StrCat("the mesh ", mesh.ToString(), " has ", mesh.num_devices(),
-                     " devices but the client has ", c.client->num_devices()));
+                     " devices but the client has ", c.client->num_devices())));
   }
-  AXE_ASSIGN_OR_RETURN(c.groups, MakeCollectiveGroups(mesh, axes));
+  absl::StatusOr<CollectiveGroups> groups = MakeCollectiveGroups(mesh, axes);
+  if (!groups.ok()) return MarkSameOnEveryRank(groups.status());
+  c.groups = *std::move(groups);
   AXE_ASSIGN_OR_RETURN(c.comm, GroupComm(*c.client, mesh, axes, c.groups));
   c.size = c.groups.group_size();
   const auto rank = static_cast<size_t>(c.client->rank());

@@ -301,7 +301,8 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
         "a reshard over MPI needs both arrays on the same MPI client");
   }
   AXE_RETURN_IF_ERROR(AgreeOnCall(*client, "reshard", CallText(array, out.format())));
-  AXE_RETURN_IF_ERROR(CheckReshard(array, out.format()));
+  // An error of the agreed call alone: the same on every rank.
+  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, out.format())));
   if (plan.shape != array.shape() || plan.element_bytes != array.element_bytes() ||
       plan.from != array.sharding().ToString() || plan.to != out.sharding().ToString()) {
     return absl::InvalidArgumentError(absl::StrCat("the plan (", plan.from, " -> ", plan.to,
@@ -369,7 +370,7 @@ absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target, 
                      array.client().backend(), "' backend"));
   }
   AXE_RETURN_IF_ERROR(AgreeOnCall(*client, "reshard", CallText(array, target)));
-  AXE_RETURN_IF_ERROR(CheckReshard(array, target));
+  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, target)));
   AXE_ASSIGN_OR_RETURN(ReshardPlan plan, PlanReshard(array.shape(), array.element_bytes(),
                                                      array.sharding(), target.sharding));
   client->state().send_staging = DeviceBuffer();  // staging counts in this reshard's peak

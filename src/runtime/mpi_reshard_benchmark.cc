@@ -166,6 +166,12 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
     return absl::InvalidArgumentError(
         absl::StrCat("runs: must be between 1 and 1000, got ", options.runs));
   }
+  // Every option that changes the messages: a rank that alone checks, or stages in other
+  // rounds, or runs more times, would wait for messages the others never send.
+  AXE_RETURN_IF_ERROR(AgreeOnCall(
+      client, "reshard benchmark",
+      absl::StrCat("{", options.runs, " runs, ", options.check ? "check" : "no check", ", staging ",
+                   options.staging_bytes, " bytes, seed ", options.seed, "}")));
   AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
   MpiReshardBenchmarkResult r;
   AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from.sharding, to.sharding));

@@ -1,4 +1,5 @@
 // End-to-end tests of `axe reshard` (small shapes only).
+#include <algorithm>
 #include <string>
 
 #include "cli/run_axe.h"
@@ -77,6 +78,18 @@ TEST(ReshardCli, Errors) {
   // Outside mpirun one rank runs (or axe has no MPI): an error either way.
   EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("2 devices but 1 MPI ranks run; use mpirun -n 2"),
                                       HasSubstr("built without MPI")));
+  // The MPI timeout is checked before MPI starts: one line, never a wait.
+  for (const char* timeout : {"0", "-1", "nan", "1e7"}) {
+    r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
+                "--backend", "mpi", "--mpi-timeout", timeout});
+    EXPECT_EQ(r.exit_code, 2) << timeout;
+    EXPECT_THAT(r.err,
+                ::testing::AnyOf(HasSubstr("axe: error: --mpi-timeout: the MPI timeout must be "
+                                           "positive and at most 1000000 s, got "),
+                                 HasSubstr("built without MPI")))
+        << timeout;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
   r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
               "--to-layout", "{0,1,2}"});
   EXPECT_EQ(r.exit_code, 2);

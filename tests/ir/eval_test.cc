@@ -256,7 +256,6 @@ TEST(EvalTest, CollectiveOutsideShardMapIsUnbound) {
 }
 
 TEST(EvalTest, EveryBuiltinHasAnImplRule) {
-  RegisterBuiltinImplRules();
   for (const char* name : {"add",
                            "sub",
                            "mul",
@@ -366,6 +365,84 @@ TEST(EvalTest, ShardMapSpecNamingAnAxisTwiceIsAnError) {
   ASSERT_THAT(j, IsOk());
   EXPECT_THAT(EvalJaxpr(*j, {A("f32[4,4]", std::vector<double>(16, 1.0))}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("names the mesh axis 'x' twice")));
+}
+
+// Integers are exact in their own width: a product past 2^53 is wrapped on its bits, not
+// rounded to a double first (the wrong answer was -1757895752).
+TEST(EvalNumericsTest, IntegerProductsWrapOnTheirBits) {
+  const int64_t big = 123456789;
+  const double want = static_cast<double>(static_cast<int32_t>(
+      static_cast<uint32_t>(static_cast<uint64_t>(big) * static_cast<uint64_t>(big))));
+  EXPECT_EQ(want, -1757895751.0);
+  EXPECT_THAT(Eval1("{ lambda ; a:i32[1] b:i32[1]. let c:i32[1] = mul a b in (c,) }",
+                    {A("i32[1]", {123456789}), A("i32[1]", {123456789})}),
+              ElementsAre(want));
+  EXPECT_THAT(
+      Eval1("{ lambda ; a:i32[1]. let b:i32[1] = square a in (b,) }", {A("i32[1]", {123456789})}),
+      ElementsAre(want));
+  EXPECT_THAT(Eval1("{ lambda ; a:i32[1]. let b:i32[1] = integer_pow[y=2] a in (b,) }",
+                    {A("i32[1]", {123456789})}),
+              ElementsAre(want));
+  EXPECT_THAT(Eval1("{ lambda ; a:i32[1] b:i32[1]. let c:i32[1] = pow a b in (c,) }",
+                    {A("i32[1]", {123456789}), A("i32[1]", {2})}),
+              ElementsAre(want));
+  EXPECT_THAT(Eval1("{ lambda ; a:i32[1,1] b:i32[1,1]. let "
+                    "c:i32[1,1] = dot_general[dimension_numbers=(([1], [0]), ([], [])) "
+                    "preferred_element_type=int32] a b in (c,) }",
+                    {A("i32[1,1]", {123456789}), A("i32[1,1]", {123456789})}),
+              ElementsAre(want));
+}
+
+// The u32 hash (ids * 2654435761) % 1000 of a JAX program, against uint32_t arithmetic.
+TEST(EvalNumericsTest, UnsignedHashIsExact) {
+  std::vector<double> ids = {0, 1, 7, 123456, 4000000000};
+  std::vector<double> want;
+  for (double id : ids) {
+    uint32_t h = static_cast<uint32_t>(id) * 2654435761u;
+    want.push_back(static_cast<double>(h % 1000u));
+  }
+  EXPECT_THAT(
+      Eval1("{ lambda ; a:u32[5] b:u32[5] c:u32[5]. let d:u32[5] = mul a b; e:u32[5] = rem d c "
+            "in (e,) }",
+            {A("u32[5]", ids), A("u32[5]", std::vector<double>(5, 2654435761.0)),
+             A("u32[5]", std::vector<double>(5, 1000))}),
+      ::testing::ElementsAreArray(want));
+}
+
+// f32 sums are pairwise: 4096 x 0.1f is 409.6f give or take an ulp (a left-to-right fold
+// rounded after every add gave 409.61578).
+TEST(EvalNumericsTest, FloatSumsArePairwise) {
+  std::vector<double> tenths(4096, static_cast<double>(0.1f));
+  std::vector<double> out = Eval1(
+      "{ lambda ; a:f32[4096]. let b:f32[] = reduce_sum[axes=(0,) out_sharding=None] a in (b,) }",
+      {A("f32[4096]", tenths)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(out[0], 409.6, 1e-4);
+  // Over the rows of a matrix, each output its own pairwise sum.
+  std::vector<double> m(2 * 4096, static_cast<double>(0.1f));
+  out = Eval1(
+      "{ lambda ; a:f32[4096,2]. let b:f32[2] = reduce_sum[axes=(0,) out_sharding=None] a "
+      "in (b,) }",
+      {A("f32[4096,2]", m)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_NEAR(out[0], 409.6, 1e-4);
+  EXPECT_NEAR(out[1], 409.6, 1e-4);
+}
+
+// Rounding to nearest even keeps the sign of a zero result: round(-0.3) is -0.0 in JAX.
+TEST(EvalNumericsTest, RoundKeepsTheSignOfZero) {
+  std::vector<double> out =
+      Eval1("{ lambda ; a:f32[3]. let b:f32[3] = round[rounding_method=1] a in (b,) }",
+            {A("f32[3]", {-0.3, -0.5, 2.5})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], 0.0);
+  EXPECT_TRUE(std::signbit(out[0]));
+  EXPECT_TRUE(std::signbit(out[1]));
+  EXPECT_EQ(out[2], 2.0);
+  out = Eval1("{ lambda ; a:f32[1]. let b:f32[1] = round[rounding_method=0] a in (b,) }",
+              {A("f32[1]", {-0.3})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(std::signbit(out[0]));
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 // A rank that dies (`kill`: SIGKILL) or stalls (`stall`: sleeps past the timeout) in the
-// middle of a collective, or stalls before it creates its client (`stall_create`): the
-// other ranks must return an error within the client's timeout, never hang. Rank 0 prints "fault
-// detected: rank 0 got <code> after <t> s: <message>" (what ctest looks for); every survivor then
-// ends the job with MPI_Abort (the lost rank cannot finish). The survivors are waiting in the
-// collective's first exchange when the rank is lost.
+// middle of a collective, stalls before it creates its client (`stall_create`), or is stopped
+// (SIGSTOP) before it initializes MPI (`stop_init`) or before it finalizes MPI
+// (`stop_finalize`): the other ranks must return an error within the client's timeout, never
+// hang. Rank 0 prints "fault detected: rank 0 got <code> after <t> s: <message>" (what ctest
+// looks for); every survivor then ends the job with MPI_Abort (the lost rank cannot finish).
+// The survivors are waiting in the collective's first exchange when the rank is lost. In
+// `stop_init` and `stop_finalize` they cannot return (MPI_Init and MPI_Finalize do not):
+// MpiInit's or MpiFinalize's watchdog ends each of them with "axe: error: rank <r>: MPI
+// initialisation: no answer from the other ranks within 2 s ..." (or "MPI finalisation"; what
+// ctest looks for), and mpirun then ends the job.
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,9 +54,21 @@ int RunStallCreate(double timeout) {
   axe::runtime::MpiAbort(client.ok() ? 1 : 0);
 }
 
+// Rank 1 stops once the job is up; the others' MpiFinalize must end them within its timeout.
+int RunStopFinalize() {
+  auto client = axe::runtime::MpiClient::Create({.timeout_seconds = 2});
+  if (!client.ok()) return 3;
+  if (axe::runtime::MpiWorldRank() == 1) raise(SIGSTOP);  // mpirun kills it at the end
+  client->reset();
+  axe::runtime::MpiFinalize(2);
+  std::printf("rank %d: MPI finalized without rank 1\n", axe::runtime::MpiLaunchedWorldRank());
+  return 1;
+}
+
 int Run(const std::string& mode) {
   const double timeout = 3;
   if (mode == "stall_create") return RunStallCreate(timeout);
+  if (mode == "stop_finalize") return RunStopFinalize();
   auto client = axe::runtime::MpiClient::Create({.timeout_seconds = timeout});
   if (!client.ok()) return 3;
   const int me = (*client)->rank(), n = (*client)->num_devices();
@@ -74,13 +92,25 @@ int Run(const std::string& mode) {
 
 }  // namespace
 
+// Rank 1 stops before MPI starts; the others' MpiInit must end them within its timeout.
+int RunStopInit(int argc, char** argv) {
+  if (axe::runtime::MpiLaunchedWorldRank() == 1) raise(SIGSTOP);  // mpirun kills it at the end
+  if (!axe::runtime::MpiInit(&argc, &argv, 2).ok()) return 3;
+  std::printf("rank %d: MPI initialized without rank 1\n", axe::runtime::MpiWorldRank());
+  std::fflush(stdout);
+  axe::runtime::MpiAbort(1);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2 || (std::strcmp(argv[1], "kill") != 0 && std::strcmp(argv[1], "stall") != 0 &&
-                    std::strcmp(argv[1], "stall_create") != 0)) {
+  const std::set<std::string> modes = {"kill", "stall", "stall_create", "stop_init",
+                                       "stop_finalize"};
+  if (argc != 2 || modes.count(argv[1]) == 0) {
     std::fprintf(stderr,
-                 "usage: axe_mpi_fault kill|stall|stall_create (under mpirun -n 3 or more)\n");
+                 "usage: axe_mpi_fault kill|stall|stall_create|stop_init|stop_finalize (under "
+                 "mpirun -n 3 or more)\n");
     return 2;
   }
+  if (std::strcmp(argv[1], "stop_init") == 0) return RunStopInit(argc, argv);
   if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;
   if (axe::runtime::MpiWorldSize() < 2) {
     std::fprintf(stderr, "axe_mpi_fault needs at least 2 ranks\n");

@@ -22,12 +22,14 @@
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/element_type.h"
 #include "axe/runtime/mpi_client.h"
+#include "axe/runtime/mpi_collective_benchmark.h"
 #include "axe/runtime/mpi_collectives.h"
 #include "axe/runtime/mpi_reshard.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/dist_test_util.h"
 #include "sharding/test_util.h"
+#include "src/runtime/mpi_state.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
 
@@ -413,9 +415,10 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   const std::string x = "x=" + std::to_string(MpiWorldSize());
   std::vector<uint8_t> host(static_cast<size_t>(6 * 8 * 4), 7);
   Array a = *Array::DevicePut(Mpi(), host, {6, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  EXPECT_THAT(
-      MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status(),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 8 devices but the client has")));
+  const absl::Status too_many = MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status();
+  EXPECT_THAT(too_many, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("has 8 devices but the client has")));
+  EXPECT_TRUE(IsSameOnEveryRank(too_many));  // an error of the agreed call alone
   EXPECT_THAT(MpiReshard(a, {Named(x, "P()"), std::nullopt}, nullptr, 3).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("a staging buffer of 3 bytes cannot hold one element of 4 "
@@ -430,9 +433,126 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   const char* spec = MpiWorldRank() == 1 ? "P(None, 'x')" : "P('x')";
   std::vector<uint8_t> host8(static_cast<size_t>(8 * 8 * 4), 1);
   Array b = *Array::DevicePut(Mpi(), host8, {8, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  EXPECT_THAT(MpiReshard(b, {Named(x, spec), std::nullopt}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
+  const absl::Status differ = MpiReshard(b, {Named(x, spec), std::nullopt}).status();
+  EXPECT_THAT(differ, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
+  EXPECT_TRUE(IsSameOnEveryRank(differ));
+}
+
+TEST(MpiClientTest, TimeoutsOutOfRangeAreRefused) {
+  EXPECT_THAT(
+      MpiInit(nullptr, nullptr, 0),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("the MPI timeout must be positive and at most 1000000 s, got 0 s")));
+  EXPECT_THAT(MpiInit(nullptr, nullptr, 2e6),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("got 2e+06 s")));
+  EXPECT_THAT(MpiClient::Create({.timeout_seconds = 1e300}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 1000000 s")));
+  EXPECT_OK(MpiInit(nullptr, nullptr, 5));  // already initialized: nothing to do
+}
+
+// MpiInit makes MPI return its errors: a message longer than the receive posted for it is
+// MPI_ERR_TRUNCATE from the receive (on a communicator that inherits the handler), where
+// MPI's default handler would end the whole job.
+TEST(MpiClientTest, MpiErrorsComeBackAsCodes) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &comm), MPI_SUCCESS);
+  absl::Cleanup free_comm = [&comm] { MPI_Comm_free(&comm); };
+  std::vector<uint8_t> bytes(8, 1);
+  if (MpiWorldRank() == 0) {
+    EXPECT_EQ(MPI_Send(bytes.data(), 8, MPI_BYTE, 1, 7, comm), MPI_SUCCESS);
+  } else if (MpiWorldRank() == 1) {
+    const int code = MPI_Recv(bytes.data(), 4, MPI_BYTE, 0, 7, comm, MPI_STATUS_IGNORE);
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(code, &error_class);
+    EXPECT_EQ(error_class, MPI_ERR_TRUNCATE);
+  }
+  EXPECT_EQ(MPI_Barrier(comm), MPI_SUCCESS);
+}
+
+// The same through a client: the receiving ranks' wait returns Internal naming MPI's error
+// (their client is then broken, as after a timeout), the job goes on.
+TEST(MpiClientTest, ATruncatedMessageIsAnInternalStatus) {
+  std::unique_ptr<MpiClient> client = *MpiClient::Create({.timeout_seconds = 30});
+  const int me = client->rank();
+  std::vector<MPI_Request> requests;
+  auto bytes = std::make_shared<std::vector<uint8_t>>(8, 1);
+  for (int r = 1; r < client->num_devices() && me == 0; ++r) {
+    requests.emplace_back();
+    ASSERT_EQ(MPI_Isend(bytes->data(), 8, MPI_BYTE, r, 5, client->state().world, &requests.back()),
+              MPI_SUCCESS);
+  }
+  if (me != 0) {
+    requests.emplace_back();
+    ASSERT_EQ(MPI_Irecv(bytes->data(), 4, MPI_BYTE, 0, 5, client->state().world, &requests.back()),
+              MPI_SUCCESS);
+  }
+  const absl::Status s = WaitAll(*client, requests, "a short receive");
+  if (me == 0) {
+    EXPECT_OK(s);
+  } else {
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
+                            HasSubstr("a short receive: MPI_ERR_TRUNCATE: message truncated")));
+    EXPECT_TRUE(client->broken());
+    client->state().KeepAlive(bytes);
+  }
+  EXPECT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+}
+
+TEST(MpiClientTest, RunOnDevicesKeepsTheSameOnEveryRankMark) {
+  absl::Status s = Mpi().RunOnDevices(
+      [](int) { return MarkSameOnEveryRank(absl::InvalidArgumentError("shared")); });
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("device " + std::to_string(MpiWorldRank()) + ": shared")));
+  EXPECT_TRUE(IsSameOnEveryRank(s));
+  EXPECT_FALSE(IsSameOnEveryRank(absl::InvalidArgumentError("own")));
+  EXPECT_FALSE(IsSameOnEveryRank(MarkSameOnEveryRank(absl::OkStatus())));
+}
+
+// Options that change the messages exchanged (a rank alone checking, staging in other rounds)
+// are compared before any data moves: a clear error on every rank, marked as the same on
+// every rank, and the client still usable.
+TEST(MpiBenchmarkTest, OptionsThatChangeTheMessagesMustAgree) {
+  const int me = MpiWorldRank();
+  const std::string x = "x=" + std::to_string(MpiWorldSize());
+  const ArrayFormat from{Named(x, "P('x')"), std::nullopt},
+      to{Named(x, "P(None, 'x')"), std::nullopt};
+  MpiReshardBenchmarkOptions options{.runs = 1};
+  options.check = me == 1;
+  absl::Status s = BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options).status();
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("reshard benchmark: the ranks' arguments differ: rank 0 has "
+                                    "{1 runs, no check, staging 67108864 bytes, seed 1}, rank 1 "
+                                    "has {1 runs, check, staging 67108864 bytes, seed 1}")));
+  EXPECT_TRUE(IsSameOnEveryRank(s));
+  options.check = false;
+  options.staging_bytes = me == 1 ? 8192 : 4096;
+  s = BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options).status();
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("rank 0 has {1 runs, no check, staging 4096 bytes, seed 1}, "
+                                    "rank 1 has {1 runs, no check, staging 8192 bytes")));
+  options.staging_bytes = 4096;
+  options.runs = me == 1 ? 2 : 1;
+  EXPECT_THAT(BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank 1 has {2 runs")));
+  const Mesh mesh = *Mesh::Parse(x);
+  const std::vector<std::string> axes = {"x"};
+  const CollectiveBenchmarkOptions collective{.runs = 1, .check = me == 1};
+  s = BenchmarkMpiCollective(Mpi(), CollectiveKind::kAllReduce, mesh, axes, {8}, DType::kF32,
+                             collective)
+          .status();
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("collective benchmark: the ranks' arguments differ: rank 0 "
+                                    "has {1 runs, no check, seed 1}, rank 1 has {1 runs, check, "
+                                    "seed 1}")));
+  EXPECT_TRUE(IsSameOnEveryRank(s));
+  // The same options everywhere: the run goes through (the client was not broken).
+  options.runs = 1;
+  options.check = true;
+  absl::StatusOr<MpiReshardBenchmarkResult> r =
+      BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options);
+  ASSERT_OK(r.status());
+  EXPECT_EQ(r->check, CheckOutcome::kPassed);
 }
 
 }  // namespace

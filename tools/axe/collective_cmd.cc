@@ -25,6 +25,7 @@
 #include "axe/runtime/collective_benchmark.h"
 #include "axe/sharding/mesh.h"
 #include "cli.h"
+#include "mpi_run.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
 #include "axe/runtime/mpi_collective_benchmark.h"
@@ -40,6 +41,7 @@ struct CollectiveArgs {
   std::string backend = "threads";
   int64_t repeat = 5;
   bool check = false;
+  double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
 };
 
 struct ParsedCollective {
@@ -132,24 +134,19 @@ absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
   // Each rank holds one device's share; refused before MPI starts.
   AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
                                                      options.check, *options.memory));
-  // Checked before MPI starts (the launcher says how many ranks run), then again after.
-  for (bool started : {false, true}) {
-    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
-    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
-    if (p.mesh.num_devices() != ranks) {
-      return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
-                                    "the mesh has ", p.mesh.num_devices(), " devices but ", ranks,
-                                    " MPI ranks run; use mpirun -n ", p.mesh.num_devices())));
-    }
-  }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
-  AXE_ASSIGN_OR_RETURN(
-      runtime::CollectiveBenchmarkResult r,
-      runtime::BenchmarkMpiCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
+                       StartMpiRun(p.mesh.num_devices(),
+                                   absl::StrCat("the mesh has ", p.mesh.num_devices(), " devices"),
+                                   {.timeout_seconds = args.mpi_timeout}));
+  absl::StatusOr<runtime::CollectiveBenchmarkResult> result =
+      runtime::BenchmarkMpiCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options);
+  if (!result.ok()) return EndMpiRun(std::move(client), result.status());
+  const runtime::CollectiveBenchmarkResult& r = *result;
   const bool print = client->rank() == 0;
   client.reset();
-  runtime::MpiFinalize();
-  return Finish(r, p, args, json, print);
+  runtime::MpiFinalize(args.mpi_timeout);
+  // The check's outcome is the job's (summed over the ranks): rank 0 says it.
+  return runtime::MarkSameOnEveryRank(Finish(r, p, args, json, print));
 #else
   (void)p, (void)args, (void)options, (void)json;
   return absl::UnimplementedError(
@@ -198,6 +195,7 @@ void AddCollective(CLI::App& app, Selected& selected) {
                   "threads (in-process devices, the default) or mpi (one device per rank)");
   cmd->add_option("--repeat", args->repeat, "Timed runs (default 5; the best counts)");
   cmd->add_flag("--check", args->check, "Compare every device's result with a host reference");
+  AddMpiTimeoutOption(cmd, args->mpi_timeout);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected,
            [args, &selected] { return RunCollective(*args, selected.json, selected.budget); });

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/exec/executable.h"
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/drop_vma.h"
@@ -32,6 +33,7 @@
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "ir_args.h"
+#include "mpi_run.h"
 
 namespace axe::cli {
 namespace ir_cmd {
@@ -101,6 +103,7 @@ absl::Status RunComm(const IrArgs& args, bool json) {
 struct RunArgs {
   std::string mesh;
   std::string backend = "threads";
+  double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::vector<std::string> args;
 };
 
@@ -118,29 +121,22 @@ absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j)
 }
 
 // This rank's MPI client, when as many ranks run as there are devices.
-absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices) {
+absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices, double timeout) {
 #ifdef AXE_HAVE_MPI
-  // Checked before MPI starts (the launcher says how many ranks run), then again after.
-  for (bool started : {false, true}) {
-    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
-    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
-    if (devices != ranks) {
-      return InOption("--mesh", absl::InvalidArgumentError(absl::StrCat(
-                                    "the program runs on ", devices, " devices but ", ranks,
-                                    " MPI ranks run; use mpirun -n ", devices)));
-    }
-  }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client, runtime::MpiClient::Create());
+  AXE_ASSIGN_OR_RETURN(
+      std::unique_ptr<runtime::MpiClient> client,
+      StartMpiRun(devices, absl::StrCat("the program runs on ", devices, " devices"),
+                  {.timeout_seconds = timeout}));
   return std::unique_ptr<runtime::Client>(std::move(client));
 #else
-  (void)devices;
+  (void)devices, (void)timeout;
   return absl::UnimplementedError(
       "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
 #endif
 }
 
 absl::StatusOr<std::unique_ptr<runtime::Client>> RunClient(const RunArgs& run, int64_t devices) {
-  if (run.backend == "mpi") return MpiRunClient(devices);
+  if (run.backend == "mpi") return MpiRunClient(devices, run.mpi_timeout);
   if (devices > runtime::Client::kMaxInProcessDevices) {
     return InOption("--mesh",
                     absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
@@ -173,6 +169,17 @@ void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool 
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
 }
 
+// Ends a run on `client` that failed with `status` (an MPI run: EndMpiRun); returns `status`.
+absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status status) {
+#ifdef AXE_HAVE_MPI
+  if (runtime::MpiClient* mpi = runtime::AsMpiClient(*client)) {
+    static_cast<void>(client.release());
+    return EndMpiRun(std::unique_ptr<runtime::MpiClient>(mpi), std::move(status));
+  }
+#endif
+  return status;
+}
+
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   std::vector<ir::HostArray> inputs;
@@ -183,15 +190,21 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     inputs.push_back(*std::move(a));
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
+  if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
+    // One device: the executor (compiled typed kernels) runs the whole program.
+    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, exec::ExecuteJaxpr(j, inputs));
+    PrintOutputs(outs, devices, json);
+    return absl::OkStatus();
+  }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
-                       ir::EvalJaxprOnDevices(j, inputs, *client, &budget));
+  absl::StatusOr<std::vector<ir::HostArray>> outs = ir::EvalJaxprOnDevices(j, inputs, *client, &budget);
+  if (!outs.ok()) return EndFailedRun(std::move(client), outs.status());
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
   client.reset();
 #ifdef AXE_HAVE_MPI
-  if (run.backend == "mpi") runtime::MpiFinalize();
+  if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
 #endif
-  if (print) PrintOutputs(outs, devices, json);
+  if (print) PrintOutputs(*outs, devices, json);
   return absl::OkStatus();
 }
 
@@ -210,6 +223,7 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   cmd->add_option("--backend", run->backend,
                   "threads (in-process devices, the default) or mpi (one device per rank, under "
                   "mpirun; rank 0 prints)");
+  AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected,
            [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });

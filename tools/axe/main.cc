@@ -4,7 +4,9 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "cli.h"
+#include "error_line.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -19,18 +21,18 @@ int main(int argc, char** argv) {
   axe::cli::MakeIntegerOptionsStrict(app);
   app.set_version_flag("--version", "axe " AXE_VERSION);
   if (std::optional<std::string> unknown = axe::cli::UnknownCommand(app, argc, argv)) {
-    std::cerr << "axe: error: " << *unknown << "\n";
+    axe::cli::PrintErrorLine(*unknown);
     return 2;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "axe: error: " << axe::cli::OneLine(e.what()) << " (see --help)\n";
+    axe::cli::PrintErrorLine(absl::StrCat(e.what(), " (see --help)"));
     return 2;
   }
   if (!selected.action) {
-    std::cerr << "axe: error: no command given (see --help)\n";
+    axe::cli::PrintErrorLine("no command given (see --help)");
     return 2;
   }
   absl::Status status;
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
   if (!status.ok()) {
     const std::string message = axe::cli::OneLine(status.message());
     if (selected.json) axe::cli::PrintJson({{"error", message}});
-    std::cerr << "axe: error: " << message << "\n";
+    axe::cli::PrintErrorLine(status);
     return 2;
   }
   return selected.exit_code;

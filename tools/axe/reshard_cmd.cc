@@ -34,6 +34,7 @@
 #include "axe/sharding/partition_spec.h"
 #include "axe/xla/text.h"
 #include "cli.h"
+#include "mpi_run.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
 #include "axe/runtime/mpi_reshard.h"
@@ -51,6 +52,7 @@ struct ReshardArgs {
   std::string transport = "direct";
   std::string local_copies = "auto";  // --backend mpi: where the local part is copied
   int64_t staging_bytes = int64_t{1} << 20;
+  double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::optional<int64_t> repeat;
   bool check = false;
   std::string svg;  // --svg FILE: the plan's picture
@@ -249,23 +251,17 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   options.runs = args.repeat.value_or(5);
   options.check = args.check;
   if (args.transport == "staged") options.staging_bytes = args.staging_bytes;
+  // Each rank's share, refused before MPI starts.
   AXE_RETURN_IF_ERROR(runtime::CheckMpiReshardMemory(shape, dtype, from, to, devices, args.check,
                                                      options.staging_bytes, budget));
-  // Checked before MPI starts (the launcher says how many ranks run), then again after.
-  for (bool started : {false, true}) {
-    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr));
-    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
-    if (devices != ranks) {
-      return InOption("--mesh", absl::InvalidArgumentError(
-                                    absl::StrCat("the mesh has ", devices, " devices but ", ranks,
-                                                 " MPI ranks run; use mpirun -n ", devices)));
-    }
-  }
-  AXE_ASSIGN_OR_RETURN(
-      std::unique_ptr<runtime::MpiClient> client,
-      runtime::MpiClient::Create({.local_copies = LocalCopies(args.local_copies)}));
-  AXE_ASSIGN_OR_RETURN(runtime::MpiReshardBenchmarkResult r,
-                       runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
+                       StartMpiRun(devices, absl::StrCat("the mesh has ", devices, " devices"),
+                                   {.timeout_seconds = args.mpi_timeout,
+                                    .local_copies = LocalCopies(args.local_copies)}));
+  absl::StatusOr<runtime::MpiReshardBenchmarkResult> result =
+      runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options);
+  if (!result.ok()) return EndMpiRun(std::move(client), result.status());
+  const runtime::MpiReshardBenchmarkResult& r = *result;
   absl::Status svg_written = absl::OkStatus();
   if (client->rank() == 0) {
     const int64_t kept = r.plan.bytes_kept.empty() ? 0 : r.plan.bytes_kept[0];
@@ -274,10 +270,11 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
     svg_written = WriteReshardSvg(args.svg, r.plan, shape, from.sharding, to.sharding);
   }
   client.reset();
-  runtime::MpiFinalize();
+  runtime::MpiFinalize(args.mpi_timeout);
   AXE_RETURN_IF_ERROR(svg_written);
-  if (r.check == runtime::CheckOutcome::kFailed) {
-    return absl::InternalError("a resharded shard differs from the host data sliced to its box");
+  if (r.check == runtime::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
+    return runtime::MarkSameOnEveryRank(
+        absl::InternalError("a resharded shard differs from the host data sliced to its box"));
   }
   return absl::OkStatus();
 #else
@@ -385,6 +382,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
                   "Staging buffer per device for --transport staged (default 1 MiB; with "
                   "--backend mpi the bound of each round's send and receive staging, else "
                   "64 MiB)");
+  AddMpiTimeoutOption(cmd, args->mpi_timeout);
   cmd->add_option("--repeat", args->repeat,
                   "Timed runs (default: as many as fit in about 0.3 s, 3 to 50)");
   cmd->add_flag("--check", args->check,

@@ -1,7 +1,8 @@
 // axe serve: the layout explorer (docs/pictures.md) on a local web server. The requests are
-// answered by the library (explorer/handler.h); this file only starts cpp-httplib, keeps it
-// on the loopback interface unless told otherwise, and stops it on SIGINT/SIGTERM. Built only
-// when Debian's cpp-httplib (libcpp-httplib-dev) is found (tools/axe/CMakeLists.txt).
+// answered by the library (explorer/handler.h) through the server of serve_server.h; this
+// file only reads the flags, keeps the server on the loopback interface unless told
+// otherwise, and stops it on SIGINT/SIGTERM. Built only when Debian's cpp-httplib
+// (libcpp-httplib-dev) is found (tools/axe/CMakeLists.txt).
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/explorer/handler.h"
 #include "cli.h"
+#include "serve_server.h"
 
 namespace axe::cli {
 namespace serve_cmd {
@@ -26,37 +28,6 @@ struct ServeArgs {
   bool allow_remote = false;
   int threads = 4;
 };
-
-// The explorer's JSON error body for a request refused before any handler (res.status set).
-void SetRefusal(httplib::Response& res, absl::string_view why) {
-  nlohmann::ordered_json j = {{"kind", nullptr},
-                              {"ok", false},
-                              {"field", nullptr},
-                              {"error", absl::StrCat("HTTP ", res.status, ": ", why)}};
-  res.set_content(j.dump(), "application/json");
-}
-
-// A JSON message for the errors cpp-httplib answers itself (a body or URL past its limits, a
-// request it cannot parse), which reach no handler.
-void FillEmptyError(const httplib::Request&, httplib::Response& res) {
-  if (!res.body.empty()) return;
-  std::string why = "the request could not be read";
-  if (res.status == 413) {
-    why = absl::StrCat("the request body is over ", explorer::kMaxBodyBytes, " bytes");
-  } else if (res.status == 414) {
-    why = absl::StrCat("the URL is over ", explorer::kMaxTargetBytes,
-                       " bytes (send long inputs as a POST body)");
-  }
-  SetRefusal(res, why);
-}
-
-void Answer(const httplib::Request& req, httplib::Response& res) {
-  explorer::Response r = explorer::HandleRequest(req.method, req.target, req.body);
-  res.status = r.status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_content(r.body, r.content_type.c_str());
-}
 
 // Blocks SIGINT and SIGTERM in this thread and every thread started after it; a waiter
 // thread takes them with sigwait and stops the server.
@@ -80,31 +51,7 @@ absl::Status Serve(const ServeArgs& args) {
         " is not a loopback address; the explorer has no authentication, so anyone who can "
         "reach that address could use it: pass --allow-remote to serve it there anyway"));
   }
-  httplib::Server server;
-  const int threads = args.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.set_payload_max_length(static_cast<size_t>(explorer::kMaxBodyBytes));
-  server.set_read_timeout(5, 0);
-  server.set_write_timeout(5, 0);
-  server.set_keep_alive_timeout(2);  // an idle connection holds a pool thread
-  // Every path and method reaches HandleRequest, which answers 404 and 405 itself.
-  const std::string any = ".*";
-  server.Get(any, Answer).Post(any, Answer).Put(any, Answer);
-  server.Patch(any, Answer).Delete(any, Answer).Options(any, Answer);
-  server.set_error_handler(FillEmptyError);
-  if (!args.allow_remote) {
-    // On the loopback interface, only requests that name a loopback host (DNS rebinding).
-    server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (explorer::IsLoopbackHostHeader(req.get_header_value("Host"))) {
-        return httplib::Server::HandlerResponse::Unhandled;
-      }
-      res.status = 403;
-      SetRefusal(res,
-                 "the Host header does not name a loopback host (start axe serve with "
-                 "--allow-remote to serve other names)");
-      return httplib::Server::HandlerResponse::Handled;
-    });
-  }
+  serve::ExplorerServer server(args.threads, /*loopback_only=*/!args.allow_remote);
   const sigset_t stop_signals = BlockStopSignals();
   const int port = args.port == 0 ? server.bind_to_any_port(host)
                                   : (server.bind_to_port(host, args.port) ? args.port : -1);
@@ -141,7 +88,9 @@ void AddServeCommand(CLI::App& app, Selected& selected) {
   cmd->add_flag("--allow-remote", args->allow_remote,
                 "Allow a --host other than the loopback interface (the explorer has no "
                 "authentication)");
-  cmd->add_option("--threads", args->threads, "Requests answered at once (default 4)")
+  cmd->add_option("--threads", args->threads,
+                  "Answers computed at once (default 4; connections are read by threads of "
+                  "their own)")
       ->check(CLI::Range(1, 64));
   OnSelect(cmd, selected, [args]() -> absl::Status { return Serve(*args); });
 }

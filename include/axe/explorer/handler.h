@@ -9,8 +9,8 @@
 //   GET|POST /api/sharding    shape=DIMS|XLA-SHAPE [dtype=T] and mesh=M spec=P, or hlo=H
 //   GET|POST /api/grid        shape=DIMS [block=B] [grid=G] [index_map=F] [dtype=T]
 //   GET /healthz              "ok"
-// The fields come from the query string or, for POST, a form body
-// (application/x-www-form-urlencoded). An answer is JSON:
+// The fields come from the query string or, for POST, a body of form-encoded fields
+// (`a=1&b=x%2By`, whatever its Content-Type; the page sends text/plain). An answer is JSON:
 //   {"kind": K, "ok": true, "answer": <the CLI's --json of that command>,
 //    "svg": <the drawing> | null, "svg_error": null | "why there is no drawing"}
 // and bad input is a 400 with {"kind": K, "ok": false, "field": F, "error": MESSAGE}, F

@@ -1,10 +1,10 @@
-// Evaluation of jaxprs on the host (issue 12, "Evaluation"): the reference interpreter.
+// Evaluation of jaxprs on the host: the reference interpreter.
 //
 //   absl::StatusOr<std::vector<HostArray>> out = EvalJaxpr(closed, {x, y});
 //
-// Every equation runs its primitive's impl rule (primitive.h's registry; the built-ins'
-// rules are registered by RegisterBuiltinImplRules, which EvalJaxpr calls first), so a
-// third-party primitive evaluates once it has an impl rule. Values are HostArrays (doubles)
+// Every equation runs its primitive's impl rule (primitive.h's registry; every built-in has
+// its rules from the moment Builtins() returns), so a third-party primitive evaluates once it
+// has an impl rule. Values are HostArrays (doubles)
 // rounded to the result's dtype after every operation: f32/f16/bf16 round to nearest even,
 // integers wrap modulo 2^bits, float -> integer conversions truncate and saturate (NaN -> 0)
 // as XLA does, bool is 0/1. Integers beyond 2^53 are not exact (HostArray holds doubles).
@@ -13,7 +13,7 @@
 // body SPMD on a simulated mesh: the operands are split by in_specs, the body runs once per
 // mesh position in lockstep, the collectives (psum/psum_invariant, pmax, pmin, pvary,
 // all_gather(_invariant), psum_scatter, all_to_all, ppermute, axis_index) exchange values
-// with JAX's semantics (spec ir-and-shard-map.md §7), and the outputs are assembled by
+// with JAX's semantics, and the outputs are assembled by
 // out_specs (from the position 0 along every axis an out_spec does not name). eval_devices.h
 // runs the same bodies on a runtime::Client's devices with the runtime's collectives.
 //
@@ -45,10 +45,6 @@ namespace axe::ir {
 absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
                                                  absl::Span<const HostArray> args,
                                                  const MemoryBudget* memory = nullptr);
-
-// Registers the impl rules of the built-in primitives (once; thread-safe). Collectives get a
-// rule that reports the unbound axis (they only run inside a shard_map evaluation).
-void RegisterBuiltinImplRules();
 
 // `value` rounded to `dtype` (see above): what every impl rule applies to its results.
 double RoundToDType(double value, DType dtype);

@@ -1,4 +1,4 @@
-// Primitives and their rules (spec ir-and-shard-map.md §1), as in `jax.extend`.
+// Primitives and their rules, as in `jax.extend`.
 //
 // A Primitive is a named operation with a params schema. Rules are registered per primitive
 // in one process-wide, thread-safe registry, from any code (a third party defines its own
@@ -166,13 +166,23 @@ struct LoweringContext {
 using LoweringRule = std::function<absl::StatusOr<std::vector<Tracer>>(
     LoweringContext& ctx, absl::Span<const Tracer> args, const Params& params)>;
 
-// ---- registration (a later registration replaces an earlier one) ----
+// ---- registration ----
+//
+// Every built-in primitive has all its rules from the moment Builtins() (primitives.h) returns,
+// and anything that hands out a built-in (Primitive::Find, Builtins) goes through it first, so
+// a rule is never filled in later behind a caller's back. Registering replaces the rule the
+// primitive had and returns that previous rule (empty when it had none), so an override can
+// delegate to, or later restore, the built-in:
+//
+//   ImplRule builtin = RegisterImpl(*Builtins().sin, MySin);
+//   ...
+//   RegisterImpl(*Builtins().sin, builtin);   // restored
 
-void RegisterImpl(const Primitive& prim, ImplRule rule);
-void RegisterAbstractEval(const Primitive& prim, AbstractEvalRule rule);
-void RegisterJvp(const Primitive& prim, JvpRule rule);
-void RegisterTranspose(const Primitive& prim, TransposeRule rule);
-void RegisterBatching(const Primitive& prim, BatchingRule rule);
+ImplRule RegisterImpl(const Primitive& prim, ImplRule rule);
+AbstractEvalRule RegisterAbstractEval(const Primitive& prim, AbstractEvalRule rule);
+JvpRule RegisterJvp(const Primitive& prim, JvpRule rule);
+TransposeRule RegisterTranspose(const Primitive& prim, TransposeRule rule);
+BatchingRule RegisterBatching(const Primitive& prim, BatchingRule rule);
 // `platform` nullopt: the default rule for every platform. "gpu" registers for cuda and rocm.
 // Unknown platform: Unimplemented "Registering an MLIR lowering rule for primitive {prim} for
 // an unknown platform {p}. Known platforms are: {sorted list}."

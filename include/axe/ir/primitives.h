@@ -1,6 +1,6 @@
-// The built-in primitives (spec ir-and-shard-map.md §1, §5; issue 12's primitive set) with
-// their abstract-evaluation rules, and functions that bind them on traced values (like
-// jax.lax). They are registered on first use of Builtins(), Primitive::Find or the parser.
+// The built-in primitives with their rules, and functions that bind them on traced values
+// (like jax.lax). They are defined, with every rule, on first use of Builtins(),
+// Primitive::Find or the parser: when Builtins() returns, each built-in has all its rules.
 //
 //   elementwise  add sub mul div max min pow (binary), neg sin cos exp log tanh sqrt abs sign
 //                (unary), eq ne lt le gt ge (comparisons, bool results)
@@ -26,7 +26,7 @@
 // "add got incompatible shapes for broadcasting: (3,), (4,)." (InvalidArgument).
 // The rules read the manual axes of the current AxisEnv (axis_env.h); inside a shard_map with
 // check_vma, ordinary primitives require equal variance sets (JAX's "requires varying manual
-// axes to match" error) and collectives apply the §5 rules.
+// axes to match" error) and collectives apply shard_map's variance rules.
 //
 // Every built-in has its impl (eval.h), JVP and batching (ad.h, batching.h) and, where it is
 // linear, transpose rules; shard_map typing is in shard_map.h. Not here: while_loop.
@@ -67,7 +67,8 @@ struct BuiltinPrimitives {
   const Primitive *custom_jvp_call, *custom_vjp_call;
 };
 
-// Registers the built-ins once (thread-safe) and returns them.
+// Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
+// batching), once and thread-safe, then returns them.
 const BuiltinPrimitives& Builtins();
 
 // ---- binding functions (errors are the abstract-evaluation rules') ----

@@ -9,13 +9,14 @@
 // completed by polling MPI_Testall until a deadline (timeout_seconds after it started):
 // a rank that died or stalls makes the others return DeadlineExceeded naming the operation
 // and the timeout, never hang. The communicators use MPI_ERRORS_RETURN, so an error that MPI
-// itself detects (a peer's connection lost) comes back as an Internal status with MPI's
-// error string. Before the data of a collective or reshard moves, the ranks exchange a short
-// text that describes the call (operation, shape, element type, axes, options); when the
-// texts differ, every rank returns InvalidArgument naming the two ranks and both texts.
-// After a timeout the client is broken: the requests MPI still holds cannot be taken back,
-// so their buffers are kept alive and every later call fails at once with
-// FailedPrecondition; the program should end with MpiAbort().
+// itself detects (a peer's connection lost, a message longer than its receive) comes back as
+// an Internal status with MPI's error string. MpiInit is bounded too: a watchdog ends the
+// process with one line when the other ranks never answer. Before the data of a collective or
+// reshard moves, the ranks exchange a short text that describes the call (operation, shape, element
+// type, axes, options); when the texts differ, every rank returns InvalidArgument naming the two
+// ranks and both texts (marked IsSameOnEveryRank). After a timeout the client is broken: the
+// requests MPI still holds cannot be taken back, so their buffers are kept alive and every later
+// call fails at once with FailedPrecondition; the program should end with MpiAbort().
 //
 //   AXE_RETURN_IF_ERROR(MpiInit(&argc, &argv));
 //   std::unique_ptr<MpiClient> client = *MpiClient::Create({.timeout_seconds = 10});
@@ -38,11 +39,35 @@
 
 namespace axe::runtime {
 
-// MPI_Init_thread (MPI_THREAD_FUNNELED) unless MPI is already initialized. Errors:
-// Internal with MPI's message.
-absl::Status MpiInit(int* argc, char*** argv);
-// MPI_Finalize when MPI was initialized and is not finalized yet.
-void MpiFinalize();
+// The longest timeout MpiInit and MpiClientOptions accept (about 11.6 days).
+inline constexpr double kMaxMpiTimeoutSeconds = 1e6;
+
+// The exit code of a process whose MPI initialisation or finalisation ran past its timeout
+// (MpiInit, MpiFinalize).
+inline constexpr int kMpiTimeoutExitCode = 2;
+
+// OK when `seconds` is a usable MPI timeout: 0 < seconds <= kMaxMpiTimeoutSeconds; else
+// InvalidArgument "the MPI timeout must be positive and at most 1000000 s, got <t> s".
+absl::Status CheckMpiTimeout(double seconds);
+
+// MPI_Init_thread (MPI_THREAD_FUNNELED) unless MPI is already initialized, then
+// MPI_ERRORS_RETURN on MPI_COMM_WORLD and MPI_COMM_SELF (an error MPI detects comes back as
+// a status, never ends the job). MPI_Init waits for every rank of the job: when one never
+// starts MPI (it died, is stopped, or runs without MPI), it would wait forever, and cannot
+// be interrupted. So a watchdog thread, started before, ends the process when
+// MPI_Init_thread has not returned within `timeout_seconds`: it writes one line on stderr
+// in a single write(2), "axe: error: rank <r>: MPI initialisation: no answer from the other
+// ranks within <t> s (a rank died, stalls or did not start MPI)" ("rank <r>: " only when the
+// launcher started several ranks), and calls _exit(kMpiTimeoutExitCode). Errors:
+// InvalidArgument for a timeout outside (0, kMaxMpiTimeoutSeconds]; Internal with MPI's
+// message.
+absl::Status MpiInit(int* argc, char*** argv, double timeout_seconds = 60);
+// MPI_Finalize when MPI was initialized and is not finalized yet. MPI_Finalize waits for
+// every rank too: when it has not returned within `timeout_seconds` (60 when outside
+// (0, kMaxMpiTimeoutSeconds]), a watchdog ends the process as in MpiInit, with "axe: error:
+// rank <r>: MPI finalisation: no answer from the other ranks within <t> s (a rank died or
+// stalls)".
+void MpiFinalize(double timeout_seconds = 60);
 // MPI_Abort(MPI_COMM_WORLD, code): ends every rank (after a fault, instead of MpiFinalize).
 [[noreturn]] void MpiAbort(int code);
 // Whether MPI is initialized (and not finalized).
@@ -54,6 +79,15 @@ int MpiWorldSize();
 // known before MPI is initialized; 1 outside a launcher. Lets a caller refuse a run that
 // cannot work without initializing MPI (whose libraries keep allocations until exit).
 int MpiLaunchedWorldSize();
+// This process's rank as the launcher numbered it (OMPI_COMM_WORLD_RANK, PMIX_RANK or
+// PMI_RANK), known before MPI is initialized; 0 outside a launcher.
+int MpiLaunchedWorldRank();
+
+// Errors that every rank of the job returns alike (the ranks' arguments differ, checked by
+// an exchange): marked so that a program prints them once (from rank 0), where any other
+// error is a rank's own. MarkSameOnEveryRank returns `status` with the mark.
+absl::Status MarkSameOnEveryRank(absl::Status status);
+bool IsSameOnEveryRank(const absl::Status& status);
 
 // Where a reshard copies the elements that stay on a rank (its local part) while its
 // messages travel. The thread that calls MPI also makes MPI's copies of the messages it
@@ -68,7 +102,8 @@ enum class LocalCopyThread {
 
 struct MpiClientOptions {
   int64_t memory_per_device_bytes = 0;  // 0: unlimited
-  // How long any one wait on other ranks may take before DeadlineExceeded (> 0).
+  // How long any one wait on other ranks may take before DeadlineExceeded
+  // (0 < t <= kMaxMpiTimeoutSeconds).
   double timeout_seconds = 60;
   LocalCopyThread local_copies = LocalCopyThread::kAuto;
 };
@@ -78,7 +113,8 @@ struct MpiState;  // MPI handles (src/runtime/mpi_state.h)
 class MpiClient final : public Client {
  public:
   // A client over MPI_COMM_WORLD (MpiInit first). Errors: MPI not initialized
-  // (FailedPrecondition), a negative memory limit or a timeout <= 0 (InvalidArgument).
+  // (FailedPrecondition), a negative memory limit or a timeout outside
+  // (0, kMaxMpiTimeoutSeconds] (InvalidArgument).
   static absl::StatusOr<std::unique_ptr<MpiClient>> Create(const MpiClientOptions& options = {});
   ~MpiClient() override;
 
@@ -89,7 +125,7 @@ class MpiClient final : public Client {
   Device& device(int) override { return *device_; }
 
   // Runs fn(rank) on the calling thread (the thread that initialized MPI: every MPI call
-  // stays on it). Errors: fn's, prefixed "device <rank>: ".
+  // stays on it). Errors: fn's, prefixed "device <rank>: " (its payloads kept).
   absl::Status RunOnDevices(const std::function<absl::Status(int)>& fn) override;
 
   int rank() const { return rank_; }

@@ -1,0 +1,176 @@
+// Elementwise operations: which primitive is which, and the float loops.
+#include "exec/ew_ops.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "axe/ir/primitive.h"
+
+namespace axe::exec::internal {
+namespace {
+
+const absl::flat_hash_map<std::string, EwOp>& ElementwiseByName() {
+  static const auto* table = new absl::flat_hash_map<std::string, EwOp>{
+      {"add", {Ew::kAdd, 2}},
+      {"add_any", {Ew::kAdd, 2}},
+      {"sub", {Ew::kSub, 2}},
+      {"mul", {Ew::kMul, 2}},
+      {"div", {Ew::kDiv, 2}},
+      {"max", {Ew::kMax, 2}},
+      {"min", {Ew::kMin, 2}},
+      {"pow", {Ew::kPow, 2}},
+      {"rem", {Ew::kRem, 2}},
+      {"neg", {Ew::kNeg, 1}},
+      {"abs", {Ew::kAbs, 1}},
+      {"sign", {Ew::kSign, 1}},
+      {"exp", {Ew::kExp, 1}},
+      {"log", {Ew::kLog, 1}},
+      {"tanh", {Ew::kTanh, 1}},
+      {"logistic", {Ew::kLogistic, 1}},
+      {"sqrt", {Ew::kSqrt, 1}},
+      {"rsqrt", {Ew::kRsqrt, 1}},
+      {"sin", {Ew::kSin, 1}},
+      {"cos", {Ew::kCos, 1}},
+      {"log1p", {Ew::kLog1p, 1}},
+      {"expm1", {Ew::kExpm1, 1}},
+      {"square", {Ew::kSquare, 1}},
+      {"floor", {Ew::kFloor, 1}},
+      {"ceil", {Ew::kCeil, 1}},
+      {"stop_gradient", {Ew::kCopy, 1}},
+      {"integer_pow", {Ew::kIntegerPow, 1}},
+  };
+  return *table;
+}
+
+template <typename F>
+F Binary(Ew op, F x, F y) {
+  switch (op) {
+    case Ew::kAdd: return x + y;
+    case Ew::kSub: return x - y;
+    case Ew::kMul: return x * y;
+    case Ew::kDiv: return x / y;
+    case Ew::kMax: return (x > y || x != x) ? x : y;  // NaN in either operand propagates
+    case Ew::kMin: return (x < y || x != x) ? x : y;
+    case Ew::kPow: return std::pow(x, y);
+    case Ew::kRem: return std::fmod(x, y);
+    default: return x;
+  }
+}
+
+template <typename F>
+F IntegerPower(F x, int64_t y) {
+  bool invert = y < 0;
+  uint64_t e = static_cast<uint64_t>(invert ? -y : y);
+  F result = 1;
+  for (F base = x; e > 0; e >>= 1) {  // square and multiply, as XLA expands integer_pow
+    if ((e & 1) != 0) result *= base;
+    base *= base;
+  }
+  return invert ? F(1) / result : result;
+}
+
+template <typename F>
+F Unary(const EwOp& op, F x) {
+  switch (op.op) {
+    case Ew::kNeg: return -x;
+    case Ew::kAbs: return std::fabs(x);
+    case Ew::kSign: return (x != x || x == 0) ? x : (x > 0 ? F(1) : F(-1));
+    case Ew::kSquare: return x * x;
+    case Ew::kFloor: return std::floor(x);
+    case Ew::kCeil: return std::ceil(x);
+    case Ew::kRoundAway: return std::round(x);
+    case Ew::kRoundEven: return std::copysign(std::nearbyint(x), x);
+    case Ew::kIntegerPow: return IntegerPower(x, op.power);
+    default: return x;
+  }
+}
+
+std::optional<MathFn> AsMath(Ew op) {
+  switch (op) {
+    case Ew::kExp: return MathFn::kExp;
+    case Ew::kLog: return MathFn::kLog;
+    case Ew::kTanh: return MathFn::kTanh;
+    case Ew::kLogistic: return MathFn::kLogistic;
+    case Ew::kSqrt: return MathFn::kSqrt;
+    case Ew::kRsqrt: return MathFn::kRsqrt;
+    case Ew::kSin: return MathFn::kSin;
+    case Ew::kCos: return MathFn::kCos;
+    case Ew::kLog1p: return MathFn::kLog1p;
+    case Ew::kExpm1: return MathFn::kExpm1;
+    default: return std::nullopt;
+  }
+}
+
+template <typename F>
+void ApplyFloatT(const EwOp& op, const F* a, int a_stride, const F* b, int b_stride, F* out,
+                 size_t n) {
+  if (op.arity == 2) {
+    if (a_stride == 1 && b_stride == 1) {
+      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, a[i], b[i]);
+    } else if (a_stride == 1) {
+      const F y = b[0];
+      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, a[i], y);
+    } else if (b_stride == 1) {
+      const F x = a[0];
+      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, x, b[i]);
+    } else {
+      const F v = Binary(op.op, a[0], b[0]);
+      for (size_t i = 0; i < n; ++i) out[i] = v;
+    }
+    return;
+  }
+  if (std::optional<MathFn> fn = AsMath(op.op)) {
+    if (a_stride == 1) {
+      VectorMath(*fn, a, out, n);
+    } else {
+      F v;
+      VectorMath(*fn, a, &v, 1);
+      for (size_t i = 0; i < n; ++i) out[i] = v;
+    }
+    return;
+  }
+  if (a_stride == 1) {
+    for (size_t i = 0; i < n; ++i) out[i] = Unary(op, a[i]);
+  } else {
+    const F v = Unary(op, a[0]);
+    for (size_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+}  // namespace
+
+std::optional<EwOp> ClassifyElementwise(const ir::Eqn& eqn) {
+  const std::string& name = eqn.primitive->name();
+  if (name == "round") {
+    auto it = eqn.params.find("rounding_method");
+    int64_t method = 0;
+    if (it != eqn.params.end()) method = it->second.AsInt("rounding_method").value_or(0);
+    return EwOp{method == 0 ? Ew::kRoundAway : Ew::kRoundEven, 1};
+  }
+  auto it = ElementwiseByName().find(name);
+  if (it == ElementwiseByName().end()) return std::nullopt;
+  EwOp op = it->second;
+  if (op.op == Ew::kIntegerPow) {
+    auto y = eqn.params.find("y");
+    if (y == eqn.params.end()) return std::nullopt;
+    absl::StatusOr<int64_t> power = y->second.AsInt("y");
+    if (!power.ok()) return std::nullopt;
+    op.power = *power;
+  }
+  if (static_cast<int>(eqn.inputs.size()) != op.arity || eqn.outputs.size() != 1) {
+    return std::nullopt;
+  }
+  return op;
+}
+
+void ApplyFloat(const EwOp& op, const float* a, int a_stride, const float* b, int b_stride,
+                float* out, size_t n) {
+  ApplyFloatT(op, a, a_stride, b, b_stride, out, n);
+}
+void ApplyFloat(const EwOp& op, const double* a, int a_stride, const double* b, int b_stride,
+                double* out, size_t n) {
+  ApplyFloatT(op, a, a_stride, b, b_stride, out, n);
+}
+
+}  // namespace axe::exec::internal

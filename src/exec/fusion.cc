@@ -1,0 +1,210 @@
+#include "exec/fusion.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/primitive.h"
+
+namespace axe::exec::internal {
+namespace {
+
+constexpr int64_t kTile = 2048;        // elements of one register
+constexpr int64_t kTilesPerTask = 32;  // tiles one thread takes at a time
+constexpr int64_t kParallelWork = 1 << 18;
+
+bool IsFloatType(DType t) { return t == DType::kF32 || t == DType::kF64; }
+
+// The strides through which broadcast_in_dim reads its operand for each result dimension.
+std::optional<std::vector<int64_t>> BroadcastStrides(const ir::Eqn& eqn,
+                                                     const ir::ShapedArray& operand,
+                                                     const ir::ShapedArray& result) {
+  absl::StatusOr<std::vector<int64_t>> dims = IntsParam(eqn, "broadcast_dimensions");
+  if (!dims.ok() || dims->size() != operand.rank()) return std::nullopt;
+  std::vector<int64_t> in_strides = RowMajorStrides(operand.shape());
+  std::vector<int64_t> strides(result.rank(), 0);
+  for (size_t k = 0; k < dims->size(); ++k) {
+    int64_t d = (*dims)[k];
+    if (d < 0 || d >= static_cast<int64_t>(result.rank())) return std::nullopt;
+    if (operand.shape()[k] == result.shape()[static_cast<size_t>(d)]) {
+      strides[static_cast<size_t>(d)] = in_strides[k];
+    } else if (operand.shape()[k] != 1) {
+      return std::nullopt;
+    }
+  }
+  return strides;
+}
+
+// A tile's register: where its values are and how they advance (0: one value for all).
+template <typename F>
+struct Reg {
+  const F* data = nullptr;
+  int stride = 1;
+};
+
+template <typename F>
+struct TileRunner {
+  const FusedGroup& g;
+  std::vector<const F*> in_data;
+  std::vector<F*> out_data;     // per group output
+  std::vector<int> out_of_reg;  // register -> group output index, or -1
+  std::vector<std::vector<int64_t>> in_strides;
+  bool flat = true;  // every input full or scalar: tiles over [0, n)
+  int64_t inner = 1, rows = 1;
+
+  void RunTiles(int64_t first_tile, int64_t last_tile, std::vector<F>& scratch) const {
+    const size_t num_regs = g.inputs.size() + g.ops.size();
+    std::vector<Reg<F>> regs(num_regs);
+    const int64_t tiles_per_row = (inner + kTile - 1) / kTile;
+    for (int64_t t = first_tile; t < last_tile; ++t) {
+      const int64_t row = t / tiles_per_row;
+      const int64_t c0 = (t % tiles_per_row) * kTile;
+      const int64_t len = std::min(kTile, inner - c0);
+      const int64_t out_offset = row * inner + c0;
+      for (size_t i = 0; i < g.inputs.size(); ++i) regs[i] = LoadInput(i, row, c0);
+      for (size_t k = 0; k < g.ops.size(); ++k) {
+        const FusedOp& op = g.ops[k];
+        const size_t r = g.inputs.size() + k;  // == g.Index(k)
+        F* dst = out_of_reg[r] >= 0 ? out_data[static_cast<size_t>(out_of_reg[r])] + out_offset
+                                    : scratch.data() + k * kTile;
+        const Reg<F>& a = regs[g.Index(op.a)];
+        const Reg<F>& b = regs[g.Index(op.b)];
+        ApplyFloat(op.op, a.data, a.stride, b.data, b.stride, dst, static_cast<size_t>(len));
+        regs[r] = Reg<F>{dst, 1};
+      }
+      for (size_t i = 0; i < g.inputs.size(); ++i) {  // outputs that are plain inputs
+        if (out_of_reg[i] >= 0)
+          CopyOut(regs[i], out_data[static_cast<size_t>(out_of_reg[i])] + out_offset, len);
+      }
+    }
+  }
+
+  Reg<F> LoadInput(size_t i, int64_t row, int64_t c0) const {
+    const std::vector<int64_t>& st = in_strides[i];
+    if (flat) {
+      bool scalar = std::all_of(st.begin(), st.end(), [](int64_t s) { return s == 0; });
+      return scalar ? Reg<F>{in_data[i], 0} : Reg<F>{in_data[i] + row * inner + c0, 1};
+    }
+    int64_t offset = 0;
+    int64_t rest = row;
+    for (size_t d = g.aval.rank() - 1; d-- > 0;) {  // the row's index, last outer dim first
+      const int64_t extent = g.aval.shape()[d];
+      offset += (rest % extent) * st[d];
+      rest /= extent;
+    }
+    const int64_t last = st.empty() ? 0 : st.back();
+    return Reg<F>{in_data[i] + offset + c0 * last, static_cast<int>(last)};
+  }
+
+  static void CopyOut(const Reg<F>& r, F* dst, int64_t len) {
+    for (int64_t j = 0; j < len; ++j) dst[j] = r.data[j * r.stride];
+  }
+};
+
+template <typename F>
+absl::Status RunGroup(const FusedGroup& g, const RunContext& ctx, absl::Span<const Value> in,
+                      std::vector<Value>& out) {
+  TileRunner<F> runner{g, {}, {}, {}, {}};
+  for (const Value& v : in) runner.in_data.push_back(v.data<F>());
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    AXE_ASSIGN_OR_RETURN(out[o], ctx.Allocate(g.aval));
+    runner.out_data.push_back(out[o].mutable_data<F>());
+  }
+  runner.out_of_reg.assign(g.inputs.size() + g.ops.size(), -1);
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    runner.out_of_reg[g.Index(g.outputs[o].first)] = static_cast<int>(o);
+  }
+  const std::vector<int64_t> row_major = RowMajorStrides(g.aval.shape());
+  for (const FusedInput& input : g.inputs) {
+    runner.in_strides.push_back(input.strides);
+    bool scalar =
+        std::all_of(input.strides.begin(), input.strides.end(), [](int64_t s) { return s == 0; });
+    if (!scalar && input.strides != row_major) runner.flat = false;
+  }
+  const int64_t n = NumElements(g.aval);
+  runner.inner = runner.flat ? n : (g.aval.rank() == 0 ? 1 : g.aval.shape().back());
+  runner.rows = runner.inner == 0 ? 0 : n / runner.inner;
+  if (runner.flat) runner.rows = 1;
+  const int64_t tiles = runner.rows * ((runner.inner + kTile - 1) / kTile);
+  const int64_t tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+  auto task = [&](int64_t t) {
+    std::vector<F> scratch(g.ops.size() * kTile);
+    runner.RunTiles(t * kTilesPerTask, std::min(tiles, (t + 1) * kTilesPerTask), scratch);
+  };
+  if (n * static_cast<int64_t>(g.ops.size()) < kParallelWork || ctx.threads <= 1 ||
+      ctx.pool == nullptr || tasks <= 1) {
+    for (int64_t t = 0; t < tasks; ++t) task(t);
+  } else {
+    ctx.pool->ParallelFor(tasks, task, ctx.threads);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool Fusible(const ir::Eqn& eqn, absl::Span<const ir::ShapedArray> in_avals,
+             const ir::ShapedArray& out_aval, const ir::ShapedArray& aval) {
+  if (!IsFloatType(aval.dtype()) || out_aval.shape() != aval.shape() ||
+      out_aval.dtype() != aval.dtype() || eqn.outputs.size() != 1) {
+    return false;
+  }
+  if (eqn.primitive->name() == "broadcast_in_dim") {
+    return in_avals.size() == 1 && in_avals[0].dtype() == aval.dtype() &&
+           BroadcastStrides(eqn, in_avals[0], aval).has_value();
+  }
+  if (!ClassifyElementwise(eqn)) return false;
+  for (const ir::ShapedArray& a : in_avals) {
+    if (a.dtype() != aval.dtype()) return false;
+    if (a.shape() != aval.shape() && NumElements(a) != 1) return false;
+  }
+  return true;
+}
+
+void AddToGroup(const ir::Eqn& eqn, absl::Span<const int> in_slots,
+                absl::Span<const ir::ShapedArray> in_avals, int out_slot, FusedGroup& group,
+                absl::flat_hash_map<int, int>& reg_of_slot) {
+  group.names.push_back(eqn.primitive->name());
+  auto new_input = [&](int slot, std::vector<int64_t> strides) {
+    group.inputs.push_back(FusedInput{slot, std::move(strides)});
+    return InputReg(group.inputs.size() - 1);
+  };
+  if (eqn.primitive->name() == "broadcast_in_dim") {
+    reg_of_slot[out_slot] = new_input(in_slots[0], *BroadcastStrides(eqn, in_avals[0], group.aval));
+    return;
+  }
+  std::vector<int> regs;
+  for (size_t i = 0; i < in_slots.size(); ++i) {
+    auto it = reg_of_slot.find(in_slots[i]);
+    if (it != reg_of_slot.end() && in_avals[i].shape() == group.aval.shape()) {
+      regs.push_back(it->second);
+      continue;
+    }
+    bool scalar = in_avals[i].shape() != group.aval.shape();
+    std::vector<int64_t> strides =
+        scalar ? std::vector<int64_t>(group.aval.rank(), 0) : RowMajorStrides(group.aval.shape());
+    int r = new_input(in_slots[i], strides);
+    if (!scalar) reg_of_slot[in_slots[i]] = r;
+    regs.push_back(r);
+  }
+  EwOp op = *ClassifyElementwise(eqn);
+  group.ops.push_back(FusedOp{op, regs[0], regs.size() > 1 ? regs[1] : regs[0]});
+  reg_of_slot[out_slot] = static_cast<int>(group.ops.size()) - 1;
+}
+
+BuiltKernel BuildFusedKernel(FusedGroup group) {
+  BuiltKernel k;
+  k.description = absl::StrCat("fused[", absl::StrJoin(group.names, ","), "]");
+  const int64_t n = NumElements(group.aval);
+  k.work = n * static_cast<int64_t>(group.ops.size() + group.inputs.size() + group.outputs.size());
+  auto shared = std::make_shared<const FusedGroup>(std::move(group));
+  k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
+                      std::vector<Value>& out) -> absl::Status {
+    if (shared->aval.dtype() == DType::kF32) return RunGroup<float>(*shared, ctx, in, out);
+    return RunGroup<double>(*shared, ctx, in, out);
+  };
+  return k;
+}
+
+}  // namespace axe::exec::internal

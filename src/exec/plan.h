@@ -1,0 +1,123 @@
+// The executor's plan and kernel interface (internal to src/exec).
+#ifndef AXE_SRC_EXEC_PLAN_H_
+#define AXE_SRC_EXEC_PLAN_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "axe/base/thread_pool.h"
+#include "axe/exec/executable.h"
+#include "axe/exec/value.h"
+#include "axe/ir/jaxpr.h"
+#include "axe/ir/primitive.h"
+
+namespace axe::exec::internal {
+
+// Storage of values that died, handed to later values of the same byte size.
+class ValuePool {
+ public:
+  absl::StatusOr<Value> Take(const ir::ShapedArray& aval);
+  // Keeps `value`'s storage for reuse when nothing else holds it.
+  void Give(Value value);
+
+ private:
+  std::map<size_t, std::vector<Value>> free_;
+};
+
+struct RunContext {
+  ThreadPool* pool = nullptr;
+  int threads = 1;
+  const std::atomic<bool>* cancel = nullptr;
+  ValuePool* values = nullptr;
+
+  absl::StatusOr<Value> Allocate(const ir::ShapedArray& aval) const {
+    return values != nullptr ? values->Take(aval) : Value::Uninitialized(aval);
+  }
+  bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+};
+
+// Computes an equation's outputs from its inputs (in equation order).
+using Kernel = std::function<absl::Status(const RunContext& ctx, absl::Span<const Value> in,
+                                          std::vector<Value>& out)>;
+
+// What a kernel builder sees of an equation: its params and types.
+struct EqnView {
+  const ir::Eqn& eqn;
+  std::vector<ir::ShapedArray> in;   // vma dropped
+  std::vector<ir::ShapedArray> out;  // vma dropped
+  const ExecOptions& options;
+};
+
+struct BuiltKernel {
+  Kernel kernel;
+  std::string description;  // e.g. "gemm" or "rows"
+  bool relabel = false;     // copies nothing
+  int64_t work = 0;         // bytes touched plus multiply-adds, per call
+};
+
+// A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls
+// back to the interpreter). An error is a program the executor refuses (e.g. a nested jaxpr
+// over the work budget).
+using KernelBuilder = std::function<absl::StatusOr<std::optional<BuiltKernel>>(const EqnView&)>;
+using KernelTable = absl::flat_hash_map<std::string, KernelBuilder>;
+
+// Every primitive's typed kernel builder, by name; filled once, complete when it returns.
+const KernelTable& Kernels();
+
+// Per family (one file each).
+void AddElementwiseKernels(KernelTable& table);  // elementwise.cc
+void AddShapeKernels(KernelTable& table);        // shape_ops.cc
+void AddReductionKernels(KernelTable& table);    // reduce.cc
+void AddDotKernels(KernelTable& table);          // dot.cc
+void AddCallKernels(KernelTable& table);         // control_flow.cc
+
+// The reference interpreter's impl rule for the equation, on converted values.
+BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);
+
+// One step of a plan: a kernel over slots of the value table.
+struct Step {
+  BuiltKernel kernel;
+  std::string name;           // the primitive(s)
+  std::vector<int> inputs;    // slots
+  std::vector<int> outputs;   // slots
+  std::vector<int> released;  // slots whose last use is this step
+  bool fallback = false;
+};
+
+struct Plan {
+  int num_slots = 0;
+  std::vector<std::pair<int, Value>> constants;  // consts and literals, placed before a run
+  std::vector<int> inputs;
+  std::vector<ir::ShapedArray> input_avals;
+  std::vector<int> outputs;
+  std::vector<Step> steps;
+  PlanStats stats;
+  ExecOptions options;
+};
+
+absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& jaxpr,
+                                                      const ExecOptions& options);
+// Runs a plan on its arguments (checked by the caller).
+absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& ctx,
+                                           absl::Span<const Value> args);
+
+// The RunContext of a top-level Run.
+RunContext MakeRunContext(const ExecOptions& options, ValuePool* values);
+
+// Helpers shared by the kernel families.
+int64_t NumElements(const ir::ShapedArray& aval);
+absl::StatusOr<std::vector<int64_t>> IntsParam(const ir::Eqn& eqn, const char* name);
+// Row-major strides of `shape`, in elements.
+std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> shape);
+
+}  // namespace axe::exec::internal
+
+#endif  // AXE_SRC_EXEC_PLAN_H_

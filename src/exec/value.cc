@@ -1,0 +1,125 @@
+#include "axe/exec/value.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "Eigen/Core"
+#include "absl/strings/str_cat.h"
+#include "axe/base/check.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/eval.h"
+#include "exec/dtype_switch.h"
+
+namespace axe::exec {
+namespace {
+
+constexpr size_t kAlignment = 64;
+constexpr int64_t kMaxValueBytes = int64_t{1} << 46;
+
+struct FreeDeleter {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+
+}  // namespace
+
+absl::StatusOr<size_t> ElementBytes(DType dtype) {
+  switch (dtype) {
+    case DType::kPred:
+    case DType::kS8:
+    case DType::kU8: return 1;
+    case DType::kS16:
+    case DType::kU16:
+    case DType::kF16:
+    case DType::kBF16: return 2;
+    case DType::kS32:
+    case DType::kU32:
+    case DType::kF32: return 4;
+    case DType::kS64:
+    case DType::kU64:
+    case DType::kF64: return 8;
+    default: break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the executor cannot hold values of type ", JaxprName(dtype)));
+}
+
+absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
+  AXE_ASSIGN_OR_RETURN(size_t element, ElementBytes(aval.dtype()));
+  std::optional<int64_t> n = aval.NumElements();
+  std::optional<int64_t> bytes =
+      n ? CheckedMul(*n, static_cast<int64_t>(element)) : std::optional<int64_t>();
+  if (!bytes || *bytes > kMaxValueBytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a value of type ", aval.ShortString(), " is too large to allocate"));
+  }
+  Value v;
+  v.aval_ = aval.WithVma({});
+  v.num_elements_ = *n;
+  v.num_bytes_ = static_cast<size_t>(*bytes);
+  size_t rounded = (std::max<size_t>(v.num_bytes_, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+  if (p == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory allocating ", v.num_bytes_, " bytes for ", aval.ShortString()));
+  }
+  if (zero) std::memset(p, 0, rounded);
+  v.storage_ = std::shared_ptr<std::byte>(p, FreeDeleter());
+  v.data_ = p;
+  return v;
+}
+
+absl::StatusOr<Value> Value::Zeros(const ir::ShapedArray& aval) { return Allocate(aval, true); }
+
+absl::StatusOr<Value> Value::Uninitialized(const ir::ShapedArray& aval) {
+  return Allocate(aval, false);
+}
+
+Value Value::Relabeled(const ir::ShapedArray& aval) const {
+  Value v = *this;
+  v.aval_ = aval.WithVma({});
+  v.num_elements_ = aval.NumElements().value_or(0);
+  AXE_CHECK(static_cast<size_t>(v.num_elements_) * ElementBytes(aval.dtype()).value_or(0) ==
+            num_bytes_)
+      << "relabeling " << aval_.ShortString() << " as " << aval.ShortString();
+  return v;
+}
+
+Value Value::View(const ir::ShapedArray& aval, size_t byte_offset) const {
+  Value v = *this;
+  v.aval_ = aval.WithVma({});
+  v.num_elements_ = aval.NumElements().value_or(0);
+  v.num_bytes_ = static_cast<size_t>(v.num_elements_) * ElementBytes(aval.dtype()).value_or(0);
+  AXE_CHECK(byte_offset + v.num_bytes_ <= num_bytes_) << "a view past the end of its value";
+  v.data_ = data_ + byte_offset;
+  return v;
+}
+
+absl::StatusOr<Value> FromHostArray(const ir::HostArray& array) {
+  AXE_ASSIGN_OR_RETURN(Value v, Value::Uninitialized(array.aval));
+  if (static_cast<int64_t>(array.values.size()) != v.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat("a value of type ", array.aval.ShortString(),
+                                                   " holds ", array.values.size(), " elements"));
+  }
+  DispatchDType(v.aval().dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = v.mutable_data<T>();
+    for (size_t i = 0; i < array.values.size(); ++i) {
+      out[i] = FromDouble<T>(ir::RoundToDType(array.values[i], v.aval().dtype()));
+    }
+  });
+  return v;
+}
+
+ir::HostArray ToHostArray(const Value& value) {
+  ir::HostArray out{value.aval(), std::vector<double>(static_cast<size_t>(value.num_elements()))};
+  DispatchDType(value.aval().dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = value.data<T>();
+    for (size_t i = 0; i < out.values.size(); ++i) out.values[i] = ToDouble(in[i]);
+  });
+  return out;
+}
+
+}  // namespace axe::exec

@@ -1,0 +1,271 @@
+// The executor against the reference interpreter: every jaxpr the real JAX printed for the
+// IR's tests (tests/ir/testdata) runs on both with the same seeded inputs, integers compared
+// exactly and floats within f32's tolerances; then the plans of everyday programs (what fuses,
+// what goes to GEMM), integers past 2^53, cancellation and the work budget.
+#include "axe/exec/executable.h"
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "axe/ir/eval.h"
+#include "axe/ir/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+#include "support/test_seed.h"
+
+namespace axe::exec {
+namespace exec_test {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+ir::ClosedJaxpr Parse(const std::string& text) {
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
+  EXPECT_THAT(j, IsOk()) << text;
+  return j.ok() ? *j : ir::ClosedJaxpr{};
+}
+
+ir::HostArray RandomArray(const ir::ShapedArray& aval, std::mt19937_64& rng) {
+  ir::HostArray a{aval.WithVma({}),
+                  std::vector<double>(static_cast<size_t>(aval.NumElements().value_or(0)))};
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  std::uniform_int_distribution<int> small(-5, 5);
+  for (double& v : a.values) {
+    if (aval.dtype() == DType::kPred) {
+      v = rng() % 2;
+    } else if (IsUnsignedIntegral(aval.dtype())) {
+      v = rng() % 11;
+    } else if (IsIntegral(aval.dtype())) {
+      v = small(rng);
+    } else {
+      v = ir::RoundToDType(real(rng), aval.dtype());
+    }
+  }
+  return a;
+}
+
+// Floats: relative 1e-4 for f32 and f64 (BLAS sums in the type, the interpreter in double),
+// 1e-2 for the 16-bit types; NaN equals NaN.
+bool Close(double want, double got, DType t) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (!IsFloatingPoint(t)) return want == got;
+  if (std::isinf(want) || std::isinf(got)) return want == got;
+  const double tol = (t == DType::kF16 || t == DType::kBF16) ? 1e-2 : 1e-4;
+  return std::fabs(want - got) <= tol * std::max(1.0, std::fabs(want));
+}
+
+// Runs `text` on both with random inputs; returns "" or the first difference.
+std::string Differ(const std::string& name, const ir::ClosedJaxpr& j, std::mt19937_64& rng) {
+  std::vector<ir::HostArray> args;
+  for (const ir::ShapedArray& a : j.jaxpr.in_avals()) args.push_back(RandomArray(a, rng));
+  absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, args);
+  if (!want.ok()) return "";  // the interpreter refuses it (a collective alone, ...)
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, args);
+  if (!got.ok()) return absl::StrCat(name, ": executor failed: ", got.status().ToString());
+  if (got->size() != want->size()) return absl::StrCat(name, ": output count");
+  for (size_t o = 0; o < want->size(); ++o) {
+    const ir::HostArray& w = (*want)[o];
+    const ir::HostArray& g = (*got)[o];
+    if (w.aval.shape() != g.aval.shape() || w.aval.dtype() != g.aval.dtype()) {
+      return absl::StrCat(name, ": output ", o, " type ", g.aval.ShortString(), " vs ",
+                          w.aval.ShortString());
+    }
+    for (size_t i = 0; i < w.values.size(); ++i) {
+      if (!Close(w.values[i], g.values[i], w.aval.dtype())) {
+        return absl::StrCat(name, ": output ", o, " element ", i, ": ", g.values[i],
+                            " where the interpreter gives ", w.values[i]);
+      }
+    }
+  }
+  return "";
+}
+
+TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
+  std::mt19937_64 rng(testing_support::TestSeed(28));
+  int programs = 0;
+  std::vector<std::string> differences;
+  for (const char* dir : {"jax", "jax_more", "jax_ad", "jax_shared"}) {
+    const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / dir;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+      if (entry.path().extension() == ".txt") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::filesystem::path& file : files) {
+      std::ifstream in(file);
+      std::stringstream s;
+      s << in.rdbuf();
+      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(s.str());
+      if (!j.ok() || !j->jaxpr.constvars.empty()) continue;  // values files, closures
+      ++programs;
+      std::string d = Differ(file.filename().string(), *j, rng);
+      if (!d.empty()) differences.push_back(d);
+    }
+  }
+  EXPECT_GT(programs, 100);
+  EXPECT_THAT(differences, ::testing::IsEmpty());
+}
+
+constexpr const char* kSoftmax =
+    "{ lambda ; a:f32[64,256]. let\n"
+    "    b:f32[64] = reduce_max[axes=(1,) out_sharding=None] a\n"
+    "    c:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(64, 1) sharding=None] b\n"
+    "    d:f32[64,1] = stop_gradient c\n"
+    "    k:f32[64,256] = broadcast_in_dim[broadcast_dimensions=(0, 1) shape=(64, 256) "
+    "sharding=None] d\n"
+    "    e:f32[64,256] = sub a k\n"
+    "    f:f32[64,256] = exp e\n"
+    "    g:f32[64] = reduce_sum[axes=(1,) out_sharding=None] f\n"
+    "    h:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(64, 1) sharding=None] g\n"
+    "    l:f32[64,256] = broadcast_in_dim[broadcast_dimensions=(0, 1) shape=(64, 256) "
+    "sharding=None] h\n"
+    "    i:f32[64,256] = div f l\n"
+    "  in (i,) }";
+
+TEST(ExecPlanTest, SoftmaxFusesAndMatchesTheInterpreter) {
+  ir::ClosedJaxpr j = Parse(kSoftmax);
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+  EXPECT_GE(e->stats().fused_groups, 2) << e->Describe();
+  std::mt19937_64 rng(testing_support::TestSeed(7));
+  EXPECT_EQ(Differ("softmax", j, rng), "");
+}
+
+TEST(ExecPlanTest, MatmulGoesToGemmWithATransposeFlagInsteadOfACopy) {
+  // x @ w.T: the rhs contracts its last dimension, which GEMM reads transposed in place.
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[33,17] b:f32[9,17]. let c:f32[33,9] = dot_general["
+      "dimension_numbers=(([1], [1]), ([], [])) preferred_element_type=float32] a b in (c,) }");
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr("gemm rhs^T"));
+  EXPECT_THAT(e->Describe(), ::testing::Not(HasSubstr("pack")));
+  std::mt19937_64 rng(testing_support::TestSeed(11));
+  EXPECT_EQ(Differ("matmul", j, rng), "");
+  // Batch dimensions that are not leading are packed first.
+  ir::ClosedJaxpr batched = Parse(
+      "{ lambda ; a:f32[5,3,4] b:f32[3,4,6]. let c:f32[3,5,6] = dot_general["
+      "dimension_numbers=(([2], [1]), ([1], [0])) preferred_element_type=float32] a b in (c,) }");
+  EXPECT_EQ(Differ("batched", batched, rng), "");
+}
+
+TEST(ExecValuesTest, SixtyFourBitIntegersStayExactPastTwoToThe53) {
+  ir::ClosedJaxpr j =
+      Parse("{ lambda ; a:i64[2] b:i64[2]. let c:i64[2] = add a b; d:i64[2] = mul c b in (d,) }");
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  absl::StatusOr<Value> a = Value::Zeros(ir::ShapedArray({2}, DType::kS64));
+  absl::StatusOr<Value> b = Value::Zeros(ir::ShapedArray({2}, DType::kS64));
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  a->mutable_data<int64_t>()[0] = 9007199254740993;  // 2^53 + 1
+  a->mutable_data<int64_t>()[1] = INT64_MAX;
+  b->mutable_data<int64_t>()[0] = 1;
+  b->mutable_data<int64_t>()[1] = 3;
+  absl::StatusOr<std::vector<Value>> out = e->Run({*a, *b});
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ((*out)[0].data<int64_t>()[0], 9007199254740994);
+  const uint64_t wrapped = (static_cast<uint64_t>(INT64_MAX) + 3) * 3;
+  EXPECT_EQ((*out)[0].data<int64_t>()[1], static_cast<int64_t>(wrapped));
+}
+
+TEST(ExecValuesTest, IntegerArithmeticWrapsInItsWidth) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:i32[3] b:i32[3]. let c:i32[3] = mul a b; d:i32[3] = div a b; "
+      "e:i32[3] = rem a b in (c, d, e) }");
+  absl::StatusOr<std::vector<ir::HostArray>> out = ExecuteJaxpr(
+      j, {ir::HostArray{ir::ShapedArray({3}, DType::kS32), {123456789, -2147483648.0, 7}},
+          ir::HostArray{ir::ShapedArray({3}, DType::kS32), {123456789, -1, 0}}});
+  ASSERT_THAT(out, IsOk());
+  EXPECT_THAT((*out)[0].values, ::testing::ElementsAre(-1757895751, -2147483648.0, 0));
+  EXPECT_THAT((*out)[1].values, ::testing::ElementsAre(1, -2147483648.0, -1));  // x / 0 = -1
+  EXPECT_THAT((*out)[2].values, ::testing::ElementsAre(0, 0, 7));               // x rem 0 = x
+}
+
+TEST(ExecBudgetTest, AProgramOverTheWorkLimitIsRefusedBeforeItRuns) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[2048,2048] b:f32[2048,2048]. let c:f32[2048,2048] = dot_general["
+      "dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] a b in (c,) }");
+  ExecOptions options;
+  options.max_work = int64_t{1} << 30;
+  EXPECT_THAT(Executable::Compile(j, options),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("more than the limit of 1073741824")));
+}
+
+TEST(ExecBudgetTest, ACancelledRunStops) {
+  ir::ClosedJaxpr j =
+      Parse("{ lambda ; a:f32[4]. let b:f32[4] = sin a; c:f32[4] = cos b in (c,) }");
+  std::atomic<bool> cancel{true};
+  ExecOptions options;
+  options.cancel = &cancel;
+  absl::StatusOr<Executable> e = Executable::Compile(j, options);
+  ASSERT_THAT(e, IsOk());
+  absl::StatusOr<Value> a = Value::Zeros(ir::ShapedArray({4}, DType::kF32));
+  ASSERT_THAT(a, IsOk());
+  EXPECT_THAT(e->Run({*a}), StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
+}
+
+TEST(ExecValuesTest, ArgumentsAreCheckedAgainstTheJaxpr) {
+  ir::ClosedJaxpr j = Parse("{ lambda ; a:f32[4]. let b:f32[4] = sin a in (b,) }");
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  absl::StatusOr<Value> a = Value::Zeros(ir::ShapedArray({3}, DType::kF32));
+  ASSERT_THAT(a, IsOk());
+  EXPECT_THAT(e->Run({*a}), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("argument 0 has type f32[3] but the jaxpr's "
+                                               "input 0 is f32[4]")));
+  EXPECT_THAT(e->Run({}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("takes 1 arguments, got 0")));
+}
+
+// Random chains of elementwise operations with broadcasts, fused, against the interpreter.
+TEST(ExecDifferentialTest, RandomElementwiseChainsFuseAndMatch) {
+  std::mt19937_64 rng(testing_support::TestSeed(2811));
+  // floor is left out: it turns the last-ulp differences of sin and cos into whole units.
+  const char* unary[] = {"neg", "sin", "cos", "tanh", "exp", "logistic", "abs", "square", "sign"};
+  const char* binary[] = {"add", "sub", "mul", "max", "min"};
+  for (int trial = 0; trial < 60; ++trial) {
+    std::string body =
+        "    c:f32[3,700] = broadcast_in_dim[broadcast_dimensions=(1,) "
+        "shape=(3, 700) sharding=None] b\n";
+    std::string last = "a";
+    std::vector<std::string> names = {"a", "c"};
+    const int ops = 2 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < ops; ++k) {
+      std::string out = absl::StrCat("v", k);
+      if (rng() % 2 == 0) {
+        absl::StrAppend(&body, "    ", out, ":f32[3,700] = ", unary[rng() % 9], " ", last, "\n");
+      } else {
+        const std::string& other = names[rng() % names.size()];
+        absl::StrAppend(&body, "    ", out, ":f32[3,700] = ", binary[rng() % 5], " ", last, " ",
+                        other, "\n");
+      }
+      names.push_back(out);
+      last = out;
+    }
+    std::string text =
+        absl::StrCat("{ lambda ; a:f32[3,700] b:f32[700]. let\n", body, "  in (", last, ", v0) }");
+    ir::ClosedJaxpr j = Parse(text);
+    absl::StatusOr<Executable> e = Executable::Compile(j);
+    ASSERT_THAT(e, IsOk());
+    EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+    EXPECT_EQ(e->stats().fused_groups, 1) << e->Describe();
+    EXPECT_EQ(Differ(absl::StrCat("chain ", trial), j, rng), "") << text;
+  }
+}
+
+}  // namespace
+}  // namespace exec_test
+}  // namespace axe::exec

@@ -1,0 +1,51 @@
+#include "error_line.h"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cli.h"
+#ifdef AXE_HAVE_MPI
+#include "axe/runtime/mpi_client.h"
+#endif
+
+namespace axe::cli {
+namespace {
+
+// This process's rank when a launcher runs several ranks, else -1.
+int LaunchedRankOfSeveral() {
+#ifdef AXE_HAVE_MPI
+  if (runtime::MpiLaunchedWorldSize() > 1) return runtime::MpiLaunchedWorldRank();
+#endif
+  return -1;
+}
+
+void WriteErrorLine(absl::string_view message, bool same_on_every_rank) {
+  const int rank = LaunchedRankOfSeveral();
+  if (same_on_every_rank && rank > 0) return;  // rank 0 prints it for the job
+  const std::string line = absl::StrCat(
+      "axe: error: ", rank >= 0 && !same_on_every_rank ? absl::StrCat("rank ", rank, ": ") : "",
+      OneLine(message), "\n");
+  // One write: up to PIPE_BUF bytes (4 KiB) it reaches a pipe whole, between other writers'
+  // lines; the rest of a longer line (rare) follows. Nothing to do if it fails.
+  for (size_t done = 0; done < line.size();) {
+    const ssize_t n = write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+void PrintErrorLine(const absl::Status& status) {
+#ifdef AXE_HAVE_MPI
+  WriteErrorLine(status.message(), runtime::IsSameOnEveryRank(status));
+#else
+  WriteErrorLine(status.message(), false);
+#endif
+}
+
+void PrintErrorLine(absl::string_view message) { WriteErrorLine(message, false); }
+
+}  // namespace axe::cli
