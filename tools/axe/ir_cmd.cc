@@ -192,12 +192,14 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
   if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
     // One device: the executor (compiled typed kernels) runs the whole program.
-    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, exec::ExecuteJaxpr(j, inputs));
+    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
+                         exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
-  absl::StatusOr<std::vector<ir::HostArray>> outs = ir::EvalJaxprOnDevices(j, inputs, *client, &budget);
+  absl::StatusOr<std::vector<ir::HostArray>> outs =
+      ir::EvalJaxprOnDevices(j, inputs, *client, &budget);
   if (!outs.ok()) return EndFailedRun(std::move(client), outs.status());
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
   client.reset();
