@@ -98,7 +98,7 @@ def _bytes_view(a):
 def eval(jaxpr, *args, backend="host", devices=None):  # noqa: A001 (JAX's eval_jaxpr)
     """Runs the jaxpr on NumPy arrays (or anything ``np.asarray`` reads) and returns a list of
     NumPy arrays, one per output. Arguments must have the inputs' shapes and dtypes exactly
-    (JAX's TypeError otherwise). ``backend="host"`` runs the reference interpreter (shard_map
+    (JAX's TypeError otherwise). ``backend="host"`` runs the executor (``compile``; shard_map
     bodies on a simulated mesh); ``"threads"`` runs shard_map bodies on ``devices`` in-process
     runtime devices (None: as many as the program needs) with the runtime's collectives."""
     if not isinstance(jaxpr, Jaxpr):
@@ -112,10 +112,44 @@ def eval(jaxpr, *args, backend="host", devices=None):  # noqa: A001 (JAX's eval_
     return outs
 
 
+class Compiled:
+    """A jaxpr compiled by the executor (``axe.ir.compile``): call it on NumPy arrays as many
+    times as needed; the arguments are read where they lie and the results come back as NumPy
+    arrays over the executor's own storage, so nothing is converted or planned again."""
+
+    def __init__(self, jaxpr, threads):
+        self._jaxpr = jaxpr
+        self._executable = _ir._compile(jaxpr, threads)
+        self._out_types = self._executable.output_types()
+
+    def __call__(self, *args):
+        arrays = [np.ascontiguousarray(_as_array(x)) for x in args]
+        _check_arg_types(self._jaxpr, arrays)
+        raw = _ir._run_compiled(self._executable, [_bytes_view(a) for a in arrays])
+        return [np.asarray(b).view(_numpy_dtype(dtype)).reshape(tuple(shape))
+                for b, (shape, dtype) in zip(raw, self._out_types)]
+
+    def describe(self):
+        """The plan, one line per step: fused groups, GEMMs, copies, fallbacks."""
+        return self._executable.describe()
+
+
+def compile(jaxpr, threads=0):  # noqa: A001 (jax.jit(...).compile's name)
+    """Compiles the jaxpr with the executor (typed kernels, fused elementwise chains, BLAS
+    GEMM) for repeated calls; ``threads``: 0 uses every CPU the process may run on."""
+    if not isinstance(jaxpr, Jaxpr):
+        raise TypeError(f"axe.ir.compile takes an axe.ir.Jaxpr, got {type(jaxpr).__name__}")
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        raise TypeError(f"threads must be a non-negative int, got {threads!r}")
+    return Compiled(jaxpr, threads)
+
+
 __all__ = [
+    "Compiled",
     "Jaxpr",
     "check",
     "comm",
+    "compile",
     "devices_needed",
     "eval",
     "grad",

@@ -185,6 +185,50 @@ std::vector<std::pair<Shape, std::string>> EvalOutputTypes(const ClosedJaxpr& j)
   return NumpyTypes(avals);
 }
 
+using OwnedBytes = nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>;
+
+// `value`'s bytes as a NumPy array that owns them: handed over when nothing else holds the
+// storage, copied otherwise (an output that is an argument, or shares its storage).
+OwnedBytes ToNumpyBytes(exec::Value value) {
+  if (!value.sole_owner()) {
+    exec::Value copy = Unwrap(exec::Value::Uninitialized(value.aval()));
+    if (value.num_bytes() > 0) std::memcpy(copy.mutable_bytes(), value.bytes(), value.num_bytes());
+    value = std::move(copy);
+  }
+  auto* owned = new exec::Value(std::move(value));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<exec::Value*>(p); });
+  size_t shape[1] = {owned->num_bytes()};
+  return OwnedBytes(owned->mutable_bytes(), 1, shape, owner);
+}
+
+// A compiled program's run on flat bytes in the dtypes' own encodings (what NumPy holds): the
+// arguments are read in place, the results handed to NumPy without a copy.
+std::vector<OwnedBytes> RunCompiled(const exec::Executable& e, const std::vector<InBytes>& args) {
+  const std::vector<ShapedArray>& avals = e.input_avals();
+  if (avals.size() != args.size()) {
+    ThrowIfError(TypeError(absl::StrCat("Computation compiled for ", avals.size(),
+                                        " inputs but called with ", args.size())));
+  }
+  std::vector<exec::Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    exec::Value v = Unwrap(exec::Value::Borrow(avals[i], args[i].data()));
+    if (v.num_bytes() != args[i].size()) {
+      throw nb::value_error(absl::StrCat("argument ", i, " has ", args[i].size(), " bytes for ",
+                                         avals[i].ShortString())
+                                .c_str());
+    }
+    values.push_back(std::move(v));
+  }
+  absl::StatusOr<std::vector<exec::Value>> result;
+  {
+    nb::gil_scoped_release release;
+    result = e.Run(values);
+  }
+  std::vector<OwnedBytes> out;
+  for (exec::Value& v : Unwrap(std::move(result))) out.push_back(ToNumpyBytes(std::move(v)));
+  return out;
+}
+
 // Evaluates on the host interpreter (backend "host"), or with shard_map bodies on `devices`
 // in-process runtime devices (backend "threads"; None: as many as the program needs).
 void Eval(const ClosedJaxpr& j, const std::vector<InBytes>& args, std::vector<OutBytes> outs,
@@ -342,6 +386,18 @@ void BindIr(nb::module_& m) {
       },
       nb::arg("dtype"), nb::arg("shape"));
   m.def("_eval_output_types", &EvalOutputTypes, nb::arg("jaxpr"));
+  nb::class_<exec::Executable>(m, "_Executable")
+      .def("describe", &exec::Executable::Describe)
+      .def("output_types", [](const exec::Executable& e) { return NumpyTypes(e.output_avals()); });
+  m.def(
+      "_compile",
+      [](const ClosedJaxpr& j, int threads) {
+        exec::ExecOptions options;
+        options.num_threads = threads;
+        return Unwrap(exec::Executable::Compile(Checked(j), options));
+      },
+      nb::arg("jaxpr"), nb::arg("threads"));
+  m.def("_run_compiled", &RunCompiled, nb::arg("executable"), nb::arg("args"));
   m.def(
       "devices_needed", [](const ClosedJaxpr& j) { return ir::DevicesNeeded(j); },
       nb::arg("jaxpr"));

@@ -8,6 +8,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -77,14 +78,47 @@ struct Gemm {
   ir::ShapedArray out;
 };
 
+// Products this small cost less as plain loops than as a BLAS call (a scan's step).
+constexpr int64_t kSmallGemm = int64_t{1} << 15;
+
+// C = A B for one batch element, A and B read as RunGemm does; sums in F in k order.
+template <typename F>
+void SmallGemm(const Gemm& g, const F* a, const F* b, F* c) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    F* row = c + i * g.n;
+    std::fill_n(row, g.n, F(0));
+    for (int64_t p = 0; p < g.k; ++p) {
+      const F x = g.lhs.transposed ? a[p * g.m + i] : a[i * g.k + p];
+      if (g.rhs.transposed) {
+        for (int64_t j = 0; j < g.n; ++j) row[j] += x * b[j * g.k + p];
+      } else {
+        const F* brow = b + p * g.n;
+        for (int64_t j = 0; j < g.n; ++j) row[j] += x * brow[j];
+      }
+    }
+  }
+}
+
+// OpenBLAS's thread count is process-wide: set only when it changes.
+void SetBlasThreads(int threads) {
+  static std::atomic<int> current{0};
+  if (current.exchange(threads) != threads) openblas_set_num_threads(threads);
+}
+
 template <typename F>
 void RunGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
+  if (g.m * g.n * g.k <= kSmallGemm) {
+    for (int64_t i = 0; i < g.batch; ++i) {
+      SmallGemm(g, a + i * g.m * g.k, b + i * g.k * g.n, c + i * g.m * g.n);
+    }
+    return;
+  }
   const CBLAS_TRANSPOSE ta = g.lhs.transposed ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = g.rhs.transposed ? CblasTrans : CblasNoTrans;
   const int lda = static_cast<int>(std::max<int64_t>(1, g.lhs.transposed ? g.m : g.k));
   const int ldb = static_cast<int>(std::max<int64_t>(1, g.rhs.transposed ? g.k : g.n));
   const int ldc = static_cast<int>(std::max<int64_t>(1, g.n));
-  openblas_set_num_threads(std::max(1, threads));
+  SetBlasThreads(std::max(1, threads));
   for (int64_t i = 0; i < g.batch; ++i) {
     const F* ai = a + i * g.m * g.k;
     const F* bi = b + i * g.k * g.n;

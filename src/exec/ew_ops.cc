@@ -43,18 +43,38 @@ const absl::flat_hash_map<std::string, EwOp>& ElementwiseByName() {
   return *table;
 }
 
+// out[i] = fn(a[i * sa], b[i * sb]) with the strides fixed per loop, so each loop vectorizes.
+template <typename F, typename Fn>
+void BinaryLoop(const F* a, int sa, const F* b, int sb, F* out, size_t n, Fn fn) {
+  if (sa == 1 && sb == 1) {
+    for (size_t i = 0; i < n; ++i) out[i] = fn(a[i], b[i]);
+  } else if (sa == 1) {
+    const F y = b[0];
+    for (size_t i = 0; i < n; ++i) out[i] = fn(a[i], y);
+  } else if (sb == 1) {
+    const F x = a[0];
+    for (size_t i = 0; i < n; ++i) out[i] = fn(x, b[i]);
+  } else {
+    const F v = fn(a[0], b[0]);
+    for (size_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
 template <typename F>
-F Binary(Ew op, F x, F y) {
+void BinaryFloat(Ew op, const F* a, int sa, const F* b, int sb, F* out, size_t n) {
   switch (op) {
-    case Ew::kAdd: return x + y;
-    case Ew::kSub: return x - y;
-    case Ew::kMul: return x * y;
-    case Ew::kDiv: return x / y;
-    case Ew::kMax: return (x > y || x != x) ? x : y;  // NaN in either operand propagates
-    case Ew::kMin: return (x < y || x != x) ? x : y;
-    case Ew::kPow: return std::pow(x, y);
-    case Ew::kRem: return std::fmod(x, y);
-    default: return x;
+    case Ew::kAdd: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x + y; });
+    case Ew::kSub: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x - y; });
+    case Ew::kMul: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x * y; });
+    case Ew::kDiv: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x / y; });
+    case Ew::kMax:  // NaN in either operand propagates, as in XLA
+      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x > y || x != x) ? x : y; });
+    case Ew::kMin:
+      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x < y || x != x) ? x : y; });
+    case Ew::kPow: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::pow(x, y); });
+    case Ew::kRem:
+      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::fmod(x, y); });
+    default: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F) { return x; });
   }
 }
 
@@ -70,19 +90,35 @@ F IntegerPower(F x, int64_t y) {
   return invert ? F(1) / result : result;
 }
 
+template <typename F, typename Fn>
+void UnaryLoop(const F* a, int sa, F* out, size_t n, Fn fn) {
+  if (sa == 1) {
+    for (size_t i = 0; i < n; ++i) out[i] = fn(a[i]);
+  } else {
+    const F v = fn(a[0]);
+    for (size_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
 template <typename F>
-F Unary(const EwOp& op, F x) {
+void UnaryFloat(const EwOp& op, const F* a, int sa, F* out, size_t n) {
   switch (op.op) {
-    case Ew::kNeg: return -x;
-    case Ew::kAbs: return std::fabs(x);
-    case Ew::kSign: return (x != x || x == 0) ? x : (x > 0 ? F(1) : F(-1));
-    case Ew::kSquare: return x * x;
-    case Ew::kFloor: return std::floor(x);
-    case Ew::kCeil: return std::ceil(x);
-    case Ew::kRoundAway: return std::round(x);
-    case Ew::kRoundEven: return std::copysign(std::nearbyint(x), x);
-    case Ew::kIntegerPow: return IntegerPower(x, op.power);
-    default: return x;
+    case Ew::kNeg: return UnaryLoop(a, sa, out, n, [](F x) { return -x; });
+    case Ew::kAbs: return UnaryLoop(a, sa, out, n, [](F x) { return std::fabs(x); });
+    case Ew::kSign:
+      return UnaryLoop(a, sa, out, n,
+                       [](F x) { return (x != x || x == 0) ? x : (x > 0 ? F(1) : F(-1)); });
+    case Ew::kSquare: return UnaryLoop(a, sa, out, n, [](F x) { return x * x; });
+    case Ew::kFloor: return UnaryLoop(a, sa, out, n, [](F x) { return std::floor(x); });
+    case Ew::kCeil: return UnaryLoop(a, sa, out, n, [](F x) { return std::ceil(x); });
+    case Ew::kRoundAway: return UnaryLoop(a, sa, out, n, [](F x) { return std::round(x); });
+    case Ew::kRoundEven:
+      return UnaryLoop(a, sa, out, n, [](F x) { return std::copysign(std::nearbyint(x), x); });
+    case Ew::kIntegerPow: {
+      const int64_t y = op.power;
+      return UnaryLoop(a, sa, out, n, [y](F x) { return IntegerPower(x, y); });
+    }
+    default: return UnaryLoop(a, sa, out, n, [](F x) { return x; });
   }
 }
 
@@ -105,21 +141,7 @@ std::optional<MathFn> AsMath(Ew op) {
 template <typename F>
 void ApplyFloatT(const EwOp& op, const F* a, int a_stride, const F* b, int b_stride, F* out,
                  size_t n) {
-  if (op.arity == 2) {
-    if (a_stride == 1 && b_stride == 1) {
-      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, a[i], b[i]);
-    } else if (a_stride == 1) {
-      const F y = b[0];
-      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, a[i], y);
-    } else if (b_stride == 1) {
-      const F x = a[0];
-      for (size_t i = 0; i < n; ++i) out[i] = Binary(op.op, x, b[i]);
-    } else {
-      const F v = Binary(op.op, a[0], b[0]);
-      for (size_t i = 0; i < n; ++i) out[i] = v;
-    }
-    return;
-  }
+  if (op.arity == 2) return BinaryFloat(op.op, a, a_stride, b, b_stride, out, n);
   if (std::optional<MathFn> fn = AsMath(op.op)) {
     if (a_stride == 1) {
       VectorMath(*fn, a, out, n);
@@ -130,12 +152,7 @@ void ApplyFloatT(const EwOp& op, const F* a, int a_stride, const F* b, int b_str
     }
     return;
   }
-  if (a_stride == 1) {
-    for (size_t i = 0; i < n; ++i) out[i] = Unary(op, a[i]);
-  } else {
-    const F v = Unary(op, a[0]);
-    for (size_t i = 0; i < n; ++i) out[i] = v;
-  }
+  UnaryFloat(op, a, a_stride, out, n);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ absl::StatusOr<Executable> Executable::Compile(const ir::ClosedJaxpr& jaxpr, Exe
   AXE_RETURN_IF_ERROR(budget.Check(plan->stats.peak_bytes, "the program's values at their peak"));
   Executable e;
   e.plan_ = std::move(plan);
+  e.pools_ = std::make_shared<internal::PoolCache>();
   return e;
 }
 
@@ -38,12 +39,16 @@ absl::StatusOr<std::vector<Value>> Executable::Run(absl::Span<const Value> args)
                                                      i, " is ", want.ShortString()));
     }
   }
-  internal::ValuePool values;
-  const internal::RunContext ctx = internal::MakeRunContext(plan.options, &values);
-  return internal::RunPlan(plan, ctx, args);
+  std::unique_ptr<internal::ValuePool> values = pools_->Take();
+  const internal::RunContext ctx = internal::MakeRunContext(plan.options, values.get());
+  absl::StatusOr<std::vector<Value>> out = internal::RunPlan(plan, ctx, args);
+  pools_->Give(std::move(values));
+  return out;
 }
 
 const PlanStats& Executable::stats() const { return plan_->stats; }
+const std::vector<ir::ShapedArray>& Executable::input_avals() const { return plan_->input_avals; }
+const std::vector<ir::ShapedArray>& Executable::output_avals() const { return plan_->output_avals; }
 
 std::string Executable::Describe() const {
   std::string out;

@@ -37,6 +37,27 @@ std::optional<std::vector<int64_t>> BroadcastStrides(const ir::Eqn& eqn,
   return strides;
 }
 
+// An operand of the result's rank whose dimensions are the result's or 1 (binary operations
+// broadcast those, as their abstract rule allows).
+bool SizeOneBroadcast(const ir::ShapedArray& operand, const ir::ShapedArray& result) {
+  if (operand.rank() != result.rank()) return false;
+  for (size_t d = 0; d < operand.rank(); ++d) {
+    if (operand.shape()[d] != result.shape()[d] && operand.shape()[d] != 1) return false;
+  }
+  return true;
+}
+
+// The strides through which an operand of `result`'s rank is read, 0 along its size-1
+// dimensions that the result extends (and everywhere for a one-element operand).
+std::vector<int64_t> OperandStrides(const ir::ShapedArray& operand, const ir::ShapedArray& result) {
+  if (operand.rank() != result.rank()) return std::vector<int64_t>(result.rank(), 0);
+  std::vector<int64_t> strides = RowMajorStrides(operand.shape());
+  for (size_t d = 0; d < operand.rank(); ++d) {
+    if (operand.shape()[d] != result.shape()[d]) strides[d] = 0;
+  }
+  return strides;
+}
+
 // A tile's register: where its values are and how they advance (0: one value for all).
 template <typename F>
 struct Reg {
@@ -54,7 +75,7 @@ struct TileRunner {
   bool flat = true;  // every input full or scalar: tiles over [0, n)
   int64_t inner = 1, rows = 1;
 
-  void RunTiles(int64_t first_tile, int64_t last_tile, std::vector<F>& scratch) const {
+  void RunTiles(int64_t first_tile, int64_t last_tile, F* scratch, int64_t tile) const {
     const size_t num_regs = g.inputs.size() + g.ops.size();
     std::vector<Reg<F>> regs(num_regs);
     const int64_t tiles_per_row = (inner + kTile - 1) / kTile;
@@ -68,7 +89,7 @@ struct TileRunner {
         const FusedOp& op = g.ops[k];
         const size_t r = g.inputs.size() + k;  // == g.Index(k)
         F* dst = out_of_reg[r] >= 0 ? out_data[static_cast<size_t>(out_of_reg[r])] + out_offset
-                                    : scratch.data() + k * kTile;
+                                    : scratch + static_cast<int64_t>(k) * tile;
         const Reg<F>& a = regs[g.Index(op.a)];
         const Reg<F>& b = regs[g.Index(op.b)];
         ApplyFloat(op.op, a.data, a.stride, b.data, b.stride, dst, static_cast<size_t>(len));
@@ -129,9 +150,13 @@ absl::Status RunGroup(const FusedGroup& g, const RunContext& ctx, absl::Span<con
   if (runner.flat) runner.rows = 1;
   const int64_t tiles = runner.rows * ((runner.inner + kTile - 1) / kTile);
   const int64_t tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+  // Registers of one tile each (no longer than the rows), uninitialized: every op writes its
+  // register before any op reads it.
+  const int64_t tile = std::min(kTile, std::max<int64_t>(runner.inner, 1));
   auto task = [&](int64_t t) {
-    std::vector<F> scratch(g.ops.size() * kTile);
-    runner.RunTiles(t * kTilesPerTask, std::min(tiles, (t + 1) * kTilesPerTask), scratch);
+    std::unique_ptr<F[]> scratch(new F[g.ops.size() * static_cast<size_t>(tile)]);
+    runner.RunTiles(t * kTilesPerTask, std::min(tiles, (t + 1) * kTilesPerTask), scratch.get(),
+                    tile);
   };
   if (n * static_cast<int64_t>(g.ops.size()) < kParallelWork || ctx.threads <= 1 ||
       ctx.pool == nullptr || tasks <= 1) {
@@ -157,7 +182,9 @@ bool Fusible(const ir::Eqn& eqn, absl::Span<const ir::ShapedArray> in_avals,
   if (!ClassifyElementwise(eqn)) return false;
   for (const ir::ShapedArray& a : in_avals) {
     if (a.dtype() != aval.dtype()) return false;
-    if (a.shape() != aval.shape() && NumElements(a) != 1) return false;
+    if (a.shape() != aval.shape() && NumElements(a) != 1 && !SizeOneBroadcast(a, aval)) {
+      return false;
+    }
   }
   return true;
 }
@@ -181,11 +208,9 @@ void AddToGroup(const ir::Eqn& eqn, absl::Span<const int> in_slots,
       regs.push_back(it->second);
       continue;
     }
-    bool scalar = in_avals[i].shape() != group.aval.shape();
-    std::vector<int64_t> strides =
-        scalar ? std::vector<int64_t>(group.aval.rank(), 0) : RowMajorStrides(group.aval.shape());
-    int r = new_input(in_slots[i], strides);
-    if (!scalar) reg_of_slot[in_slots[i]] = r;
+    const bool full = in_avals[i].shape() == group.aval.shape();
+    int r = new_input(in_slots[i], OperandStrides(in_avals[i], group.aval));
+    if (full) reg_of_slot[in_slots[i]] = r;
     regs.push_back(r);
   }
   EwOp op = *ClassifyElementwise(eqn);

@@ -230,6 +230,19 @@ void ValuePool::Give(Value value) {
   if (same.size() < kMaxPooledPerSize) same.push_back(std::move(value));
 }
 
+std::unique_ptr<ValuePool> PoolCache::Take() {
+  absl::MutexLock lock(&mu_);
+  if (pools_.empty()) return std::make_unique<ValuePool>();
+  std::unique_ptr<ValuePool> pool = std::move(pools_.back());
+  pools_.pop_back();
+  return pool;
+}
+
+void PoolCache::Give(std::unique_ptr<ValuePool> pool) {
+  absl::MutexLock lock(&mu_);
+  if (pools_.size() < 4) pools_.push_back(std::move(pool));
+}
+
 int64_t NumElements(const ir::ShapedArray& aval) { return aval.NumElements().value_or(0); }
 
 absl::StatusOr<std::vector<int64_t>> IntsParam(const ir::Eqn& eqn, const char* name) {
@@ -296,6 +309,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   for (const ir::Atom& a : jaxpr.outvars) {
     AXE_ASSIGN_OR_RETURN(int s, slots.Of(a));
     plan->outputs.push_back(s);
+    plan->output_avals.push_back(slots.Aval(s).WithVma({}));
   }
   int64_t work = 0;
   for (const Step& s : plan->steps) {
@@ -320,12 +334,12 @@ absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& c
   for (size_t k = 0; k < plan.inputs.size() && k < args.size(); ++k) {
     env[static_cast<size_t>(plan.inputs[k])] = args[k];
   }
-  std::vector<Value> in;
+  std::vector<Value> in, out;
   for (const Step& step : plan.steps) {
     if (ctx.cancelled()) return absl::CancelledError("the program was cancelled");
     in.clear();
     for (int slot : step.inputs) in.push_back(env[static_cast<size_t>(slot)]);
-    std::vector<Value> out(step.outputs.size());
+    out.assign(step.outputs.size(), Value());
     absl::Status s = step.kernel.kernel(ctx, in, out);
     if (!s.ok()) return s;
     if (out.size() != step.outputs.size()) {

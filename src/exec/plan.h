@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "axe/base/thread_pool.h"
 #include "axe/exec/executable.h"
@@ -30,6 +31,17 @@ class ValuePool {
 
  private:
   std::map<size_t, std::vector<Value>> free_;
+};
+
+// Pools of past runs, handed to the next runs.
+class PoolCache {
+ public:
+  std::unique_ptr<ValuePool> Take();
+  void Give(std::unique_ptr<ValuePool> pool);
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<ValuePool>> pools_ ABSL_GUARDED_BY(mu_);
 };
 
 struct RunContext {
@@ -98,6 +110,7 @@ struct Plan {
   std::vector<int> inputs;
   std::vector<ir::ShapedArray> input_avals;
   std::vector<int> outputs;
+  std::vector<ir::ShapedArray> output_avals;
   std::vector<Step> steps;
   PlanStats stats;
   ExecOptions options;

@@ -13,9 +13,10 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "exec/simd_math.cc"
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+// After highway.h, which foreach_target.h must precede (clang-format keeps this block apart).
+#include "hwy/contrib/math/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace axe::exec::internal {

@@ -24,6 +24,11 @@ struct FreeDeleter {
 
 }  // namespace
 
+const ir::ShapedArray& Value::EmptyAval() {
+  static const auto* empty = new ir::ShapedArray();
+  return *empty;
+}
+
 absl::StatusOr<size_t> ElementBytes(DType dtype) {
   switch (dtype) {
     case DType::kPred:
@@ -55,7 +60,7 @@ absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
         absl::StrCat("a value of type ", aval.ShortString(), " is too large to allocate"));
   }
   Value v;
-  v.aval_ = aval.WithVma({});
+  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
   v.num_elements_ = *n;
   v.num_bytes_ = static_cast<size_t>(*bytes);
   size_t rounded = (std::max<size_t>(v.num_bytes_, 1) + kAlignment - 1) / kAlignment * kAlignment;
@@ -70,6 +75,24 @@ absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
   return v;
 }
 
+absl::StatusOr<Value> Value::Borrow(const ir::ShapedArray& aval, const void* data) {
+  AXE_ASSIGN_OR_RETURN(size_t element, ElementBytes(aval.dtype()));
+  std::optional<int64_t> n = aval.NumElements();
+  std::optional<int64_t> bytes =
+      n ? CheckedMul(*n, static_cast<int64_t>(element)) : std::optional<int64_t>();
+  if (!bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a value of type ", aval.ShortString(), " is too large"));
+  }
+  Value v;
+  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
+  v.num_elements_ = *n;
+  v.num_bytes_ = static_cast<size_t>(*bytes);
+  v.data_ = const_cast<std::byte*>(static_cast<const std::byte*>(data));
+  v.borrowed_ = true;
+  return v;
+}
+
 absl::StatusOr<Value> Value::Zeros(const ir::ShapedArray& aval) { return Allocate(aval, true); }
 
 absl::StatusOr<Value> Value::Uninitialized(const ir::ShapedArray& aval) {
@@ -78,17 +101,17 @@ absl::StatusOr<Value> Value::Uninitialized(const ir::ShapedArray& aval) {
 
 Value Value::Relabeled(const ir::ShapedArray& aval) const {
   Value v = *this;
-  v.aval_ = aval.WithVma({});
+  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
   v.num_elements_ = aval.NumElements().value_or(0);
   AXE_CHECK(static_cast<size_t>(v.num_elements_) * ElementBytes(aval.dtype()).value_or(0) ==
             num_bytes_)
-      << "relabeling " << aval_.ShortString() << " as " << aval.ShortString();
+      << "relabeling " << aval_->ShortString() << " as " << aval.ShortString();
   return v;
 }
 
 Value Value::View(const ir::ShapedArray& aval, size_t byte_offset) const {
   Value v = *this;
-  v.aval_ = aval.WithVma({});
+  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
   v.num_elements_ = aval.NumElements().value_or(0);
   v.num_bytes_ = static_cast<size_t>(v.num_elements_) * ElementBytes(aval.dtype()).value_or(0);
   AXE_CHECK(byte_offset + v.num_bytes_ <= num_bytes_) << "a view past the end of its value";

@@ -214,7 +214,9 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto args = std::make_shared<IrArgs>();
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
-      "run", "Run a jaxpr: shard_map bodies on in-process devices with the runtime's collectives");
+      "run",
+      "Run a jaxpr: on the executor (one device), or shard_map bodies on in-process or MPI "
+      "devices with the runtime's collectives");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();

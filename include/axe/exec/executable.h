@@ -24,7 +24,8 @@
 //    kernels do not cover) runs the primitive's impl rule through the reference interpreter
 //    and is marked "fallback" in Describe().
 // A value is freed after its last use, and its storage is reused by a later value of the same
-// size.
+// size, in the same run or the next one (an Executable keeps the storage of its runs' dead
+// values; Run may be called from several threads at once).
 //
 // Work is bounded: Compile estimates what one Run touches (bytes read and written plus
 // multiply-adds) and refuses a program over ExecOptions::max_work (ResourceExhausted naming the
@@ -78,7 +79,8 @@ struct PlanStats {
 
 namespace internal {
 struct Plan;
-}
+class PoolCache;
+}  // namespace internal
 
 class Executable {
  public:
@@ -91,12 +93,16 @@ class Executable {
   absl::StatusOr<std::vector<Value>> Run(absl::Span<const Value> args) const;
 
   const PlanStats& stats() const;
+  const std::vector<ir::ShapedArray>& input_avals() const;
+  const std::vector<ir::ShapedArray>& output_avals() const;
   // One line per step: "fused[exp,sub,div] f32[4096,4096]", "dot_general gemm f32[...]",
   // "reduce_sum rows", "fallback cumsum".
   std::string Describe() const;
 
  private:
   std::shared_ptr<const internal::Plan> plan_;
+  // Storage of a run's dead values, kept for the next run (one pool per concurrent run).
+  std::shared_ptr<internal::PoolCache> pools_;
 };
 
 // Compiles and runs `jaxpr` on the interpreter's values (what `axe ir run` and the Python

@@ -30,8 +30,12 @@ class Value {
   static absl::StatusOr<Value> Zeros(const ir::ShapedArray& aval);
   // Uninitialized storage (the caller writes every element).
   static absl::StatusOr<Value> Uninitialized(const ir::ShapedArray& aval);
+  // A value over `data` (row-major, in the dtype's encoding), which the caller owns and keeps
+  // alive and unchanged while this value or anything computed from it may read it: nothing
+  // is copied, and no kernel ever writes it.
+  static absl::StatusOr<Value> Borrow(const ir::ShapedArray& aval, const void* data);
 
-  const ir::ShapedArray& aval() const { return aval_; }
+  const ir::ShapedArray& aval() const { return aval_ != nullptr ? *aval_ : EmptyAval(); }
   int64_t num_elements() const { return num_elements_; }
   size_t num_bytes() const { return num_bytes_; }
 
@@ -49,7 +53,11 @@ class Value {
   // The same storage under another type of the same byte size (a reshape is a relabel).
   Value Relabeled(const ir::ShapedArray& aval) const;
   // Whether this value is the only holder of its whole storage (nothing else can see a write).
-  bool sole_owner() const { return storage_.use_count() == 1 && data_ == storage_.get(); }
+  bool sole_owner() const {
+    return !borrowed_ && storage_.use_count() == 1 && data_ == storage_.get();
+  }
+  // Whether the storage is the caller's (Borrow).
+  bool borrowed() const { return borrowed_; }
   // The elements of `aval` starting `byte_offset` bytes in, sharing this value's storage (a
   // row of a stacked value). The caller keeps the view within this value's bytes.
   Value View(const ir::ShapedArray& aval, size_t byte_offset) const;
@@ -57,11 +65,14 @@ class Value {
  private:
   static absl::StatusOr<Value> Allocate(const ir::ShapedArray& aval, bool zero);
 
-  ir::ShapedArray aval_;
+  static const ir::ShapedArray& EmptyAval();
+
+  std::shared_ptr<const ir::ShapedArray> aval_;  // shared: copying a value allocates nothing
   int64_t num_elements_ = 0;
   size_t num_bytes_ = 0;
   std::shared_ptr<std::byte> storage_;
   std::byte* data_ = nullptr;
+  bool borrowed_ = false;
 };
 
 // Bytes of one element of `dtype` as the executor stores it; InvalidArgument (naming the

@@ -1,0 +1,117 @@
+"""The executor against jax.jit on the same machine, in the same run.
+
+Each program is traced by JAX itself (jax.make_jaxpr), its jaxpr text parsed by axe and
+compiled once (axe.ir.compile); then both run on the same NumPy inputs, interleaved, and the
+best of `--repeat` timings of each is kept. The table gives t_jax / t_axe (higher is better
+for axe) and the geometric mean; outputs are compared first (within 1e-3 relative, or 1e-4 of the output's largest
+magnitude).
+
+    build/venv/bin/python bench/exec_vs_jax.py [--threads N] [--repeat R] [--only NAME]
+
+Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the venv
+(`make test-jax` installs it). XLA's thread count follows the process's CPUs; pin both with
+`taskset -c 0` for a one-thread comparison.
+"""
+
+import argparse
+import math
+import sys
+import time
+
+import numpy as np
+
+
+def programs(jnp, jax, lax):
+    rng = np.random.default_rng(0)
+
+    def f32(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    def mlp(x, w1, w2, w3):
+        h = jax.nn.relu(x @ w1)
+        h = jax.nn.relu(h @ w2)
+        return h @ w3
+
+    def layernorm(x):
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.mean((x - mean) ** 2, axis=-1, keepdims=True)
+        return (x - mean) * lax.rsqrt(var + 1e-5)
+
+    def chain(x):
+        for _ in range(2):
+            x = jnp.tanh(x) * 1.5 + 0.25
+            x = jnp.exp(-x * x) - x
+            x = jnp.maximum(x, 0.1) * x
+        return x
+
+    def rnn(h0, xs, wh, wx):
+        def step(h, x):
+            h = jnp.tanh(h @ wh + x @ wx)
+            return h, h
+        return lax.scan(step, h0, xs)[0]
+
+    return [
+        ("matmul 1024^3", lambda a, b: a @ b, [f32(1024, 1024), f32(1024, 1024)]),
+        ("mlp b256 w1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024, 1024),
+                                 f32(1024, 1024)]),
+        ("softmax 4096^2", lambda x: jax.nn.softmax(x, axis=-1), [f32(4096, 4096)]),
+        ("layernorm 4096^2", layernorm, [f32(4096, 4096)]),
+        ("10 elementwise 2^22", chain, [f32(1 << 22)]),
+        # Small weights: a contracting cell, so that rounding differences do not grow over
+        # the 1000 steps (with unit weights the recurrence is chaotic).
+        ("scan 1000 rnn", rnn, [f32(32), f32(1000, 32), 0.05 * f32(32, 32), 0.05 * f32(32, 32)]),
+        ("transpose 4096^2", lambda x: x.T + 0.0, [f32(4096, 4096)]),
+        ("column sum 4096^2", lambda x: jnp.sum(x, axis=0), [f32(4096, 4096)]),
+    ]
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--plan", action="store_true", help="print axe's plan of each program")
+    args = parser.parse_args()
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    import axe.ir
+
+    rows = []
+    for name, fn, inputs in programs(jnp, jax, lax):
+        if args.only and args.only not in name:
+            continue
+        text = str(jax.make_jaxpr(fn)(*inputs))
+        compiled = axe.ir.compile(axe.ir.parse(text), threads=args.threads)
+        if args.plan:
+            print(compiled.describe(), file=sys.stderr)
+        jitted = jax.jit(fn)
+        want = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*inputs))]
+        got = compiled(*inputs)
+        for w, g in zip(want, got):  # relative to the output's scale (sums cancel)
+            scale = float(np.max(np.abs(w))) if w.size else 1.0
+            np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-4 * max(scale, 1.0))
+        t_jax = t_axe = math.inf
+        for _ in range(3):  # interleaved rounds
+            t_jax = min(t_jax, best(lambda: jax.block_until_ready(jitted(*inputs)), args.repeat))
+            t_axe = min(t_axe, best(lambda: compiled(*inputs), args.repeat))
+        rows.append((name, t_jax, t_axe))
+        print(f"{name:24s} jax {t_jax * 1e3:9.3f} ms   axe {t_axe * 1e3:9.3f} ms   "
+              f"t_jax/t_axe {t_jax / t_axe:6.2f}", flush=True)
+    if rows:
+        geo = math.exp(sum(math.log(j / a) for _, j, a in rows) / len(rows))
+        print(f"{'geometric mean':24s} {'':40s} t_jax/t_axe {geo:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
