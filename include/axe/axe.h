@@ -7,6 +7,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
+#include "axe/base/memory_budget.h"
 #include "axe/base/numerics.h"
 #include "axe/base/python_error.h"
 #include "axe/base/scanner.h"

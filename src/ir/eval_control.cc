@@ -173,7 +173,7 @@ SpmdResult EvalShardMap(const Eqn& eqn, const std::vector<Replicas>& in, const S
   std::vector<HostArray> args;
   for (const Replicas& r : in) args.push_back(r[0]);
   AXE_ASSIGN_OR_RETURN(std::vector<HostArray> out,
-                       RunShardMap(eqn, args, *scope.executor, scope.budget));
+                       RunShardMap(eqn, args, *scope.executor, scope.budget, scope.memory));
   std::vector<Replicas> result;
   for (HostArray& a : out) result.push_back(Replicas{std::move(a)});
   return result;

@@ -14,6 +14,10 @@ namespace {
 
 // The kinds of sharding that have no NamedSharding, with the reason.
 absl::Status CheckConvertible(const HloSharding& hlo, size_t rank) {
+  if (rank > kMaxNamedToHloRank) {  // before sizing anything by it
+    return absl::InvalidArgumentError(
+        absl::StrCat("the rank is ", rank, "; at most ", kMaxNamedToHloRank, " are supported"));
+  }
   switch (hlo.kind()) {
     case HloSharding::Kind::kTuple:
       return internal::NotExpressibleAsNamedSharding(

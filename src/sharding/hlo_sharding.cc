@@ -195,6 +195,10 @@ int64_t DeviceCountNamed(const HloSharding& sharding) {
 }
 
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank) {
+  if (rank > kMaxNamedToHloRank) {  // before sizing anything by it
+    return absl::InvalidArgumentError(absl::StrCat("num_dimensions is ", rank, "; at most ",
+                                                   kMaxNamedToHloRank, " are supported"));
+  }
   AXE_RETURN_IF_ERROR(sharding.CheckShape(std::vector<int64_t>(rank, 0)));
   const Mesh& mesh = sharding.mesh();
   std::vector<int64_t> tile_dims(rank, 1);

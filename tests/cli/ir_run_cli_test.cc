@@ -122,6 +122,48 @@ TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
       {"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg", "i64[1]=9007199254740993"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_THAT(big.err, HasSubstr("9007199254740993 is past 2^53"));
+
+// Three values of 2^20 elements (8 MiB each as the interpreter's doubles): each fits a 40 MiB
+// budget, the operands' copies and results of the third equation next to the two held do not.
+constexpr char kThreeBigValues[] =
+    "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+    "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c; "
+    "e:f32[] = reduce_sum[axes=(0,) out_sharding=None] d in (e) }";
+
+TEST(IrRunCli, LiveValuesCountAgainstTheMemoryBudget) {
+  // --mesh: the interpreter on a client's devices.
+  auto ok = RunAxeWithStdin(
+      {"--memory-limit", "64M", "ir", "run", "-", "--mesh", "x=1", "--arg", "f32[]=0.5"},
+      kThreeBigValues);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "f32[] 1048576.0\n");
+  auto refused = RunAxeWithStdin(
+      {"--memory-limit", "40M", "ir", "run", "-", "--mesh", "x=1", "--arg", "f32[]=0.5"},
+      kThreeBigValues);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err,
+              HasSubstr("evaluating mul (with the values already held) needs about 40.0 MiB"));
+  EXPECT_THAT(refused.err, HasSubstr("the memory budget is 40.0 MiB (41943040 bytes), from "
+                                     "--memory-limit"));
+  EXPECT_EQ(refused.err.find('\n'), refused.err.size() - 1) << refused.err;
+}
+
+TEST(IrRunCli, TheExecutorsPeakCountsAgainstTheMemoryBudget) {
+  // One device: the executor. Three 4 MiB results (8 MiB each as doubles once printed).
+  const std::string three_results =
+      "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c "
+      "in (b, c, d) }";
+  auto refused = RunAxeWithStdin(
+      {"--memory-limit", "16M", "ir", "run", "-", "--arg", "f32[]=0.5", "--json"}, three_results);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("the program's values at their peak"));
+  EXPECT_THAT(refused.err, HasSubstr("the memory budget is 16.0 MiB (16777216 bytes), from "
+                                     "--memory-limit"));
+  auto ok = RunAxeWithStdin({"--memory-limit", "64M", "ir", "run", "-", "--arg", "f32[]=0.5"},
+                            kThreeBigValues);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "f32[] 1048576.0\n");
 }
 
 }  // namespace

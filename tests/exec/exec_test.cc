@@ -208,6 +208,30 @@ TEST(ExecBudgetTest, AProgramOverTheWorkLimitIsRefusedBeforeItRuns) {
                        HasSubstr("more than the limit of 1073741824")));
 }
 
+TEST(ExecBudgetTest, TheValuesAtTheirPeakAreCheckedAgainstTheMemoryBudget) {
+  // The two 16 MiB operands and the 16 MiB product are live at once.
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[2048,2048] b:f32[2048,2048]. let c:f32[2048,2048] = dot_general["
+      "dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] a b in (c,) }");
+  ExecOptions options;
+  options.memory = MemoryBudget{int64_t{64} << 20, "a test"};
+  absl::StatusOr<Executable> e = Executable::Compile(j, options);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_GE(e->stats().peak_bytes, int64_t{48} << 20);
+  options.memory = MemoryBudget{int64_t{32} << 20, "a test"};
+  EXPECT_THAT(Executable::Compile(j, options),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("the program's values at their peak needs about 48.0 MiB")));
+  // A value released early leaves its storage for a later one of its size.
+  ir::ClosedJaxpr chain = Parse(
+      "{ lambda ; a:f32[1048576]. let b:f32[1048576] = sin a; c:f32[1048576] = cos b; "
+      "d:f32[1048576] = sin c; e:f32[1048576] = cos d in (e,) }");
+  options.memory = std::nullopt;
+  absl::StatusOr<Executable> c = Executable::Compile(chain, options);
+  ASSERT_THAT(c, IsOk());
+  EXPECT_LE(c->stats().peak_bytes, int64_t{16} << 20);
+}
+
 TEST(ExecBudgetTest, ACancelledRunStops) {
   ir::ClosedJaxpr j =
       Parse("{ lambda ; a:f32[4]. let b:f32[4] = sin a; c:f32[4] = cos b in (c,) }");

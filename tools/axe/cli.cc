@@ -1,7 +1,11 @@
 #include "cli.h"
 
+<<<<<<< HEAD
 #include <sys/stat.h>
 #include <unistd.h>
+=======
+#include <stdlib.h>
+>>>>>>> h-memory
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +27,21 @@ namespace axe::cli {
 
 void AddJsonFlag(CLI::App* cmd, Selected& selected) {
   cmd->add_flag("--json", selected.json, "Print machine-readable JSON (stable field names)");
+}
+
+void AddMemoryLimitOption(CLI::App& app, Selected& selected) {
+  app.add_option("--memory-limit", selected.memory_limit,
+                 "Memory the command may use, e.g. 64M or 4G (default: AXE_MEMORY_LIMIT, else "
+                 "the cgroup limit or MemAvailable, whichever is less)");
+  app.fallthrough();
+}
+
+absl::Status ResolveBudget(Selected& selected) {
+  AXE_ASSIGN_OR_RETURN(selected.budget, ResolveMemoryBudget(selected.memory_limit));
+  if (selected.memory_limit && setenv(kMemoryLimitEnv, selected.memory_limit->c_str(), 1) != 0) {
+    return absl::InternalError("cannot set AXE_MEMORY_LIMIT");
+  }
+  return absl::OkStatus();
 }
 
 void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> action) {

@@ -138,7 +138,8 @@ class HloSharding {
 // mentioned. Its device ids are LOGICAL: positions in the program's device assignment,
 // which JAX takes from the mesh's device array (mesh.device_array(); the identity for the
 // default order), so a mesh's device order never shows in the HLO text. Errors: rank < the
-// spec's length.
+// spec's length, rank > kMaxNamedToHloRank.
+inline constexpr size_t kMaxNamedToHloRank = 64;
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank);
 
 // A device map in logical ids (an HLO sharding's) in device ids: entry d moves to
