@@ -1,11 +1,8 @@
 #include "cli.h"
 
-<<<<<<< HEAD
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-=======
-#include <stdlib.h>
->>>>>>> h-memory
 
 #include <algorithm>
 #include <cstdio>
