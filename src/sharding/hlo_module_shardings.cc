@@ -18,8 +18,7 @@ constexpr absl::string_view kPartitionerSuffix = "_spmd";
 
 // The value of `key=` in a header line (up to the next ',' or space); empty when absent.
 absl::string_view HeaderValue(absl::string_view header, absl::string_view key) {
-  for (size_t at = header.find(key); at != absl::string_view::npos;
-       at = header.find(key, at + 1)) {
+  for (size_t at = header.find(key); at != absl::string_view::npos; at = header.find(key, at + 1)) {
     if (at > 0 && header[at - 1] != ' ' && header[at - 1] != ',') continue;
     const size_t begin = at + key.size();
     size_t end = begin;
@@ -80,8 +79,8 @@ absl::StatusOr<ModulePartitioning> ReadModulePartitioning(absl::string_view text
       out.has_header = true;
       const absl::string_view n = HeaderValue(trimmed, "num_partitions=");
       if (!n.empty() && (!absl::SimpleAtoi(n, &out.num_partitions) || out.num_partitions < 1)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "line ", number, ": num_partitions=", n, " is not a positive integer"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("line ", number, ": num_partitions=", n, " is not a positive integer"));
       }
     } else if (out.entry_name.empty() && absl::StartsWith(trimmed, "ENTRY ")) {
       out.entry_name = EntryName(trimmed);
@@ -98,16 +97,16 @@ absl::StatusOr<std::vector<int64_t>> GlobalDimsFromLocal(absl::Span<const int64_
   std::vector<int64_t> global(local.begin(), local.end());
   if (sharding.kind() != HloSharding::Kind::kTiled) return global;
   if (sharding.TiledDataRank() != local.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the sharding ", sharding.ToString(), " tiles ", sharding.TiledDataRank(),
-        " dimensions, but the shape has rank ", local.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the sharding ", sharding.ToString(), " tiles ", sharding.TiledDataRank(),
+                     " dimensions, but the shape has rank ", local.size()));
   }
   for (size_t i = 0; i < global.size(); ++i) {
     std::optional<int64_t> product = CheckedMul(global[i], sharding.tiles()->dims()[i]);
     if (!product) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dimension ", i, ": ", global[i], " x ", sharding.tiles()->dims()[i],
-                       " tiles overflows int64"));
+      return absl::InvalidArgumentError(absl::StrCat("dimension ", i, ": ", global[i], " x ",
+                                                     sharding.tiles()->dims()[i],
+                                                     " tiles overflows int64"));
     }
     global[i] = *product;
   }
@@ -124,17 +123,19 @@ absl::Status Add(ModuleShardings& out, size_t line, std::string name, const xla:
     return absl::OkStatus();
   }
   if (sharding.kind() == HloSharding::Kind::kManual ||
-      sharding.kind() == HloSharding::Kind::kUnknown || sharding.kind() == HloSharding::Kind::kTuple) {
-    out.skipped.push_back(absl::StrCat("line ", line, " ", name, ": ", sharding.ToString(),
-                                       " places no elements"));
+      sharding.kind() == HloSharding::Kind::kUnknown ||
+      sharding.kind() == HloSharding::Kind::kTuple) {
+    out.skipped.push_back(
+        absl::StrCat("line ", line, " ", name, ": ", sharding.ToString(), " places no elements"));
     return absl::OkStatus();
   }
   ModuleSharding s{std::move(name), line, shape, sharding, {}};
   const absl::Span<const int64_t> dims = shape.dimensions();
   if (local) {
     absl::StatusOr<std::vector<int64_t>> global = GlobalDimsFromLocal(dims, sharding);
-    if (!global.ok()) return absl::InvalidArgumentError(
-        absl::StrCat("line ", line, " ", s.instruction, ": ", global.status().message()));
+    if (!global.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", line, " ", s.instruction, ": ", global.status().message()));
     s.global = *std::move(global);
   } else {
     s.global.assign(dims.begin(), dims.end());
@@ -145,8 +146,7 @@ absl::Status Add(ModuleShardings& out, size_t line, std::string name, const xla:
 
 }  // namespace
 
-absl::StatusOr<ModuleShardings> ReadModuleShardings(absl::string_view text,
-                                                    bool shapes_are_local) {
+absl::StatusOr<ModuleShardings> ReadModuleShardings(absl::string_view text, bool shapes_are_local) {
   ModuleShardings out;
   AXE_ASSIGN_OR_RETURN(out.partitioning, ReadModulePartitioning(text));
   const bool local = shapes_are_local || out.partitioning.partitioned;

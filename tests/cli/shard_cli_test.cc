@@ -215,7 +215,7 @@ TEST(ShardCli, PartitionedModuleGivesTheGlobalShape) {
                                "%main.0_spmd is the SPMD partitioner's: shapes are per device\n"));
   EXPECT_THAT(r.out, HasSubstr("global shape   f32[128,256]\n"));
   EXPECT_THAT(r.out, HasSubstr("shard shape    (128, 64)\n"));
-  EXPECT_THAT(r.out, HasSubstr("3       0              [[0, 128], [192, 256]]\n"));
+  EXPECT_THAT(r.out, HasSubstr("3       3              [[0, 128], [192, 256]]\n"));
   r = RunAxeWithStdin({"shard", "explain", "--hlo", "-", "--json"}, kCompiledSin);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
@@ -279,11 +279,11 @@ TEST(ShardCli, DeviceOrderIsNotedOrGiven) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, Not(HasSubstr("device order assumed")));
   EXPECT_THAT(r.out, HasSubstr("4       0              [[0, 2]]\n"));
-  EXPECT_THAT(r.out, HasSubstr("7       0              [[6, 8]]\n"));
+  EXPECT_THAT(r.out, HasSubstr("7       3              [[6, 8]]\n"));
   r = RunAxe({"shard", "explain", "--shape", "6", "--mesh", "Mesh('x': 3, devices=[5, 6, 7])",
               "--spec", "P('x')"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("6       0              [[2, 4]]\n"));
+  EXPECT_THAT(r.out, HasSubstr("6       1              [[2, 4]]\n"));
   r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", repr, "--devices", "4,5,6,6"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--devices"));

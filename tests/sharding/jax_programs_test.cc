@@ -28,8 +28,8 @@ namespace {
 
 using namespace ::axe::sharding::test_util;  // NOLINT(build/namespaces)
 using ::axe::testing_support::StatusIs;
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 json Load() {
   std::ifstream in(std::string(AXE_SHARDING_TESTDATA_DIR) + "/jax_programs.json");
@@ -70,7 +70,8 @@ TEST(JaxProgramsTest, PartitionedModulesGiveGlobalShapes) {
         const std::vector<int64_t> shape = args[i]["shape"].get<std::vector<int64_t>>();
         EXPECT_EQ(s.global, shape) << s.instruction;
         EXPECT_EQ(s.sharding.ToString(), args[i]["hlo"].get<std::string>());
-        const int64_t n = after ? module->partitioning.num_partitions : DeviceCountNamed(s.sharding);
+        const int64_t n =
+            after ? module->partitioning.num_partitions : DeviceCountNamed(s.sharding);
         absl::StatusOr<std::vector<DeviceShard>> map = DevicesIndicesMap(s.sharding, s.global, n);
         ASSERT_TRUE(map.ok()) << map.status();
         EXPECT_EQ(MapJson(*map), args[i]["devices_indices_map"]);
@@ -116,8 +117,8 @@ TEST(JaxProgramsTest, SingleDeviceShardingIsOneDevice) {
     absl::StatusOr<ShardingExplanation> e = ExplainSharding(shape, *s, ExplainOptions{});
     ASSERT_TRUE(e.ok()) << e.status();
     EXPECT_EQ(e->num_devices, c["num_devices"].get<int64_t>());
-    EXPECT_EQ(MapJson(e->devices), c[shape.empty() ? "scalar_devices_indices_map"
-                                                   : "devices_indices_map"]);
+    EXPECT_EQ(MapJson(e->devices),
+              c[shape.empty() ? "scalar_devices_indices_map" : "devices_indices_map"]);
     EXPECT_EQ(e->shardy_mesh, c["shardy_mesh"].get<std::string>());
     ASSERT_TRUE(e->axe.text.has_value()) << e->axe.reason;
   }
@@ -175,8 +176,8 @@ TEST(JaxProgramsTest, MeshesOverAnyDeviceIds) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device id 0 is not in")));
   EXPECT_THAT(Mesh::Create({{"x", 2}}, {5, 5}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device id 5 appears twice")));
-  EXPECT_THAT(Mesh::Create({{"x", 2}}, {-1, 5}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device id -1 at position 0")));
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {-1, 5}), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                          HasSubstr("device id -1 at position 0")));
 }
 
 }  // namespace

@@ -84,9 +84,8 @@ TEST(SpellingTest, IotaAndExplicitListsGiveOneAnswer) {
             if (replicate_last && tile_dims.size() < 2) continue;
             const std::string suffix = replicate_last ? " last_tile_dim_replicate}" : "}";
             const std::string iota_text = absl::StrCat("{", iota->ToString(), suffix);
-            const std::string list_text =
-                absl::StrCat("{devices=[", absl::StrJoin(tile_dims, ","), "]",
-                             absl::StrJoin(devices, ","), suffix);
+            const std::string list_text = absl::StrCat("{devices=[", absl::StrJoin(tile_dims, ","),
+                                                       "]", absl::StrJoin(devices, ","), suffix);
             SCOPED_TRACE(iota_text + " vs " + list_text);
             const HloSharding a = ParseHlo(iota_text);
             const HloSharding b = ParseHlo(list_text);
@@ -107,7 +106,7 @@ TEST(SpellingTest, IotaAndExplicitListsGiveOneAnswer) {
       }
     }
   }
-  EXPECT_EQ(cases, 812);  // every spelling pair enumerated above
+  EXPECT_EQ(cases, 812);          // every spelling pair enumerated above
   EXPECT_EQ(expressible, cases);  // an iota over 0..N-1 is always some mesh's sharding
 }
 

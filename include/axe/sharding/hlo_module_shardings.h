@@ -31,20 +31,20 @@ namespace axe::sharding {
 
 // The module header's facts about partitioning.
 struct ModulePartitioning {
-  bool has_header = false;      // an `HloModule name, ...` line
-  int64_t num_partitions = 1;   // num_partitions=N (1 when absent)
-  std::string entry_name;       // the ENTRY computation's name, without '%'
-  bool partitioned = false;     // shapes are per device (see the header comment)
-  std::string reason;           // why `partitioned` is what it is, for the user
+  bool has_header = false;     // an `HloModule name, ...` line
+  int64_t num_partitions = 1;  // num_partitions=N (1 when absent)
+  std::string entry_name;      // the ENTRY computation's name, without '%'
+  bool partitioned = false;    // shapes are per device (see the header comment)
+  std::string reason;          // why `partitioned` is what it is, for the user
 };
 
 // One array an instruction's sharding annotates (a tuple result gives one per element).
 struct ModuleSharding {
-  std::string instruction;     // `%param.1`, with `{1}` appended for tuple element 1
-  size_t line = 0;             // 1-based line of the instruction
-  xla::Shape shape;            // as written: per device when the module is partitioned
-  HloSharding sharding;        // never a tuple
-  std::vector<int64_t> global; // the whole array's dims
+  std::string instruction;      // `%param.1`, with `{1}` appended for tuple element 1
+  size_t line = 0;              // 1-based line of the instruction
+  xla::Shape shape;             // as written: per device when the module is partitioned
+  HloSharding sharding;         // never a tuple
+  std::vector<int64_t> global;  // the whole array's dims
 };
 
 struct ModuleShardings {
