@@ -226,6 +226,17 @@ TEST(ShardCli, PartitionedModuleGivesTheGlobalShape) {
   r = RunAxeWithStdin({"shard", "explain", "--hlo", "-", "--shape", "4,4"}, kCompiledSin);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--hlo is a whole module"));
+  // Errors name the line and the instruction.
+  r = RunAxeWithStdin({"shard", "explain", "--hlo", "-"},
+                      "HloModule m, num_partitions=2\nENTRY %e_spmd {\n"
+                      "  %a = f32[3]{0} parameter(0), sharding={devices=[3]<=[3]}\n}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "axe: error: --hlo: line 3 %a: device 2 > num_devices (2) in tile assignment\n");
+  r = RunAxeWithStdin(
+      {"shard", "explain", "--hlo", "-"},
+      "HloModule m\nENTRY %e {\n  %a = f32[3]{0} parameter(0), sharding={manual}\n}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("(line 3 %a: {manual} places no elements)"));
 }
 
 TEST(ShardCli, PartitionedLineNeedsToBeSaid) {

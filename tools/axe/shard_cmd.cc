@@ -417,8 +417,9 @@ absl::Status ExplainModule(const ExplainArgs& args, const std::string& text, Sel
       sharding::ReadModuleShardings(text, args.partitioned);
   if (!module.ok()) return InOption("--hlo", module.status());
   if (module->shardings.empty()) {
-    return absl::InvalidArgumentError(
-        "--hlo: the module has no instruction with a sharding= attribute on an array");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--hlo: the module has no instruction with a sharding= attribute on an array",
+        module->skipped.empty() ? "" : absl::StrCat(" (", module->skipped.front(), ")")));
   }
   const sharding::ModulePartitioning& p = module->partitioning;
   ExplainArgs one = args;
