@@ -295,6 +295,10 @@ TEST(ShardCli, DeviceOrderIsNotedOrGiven) {
               "--spec", "P('x')"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("6       1              [[2, 4]]\n"));
+  r = RunAxe(
+      {"shard", "explain", "--shape", "8", "--format", "Format(Layout((0,)), " + repr + ")"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("note           device order assumed"));
   r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", repr, "--devices", "4,5,6,6"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--devices"));

@@ -183,6 +183,20 @@ absl::StatusOr<AxisCatalog> MeshCatalog(const std::optional<sharding::Mesh>& mes
   return AxisCatalog::Standard().WithDeclarations(declarations);
 }
 
+// A note when the device order of `mesh` was assumed rather than given (a JAX repr never
+// shows it; the CLI's x=2,y=2 does not either).
+void NoteAssumedOrder(const sharding::Mesh& mesh, absl::string_view text, const ExplainArgs& args,
+                      ShardingExplanation& e) {
+  if (mesh.num_devices() < 2 || !args.devices.empty() ||
+      text.find("devices") != absl::string_view::npos) {
+    return;
+  }
+  e.notes.push_back(
+      absl::StrCat("device order assumed: mesh position k is device k (0..", mesh.num_devices() - 1,
+                   "); a Mesh repr does not show the ids (JAX: [d.id for d in mesh.devices.flat]): "
+                   "give them with --devices 4,5,6,7 or in the mesh as devices=[4, 5, 6, 7]"));
+}
+
 // A JAX Format: its sharding explained with its concrete layout (None: the default layout).
 absl::StatusOr<ShardingExplanation> ExplainFormat(const ExplainArgs& args, const ArraySpec& array,
                                                   sharding::ExplainOptions options) {
@@ -203,7 +217,12 @@ absl::StatusOr<ShardingExplanation> ExplainFormat(const ExplainArgs& args, const
     if (!xla_layout.ok()) return InOption("--format", xla_layout.status());
     options.local_layout = *std::move(xla_layout);
   }
-  return sharding::ExplainSharding(array.dims, *format->sharding(), options);
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation e,
+                       sharding::ExplainSharding(array.dims, *format->sharding(), options));
+  if (const sharding::NamedSharding* named = format->sharding()->named()) {
+    NoteAssumedOrder(named->mesh(), text, args, e);
+  }
+  return e;
 }
 
 // The mesh with the --devices ids (when given) as its device array.
@@ -216,20 +235,6 @@ absl::StatusOr<sharding::Mesh> WithDeviceIds(const sharding::Mesh& mesh, const E
   absl::StatusOr<sharding::Mesh> out = sharding::Mesh::Create(mesh.axes(), std::move(ids), types);
   if (!out.ok()) return InOption("--devices", out.status());
   return out;
-}
-
-// A note when the device order of `mesh` was assumed rather than given (a JAX repr never
-// shows it; the CLI's x=2,y=2 does not either).
-void NoteAssumedOrder(const sharding::Mesh& mesh, absl::string_view text, const ExplainArgs& args,
-                      ShardingExplanation& e) {
-  if (mesh.num_devices() < 2 || !args.devices.empty() ||
-      text.find("devices") != absl::string_view::npos) {
-    return;
-  }
-  e.notes.push_back(
-      absl::StrCat("device order assumed: mesh position k is device k (0..", mesh.num_devices() - 1,
-                   "); a Mesh repr does not show the ids: give them with --devices (JAX: "
-                   "[d.id for d in mesh.devices.flat]), e.g. --devices 4,5,6,7"));
 }
 
 // A NamedSharding of a repr or --spec: on the --devices ids, with a note when assumed.
