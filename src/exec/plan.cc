@@ -176,7 +176,8 @@ int64_t PeakBytes(const Plan& plan, const std::vector<ir::ShapedArray>& slot_ava
   std::vector<int64_t> bytes(slot_avals.size(), 0);  // storage each slot holds
   int64_t live = 0, pooled = 0, peak = 0;
   std::map<int64_t, size_t> pool;  // bytes -> storages kept
-  for (const auto& [slot, value] : plan.constants) add(live, static_cast<int64_t>(value.num_bytes()));
+  for (const auto& [slot, value] : plan.constants)
+    add(live, static_cast<int64_t>(value.num_bytes()));
   for (int slot : plan.inputs) {
     bytes[static_cast<size_t>(slot)] = AvalBytes(slot_avals[static_cast<size_t>(slot)], false);
     add(live, bytes[static_cast<size_t>(slot)]);

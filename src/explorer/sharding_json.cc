@@ -46,7 +46,8 @@ std::string ShardingJson(const sharding::ShardingExplanation& e) {
             {"local_axe", TextOrNull(e.local_axe)},
             {"local_axe_reason", ReasonOrNull(e.local_axe)},
             {"picture", e.picture},
-            {"devices", devices}};
+            {"devices", devices},
+            {"notes", e.notes}};
   return DumpJson(j);
 }
 

@@ -82,20 +82,19 @@ TEST(CallCli, BadArgumentsAreOneLineErrors) {
   EXPECT_THAT(help.out, HasSubstr("Usage: axe call [OPTIONS]"));
 }
 
-TEST(CallCli, TheEvaluatorsValuesCountAgainstTheMemoryBudget) {
-  // Two f32[512,1024] arguments: 4 MiB each as the evaluator's doubles. --memory-limit reaches
-  // the evaluator as AXE_MEMORY_LIMIT.
+TEST(CallCli, TheExecutorsPeakCountsAgainstTheMemoryBudget) {
+  // Two f32[512,1024] arguments, 2 MiB each, run on the executor (no shard_map): its values at
+  // their peak are about 4 MiB. --memory-limit reaches it as AXE_MEMORY_LIMIT.
   auto r = RunAxe([] {
-    std::vector<std::string> a = {"--memory-limit", "6M"};
+    std::vector<std::string> a = {"--memory-limit", "3M"};
     for (const std::string& s : Call({"--arg", "uncommitted", "--arg", "uncommitted"})) {
       a.push_back(s);
     }
     return a;
   }());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("copying the arguments (with the values already held) needs about "
-                               "8.0 MiB"));
-  EXPECT_THAT(r.err, HasSubstr("the memory budget is 6.0 MiB (6291456 bytes), from "
+  EXPECT_THAT(r.err, HasSubstr("the program's values at their peak needs about 4.0 MiB"));
+  EXPECT_THAT(r.err, HasSubstr("the memory budget is 3.0 MiB (3145728 bytes), from "
                                "AXE_MEMORY_LIMIT"));
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/utf8.h"
 #include "cli.h"
@@ -48,5 +49,16 @@ void PrintErrorLine(const absl::Status& status) {
 }
 
 void PrintErrorLine(absl::string_view message) { WriteErrorLine(message, false); }
+
+namespace {
+constexpr char kPrintedUrl[] = "axe/error-line-printed";
+}  // namespace
+
+absl::Status MarkPrinted(absl::Status status) {
+  status.SetPayload(kPrintedUrl, absl::Cord("1"));
+  return status;
+}
+
+bool WasPrinted(const absl::Status& status) { return status.GetPayload(kPrintedUrl).has_value(); }
 
 }  // namespace axe::cli

@@ -19,6 +19,12 @@ void PrintErrorLine(const absl::Status& status);
 // Prints `message` (one line) as this process's own error.
 void PrintErrorLine(absl::string_view message);
 
+// `status` marked as already printed (PrintErrorLine ran for it), and the test for the mark:
+// an MPI run prints a job-wide error before MPI shuts down, while every rank is still there,
+// since a rank that leaves first with a failure code makes the launcher end the others.
+absl::Status MarkPrinted(absl::Status status);
+bool WasPrinted(const absl::Status& status);
+
 }  // namespace axe::cli
 
 #endif  // AXE_TOOLS_AXE_ERROR_LINE_H_

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   if (!status.ok()) {
     const std::string message = axe::cli::OneLine(status.message());
     if (selected.json) axe::cli::PrintJson({{"error", message}});
-    axe::cli::PrintErrorLine(status);
+    if (!axe::cli::WasPrinted(status)) axe::cli::PrintErrorLine(status);
     return 2;
   }
   return selected.exit_code;

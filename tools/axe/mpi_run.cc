@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "cli.h"
+#include "error_line.h"
 
 namespace axe::cli {
 
@@ -35,6 +36,12 @@ absl::StatusOr<std::unique_ptr<runtime::MpiClient>> StartMpiRun(
 
 absl::Status EndMpiRun(std::unique_ptr<runtime::MpiClient> client, absl::Status status) {
   if (!runtime::IsSameOnEveryRank(status) || client == nullptr || client->broken()) return status;
+  // Rank 0 prints the job's error while every rank is still in MPI: once MPI is shut down, a
+  // rank that exits first with a failure code makes the launcher end the others.
+  if (!status.ok()) {
+    PrintErrorLine(status);
+    status = MarkPrinted(std::move(status));
+  }
   const double timeout = client->timeout_seconds();
   client.reset();
   runtime::MpiFinalize(timeout);

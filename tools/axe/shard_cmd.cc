@@ -379,9 +379,7 @@ std::string Tuple(const std::vector<int64_t>& v) {
 }
 
 Json ExplanationJson(const ShardingExplanation& e) {
-  Json j = Json::parse(explorer::ShardingJson(e));
-  j["notes"] = e.notes;
-  return j;
+  return Json::parse(explorer::ShardingJson(e));  // the explorer's answer, notes included
 }
 
 void PrintExplanation(const ShardingExplanation& e) {
