@@ -43,7 +43,8 @@ absl::StatusOr<JvpResult> CustomJvpCallJvp(Builder& b, absl::Span<const Tracer> 
     AXE_ASSIGN_OR_RETURN(JvpRule call, GetJvpRule(*CustomPrims().closed_call));
     return call(b, primals, tangents, params);
   }
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*CustomPrims().custom_jvp_call, primals, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       b.Bind(*CustomPrims().custom_jvp_call, primals, params));
   if (outs.size() != 1 || outs[0].aval.shape() != primals[0].aval.shape()) {
     return absl::InvalidArgumentError(
         absl::StrCat("custom_jvp_call ", name, ": expected one result of its operand's shape"));
@@ -59,7 +60,8 @@ absl::StatusOr<JvpResult> CustomVjpCallJvp(Builder&, absl::Span<const Tracer>,
                                            absl::Span<const OptTracer>, const Params& params) {
   return absl::UnimplementedError(absl::StrCat(
       "cannot differentiate custom_vjp_call (name=", CustomCallParam(params, "name"),
-      "): its custom rule (fwd=", CustomCallParam(params, "fwd"), ", bwd=", CustomCallParam(params, "bwd"),
+      "): its custom rule (fwd=", CustomCallParam(params, "fwd"),
+      ", bwd=", CustomCallParam(params, "bwd"),
       ") is a Python function that the printed jaxpr does not carry, and differentiating its "
       "call_jaxpr instead would ignore the rule; differentiate with JAX and pass the printed "
       "gradient jaxpr"));
