@@ -78,8 +78,8 @@ Rule Arithmetic(std::string name, std::string jnp_name) {
   };
 }
 
-// pow: as Arithmetic, and also a floating-point base with an integer exponent (the result has
-// the base's dtype), as JAX's _pow_dtype_rule.
+// pow: operands of one dtype (integers too: they wrap), or a floating-point or complex base
+// with an integer exponent (the result has the base's dtype), as JAX's _pow_dtype_rule.
 Rule PowRule() {
   Rule same = Arithmetic("pow", "power");
   return [same](absl::Span<const ShapedArray> avals,
@@ -87,7 +87,12 @@ Rule PowRule() {
     AXE_RETURN_IF_ERROR(ExpectArity("pow", avals, 2));
     DType x = avals[0].dtype(), y = avals[1].dtype();
     if (x == y) return same(avals, params);
-    if (!(IsFloatingPoint(x) || IsComplex(x)) || !IsIntegral(y)) {
+    if (!IsFloatingPoint(x) && !IsComplex(x)) {
+      return TypeError(absl::StrCat("pow does not accept dtype ", DTypeName(x),
+                                    " at position 0. Accepted dtypes at position 0 are subtypes "
+                                    "of floating, complexfloating."));
+    }
+    if (!IsIntegral(y)) {
       return TypeError(absl::StrCat(
           "the first argument to pow must have an inexact dtype (float or complex), and the "
           "second argument must have an inexact or integer dtype, and two inexact dtypes must "

@@ -100,7 +100,7 @@ absl::StatusOr<OptTracer> DivDeriv(Builder&, const Tracer&, const Tracer& y, con
   return AddTangents(a, c, out.aval);
 }
 
-// `v` (a scalar of `like`'s dtype) broadcast to `aval`'s shape.
+// The scalar `v` of `aval`'s dtype, broadcast to its shape.
 absl::StatusOr<Tracer> Full(Builder& b, double v, const ShapedArray& aval) {
   return FitTo(b.Scalar(v, aval.dtype()), aval);
 }
