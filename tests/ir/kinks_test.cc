@@ -174,6 +174,15 @@ TEST(KinksTest, ShardMapBodyCallingReluRunsAndDifferentiates) {
   CheckRule("shmap_relu");
 }
 
+// A custom_jvp function whose body holds a psum, in a shard_map body: evaluated on the mesh.
+TEST(KinksTest, ShardMapBodyCallingACustomJvpWithAPsumRuns) {
+  ClosedJaxpr f = ad_test::LoadJax("shmap_custom_psum", "jax_kinks");
+  Values v = ReadValues("shmap_custom_psum");
+  std::vector<HostArray> out = Eval(f, v["arg"]);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectSame(out[0], v["out"][0], "out");
+}
+
 // LinearTranspose of `transpose_<name>` (linear in the inputs `linear` marks) on JAX's
 // cotangents against jax.linear_transpose.
 void CheckTranspose(const std::string& name, const std::vector<bool>& linear) {

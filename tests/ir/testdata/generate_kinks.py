@@ -2,7 +2,8 @@
 """Regenerates tests/ir/testdata/jax_kinks/ with the real JAX: functions evaluated exactly AT
 the ties and kinks of their derivative rules (max/min ties, abs at 0, clip and clamp at their
 bounds, relu at 0, pow at 0, sqrt at 0, the step functions, select_n, argmax, reduce_max ties),
-a custom_vjp that clips gradients, and a shard_map body that calls jax.nn.relu. For each case:
+a custom_vjp that clips gradients, and shard_map bodies calling jax.nn.relu and a custom_jvp
+function holding a psum. For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
   <name>.values.txt  "arg T=v,..." per argument, "out T=v,..." per output of f,
@@ -56,6 +57,19 @@ def shmap_relu(w, x):
     return jax.shard_map(body, mesh=mesh, in_specs=(P(), P("x")), out_specs=P("x"))(w, x)
 
 
+@jax.custom_jvp
+def scaled_by_total(a):
+    return a * lax.psum(a, "x")
+
+
+scaled_by_total.defjvp(lambda p, t: (scaled_by_total(p[0]), t[0] * lax.psum(p[0], "x")))
+
+
+def shmap_custom_psum(x):
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    return jax.shard_map(scaled_by_total, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+
+
 def cases():
     ties = a(1.0, 2.0, -0.5, 3.0, 0.0)
     other = a(1.0, 0.0, -0.5, 4.0, 0.0)
@@ -88,6 +102,7 @@ def cases():
     yield "sqrt_zero", jnp.sqrt, [a(0.0, 4.0)]
     yield "custom_vjp_clip", clipped_square, [a(4.5, -18.0, 0.9)]
     yield "shmap_relu", shmap_relu, [np.float32(2.0), np.arange(8, dtype=f32) - 4]
+    yield "shmap_custom_psum", shmap_custom_psum, [np.arange(8, dtype=f32) - 4]
 
 
 def transpose_cases():
