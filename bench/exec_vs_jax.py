@@ -7,6 +7,7 @@ for axe) and the geometric mean; outputs are compared first (within 1e-3 relativ
 magnitude).
 
     build/venv/bin/python bench/exec_vs_jax.py [--threads N] [--repeat R] [--only NAME]
+    build/venv/bin/python bench/exec_vs_jax.py --memory   # peak bytes against XLA's
 
 Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the venv
 (`make test-jax` installs it). XLA's thread count follows the process's CPUs; pin both with
@@ -80,6 +81,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="")
     parser.add_argument("--plan", action="store_true", help="print axe's plan of each program")
+    parser.add_argument("--memory", action="store_true",
+                        help="compare axe's peak bytes with XLA's memory_analysis() instead of "
+                             "timing")
     args = parser.parse_args()
     import jax
     import jax.numpy as jnp
@@ -96,6 +100,14 @@ def main():
         if args.plan:
             print(compiled.describe(), file=sys.stderr)
         jitted = jax.jit(fn)
+        if args.memory:
+            peak = int(compiled.describe().split("peak ")[-1].split()[0])
+            m = jitted.lower(*inputs).compile().memory_analysis()
+            xla = (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes -
+                   m.alias_size_in_bytes)
+            print(f"{name:24s} axe peak {peak / 2**20:9.2f} MiB   XLA arguments + outputs + "
+                  f"temporaries {xla / 2**20:9.2f} MiB   ratio {peak / xla:5.2f}", flush=True)
+            continue
         want = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*inputs))]
         got = compiled(*inputs)
         for w, g in zip(want, got):  # relative to the output's scale (sums cancel)

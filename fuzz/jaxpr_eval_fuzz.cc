@@ -2,7 +2,10 @@
 // and is small (see Cost), runs on the host interpreter on generated inputs. Laws:
 //  - evaluation returns one array of each output's type, or an error, never a crash;
 //  - Jvp's program evaluates to the same primal outputs as the program itself;
-//  - Vmap over a batch of two evaluates to the two unbatched evaluations stacked.
+//  - Vmap over a batch of two evaluates to the two unbatched evaluations stacked;
+//  - the executor (exec/executable.h) gives the interpreter's values: integers and bools
+//    exactly, floats within 1e-5 relative (its transcendental functions differ in the last
+//    bits), NaN where the interpreter has NaN.
 // Errors (an impl or differentiation rule refusing a case) are fine; crashes, UB, hangs and
 // broken laws are findings.
 #include <cmath>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "axe/exec/executable.h"
 #include "axe/ir/ad.h"
 #include "axe/ir/batching.h"
 #include "axe/ir/check.h"
@@ -162,6 +166,26 @@ void CheckVmap(const ClosedJaxpr& closed, const std::vector<HostArray>& args,
   }
 }
 
+// The executor runs the program to the interpreter's values (or refuses it with an error).
+void CheckExecutor(const ClosedJaxpr& closed, const std::vector<HostArray>& args,
+                   const std::vector<HostArray>& outs, const std::string& text) {
+  absl::StatusOr<std::vector<HostArray>> got = axe::exec::ExecuteJaxpr(closed, args);
+  if (!got.ok()) return;
+  AXE_FUZZ_CHECK(got->size() == outs.size(), "the executor keeps the outputs: " + text);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    AXE_FUZZ_CHECK((*got)[k].values.size() == outs[k].values.size(),
+                   "the executor's output " + std::to_string(k) + " size: " + text);
+    const bool floating = axe::IsFloatingPoint(outs[k].aval.dtype());
+    for (size_t i = 0; i < outs[k].values.size(); ++i) {
+      const double x = outs[k].values[i], y = (*got)[k].values[i];
+      const bool same = (std::isnan(x) && std::isnan(y)) || x == y ||
+                        (floating && std::fabs(x - y) <= 1e-5 * std::max(1.0, std::fabs(x)));
+      AXE_FUZZ_CHECK(same, "the executor's output " + std::to_string(k) + " element " +
+                               std::to_string(i) + " is the interpreter's: " + text);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -178,5 +202,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckOutputTypes(*closed, *outs, text);
   CheckJvp(*closed, args, *outs, text);
   CheckVmap(*closed, args, *outs, text);
+  CheckExecutor(*closed, args, *outs, text);
   return 0;
 }

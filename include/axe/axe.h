@@ -7,11 +7,13 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
+#include "axe/base/memory_budget.h"
 #include "axe/base/numerics.h"
 #include "axe/base/python_error.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/base/thread_pool.h"
+#include "axe/base/utf8.h"
 
 // The Axe layout, its algebra and the layouts of real hardware.
 #include "axe/layout/apply.h"
@@ -131,6 +133,7 @@
 
 // The explorer behind `axe serve`.
 #include "axe/explorer/answer_json.h"
+#include "axe/explorer/connections.h"
 #include "axe/explorer/handler.h"
 #include "axe/explorer/page.h"
 #include "axe/explorer/url.h"

@@ -5,7 +5,7 @@ jaxprs (``axe.ir``) and the relayout engine, with JAX's names and reprs, plus br
 live JAX session (``from_jax``, ``explain``) that never import JAX themselves. See docs/python.md.
 """
 
-from axe._axe import Layout, RelayoutPlan, plan_relayout, tile, tile_to
+from axe._axe import Layout, RelayoutPlan, memory_budget, plan_relayout, tile, tile_to
 from axe import ir, jit, pallas, sharding, xla
 from axe._jax import ArrayInfo, explain, from_jax
 from axe._relayout import relayout
@@ -18,6 +18,7 @@ __all__ = [
     "from_jax",
     "ir",
     "jit",
+    "memory_budget",
     "pallas",
     "plan_relayout",
     "relayout",

@@ -123,7 +123,8 @@ class Compiled:
         self._out_types = self._executable.output_types()
 
     def __call__(self, *args):
-        arrays = [np.ascontiguousarray(_as_array(x)) for x in args]
+        # Row-major copies only where needed (ascontiguousarray would make a 0-d array 1-d).
+        arrays = [np.require(_as_array(x), requirements="C") for x in args]
         _check_arg_types(self._jaxpr, arrays)
         raw = _ir._run_compiled(self._executable, [_bytes_view(a) for a in arrays])
         return [np.asarray(b).view(_numpy_dtype(dtype)).reshape(tuple(shape))

@@ -15,13 +15,18 @@ def show_program_ids(shape, block_shape, grid, index_map=None, dtype="int32",
     (None: the whole array); ``grid`` a text or a tuple; ``index_map`` a text such as
     ``"(i, j) -> (i, j)"`` (None: the identity). When ``clamp_report`` is a list, a line for
     every window Pallas clamps (an out-of-bounds block) is appended to it.
+
+    Grids of more than 2**24 programs raise ValueError; an output (with its clamp reports,
+    about 640 bytes each) beyond the memory budget (``AXE_MEMORY_LIMIT``, else the cgroup
+    limit or MemAvailable) raises MemoryError, before anything runs.
     """
     if not isinstance(grid, str):
         grid = "(" + ", ".join(str(int(g)) for g in grid) + ",)"
     if block_shape is not None and not isinstance(block_shape, str):
         block_shape = "(" + ", ".join(str(b) for b in block_shape) + ",)"
     data, dtype_name, out_shape, clamps = _pallas._show_program_ids(
-        [int(s) for s in shape], block_shape, grid, index_map, str(dtype))
+        [int(s) for s in shape], block_shape, grid, index_map, str(dtype),
+        clamp_report is not None)
     if clamp_report is not None:
         clamp_report.extend(clamps)
     return np.frombuffer(data, dtype=dtype_name).reshape(out_shape).copy()

@@ -14,6 +14,8 @@ void BindXla(nanobind::module_& m);
 // axe.sharding: Mesh, PartitionSpec, NamedSharding, SingleDeviceSharding, HloSharding,
 // Layout (JAX's device-local layout), Format, explain.
 void BindSharding(nanobind::module_& m);
+// axe.memory_budget(): (bytes, source) of the memory budget.
+void BindMemory(nanobind::module_& m);
 // axe.relayout(array, src, dst) and axe.RelayoutPlan.
 void BindRelayout(nanobind::module_& m);
 // axe.pallas: show_program_ids.

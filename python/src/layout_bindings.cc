@@ -14,6 +14,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/coord.h"
@@ -116,13 +117,16 @@ std::vector<std::string> AxisNames(const Layout& layout) {
   return names;
 }
 
-// The span on the axis of `layout` named `name` (1 for an axis it does not use).
+// The span on the axis of `layout` named `name`; ValueError naming the axis when the layout
+// has no such axis.
 int64_t Span(const Layout& layout, const std::string& name) {
   for (Axis a : layout.axes()) {
     if (a.name() == name) return layout.span(a);
   }
   if (!Axis::IsValidName(name)) throw nb::value_error(("invalid axis name '" + name + "'").c_str());
-  return 1;
+  throw nb::value_error(
+      ("the layout has no axis '" + name + "'; its axes: " + absl::StrJoin(AxisNames(layout), ", "))
+          .c_str());
 }
 
 }  // namespace

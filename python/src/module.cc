@@ -11,6 +11,7 @@ NB_MODULE(_axe, m) {
   axe::python::BindXla(xla);
   nanobind::module_ sharding = m.def_submodule("sharding", "JAX shardings and formats");
   axe::python::BindSharding(sharding);
+  axe::python::BindMemory(m);
   axe::python::BindRelayout(m);
   nanobind::module_ pallas = m.def_submodule("pallas", "Pallas grids and BlockSpecs");
   axe::python::BindPallas(pallas);

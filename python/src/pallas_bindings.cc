@@ -13,6 +13,7 @@
 
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
+#include "axe/base/memory_budget.h"
 #include "axe/pallas/array.h"
 #include "axe/pallas/block_dim.h"
 #include "axe/pallas/clamp_report.h"
@@ -27,10 +28,12 @@ namespace nb = nanobind;
 namespace axe::python {
 namespace {
 
-// (data bytes, numpy dtype name, shape, clamp reports).
+// (data bytes, numpy dtype name, shape, clamp reports: every clamped window's when
+// `report_clamps`, else none).
 nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
                          const std::optional<std::string>& block_shape, const std::string& grid,
-                         const std::optional<std::string>& index_map, const std::string& dtype) {
+                         const std::optional<std::string>& index_map, const std::string& dtype,
+                         bool report_clamps) {
   pallas::Grid g = Unwrap(pallas::Grid::Parse(grid));
   std::optional<std::vector<pallas::BlockDim>> block;
   if (block_shape) block = Unwrap(pallas::ParseBlockShape(*block_shape));
@@ -40,6 +43,12 @@ nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
   pallas::CallOptions options;
   options.clamp_report = &clamps;
   DType type = Unwrap(ParseDType(dtype));
+  // Refused before running: over the programs cap (ValueError) or the memory budget
+  // (MemoryError), every program's clamp report counted.
+  const MemoryBudget budget = Unwrap(ResolveMemoryBudget(std::nullopt));
+  options.max_clamp_reports = report_clamps ? INT64_MAX : 0;
+  ThrowIfError(
+      pallas::CheckShowProgramIdsCost({type, shape}, g, options.max_clamp_reports, budget));
   pallas::AnyArray out =
       Unwrap(pallas::ShowProgramIds({type, shape}, block, g, map.ToIndexMap(), options));
   size_t bytes = static_cast<size_t>(out.size()) * out.element_size();
@@ -54,7 +63,7 @@ nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
 
 void BindPallas(nb::module_& m) {
   m.def("_show_program_ids", &ShowProgramIds, nb::arg("shape"), nb::arg("block_shape").none(),
-        nb::arg("grid"), nb::arg("index_map").none(), nb::arg("dtype"));
+        nb::arg("grid"), nb::arg("index_map").none(), nb::arg("dtype"), nb::arg("report_clamps"));
 }
 
 }  // namespace axe::python

@@ -26,16 +26,23 @@ using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
 // The input may be read-only (np.asarray of a jax.Array is).
 using ReadOnlyBuffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
-// A layout argument: an axe.Layout, or the text of a buffer layout ("S[...] over (...)").
-BufferLayout ToBufferLayout(nb::handle layout) {
+// A layout argument (`what`: src or dst): an axe.Layout, or the text of a buffer layout
+// ("S[...] over (...)"); TypeError for anything else.
+BufferLayout ToBufferLayout(nb::handle layout, const char* what) {
   if (nb::isinstance<Layout>(layout)) return BufferLayout(nb::cast<Layout>(layout));
+  if (!nb::isinstance<nb::str>(layout)) {
+    throw nb::type_error((std::string(what) +
+                          " must be an axe.Layout or a buffer-layout text (str), got " +
+                          nb::cast<std::string>(nb::repr(layout.type())))
+                             .c_str());
+  }
   return Unwrap(BufferLayout::Parse(nb::cast<std::string>(layout)));
 }
 
 RelayoutPlan Plan(nb::handle src, nb::handle dst, const std::vector<int64_t>& shape,
                   int element_bytes) {
-  return Unwrap(
-      runtime::PlanRelayout(ToBufferLayout(src), ToBufferLayout(dst), shape, element_bytes));
+  return Unwrap(runtime::PlanRelayout(ToBufferLayout(src, "src"), ToBufferLayout(dst, "dst"), shape,
+                                      element_bytes));
 }
 
 // Checks that `buffer` (`what`) holds the element range [begin, end) of the plan.

@@ -7,6 +7,7 @@
 #include <nanobind/nanobind.h>
 
 #include "axe/base/python_error.h"
+#include "axe/base/utf8.h"
 
 namespace nb = nanobind;
 
@@ -14,7 +15,10 @@ namespace axe::python {
 
 void ThrowIfError(const absl::Status& status) {
   if (status.ok()) return;
-  const std::string message(status.message());
+  // Python decodes the message as UTF-8: ill-formed bytes quoted from the input would
+  // otherwise leave an empty message.
+  std::string message = ToValidUtf8(status.message());
+  if (message.empty()) message = absl::StatusCodeToString(status.code());
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
       if (IsTypeError(status)) throw nb::type_error(message.c_str());

@@ -677,3 +677,76 @@ def test_axe_ir_is_exported():
     assert axe.ir is ir
     assert {"parse", "check", "transpose", "comm", "eval", "jvp", "linearize", "vjp", "grad",
             "vmap", "Jaxpr"} <= set(ir.__all__)
+
+
+def test_errors_quote_whole_characters_and_are_never_empty():
+    with pytest.raises(ValueError) as e:
+        ir.parse("{\u00e9}")
+    assert str(e.value) == "line 1, column 2: expected 'lambda', found '\u00e9'"
+    with pytest.raises(ValueError) as e:
+        axe.Layout("S[\u20ac]")
+    assert "found '\u20ac'" in str(e.value)
+    # A message cut inside a character of several bytes would not decode: it stays whole.
+    long_text = "{ lambda ; a:i32[]. let b:i32[] = add a 1" + "\u00e9" * 100 + ":i32[] in (b,) }"
+    with pytest.raises(ValueError) as e:
+        ir.parse(long_text)
+    assert "is not an integer fitting int64" in str(e.value)
+    assert len(str(e.value)) < 200 and "\ufffd" not in str(e.value)
+
+
+def test_hex_escapes_in_strings_are_code_points():
+    j = ir.parse(r"{ lambda ; a:f32[]. let b:f32[] = add[name='\xff\x85'] a a in (b,) }")
+    assert "name='\u00ff\\x85'" in str(j)
+
+
+def test_compile_runs_the_executor_again_and_again():
+    j = ir.parse("{ lambda ; a:f32[3] b:i32[3]. let c:f32[3] = sin a; d:i32[3] = mul b b "
+                 "in (c, d) }")
+    compiled = ir.compile(j, threads=1)
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    big = np.array([123456789, -3, 0], np.int32)
+    for _ in range(3):
+        c, d = compiled(x, big)
+        np.testing.assert_allclose(c, np.sin(x), rtol=1e-6)
+        np.testing.assert_array_equal(d, np.array([-1757895751, 9, 0], np.int32))
+    assert "fused[sin]" in compiled.describe()
+    # A 0-d argument stays 0-d; a wrong type is JAX's TypeError.
+    s = ir.compile(ir.parse("{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }"))
+    (out,) = s(np.float32(2.0))
+    assert out.shape == () and out == -2.0
+    with pytest.raises(TypeError, match="compiled with f32\\[3\\] and called with f32\\[4\\]"):
+        compiled(np.zeros(4, np.float32), big)
+    with pytest.raises(TypeError, match="threads must be a non-negative int"):
+        ir.compile(j, threads=-1)
+    with pytest.raises(TypeError, match="takes an axe.ir.Jaxpr"):
+        ir.compile("not a jaxpr")
+
+
+THREE_BIG_VALUES = ir.parse(
+    "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+    "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c; "
+    "e:f32[] = reduce_sum[axes=(0,) out_sharding=None] d in (e) }")
+
+
+def test_eval_counts_live_values_against_the_memory_budget(monkeypatch):
+    # The interpreter (backend="threads"): each value (8 MiB as doubles) fits 40 MiB; the values
+    # held together do not.
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "40M")
+    with pytest.raises(MemoryError, match="evaluating mul .*from AXE_MEMORY_LIMIT"):
+        ir.eval(THREE_BIG_VALUES, np.float32(0.5), backend="threads")
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "64M")
+    (out,) = ir.eval(THREE_BIG_VALUES, np.float32(0.5), backend="threads")
+    assert out == 1048576.0
+    # The executor (backend="host"): its values at their peak, the results as doubles.
+    (out,) = ir.eval(THREE_BIG_VALUES, np.float32(0.5))
+    assert out == 1048576.0
+    three_results = ir.parse(
+        "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+        "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; "
+        "d:f32[1048576] = mul c c in (b, c, d) }")
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "16M")
+    with pytest.raises(MemoryError, match="the program's values at their peak"):
+        ir.eval(three_results, np.float32(0.5))
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError, match="AXE_MEMORY_LIMIT: expected a positive byte count"):
+        ir.eval(THREE_BIG_VALUES, np.float32(0.5))

@@ -89,6 +89,7 @@ def test_properties():
     assert layout.size == 128 and layout.replica_size == 2
     assert layout.axes == ["lane", "warp", "reg"]
     assert layout.span("warp") == 6
-    assert layout.span("nowhere") == 1
+    with pytest.raises(ValueError, match="no axis 'nowhere'; its axes: lane, warp, reg"):
+        layout.span("nowhere")
     with pytest.raises(ValueError, match="axis name"):
         layout.span("1bad")

@@ -29,3 +29,18 @@ def test_errors():
         pallas.show_program_ids((8,), "(2,", (4,))
     with pytest.raises(ValueError):
         pallas.show_program_ids((8,), "(2,)", (4,), "(i, j) -> i")
+
+
+def test_grids_are_capped_and_budgeted(monkeypatch):
+    # 2**40 programs: refused before any runs.
+    with pytest.raises(ValueError, match="show_program_ids runs at most 16777216"):
+        pallas.show_program_ids((8,), "(2,)", (2**40,), "(i) -> 0")
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "1M")
+    with pytest.raises(MemoryError, match="the memory budget is 1.0 MiB .*from AXE_MEMORY_LIMIT"):
+        pallas.show_program_ids((1024, 1024), "(512, 512)", (2, 2))
+    # A clamp report costs memory per program; without one the same grid runs.
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "64M")
+    with pytest.raises(MemoryError, match="show_program_ids of shape \\(8\\) on the grid"):
+        pallas.show_program_ids((8,), "(2,)", (2**17,), "(i) -> i", clamp_report=[])
+    out = pallas.show_program_ids((8,), "(2,)", (2**17,), "(i) -> i")
+    assert out.tolist()[6:] == [2**17 - 1] * 2

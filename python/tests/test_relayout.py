@@ -71,3 +71,29 @@ def test_plan_is_printable():
     plan = axe.plan_relayout("S[(64,64):(64,1)]", "S[(64,64):(1,64)]", (64, 64), 4)
     assert "transpose" in str(plan) or "generic" in str(plan) or plan.kernels
     assert plan.dst_end == 4096
+
+
+def test_bad_layout_and_shape_arguments_are_type_errors():
+    a = np.arange(12, dtype=np.float32)
+    with pytest.raises(TypeError, match="src must be an axe.Layout or a buffer-layout text"):
+        axe.relayout(a, 5, "S[12:1]")
+    with pytest.raises(TypeError, match="dst must be an axe.Layout or a buffer-layout text"):
+        axe.relayout(a, "S[12:1]", [1])
+    with pytest.raises(TypeError, match=r"shape must be a sequence of ints, got \[3.5, 4\]"):
+        axe.relayout(a, "S[12:1]", "S[12:1]", shape=[3.5, 4])
+    with pytest.raises(TypeError, match="shape must be a sequence of ints"):
+        axe.relayout(a, "S[12:1]", "S[12:1]", shape=12)
+    out = axe.relayout(a, "S[(3,4):(4,1)]", "S[(3,4):(1,3)]", shape=[np.int64(3), 4])
+    assert out.shape == (3, 4)
+
+
+def test_destination_beyond_the_memory_budget_is_refused(monkeypatch):
+    monkeypatch.setenv("AXE_MEMORY_LIMIT", "1M")
+    assert axe.memory_budget() == (1 << 20, "AXE_MEMORY_LIMIT")
+    # 8 elements spread 2**20 apart: a 28 MiB destination for 32 bytes of data.
+    with pytest.raises(MemoryError, match="the memory budget is 1048576 bytes, from "
+                                          "AXE_MEMORY_LIMIT"):
+        axe.relayout(np.arange(8, dtype=np.float32), "S[8:1]", "S[8:1048576]")
+    monkeypatch.delenv("AXE_MEMORY_LIMIT")
+    limit, source = axe.memory_budget()
+    assert limit > 0 and source

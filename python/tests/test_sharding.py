@@ -51,6 +51,8 @@ def test_named_sharding():
     assert s.shard_shape((8, 8)) == (4, 8)
     assert s.num_devices == 4 and not s.is_fully_replicated
     assert str(s._to_xla_hlo_sharding(2)) == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+    with pytest.raises(ValueError, match="num_dimensions is 1000000000; at most 64"):
+        s._to_xla_hlo_sharding(10**9)
     m = s.devices_indices_map((8, 8))
     assert m[0] == (slice(0, 4), slice(None)) and m[3] == (slice(4, 8), slice(None))
     assert axe.sharding.devices_indices_map(s, (8, 8)) == m
@@ -80,6 +82,8 @@ def test_hlo_sharding_and_from_hlo():
     named = axe.sharding.from_hlo(hlo, 2, mesh=mesh22())
     assert named == NamedSharding(mesh22(), P("x"))
     assert axe.sharding.from_hlo(str(hlo), 2, mesh=mesh22()) == named
+    with pytest.raises(ValueError, match="the rank is 1000000000; at most 64"):
+        axe.sharding.from_hlo("{replicated}", 10**9, mesh=mesh22())
     with pytest.raises(ValueError):
         HloSharding("{devices=[2,1")
 
@@ -110,3 +114,14 @@ def test_to_axe_and_explain():
     assert "device  replica group  index" in text
     assert "0       0              [[0, 4], [0, 8]]" in text
     assert e.local_axe is not None and e.local_axe in text
+
+
+def test_from_hlo_refuses_device_counts_the_cli_refuses():
+    hlo = HloSharding("{devices=[2]0,1}")
+    with pytest.raises(ValueError, match="num_devices -1 is negative"):
+        axe.sharding.from_hlo(hlo, 1, num_devices=-1)
+    with pytest.raises(ValueError, match="num_devices 1099511627776 is more than 65536"):
+        axe.sharding.from_hlo(hlo, 1, num_devices=2**40)
+    with pytest.raises(ValueError, match="num_devices -1 is negative"):
+        axe.sharding.from_hlo("{replicated}", 1, num_devices=-1)
+    assert axe.sharding.from_hlo(hlo, 1, num_devices=2).num_devices == 2

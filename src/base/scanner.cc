@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/utf8.h"
 
 namespace axe {
 namespace {
@@ -13,10 +14,7 @@ bool IsIdentStart(char c) { return absl::ascii_isalpha(c) || c == '_'; }
 // Quotes a character for an error message.
 std::string Describe(absl::string_view text, size_t pos) {
   if (pos >= text.size()) return "end of input";
-  char c = text[pos];
-  if (absl::ascii_isprint(static_cast<unsigned char>(c)))
-    return absl::StrCat("'", std::string(1, c), "'");
-  return absl::StrCat("byte 0x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+  return DescribeCharAt(text, pos);
 }
 
 }  // namespace
@@ -137,16 +135,24 @@ std::optional<absl::string_view> Scanner::TryIdent(absl::string_view extra_chars
 
 std::string ElideForMessage(absl::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
-  return absl::StrCat(text.substr(0, max / 2), "...", text.substr(text.size() - max / 2));
+  return absl::StrCat(Utf8Prefix(text, max / 2), "...", Utf8Suffix(text, max / 2));
+}
+
+std::string DescribeCharAt(absl::string_view text, size_t pos) {
+  const auto c = static_cast<unsigned char>(text[pos]);
+  if (absl::ascii_isprint(c)) return absl::StrCat("'", std::string(1, static_cast<char>(c)), "'");
+  Utf8Sequence s = Utf8SequenceAt(text, pos);
+  if (c >= 0x80 && s.valid) return absl::StrCat("'", text.substr(pos, s.length), "'");
+  return absl::StrCat("byte 0x", absl::Hex(c, absl::kZeroPad2));
 }
 
 std::string Scanner::Context(size_t pos) const {
   constexpr size_t kMax = 80;
   if (text_.size() <= kMax) return absl::StrCat(" in \"", text_, "\"");
-  size_t from = pos > kMax / 2 ? pos - kMax / 2 : 0;
-  absl::string_view window = text_.substr(from, kMax);
+  size_t from = Utf8CharStart(text_, pos > kMax / 2 ? pos - kMax / 2 : 0);
+  absl::string_view window = Utf8Prefix(text_.substr(from), kMax);
   return absl::StrCat(" in \"", from > 0 ? "..." : "", window,
-                      from + kMax < text_.size() ? "..." : "", "\"");
+                      from + window.size() < text_.size() ? "..." : "", "\"");
 }
 
 absl::Status Scanner::ErrorAt(size_t pos, absl::string_view expected) const {

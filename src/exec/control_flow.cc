@@ -30,6 +30,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCall(const EqnView& v, const cha
   BuiltKernel k;
   k.description = absl::StrCat("call (", body->steps.size(), " steps)");
   k.work = body->stats.work;
+  k.scratch_bytes = body->stats.peak_bytes;
   k.kernel = [body](const RunContext& ctx, absl::Span<const Value> in,
                     std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out, RunPlan(*body, ctx, in));
@@ -108,6 +109,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   BuiltKernel k;
   k.description = absl::StrCat("scan x", s.length, " (", s.body->steps.size(), " steps)");
   k.work = work.value_or(INT64_MAX);
+  k.scratch_bytes = s.body->stats.peak_bytes;
   auto shared = std::make_shared<const Scan>(std::move(s));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
     return RunScan(*shared, ctx, in, out);
@@ -122,15 +124,17 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCond(const EqnView& v) {
     return std::nullopt;
   }
   std::vector<std::shared_ptr<const Plan>> branches;
-  int64_t work = 0;
+  int64_t work = 0, scratch = 0;
   for (const ir::Param& b : it->second.items()) {
     AXE_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, BuildPlan(*b.jaxpr(), v.options));
     work = std::max(work, plan->stats.work);
+    scratch = std::max(scratch, plan->stats.peak_bytes);
     branches.push_back(std::move(plan));
   }
   BuiltKernel k;
   k.description = absl::StrCat("cond (", branches.size(), " branches)");
   k.work = work;
+  k.scratch_bytes = scratch;
   k.kernel = [branches](const RunContext& ctx, absl::Span<const Value> in,
                         std::vector<Value>& out) -> absl::Status {
     ir::HostArray index = ToHostArray(in[0]);

@@ -1,18 +1,17 @@
-// dot_general on f32 and f64 through BLAS's GEMM (OpenBLAS: its kernels are chosen at run
-// time for the CPU, AVX-512 and AVX2 included).
+// dot_general on f32 and f64 through BLAS's GEMM (OpenBLAS, loaded on first use: its kernels
+// are chosen at run time for the CPU, AVX-512 and AVX2 included; plain loops without it).
 //
 // Each operand is read in place when its row-major storage already is a stack of matrices:
 // the batch dimensions first, then the free and contracting dimensions in either order (the
 // other order is GEMM's transpose flag). Otherwise it is packed first into that form by the
 // relayout engine. The result is [batch..., lhs free..., rhs free...], as dot_general's.
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "exec/blas.h"
 #include "exec/permute.h"
 #include "exec/plan.h"
 
@@ -100,14 +99,15 @@ void SmallGemm(const Gemm& g, const F* a, const F* b, F* c) {
 }
 
 // OpenBLAS's thread count is process-wide: set only when it changes.
-void SetBlasThreads(int threads) {
+void SetBlasThreads(const Blas& blas, int threads) {
   static std::atomic<int> current{0};
-  if (current.exchange(threads) != threads) openblas_set_num_threads(threads);
+  if (current.exchange(threads) != threads) blas.set_num_threads(threads);
 }
 
 template <typename F>
 void RunGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
-  if (g.m * g.n * g.k <= kSmallGemm) {
+  const Blas* blas = g.m * g.n * g.k <= kSmallGemm ? nullptr : LoadedBlas();
+  if (blas == nullptr) {  // a small product, or no OpenBLAS on this machine
     for (int64_t i = 0; i < g.batch; ++i) {
       SmallGemm(g, a + i * g.m * g.k, b + i * g.k * g.n, c + i * g.m * g.n);
     }
@@ -118,16 +118,16 @@ void RunGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
   const int lda = static_cast<int>(std::max<int64_t>(1, g.lhs.transposed ? g.m : g.k));
   const int ldb = static_cast<int>(std::max<int64_t>(1, g.rhs.transposed ? g.k : g.n));
   const int ldc = static_cast<int>(std::max<int64_t>(1, g.n));
-  SetBlasThreads(std::max(1, threads));
+  SetBlasThreads(*blas, std::max(1, threads));
   for (int64_t i = 0; i < g.batch; ++i) {
     const F* ai = a + i * g.m * g.k;
     const F* bi = b + i * g.k * g.n;
     F* ci = c + i * g.m * g.n;
     const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
     if constexpr (std::is_same_v<F, float>) {
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, ai, lda, bi, ldb, 0.0f, ci, ldc);
+      blas->sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, ai, lda, bi, ldb, 0.0f, ci, ldc);
     } else {
-      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, ai, lda, bi, ldb, 0.0, ci, ldc);
+      blas->dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, ai, lda, bi, ldb, 0.0, ci, ldc);
     }
   }
 }

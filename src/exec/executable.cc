@@ -1,6 +1,7 @@
 #include "axe/exec/executable.h"
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "exec/plan.h"
 
@@ -15,6 +16,8 @@ absl::StatusOr<Executable> Executable::Compile(const ir::ClosedJaxpr& jaxpr, Exe
         " units of work (bytes touched plus multiply-adds) per run, more than the limit of ",
         options.max_work));
   }
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(options.memory));
+  AXE_RETURN_IF_ERROR(budget.Check(plan->stats.peak_bytes, "the program's values at their peak"));
   Executable e;
   e.plan_ = std::move(plan);
   e.pools_ = std::make_shared<internal::PoolCache>();
@@ -55,14 +58,25 @@ std::string Executable::Describe() const {
   const PlanStats& st = plan_->stats;
   absl::StrAppend(&out, st.equations, " equations: ", st.fused_equations, " fused in ",
                   st.fused_groups, " groups, ", st.typed_kernels, " typed, ", st.relabels,
-                  " relabels, ", st.fallbacks, " fallbacks; work ", st.work, "\n");
+                  " relabels, ", st.fallbacks, " fallbacks; work ", st.work, ", peak ",
+                  st.peak_bytes, " bytes\n");
   return out;
 }
 
 absl::StatusOr<std::vector<ir::HostArray>> ExecuteJaxpr(const ir::ClosedJaxpr& jaxpr,
                                                         absl::Span<const ir::HostArray> args,
                                                         ExecOptions options) {
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(options.memory));
+  options.memory = budget;
   AXE_ASSIGN_OR_RETURN(Executable e, Executable::Compile(jaxpr, options));
+  std::optional<int64_t> needed = e.stats().peak_bytes;  // and the results as doubles
+  for (const ir::Atom& a : jaxpr.jaxpr.outvars) {
+    std::optional<int64_t> n = jaxpr.jaxpr.aval(a).NumElements();
+    needed =
+        needed && n ? CheckedAdd(*needed, CheckedMul(*n, 8).value_or(INT64_MAX)) : std::nullopt;
+  }
+  AXE_RETURN_IF_ERROR(
+      budget.Check(needed, "the program's values at their peak, with its results as doubles"));
   std::vector<Value> values;
   values.reserve(args.size());
   for (const ir::HostArray& a : args) {

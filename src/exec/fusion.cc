@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
@@ -14,6 +15,7 @@ namespace {
 constexpr int64_t kTile = 2048;        // elements of one register
 constexpr int64_t kTilesPerTask = 32;  // tiles one thread takes at a time
 constexpr int64_t kParallelWork = 1 << 18;
+constexpr size_t kStackScratch = 1024;  // register elements kept on the stack
 
 bool IsFloatType(DType t) { return t == DType::kF32 || t == DType::kF64; }
 
@@ -65,48 +67,71 @@ struct Reg {
   int stride = 1;
 };
 
+// How a group walks its result, fixed when the group is built.
+struct GroupWalk {
+  std::vector<int> out_of_reg;  // register index -> group output index, or -1
+  bool flat = true;             // every input full or scalar: tiles over [0, n)
+  int64_t inner = 1, rows = 1;  // tiles run along rows of `inner` elements
+  int64_t tiles = 0, tile = 1;  // how many tiles, and a register's length
+
+  explicit GroupWalk(const FusedGroup& g) {
+    out_of_reg.assign(g.inputs.size() + g.ops.size(), -1);
+    for (size_t o = 0; o < g.outputs.size(); ++o) {
+      out_of_reg[g.Index(g.outputs[o].first)] = static_cast<int>(o);
+    }
+    const std::vector<int64_t> row_major = RowMajorStrides(g.aval.shape());
+    for (const FusedInput& input : g.inputs) {
+      const bool scalar =
+          std::all_of(input.strides.begin(), input.strides.end(), [](int64_t s) { return s == 0; });
+      if (!scalar && input.strides != row_major) flat = false;
+    }
+    const int64_t n = NumElements(g.aval);
+    inner = flat ? n : (g.aval.rank() == 0 ? 1 : g.aval.shape().back());
+    rows = flat ? 1 : (inner == 0 ? 0 : n / inner);
+    tiles = rows * ((inner + kTile - 1) / kTile);
+    tile = std::min(kTile, std::max<int64_t>(inner, 1));
+  }
+};
+
 template <typename F>
 struct TileRunner {
   const FusedGroup& g;
-  std::vector<const F*> in_data;
-  std::vector<F*> out_data;     // per group output
-  std::vector<int> out_of_reg;  // register -> group output index, or -1
-  std::vector<std::vector<int64_t>> in_strides;
-  bool flat = true;  // every input full or scalar: tiles over [0, n)
-  int64_t inner = 1, rows = 1;
+  const GroupWalk& walk;
+  absl::InlinedVector<const F*, 8> in_data;
+  absl::InlinedVector<F*, 4> out_data;  // per group output
 
-  void RunTiles(int64_t first_tile, int64_t last_tile, F* scratch, int64_t tile) const {
-    const size_t num_regs = g.inputs.size() + g.ops.size();
-    std::vector<Reg<F>> regs(num_regs);
-    const int64_t tiles_per_row = (inner + kTile - 1) / kTile;
+  void RunTiles(int64_t first_tile, int64_t last_tile, F* scratch) const {
+    absl::InlinedVector<Reg<F>, 16> regs(g.inputs.size() + g.ops.size());
+    const int64_t tiles_per_row = (walk.inner + kTile - 1) / kTile;
     for (int64_t t = first_tile; t < last_tile; ++t) {
       const int64_t row = t / tiles_per_row;
       const int64_t c0 = (t % tiles_per_row) * kTile;
-      const int64_t len = std::min(kTile, inner - c0);
-      const int64_t out_offset = row * inner + c0;
+      const int64_t len = std::min(kTile, walk.inner - c0);
+      const int64_t out_offset = row * walk.inner + c0;
       for (size_t i = 0; i < g.inputs.size(); ++i) regs[i] = LoadInput(i, row, c0);
       for (size_t k = 0; k < g.ops.size(); ++k) {
         const FusedOp& op = g.ops[k];
         const size_t r = g.inputs.size() + k;  // == g.Index(k)
-        F* dst = out_of_reg[r] >= 0 ? out_data[static_cast<size_t>(out_of_reg[r])] + out_offset
-                                    : scratch + static_cast<int64_t>(k) * tile;
+        const int out = walk.out_of_reg[r];
+        F* dst = out >= 0 ? out_data[static_cast<size_t>(out)] + out_offset
+                          : scratch + static_cast<int64_t>(k) * walk.tile;
         const Reg<F>& a = regs[g.Index(op.a)];
         const Reg<F>& b = regs[g.Index(op.b)];
         ApplyFloat(op.op, a.data, a.stride, b.data, b.stride, dst, static_cast<size_t>(len));
         regs[r] = Reg<F>{dst, 1};
       }
       for (size_t i = 0; i < g.inputs.size(); ++i) {  // outputs that are plain inputs
-        if (out_of_reg[i] >= 0)
-          CopyOut(regs[i], out_data[static_cast<size_t>(out_of_reg[i])] + out_offset, len);
+        const int out = walk.out_of_reg[i];
+        if (out >= 0) CopyOut(regs[i], out_data[static_cast<size_t>(out)] + out_offset, len);
       }
     }
   }
 
   Reg<F> LoadInput(size_t i, int64_t row, int64_t c0) const {
-    const std::vector<int64_t>& st = in_strides[i];
-    if (flat) {
+    const std::vector<int64_t>& st = g.inputs[i].strides;
+    if (walk.flat) {
       bool scalar = std::all_of(st.begin(), st.end(), [](int64_t s) { return s == 0; });
-      return scalar ? Reg<F>{in_data[i], 0} : Reg<F>{in_data[i] + row * inner + c0, 1};
+      return scalar ? Reg<F>{in_data[i], 0} : Reg<F>{in_data[i] + row * walk.inner + c0, 1};
     }
     int64_t offset = 0;
     int64_t rest = row;
@@ -125,39 +150,29 @@ struct TileRunner {
 };
 
 template <typename F>
-absl::Status RunGroup(const FusedGroup& g, const RunContext& ctx, absl::Span<const Value> in,
-                      std::vector<Value>& out) {
-  TileRunner<F> runner{g, {}, {}, {}, {}};
+absl::Status RunGroup(const FusedGroup& g, const GroupWalk& walk, const RunContext& ctx,
+                      absl::Span<const Value> in, std::vector<Value>& out) {
+  TileRunner<F> runner{g, walk, {}, {}};
   for (const Value& v : in) runner.in_data.push_back(v.data<F>());
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     AXE_ASSIGN_OR_RETURN(out[o], ctx.Allocate(g.aval));
     runner.out_data.push_back(out[o].mutable_data<F>());
   }
-  runner.out_of_reg.assign(g.inputs.size() + g.ops.size(), -1);
-  for (size_t o = 0; o < g.outputs.size(); ++o) {
-    runner.out_of_reg[g.Index(g.outputs[o].first)] = static_cast<int>(o);
-  }
-  const std::vector<int64_t> row_major = RowMajorStrides(g.aval.shape());
-  for (const FusedInput& input : g.inputs) {
-    runner.in_strides.push_back(input.strides);
-    bool scalar =
-        std::all_of(input.strides.begin(), input.strides.end(), [](int64_t s) { return s == 0; });
-    if (!scalar && input.strides != row_major) runner.flat = false;
-  }
-  const int64_t n = NumElements(g.aval);
-  runner.inner = runner.flat ? n : (g.aval.rank() == 0 ? 1 : g.aval.shape().back());
-  runner.rows = runner.inner == 0 ? 0 : n / runner.inner;
-  if (runner.flat) runner.rows = 1;
-  const int64_t tiles = runner.rows * ((runner.inner + kTile - 1) / kTile);
-  const int64_t tasks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
-  // Registers of one tile each (no longer than the rows), uninitialized: every op writes its
-  // register before any op reads it.
-  const int64_t tile = std::min(kTile, std::max<int64_t>(runner.inner, 1));
+  const int64_t tasks = (walk.tiles + kTilesPerTask - 1) / kTilesPerTask;
+  // Registers of one tile each, uninitialized (every op writes its register before any op
+  // reads it); on the stack when they are small.
+  const size_t scratch = g.ops.size() * static_cast<size_t>(walk.tile);
   auto task = [&](int64_t t) {
-    std::unique_ptr<F[]> scratch(new F[g.ops.size() * static_cast<size_t>(tile)]);
-    runner.RunTiles(t * kTilesPerTask, std::min(tiles, (t + 1) * kTilesPerTask), scratch.get(),
-                    tile);
+    const int64_t first = t * kTilesPerTask, last = std::min(walk.tiles, first + kTilesPerTask);
+    if (scratch <= kStackScratch) {
+      F registers[kStackScratch];
+      runner.RunTiles(first, last, registers);
+    } else {
+      std::unique_ptr<F[]> registers(new F[scratch]);
+      runner.RunTiles(first, last, registers.get());
+    }
   };
+  const int64_t n = NumElements(g.aval);
   if (n * static_cast<int64_t>(g.ops.size()) < kParallelWork || ctx.threads <= 1 ||
       ctx.pool == nullptr || tasks <= 1) {
     for (int64_t t = 0; t < tasks; ++t) task(t);
@@ -224,10 +239,11 @@ BuiltKernel BuildFusedKernel(FusedGroup group) {
   const int64_t n = NumElements(group.aval);
   k.work = n * static_cast<int64_t>(group.ops.size() + group.inputs.size() + group.outputs.size());
   auto shared = std::make_shared<const FusedGroup>(std::move(group));
-  k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
-                      std::vector<Value>& out) -> absl::Status {
-    if (shared->aval.dtype() == DType::kF32) return RunGroup<float>(*shared, ctx, in, out);
-    return RunGroup<double>(*shared, ctx, in, out);
+  auto walk = std::make_shared<const GroupWalk>(*shared);
+  k.kernel = [shared, walk](const RunContext& ctx, absl::Span<const Value> in,
+                            std::vector<Value>& out) -> absl::Status {
+    if (shared->aval.dtype() == DType::kF32) return RunGroup<float>(*shared, *walk, ctx, in, out);
+    return RunGroup<double>(*shared, *walk, ctx, in, out);
   };
   return k;
 }

@@ -2,6 +2,7 @@
 #include "exec/plan.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -158,6 +159,61 @@ void AssignReleases(Plan& plan) {
   }
 }
 
+// Bytes of a value of `aval` in the executor's encoding (doubles for a fallback's).
+int64_t AvalBytes(const ir::ShapedArray& aval, bool as_doubles) {
+  const absl::StatusOr<size_t> element = ElementBytes(aval.dtype());
+  const int64_t bytes = as_doubles ? 8 : static_cast<int64_t>(element.ok() ? *element : 8);
+  return CheckedMul(aval.NumElements().value_or(INT64_MAX), bytes).value_or(INT64_MAX);
+}
+
+// PlanStats::peak_bytes: RunPlan's allocations replayed with ValuePool's reuse (a released
+// value's storage is kept for a later value of its size, up to kMaxPooledPerSize of them);
+// relabels share their operand's storage; a step's scratch (a nested body's peak) and a
+// fallback's values as doubles count while the step runs.
+int64_t PeakBytes(const Plan& plan, const std::vector<ir::ShapedArray>& slot_avals) {
+  auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
+  auto doubles = [&](int slot) { return AvalBytes(slot_avals[static_cast<size_t>(slot)], true); };
+  std::vector<int64_t> bytes(slot_avals.size(), 0);  // storage each slot holds
+  int64_t live = 0, pooled = 0, peak = 0;
+  std::map<int64_t, size_t> pool;  // bytes -> storages kept
+  for (const auto& [slot, value] : plan.constants) add(live, static_cast<int64_t>(value.num_bytes()));
+  for (int slot : plan.inputs) {
+    bytes[static_cast<size_t>(slot)] = AvalBytes(slot_avals[static_cast<size_t>(slot)], false);
+    add(live, bytes[static_cast<size_t>(slot)]);
+  }
+  for (const Step& step : plan.steps) {
+    int64_t transient = step.kernel.scratch_bytes;
+    if (step.fallback) {
+      for (int slot : step.inputs) add(transient, doubles(slot));
+      for (int slot : step.outputs) add(transient, doubles(slot));
+    }
+    for (int slot : step.outputs) {
+      const int64_t b =
+          step.kernel.relabel ? 0 : AvalBytes(slot_avals[static_cast<size_t>(slot)], false);
+      bytes[static_cast<size_t>(slot)] = b;
+      auto it = pool.find(b);
+      if (b > 0 && it != pool.end() && it->second > 0) {
+        --it->second;
+        pooled -= b;
+      }
+      add(live, b);
+    }
+    int64_t now = live;
+    add(now, pooled);
+    add(now, transient);
+    peak = std::max(peak, now);
+    for (int slot : step.released) {
+      const int64_t b = bytes[static_cast<size_t>(slot)];
+      live -= std::min(live, b);
+      if (b > 0 && pool[b] < kMaxPooledPerSize) {
+        ++pool[b];
+        add(pooled, b);
+      }
+    }
+  }
+  return std::max(peak, CheckedAdd(live, pooled).value_or(INT64_MAX));
+}
+
 }  // namespace
 
 absl::StatusOr<Value> ValuePool::Take(const ir::ShapedArray& aval) {
@@ -221,6 +277,7 @@ const KernelTable& Kernels() {
     AddReductionKernels(*t);
     AddDotKernels(*t);
     AddCallKernels(*t);
+    AddCompareSelectKernels(*t);
     return t;
   }();
   return *table;
@@ -267,6 +324,13 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   }
   plan->stats.work = work;
   AssignReleases(*plan);
+  std::vector<ir::ShapedArray> slot_avals;
+  slot_avals.reserve(jaxpr.vars.size() + slots.avals.size());
+  for (size_t v = 0; v < jaxpr.vars.size(); ++v) {
+    slot_avals.push_back(jaxpr.aval(static_cast<ir::VarId>(v)));
+  }
+  slot_avals.insert(slot_avals.end(), slots.avals.begin(), slots.avals.end());
+  plan->stats.peak_bytes = PeakBytes(*plan, slot_avals);
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 

@@ -70,9 +70,10 @@ struct EqnView {
 
 struct BuiltKernel {
   Kernel kernel;
-  std::string description;  // e.g. "gemm" or "rows"
-  bool relabel = false;     // copies nothing
-  int64_t work = 0;         // bytes touched plus multiply-adds, per call
+  std::string description;    // e.g. "gemm" or "rows"
+  bool relabel = false;       // copies nothing
+  int64_t work = 0;           // bytes touched plus multiply-adds, per call
+  int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
 };
 
 // A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls
@@ -85,11 +86,12 @@ using KernelTable = absl::flat_hash_map<std::string, KernelBuilder>;
 const KernelTable& Kernels();
 
 // Per family (one file each).
-void AddElementwiseKernels(KernelTable& table);  // elementwise.cc
-void AddShapeKernels(KernelTable& table);        // shape_ops.cc
-void AddReductionKernels(KernelTable& table);    // reduce.cc
-void AddDotKernels(KernelTable& table);          // dot.cc
-void AddCallKernels(KernelTable& table);         // control_flow.cc
+void AddElementwiseKernels(KernelTable& table);    // elementwise.cc
+void AddShapeKernels(KernelTable& table);          // shape_ops.cc
+void AddReductionKernels(KernelTable& table);      // reduce.cc
+void AddDotKernels(KernelTable& table);            // dot.cc
+void AddCallKernels(KernelTable& table);           // control_flow.cc
+void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "axe/base/utf8.h"
 #include "axe/explorer/answer_json.h"
 #include "axe/pallas/clamp_report.h"
 #include "axe/pallas/dtype.h"
@@ -73,7 +74,7 @@ std::string GridShowJson(const pallas::AnyArray& output,
     for (const pallas::ClampEvent& e : clamps) list.push_back(ClampJson(e));
     j["clamped"] = list;
   }
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 }  // namespace axe::explorer

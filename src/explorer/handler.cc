@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/page.h"
 #include "axe/explorer/url.h"
 #include "kinds.h"
@@ -20,8 +21,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr absl::string_view kJson = "application/json";
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // ":8080": a colon and 1 to 5 digits.
 bool IsPort(absl::string_view text) {
@@ -38,7 +37,7 @@ Response JsonError(int status, absl::string_view kind, absl::string_view field,
             {"ok", false},
             {"field", field.empty() ? Json(nullptr) : Json(field)},
             {"error", message}};
-  return {status, std::string(kJson), Dump(j)};
+  return {status, std::string(kJson), DumpJson(j)};
 }
 
 Response Envelope(absl::string_view kind, const KindAnswer& a) {
@@ -47,11 +46,11 @@ Response Envelope(absl::string_view kind, const KindAnswer& a) {
     return JsonError(status, kind, a.error_field, a.error.message());
   }
   Json head = {{"kind", kind}, {"ok", true}};
-  std::string body = Dump(head);
+  std::string body = DumpJson(head);
   body.pop_back();  // the closing '}': the answer goes in as the CLI's JSON text
   absl::StrAppend(&body, ",\"answer\":", a.answer_json,
-                  ",\"svg\":", a.svg ? Dump(Json(*a.svg)) : "null",
-                  ",\"svg_error\":", a.svg ? "null" : Dump(Json(a.svg_error)), "}");
+                  ",\"svg\":", a.svg ? DumpJson(Json(*a.svg)) : "null",
+                  ",\"svg_error\":", a.svg ? "null" : DumpJson(Json(a.svg_error)), "}");
   return {200, std::string(kJson), std::move(body)};
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/answer_json.h"
 #include "nlohmann/json.hpp"
 
@@ -41,7 +42,7 @@ absl::StatusOr<std::string> LayoutShowJson(const Layout& layout, std::array<int6
             {"axes", axes},
             {"replica", replica},
             {"grid", rows}};
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 }  // namespace axe::explorer

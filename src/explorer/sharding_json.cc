@@ -2,6 +2,7 @@
 #include <string>
 
 #include "axe/base/dtype.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/answer_json.h"
 #include "nlohmann/json.hpp"
 
@@ -46,7 +47,7 @@ std::string ShardingJson(const sharding::ShardingExplanation& e) {
             {"local_axe_reason", ReasonOrNull(e.local_axe)},
             {"picture", e.picture},
             {"devices", devices}};
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 }  // namespace axe::explorer

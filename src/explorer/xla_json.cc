@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "axe/base/status_macros.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/answer_json.h"
 #include "axe/xla/explain.h"
 #include "nlohmann/json.hpp"
@@ -85,7 +86,7 @@ absl::StatusOr<Json> ShapeJson(const xla::Shape& s, int depth) {
 
 absl::StatusOr<std::string> XlaShapeJson(const xla::Shape& shape) {
   AXE_ASSIGN_OR_RETURN(Json j, ShapeJson(shape, 0));
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 }  // namespace axe::explorer

@@ -48,8 +48,20 @@ namespace internal {
 
 absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
                                                     absl::Span<const HostArray> args,
-                                                    SpmdExecutor& executor) {
+                                                    SpmdExecutor& executor,
+                                                    const MemoryBudget* memory) {
   AXE_RETURN_IF_ERROR(CheckArgs(jaxpr.jaxpr, args));
+  MemoryMeter meter;
+  if (memory != nullptr) {
+    meter.budget = *memory;
+  } else {
+    AXE_ASSIGN_OR_RETURN(meter.budget, ResolveMemoryBudget(std::nullopt));
+  }
+  int64_t arg_bytes = 0;
+  for (const HostArray& a : args) {  // CheckArgs bounds each by its type
+    arg_bytes += static_cast<int64_t>(a.values.size() * sizeof(double)) + kValueOverheadBytes;
+  }
+  AXE_RETURN_IF_ERROR(meter.Reserve(arg_bytes, "copying the arguments"));
   std::vector<Replicas> in;
   for (const HostArray& a : args) {
     HostArray v{a.aval.WithVma({}), a.values};
@@ -57,8 +69,8 @@ absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
     in.push_back(Replicas{std::move(v)});
   }
   int64_t budget = kEvalBudget;
-  SpmdScope scope{nullptr, 0, 1, &executor, &budget};
-  AXE_RETURN_IF_ERROR(CheckAffordable(1, jaxpr.jaxpr, scope));
+  SpmdScope scope{nullptr, 0, 1, &executor, &budget, &meter};
+  AXE_RETURN_IF_ERROR(CheckProgramAffordable(jaxpr.jaxpr, scope));
   AXE_ASSIGN_OR_RETURN(std::vector<Replicas> out, EvalSpmd(jaxpr, std::move(in), scope));
   std::vector<HostArray> result;
   for (Replicas& r : out) result.push_back(std::move(r[0]));
@@ -68,8 +80,9 @@ absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
 }  // namespace internal
 
 absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
-                                                 absl::Span<const HostArray> args) {
-  return internal::EvalTopLevel(jaxpr, args, internal::HostExecutor());
+                                                 absl::Span<const HostArray> args,
+                                                 const MemoryBudget* memory) {
+  return internal::EvalTopLevel(jaxpr, args, internal::HostExecutor(), memory);
 }
 
 }  // namespace axe::ir

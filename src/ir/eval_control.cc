@@ -94,7 +94,8 @@ absl::StatusOr<ScanShape> ReadScan(const Eqn& eqn, size_t operands, size_t outpu
     AXE_ASSIGN_OR_RETURN(s.reverse, it->second.AsBool("reverse"));
   }
   int64_t n = static_cast<int64_t>(operands);
-  if (s.length < 0 || s.num_consts < 0 || s.num_carry < 0 || s.num_consts + s.num_carry > n ||
+  AXE_RETURN_IF_ERROR(CheckScanLength(s.length));
+  if (s.num_consts < 0 || s.num_carry < 0 || s.num_consts + s.num_carry > n ||
       s.num_carry > static_cast<int64_t>(outputs)) {
     return absl::InvalidArgumentError(
         absl::StrCat("scan with ", n, " operands cannot have num_consts=", s.num_consts,
@@ -172,7 +173,7 @@ SpmdResult EvalShardMap(const Eqn& eqn, const std::vector<Replicas>& in, const S
   std::vector<HostArray> args;
   for (const Replicas& r : in) args.push_back(r[0]);
   AXE_ASSIGN_OR_RETURN(std::vector<HostArray> out,
-                       RunShardMap(eqn, args, *scope.executor, scope.budget));
+                       RunShardMap(eqn, args, *scope.executor, scope.budget, scope.memory));
   std::vector<Replicas> result;
   for (HostArray& a : out) result.push_back(Replicas{std::move(a)});
   return result;

@@ -100,7 +100,8 @@ int64_t DevicesNeeded(const ClosedJaxpr& jaxpr) {
 
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,
-                                                          runtime::Client& client) {
+                                                          runtime::Client& client,
+                                                          const MemoryBudget* memory) {
   if (client.backend() == "mpi") return internal::EvalOnMpi(jaxpr, args, client);
   if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
     return absl::UnimplementedError(
@@ -109,7 +110,7 @@ absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jax
                      " of ", client.num_devices()));
   }
   DeviceExecutor executor(client);
-  return internal::EvalTopLevel(jaxpr, args, executor);
+  return internal::EvalTopLevel(jaxpr, args, executor, memory);
 }
 
 }  // namespace axe::ir

@@ -51,13 +51,30 @@ absl::StatusOr<HostArray> LiteralArray(const Literal& literal) {
 
 class Env {
  public:
-  Env(const Jaxpr& jaxpr, int64_t count) : count_(count), values_(jaxpr.vars.size()) {}
+  Env(const Jaxpr& jaxpr, int64_t count, MemoryMeter* meter)
+      : count_(count), values_(jaxpr.vars.size()), meter_(meter) {}
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
+  ~Env() {
+    if (meter_ != nullptr) meter_->live -= charged_;
+  }
 
+  // Binds `value` to `id`, charging its bytes to the meter (refused past the budget).
   absl::Status Bind(VarId id, Replicas value) {
     if (id < 0 || static_cast<size_t>(id) >= values_.size()) {
       return absl::InternalError(absl::StrCat("variable ", id, " is not in the jaxpr's table"));
     }
-    values_[static_cast<size_t>(id)] = std::move(value);
+    std::optional<Replicas>& slot = values_[static_cast<size_t>(id)];
+    if (meter_ != nullptr) {
+      const int64_t old = slot ? ValueBytes(*slot) : 0;
+      const int64_t bytes = ValueBytes(value);
+      meter_->live -= old;
+      charged_ -= old;
+      AXE_RETURN_IF_ERROR(meter_->Reserve(bytes, "holding the program's values"));
+      meter_->live += bytes;
+      charged_ += bytes;
+    }
+    slot = std::move(value);
     return absl::OkStatus();
   }
 
@@ -77,7 +94,34 @@ class Env {
  private:
   int64_t count_;
   std::vector<std::optional<Replicas>> values_;
+  MemoryMeter* meter_;
+  int64_t charged_ = 0;  // the bytes of values_, counted in meter_->live
 };
+
+// Reserves the copies of an equation's operands and its results before it runs.
+absl::Status ReserveEqn(const Jaxpr& jaxpr, const Eqn& eqn, const SpmdScope& scope) {
+  if (scope.memory == nullptr) return absl::OkStatus();
+  std::optional<int64_t> total = 0;
+  auto add = [&](const ShapedArray& aval) {
+    std::optional<int64_t> bytes = ValueBytes(aval, scope.count);
+    total = total && bytes ? CheckedAdd(*total, *bytes) : std::nullopt;
+  };
+  for (const Atom& a : eqn.inputs) {
+    if (a.is_literal()) {
+      add(a.literal->aval());
+    } else if (a.var >= 0 && static_cast<size_t>(a.var) < jaxpr.vars.size()) {
+      add(jaxpr.aval(a.var));
+    }
+  }
+  for (VarId v : eqn.outputs) {
+    if (v < 0 || static_cast<size_t>(v) >= jaxpr.vars.size()) continue;
+    std::optional<int64_t> n = jaxpr.aval(v).NumElements();
+    // A result over the per-value cap is refused as such when the equation creates it.
+    if (!n || *n > kMaxEvalElements) return absl::OkStatus();
+    add(jaxpr.aval(v));
+  }
+  return scope.memory->Reserve(total, absl::StrCat("evaluating ", eqn.primitive->name()));
+}
 
 // Positions this process does not compute get a copy of a live one's value.
 absl::Status CopyToDeadPositions(std::vector<Replicas>& values, const SpmdScope& scope) {
@@ -170,6 +214,27 @@ int64_t NestedCost(const Eqn& eqn) {
   return nested;
 }
 
+// The largest `length` of a scan in `jaxpr` or the jaxprs nested in it (0: none).
+int64_t LongestScan(const Jaxpr& jaxpr) {
+  int64_t longest = 0;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    for (const auto& [name, param] : eqn.params) {
+      if (name == "length" && param.kind() == Param::Kind::kInt) {
+        longest = std::max(longest, param.int_value());
+      }
+      if (param.kind() == Param::Kind::kJaxpr && param.jaxpr() != nullptr) {
+        longest = std::max(longest, LongestScan(param.jaxpr()->jaxpr));
+      }
+      for (const Param& item : param.items()) {
+        if (item.kind() == Param::Kind::kJaxpr && item.jaxpr() != nullptr) {
+          longest = std::max(longest, LongestScan(item.jaxpr()->jaxpr));
+        }
+      }
+    }
+  }
+  return longest;
+}
+
 int64_t TotalCost(const Jaxpr& jaxpr) {
   int64_t cost = 0;
   for (const Eqn& eqn : jaxpr.eqns) {
@@ -208,6 +273,26 @@ absl::StatusOr<std::vector<Replicas>> EvalEqn(const Jaxpr& jaxpr, const Eqn& eqn
 
 }  // namespace
 
+absl::Status MemoryMeter::Reserve(std::optional<int64_t> more, absl::string_view what) const {
+  std::optional<int64_t> total = more ? CheckedAdd(live, *more) : std::nullopt;
+  return budget.Check(total, absl::StrCat(what, " (with the values already held)"));
+}
+
+std::optional<int64_t> ValueBytes(const ShapedArray& aval, int64_t count) {
+  std::optional<int64_t> n = aval.NumElements();
+  std::optional<int64_t> bytes = n ? CheckedMul(*n, int64_t{sizeof(double)}) : std::nullopt;
+  if (bytes) bytes = CheckedAdd(*bytes, kValueOverheadBytes);
+  return bytes ? CheckedMul(*bytes, std::max<int64_t>(count, 1)) : std::nullopt;
+}
+
+int64_t ValueBytes(const Replicas& values) {
+  int64_t bytes = 0;
+  for (const HostArray& a : values) {
+    bytes += static_cast<int64_t>(a.values.size() * sizeof(double)) + kValueOverheadBytes;
+  }
+  return bytes;
+}
+
 absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& scope) {
   if (scope.budget == nullptr) return absl::OkStatus();
   std::optional<int64_t> total = CheckedMul(TotalCost(body), times);
@@ -220,6 +305,18 @@ absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& 
   return absl::OkStatus();
 }
 
+absl::Status CheckProgramAffordable(const Jaxpr& program, const SpmdScope& scope) {
+  if (scope.budget == nullptr) return absl::OkStatus();
+  std::optional<int64_t> total = CheckedMul(TotalCost(program), std::max<int64_t>(scope.count, 1));
+  if (total && *total <= *scope.budget) return absl::OkStatus();
+  std::string why;
+  if (int64_t longest = LongestScan(program); longest > 1) {
+    why = absl::StrCat(" (it holds a scan of length ", longest, ")");
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "evaluation refused: the program needs more than ", kEvalBudget, " element operations", why));
+}
+
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
                                                std::vector<Replicas> args, const SpmdScope& scope) {
   const Jaxpr& jaxpr = closed.jaxpr;
@@ -228,7 +325,7 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
         "a jaxpr with ", jaxpr.invars.size(), " inputs and ", jaxpr.constvars.size(),
         " constants got ", args.size(), " arguments and ", closed.consts.size(), " constants"));
   }
-  Env env(jaxpr, scope.count);
+  Env env(jaxpr, scope.count, scope.memory);
   for (size_t i = 0; i < jaxpr.constvars.size(); ++i) {
     AXE_RETURN_IF_ERROR(
         env.Bind(jaxpr.constvars[i], Replicas(static_cast<size_t>(scope.count), closed.consts[i])));
@@ -238,6 +335,7 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
   }
   for (const Eqn& eqn : jaxpr.eqns) {
     AXE_RETURN_IF_ERROR(Charge(jaxpr, eqn, scope));
+    AXE_RETURN_IF_ERROR(ReserveEqn(jaxpr, eqn, scope));
     std::vector<Replicas> in;
     for (const Atom& a : eqn.inputs) {
       AXE_ASSIGN_OR_RETURN(Replicas r, env.Read(a));
@@ -253,7 +351,15 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& closed,
     }
   }
   std::vector<Replicas> results;
+  int64_t result_bytes = 0;
   for (const Atom& a : jaxpr.outvars) {
+    if (scope.memory != nullptr && !a.is_literal() && a.var >= 0 &&
+        static_cast<size_t>(a.var) < jaxpr.vars.size()) {
+      std::optional<int64_t> bytes = ValueBytes(jaxpr.aval(a.var), scope.count);
+      AXE_RETURN_IF_ERROR(scope.memory->Reserve(
+          bytes ? CheckedAdd(*bytes, result_bytes) : std::nullopt, "copying the results"));
+      result_bytes += *bytes;
+    }
     AXE_ASSIGN_OR_RETURN(Replicas r, env.Read(a));
     results.push_back(std::move(r));
   }

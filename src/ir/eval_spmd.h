@@ -8,11 +8,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "axe/base/memory_budget.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/sharding/mesh.h"
@@ -57,7 +60,27 @@ struct SpmdScope {
   // elements of its results times the positions); past it, ResourceExhausted, so that a
   // program like a scan of length 10^12 ends instead of running for days.
   int64_t* budget = nullptr;
+  // The bytes of the values the evaluation holds, against its memory budget; null: not
+  // metered.
+  struct MemoryMeter* memory = nullptr;
 };
+
+// The values an evaluation holds at once (every element a double, kValueOverheadBytes more
+// per array), against its memory budget: each environment charges the values bound in it
+// while it lives, and each equation reserves its operands' copies and its results before it
+// runs, so that many values each under the per-value cap cannot exhaust memory together.
+struct MemoryMeter {
+  MemoryBudget budget;
+  int64_t live = 0;  // bytes of the values bound in the environments in use
+  // OK when `more` bytes (nullopt: past int64) fit next to the live ones; else
+  // ResourceExhausted naming `what` (MemoryBudget::Check's message).
+  absl::Status Reserve(std::optional<int64_t> more, absl::string_view what) const;
+};
+inline constexpr int64_t kValueOverheadBytes = 64;
+// The bytes of `count` arrays of type `aval` (nullopt past int64).
+std::optional<int64_t> ValueBytes(const ShapedArray& aval, int64_t count);
+// The bytes `values` take.
+int64_t ValueBytes(const Replicas& values);
 
 // The budget of one EvalJaxpr / EvalJaxprOnDevices call.
 inline constexpr int64_t kEvalBudget = int64_t{1} << 31;
@@ -68,6 +91,8 @@ inline constexpr int64_t kEvalEqnCost = 256;
 // budget, by a static estimate that counts nested scans, shard_maps and the costliest cond
 // branch (checked before the program and before each scan).
 absl::Status CheckAffordable(int64_t times, const Jaxpr& body, const SpmdScope& scope);
+// The same for a whole program before it runs; the message names its longest scan.
+absl::Status CheckProgramAffordable(const Jaxpr& program, const SpmdScope& scope);
 
 absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::vector<Replicas> args,
                                                const SpmdScope& scope);
@@ -75,16 +100,19 @@ absl::StatusOr<std::vector<Replicas>> EvalSpmd(const ClosedJaxpr& jaxpr, std::ve
 // A shard_map equation on global operands: split by in_specs, the body over the mesh's
 // positions, the outputs assembled by out_specs.
 absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<const HostArray> args,
-                                                   SpmdExecutor& executor, int64_t* budget);
+                                                   SpmdExecutor& executor, int64_t* budget,
+                                                   MemoryMeter* memory = nullptr);
 
 // The host collectives (HostExecutor's), usable by other executors as a fallback.
 absl::StatusOr<Replicas> HostCollective(const sharding::Mesh& mesh, const Eqn& eqn,
                                         const Replicas& x, const ShapedArray& out_aval);
 
-// EvalJaxpr's body with `executor` running the shard_map bodies.
+// EvalJaxpr's body with `executor` running the shard_map bodies, its values metered against
+// `memory` (null: the budget resolved now, ResolveMemoryBudget).
 absl::StatusOr<std::vector<HostArray>> EvalTopLevel(const ClosedJaxpr& jaxpr,
                                                     absl::Span<const HostArray> args,
-                                                    SpmdExecutor& executor);
+                                                    SpmdExecutor& executor,
+                                                    const MemoryBudget* memory = nullptr);
 
 // Checks args against the jaxpr's invars (count, shape, dtype) with the messages of eval.h.
 absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args);

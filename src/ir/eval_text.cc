@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "eval_util.h"
@@ -29,7 +30,7 @@ absl::StatusOr<double> ParseNumber(absl::string_view item, size_t position) {
   if (lower == "nan") return NAN;
   double v = 0;
   if (s.empty() || !absl::SimpleAtod(s, &v) || !std::isfinite(v)) {
-    return At(position, absl::StrCat("'", s, "' is not a number"));
+    return At(position, absl::StrCat("'", ElideForMessage(s, 40), "' is not a number"));
   }
   return v;
 }

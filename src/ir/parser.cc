@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/base/utf8.h"
 #include "axe/ir/builder.h"
 #include "axe/ir/primitive.h"
 #include "axe/ir/primitives.h"
@@ -25,6 +26,12 @@ namespace axe::ir {
 namespace {
 
 bool IsNameChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
+
+// Input text quoted in an error message, cut to about 40 bytes (a 100,000-digit literal is
+// not echoed whole).
+std::string Quoted(absl::string_view text) {
+  return absl::StrCat("'", ElideForMessage(text, 40), "'");
+}
 
 class Parser {
  public:
@@ -123,7 +130,7 @@ class Parser {
       if (text_[i] == '\n') {
         ++line;
         col = 1;
-      } else {
+      } else if (Utf8CharStart(text_, i) == i) {  // columns count characters, not bytes
         ++col;
       }
     }
@@ -134,8 +141,7 @@ class Parser {
   }
   absl::Status Error(absl::string_view expected) {
     SkipSpace();
-    std::string found = pos_ >= text_.size() ? "the end of the text"
-                                             : absl::StrCat("'", text_.substr(pos_, 1), "'");
+    std::string found = pos_ >= text_.size() ? "the end of the text" : DescribeCharAt(text_, pos_);
     return ErrorAt(pos_, absl::StrCat("expected ", expected, ", found ", found));
   }
   absl::Status Deeper(int depth) {
@@ -251,7 +257,7 @@ class Parser {
       int64_t v = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || p != value.data() + value.size()) {
-        return ErrorAt(at, absl::StrCat("'", value, "' is not an integer fitting int64"));
+        return ErrorAt(at, absl::StrCat(Quoted(value), " is not an integer fitting int64"));
       }
       return Literal::Int(v, t);
     }
@@ -263,7 +269,7 @@ class Parser {
       } else {
         auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
         if (ec != std::errc() || p != value.data() + value.size()) {
-          return ErrorAt(at, absl::StrCat("'", value, "' is not a number"));
+          return ErrorAt(at, absl::StrCat(Quoted(value), " is not a number"));
         }
       }
       return Literal::Float(v, t);
@@ -281,7 +287,7 @@ class Parser {
     absl::string_view name = ReadName();
     if (name.empty()) return Error("a variable or a literal");
     auto it = scope.find(name);
-    if (it == scope.end()) return ErrorAt(at, absl::StrCat("unknown variable '", name, "'"));
+    if (it == scope.end()) return ErrorAt(at, absl::StrCat("unknown variable ", Quoted(name)));
     return Atom::OfVar(it->second);
   }
 
@@ -353,7 +359,14 @@ class Parser {
               !absl::ascii_isxdigit(text_[pos_ + 1])) {
             return ErrorAt(escape, "truncated \\xXX escape");
           }
-          out += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+          // The code point U+00XX, as Python reads '\xff' (in UTF-8: two bytes from 0x80).
+          const int code = std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16);
+          if (code < 0x80) {
+            out += static_cast<char>(code);
+          } else {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          }
           pos_ += 2;
           continue;
         }
@@ -432,7 +445,7 @@ class Parser {
       AXE_ASSIGN_OR_RETURN(Param value, ParseValue(depth + 1));
       AXE_RETURN_IF_ERROR(ResolveShared(name, value_at, value));
       if (!params.emplace(std::string(name), std::move(value)).second) {
-        return ErrorAt(at, absl::StrCat("parameter '", name, "' given twice"));
+        return ErrorAt(at, absl::StrCat("parameter ", Quoted(name), " given twice"));
       }
     }
     return params;
@@ -521,8 +534,8 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
   if (name.empty()) return Error("a primitive name");
   const Primitive* prim = Primitive::Find(name);
   if (prim == nullptr) {
-    return ErrorAt(
-        at, absl::StrCat("unknown primitive '", name, "' (register it with Primitive::Define)"));
+    return ErrorAt(at, absl::StrCat("unknown primitive ", Quoted(name),
+                                    " (register it with Primitive::Define)"));
   }
   eqn.primitive = prim;
   eqn.effects = prim->options().effects;

@@ -68,8 +68,18 @@ std::string PythonStringRepr(absl::string_view text) {
     quote = '"';
   }
   std::string out(1, quote);
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     unsigned char u = static_cast<unsigned char>(c);
+    // U+0080..U+00A0 and U+00AD, which Python does not print either: '\x85'.
+    const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (u == 0xC2 && ((next >= 0x80 && next <= 0xA0) || next == 0xAD)) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", next);
+      out += hex;
+      ++i;
+      continue;
+    }
     if (c == '\\' || c == quote) {
       out += '\\';
       out += c;

@@ -14,7 +14,8 @@ bool IsIdentifier(absl::string_view text);
 // "1.5e-05", "inf", "-inf", "nan", "-0.0".
 std::string PythonFloat(double value);
 // Python's repr of a str: single quotes unless the text holds ' and no ", escapes for \\,
-// the quote, \n, \r, \t and other control characters (\xNN).
+// the quote, \n, \r, \t and other control characters (\xNN; also U+0080..U+00A0 and
+// U+00AD, as Python writes them). The parser reads \xNN back as the code point U+00NN.
 std::string PythonStringRepr(absl::string_view text);
 
 }  // namespace axe::ir::internal

@@ -56,6 +56,12 @@ absl::StatusOr<int64_t> RequiredInt(const Params& params, absl::string_view prim
   return (*p)->AsInt(name);
 }
 
+absl::Status CheckScanLength(int64_t length) {
+  if (length >= 0) return absl::OkStatus();
+  return TypeError(
+      absl::StrCat("invalid scan param length of type int, non-negative int required: ", length));
+}
+
 absl::Status ExpectArity(absl::string_view prim, absl::Span<const ShapedArray> avals, size_t n) {
   if (avals.size() == n) return absl::OkStatus();
   return absl::InvalidArgumentError(

@@ -42,6 +42,10 @@ absl::StatusOr<std::vector<int64_t>> RequiredInts(const Params& params, absl::st
 absl::StatusOr<int64_t> RequiredInt(const Params& params, absl::string_view prim,
                                     absl::string_view name);
 
+// A scan's `length` parameter: JAX's "invalid scan param length of type int, non-negative int
+// required: -5" below 0.
+absl::Status CheckScanLength(int64_t length);
+
 // Checks the operand count (InvalidArgument "{prim} takes N operands, got M").
 absl::Status ExpectArity(absl::string_view prim, absl::Span<const ShapedArray> avals, size_t n);
 

@@ -96,7 +96,8 @@ Result Scan(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_ASSIGN_OR_RETURN(int64_t num_carry, RequiredInt(params, "scan", "num_carry"));
   const Jaxpr& j = body->jaxpr;
   int64_t n = static_cast<int64_t>(avals.size());
-  if (length < 0 || num_consts < 0 || num_carry < 0 || num_consts > n - num_carry ||
+  AXE_RETURN_IF_ERROR(CheckScanLength(length));
+  if (num_consts < 0 || num_carry < 0 || num_consts > n - num_carry ||
       static_cast<int64_t>(j.outvars.size()) < num_carry) {
     return TypeError(absl::StrCat("scan with ", n, " operands cannot have num_consts=", num_consts,
                                   " and num_carry=", num_carry));

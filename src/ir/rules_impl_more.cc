@@ -68,7 +68,17 @@ double IntegerPowValue(absl::Span<const double> v, DType t, const Params& params
   auto it = params.find("y");
   int64_t y = 0;
   if (it != params.end()) y = it->second.AsInt("y").value_or(0);
-  if (!IsIntegral(t)) return std::pow(v[0], static_cast<double>(y));
+  if (!IsIntegral(t)) {
+    // As XLA expands it: square and multiply in the type, rounding after every product.
+    const bool invert = y < 0;
+    uint64_t e = invert ? 0 - static_cast<uint64_t>(y) : static_cast<uint64_t>(y);
+    double result = 1, base = v[0];
+    for (; e > 0; e >>= 1) {
+      if ((e & 1) != 0) result = RoundToDType(result * base, t);
+      base = RoundToDType(base * base, t);
+    }
+    return invert ? 1 / result : result;
+  }
   if (y < 0) return 0;  // typing forbids it for integers in JAX; a defined value here
   return IntegerFromBits(
       WrappingPow(static_cast<uint64_t>(AsInt64(v[0])), static_cast<uint64_t>(y)), t);

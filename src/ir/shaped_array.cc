@@ -117,7 +117,8 @@ absl::StatusOr<ShapedArray> ShapedArray::ParseShort(absl::string_view text) {
   std::optional<absl::string_view> name = s.TryIdent();
   if (!name) return s.Error("an element type such as f32");
   absl::StatusOr<DType> dtype = ParseDType(*name);
-  if (!dtype.ok()) return s.MessageAt(0, absl::StrCat("unknown element type '", *name, "'"));
+  if (!dtype.ok())
+    return s.MessageAt(0, absl::StrCat("unknown element type '", ElideForMessage(*name, 40), "'"));
   AXE_RETURN_IF_ERROR(s.Expect('['));
   std::vector<int64_t> shape;
   if (!s.TryConsume(']')) {

@@ -140,7 +140,8 @@ absl::StatusOr<HostArray> Assemble(const Mesh& mesh, const PartitionSpec& spec, 
 }  // namespace
 
 absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<const HostArray> args,
-                                                   SpmdExecutor& executor, int64_t* budget) {
+                                                   SpmdExecutor& executor, int64_t* budget,
+                                                   MemoryMeter* memory) {
   AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, JaxprParam(eqn, "jaxpr"));
   AXE_ASSIGN_OR_RETURN(const Param* mesh_param, GetParam(eqn.params, "shard_map", "mesh"));
   AXE_ASSIGN_OR_RETURN(Mesh mesh, mesh_param->AsMesh("mesh"));
@@ -155,7 +156,7 @@ absl::StatusOr<std::vector<HostArray>> RunShardMap(const Eqn& eqn, absl::Span<co
     AXE_ASSIGN_OR_RETURN(Replicas r, Split(mesh, in_specs[i], args[i], i));
     local.push_back(std::move(r));
   }
-  SpmdScope scope{&mesh, 0, mesh.num_devices(), &executor, budget};
+  SpmdScope scope{&mesh, 0, mesh.num_devices(), &executor, budget, memory};
   AXE_ASSIGN_OR_RETURN(std::vector<Replicas> out, EvalSpmd(*body, std::move(local), scope));
   if (out.size() != out_specs.size()) {
     return absl::InvalidArgumentError(

@@ -85,6 +85,16 @@ LocalLayout TransposedLayout(const LocalLayout& in_layout, const std::vector<int
   return Make(out);
 }
 
+// The integer-list parameter `name` of `eqn`; nullopt when it is absent or malformed (the
+// checker reports those, in JAX's words).
+std::optional<std::vector<int64_t>> IntsParam(const ir::Eqn& eqn, absl::string_view name) {
+  auto it = eqn.params.find(name);
+  if (it == eqn.params.end()) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> values = it->second.AsInts(name);
+  if (!values.ok()) return std::nullopt;
+  return *std::move(values);
+}
+
 // The same arrangement in memory (an absent tiling is the untiled one).
 bool SameArrangement(const LocalLayout& a, const LocalLayout& b) {
   const LocalLayout::Tiling none;
@@ -210,13 +220,12 @@ class CostModel {
       }
     }
     if (name == "squeeze") {
-      absl::StatusOr<std::vector<int64_t>> dims = eqn.params.at("dimensions").AsInts("dimensions");
-      if (dims.ok()) return Forward(eqn.outputs[0], DropDims(layout, *dims), depth, "squeeze");
+      if (std::optional<std::vector<int64_t>> dims = IntsParam(eqn, "dimensions")) {
+        return Forward(eqn.outputs[0], DropDims(layout, *dims), depth, "squeeze");
+      }
     }
     if (name == "transpose") {
-      absl::StatusOr<std::vector<int64_t>> perm =
-          eqn.params.at("permutation").AsInts("permutation");
-      if (perm.ok()) {
+      if (std::optional<std::vector<int64_t>> perm = IntsParam(eqn, "permutation")) {
         return Forward(eqn.outputs[0], TransposedLayout(layout, *perm), depth, "transpose");
       }
     }
@@ -260,12 +269,11 @@ std::map<ir::VarId, LocalLayout> NaturalLayouts(const ir::Jaxpr& jaxpr,
     if (name == "layout_constraint") {
       out = ConstraintOf(eqn);
     } else if (name == "transpose") {
-      absl::StatusOr<std::vector<int64_t>> perm =
-          eqn.params.at("permutation").AsInts("permutation");
-      if (perm.ok()) out = TransposedLayout(in->second, *perm);
+      std::optional<std::vector<int64_t>> perm = IntsParam(eqn, "permutation");
+      if (perm) out = TransposedLayout(in->second, *perm);
     } else if (name == "squeeze") {
-      absl::StatusOr<std::vector<int64_t>> dims = eqn.params.at("dimensions").AsInts("dimensions");
-      if (dims.ok()) out = DropDims(in->second, *dims);
+      std::optional<std::vector<int64_t>> dims = IntsParam(eqn, "dimensions");
+      if (dims) out = DropDims(in->second, *dims);
     } else if (name == "slice" || ElementwisePrimitives().count(name) > 0) {
       if (jaxpr.aval(eqn.outputs[0]).shape().size() == in->second.major_to_minor().size()) {
         out = in->second;

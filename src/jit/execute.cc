@@ -1,6 +1,7 @@
 #include "axe/jit/execute.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
+#include "axe/exec/executable.h"
 #include "axe/ir/eval_devices.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
@@ -150,9 +152,45 @@ absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
   return moved;
 }
 
+// A program without shard_map: the executor, on the arguments' bytes as they are (typed, no
+// conversion to doubles), its results put back on the devices in the output formats.
+absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
+    const Compiled& compiled, runtime::Client& client,
+    absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
+  AXE_ASSIGN_OR_RETURN(exec::Executable executable, exec::Executable::Compile(compiled.jaxpr()));
+  std::vector<exec::Value> values;
+  for (const runtime::Array* input : inputs) {
+    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, input->ToHost());
+    AXE_ASSIGN_OR_RETURN(exec::Value value, exec::Value::Uninitialized(AvalOf(*input)));
+    if (bytes.size() != value.num_bytes()) {
+      return absl::InternalError(absl::StrCat("an argument of type ", AvalOf(*input).ShortString(),
+                                              " came back as ", bytes.size(), " bytes"));
+    }
+    if (!bytes.empty()) std::memcpy(value.mutable_bytes(), bytes.data(), bytes.size());
+    values.push_back(std::move(value));
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> results, executable.Run(values));
+  std::vector<runtime::Array> outputs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ir::ShapedArray& aval = results[i].aval();
+    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
+                         RuntimeFormat(compiled.output_formats()[i], aval.dtype(), fallback));
+    absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(results[i].bytes()),
+                                    results[i].num_bytes());
+    AXE_ASSIGN_OR_RETURN(runtime::Array out,
+                         runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(),
+                                                   std::move(format), /*committed=*/true));
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
 absl::StatusOr<std::vector<runtime::Array>> RunProgram(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
+  if (ir::DevicesNeeded(compiled.jaxpr()) == 1) {
+    return RunOnExecutor(compiled, client, inputs, fallback);
+  }
   std::vector<ir::HostArray> values;
   for (const runtime::Array* input : inputs) {
     // The evaluator holds values as doubles: refuse before gathering what it would refuse.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "axe/base/check.h"
+#include "axe/base/scanner.h"
 #include "axe/layout/axis_catalog.h"
 
 namespace axe {
@@ -82,8 +83,8 @@ absl::StatusOr<AxisKind> ParseAxisKind(absl::string_view text) {
   for (AxisKind k : {AxisKind::kMemory, AxisKind::kThread, AxisKind::kDevice}) {
     if (text == AxisKindName(k)) return k;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown axis kind '", text, "' (expected memory, thread or device)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown axis kind '", ElideForMessage(text, 40),
+                                                 "' (expected memory, thread or device)"));
 }
 
 Axis::Axis() : entry_(Table().memory()) {}

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 
 namespace axe::pallas {
@@ -25,8 +26,9 @@ absl::StatusOr<MemorySpace> ParseMemorySpace(absl::string_view text) {
   if (t == "any" || t == "hbm") return MemorySpace::kAny;
   if (t == "smem") return MemorySpace::kSmem;
   if (t == "gmem") return MemorySpace::kGmem;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown memory space '", text, "'; expected default, any (hbm), smem or gmem"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown memory space '",
+                                                 ElideForMessage(text, 40),
+                                                 "'; expected default, any (hbm), smem or gmem"));
 }
 
 std::vector<BlockDim> BlockSpec::Resolve(absl::Span<const int64_t> array_shape) const {

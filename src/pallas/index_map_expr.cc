@@ -244,9 +244,9 @@ class Parser {
     if (std::optional<absl::string_view> id = s_.TryIdent(); id.has_value()) {
       auto it = std::find(data_->params.begin(), data_->params.end(), *id);
       if (it == data_->params.end()) {
-        return s_.MessageAt(pos,
-                            absl::StrCat("unknown variable '", *id, "'; the grid variables are (",
-                                         absl::StrJoin(data_->params, ", "), ")"));
+        return s_.MessageAt(pos, absl::StrCat("unknown variable '", ElideForMessage(*id, 40),
+                                              "'; the grid variables are (",
+                                              absl::StrJoin(data_->params, ", "), ")"));
       }
       return Add({Op::kVar, it - data_->params.begin(), -1, -1, {}, pos});
     }

@@ -45,8 +45,12 @@ absl::Status Runner::RunProgram(Worker& w, absl::Span<const int64_t> point, int6
   for (size_t k = 0; k < plan_.operands.size(); ++k) {
     const Operand& op = plan_.operands[k];
     AXE_RETURN_IF_ERROR(WindowAt(op, point, w.window));
-    if (w.window.clamped && spec_.options.clamp_report != nullptr) {
-      w.clamps.emplace_back(number, ClampReport(op, point, w.window));
+    if (w.window.clamped) {
+      ++w.clamped;
+      if (spec_.options.clamp_report != nullptr &&
+          static_cast<int64_t>(w.clamps.size()) < spec_.options.max_clamp_reports) {
+        w.clamps.emplace_back(number, ClampReport(op, point, w.window));
+      }
     }
     BindRef(w, k);
   }
@@ -78,7 +82,7 @@ absl::Status Runner::RunInterpret() {
     AXE_RETURN_IF_ERROR(RunProgram(w, point, p));
     NextGridPoint(grid, absl::MakeSpan(point));
   }
-  Report(w.clamps);
+  Report(w.clamps, w.clamped);
   return absl::OkStatus();
 }
 
@@ -116,9 +120,10 @@ void Runner::RunChunk(const Split& split, int64_t chunk, Shared& shared) {
       }
     }
   }
-  if (!w.clamps.empty()) {
+  if (w.clamped > 0) {
     std::lock_guard<std::mutex> lock(shared.mu);
     for (auto& e : w.clamps) shared.clamps.push_back(std::move(e));
+    shared.clamped += w.clamped;
   }
 }
 
@@ -148,7 +153,7 @@ absl::Status Runner::RunParallel() {
   if (shared.first_error_program >= 0) return shared.first_error;
   std::stable_sort(shared.clamps.begin(), shared.clamps.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  Report(shared.clamps);
+  Report(shared.clamps, shared.clamped);
   return absl::OkStatus();
 }
 
@@ -160,9 +165,16 @@ int64_t Runner::ProgramNumber(absl::Span<const int64_t> point) const {
   return number;
 }
 
-void Runner::Report(std::vector<std::pair<int64_t, ClampEvent>>& clamps) const {
+void Runner::Report(std::vector<std::pair<int64_t, ClampEvent>>& clamps, int64_t clamped) const {
+  if (spec_.options.clamp_count != nullptr) *spec_.options.clamp_count += clamped;
   if (spec_.options.clamp_report == nullptr) return;
-  for (auto& [number, event] : clamps) spec_.options.clamp_report->push_back(std::move(event));
+  for (auto& [number, event] : clamps) {
+    if (static_cast<int64_t>(spec_.options.clamp_report->size()) >=
+        spec_.options.max_clamp_reports) {
+      break;
+    }
+    spec_.options.clamp_report->push_back(std::move(event));
+  }
 }
 
 ClampEvent Runner::ClampReport(const Operand& op, absl::Span<const int64_t> point,

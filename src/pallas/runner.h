@@ -24,6 +24,7 @@ struct Worker {
   std::vector<RawRef> refs;                            // one per operand
   std::vector<std::vector<std::byte>> scratch;         // copied input blocks
   std::vector<std::pair<int64_t, ClampEvent>> clamps;  // (program number, event)
+  int64_t clamped = 0;                                 // windows clamped, reported or not
   absl::Status program_error;                          // raised through ProgramId/NumPrograms
 };
 
@@ -43,6 +44,7 @@ class Runner {
     absl::Status first_error;
     int64_t first_error_program = -1;
     std::vector<std::pair<int64_t, ClampEvent>> clamps;
+    int64_t clamped = 0;
     std::atomic<bool> failed{false};
   };
   // How parallel mode divides the grid: tasks over the parallel axes, each running the
@@ -57,7 +59,7 @@ class Runner {
   void BindRef(Worker& w, size_t k);
   void RunChunk(const Split& split, int64_t chunk, Shared& shared);
   int64_t ProgramNumber(absl::Span<const int64_t> point) const;
-  void Report(std::vector<std::pair<int64_t, ClampEvent>>& clamps) const;
+  void Report(std::vector<std::pair<int64_t, ClampEvent>>& clamps, int64_t clamped) const;
   ClampEvent ClampReport(const Operand& op, absl::Span<const int64_t> point,
                          const Window& window) const;
   // Fills `scratch` with an input block whose window (buffer coordinates `starts`) reaches

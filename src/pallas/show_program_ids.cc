@@ -1,12 +1,34 @@
 #include "axe/pallas/show_program_ids.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/int_list.h"
 #include "axe/base/status_macros.h"
 #include "axe/pallas/execute.h"
 #include "axe/pallas/program.h"
 
 namespace axe::pallas {
+
+absl::Status CheckShowProgramIdsCost(const ShapeDType& out, const Grid& grid,
+                                     int64_t max_clamp_reports, const MemoryBudget& budget) {
+  if (grid.num_programs() > kMaxShowPrograms) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the grid ", grid.ToString(), " has ", grid.num_programs(),
+                     " programs; show_program_ids runs at most ", kMaxShowPrograms));
+  }
+  const int64_t element_bytes = ByteWidth(out.dtype);
+  std::optional<int64_t> elements = CheckedProduct(out.shape);
+  // The padded buffer, the result, its copy for the caller, and its text.
+  std::optional<int64_t> needed =
+      elements ? CheckedMul(*elements, 3 * std::max<int64_t>(element_bytes, 1) + 16) : std::nullopt;
+  const int64_t reports =
+      std::min(std::max<int64_t>(max_clamp_reports, 0), grid.num_programs()) * kClampEventBytes;
+  if (needed) needed = CheckedAdd(*needed, reports);
+  return budget.Check(needed, absl::StrCat("show_program_ids of shape ", FormatTuple(out.shape),
+                                           " on the grid ", grid.ToString()));
+}
 
 absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out,
                                         std::optional<std::vector<BlockDim>> block_shape,

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 
 namespace axe::pallas {
@@ -293,7 +294,8 @@ absl::StatusOr<Backend> ParseBackend(absl::string_view text) {
                                 : "Mosaic is the TPU backend and the Mosaic GPU backend",
                      "); ", kAccepted));
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown backend '", text, "'; ", kAccepted));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown backend '", ElideForMessage(text, 40), "'; ", kAccepted));
 }
 
 absl::Status Validate(const CallSpec& spec, absl::Span<const ShapeDType> inputs,

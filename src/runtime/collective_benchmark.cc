@@ -9,7 +9,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
@@ -75,7 +77,7 @@ absl::StatusOr<CollectiveKind> ParseCollectiveKind(absl::string_view text) {
     if (text == CollectiveKindName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown collective '", text,
+      absl::StrCat("unknown collective '", ElideForMessage(text, 40),
                    "'; expected all_reduce, all_gather, reduce_scatter, all_to_all or permute"));
 }
 
@@ -122,6 +124,12 @@ absl::StatusOr<std::vector<uint8_t>> CollectiveReference(
 
 absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> shape,
                                 int element_bytes, int64_t n, CollectiveBenchmarkResult& r) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shape: dimension ", i, " has the negative size ", shape[i]));
+    }
+  }
   std::optional<int64_t> elements = CheckedProduct(shape);
   std::optional<int64_t> bytes = elements ? CheckedMul(*elements, element_bytes) : std::nullopt;
   std::optional<int64_t> gathered = bytes ? CheckedMul(*bytes, n) : std::nullopt;
@@ -146,6 +154,34 @@ absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> s
   return absl::OkStatus();
 }
 
+absl::Status CheckCollectiveMemory(CollectiveKind kind, const sharding::Mesh& mesh,
+                                   absl::Span<const std::string> axes,
+                                   absl::Span<const int64_t> shape, DType dtype,
+                                   int64_t devices_here, bool check, const MemoryBudget& budget) {
+  AXE_ASSIGN_OR_RETURN(int eb, ElementBytes(dtype));
+  AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
+  CollectiveBenchmarkResult r;
+  AXE_RETURN_IF_ERROR(DescribeCollective(kind, shape, eb, groups.group_size(), r));
+  const int64_t in = *CheckedProduct(shape) * eb;  // checked by DescribeCollective
+  std::optional<int64_t> out = CheckedProduct(r.output_shape);
+  if (out) out = CheckedMul(*out, eb);
+  // Per device: the input and its host copy; the result, the baseline pair, the timed
+  // run's result and the collective's scratch (one more result).
+  std::optional<int64_t> per_device = out ? CheckedMul(*out, 5) : std::nullopt;
+  if (per_device) per_device = CheckedAdd(*per_device, 2 * in);
+  std::optional<int64_t> needed =
+      per_device ? CheckedMul(*per_device, std::max<int64_t>(devices_here, 1)) : std::nullopt;
+  if (check && needed && out) {  // one group's inputs, the reference, the result's copy
+    std::optional<int64_t> group_inputs = CheckedMul(in, r.group_size);
+    needed = group_inputs ? CheckedAdd(*needed, *group_inputs) : std::nullopt;
+    if (needed) needed = CheckedAdd(*needed, 2 * *out);
+  }
+  return budget.Check(
+      needed, absl::StrCat("the ", CollectiveKindName(kind), " of ", XlaName(dtype), "[",
+                           absl::StrJoin(shape, ","), "] on ", std::max<int64_t>(devices_here, 1),
+                           devices_here > 1 ? " devices" : " device", " of this process"));
+}
+
 absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
     Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
     absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
@@ -158,6 +194,9 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   CollectiveBenchmarkResult r;
   AXE_RETURN_IF_ERROR(DescribeCollective(kind, shape, eb, groups.group_size(), r));
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(options.memory));
+  AXE_RETURN_IF_ERROR(CheckCollectiveMemory(kind, mesh, axes, shape, dtype, client.num_devices(),
+                                            options.check, budget));
   const int64_t input_bytes = kind == CollectiveKind::kAllGather
                                   ? r.size_bytes / std::max<int64_t>(1, r.group_size)
                                   : r.size_bytes;

@@ -1,7 +1,5 @@
 #include "axe/runtime/relayout_benchmark.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -82,30 +80,22 @@ absl::Status CheckOptions(const BenchmarkOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_seconds must be in (0, 3600], got ", o.max_seconds));
   }
-  if (!(o.max_memory_fraction > 0 && o.max_memory_fraction <= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_memory_fraction must be in (0, 1], got ", o.max_memory_fraction));
-  }
   return absl::OkStatus();
 }
 
-// Refuses up front what cannot fit in this machine's memory (instead of being killed
-// mid-run): source, destination, two memcpy buffers and, with check, the expected result.
+// Refuses up front what cannot fit in the memory budget (instead of being killed mid-run):
+// source, destination, two memcpy buffers and, with check, the expected result.
 absl::Status CheckMemory(const RelayoutPlan& plan, int64_t copy_bytes, const BenchmarkOptions& o) {
-  const double b = plan.element_bytes();
-  const double needed = static_cast<double>(SpannedElements(plan.src_begin(), plan.src_end())) * b +
-                        static_cast<double>(SpannedElements(plan.dst_begin(), plan.dst_end())) * b *
-                            (o.check ? 2 : 1) +
-                        2.0 * static_cast<double>(copy_bytes);
-  const double physical =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (physical > 0 && needed > o.max_memory_fraction * physical) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "this run needs %.1f GB of buffers (source, destination, memcpy baseline%s) but the "
-        "machine has %.1f GB",
-        needed / 1e9, o.check ? ", expected result" : "", physical / 1e9));
-  }
-  return absl::OkStatus();
+  const int64_t b = plan.element_bytes();
+  std::optional<int64_t> src = CheckedMul(SpannedElements(plan.src_begin(), plan.src_end()), b);
+  std::optional<int64_t> dst = CheckedMul(SpannedElements(plan.dst_begin(), plan.dst_end()), b);
+  std::optional<int64_t> needed = src && dst ? CheckedMul(*dst, o.check ? 2 : 1) : std::nullopt;
+  if (needed) needed = CheckedAdd(*needed, *src);
+  if (needed) needed = CheckedAdd(*needed, 2 * copy_bytes);
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(o.memory));
+  return budget.Check(needed, absl::StrCat("the relayout (source, destination, memcpy "
+                                           "baseline",
+                                           o.check ? ", expected result" : "", ")"));
 }
 
 // memcpy of `bytes` bytes split over `threads` threads.

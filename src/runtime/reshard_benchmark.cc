@@ -1,7 +1,5 @@
 #include "axe/runtime/reshard_benchmark.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -32,9 +30,6 @@ absl::Status CheckOptions(const ReshardBenchmarkOptions& o) {
   if (!(o.target_seconds > 0) || !(o.max_seconds > 0)) {
     return absl::InvalidArgumentError("target_seconds and max_seconds must be > 0");
   }
-  if (!(o.max_memory_fraction > 0) || o.max_memory_fraction > 1) {
-    return absl::InvalidArgumentError("max_memory_fraction must be in (0, 1]");
-  }
   return absl::OkStatus();
 }
 
@@ -46,15 +41,9 @@ absl::Status CheckMemory(int64_t global_bytes, int64_t src_bytes, int64_t dst_by
   for (int64_t part : {dst_bytes, written, written, o.check ? dst_bytes : int64_t{0}}) {
     if (total) total = CheckedAdd(*total, part);
   }
-  const double physical =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (!total || static_cast<double>(*total) > o.max_memory_fraction * physical) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the run needs ", total ? absl::StrCat(*total) : std::string("more than 2^63"),
-                     " bytes (data, both arrays, the baseline", o.check ? ", the check" : "",
-                     "); this machine has ", static_cast<int64_t>(physical), " bytes of memory"));
-  }
-  return absl::OkStatus();
+  AXE_ASSIGN_OR_RETURN(MemoryBudget budget, GivenOrCurrentBudget(o.memory));
+  return budget.Check(total, absl::StrCat("the reshard (data, both arrays, the baseline",
+                                          o.check ? ", the check" : "", ")"));
 }
 
 std::vector<uint8_t> GeneratedData(size_t bytes, uint64_t seed) {
@@ -140,6 +129,31 @@ absl::Status TimeRuns(const Array& array, Array& out, Baseline& baseline,
 }
 
 }  // namespace
+
+absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
+                                   const ArrayFormat& from, const ArrayFormat& to, int64_t ranks,
+                                   bool check, int64_t staging_bytes, const MemoryBudget& budget) {
+  AXE_ASSIGN_OR_RETURN(ShardStorage src, MakeShardStorage(shape, dtype, from));
+  AXE_ASSIGN_OR_RETURN(ShardStorage dst, MakeShardStorage(shape, dtype, to));
+  std::optional<int64_t> global = CheckedProduct(shape);
+  if (global) global = CheckedMul(*global, src.element_bytes);
+  std::optional<int64_t> src_shard = CheckedMul(src.buffer_elements, src.element_bytes);
+  std::optional<int64_t> dst_shard = CheckedMul(dst.buffer_elements, dst.element_bytes);
+  std::optional<int64_t> pair =
+      src_shard && dst_shard ? CheckedAdd(*src_shard, *dst_shard) : std::nullopt;
+  std::optional<int64_t> root =
+      src_shard && dst_shard
+          ? CheckedMul(std::max(*src_shard, *dst_shard), std::max<int64_t>(ranks, 1))
+          : std::nullopt;
+  // The arrays, two exchanges and the gather's own buffers: four source-target pairs.
+  std::optional<int64_t> needed = pair ? CheckedMul(*pair, 4) : std::nullopt;
+  for (std::optional<int64_t> part :
+       {global, root, std::optional<int64_t>(2 * std::max<int64_t>(staging_bytes, 0)),
+        check && dst_shard ? CheckedMul(*dst_shard, 3) : std::optional<int64_t>(0)}) {
+    needed = needed && part ? CheckedAdd(*needed, *part) : std::nullopt;
+  }
+  return budget.Check(needed, "each MPI rank of the reshard");
+}
 
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,

@@ -127,6 +127,7 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
   ShardingExplanation out;
   out.global_shape.assign(shape.begin(), shape.end());
   out.dtype = options.dtype;
+  AXE_RETURN_IF_ERROR(CheckNumDevices(num_devices));
   out.num_devices = HloDeviceCount(sharding, mesh, num_devices);
   AXE_ASSIGN_OR_RETURN(std::vector<DeviceShard> devices,
                        DevicesIndicesMap(sharding, shape, out.num_devices));

@@ -14,6 +14,10 @@ namespace {
 
 // The kinds of sharding that have no NamedSharding, with the reason.
 absl::Status CheckConvertible(const HloSharding& hlo, size_t rank) {
+  if (rank > kMaxNamedToHloRank) {  // before sizing anything by it
+    return absl::InvalidArgumentError(
+        absl::StrCat("the rank is ", rank, "; at most ", kMaxNamedToHloRank, " are supported"));
+  }
   switch (hlo.kind()) {
     case HloSharding::Kind::kTuple:
       return internal::NotExpressibleAsNamedSharding(
@@ -229,12 +233,9 @@ absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t 
 
 absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t rank,
                                                  int64_t num_devices) {
+  AXE_RETURN_IF_ERROR(CheckNumDevices(num_devices));
   AXE_RETURN_IF_ERROR(CheckConvertible(hlo, rank));
   if (hlo.kind() == HloSharding::Kind::kReplicated) {
-    if (num_devices < 0 || num_devices > Mesh::kMaxDevices) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("num_devices ", num_devices, " is outside [0, ", Mesh::kMaxDevices, "]"));
-    }
     std::vector<MeshAxis> axes;
     if (num_devices > 1) axes.push_back({AxisName(0), num_devices});
     AXE_ASSIGN_OR_RETURN(Mesh mesh, Mesh::Create(std::move(axes)));

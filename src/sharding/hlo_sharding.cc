@@ -195,6 +195,10 @@ int64_t DeviceCountNamed(const HloSharding& sharding) {
 }
 
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank) {
+  if (rank > kMaxNamedToHloRank) {  // before sizing anything by it
+    return absl::InvalidArgumentError(absl::StrCat("num_dimensions is ", rank, "; at most ",
+                                                   kMaxNamedToHloRank, " are supported"));
+  }
   AXE_RETURN_IF_ERROR(sharding.CheckShape(std::vector<int64_t>(rank, 0)));
   const Mesh& mesh = sharding.mesh();
   std::vector<int64_t> tile_dims(rank, 1);
@@ -285,6 +289,17 @@ absl::StatusOr<std::vector<DeviceShard>> TiledMap(const HloSharding& sharding,
 
 }  // namespace
 
+absl::Status CheckNumDevices(int64_t num_devices) {
+  if (num_devices < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_devices ", num_devices, " is negative"));
+  }
+  if (num_devices > Mesh::kMaxDevices) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_devices ", num_devices, " is more than ", Mesh::kMaxDevices));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sharding,
                                                            absl::Span<const int64_t> shape,
                                                            int64_t num_devices) {
@@ -294,10 +309,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
           absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
     }
   }
-  if (num_devices > Mesh::kMaxDevices) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("num_devices ", num_devices, " is more than ", Mesh::kMaxDevices));
-  }
+  AXE_RETURN_IF_ERROR(CheckNumDevices(num_devices));
   std::vector<std::pair<int64_t, int64_t>> whole;
   for (int64_t d : shape) whole.emplace_back(0, d);
   std::vector<DeviceShard> map;

@@ -75,7 +75,8 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
                                                      kMaxAxisNameLength, ")"));
     }
     if (!Axis::IsValidName(a.name)) {
-      return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '", a.name,
+      return absl::InvalidArgumentError(absl::StrCat("mesh: axis ", j, " has the name '",
+                                                     ElideForMessage(a.name, 40),
                                                      "', which is not an identifier"));
     }
     for (size_t k = 0; k < j; ++k) {

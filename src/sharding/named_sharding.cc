@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "python_text.h"
 
@@ -13,8 +14,9 @@ absl::Status CheckMemoryKind(absl::string_view kind) {
   if (kind == "device" || kind == "pinned_host" || kind == "unpinned_host") {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown memory kind '", kind, "' (expected device, pinned_host or unpinned_host)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown memory kind '", ElideForMessage(kind, 40),
+                   "' (expected device, pinned_host or unpinned_host)"));
 }
 
 int64_t MemorySpaceOfMemoryKind(absl::string_view kind) {

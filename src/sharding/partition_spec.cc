@@ -28,7 +28,8 @@ absl::StatusOr<PartitionSpec> PartitionSpec::Create(std::vector<Entry> entries) 
                          " characters (at most ", kMaxAxisNameLength, ")"));
       }
       if (!Axis::IsValidName(name)) {
-        return absl::InvalidArgumentError(absl::StrCat("PartitionSpec: entry ", i, " names '", name,
+        return absl::InvalidArgumentError(absl::StrCat("PartitionSpec: entry ", i, " names '",
+                                                       ElideForMessage(name, 40),
                                                        "', which is not an identifier"));
       }
     }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/scanner.h"
 #include "axe/layout/axis.h"
 
 namespace axe::sharding {
@@ -43,7 +44,8 @@ absl::StatusOr<std::optional<std::string>> ReadName(Scanner& s, bool allow_bare)
     if (end >= text.size() || text[end] != q) return s.MessageAt(start, "unterminated string");
     const absl::string_view name = text.substr(begin, end - begin);
     if (!Axis::IsValidName(name)) {
-      return s.MessageAt(begin, absl::StrCat("'", name, "' is not an identifier"));
+      return s.MessageAt(begin,
+                         absl::StrCat("'", ElideForMessage(name, 40), "' is not an identifier"));
     }
     s.set_pos(end + 1);
     return CheckedName(s, begin, name);

@@ -19,7 +19,7 @@ int64_t NaiveWrap(uint64_t bits, int width, bool is_signed) {
   if (width == 64) return static_cast<int64_t>(bits);
   uint64_t low = bits % (uint64_t{1} << width);
   if (is_signed && low >= (uint64_t{1} << (width - 1))) {
-    return static_cast<int64_t>(low) - (int64_t{1} << (width - 1)) * 2;
+    return -static_cast<int64_t>((uint64_t{1} << width) - low);  // low - 2^width, negative
   }
   return static_cast<int64_t>(low);
 }

@@ -82,6 +82,24 @@ TEST(CallCli, BadArgumentsAreOneLineErrors) {
   EXPECT_THAT(help.out, HasSubstr("Usage: axe call [OPTIONS]"));
 }
 
+TEST(CallCli, TheEvaluatorsValuesCountAgainstTheMemoryBudget) {
+  // Two f32[512,1024] arguments: 4 MiB each as the evaluator's doubles. --memory-limit reaches
+  // the evaluator as AXE_MEMORY_LIMIT.
+  auto r = RunAxe([] {
+    std::vector<std::string> a = {"--memory-limit", "6M"};
+    for (const std::string& s : Call({"--arg", "uncommitted", "--arg", "uncommitted"})) {
+      a.push_back(s);
+    }
+    return a;
+  }());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("copying the arguments (with the values already held) needs about "
+                               "8.0 MiB"));
+  EXPECT_THAT(r.err, HasSubstr("the memory budget is 6.0 MiB (6291456 bytes), from "
+                               "AXE_MEMORY_LIMIT"));
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
 }  // namespace
 }  // namespace call_cli_test
 }  // namespace axe

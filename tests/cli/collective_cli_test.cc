@@ -77,6 +77,37 @@ TEST(CollectiveCli, ErrorsAreOneLineExitTwo) {
   EXPECT_THAT(repeat.err, HasSubstr("--repeat: must be between 1 and 1000, got 0"));
 }
 
+TEST(CollectiveCli, RefusesWhatExceedsTheMemoryBudgetBeforeAllocating) {
+  // 64 devices gathering 64 MiB each: 4 GiB of result per device.
+  auto gather = RunAxe({"--memory-limit", "64M", "collective", "--op", "all_gather", "--mesh",
+                        "x=64", "--axes", "x", "--shape", "4096,4096"});
+  EXPECT_EQ(gather.exit_code, 2);
+  EXPECT_THAT(gather.err, HasSubstr("the all_gather of f32[4096,4096] on 64 devices of this "
+                                    "process needs about 1.3 TiB"));
+  EXPECT_THAT(gather.err, HasSubstr("the memory budget is 64.0 MiB (67108864 bytes), from "
+                                    "--memory-limit"));
+  // 2^40 elements per device: refused by the default budget, not by std::bad_alloc.
+  auto reduce = RunAxe({"collective", "--op", "all_reduce", "--mesh", "x=2", "--axes", "x",
+                        "--shape", "1048576,1048576"});
+  EXPECT_EQ(reduce.exit_code, 2);
+  EXPECT_THAT(reduce.err, HasSubstr("the all_reduce of f32[1048576,1048576] on 2 devices of this "
+                                    "process needs about 56.0 TiB"));
+  // The MPI backend checks a rank's share before MPI starts.
+  auto mpi = RunAxe({"collective", "--op", "all_gather", "--mesh", "x=64", "--axes", "x", "--shape",
+                     "4096,4096", "--backend", "mpi", "--memory-limit", "64M"});
+  EXPECT_EQ(mpi.exit_code, 2);
+  EXPECT_THAT(mpi.err, ::testing::AnyOf(HasSubstr("on 1 device of this process needs about "
+                                                  "20.1 GiB"),
+                                        HasSubstr("built without MPI")));
+  for (const auto* r : {&gather, &reduce, &mpi}) {
+    EXPECT_EQ(r->err.find('\n'), r->err.size() - 1) << r->err;
+  }
+  // Within the budget it runs.
+  auto small = RunAxe({"--memory-limit", "1M", "collective", "--op", "all_gather", "--mesh", "x=2",
+                       "--axes", "x", "--shape", "64", "--check"});
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+}
+
 }  // namespace
 }  // namespace collective_cli_test
 }  // namespace axe

@@ -305,6 +305,31 @@ TEST(GridCli, HugeBlocksOverSmallArraysAreRefusedNotRun) {
   }
 }
 
+TEST(GridCli, ClampNotesAreSummarisedAndTheBudgetChecked) {
+  // Every program but the first two clamps onto the last block.
+  auto r = RunAxe(
+      {"grid", "show", "--shape", "8", "--block", "2", "--grid", "1000", "--index-map", "i -> i"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::StartsWith("axe: note: 996 windows clamped, first: outputs[0] at "
+                                           "grid point (4,)"));
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  // --json lists the first 1000 of 99996.
+  r = RunAxe({"grid", "show", "--shape", "8", "--block", "2", "--grid", "100000", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["clamped"].size(), 1000u);
+  // Output within the cap but over the budget.
+  r = RunAxe({"--memory-limit", "1M", "grid", "show", "--shape", "1024,1024", "--block", "512,512",
+              "--grid", "2,2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("show_program_ids of shape (1024, 1024) on the grid (2, 2) needs "
+                               "about 28.0 MiB"));
+  EXPECT_THAT(r.err, HasSubstr("from --memory-limit"));
+  // More programs than the cap.
+  r = RunAxe({"grid", "show", "--shape", "8", "--grid", "16777217", "--index-map", "none"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("axe grid runs at most 16777216"));
+}
+
 }  // namespace
 }  // namespace grid_cli_test
 }  // namespace axe

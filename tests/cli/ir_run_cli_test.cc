@@ -106,6 +106,77 @@ TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
   }
 }
 
+// The wrong answers of the double-valued evaluator, now right on the executor: integer
+// products wrap on their bits (JAX: -1757895751), f32 sums are pairwise (409.60007, not
+// 409.61578), round to even keeps the sign of zero, and an i64 argument past 2^53 is refused
+// rather than changed.
+TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
+  auto mul = RunAxe({"ir", "run",
+                     "{ lambda ; a:i32[1] b:u32[1] c:u32[1]. let d:i32[1] = mul a a; "
+                     "e:u32[1] = mul b c in (d, e) }",
+                     "--arg", "i32[1]=123456789", "--arg", "u32[1]=4000000000", "--arg",
+                     "u32[1]=2654435761"});
+  ASSERT_EQ(mul.exit_code, 0) << mul.err;
+  EXPECT_EQ(mul.out, "i32[1] [-1757895751]\nu32[1] [369010688]\n");
+  auto sum = RunAxe({"ir", "run",
+                     "{ lambda ; a:f32[4096]. let b:f32[] = reduce_sum[axes=(0,) "
+                     "out_sharding=None] a in (b,) }",
+                     "--arg", "f32[4096]=0.1"});
+  ASSERT_EQ(sum.exit_code, 0) << sum.err;
+  EXPECT_EQ(sum.out, "f32[] 409.60007\n");
+  auto round = RunAxe({"ir", "run",
+                       "{ lambda ; a:f32[2]. let b:f32[2] = round[rounding_method=1] a in (b,) }",
+                       "--arg", "f32[2]=-0.3,2.5"});
+  ASSERT_EQ(round.exit_code, 0) << round.err;
+  EXPECT_EQ(round.out, "f32[2] [-0.0, 2.0]\n");
+  auto big = RunAxe(
+      {"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg", "i64[1]=9007199254740993"});
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_THAT(big.err, HasSubstr("9007199254740993 is past 2^53"));
+
+// Three values of 2^20 elements (8 MiB each as the interpreter's doubles): each fits a 40 MiB
+// budget, the operands' copies and results of the third equation next to the two held do not.
+constexpr char kThreeBigValues[] =
+    "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+    "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c; "
+    "e:f32[] = reduce_sum[axes=(0,) out_sharding=None] d in (e) }";
+
+TEST(IrRunCli, LiveValuesCountAgainstTheMemoryBudget) {
+  // --mesh: the interpreter on a client's devices.
+  auto ok = RunAxeWithStdin(
+      {"--memory-limit", "64M", "ir", "run", "-", "--mesh", "x=1", "--arg", "f32[]=0.5"},
+      kThreeBigValues);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "f32[] 1048576.0\n");
+  auto refused = RunAxeWithStdin(
+      {"--memory-limit", "40M", "ir", "run", "-", "--mesh", "x=1", "--arg", "f32[]=0.5"},
+      kThreeBigValues);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err,
+              HasSubstr("evaluating mul (with the values already held) needs about 40.0 MiB"));
+  EXPECT_THAT(refused.err, HasSubstr("the memory budget is 40.0 MiB (41943040 bytes), from "
+                                     "--memory-limit"));
+  EXPECT_EQ(refused.err.find('\n'), refused.err.size() - 1) << refused.err;
+}
+
+TEST(IrRunCli, TheExecutorsPeakCountsAgainstTheMemoryBudget) {
+  // One device: the executor. Three 4 MiB results (8 MiB each as doubles once printed).
+  const std::string three_results =
+      "{ lambda ; a:f32[]. let b:f32[1048576] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(1048576,) sharding=None] a; c:f32[1048576] = add b b; d:f32[1048576] = mul c c "
+      "in (b, c, d) }";
+  auto refused = RunAxeWithStdin(
+      {"--memory-limit", "16M", "ir", "run", "-", "--arg", "f32[]=0.5", "--json"}, three_results);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("the program's values at their peak"));
+  EXPECT_THAT(refused.err, HasSubstr("the memory budget is 16.0 MiB (16777216 bytes), from "
+                                     "--memory-limit"));
+  auto ok = RunAxeWithStdin({"--memory-limit", "64M", "ir", "run", "-", "--arg", "f32[]=0.5"},
+                            kThreeBigValues);
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "f32[] 1048576.0\n");
+}
+
 }  // namespace
 }  // namespace ir_run_cli_test
 }  // namespace axe

@@ -226,7 +226,23 @@ TEST(RelayoutCli, RefusesWhatDoesNotFitInMemory) {
   auto r = RunAxe({"relayout", "--shape", "1000000,1000000", "--from",
                    "S[(1000000,1000000):(1000000,1)]", "--to", "S[(1000000,1000000):(1,1000000)]"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("GB of buffers"));
+  EXPECT_THAT(r.err, HasSubstr("the relayout (source, destination, memcpy baseline) "
+                               "needs about 14.6 TiB"));
+  // The global budget option: a 64 MiB run refused under a 16 MiB budget, before allocating.
+  r = RunAxe({"--memory-limit", "16M", "relayout", "--shape", "4096,4096", "--from",
+              "f32[4096,4096]{1,0}", "--to", "f32[4096,4096]{0,1}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("the memory budget is 16.0 MiB (16777216 bytes), from "
+                               "--memory-limit"));
+  // The same after the command's name, and from the environment variable's bad value.
+  r = RunAxe({"relayout", "--shape", "4096,4096", "--from", "f32[4096,4096]{1,0}", "--to",
+              "f32[4096,4096]{0,1}", "--memory-limit", "16M"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("from --memory-limit"));
+  r = RunAxe({"--memory-limit", "lots", "relayout", "--shape", "8", "--from", "f32[8]{0}", "--to",
+              "f32[8]{0}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--memory-limit: expected a positive byte count"));
 }
 
 TEST(RelayoutCli, Help) {

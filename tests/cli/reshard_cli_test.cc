@@ -112,6 +112,23 @@ TEST(ReshardCli, Errors) {
   EXPECT_THAT(r.err, HasSubstr("--mesh: the threads backend runs at most 1024 devices, not 2048"));
 }
 
+TEST(ReshardCli, RefusesWhatExceedsTheMemoryBudget) {
+  // 64 MiB of f32 resharded on 8 devices: far beyond 16 MiB.
+  auto r = RunAxe({"--memory-limit", "16M", "reshard", "--shape", "4096,4096", "--mesh", "x=8",
+                   "--from", "P('x')", "--to", "P(None, 'x')"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("the reshard (data, both arrays, the baseline) needs "
+                               "about"));
+  EXPECT_THAT(r.err, HasSubstr("the memory budget is 16.0 MiB (16777216 bytes), from "
+                               "--memory-limit"));
+  // --backend mpi: each rank's share, refused before MPI starts.
+  r = RunAxe({"--memory-limit", "16M", "reshard", "--shape", "4096,4096", "--mesh", "x=8", "--from",
+              "P('x')", "--to", "P(None, 'x')", "--backend", "mpi"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("each MPI rank of the reshard needs about"),
+                                      HasSubstr("built without MPI")));
+}
+
 }  // namespace
 }  // namespace reshard_cli_test
 }  // namespace axe

@@ -9,16 +9,10 @@
 
 namespace axe::testing {
 
-RunResult RunAxe(const std::vector<std::string>& args) { return RunAxeWithStdin(args, ""); }
+namespace {
 
-RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input) {
-  // Standard input comes from an unlinked temporary file: no pipe to keep fed.
-  char path[] = "/tmp/axe-cli-stdin-XXXXXX";
-  int in_fd = mkstemp(path);
-  if (in_fd < 0) std::abort();
-  unlink(path);
-  if (write(in_fd, input.data(), input.size()) != static_cast<ssize_t>(input.size())) std::abort();
-  if (lseek(in_fd, 0, SEEK_SET) != 0) std::abort();
+// Runs the binary with `in_fd` as standard input (closed here).
+RunResult RunAxeWithStdinFd(const std::vector<std::string>& args, int in_fd) {
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) std::abort();
   pid_t pid = fork();
@@ -62,6 +56,27 @@ RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::strin
   waitpid(pid, &status, 0);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+}  // namespace
+
+RunResult RunAxe(const std::vector<std::string>& args) { return RunAxeWithStdin(args, ""); }
+
+RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input) {
+  // Standard input comes from an unlinked temporary file: no pipe to keep fed.
+  char path[] = "/tmp/axe-cli-stdin-XXXXXX";
+  int in_fd = mkstemp(path);
+  if (in_fd < 0) std::abort();
+  unlink(path);
+  if (write(in_fd, input.data(), input.size()) != static_cast<ssize_t>(input.size())) std::abort();
+  if (lseek(in_fd, 0, SEEK_SET) != 0) std::abort();
+  return RunAxeWithStdinFd(args, in_fd);
+}
+
+RunResult RunAxeWithStdinFrom(const std::vector<std::string>& args, const std::string& path) {
+  int in_fd = open(path.c_str(), O_RDONLY);
+  if (in_fd < 0) std::abort();
+  return RunAxeWithStdinFd(args, in_fd);
 }
 
 }  // namespace axe::testing

@@ -17,6 +17,8 @@ struct RunResult {
 RunResult RunAxe(const std::vector<std::string>& args);
 // The same with `input` on standard input.
 RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input);
+// The same with standard input opened (read-only) from `path`, which may be a directory.
+RunResult RunAxeWithStdinFrom(const std::vector<std::string>& args, const std::string& path);
 
 }  // namespace axe::testing
 

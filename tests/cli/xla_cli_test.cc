@@ -1,6 +1,7 @@
 // End-to-end tests of `axe xla ...`, run as a user would.
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "cli/run_axe.h"
 #include "gmock/gmock.h"
@@ -14,6 +15,7 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::RunAxe;
+using testing::RunAxeWithStdin;
 using ::testing::StartsWith;
 
 TEST(XlaCli, ExplainJsonFigureOne) {
@@ -350,6 +352,38 @@ TEST(XlaCli, ExplainsAnHloModuleFromAFile) {
   r = RunAxe({"xla", "explain", "%a = f32[2] negate(f32[2] %b"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("HLO: line 1:"));
+}
+
+// A module of `n` instructions, each with a tiled operand and result.
+std::string BigModule(int n) {
+  std::string text = "HloModule big\n\nENTRY %main (p: f32[8,128]) -> f32[8,128] {\n";
+  text += "  %i0 = f32[8,128]{1,0:T(8,128)} parameter(0)\n";
+  for (int i = 1; i < n; ++i) {
+    text += "  %i" + std::to_string(i) +
+            " = f32[8,128]{1,0:T(8,128)} negate(f32[8,128]{1,0:T(8,128)} %i" +
+            std::to_string(i - 1) + ")\n";
+  }
+  return text + "  ROOT %r = f32[8,128]{1,0} copy(f32[8,128]{1,0:T(8,128)} %i" +
+         std::to_string(n - 1) + ")\n}\n";
+}
+
+TEST(XlaCli, ExplainHloJsonStreamsAndIsBudgeted) {
+  const std::string module = BigModule(2000);
+  auto r = RunAxeWithStdin({"xla", "explain", "-", "--json"}, module);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["module"], "big");
+  ASSERT_EQ(j["instructions"].size(), 2001u);
+  EXPECT_EQ(j["instructions"][2000]["opcode"], "copy");
+  EXPECT_TRUE(j["instructions"][2000]["root"]);
+  EXPECT_EQ(j["memory_space_totals"].size(), 1u);
+  // Under a budget below 20 bytes per byte of text: refused before scanning.
+  r = RunAxeWithStdin({"--memory-limit", "1M", "xla", "explain", "-", "--json"}, module);
+  EXPECT_EQ(r.exit_code, 2);
+  // (The final newline is not part of the text.)
+  EXPECT_THAT(r.err, HasSubstr("explaining " + std::to_string(module.size() - 1) +
+                               " bytes of HLO needs about"));
+  EXPECT_THAT(r.err, HasSubstr("from --memory-limit"));
 }
 
 }  // namespace

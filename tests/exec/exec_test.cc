@@ -138,6 +138,10 @@ TEST(ExecPlanTest, SoftmaxFusesAndMatchesTheInterpreter) {
   ASSERT_THAT(e, IsOk());
   EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
   EXPECT_GE(e->stats().fused_groups, 2) << e->Describe();
+  // Peak: two full arrays (the input dies after the fused sub,exp; then exp's result and the
+  // quotient), plus the small row values.
+  EXPECT_GE(e->stats().peak_bytes, 2 * 64 * 256 * 4) << e->Describe();
+  EXPECT_LT(e->stats().peak_bytes, 3 * 64 * 256 * 4) << e->Describe();
   std::mt19937_64 rng(testing_support::TestSeed(7));
   EXPECT_EQ(Differ("softmax", j, rng), "");
 }
@@ -204,6 +208,30 @@ TEST(ExecBudgetTest, AProgramOverTheWorkLimitIsRefusedBeforeItRuns) {
                        HasSubstr("more than the limit of 1073741824")));
 }
 
+TEST(ExecBudgetTest, TheValuesAtTheirPeakAreCheckedAgainstTheMemoryBudget) {
+  // The two 16 MiB operands and the 16 MiB product are live at once.
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[2048,2048] b:f32[2048,2048]. let c:f32[2048,2048] = dot_general["
+      "dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] a b in (c,) }");
+  ExecOptions options;
+  options.memory = MemoryBudget{int64_t{64} << 20, "a test"};
+  absl::StatusOr<Executable> e = Executable::Compile(j, options);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_GE(e->stats().peak_bytes, int64_t{48} << 20);
+  options.memory = MemoryBudget{int64_t{32} << 20, "a test"};
+  EXPECT_THAT(Executable::Compile(j, options),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("the program's values at their peak needs about 48.0 MiB")));
+  // A value released early leaves its storage for a later one of its size.
+  ir::ClosedJaxpr chain = Parse(
+      "{ lambda ; a:f32[1048576]. let b:f32[1048576] = sin a; c:f32[1048576] = cos b; "
+      "d:f32[1048576] = sin c; e:f32[1048576] = cos d in (e,) }");
+  options.memory = std::nullopt;
+  absl::StatusOr<Executable> c = Executable::Compile(chain, options);
+  ASSERT_THAT(c, IsOk());
+  EXPECT_LE(c->stats().peak_bytes, int64_t{16} << 20);
+}
+
 TEST(ExecBudgetTest, ACancelledRunStops) {
   ir::ClosedJaxpr j =
       Parse("{ lambda ; a:f32[4]. let b:f32[4] = sin a; c:f32[4] = cos b in (c,) }");
@@ -263,6 +291,36 @@ TEST(ExecDifferentialTest, RandomElementwiseChainsFuseAndMatch) {
     EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
     EXPECT_EQ(e->stats().fused_groups, 1) << e->Describe();
     EXPECT_EQ(Differ(absl::StrCat("chain ", trial), j, rng), "") << text;
+  }
+}
+
+// convert_element_type's edge values (NaN, infinities, out of range, wrap) as the interpreter
+// gives them (XLA's rules), through the typed conversion kernels.
+TEST(ExecValuesTest, ConversionsOfEdgeValuesMatchTheInterpreter) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[7] b:i32[3]. let c:i32[7] = convert_element_type[new_dtype=int32 "
+      "weak_type=False] a; d:u8[7] = convert_element_type[new_dtype=uint8 weak_type=False] a; "
+      "e:bool[7] = convert_element_type[new_dtype=bool weak_type=False] a; "
+      "f:i8[3] = convert_element_type[new_dtype=int8 weak_type=False] b; "
+      "g:bool[7] = ne a a; z:f32[7] = broadcast_in_dim[broadcast_dimensions=() shape=(7,) "
+      "sharding=None] 0.0:f32[]; h:f32[7] = select_n g a z in (c, d, e, f, h) }");
+  std::vector<ir::HostArray> args = {
+      ir::HostArray{ir::ShapedArray({7}, DType::kF32),
+                    {NAN, INFINITY, -INFINITY, 3.75, -3.75, 3e9, -0.0}},
+      ir::HostArray{ir::ShapedArray({3}, DType::kS32), {300, -129, 127}}};
+  absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, args);
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, args);
+  ASSERT_THAT(want, IsOk());
+  ASSERT_THAT(got, IsOk());
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+  for (size_t o = 0; o < want->size(); ++o) {
+    for (size_t i = 0; i < (*want)[o].values.size(); ++i) {
+      const double w = (*want)[o].values[i], g = (*got)[o].values[i];
+      EXPECT_TRUE((std::isnan(w) && std::isnan(g)) || w == g)
+          << "output " << o << " element " << i << ": " << g << " vs " << w;
+    }
   }
 }
 

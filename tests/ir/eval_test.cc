@@ -315,6 +315,32 @@ TEST(EvalTest, EveryBuiltinHasAnImplRule) {
   }
 }
 
+TEST(EvalMemoryTest, LiveValuesAreMeteredAgainstTheBudget) {
+  // Four values of 1024 elements (8 KiB each as doubles) held at once, plus the copies each
+  // equation makes of its operands.
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(
+      "{ lambda ; a:f32[1024]. let b:f32[1024] = add a a; c:f32[1024] = mul b b; "
+      "d:f32[1024] = sub c b in (d) }");
+  ASSERT_THAT(j, IsOk());
+  const std::vector<HostArray> args = {A("f32[1024]", std::vector<double>(1024, 1.0))};
+  const MemoryBudget roomy{1 << 20, "a test"};
+  absl::StatusOr<std::vector<HostArray>> out = EvalJaxpr(*j, args, &roomy);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ((*out)[0].values[0], 2.0);
+  // The third equation's operand copies and result next to a, b and c: about 48 KiB.
+  const MemoryBudget tight{45 << 10, "a test"};
+  EXPECT_THAT(EvalJaxpr(*j, args, &tight),
+              StatusIs(StatusCode::kResourceExhausted,
+                       HasSubstr("evaluating sub (with the values already held) needs about")));
+  // A value over the per-value cap keeps its own error, whatever the budget.
+  absl::StatusOr<ClosedJaxpr> huge = ParseJaxpr(
+      "{ lambda ; . let a:f32[16777217] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(16777217,) sharding=None] 1.0:f32[] in (a) }");
+  ASSERT_THAT(huge, IsOk());
+  EXPECT_THAT(EvalJaxpr(*huge, {}, &tight),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("more than 16777216 elements")));
+}
+
 }  // namespace
 }  // namespace eval_test
 }  // namespace axe::ir

@@ -56,6 +56,20 @@ TEST(ParserStringTest, ControlCharactersPrintAndParseBack) {
   EXPECT_EQ(*escaped, *raw);
 }
 
+// '\xff' is the code point U+00FF, as in Python: the text stays UTF-8 (it used to be the
+// byte 0xff, which Python could not decode from the print).
+TEST(ParserStringTest, HexEscapesAreCodePointsAsInPython) {
+  absl::StatusOr<ClosedJaxpr> escaped = ParseJaxpr(ShardMapWithMeshAxis("\\xff\\x85x"));
+  ASSERT_TRUE(escaped.ok()) << escaped.status();
+  absl::StatusOr<ClosedJaxpr> raw = ParseJaxpr(ShardMapWithMeshAxis("\xC3\xBF\xC2\x85x"));
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  EXPECT_EQ(*escaped, *raw);
+  const std::string printed = PrintJaxpr(*escaped);
+  // As Python's repr: U+00FF printed, U+0085 (a control character) escaped.
+  EXPECT_THAT(printed, HasSubstr("Mesh('\xC3\xBF\\x85x': 4"));
+  ExpectPrintReadsBack(*escaped, printed);
+}
+
 TEST(ParserStringTest, TruncatedHexEscapeIsAnErrorAtItsPosition) {
   EXPECT_THAT(ParseJaxpr(ShardMapWithMeshAxis("\\x1")),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -164,7 +164,15 @@ TEST(RelayoutBenchmark, Errors) {
   absl::StatusOr<RelayoutPlan> big = PlanRelayout(big_src, big_dst, {1000000, 1000000}, 4);
   ASSERT_OK(big);
   EXPECT_THAT(BenchmarkRelayout(*big, big_src, big_dst),
-              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("GB of buffers")));
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("the relayout (source, destination, memcpy baseline) "
+                                 "needs about 14.6 TiB")));
+  // A small explicit budget refuses a small run, naming the budget's source.
+  options = {};
+  options.memory = MemoryBudget{1024, "a test"};
+  EXPECT_THAT(BenchmarkRelayout(t.plan, t.src, t.dst, options),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("the memory budget is 1.0 KiB (1024 bytes), from a test")));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ namespace {
 using ::axe::sharding::test_util::Named;
 using ::axe::sharding::test_util::XlaLayout;
 using ::axe::testing_support::StatusIs;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(ReshardBenchmarkTest, MeasuresAndChecks) {
@@ -50,12 +51,15 @@ TEST(ReshardBenchmarkTest, Errors) {
                   .status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("runs: must be between 0")));
   options.runs = 1;
-  options.max_memory_fraction = 1e-12;
+  options.memory = MemoryBudget{64, "a test"};
   EXPECT_THAT(BenchmarkReshard(*client, {8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt},
                                {Named("x=2", "P()"), std::nullopt}, options)
                   .status(),
-              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("the run needs")));
-  options.max_memory_fraction = 0.8;
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("the reshard (data, both arrays, the baseline) "
+                                       "needs about "),
+                             HasSubstr("; the memory budget is 64 bytes, from a test"))));
+  options.memory = std::nullopt;
   EXPECT_THAT(BenchmarkReshard(*client, {7}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt},
                                {Named("x=2", "P()"), std::nullopt}, options)
                   .status(),

@@ -78,6 +78,16 @@ TEST(HloToNamedShardingTest, SaysWhyNoneExists) {
   EXPECT_THAT(HloToNamedSharding(ParseHlo("{devices=[2,2]<=[4]}"), 3),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("tiles 2 dimensions, but the value has rank 3")));
+  // A rank no value has is refused before anything is sized by it, both ways.
+  EXPECT_THAT(HloToNamedSharding(ParseHlo("{replicated}"), 1000000000, *Mesh::Parse("x=2")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the rank is 1000000000; at most 64 are supported")));
+  absl::StatusOr<NamedSharding> named = NamedSharding::Create(*Mesh::Parse("x=2"), PartitionSpec());
+  ASSERT_TRUE(named.ok());
+  EXPECT_THAT(NamedToHloSharding(*named, 1000000000),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("num_dimensions is 1000000000; at most 64 are supported")));
+  EXPECT_TRUE(NamedToHloSharding(*named, 64).ok());
 }
 
 TEST(HloToNamedShardingTest, FindsTheSpecOnAGivenMesh) {

@@ -9,6 +9,8 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
+#include "axe/sharding/explain.h"
+#include "axe/sharding/from_hlo.h"
 #include "axe/sharding/to_axe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -196,6 +198,24 @@ TEST(HloShardingTest, DevicesIndicesMapChecksIdsAgainstTheDeviceCount) {
   EXPECT_THAT(DevicesIndicesMap(HloSharding::Replicated(), {2}, INT64_MAX),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("num_devices 9223372036854775807 is more than 65536")));
+}
+
+// A device count given with an HLO sharding is checked the same way wherever it is taken
+// (the CLI's --num-devices, the Python from_hlo, the explanation).
+TEST(HloShardingTest, NumDevicesOutOfRangeIsRefusedEverywhere) {
+  EXPECT_OK(CheckNumDevices(0));
+  EXPECT_OK(CheckNumDevices(Mesh::kMaxDevices));
+  EXPECT_THAT(CheckNumDevices(-1),
+              StatusIs(absl::StatusCode::kInvalidArgument, "num_devices -1 is negative"));
+  absl::StatusOr<HloSharding> two = HloSharding::Parse("{devices=[2]0,1}");
+  ASSERT_OK(two);
+  EXPECT_THAT(
+      HloToNamedSharding(*two, 1, int64_t{1} << 40),
+      StatusIs(absl::StatusCode::kInvalidArgument, "num_devices 1099511627776 is more than 65536"));
+  EXPECT_THAT(HloToNamedSharding(*two, 1, -1),
+              StatusIs(absl::StatusCode::kInvalidArgument, "num_devices -1 is negative"));
+  EXPECT_THAT(ExplainHloSharding({4}, *two, std::nullopt, -1, ExplainOptions{}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "num_devices -1 is negative"));
 }
 
 // Regression: ceil(d / t) and tile * (index + 1) overflowed for dims near INT64_MAX.

@@ -1,9 +1,15 @@
 #include "cli.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -12,11 +18,27 @@
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/base/utf8.h"
 
 namespace axe::cli {
 
 void AddJsonFlag(CLI::App* cmd, Selected& selected) {
   cmd->add_flag("--json", selected.json, "Print machine-readable JSON (stable field names)");
+}
+
+void AddMemoryLimitOption(CLI::App& app, Selected& selected) {
+  app.add_option("--memory-limit", selected.memory_limit,
+                 "Memory the command may use, e.g. 64M or 4G (default: AXE_MEMORY_LIMIT, else "
+                 "the cgroup limit or MemAvailable, whichever is less)");
+  app.fallthrough();
+}
+
+absl::Status ResolveBudget(Selected& selected) {
+  AXE_ASSIGN_OR_RETURN(selected.budget, ResolveMemoryBudget(selected.memory_limit));
+  if (selected.memory_limit && setenv(kMemoryLimitEnv, selected.memory_limit->c_str(), 1) != 0) {
+    return absl::InternalError("cannot set AXE_MEMORY_LIMIT");
+  }
+  return absl::OkStatus();
 }
 
 void OnSelect(CLI::App* cmd, Selected& selected, std::function<absl::Status()> action) {
@@ -46,6 +68,29 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text,
   return absl::OkStatus();
 }
 
+namespace {
+
+// Refuses, before reading, a source that is a directory (standard input redirected from one
+// reads as empty text) or a path the file system rejects (too long, a symlink loop).
+absl::Status CheckReadable(const std::string& arg, const std::string& what,
+                           const std::string& source) {
+  const auto refuse = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", source, ": ", why));
+  };
+  if (arg == "-") {
+    struct stat st {};
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode)) return refuse("it is a directory");
+    return absl::OkStatus();
+  }
+  std::error_code error;
+  const std::filesystem::file_status file = std::filesystem::status(arg.substr(1), error);
+  if (std::filesystem::is_directory(file)) return refuse("it is a directory");
+  if (error && error != std::errc::no_such_file_or_directory) return refuse(error.message());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what) {
   constexpr size_t kMaxInputBytes = size_t{256} << 20;
   static std::string stdin_reader;  // the option that read standard input, if any
@@ -56,13 +101,12 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
                                                    stdin_reader, "; use @FILE for one of them"));
   }
   if (from_stdin) stdin_reader = what;
-  std::ifstream file;
-  if (!from_stdin && !std::filesystem::is_directory(arg.substr(1))) {
-    file.open(arg.substr(1), std::ios::binary);
-  }
-  std::istream& in = from_stdin ? std::cin : file;
   const std::string source =
-      from_stdin ? "standard input" : absl::StrCat("file '", arg.substr(1), "'");
+      from_stdin ? "standard input" : absl::StrCat("file '", ElideForMessage(arg.substr(1)), "'");
+  AXE_RETURN_IF_ERROR(CheckReadable(arg, what, source));
+  std::ifstream file;
+  if (!from_stdin) file.open(arg.substr(1), std::ios::binary);
+  std::istream& in = from_stdin ? std::cin : file;
   std::string text;
   char chunk[1 << 16];
   while (in && (in.read(chunk, sizeof chunk), in.gcount() > 0)) {
@@ -71,12 +115,22 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
       return absl::InvalidArgumentError(absl::StrCat(what, ": ", source, " exceeds 256 MiB"));
     }
   }
-  if (in.bad() || (!from_stdin && !file.is_open()) || (!in.eof())) {
+  if (in.bad() || (!from_stdin && !file.is_open()) || !in.eof() ||
+      (from_stdin && std::ferror(stdin))) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", source));
   }
   // A file's final newline (and any trailing blanks) is not part of the value.
   text.erase(text.find_last_not_of(" \t\r\n") + 1);
   return text;
+}
+
+const CLI::Validator& OutputFileName() {
+  static const auto* validator = new CLI::Validator(
+      [](std::string& value) -> std::string {
+        return value.empty() ? "expected a file name, got an empty value" : "";
+      },
+      "FILE");
+  return *validator;
 }
 
 std::string OneLine(absl::string_view message) {
@@ -96,7 +150,7 @@ std::string OneLine(absl::string_view message) {
   return out;
 }
 
-void PrintJson(const Json& j) { std::cout << j.dump() << "\n"; }
+void PrintJson(const Json& j) { std::cout << DumpJson(j) << "\n"; }
 
 namespace {
 std::vector<std::pair<int, CommandGroupAdder>>& Groups() {

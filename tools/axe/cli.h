@@ -12,6 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "axe/base/memory_budget.h"
 #include "nlohmann/json.hpp"
 
 namespace axe::cli {
@@ -25,7 +26,20 @@ struct Selected {
   bool json = false;
   // The exit code of a successful action (e.g. 1 for "the inputs differ", as cmp and diff).
   int exit_code = 0;
+  // The global --memory-limit text, if given, and the budget main() resolves from it (or
+  // from AXE_MEMORY_LIMIT, or the system's) before the action runs.
+  std::optional<std::string> memory_limit;
+  MemoryBudget budget;
 };
+
+// Adds the global option --memory-limit to `app`, bound to `selected.memory_limit`; options
+// of `app` are accepted after a subcommand's name too.
+void AddMemoryLimitOption(CLI::App& app, Selected& selected);
+
+// Resolves `selected.budget`. A --memory-limit also becomes the process's AXE_MEMORY_LIMIT,
+// so that the library calls that look the budget up themselves see it. Errors: a limit
+// ParseMemorySize refuses, naming --memory-limit or AXE_MEMORY_LIMIT.
+absl::Status ResolveBudget(Selected& selected);
 
 // Adds --json to `cmd`, bound to `selected.json`.
 void AddJsonFlag(CLI::App* cmd, Selected& selected);
@@ -50,6 +64,10 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
 // Writes `text` to the file PATH (the --svg pictures); errors name `what` and the path.
 absl::Status WriteOutputFile(const std::string& path, const std::string& text,
                              const std::string& what);
+
+// The check of an output FILE option (--svg): an empty file name is refused when parsing
+// (it would silently write nothing).
+const CLI::Validator& OutputFileName();
 
 // Turns a status message into one line (newlines and tabs become spaces, runs collapse).
 std::string OneLine(absl::string_view message);

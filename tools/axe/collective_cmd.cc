@@ -131,6 +131,9 @@ absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCol
 absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
                     const runtime::CollectiveBenchmarkOptions& options, bool json) {
 #ifdef AXE_HAVE_MPI
+  // Each rank holds one device's share; refused before MPI starts.
+  AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
+                                                     options.check, *options.memory));
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
                        StartMpiRun(p.mesh.num_devices(),
                                    absl::StrCat("the mesh has ", p.mesh.num_devices(), " devices"),
@@ -151,9 +154,9 @@ absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
 #endif
 }
 
-absl::Status RunCollective(const CollectiveArgs& args, bool json) {
+absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
-  runtime::CollectiveBenchmarkOptions options{args.repeat, args.check, 1};
+  runtime::CollectiveBenchmarkOptions options{args.repeat, args.check, 1, budget};
   if (args.backend == "mpi") return RunMpi(p, args, options, json);
   if (args.backend != "threads") {
     return absl::InvalidArgumentError(
@@ -194,7 +197,8 @@ void AddCollective(CLI::App& app, Selected& selected) {
   cmd->add_flag("--check", args->check, "Compare every device's result with a host reference");
   AddMpiTimeoutOption(cmd, args->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected] { return RunCollective(*args, selected.json); });
+  OnSelect(cmd, selected,
+           [args, &selected] { return RunCollective(*args, selected.json, selected.budget); });
 }
 
 AXE_CLI_COMMAND_GROUP(66, AddCollective);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/utf8.h"
 #include "cli.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
@@ -26,7 +27,7 @@ void WriteErrorLine(absl::string_view message, bool same_on_every_rank) {
   if (same_on_every_rank && rank > 0) return;  // rank 0 prints it for the job
   const std::string line = absl::StrCat(
       "axe: error: ", rank >= 0 && !same_on_every_rank ? absl::StrCat("rank ", rank, ": ") : "",
-      OneLine(message), "\n");
+      OneLine(ToValidUtf8(message)), "\n");
   // One write: up to PIPE_BUF bytes (4 KiB) it reaches a pipe whole, between other writers'
   // lines; the rest of a longer line (rare) follows. Nothing to do if it fails.
   for (size_t done = 0; done < line.size();) {

@@ -1,6 +1,6 @@
 // How a failed command reports its error: one line on stderr, "axe: error: <message>", written
 // by a single write(2) so that the lines of several processes (the ranks of an mpirun job)
-// never interleave mid-line.
+// never interleave mid-line. Bytes that are not UTF-8 read as U+FFFD, as in --json output.
 //
 // Under a launcher that runs several ranks, an error that every rank returns alike
 // (runtime::IsSameOnEveryRank: the ranks' arguments differ) is printed by rank 0 alone, and

@@ -36,7 +36,9 @@ using pallas::IndexMap;
 // rather than left to run for hours or exhaust memory.
 // A block far larger than the array pads it to whole blocks; the CLI keeps that buffer small.
 constexpr int64_t kMaxCliBufferBytes = int64_t{1} << 28;
-constexpr int64_t kMaxCliCount = int64_t{1} << 24;
+constexpr int64_t kMaxCliCount = pallas::kMaxShowPrograms;
+// grid show --json lists at most this many clamped windows (the first ones).
+constexpr int64_t kMaxJsonClampReports = 1000;
 
 struct GridArgs {
   std::string shape, block = "none", grid = "()", index_map, dtype;
@@ -126,7 +128,8 @@ void AddShow(CLI::App& group, Selected& selected) {
   cmd->add_flag("--repr", *repr, "Print JAX's repr, Array([...], dtype=...), instead of print()");
   cmd->add_option("--svg", *svg,
                   "Also draw the program blocks over the array (clamped and padded blocks "
-                  "marked) as an SVG picture into FILE");
+                  "marked) as an SVG picture into FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [given = args, repr, svg, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*given));
@@ -154,18 +157,28 @@ void AddShow(CLI::App& group, Selected& selected) {
       if (!drawing.ok()) return InOption("--svg", drawing.status());
       AXE_RETURN_IF_ERROR(WriteOutputFile(*svg, *drawing, "--svg"));
     }
+    // Text mode reports the first clamped window and the count; --json lists the first ones.
+    const int64_t max_reports = selected.json ? kMaxJsonClampReports : 1;
+    AXE_RETURN_IF_ERROR(
+        pallas::CheckShowProgramIdsCost({p.dtype, p.shape}, p.grid, max_reports, selected.budget));
     std::vector<pallas::ClampEvent> clamps;
-    AXE_ASSIGN_OR_RETURN(
-        AnyArray out,
-        pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
-                               {.clamp_report = &clamps, .max_buffer_bytes = kMaxCliBufferBytes}));
+    int64_t clamped = 0;
+    AXE_ASSIGN_OR_RETURN(AnyArray out,
+                         pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
+                                                {.clamp_report = &clamps,
+                                                 .max_clamp_reports = max_reports,
+                                                 .clamp_count = &clamped,
+                                                 .max_buffer_bytes = kMaxCliBufferBytes}));
     if (selected.json) {
       std::cout << explorer::GridShowJson(out, clamps) << "\n";
       return absl::OkStatus();
     }
     std::cout << (*repr ? pallas::FormatNumpyRepr(out) : pallas::FormatNumpy(out)) << "\n";
-    for (const pallas::ClampEvent& e : clamps)
-      std::cerr << "axe: note: clamped: " << e.ToString() << "\n";
+    if (clamped == 1) std::cerr << "axe: note: clamped: " << clamps[0].ToString() << "\n";
+    if (clamped > 1) {
+      std::cerr << "axe: note: " << clamped << " windows clamped, first: " << clamps[0].ToString()
+                << "\n";
+    }
     return absl::OkStatus();
   });
 }

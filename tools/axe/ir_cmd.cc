@@ -180,7 +180,7 @@ absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status 
   return status;
 }
 
-absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
+absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
@@ -192,12 +192,14 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json) {
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
   if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
     // One device: the executor (compiled typed kernels) runs the whole program.
-    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs, exec::ExecuteJaxpr(j, inputs));
+    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
+                         exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
-  absl::StatusOr<std::vector<ir::HostArray>> outs = ir::EvalJaxprOnDevices(j, inputs, *client);
+  absl::StatusOr<std::vector<ir::HostArray>> outs =
+      ir::EvalJaxprOnDevices(j, inputs, *client, &budget);
   if (!outs.ok()) return EndFailedRun(std::move(client), outs.status());
   const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
   client.reset();
@@ -212,7 +214,9 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto args = std::make_shared<IrArgs>();
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
-      "run", "Run a jaxpr: shard_map bodies on in-process devices with the runtime's collectives");
+      "run",
+      "Run a jaxpr: on the executor (one device), or shard_map bodies on in-process or MPI "
+      "devices with the runtime's collectives");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
@@ -225,7 +229,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "mpirun; rank 0 prints)");
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, run, &selected] { return RunRun(*args, *run, selected.json); });
+  OnSelect(cmd, selected,
+           [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {

@@ -1,22 +1,29 @@
 #include "jit_args.h"
 
 #include <filesystem>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/check.h"
 #include "axe/ir/parser.h"
 
 namespace axe::cli {
 
 absl::StatusOr<ir::ClosedJaxpr> JaxprOption(const std::string& arg) {
   std::string source = arg;
+  std::error_code not_a_file;  // a text too long for a path is no file: no exception
   if (!arg.empty() && arg[0] != '{' && arg != "-" && arg[0] != '@' &&
-      std::filesystem::is_regular_file(arg)) {
+      std::filesystem::is_regular_file(arg, not_a_file)) {
     source = "@" + arg;
   }
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(source, "--jaxpr"));
   absl::StatusOr<ir::ClosedJaxpr> jaxpr = ir::ParseJaxpr(text);
   if (!jaxpr.ok()) return InOption("--jaxpr", jaxpr.status());
+  // Checked as `axe ir check` does: a missing or malformed parameter is named in JAX's words.
+  if (absl::Status checked = ir::CheckJaxpr(*jaxpr); !checked.ok()) {
+    return InOption("--jaxpr", checked);
+  }
   return jaxpr;
 }
 

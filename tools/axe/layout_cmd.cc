@@ -348,7 +348,8 @@ void AddShow(CLI::App& group, Selected& selected) {
   cmd->add_option("--max-cols", args->max_cols, "Columns drawn at most (default 16)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}));
   cmd->add_option("--svg", args->svg,
-                  "Also draw the grid and the physical space as an SVG picture into FILE");
+                  "Also draw the grid and the physical space as an SVG picture into FILE")
+      ->check(OutputFileName());
   cmd->add_option("--color-by", args->color_by,
                   "The axis whose value colours the --svg cells (default: the first non-memory "
                   "axis)");

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.name("axe");
   app.require_subcommand(1);
   axe::cli::Selected selected;
+  axe::cli::AddMemoryLimitOption(app, selected);
   axe::cli::AddRegisteredCommandGroups(app, selected);
   axe::cli::MakeIntegerOptionsStrict(app);
   app.set_version_flag("--version", "axe " AXE_VERSION);
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   }
   absl::Status status;
   try {
-    status = selected.action();
+    status = axe::cli::ResolveBudget(selected);
+    if (status.ok()) status = selected.action();
   } catch (const std::exception& e) {
     std::cerr << "axe: internal error: " << e.what() << "\n";
     return 1;

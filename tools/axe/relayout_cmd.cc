@@ -151,7 +151,7 @@ absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args
   return runtime::ResolveRelayout(from, to, shape, type, {"--from", "--to"});
 }
 
-absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
+absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget& budget) {
   if (args.repeat && (*args.repeat < 1 || *args.repeat > runtime::kMaxBenchmarkRuns)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--repeat: must be between 1 and ", runtime::kMaxBenchmarkRuns, ", got ", *args.repeat));
@@ -184,6 +184,7 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json) {
   bench.runs = args.repeat.value_or(0);
   bench.check = args.check;
   bench.padding_value = options.padding_value;
+  bench.memory = budget;
   AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult result,
                        runtime::BenchmarkRelayout(plan, request.src, request.dst, bench));
   PrintResult(plan, result, json);
@@ -228,9 +229,11 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   cmd->add_flag("--check", args->check, "Verify the result against the element-by-element oracle");
   cmd->add_option("--svg", args->svg,
                   "Also write the two layouts side by side (each element's offset in the source "
-                  "and in the destination) as SVG to FILE");
+                  "and in the destination) as SVG to FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected] { return RunRelayout(*args, selected.json); });
+  OnSelect(cmd, selected,
+           [args, &selected] { return RunRelayout(*args, selected.json, selected.budget); });
 }
 
 AXE_CLI_COMMAND_GROUP(60, AddRelayout);

@@ -245,16 +245,19 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
 
 absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> shape, DType dtype,
                            const runtime::ArrayFormat& from, const runtime::ArrayFormat& to,
-                           int devices, bool json) {
+                           int devices, bool json, const MemoryBudget& budget) {
 #ifdef AXE_HAVE_MPI
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
-                       StartMpiRun(devices, absl::StrCat("the mesh has ", devices, " devices"),
-                                   {.timeout_seconds = args.mpi_timeout,
-                                    .local_copies = LocalCopies(args.local_copies)}));
   runtime::MpiReshardBenchmarkOptions options;
   options.runs = args.repeat.value_or(5);
   options.check = args.check;
   if (args.transport == "staged") options.staging_bytes = args.staging_bytes;
+  // Each rank's share, refused before MPI starts.
+  AXE_RETURN_IF_ERROR(runtime::CheckMpiReshardMemory(shape, dtype, from, to, devices, args.check,
+                                                     options.staging_bytes, budget));
+  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
+                       StartMpiRun(devices, absl::StrCat("the mesh has ", devices, " devices"),
+                                   {.timeout_seconds = args.mpi_timeout,
+                                    .local_copies = LocalCopies(args.local_copies)}));
   absl::StatusOr<runtime::MpiReshardBenchmarkResult> result =
       runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options);
   if (!result.ok()) return EndMpiRun(std::move(client), result.status());
@@ -275,13 +278,14 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   }
   return absl::OkStatus();
 #else
-  (void)args, (void)shape, (void)dtype, (void)from, (void)to, (void)devices, (void)json;
+  (void)args, (void)shape, (void)dtype, (void)from, (void)to, (void)devices, (void)json,
+      (void)budget;
   return absl::UnimplementedError(
       "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
 #endif
 }
 
-absl::Status RunReshard(const ReshardArgs& args, bool json) {
+absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& budget) {
   if (args.backend != "threads" && args.backend != "mpi") {
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: expected threads or mpi, got '", args.backend, "'"));
@@ -304,6 +308,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json) {
   }
   options.runs = args.repeat.value_or(0);
   options.check = args.check;
+  options.memory = budget;
   AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args.shape, "--shape"));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(shape_text, "--shape"));
   AXE_ASSIGN_OR_RETURN(std::string dtype_text, ReadInputText(args.dtype, "--dtype"));
@@ -320,7 +325,8 @@ absl::Status RunReshard(const ReshardArgs& args, bool json) {
                        ReadLayout(args.to_layout, "--to-layout"));
   if (args.backend == "mpi") {
     return RunReshardMpi(args, shape, *dtype, {from, from_layout}, {to, to_layout},
-                         static_cast<int>(std::min<int64_t>(mesh->num_devices(), 1 << 20)), json);
+                         static_cast<int>(std::min<int64_t>(mesh->num_devices(), 1 << 20)), json,
+                         budget);
   }
   if (mesh->num_devices() > runtime::Client::kMaxInProcessDevices) {
     return InOption(
@@ -383,9 +389,11 @@ void AddReshard(CLI::App& app, Selected& selected) {
                 "Compare every target shard with the host data sliced to its box");
   cmd->add_option("--svg", args->svg,
                   "Also write the plan's picture (source and destination shardings side by side, "
-                  "the messages, bytes per device, V_min) as SVG to FILE");
+                  "the messages, bytes per device, V_min) as SVG to FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected] { return RunReshard(*args, selected.json); });
+  OnSelect(cmd, selected,
+           [args, &selected] { return RunReshard(*args, selected.json, selected.budget); });
 }
 
 AXE_CLI_COMMAND_GROUP(65, AddReshard);

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/utf8.h"
 #include "axe/explorer/handler.h"
 #include "nlohmann/json.hpp"
 
@@ -41,7 +42,7 @@ std::string RefusalJson(int status, absl::string_view why) {
                               {"ok", false},
                               {"field", nullptr},
                               {"error", absl::StrCat("HTTP ", status, ": ", why)}};
-  return j.dump();
+  return DumpJson(j);
 }
 
 void SetRefusal(Response& res, int status, absl::string_view why) {

@@ -331,7 +331,8 @@ void AddExplain(CLI::App& group, Selected& selected) {
                   "axis)");
   cmd->add_option("--svg", args->svg,
                   "Also draw the blocks each device holds, beside the mesh, as an SVG picture "
-                  "into FILE");
+                  "into FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args));

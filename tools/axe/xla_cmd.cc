@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -96,32 +97,39 @@ Json ShapeJsonOrNull(const Shape& s) {
   return j.ok() ? *j : Json(nullptr);
 }
 
-Json HloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
-  Json j = {{"module", hlo.module_name.empty() ? Json(nullptr) : Json(hlo.module_name)}};
-  j["entry_computation_layout"] = nullptr;
+Json InstructionJson(const xla::HloInstruction& ins) {
+  Json operands = Json::array();
+  for (const xla::HloOperand& op : ins.operands) {
+    operands.push_back(
+        {{"name", op.name}, {"shape", op.shape ? ShapeJsonOrNull(*op.shape) : Json(nullptr)}});
+  }
+  return {{"computation", ins.computation},
+          {"name", ins.name},
+          {"opcode", ins.opcode},
+          {"root", ins.is_root},
+          {"line", ins.line},
+          {"result", ShapeJsonOrNull(ins.result)},
+          {"operands", operands}};
+}
+
+// The module as one JSON object, written an instruction at a time (a whole module's JSON
+// tree would take about a hundred times the text's bytes).
+void PrintHloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
+  Json head = {{"module", hlo.module_name.empty() ? Json(nullptr) : Json(hlo.module_name)}};
+  head["entry_computation_layout"] = nullptr;
   if (hlo.entry_computation_layout) {
     Json params = Json::array();
     for (const Shape& p : hlo.entry_computation_layout->parameters)
       params.push_back(ShapeJsonOrNull(p));
-    j["entry_computation_layout"] = {
+    head["entry_computation_layout"] = {
         {"parameters", params}, {"result", ShapeJsonOrNull(hlo.entry_computation_layout->result)}};
   }
-  Json instructions = Json::array();
-  for (const xla::HloInstruction& ins : hlo.instructions) {
-    Json operands = Json::array();
-    for (const xla::HloOperand& op : ins.operands) {
-      operands.push_back(
-          {{"name", op.name}, {"shape", op.shape ? ShapeJsonOrNull(*op.shape) : Json(nullptr)}});
-    }
-    instructions.push_back({{"computation", ins.computation},
-                            {"name", ins.name},
-                            {"opcode", ins.opcode},
-                            {"root", ins.is_root},
-                            {"line", ins.line},
-                            {"result", ShapeJsonOrNull(ins.result)},
-                            {"operands", operands}});
+  std::string text = head.dump();
+  text.pop_back();  // the closing brace: the object goes on
+  std::cout << text << ",\"instructions\":[";
+  for (size_t i = 0; i < hlo.instructions.size(); ++i) {
+    std::cout << (i > 0 ? "," : "") << InstructionJson(hlo.instructions[i]).dump();
   }
-  j["instructions"] = instructions;
   Json spaces = Json::array();
   for (const xla::MemorySpaceTotal& t : totals) {
     spaces.push_back({{"memory_space", t.memory_space},
@@ -130,8 +138,7 @@ Json HloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& 
                       {"array_size_bytes", t.array_size_bytes},
                       {"unsized_buffers", t.unsized_buffers}});
   }
-  j["memory_space_totals"] = spaces;
-  return j;
+  std::cout << "],\"memory_space_totals\":" << spaces.dump() << "}\n";
 }
 
 // One table row per array leaf of a shape: "<role> <name> {leaf} shape: sizes, memory space".
@@ -192,13 +199,20 @@ void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTota
   }
 }
 
-absl::Status RunExplainHlo(const std::string& text, bool json) {
+// The bytes explaining HLO takes per byte of its text: the scanned module (its shapes,
+// names and operands) and, with --json, one instruction's JSON at a time.
+constexpr int64_t kHloBytesPerTextByte = 20;
+
+absl::Status RunExplainHlo(const std::string& text, bool json, const MemoryBudget& budget) {
+  AXE_RETURN_IF_ERROR(
+      budget.Check(CheckedMul(static_cast<int64_t>(text.size()), kHloBytesPerTextByte),
+                   absl::StrCat("explaining ", text.size(), " bytes of HLO")));
   absl::StatusOr<xla::HloText> hlo = xla::ScanHlo(text);
   if (!hlo.ok()) return absl::InvalidArgumentError(absl::StrCat("HLO: ", hlo.status().message()));
   AXE_ASSIGN_OR_RETURN(std::vector<xla::MemorySpaceTotal> totals,
                        xla::ResultBytesByMemorySpace(*hlo));
   if (json) {
-    PrintJson(HloJson(*hlo, totals));
+    PrintHloJson(*hlo, totals);
   } else if (hlo->module_name.empty() && hlo->instructions.size() == 1) {
     PrintInstruction(hlo->instructions[0]);
   } else {
@@ -207,7 +221,8 @@ absl::Status RunExplainHlo(const std::string& text, bool json) {
   return absl::OkStatus();
 }
 
-absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, bool json) {
+absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, bool json,
+                        const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "shape"));
   if (xla::LooksLikeHlo(text)) {
     if (has_index || has_leaf) {
@@ -215,7 +230,7 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
     }
     if (!args.svg.empty())
       return absl::InvalidArgumentError("--svg takes a single shape, not HLO text");
-    return RunExplainHlo(text, json);
+    return RunExplainHlo(text, json, budget);
   }
   AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeText(text, args));
   std::vector<int64_t> leaf_index;
@@ -274,10 +289,11 @@ void AddExplain(CLI::App& group, Selected& selected) {
       "--leaf", args->leaf, "A tuple leaf, e.g. 1,0 (element 0 of element 1): explain only it");
   cmd->add_option("--svg", args->svg,
                   "Also draw the tiling (tiles numbered in memory order, padding, sub-tiles) "
-                  "as an SVG picture into FILE");
+                  "as an SVG picture into FILE")
+      ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, index, leaf, &selected]() -> absl::Status {
-    return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json);
+    return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json, selected.budget);
   });
 }
 

@@ -19,9 +19,15 @@
 
 namespace axe {
 
-// `text` for an error message: unchanged up to `max` characters, else its first and last
-// max/2 characters around "...". Messages quote inputs without echoing 100 KB dumps.
+// `text` for an error message: unchanged up to `max` bytes, else its first and last max/2
+// bytes around "...", cut between UTF-8 characters. Messages quote inputs without echoing
+// 100 KB dumps.
 std::string ElideForMessage(absl::string_view text, size_t max = 160);
+
+// The character at text[pos] (inside `text`) for an error message: 'x' for a printable ASCII
+// character, 'é' for a whole well-formed UTF-8 character, "byte 0xff" for a control byte or a
+// byte that does not start a well-formed character.
+std::string DescribeCharAt(absl::string_view text, size_t pos);
 
 class Scanner {
  public:

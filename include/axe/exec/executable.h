@@ -29,18 +29,21 @@
 //
 // Work is bounded: Compile estimates what one Run touches (bytes read and written plus
 // multiply-adds) and refuses a program over ExecOptions::max_work (ResourceExhausted naming the
-// estimate and the limit); Run checks `cancel` between equations and scan steps (Cancelled).
+// estimate and the limit), and the bytes its values hold at their peak, refused past
+// ExecOptions::memory; Run checks `cancel` between equations and scan steps (Cancelled).
 #ifndef AXE_EXEC_EXECUTABLE_H_
 #define AXE_EXEC_EXECUTABLE_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "axe/base/memory_budget.h"
 #include "axe/exec/value.h"
 #include "axe/ir/jaxpr.h"
 
@@ -54,6 +57,9 @@ struct ExecOptions {
   int64_t max_work = int64_t{1} << 42;
   // When set and true, Run stops between equations with Cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  // Compile refuses a program whose values at their peak (PlanStats::peak_bytes) exceed this
+  // budget (ResourceExhausted); nullopt: the budget when Compile runs (ResolveMemoryBudget).
+  std::optional<MemoryBudget> memory;
 };
 
 // What Compile chose, for tests, Describe() and benchmarks.
@@ -65,6 +71,10 @@ struct PlanStats {
   int relabels = 0;       // reshapes and broadcasts that copy nothing
   int fallbacks = 0;      // equations run through the reference interpreter
   int64_t work = 0;       // the estimated work of one Run
+  // The most bytes one Run's values hold at once (inputs, constants, each step's results next
+  // to the values still read later and the storage kept for reuse, a nested body's peak while
+  // it runs, a fallback's values as doubles).
+  int64_t peak_bytes = 0;
 };
 
 namespace internal {
@@ -74,8 +84,8 @@ class PoolCache;
 
 class Executable {
  public:
-  // Errors: a constvar count that differs from the consts; a program over max_work
-  // (ResourceExhausted); a const of a type the executor cannot hold.
+  // Errors: a constvar count that differs from the consts; a program over max_work or over the
+  // memory budget (ResourceExhausted); a const of a type the executor cannot hold.
   static absl::StatusOr<Executable> Compile(const ir::ClosedJaxpr& jaxpr, ExecOptions options = {});
 
   // Errors: an argument count or type that differs from the jaxpr's inputs (InvalidArgument

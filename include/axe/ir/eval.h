@@ -23,7 +23,10 @@
 // shard_map (JAX's "Found an unbound axis name" NameError text); dtypes the interpreter
 // cannot hold (complex, f8, sub-byte: Unimplemented); an elided constant ([...]); a binder
 // whose type contradicts its operands where the interpreter writes by it (collectives, scan);
-// a value of more than 2^24 elements (InvalidArgument); a program that needs more than 2^31
+// a value of more than 2^24 elements (InvalidArgument); values held at once (each element a
+// double, the operands' copies and the results of the running equation included) beyond
+// `memory` (null: the budget when the call starts, ResolveMemoryBudget), before the
+// equation that would exceed it runs (ResourceExhausted); a program that needs more than 2^31
 // element operations (every equation counting at least 256), estimated before it runs and
 // charged as it runs (ResourceExhausted), so that bad input never hangs.
 #ifndef AXE_IR_EVAL_H_
@@ -33,13 +36,15 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "axe/base/memory_budget.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/jaxpr.h"
 
 namespace axe::ir {
 
 absl::StatusOr<std::vector<HostArray>> EvalJaxpr(const ClosedJaxpr& jaxpr,
-                                                 absl::Span<const HostArray> args);
+                                                 absl::Span<const HostArray> args,
+                                                 const MemoryBudget* memory = nullptr);
 
 // `value` rounded to `dtype` (see above): what every impl rule applies to its results.
 double RoundToDType(double value, DType dtype);

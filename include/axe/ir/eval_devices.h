@@ -32,15 +32,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "axe/base/memory_budget.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/runtime/client.h"
 
 namespace axe::ir {
 
+// `memory`: as EvalJaxpr's (an MPI client's ranks resolve their own).
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,
-                                                          runtime::Client& client);
+                                                          runtime::Client& client,
+                                                          const MemoryBudget* memory = nullptr);
 
 // The most devices any shard_map of the program (nested calls included) runs on; 1 without
 // shard_map. What a client for EvalJaxprOnDevices needs at least.

@@ -50,8 +50,13 @@ struct CallOptions {
   // {input index, output index}: the output starts as a copy of the input instead of
   // uninitialized values. Same dtype and shape required; no Element padding anywhere.
   std::vector<std::pair<int64_t, int64_t>> input_output_aliases{};
-  // When set, every clamped window is appended here (clamp_report.h), in program order.
+  // When set, every clamped window is appended here (clamp_report.h), in program order, up
+  // to max_clamp_reports of them (each takes a few hundred bytes; the first ones in
+  // interpret mode).
   std::vector<ClampEvent>* clamp_report = nullptr;
+  int64_t max_clamp_reports = INT64_MAX;
+  // When set, the number of clamped windows, reported or not, is added here.
+  int64_t* clamp_count = nullptr;
   // Parallel mode: the pool (default ThreadPool::Default()) and at most this many of its
   // threads (0: all).
   ThreadPool* pool = nullptr;

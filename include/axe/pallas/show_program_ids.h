@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "axe/base/memory_budget.h"
 #include "axe/pallas/array.h"
 #include "axe/pallas/block_dim.h"
 #include "axe/pallas/call_spec.h"
@@ -27,6 +28,18 @@ absl::StatusOr<AnyArray> ShowProgramIds(const ShapeDType& out,
                                         std::optional<std::vector<BlockDim>> block_shape,
                                         const Grid& grid, IndexMap index_map,
                                         CallOptions options = {});
+
+// The most programs the command line and Python run (each costs time; a reported clamp
+// about kClampEventBytes of memory).
+inline constexpr int64_t kMaxShowPrograms = int64_t{1} << 24;
+inline constexpr int64_t kClampEventBytes = 640;
+
+// Checked before running: at most kMaxShowPrograms programs (InvalidArgument naming the
+// grid), and the output, its copies and its printed text (16 bytes an element) plus up to
+// `max_clamp_reports` clamp reports (one per program at most) within `budget`
+// (ResourceExhausted, MemoryBudget::Check's message).
+absl::Status CheckShowProgramIdsCost(const ShapeDType& out, const Grid& grid,
+                                     int64_t max_clamp_reports, const MemoryBudget& budget);
 
 }  // namespace axe::pallas
 

@@ -15,6 +15,7 @@
 #define AXE_RUNTIME_COLLECTIVE_BENCHMARK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/base/dtype.h"
+#include "axe/base/memory_budget.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/relayout_benchmark.h"
 #include "axe/sharding/mesh.h"
@@ -39,6 +41,9 @@ struct CollectiveBenchmarkOptions {
   int64_t runs = 5;  // timed runs of the collective and of the baseline, interleaved; 1..1000
   bool check = false;
   uint64_t seed = 1;
+  // The in-process benchmark refuses what exceeds it (CheckCollectiveMemory); nullopt: the
+  // budget when the run starts (ResolveMemoryBudget).
+  std::optional<MemoryBudget> memory;
 };
 
 struct CollectiveBenchmarkResult {
@@ -53,8 +58,19 @@ struct CollectiveBenchmarkResult {
   CheckOutcome check = CheckOutcome::kSkipped;  // every device's result vs a host reference
 };
 
-// The in-process backend. Errors: options out of range; the collective's errors (a shape
-// whose dimension 0 the group size does not divide, for the tiled scatters, names it).
+// The bytes a process running `devices_here` of the benchmark's devices holds at once
+// (inputs with their host copies, the result, the baseline pair, the timed run's result, and
+// with `check` one group's inputs and reference), checked against `budget` before anything
+// is allocated. Errors: DescribeCollective's and MakeCollectiveGroups'; ResourceExhausted
+// (MemoryBudget::Check's message, naming the collective) when it does not fit.
+absl::Status CheckCollectiveMemory(CollectiveKind kind, const sharding::Mesh& mesh,
+                                   absl::Span<const std::string> axes,
+                                   absl::Span<const int64_t> shape, DType dtype,
+                                   int64_t devices_here, bool check, const MemoryBudget& budget);
+
+// The in-process backend. Errors: options out of range; CheckCollectiveMemory's; the collective's
+// errors (a shape whose dimension 0 the group size does not divide, for the tiled scatters, names
+// it).
 absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
     Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
     absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
@@ -66,7 +82,8 @@ std::vector<uint8_t> CollectiveInput(uint64_t seed, int64_t device, int64_t byte
 absl::StatusOr<std::vector<uint8_t>> CollectiveReference(
     CollectiveKind kind, DType dtype, absl::Span<const std::vector<uint8_t>> members,
     int64_t index);
-// The result's shape, S, the bus factor, for a group of n.
+// The result's shape, S, the bus factor, for a group of n. Errors: a negative dimension, a
+// size that overflows int64.
 absl::Status DescribeCollective(CollectiveKind kind, absl::Span<const int64_t> shape,
                                 int element_bytes, int64_t n, CollectiveBenchmarkResult& r);
 

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "axe/base/memory_budget.h"
 #include "axe/base/thread_pool.h"
 #include "axe/runtime/buffer_layout.h"
 #include "axe/runtime/relayout_plan.h"
@@ -38,8 +39,9 @@ struct BenchmarkOptions {
   bool check = false;
   std::optional<std::vector<uint8_t>> padding_value;
   ThreadPool* pool = nullptr;  // for memcpy and the reference; nullptr: ThreadPool::Default()
-  // Refuse runs whose buffers exceed this fraction of the machine's physical memory.
-  double max_memory_fraction = 0.8;
+  // Refuse runs whose buffers exceed this budget; nullopt: the budget when the run starts
+  // (ResolveMemoryBudget: AXE_MEMORY_LIMIT, else the cgroup limit or MemAvailable).
+  std::optional<MemoryBudget> memory;
 };
 
 enum class CheckOutcome { kSkipped, kPassed, kFailed };
@@ -60,8 +62,8 @@ struct BenchmarkResult {
 
 // Runs `plan` (planned from `src` to `dst`) on generated data. Errors: InvalidArgument for
 // options out of range (naming the field); ResourceExhausted when the buffers (source,
-// destination, the memcpy pair and, with check, the expected result) would exceed
-// max_memory_fraction of the physical memory, or an allocation fails; errors of Execute
+// destination, the memcpy pair and, with check, the expected result) would exceed the
+// memory budget, or an allocation fails; errors of Execute
 // and ReferenceRelayout.
 absl::StatusOr<BenchmarkResult> BenchmarkRelayout(const RelayoutPlan& plan, const BufferLayout& src,
                                                   const BufferLayout& dst,

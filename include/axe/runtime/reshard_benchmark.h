@@ -10,11 +10,13 @@
 #define AXE_RUNTIME_RESHARD_BENCHMARK_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/base/dtype.h"
+#include "axe/base/memory_budget.h"
 #include "axe/runtime/array.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/relayout_benchmark.h"
@@ -34,8 +36,9 @@ struct ReshardBenchmarkOptions {
   // Compare every device's target shard with the host data sliced to its box.
   bool check = false;
   uint64_t seed = 1;  // of the generated data
-  // Refuse runs whose buffers exceed this fraction of the machine's physical memory.
-  double max_memory_fraction = 0.8;
+  // Refuse runs whose buffers exceed this budget; nullopt: the budget when the run starts
+  // (ResolveMemoryBudget: AXE_MEMORY_LIMIT, else the cgroup limit or MemAvailable).
+  std::optional<MemoryBudget> memory;
 };
 
 struct ReshardBenchmarkResult {
@@ -52,13 +55,23 @@ struct ReshardBenchmarkResult {
 };
 
 // Errors: options out of range (naming the field); ResourceExhausted when the buffers would
-// exceed max_memory_fraction of the physical memory; DevicePut's, PlanReshard's and
+// exceed the memory budget; DevicePut's, PlanReshard's and
 // Reshard's errors (a target the array cannot take names what differs).
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,
                                                         DType dtype, const ArrayFormat& from,
                                                         const ArrayFormat& to,
                                                         const ReshardBenchmarkOptions& options);
+
+// The bytes one rank of the MPI reshard benchmark (mpi_reshard.h's BenchmarkMpiReshard on
+// `ranks` ranks) holds at once, checked against `budget` before MPI starts: the generated
+// global data (on every rank), its source and target shard, the exchange baselines' buffers,
+// the gather baseline's (the whole array on rank 0, counted on every rank), the staging
+// buffers and, with `check`, the expected shard. Errors: MakeShardStorage's;
+// ResourceExhausted (MemoryBudget::Check's message) when it does not fit.
+absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
+                                   const ArrayFormat& from, const ArrayFormat& to, int64_t ranks,
+                                   bool check, int64_t staging_bytes, const MemoryBudget& budget);
 
 }  // namespace axe::runtime
 

@@ -73,7 +73,8 @@ absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_
 
 // `mesh`, when given, is the mesh the NamedSharding form is expressed on (and fixes the
 // device count); otherwise the device count is `num_devices` when > 0, else one more than
-// the largest device id the sharding names (1 for {replicated}). Errors: tuple and manual
+// the largest device id the sharding names (1 for {replicated}); a negative `num_devices` or
+// one above Mesh::kMaxDevices is refused (CheckNumDevices). Errors: tuple and manual
 // shardings (they have no device map), a rank that differs from the tiled rank, device ids
 // beyond the count.
 absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t> shape,

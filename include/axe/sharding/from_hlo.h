@@ -39,8 +39,10 @@
 
 namespace axe::sharding {
 
-// `rank` is the rank of the value the sharding annotates; `num_devices` is needed only for
-// {replicated} (the device count it replicates over; 0 = one device).
+// `rank` is the rank of the value the sharding annotates (at most kMaxNamedToHloRank, else
+// InvalidArgument); `num_devices` is needed only for {replicated} (the device count it
+// replicates over; 0 = one device), and refused below 0 or above Mesh::kMaxDevices for every
+// sharding (CheckNumDevices).
 absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t rank,
                                                  int64_t num_devices = 0);
 absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t rank,

@@ -138,7 +138,8 @@ class HloSharding {
 // mentioned. Its device ids are LOGICAL: positions in the program's device assignment,
 // which JAX takes from the mesh's device array (mesh.device_array(); the identity for the
 // default order), so a mesh's device order never shows in the HLO text. Errors: rank < the
-// spec's length.
+// spec's length, rank > kMaxNamedToHloRank.
+inline constexpr size_t kMaxNamedToHloRank = 64;
 absl::StatusOr<HloSharding> NamedToHloSharding(const NamedSharding& sharding, size_t rank);
 
 // A device map in logical ids (an HLO sharding's) in device ids: entry d moves to
@@ -150,6 +151,10 @@ std::vector<DeviceShard> ApplyDeviceAssignment(std::vector<DeviceShard> map,
 // One more than the largest device id a sharding names (tuples: over their elements); 0 for
 // {replicated} and {manual}, which name none.
 int64_t DeviceCountNamed(const HloSharding& sharding);
+
+// A device count given for an HLO sharding (0: derived from the sharding): InvalidArgument
+// "num_devices -1 is negative" or "num_devices N is more than 65536" (Mesh::kMaxDevices).
+absl::Status CheckNumDevices(int64_t num_devices);
 
 // The device map of a non-tuple, non-manual HLO sharding on `shape` (XLA's tile boxes:
 // ceil(d_i / t_i)-sized tiles clamped to the shape). Replicated shardings need the device

@@ -1,0 +1,31 @@
+#include "exec/blas.h"
+
+#include <dlfcn.h>
+
+#include <initializer_list>
+
+namespace axe::exec::internal {
+
+const Blas* LoadedBlas() {
+  static const Blas* blas = []() -> const Blas* {
+    void* library = nullptr;
+    for (const char* name : {"libopenblas.so.0", "libopenblas.so"}) {
+      library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (library != nullptr) break;
+    }
+    if (library == nullptr) return nullptr;
+    auto* b = new Blas;  // never unloaded: the pointers stay valid for the process
+    b->sgemm = reinterpret_cast<decltype(b->sgemm)>(dlsym(library, "cblas_sgemm"));
+    b->dgemm = reinterpret_cast<decltype(b->dgemm)>(dlsym(library, "cblas_dgemm"));
+    b->set_num_threads =
+        reinterpret_cast<decltype(b->set_num_threads)>(dlsym(library, "openblas_set_num_threads"));
+    if (b->sgemm == nullptr || b->dgemm == nullptr || b->set_num_threads == nullptr) {
+      delete b;
+      return nullptr;
+    }
+    return b;
+  }();
+  return blas;
+}
+
+}  // namespace axe::exec::internal
