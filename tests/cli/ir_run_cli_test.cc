@@ -133,6 +133,7 @@ TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
       {"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg", "i64[1]=9007199254740993"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_THAT(big.err, HasSubstr("9007199254740993 is past 2^53"));
+}
 
 // Three values of 2^20 elements (8 MiB each as the interpreter's doubles): each fits a 40 MiB
 // budget, the operands' copies and results of the third equation next to the two held do not.
