@@ -70,6 +70,7 @@
 #include "axe/sharding/from_axe.h"
 #include "axe/sharding/from_hlo.h"
 #include "axe/sharding/hlo_instruction.h"
+#include "axe/sharding/hlo_module_shardings.h"
 #include "axe/sharding/hlo_sharding.h"
 #include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"

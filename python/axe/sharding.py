@@ -51,6 +51,8 @@ def _explanation_str(e):
     lines.append(f"local layout   {e.local_shape} = {_shown(e.local_axe, e.local_axe_reason)}")
     replicated = " (fully replicated)" if e.fully_replicated else ""
     lines.append(f"devices        {e.num_devices}{replicated}")
+    for note in e.notes:
+        lines.append(f"note           {note}")
     lines.append("")
     lines.extend(e.picture)
     lines.append("")

@@ -388,6 +388,7 @@ void BindExplanation(nb::module_& m) {
       .def_prop_ro("shardy_mesh", [](const ShardingExplanation& x) { return x.shardy_mesh; })
       .def_prop_ro("device_assignment",
                    [](const ShardingExplanation& x) { return x.device_assignment; })
+      .def_prop_ro("notes", [](const ShardingExplanation& x) { return x.notes; })
       .def_prop_ro("shard_shape",
                    [](const ShardingExplanation& x) { return nb::tuple(nb::cast(x.shard_shape)); })
       .def_prop_ro("fully_replicated",

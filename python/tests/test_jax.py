@@ -169,3 +169,19 @@ def test_pallas_show_program_ids_agree(rng):
         ours = axe.pallas.show_program_ids(shape, block, grid, index_map)
         theirs = _jax_show_program_ids(shape, block, grid)
         np.testing.assert_array_equal(ours, theirs, err_msg=f"case {case}: {shape} {block} {grid}")
+
+
+def test_meshes_on_any_device_ids(devices):
+    """Meshes on devices 4-7, on three devices 5-7 and permuted: JAX's device maps and HLO."""
+    for ids, sizes, spec, shape in [([4, 5, 6, 7], (4,), P("x"), (8, 2)),
+                                    ([5, 6, 7], (3,), P("x"), (6,)),
+                                    ([5, 6, 7], (3,), P(None, "x"), (2, 3)),
+                                    ([7, 5, 6, 4], (2, 2), P("y", "x"), (4, 4))]:
+        mesh = Mesh(np.array([devices[i] for i in ids]).reshape(sizes), ("x", "y")[:len(sizes)])
+        jax_sharding = NamedSharding(mesh, spec)
+        ours = axe.from_jax(jax_sharding)
+        assert ours.mesh.device_ids == ids
+        assert _boxes(ours.devices_indices_map(shape), shape) == _boxes(
+            jax_sharding.devices_indices_map(shape), shape)
+        assert str(ours._to_xla_hlo_sharding(len(shape))) == str(
+            jax_sharding._to_xla_hlo_sharding(len(shape)))

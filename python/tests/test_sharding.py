@@ -20,6 +20,32 @@ def test_mesh():
     assert permuted.device_ids == [0, 2, 1, 3]
 
 
+def test_mesh_on_any_device_ids():
+    # A mesh on part of a machine: devices 4-7, or three devices 5, 6, 7 (JAX's answers).
+    mesh = Mesh([4, 5, 6, 7], ("x",))
+    assert repr(mesh) == "Mesh('x': 4, devices=[4, 5, 6, 7])"
+    assert mesh.device_ids == [4, 5, 6, 7]
+    on_four = NamedSharding(mesh, P("x"))
+    assert axe.sharding.devices_indices_map(on_four, (8, 2)) == {
+        4: (slice(0, 2), slice(None)), 5: (slice(2, 4), slice(None)),
+        6: (slice(4, 6), slice(None)), 7: (slice(6, 8), slice(None))}
+    on_three = NamedSharding(Mesh([5, 6, 7], ("x",)), P(None, "x"))
+    assert axe.sharding.devices_indices_map(on_three, (2, 3)) == {
+        5: (slice(None), slice(0, 1)), 6: (slice(None), slice(1, 2)),
+        7: (slice(None), slice(2, 3))}
+    e = axe.sharding.explain((2, 3), on_three)
+    assert e.hlo == "{devices=[1,3]<=[3]}" and e.device_assignment == [5, 6, 7]
+    with pytest.raises(ValueError, match="device id 5 appears twice"):
+        Mesh([5, 5], ("x",))
+
+
+def test_single_device_sharding_is_one_device():
+    e = axe.sharding.explain((4, 4), SingleDeviceSharding(3))
+    assert e.num_devices == 1 and [d for d, _, _ in e.devices] == [3]
+    assert e.shardy == "#sdy.sharding<@empty_mesh, [{}, {}]>"
+    assert e.notes and "device assignment [3]" in e.notes[0]
+
+
 def test_mesh_errors():
     with pytest.raises(ValueError, match="axis_names"):
         Mesh([[0, 1], [2, 3]], ("x",))

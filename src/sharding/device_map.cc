@@ -52,7 +52,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& 
       for (size_t j : dim_axes[i]) piece = piece * mesh.axes()[j].size + c[j];
       shard.index.emplace_back(piece * local[i], (piece + 1) * local[i]);
     }
-    map[static_cast<size_t>(shard.device)] = std::move(shard);
+    map[static_cast<size_t>(p)] = std::move(shard);  // sorted by device below
     for (size_t j = c.size(); j-- > 0;) {
       if (++c[j] < mesh.axes()[j].size) break;
       c[j] = 0;

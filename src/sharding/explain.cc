@@ -135,7 +135,7 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
     out.device_assignment = mesh->device_array();
     devices = ApplyDeviceAssignment(std::move(devices), out.device_assignment);
   }
-  out.hlo = {sharding.ToString(), ""};
+  out.hlo = {sharding.Canonical().ToString(), ""};
   absl::StatusOr<NamedSharding> named =
       mesh ? HloToNamedSharding(sharding, shape.size(), *mesh)
            : HloToNamedSharding(sharding, shape.size(), out.num_devices);
@@ -184,7 +184,20 @@ absl::StatusOr<ShardingExplanation> ExplainSharding(absl::Span<const int64_t> sh
   AXE_ASSIGN_OR_RETURN(HloSharding maximal, HloSharding::Maximal(single.device()));
   AXE_ASSIGN_OR_RETURN(ShardingExplanation out,
                        ExplainHloSharding(shape, maximal, std::nullopt, 0, options));
+  out.num_devices = 1;  // the one device, whatever its id
   out.named = {single.ToString(), ""};
+  // As JAX lowers it: replicated over an empty mesh, in a one-device program.
+  AXE_ASSIGN_OR_RETURN(NamedSharding on_no_mesh, NamedSharding::Create(Mesh(), PartitionSpec()));
+  DescribeShardy(out, on_no_mesh, shape.size());
+  if (single.device() != 0) {
+    out.notes.push_back(absl::StrCat("JAX compiles a program on this sharding for the one device ",
+                                     single.device(), " (device assignment [", single.device(),
+                                     "]): its HLO says {replicated} and its Shardy "
+                                     "mesh is empty; {maximal device=",
+                                     single.device(),
+                                     "} is the same placement in a "
+                                     "program over several devices"));
+  }
   DescribeFormat(out, sharding, options);
   return out;
 }

@@ -10,6 +10,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/group.h"
 #include "axe/xla/to_axe.h"
+#include "group_by_shape.h"
 
 namespace axe::sharding {
 namespace {
@@ -288,7 +289,7 @@ absl::StatusOr<ShardingOfLayout> ShardingFromAxe(const axe::Layout& layout,
                                                  const std::optional<Mesh>& mesh) {
   Split split;
   AXE_RETURN_IF_ERROR(CheckAxes(layout, split));
-  AXE_ASSIGN_OR_RETURN(Grouped grouped, Group(layout, global_shape));
+  AXE_ASSIGN_OR_RETURN(Grouped grouped, internal::GroupByShape(layout, global_shape));
   AXE_RETURN_IF_ERROR(SplitBlocks(grouped, global_shape.size(), split));
   ShardingOfLayout out{
       SingleDeviceSharding::Create(0).value(), {}, xla::Layout(), LocalLayout::Create({}).value()};

@@ -241,8 +241,16 @@ absl::StatusOr<NamedSharding> HloToNamedSharding(const HloSharding& hlo, size_t 
     AXE_ASSIGN_OR_RETURN(Mesh mesh, Mesh::Create(std::move(axes)));
     return NamedSharding::Create(std::move(mesh), PartitionSpec());
   }
-  if (hlo.tiles()->is_iota()) return FromIota(hlo, rank);
-  return FromDeviceList(hlo, rank);
+  // One answer whatever the spelling: an explicit list that is an iota is read as the iota,
+  // and an iota whose tile dims cut its reshape dims unevenly is read as its device list.
+  const HloSharding canonical = hlo.Canonical();
+  if (canonical.tiles()->is_iota()) {
+    absl::StatusOr<NamedSharding> from_iota = FromIota(canonical, rank);
+    if (from_iota.ok() || from_iota.status().code() != absl::StatusCode::kFailedPrecondition) {
+      return from_iota;
+    }
+  }
+  return FromDeviceList(canonical, rank);
 }
 
 absl::StatusOr<TileMap> TileMapOf(const HloSharding& hlo, size_t rank, int64_t num_devices) {

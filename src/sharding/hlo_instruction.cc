@@ -29,7 +29,9 @@ ShardingAttribute FindShardingAttribute(absl::string_view text) {
     if (text[i] == '"') quoted = !quoted;
     if (!quoted && text[i] == '\n') found.line_start = i + 1;
     if (quoted || text.substr(i, 9) != "sharding=") continue;
-    if (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_')) {
+    // Not `out_sharding=` nor a frontend attribute such as `xla.sdy.sharding="..."`.
+    if (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' ||
+                  text[i - 1] == '.')) {
       continue;
     }
     found.at = i;

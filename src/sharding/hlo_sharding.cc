@@ -116,6 +116,15 @@ absl::string_view SubgroupName(HloSharding::SubgroupType t) {
 
 }  // namespace
 
+HloSharding HloSharding::Canonical() const {
+  HloSharding out = *this;
+  for (HloSharding& e : out.elements_) e = e.Canonical();
+  if (out.tiles_) {
+    if (std::optional<TileAssignment> iota = out.tiles_->AsIota()) out.tiles_ = *std::move(iota);
+  }
+  return out;
+}
+
 std::string HloSharding::ToString() const {
   switch (kind_) {
     case Kind::kReplicated: return absl::StrCat("{replicated", Suffix(), "}");

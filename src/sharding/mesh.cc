@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
@@ -21,18 +22,17 @@ absl::Status CheckDevices(const std::vector<int64_t>& devices, int64_t n) {
     return absl::InvalidArgumentError(absl::StrCat("mesh: the device array has ", devices.size(),
                                                    " entries but the mesh has ", n, " devices"));
   }
-  std::vector<bool> seen(static_cast<size_t>(n), false);
+  absl::flat_hash_set<int64_t> seen;
   for (size_t p = 0; p < devices.size(); ++p) {
     const int64_t d = devices[p];
-    if (d < 0 || d >= n) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("mesh: device id ", d, " at position ", p, " is outside [0, ", n, ")"));
+    if (d < 0 || d >= Mesh::kMaxDevices) {
+      return absl::InvalidArgumentError(absl::StrCat("mesh: device id ", d, " at position ", p,
+                                                     " is outside [0, ", Mesh::kMaxDevices, ")"));
     }
-    if (seen[static_cast<size_t>(d)]) {
+    if (!seen.insert(d).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("mesh: device id ", d, " appears twice (again at position ", p, ")"));
     }
-    seen[static_cast<size_t>(d)] = true;
   }
   return absl::OkStatus();
 }
@@ -107,10 +107,10 @@ absl::StatusOr<Mesh> Mesh::Create(std::vector<MeshAxis> axes, std::vector<int64_
   if (!devices.empty()) {
     AXE_RETURN_IF_ERROR(CheckDevices(devices, n));
     if (!IsIdentity(devices)) {
-      mesh.positions_.assign(devices.size(), 0);
       for (size_t p = 0; p < devices.size(); ++p) {
-        mesh.positions_[static_cast<size_t>(devices[p])] = static_cast<int64_t>(p);
+        mesh.positions_.emplace_back(devices[p], static_cast<int64_t>(p));
       }
+      std::sort(mesh.positions_.begin(), mesh.positions_.end());
       mesh.devices_ = std::move(devices);
     }
   }
@@ -154,11 +154,25 @@ absl::StatusOr<int64_t> Mesh::DeviceAt(absl::Span<const int64_t> coordinate) con
 }
 
 absl::StatusOr<int64_t> Mesh::PositionOf(int64_t device) const {
-  if (device < 0 || device >= num_devices_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("device id ", device, " is outside [0, ", num_devices_, ")"));
+  if (positions_.empty()) {
+    if (device < 0 || device >= num_devices_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device id ", device, " is outside [0, ", num_devices_, ")"));
+    }
+    return device;
   }
-  return positions_.empty() ? device : positions_[static_cast<size_t>(device)];
+  auto it = std::lower_bound(positions_.begin(), positions_.end(),
+                             std::pair<int64_t, int64_t>{device, 0});
+  if (it == positions_.end() || it->first != device) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device id ", device, " is not in the mesh (", ToString(), ")"));
+  }
+  return it->second;
+}
+
+bool Mesh::has_dense_devices() const {
+  return positions_.empty() ||
+         (positions_.front().first == 0 && positions_.back().first == num_devices_ - 1);
 }
 
 absl::StatusOr<std::vector<int64_t>> Mesh::CoordinateOf(int64_t device) const {

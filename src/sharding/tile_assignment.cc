@@ -166,6 +166,80 @@ int64_t TileAssignment::DeviceAtFlat(int64_t flat) const {
   return value;
 }
 
+namespace {
+
+// One dimension of the transposed iota: `size` consecutive devices `stride` apart.
+struct IotaRun {
+  int64_t size = 1;
+  int64_t stride = 1;
+};
+
+// Splits a permutation of 0..N-1 (row-major flat order) into runs, minor first: each run is
+// the longest prefix of multiples of its stride that divides N. A list that is an iota yields
+// its transposed dims; any other list yields runs that Build() below rejects.
+std::vector<IotaRun> SplitIntoRuns(absl::Span<const int64_t> devices) {
+  const int64_t n = static_cast<int64_t>(devices.size());
+  std::vector<IotaRun> runs;
+  for (int64_t block = 1; block < n;) {
+    const int64_t stride = devices[static_cast<size_t>(block)];
+    int64_t size = 1;
+    while (size * block < n && devices[static_cast<size_t>(size * block)] == size * stride) ++size;
+    while (n % (size * block) != 0) --size;
+    if (size < 2 || stride < 1) return {};
+    runs.push_back({size, stride});
+    block *= size;
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::optional<TileAssignment> TileAssignment::AsIota() const {
+  if (is_iota_) return *this;
+  const int64_t n = num_elements();
+  if (n == 0 || devices_[0] != 0) return std::nullopt;
+  std::vector<IotaRun> runs = SplitIntoRuns(devices_);
+  if (runs.empty() && n > 1) return std::nullopt;
+  // The reshape dims are the runs by decreasing stride; each stride must be the product of
+  // the sizes of the runs with smaller strides.
+  std::vector<size_t> by_stride(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) by_stride[i] = i;
+  std::sort(by_stride.begin(), by_stride.end(),
+            [&](size_t a, size_t b) { return runs[a].stride > runs[b].stride; });
+  std::vector<int64_t> reshape(runs.size());
+  std::vector<int64_t> reshape_index_of_run(runs.size());
+  int64_t expected_stride = 1;
+  for (size_t k = runs.size(); k-- > 0;) {
+    const IotaRun& run = runs[by_stride[k]];
+    if (run.stride != expected_stride) return std::nullopt;
+    expected_stride *= run.size;
+    reshape[k] = run.size;
+    reshape_index_of_run[by_stride[k]] = static_cast<int64_t>(k);
+  }
+  // The transposed dims are the runs major first.
+  std::vector<int64_t> perm(reshape_index_of_run.rbegin(), reshape_index_of_run.rend());
+  if (runs.empty()) {
+    reshape = {1};
+    perm = {0};
+  }
+  absl::StatusOr<TileAssignment> iota = Iota(dims_, std::move(reshape), std::move(perm));
+  if (!iota.ok()) return std::nullopt;
+  for (int64_t f = 0; f < n; ++f) {
+    if (iota->DeviceAtFlat(f) != devices_[static_cast<size_t>(f)]) return std::nullopt;
+  }
+  return *std::move(iota);
+}
+
+bool operator==(const TileAssignment& a, const TileAssignment& b) {
+  if (a.dims_ != b.dims_) return false;
+  if (a.is_iota_ && b.is_iota_) return a.reshape_dims_ == b.reshape_dims_ && a.perm_ == b.perm_;
+  if (!a.is_iota_ && !b.is_iota_) return a.devices_ == b.devices_;
+  for (int64_t f = 0; f < a.num_elements(); ++f) {
+    if (a.DeviceAtFlat(f) != b.DeviceAtFlat(f)) return false;
+  }
+  return true;
+}
+
 std::string TileAssignment::ToString() const {
   std::string out = absl::StrCat("devices=[", absl::StrJoin(dims_, ","), "]");
   if (!is_iota_) return absl::StrCat(out, absl::StrJoin(devices_, ","));

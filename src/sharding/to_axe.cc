@@ -11,6 +11,7 @@
 #include "axe/sharding/device_map.h"
 #include "axe/xla/shape.h"
 #include "axe/xla/to_axe.h"
+#include "group_by_shape.h"
 
 namespace axe::sharding {
 namespace {
@@ -33,7 +34,7 @@ absl::StatusOr<Grouped> LocalMemory(const std::vector<int64_t>& local,
     return absl::FailedPreconditionError(absl::StrCat(
         "not expressible: the local layout pads the shard (local shape ", shape.ToString(), ")"));
   }
-  return Group(form.layout, local);
+  return internal::GroupByShape(form.layout, local);
 }
 
 // The device iter of mesh axis j. per_axis: the axis named after it (kind device; a mesh
@@ -96,24 +97,18 @@ absl::StatusOr<std::vector<Iter>> ExplicitIters(const TileAssignment& tiles) {
   return iters;
 }
 
-// The tile assignment as a layout over its row-major flat tile index (device ids on gpuid),
-// grouped by the tile dims.
-absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
+// An iota tile assignment as a layout over its row-major flat tile index (device ids on
+// gpuid), grouped by the tile dims.
+absl::StatusOr<Grouped> IotaTileLayout(const TileAssignment& tiles) {
   const Axis gpuid = Axis::Get("gpuid");
   std::vector<Iter> iters;
-  PhysCoord offset;
-  if (tiles.is_iota()) {
-    const std::vector<int64_t>& r = tiles.reshape_dims();
-    std::vector<int64_t> stride(r.size(), 1);
-    for (size_t k = r.size(); k-- > 1;) stride[k - 1] = stride[k] * r[k];
-    for (int64_t p : tiles.perm()) {
-      iters.push_back(Iter{r[static_cast<size_t>(p)], stride[static_cast<size_t>(p)], gpuid});
-    }
-  } else {
-    AXE_ASSIGN_OR_RETURN(iters, ExplicitIters(tiles));
-    offset.set(gpuid, tiles.DeviceAtFlat(0));
+  const std::vector<int64_t>& r = tiles.reshape_dims();
+  std::vector<int64_t> stride(r.size(), 1);
+  for (size_t k = r.size(); k-- > 1;) stride[k - 1] = stride[k] * r[k];
+  for (int64_t p : tiles.perm()) {
+    iters.push_back(Iter{r[static_cast<size_t>(p)], stride[static_cast<size_t>(p)], gpuid});
   }
-  absl::StatusOr<axe::Layout> layout = axe::Layout::Create(std::move(iters), {}, offset);
+  absl::StatusOr<axe::Layout> layout = axe::Layout::Create(std::move(iters), {}, PhysCoord());
   if (!layout.ok()) return layout.status();
   absl::StatusOr<Grouped> grouped = Group(*layout, tiles.dims());
   if (!grouped.ok()) {
@@ -123,6 +118,36 @@ absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
   return grouped;
 }
 
+// The tile assignment as a layout over its row-major flat tile index (device ids on gpuid),
+// grouped by the tile dims. One answer whatever the spelling: an explicit list that is an
+// iota is read as the iota first, then (when its tile dims cut it unevenly) as a list that
+// is affine in each tile dim.
+absl::StatusOr<Grouped> TileLayout(const TileAssignment& tiles) {
+  const std::optional<TileAssignment> iota = tiles.AsIota();
+  absl::Status iota_error;
+  if (iota) {
+    absl::StatusOr<Grouped> grouped = IotaTileLayout(*iota);
+    if (grouped.ok()) return grouped;
+    iota_error = grouped.status();
+  }
+  absl::StatusOr<std::vector<Iter>> iters = ExplicitIters(tiles);
+  if (!iters.ok()) return iota ? iota_error : iters.status();
+  PhysCoord offset;
+  offset.set(Axis::Get("gpuid"), tiles.DeviceAtFlat(0));
+  absl::StatusOr<axe::Layout> layout = axe::Layout::Create(*std::move(iters), {}, offset);
+  if (!layout.ok()) return layout.status();
+  absl::StatusOr<Grouped> grouped = Group(*layout, tiles.dims());
+  if (!grouped.ok()) return iota ? iota_error : grouped.status();
+  return grouped;
+}
+
+// A layout from its parts; a scalar's empty shard part is the single point S[1:1].
+absl::StatusOr<axe::Layout> CreateLayout(std::vector<Iter> shard, std::vector<Iter> replica,
+                                         PhysCoord offset = PhysCoord()) {
+  if (shard.empty()) shard.push_back(Iter{1, 1, Axis::Memory()});
+  return axe::Layout::Create(std::move(shard), std::move(replica), offset);
+}
+
 // The whole array on every device of `replicas` (R) plus `offset`, in local memory.
 absl::StatusOr<axe::Layout> Unsharded(absl::Span<const int64_t> shape,
                                       const std::optional<xla::Layout>& local_layout, DType dtype,
@@ -130,7 +155,7 @@ absl::StatusOr<axe::Layout> Unsharded(absl::Span<const int64_t> shape,
   AXE_ASSIGN_OR_RETURN(Grouped memory, LocalMemory(std::vector<int64_t>(shape.begin(), shape.end()),
                                                    local_layout, dtype));
   AXE_ASSIGN_OR_RETURN(axe::Layout layout,
-                       axe::Layout::Create(memory.layout.shard(), std::move(replicas), offset));
+                       CreateLayout(memory.layout.shard(), std::move(replicas), offset));
   return Canonicalize(layout);
 }
 
@@ -196,8 +221,8 @@ absl::StatusOr<axe::Layout> HloShardingToAxe(absl::Span<const int64_t> global_sh
       if (it.extent > 1) replica.push_back(it);
     }
   }
-  AXE_ASSIGN_OR_RETURN(axe::Layout layout, axe::Layout::Create(std::move(shard), std::move(replica),
-                                                               tiles.layout.offset()));
+  AXE_ASSIGN_OR_RETURN(axe::Layout layout,
+                       CreateLayout(std::move(shard), std::move(replica), tiles.layout.offset()));
   return Canonicalize(layout);
 }
 
@@ -222,8 +247,7 @@ absl::StatusOr<axe::Layout> ShardedToAxe(absl::Span<const int64_t> global_shape,
     AXE_ASSIGN_OR_RETURN(Iter it, DeviceAxisIter(sharding.mesh(), j, mode));
     replica.push_back(it);
   }
-  AXE_ASSIGN_OR_RETURN(axe::Layout layout,
-                       axe::Layout::Create(std::move(shard), std::move(replica)));
+  AXE_ASSIGN_OR_RETURN(axe::Layout layout, CreateLayout(std::move(shard), std::move(replica)));
   return Canonicalize(layout);
 }
 

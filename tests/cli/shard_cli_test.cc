@@ -14,6 +14,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::RunAxe;
 using testing::RunAxeWithStdin;
 using ::testing::StartsWith;
@@ -192,6 +193,119 @@ TEST(ShardCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_THAT(r.err, HasSubstr(c.message));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// The compiled module of jnp.sin on f32[128,256] sharded 4 ways (jax_programs.json): shapes
+// are per device, the sharding describes the whole array.
+const char kCompiledSin[] =
+    "HloModule jit_sin, is_scheduled=true, entry_computation_layout={(f32[128,64]{1,0})->"
+    "f32[128,64]{1,0}}, num_partitions=4\n\n"
+    "ENTRY %main.0_spmd (param: f32[128,64]) -> f32[128,64] {\n"
+    "  %param = f32[128,64]{1,0} parameter(0), sharding={devices=[1,4]<=[4]}, "
+    "metadata={op_name=\"x\"}\n"
+    "  ROOT %wrapped_sine = f32[128,64]{1,0} fusion(%param), kind=kLoop, calls=%c\n"
+    "}\n";
+const char kCompiledSinLine[] =
+    "%param = f32[128,64]{1,0} parameter(0), sharding={devices=[1,4]<=[4]}";
+
+TEST(ShardCli, PartitionedModuleGivesTheGlobalShape) {
+  auto r = RunAxeWithStdin({"shard", "explain", "--hlo", "-"}, kCompiledSin);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("module         num_partitions=4 and the entry computation "
+                               "%main.0_spmd is the SPMD partitioner's: shapes are per device\n"));
+  EXPECT_THAT(r.out, HasSubstr("global shape   f32[128,256]\n"));
+  EXPECT_THAT(r.out, HasSubstr("shard shape    (128, 64)\n"));
+  EXPECT_THAT(r.out, HasSubstr("3       3              [[0, 128], [192, 256]]\n"));
+  r = RunAxeWithStdin({"shard", "explain", "--hlo", "-", "--json"}, kCompiledSin);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["module"]["partitioned"], true);
+  ASSERT_EQ(j["shardings"].size(), 1u);
+  EXPECT_EQ(j["shardings"][0]["explanation"]["global_shape"], json::parse("[128,256]"));
+  // A whole module has no one --shape.
+  r = RunAxeWithStdin({"shard", "explain", "--hlo", "-", "--shape", "4,4"}, kCompiledSin);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--hlo is a whole module"));
+  // Errors name the line and the instruction.
+  r = RunAxeWithStdin({"shard", "explain", "--hlo", "-"},
+                      "HloModule m, num_partitions=2\nENTRY %e_spmd {\n"
+                      "  %a = f32[3]{0} parameter(0), sharding={devices=[3]<=[3]}\n}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "axe: error: --hlo: line 3 %a: device 2 > num_devices (2) in tile assignment\n");
+  r = RunAxeWithStdin(
+      {"shard", "explain", "--hlo", "-"},
+      "HloModule m\nENTRY %e {\n  %a = f32[3]{0} parameter(0), sharding={manual}\n}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("(line 3 %a: {manual} places no elements)"));
+}
+
+TEST(ShardCli, PartitionedLineNeedsToBeSaid) {
+  // A lone line cannot say it is per device: taken as global, with a note saying so.
+  auto r = RunAxe({"shard", "explain", "--hlo", kCompiledSinLine});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("global shape   f32[128,64]\n"));
+  EXPECT_THAT(r.out, HasSubstr("note           the line's shape is taken as the whole array's"));
+  r = RunAxe({"shard", "explain", "--hlo", kCompiledSinLine, "--partitioned"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("global shape   f32[128,256]\n"));
+  EXPECT_THAT(r.out, HasSubstr("shard shape    (128, 64)\n"));
+  r = RunAxe(
+      {"shard", "explain", "--hlo", "{devices=[1,4]<=[4]}", "--shape", "8,8", "--partitioned"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--partitioned: says the shape of an --hlo instruction line"));
+}
+
+TEST(ShardCli, SpellingsOfOneShardingExplainAlike) {
+  auto a = RunAxe({"shard", "explain", "--shape", "4,6", "--hlo", "{devices=[2,3]<=[2,3]T(1,0)}"});
+  auto b = RunAxe({"shard", "explain", "--shape", "4,6", "--hlo", "{devices=[2,3]0,3,1,4,2,5}"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_THAT(a.out, HasSubstr("hlo            {devices=[2,3]<=[2,3]T(1,0)}\n"));
+  auto r = RunAxe({"shard", "equivalent", "{devices=[2,3]<=[2,3]T(1,0)}",
+                   "{devices=[2,3]0,3,1,4,2,5}", "--shape", "4,6"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(ShardCli, SingleDeviceShardingIsOneDevice) {
+  auto r = RunAxe({"shard", "explain", "--shape", "4,4", "--sharding",
+                   "SingleDeviceSharding(device=CpuDevice(id=3), memory_kind=device)"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("devices        1 (fully replicated)\n"));
+  EXPECT_THAT(r.out, HasSubstr("shardy         #sdy.sharding<@empty_mesh, [{}, {}]>\n"
+                               "               sdy.mesh @empty_mesh = <[]>\n"));
+  EXPECT_THAT(r.out, HasSubstr("3       0              [[0, 4], [0, 4]]\n"));
+  r = RunAxe({"shard", "explain", "--shape", "f32[]", "--axe", "S[1:1] + R[2:1@gpuid]"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("axe            S[1:1] + R[2:1@gpuid]\n"));
+}
+
+TEST(ShardCli, DeviceOrderIsNotedOrGiven) {
+  const std::string repr =
+      "NamedSharding(mesh=Mesh('x': 4, axis_types=(Auto,)), spec=P('x',), memory_kind=device)";
+  auto r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", repr});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("note           device order assumed: mesh position k is device k"));
+  // JAX's mesh on devices 4..7 (jax_programs.json).
+  r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", repr, "--devices", "4,5,6,7"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("device order assumed")));
+  EXPECT_THAT(r.out, HasSubstr("4       0              [[0, 2]]\n"));
+  EXPECT_THAT(r.out, HasSubstr("7       3              [[6, 8]]\n"));
+  r = RunAxe({"shard", "explain", "--shape", "6", "--mesh", "Mesh('x': 3, devices=[5, 6, 7])",
+              "--spec", "P('x')"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("6       1              [[2, 4]]\n"));
+  r = RunAxe(
+      {"shard", "explain", "--shape", "8", "--format", "Format(Layout((0,)), " + repr + ")"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("note           device order assumed"));
+  r = RunAxe({"shard", "explain", "--shape", "8", "--sharding", repr, "--devices", "4,5,6,6"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--devices"));
+  EXPECT_THAT(r.err, HasSubstr("device id 6 appears twice"));
+  r = RunAxe({"shard", "equivalent", "P('x')", "{devices=[4]<=[4]}", "--shape", "8", "--mesh",
+              "x=4,devices=4,5,6,7"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
 }
 
 }  // namespace

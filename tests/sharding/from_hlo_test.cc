@@ -46,8 +46,16 @@ TEST(HloToNamedShardingTest, BuildsTheSmallestMesh) {
   // Two mesh axes on one dimension, major first.
   EXPECT_EQ(Named("{devices=[1,4]<=[2,2]T(1,0)}", 2),
             "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2), spec=P(None, ('x1', 'x0')))");
+  // An explicit list that is an iota reads as the iota ({devices=[2,2]<=[2,2]T(1,0)}).
   EXPECT_EQ(Named("{devices=[2,2]0,2,1,3}", 2),
-            "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2, devices=[0, 2, 1, 3]), spec=P('x0', "
+            "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2), spec=P('x1', 'x0'))");
+  // A list that is no iota becomes the mesh's device array.
+  EXPECT_EQ(Named("{devices=[2,2]0,3,1,2}", 2),
+            "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2, devices=[0, 3, 1, 2]), spec=P('x0', "
+            "'x1'))");
+  // An iota whose tile dims cut its transposed dims unevenly: its device list.
+  EXPECT_EQ(Named("{devices=[2,3]<=[2,3]T(1,0)}", 2),
+            "NamedSharding(mesh=Mesh('x0': 2, 'x1': 3, devices=[0, 3, 1, 4, 2, 5]), spec=P('x0', "
             "'x1'))");
   EXPECT_EQ(Named("{devices=[2,2]0,1,2,3}", 2),
             "NamedSharding(mesh=Mesh('x0': 2, 'x1': 2), spec=P('x0', 'x1'))");
@@ -71,10 +79,6 @@ TEST(HloToNamedShardingTest, SaysWhyNoneExists) {
   EXPECT_THAT(HloToNamedSharding(ParseHlo("{devices=[2]3,5}"), 1),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("names device 3 but has only 2 tiles")));
-  EXPECT_THAT(HloToNamedSharding(ParseHlo("{devices=[2,3]<=[2,3]T(1,0)}"), 2),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("tile dim 0 (2 tiles) cuts the iota's reshape dim 1 (3) "
-                                 "unevenly")));
   EXPECT_THAT(HloToNamedSharding(ParseHlo("{devices=[2,2]<=[4]}"), 3),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("tiles 2 dimensions, but the value has rank 3")));

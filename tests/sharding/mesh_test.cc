@@ -79,9 +79,14 @@ TEST(MeshTest, RejectsBadMeshes) {
   EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, 0}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("device id 0 appears twice (again at position 1)")));
-  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, 2}),
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, 65536}),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("device id 2 at position 1 is outside [0, 2)")));
+                       HasSubstr("device id 65536 at position 1 is outside [0, 65536)")));
+  EXPECT_THAT(Mesh::Create({{"x", 2}}, {0, -2}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("device id -2 at position 1 is outside [0, 65536)")));
+  // Any distinct ids: a mesh on part of a machine.
+  EXPECT_TRUE(Mesh::Create({{"x", 2}}, {0, 2}).ok());
   EXPECT_THAT(Mesh::Create({{"x", 2}}, {0}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the device array has 1 entries but the mesh has 2 devices")));

@@ -19,6 +19,7 @@
 #include "axe/sharding/format.h"
 #include "axe/sharding/from_hlo.h"
 #include "axe/sharding/hlo_instruction.h"
+#include "axe/sharding/hlo_module_shardings.h"
 #include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/sharding.h"
@@ -167,8 +168,10 @@ absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
 
 struct ExplainArgs : ArrayArgs {
   std::string mesh, spec, hlo, sdy, sharding, format, axe, mode = "flat";
-  std::string svg;  // --svg FILE: the picture
+  std::string svg;      // --svg FILE: the picture
+  std::string devices;  // --devices: the mesh's device ids in mesh-position order
   int64_t num_devices = 0;
+  bool partitioned = false;  // the --hlo shape is one device's (a compiled module's)
 };
 
 // Mesh axes read as device axes in Axe layout text.
@@ -178,6 +181,20 @@ absl::StatusOr<AxisCatalog> MeshCatalog(const std::optional<sharding::Mesh>& mes
     for (const sharding::MeshAxis& a : mesh->axes()) declarations.push_back(a.name + "=device");
   }
   return AxisCatalog::Standard().WithDeclarations(declarations);
+}
+
+// A note when the device order of `mesh` was assumed rather than given (a JAX repr never
+// shows it; the CLI's x=2,y=2 does not either).
+void NoteAssumedOrder(const sharding::Mesh& mesh, absl::string_view text, const ExplainArgs& args,
+                      ShardingExplanation& e) {
+  if (mesh.num_devices() < 2 || !args.devices.empty() ||
+      text.find("devices") != absl::string_view::npos) {
+    return;
+  }
+  e.notes.push_back(
+      absl::StrCat("device order assumed: mesh position k is device k (0..", mesh.num_devices() - 1,
+                   "); a Mesh repr does not show the ids (JAX: [d.id for d in mesh.devices.flat]): "
+                   "give them with --devices 4,5,6,7 or in the mesh as devices=[4, 5, 6, 7]"));
 }
 
 // A JAX Format: its sharding explained with its concrete layout (None: the default layout).
@@ -200,26 +217,43 @@ absl::StatusOr<ShardingExplanation> ExplainFormat(const ExplainArgs& args, const
     if (!xla_layout.ok()) return InOption("--format", xla_layout.status());
     options.local_layout = *std::move(xla_layout);
   }
-  return sharding::ExplainSharding(array.dims, *format->sharding(), options);
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation e,
+                       sharding::ExplainSharding(array.dims, *format->sharding(), options));
+  if (const sharding::NamedSharding* named = format->sharding()->named()) {
+    NoteAssumedOrder(named->mesh(), text, args, e);
+  }
+  return e;
 }
 
-absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
-  // --hlo may be a whole instruction line: its sharding, and its shape when --shape is absent.
-  std::optional<sharding::HloSharding> hlo;
-  std::optional<xla::Shape> instruction_shape;
-  if (!args.hlo.empty()) {
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.hlo, "--hlo"));
-    if (sharding::IsShardedInstruction(text)) {
-      absl::StatusOr<sharding::ShardedInstruction> line = sharding::ParseShardedInstruction(text);
-      if (!line.ok()) return InOption("--hlo", line.status());
-      hlo = line->sharding;
-      instruction_shape = line->result;
-    } else {
-      absl::StatusOr<sharding::HloSharding> parsed = sharding::HloSharding::Parse(text);
-      if (!parsed.ok()) return InOption("--hlo", parsed.status());
-      hlo = *std::move(parsed);
-    }
-  }
+// The mesh with the --devices ids (when given) as its device array.
+absl::StatusOr<sharding::Mesh> WithDeviceIds(const sharding::Mesh& mesh, const ExplainArgs& args) {
+  if (args.devices.empty()) return mesh;
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.devices, "--devices"));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, ParseIntListOption(text, "--devices"));
+  std::vector<sharding::MeshAxisType> types;
+  for (size_t j = 0; j < mesh.rank(); ++j) types.push_back(mesh.axis_type(j));
+  absl::StatusOr<sharding::Mesh> out = sharding::Mesh::Create(mesh.axes(), std::move(ids), types);
+  if (!out.ok()) return InOption("--devices", out.status());
+  return out;
+}
+
+// A NamedSharding of a repr or --spec: on the --devices ids, with a note when assumed.
+absl::StatusOr<ShardingExplanation> ExplainNamed(const sharding::NamedSharding& named,
+                                                 absl::string_view text, const ExplainArgs& args,
+                                                 const ArraySpec& array,
+                                                 const sharding::ExplainOptions& options) {
+  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh, WithDeviceIds(named.mesh(), args));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding on,
+                       sharding::NamedSharding::Create(mesh, named.spec(), named.memory_kind()));
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation e,
+                       sharding::ExplainNamedSharding(array.dims, on, options));
+  NoteAssumedOrder(mesh, text, args, e);
+  return e;
+}
+
+absl::StatusOr<ShardingExplanation> ExplainOne(const ExplainArgs& args,
+                                               const std::optional<sharding::HloSharding>& hlo,
+                                               const std::optional<xla::Shape>& instruction_shape) {
   AXE_ASSIGN_OR_RETURN(ArraySpec array, ParseArray(args, instruction_shape));
   AXE_ASSIGN_OR_RETURN(MeshOption mesh_option, ParseMeshOption(args.mesh));
   const std::optional<sharding::Mesh>& mesh = mesh_option.mesh;
@@ -234,10 +268,19 @@ absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
         "give the sharding as one of --spec (with --mesh), --hlo, --sdy, --sharding, --format "
         "or --axe");
   }
+  if (!args.devices.empty() && args.sharding.empty() && args.spec.empty()) {
+    return absl::InvalidArgumentError(
+        "--devices: gives the device ids of the mesh of --sharding or --spec (put them in "
+        "--mesh as devices=[...] for the other notations)");
+  }
   if (!args.sharding.empty()) {
     AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.sharding, "--sharding"));
     absl::StatusOr<sharding::Sharding> s = sharding::Sharding::Parse(text);
     if (!s.ok()) return InOption("--sharding", s.status());
+    if (s->named()) return ExplainNamed(*s->named(), text, args, array, options);
+    if (!args.devices.empty()) {
+      return absl::InvalidArgumentError("--devices: a SingleDeviceSharding names its device");
+    }
     return sharding::ExplainSharding(array.dims, *s, options);
   }
   if (!args.format.empty()) return ExplainFormat(args, array, options);
@@ -261,7 +304,69 @@ absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args) {
   if (!spec.ok()) return InOption("--spec", spec.status());
   AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named,
                        sharding::NamedSharding::Create(*mesh, *std::move(spec)));
-  return sharding::ExplainNamedSharding(array.dims, named, options);
+  return ExplainNamed(named, args.mesh, args, array, options);
+}
+
+// The shape of an instruction line as the global array's: per-device dims (a line of a
+// partitioned module, --partitioned) times the tile counts.
+absl::StatusOr<xla::Shape> GlobalInstructionShape(const sharding::ShardedInstruction& line,
+                                                  bool partitioned,
+                                                  std::vector<std::string>& notes) {
+  if (!line.result.IsArray()) return line.result;  // ParseArray says why
+  if (!partitioned) {
+    if (line.sharding.kind() == sharding::HloSharding::Kind::kTiled) {
+      notes.push_back(
+          "the line's shape is taken as the whole array's; a line of a compiled (partitioned) "
+          "module has one device's shape: pass --partitioned, or paste the whole module");
+    }
+    return line.result;
+  }
+  absl::StatusOr<std::vector<int64_t>> global =
+      sharding::GlobalDimsFromLocal(line.result.dimensions(), line.sharding);
+  if (!global.ok()) return InOption("--hlo", global.status());
+  if (*global !=
+      std::vector<int64_t>(line.result.dimensions().begin(), line.result.dimensions().end())) {
+    notes.push_back(absl::StrCat(
+        "global shape = the line's per-device shape ", line.result.ToString(),
+        " times the tiles; exact when each sharded dimension divides evenly (XLA pads one that "
+        "does not: give --shape then)"));
+  }
+  std::optional<xla::Layout> layout;
+  if (line.result.has_layout()) layout = line.result.layout();
+  return xla::Shape::Array(line.result.element_type(), *std::move(global), {}, layout);
+}
+
+absl::StatusOr<ShardingExplanation> Explain(const ExplainArgs& args, const std::string& hlo_text) {
+  // --hlo may be a whole instruction line: its sharding, and its shape when --shape is absent.
+  std::optional<sharding::HloSharding> hlo;
+  std::optional<xla::Shape> instruction_shape;
+  std::vector<std::string> notes;
+  bool instruction_line = false;
+  if (!args.hlo.empty()) {
+    instruction_line = sharding::IsShardedInstruction(hlo_text);
+    if (instruction_line) {
+      absl::StatusOr<sharding::ShardedInstruction> line =
+          sharding::ParseShardedInstruction(hlo_text);
+      if (!line.ok()) return InOption("--hlo", line.status());
+      hlo = line->sharding;
+      if (args.shape.empty()) {
+        AXE_ASSIGN_OR_RETURN(instruction_shape,
+                             GlobalInstructionShape(*line, args.partitioned, notes));
+      }
+    } else {
+      absl::StatusOr<sharding::HloSharding> parsed = sharding::HloSharding::Parse(hlo_text);
+      if (!parsed.ok()) return InOption("--hlo", parsed.status());
+      hlo = *std::move(parsed);
+    }
+  }
+  if (args.partitioned && !instruction_line) {
+    return absl::InvalidArgumentError(
+        "--partitioned: says the shape of an --hlo instruction line is one device's; there is "
+        "none here (--shape is always the whole array's)");
+  }
+  AXE_ASSIGN_OR_RETURN(ShardingExplanation e, ExplainOne(args, hlo, instruction_shape));
+  e.notes.insert(e.notes.begin(), notes.begin(), notes.end());
+  return e;
 }
 
 std::string Shown(const TextOrReason& t) {
@@ -271,6 +376,12 @@ std::string Shown(const TextOrReason& t) {
 std::string Tuple(const std::vector<int64_t>& v) {
   return v.size() == 1 ? absl::StrCat("(", v[0], ",)")
                        : absl::StrCat("(", absl::StrJoin(v, ", "), ")");
+}
+
+Json ExplanationJson(const ShardingExplanation& e) {
+  Json j = Json::parse(explorer::ShardingJson(e));
+  j["notes"] = e.notes;
+  return j;
 }
 
 void PrintExplanation(const ShardingExplanation& e) {
@@ -289,12 +400,76 @@ void PrintExplanation(const ShardingExplanation& e) {
   std::cout << "shard shape    " << Tuple(e.shard_shape) << "\n";
   std::cout << "local layout   " << e.local_shape << " = " << Shown(e.local_axe) << "\n";
   std::cout << "devices        " << e.num_devices
-            << (e.fully_replicated ? " (fully replicated)" : "") << "\n\n";
+            << (e.fully_replicated ? " (fully replicated)" : "") << "\n";
+  for (const std::string& note : e.notes) std::cout << "note           " << note << "\n";
+  std::cout << "\n";
   for (const std::string& line : e.picture) std::cout << line << "\n";
   std::cout << "\ndevice  replica group  index\n";
   for (const sharding::DeviceShard& d : e.devices) {
     std::cout << absl::StrFormat("%-7d %-14d %s\n", d.device, d.replica_group, d.IndexToString());
   }
+}
+
+// --hlo given a whole module: every sharding in it, each on its own instruction's shape (the
+// whole array's: per-device shapes of a partitioned module are multiplied out).
+absl::Status ExplainModule(const ExplainArgs& args, const std::string& text, Selected& selected) {
+  if (!args.shape.empty() || !args.layout.empty() || !args.svg.empty()) {
+    return absl::InvalidArgumentError(
+        "--hlo is a whole module: each of its instructions has its own shape and layout, so "
+        "--shape, --layout and --svg do not apply (paste one instruction line for those)");
+  }
+  absl::StatusOr<sharding::ModuleShardings> module =
+      sharding::ReadModuleShardings(text, args.partitioned);
+  if (!module.ok()) return InOption("--hlo", module.status());
+  if (module->shardings.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--hlo: the module has no instruction with a sharding= attribute on an array",
+        module->skipped.empty() ? "" : absl::StrCat(" (", module->skipped.front(), ")")));
+  }
+  const sharding::ModulePartitioning& p = module->partitioning;
+  ExplainArgs one = args;
+  one.hlo = "-";  // not read again: the sharding is handed over
+  if (one.num_devices == 0 && p.num_partitions > 1) one.num_devices = p.num_partitions;
+  Json entries = Json::array();
+  std::vector<std::pair<const sharding::ModuleSharding*, ShardingExplanation>> explained;
+  for (const sharding::ModuleSharding& s : module->shardings) {
+    std::optional<xla::Layout> layout;
+    if (s.shape.has_layout()) layout = s.shape.layout();
+    const xla::Shape global = xla::Shape::Array(s.shape.element_type(), s.global, {}, layout);
+    absl::StatusOr<ShardingExplanation> e = ExplainOne(one, s.sharding, global);
+    if (!e.ok()) {
+      return absl::Status(
+          e.status().code(),
+          absl::StrCat("--hlo: line ", s.line, " ", s.instruction, ": ", e.status().message()));
+    }
+    explained.emplace_back(&s, *std::move(e));
+  }
+  if (selected.json) {
+    for (const auto& [s, e] : explained) {
+      entries.push_back({{"instruction", s->instruction},
+                         {"line", s->line},
+                         {"shape", s->shape.ToString()},
+                         {"explanation", ExplanationJson(e)}});
+    }
+    PrintJson({{"module",
+                {{"num_partitions", p.num_partitions},
+                 {"entry", p.entry_name},
+                 {"partitioned", p.partitioned || args.partitioned},
+                 {"reason", args.partitioned ? "--partitioned" : p.reason}}},
+               {"shardings", entries},
+               {"skipped", module->skipped}});
+    return absl::OkStatus();
+  }
+  std::cout << "module         "
+            << (args.partitioned ? "--partitioned: shapes are per device" : p.reason) << "\n";
+  std::cout << "shardings      " << explained.size() << "\n";
+  for (const std::string& why : module->skipped) std::cout << "skipped        " << why << "\n";
+  for (const auto& [s, e] : explained) {
+    std::cout << "\n== line " << s->line << " " << s->instruction << " " << s->shape.ToString()
+              << " sharding=" << s->sharding.ToString() << "\n";
+    PrintExplanation(e);
+  }
+  return absl::OkStatus();
 }
 
 void AddExplain(CLI::App& group, Selected& selected) {
@@ -324,6 +499,13 @@ void AddExplain(CLI::App& group, Selected& selected) {
   cmd->add_option("--axe", args->axe,
                   "An Axe layout with device iters (gpuid = mesh position, or mesh axes with "
                   "--mesh), read back as a sharding and a local layout");
+  cmd->add_option("--devices", args->devices,
+                  "The mesh's device ids in mesh-position order, e.g. 4,5,6,7 or 3,1,2,0 (JAX: "
+                  "[d.id for d in mesh.devices.flat]; its reprs do not show them), for --sharding "
+                  "and --spec");
+  cmd->add_flag("--partitioned", args->partitioned,
+                "The shape of the --hlo instruction line is one device's, as in a compiled "
+                "(partitioned) module; the global shape is that times the tiles");
   cmd->add_option("--num-devices", args->num_devices,
                   "Device count for --hlo (default: one more than the largest id it names)");
   cmd->add_option("--mode", args->mode,
@@ -335,7 +517,12 @@ void AddExplain(CLI::App& group, Selected& selected) {
       ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
-    AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args));
+    std::string hlo_text;
+    if (!args->hlo.empty()) {
+      AXE_ASSIGN_OR_RETURN(hlo_text, ReadInputText(args->hlo, "--hlo"));
+      if (sharding::IsHloModule(hlo_text)) return ExplainModule(*args, hlo_text, selected);
+    }
+    AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args, hlo_text));
     if (!args->svg.empty()) {
       // The mesh is drawn beside the blocks (not when it came from standard input, read once).
       MeshOption mesh;
@@ -345,7 +532,7 @@ void AddExplain(CLI::App& group, Selected& selected) {
       AXE_RETURN_IF_ERROR(WriteOutputFile(args->svg, picture::ShardingSvg(e, mesh.mesh), "--svg"));
     }
     if (selected.json) {
-      PrintJson(Json::parse(explorer::ShardingJson(e)));
+      PrintJson(ExplanationJson(e));
     } else {
       PrintExplanation(e);
     }

@@ -63,6 +63,8 @@ struct ShardingExplanation {
   TextOrReason local_axe;   // that shard's memory layout as an Axe layout
   std::vector<DeviceShard> devices;
   std::vector<std::string> picture;
+  // What the explanation assumed or what the user should know (one sentence each).
+  std::vector<std::string> notes;
 };
 
 // Errors: the sharding's errors for this shape (JAX's texts: rank, divisibility) and a

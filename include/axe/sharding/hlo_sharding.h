@@ -54,10 +54,17 @@ class TileAssignment {
   const std::vector<int64_t>& perm() const { return perm_; }
   // The device at a row-major flat index in [0, num_elements()) (unchecked).
   int64_t DeviceAtFlat(int64_t flat) const;
-  // "devices=[2,2]0,2,1,3" or "devices=[2,2]<=[2,2]T(1,0)".
+  // The same devices in iota form: itself when it is an iota, the iota whose devices an
+  // explicit list spells out when there is one (XLA's partitioner and JAX write that form),
+  // nullopt otherwise.
+  std::optional<TileAssignment> AsIota() const;
+  // "devices=[2,2]0,2,1,3" or "devices=[2,2]<=[2,2]T(1,0)": as written (XLA prints an
+  // explicit list as a list even when it is an iota).
   std::string ToString() const;
 
-  friend bool operator==(const TileAssignment&, const TileAssignment&) = default;
+  // As XLA's TileAssignment::operator==: the same dims and the same device at every tile,
+  // however each is spelled.
+  friend bool operator==(const TileAssignment& a, const TileAssignment& b);
 
  private:
   std::vector<int64_t> dims_;
@@ -112,7 +119,12 @@ class HloSharding {
   // entry that is not a `key=value` list.
   absl::StatusOr<HloSharding> WithMetadata(std::vector<std::string> metadata) const;
 
+  // As XLA prints it: an explicit device list stays a list (so dumps diff byte for byte).
   std::string ToString() const;
+  // The same sharding with every explicit device list that is an iota in iota form (tuple
+  // elements too): one spelling per sharding, the one XLA's partitioner and JAX emit.
+  HloSharding Canonical() const;
+  // Equal when they place the same devices (an iota equals its explicit spelling), as XLA.
   friend bool operator==(const HloSharding&, const HloSharding&) = default;
 
  private:

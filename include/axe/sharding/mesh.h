@@ -2,9 +2,10 @@
 // and the devices laid out over them.
 //
 // Device ids 0..N-1 are laid out row-major over the axes by default (last axis fastest);
-// an explicit device array (any permutation of 0..N-1, listed in mesh-position order)
-// replaces that order. The *mesh position* of the device at mesh coordinate c is
-// Σ_j c_j · M_j with M_j = Π_{l>j} m_l (equal to the device id for the default order).
+// an explicit device array (any N distinct ids, listed in mesh-position order: a
+// permutation of 0..N-1, or a mesh on devices 4-7 of a bigger machine) replaces that order. The
+// *mesh position* of the device at mesh coordinate c is Σ_j c_j · M_j with M_j = Π_{l>j} m_l (equal
+// to the device id for the default order).
 //
 // Meshes are immutable values with ==, a hash and one canonical text form that Parse()
 // reads back:
@@ -66,7 +67,7 @@ class Mesh {
   // Validates (InvalidArgument naming the axis): names are identifiers (Axis::IsValidName),
   // unique and not `m` (the memory axis of Axe layouts), sizes
   // >= 1, at most kMaxAxes axes and kMaxDevices devices; `devices` is empty (the default
-  // row-major order) or lists each id 0..N-1 exactly once, in mesh-position order.
+  // row-major order) or lists N distinct ids in [0, kMaxDevices), in mesh-position order.
   // `axis_types` is empty (all Auto) or one per axis.
   static absl::StatusOr<Mesh> Create(std::vector<MeshAxis> axes, std::vector<int64_t> devices = {},
                                      std::vector<MeshAxisType> axis_types = {});
@@ -85,6 +86,8 @@ class Mesh {
   bool has_default_axis_types() const { return axis_types_.empty(); }
   // True when device ids follow the default row-major order.
   bool has_default_devices() const { return devices_.empty(); }
+  // True when the device ids are 0..N-1 (in any order).
+  bool has_dense_devices() const;
   // The device array in mesh-position order (0..N-1 for the default order).
   std::vector<int64_t> device_array() const;
   // The index of the axis named `name`, if any.
@@ -96,9 +99,9 @@ class Mesh {
   int64_t DeviceAtPosition(int64_t position) const;
   // The device at a mesh coordinate. Errors: wrong length, a component out of range.
   absl::StatusOr<int64_t> DeviceAt(absl::Span<const int64_t> coordinate) const;
-  // The mesh position of a device. Errors: an id outside [0, N).
+  // The mesh position of a device. Errors: an id not in the mesh.
   absl::StatusOr<int64_t> PositionOf(int64_t device) const;
-  // The mesh coordinate of a device. Errors: an id outside [0, N).
+  // The mesh coordinate of a device. Errors: an id not in the mesh.
   absl::StatusOr<std::vector<int64_t>> CoordinateOf(int64_t device) const;
   // The mesh coordinate of a mesh position in [0, N) (unchecked).
   std::vector<int64_t> CoordinateOfPosition(int64_t position) const;
@@ -120,8 +123,10 @@ class Mesh {
  private:
   std::vector<MeshAxis> axes_;
   std::vector<int64_t> strides_;
-  std::vector<int64_t> devices_;          // empty for the default order
-  std::vector<int64_t> positions_;        // inverse of devices_ (empty for the default order)
+  std::vector<int64_t> devices_;  // empty for the default order
+  // (device id, mesh position), sorted by id: the inverse of devices_ (empty for the
+  // default order).
+  std::vector<std::pair<int64_t, int64_t>> positions_;
   std::vector<MeshAxisType> axis_types_;  // empty when all are Auto
   int64_t num_devices_ = 1;
 };
