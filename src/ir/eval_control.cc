@@ -186,7 +186,9 @@ std::optional<SpmdResult> EvalSpecial(const Eqn& eqn, const std::vector<Replicas
                                       const SpmdScope& scope) {
   const BuiltinPrimitives& b = Builtins();
   const Primitive* p = eqn.primitive;
-  if (p == b.jit || p == b.closed_call) {
+  // The custom calls run their call_jaxpr on the caller's mesh (a shard_map body's relu holds
+  // a pvary, and may hold collectives).
+  if (p == b.jit || p == b.closed_call || p == b.custom_jvp_call || p == b.custom_vjp_call) {
     absl::StatusOr<const ClosedJaxpr*> body = JaxprParam(eqn, p == b.jit ? "jaxpr" : "call_jaxpr");
     if (!body.ok()) return SpmdResult(body.status());
     return EvalSpmd(**body, in, scope);

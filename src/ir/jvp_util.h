@@ -55,8 +55,10 @@ void RegisterBuiltinJvpRules(const BuiltinPrimitives& p);
 void RegisterBuiltinBatchingRules(const BuiltinPrimitives& p);
 void RegisterElementwiseJvps(const BuiltinPrimitives& p);
 // JVP and transpose rules of integer_pow, clamp, reduce_min, the cumulative reductions and
-// custom_jvp_call (rules_jvp_more.cc).
+// the custom calls (rules_jvp_more.cc).
 void RegisterMoreJvps(const BuiltinPrimitives& p);
+// JVP rules of custom_jvp_call and custom_vjp_call (rules_jvp_custom.cc).
+void RegisterCustomCallJvps(const BuiltinPrimitives& p);
 // JVP rules of cumprod, cummax and cummin (rules_jvp_cumulative.cc).
 void RegisterCumulativeJvps(const BuiltinPrimitives& p);
 void RegisterShapeJvps(const BuiltinPrimitives& p);

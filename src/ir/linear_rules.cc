@@ -26,14 +26,34 @@ absl::Status SameShape(absl::string_view prim, const ShapedArray& operand, const
                                                " into ", ct.aval.Str(), ") is not implemented"));
 }
 
+// The cotangent of an operand that was broadcast into the result: `ct` summed over the
+// dimensions the operand did not have (a rank-0 operand) or had with size 1, as JAX's
+// _unbroadcast does.
+absl::StatusOr<Tracer> Unbroadcast(absl::string_view prim, const ShapedArray& operand,
+                                   const Tracer& ct) {
+  if (operand.shape() == ct.aval.shape()) return ct;
+  std::vector<int64_t> axes;
+  if (operand.rank() == 0) {
+    for (size_t d = 0; d < ct.aval.rank(); ++d) axes.push_back(static_cast<int64_t>(d));
+    return ReduceSum(ct, axes);
+  }
+  if (operand.rank() != ct.aval.rank()) return SameShape(prim, operand, ct);
+  for (size_t d = 0; d < operand.rank(); ++d) {
+    if (operand.shape()[d] == ct.aval.shape()[d]) continue;
+    if (operand.shape()[d] != 1) return SameShape(prim, operand, ct);
+    axes.push_back(static_cast<int64_t>(d));
+  }
+  AXE_ASSIGN_OR_RETURN(Tracer summed, ReduceSum(ct, axes));
+  return Reshape(summed, operand.shape());
+}
+
 Cts AddTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
                  absl::Span<const TransposeArg> args, const Params&) {
   std::vector<std::optional<Tracer>> out(args.size());
   if (!cts[0]) return out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].is_undefined_primal()) continue;
-    AXE_RETURN_IF_ERROR(SameShape("add", args[i].aval, *cts[0]));
-    out[i] = cts[0];
+    AXE_ASSIGN_OR_RETURN(out[i], Unbroadcast("add", args[i].aval, *cts[0]));
   }
   return out;
 }
@@ -44,11 +64,11 @@ Cts SubTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
   if (!cts[0]) return out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].is_undefined_primal()) continue;
-    AXE_RETURN_IF_ERROR(SameShape("sub", args[i].aval, *cts[0]));
+    AXE_ASSIGN_OR_RETURN(Tracer ct, Unbroadcast("sub", args[i].aval, *cts[0]));
     if (i == 0) {
-      out[i] = cts[0];
+      out[i] = ct;
     } else {
-      AXE_ASSIGN_OR_RETURN(Tracer n, Neg(*cts[0]));
+      AXE_ASSIGN_OR_RETURN(Tracer n, Neg(ct));
       out[i] = n;
     }
   }
@@ -72,10 +92,9 @@ Cts MulTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
   }
   if (!cts[0]) return out;
   size_t lin = args[0].is_undefined_primal() ? 0 : 1;
-  AXE_RETURN_IF_ERROR(SameShape("mul", args[lin].aval, *cts[0]));
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> r,
                        BindWithAutoPvary(*Builtins().mul, {*cts[0], *args[1 - lin].value}));
-  out[lin] = r[0];
+  AXE_ASSIGN_OR_RETURN(out[lin], Unbroadcast("mul", args[lin].aval, r[0]));
   return out;
 }
 
@@ -87,10 +106,9 @@ Cts DivTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
     return absl::InvalidArgumentError("div is linear in its numerator only");
   }
   if (!cts[0]) return out;
-  AXE_RETURN_IF_ERROR(SameShape("div", args[0].aval, *cts[0]));
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> r,
                        BindWithAutoPvary(*Builtins().div, {*cts[0], *args[1].value}));
-  out[0] = r[0];
+  AXE_ASSIGN_OR_RETURN(out[0], Unbroadcast("div", args[0].aval, r[0]));
   return out;
 }
 

@@ -78,6 +78,33 @@ Rule Arithmetic(std::string name, std::string jnp_name) {
   };
 }
 
+// pow: operands of one dtype (integers too: they wrap), or a floating-point or complex base
+// with an integer exponent (the result has the base's dtype), as JAX's _pow_dtype_rule.
+Rule PowRule() {
+  Rule same = Arithmetic("pow", "power");
+  return [same](absl::Span<const ShapedArray> avals,
+                const Params& params) -> absl::StatusOr<std::vector<ShapedArray>> {
+    AXE_RETURN_IF_ERROR(ExpectArity("pow", avals, 2));
+    DType x = avals[0].dtype(), y = avals[1].dtype();
+    if (x == y) return same(avals, params);
+    if (!IsFloatingPoint(x) && !IsComplex(x)) {
+      return TypeError(absl::StrCat("pow does not accept dtype ", DTypeName(x),
+                                    " at position 0. Accepted dtypes at position 0 are subtypes "
+                                    "of floating, complexfloating."));
+    }
+    if (!IsIntegral(y)) {
+      return TypeError(absl::StrCat(
+          "the first argument to pow must have an inexact dtype (float or complex), and the "
+          "second argument must have an inexact or integer dtype, and two inexact dtypes must "
+          "match, but got ",
+          DTypeName(x), " and ", DTypeName(y), " respectively."));
+    }
+    std::vector<ShapedArray> as_base = {avals[0], avals[1].WithDType(x)};
+    AXE_ASSIGN_OR_RETURN(ShapedArray out, Broadcasting("pow", as_base, ""));
+    return One(out.WithWeakType(avals[0].weak_type()));
+  };
+}
+
 Rule Comparison(std::string name) {
   return [name](absl::Span<const ShapedArray> avals,
                 const Params&) -> absl::StatusOr<std::vector<ShapedArray>> {
@@ -185,7 +212,7 @@ void RegisterElementwiseRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.div, Arithmetic("div", "divide"));
   RegisterAbstractEval(*p.max, Arithmetic("max", "maximum"));
   RegisterAbstractEval(*p.min, Arithmetic("min", "minimum"));
-  RegisterAbstractEval(*p.pow, Arithmetic("pow", "power"));
+  RegisterAbstractEval(*p.pow, PowRule());
   for (auto [prim, ints] : {std::pair{p.neg, true},
                             {p.abs, true},
                             {p.sign, true},

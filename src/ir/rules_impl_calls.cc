@@ -1,7 +1,7 @@
-// Impl rules of the primitives the interpreter runs itself (calls, cond, scan, shard_map,
-// the collectives): each binds an equation and evaluates it on the host's simulated mesh, so
-// that GetImplRule works for every built-in. A collective alone has no mesh: it reports its
-// unbound axis name, as JAX does outside shard_map.
+// Impl rules of the primitives the interpreter runs itself (calls, custom calls, cond, scan,
+// shard_map, the collectives): each binds an equation and evaluates it on the host's simulated
+// mesh, so that GetImplRule works for every built-in. A collective alone has no mesh: it reports
+// its unbound axis name, as JAX does outside shard_map.
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "eval_control.h"
@@ -36,9 +36,9 @@ ImplRule ViaInterpreter(const Primitive& prim) {
 
 void RegisterCallImpls(const BuiltinPrimitives& p) {
   for (const Primitive* prim :
-       {p.jit, p.closed_call, p.cond, p.scan, p.shard_map, p.psum, p.psum_invariant, p.pmax, p.pmin,
-        p.pvary, p.all_gather, p.all_gather_invariant, p.reduce_scatter, p.all_to_all, p.ppermute,
-        p.axis_index}) {
+       {p.jit, p.closed_call, p.custom_jvp_call, p.custom_vjp_call, p.cond, p.scan, p.shard_map,
+        p.psum, p.psum_invariant, p.pmax, p.pmin, p.pvary, p.all_gather, p.all_gather_invariant,
+        p.reduce_scatter, p.all_to_all, p.ppermute, p.axis_index}) {
     RegisterImpl(*prim, ViaInterpreter(*prim));
   }
 }

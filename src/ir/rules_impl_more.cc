@@ -2,7 +2,7 @@
 // rem, add_any, and/or/not, integer_pow, square, rsqrt, log1p, logistic, is_finite, round,
 // clamp, stop_gradient; argmax/argmin and the logical and cumulative reductions
 // (rules_impl_cumulative.cc; reduce_min and reduce_prod fold with reduce_sum in
-// rules_impl_shape.cc); custom_jvp_call and custom_vjp_call (their call_jaxpr).
+// rules_impl_shape.cc). The custom calls run through the interpreter (rules_impl_calls.cc).
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -123,17 +123,6 @@ double AddAnyValue(absl::Span<const double> v, DType t, const Params&) {
   return IntegerFromBits(s, t);
 }
 
-// custom_jvp_call / custom_vjp_call: their call_jaxpr.
-ImplRule CustomCallImpl(const Primitive& prim) {
-  return [&prim](absl::Span<const HostArray> args, const Params& params) -> Impl {
-    AXE_ASSIGN_OR_RETURN(const Param* body, GetParam(params, prim.name(), "call_jaxpr"));
-    if (body->kind() != Param::Kind::kJaxpr || body->jaxpr() == nullptr) {
-      return absl::InvalidArgumentError("parameter call_jaxpr must be a jaxpr");
-    }
-    return EvalJaxpr(*body->jaxpr(), args);
-  };
-}
-
 }  // namespace
 
 void RegisterReductionImpls(const BuiltinPrimitives& p);
@@ -155,8 +144,6 @@ void RegisterMoreImpls(const BuiltinPrimitives& p) {
   RegisterImpl(*p.ceil, ElementwiseImpl(*p.ceil, MathFn(CeilValue)));
   RegisterImpl(*p.clamp, ElementwiseImpl(*p.clamp, ClampValue, 1));
   RegisterImpl(*p.stop_gradient, ElementwiseImpl(*p.stop_gradient, MathFn(IdentityValue)));
-  RegisterImpl(*p.custom_jvp_call, CustomCallImpl(*p.custom_jvp_call));
-  RegisterImpl(*p.custom_vjp_call, CustomCallImpl(*p.custom_vjp_call));
   RegisterReductionImpls(p);
 }
 

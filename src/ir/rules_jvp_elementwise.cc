@@ -100,32 +100,79 @@ absl::StatusOr<OptTracer> DivDeriv(Builder&, const Tracer&, const Tracer& y, con
   return AddTangents(a, c, out.aval);
 }
 
-// max / min: the tangent of the operand that was picked (x on ties for max's x >= y).
-BinaryDeriv PickDeriv(const Primitive* compare) {
-  return [compare](Builder& b, const Tracer& x, const Tracer& y, const Tracer& out,
-                   const OptTracer& dx, const OptTracer& dy) -> absl::StatusOr<OptTracer> {
-    AXE_ASSIGN_OR_RETURN(Tracer tx, Instantiate(b, dx, out.aval));
-    AXE_ASSIGN_OR_RETURN(Tracer ty, Instantiate(b, dy, out.aval));
-    AXE_ASSIGN_OR_RETURN(Tracer xf, FitTo(x, out.aval));
-    AXE_ASSIGN_OR_RETURN(Tracer yf, FitTo(y, out.aval));
-    AXE_ASSIGN_OR_RETURN(Tracer take_y, Op(*compare, {xf, yf}));
-    AXE_ASSIGN_OR_RETURN(Tracer t, Op(*P().select_n, {take_y, tx, ty}));
-    return OptTracer(t);
-  };
+// The scalar `v` of `aval`'s dtype, broadcast to its shape.
+absl::StatusOr<Tracer> Full(Builder& b, double v, const ShapedArray& aval) {
+  return FitTo(b.Scalar(v, aval.dtype()), aval);
 }
 
-// d(x ** y) = dx * y * x ** (y - 1) + dy * log(x) * out.
+// JAX's _balanced_eq(a, out, c): 1 where a is the result, halved where c is too, else 0.
+absl::StatusOr<Tracer> BalancedEq(Builder& b, const Tracer& a, const Tracer& out, const Tracer& c) {
+  const ShapedArray& aval = out.aval;
+  AXE_ASSIGN_OR_RETURN(Tracer zero, Full(b, 0, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer one, Full(b, 1, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer two, Full(b, 2, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer a_is, Op(*P().eq, {a, out}));
+  AXE_ASSIGN_OR_RETURN(Tracer c_is, Op(*P().eq, {c, out}));
+  AXE_ASSIGN_OR_RETURN(Tracer num, Op(*P().select_n, {a_is, zero, one}));
+  AXE_ASSIGN_OR_RETURN(Tracer den, Op(*P().select_n, {c_is, one, two}));
+  return Op(*P().div, {num, den});
+}
+
+// max / min, as JAX differentiates them: the tangent of the operand that is the result, each
+// operand's halved on ties (so that the gradient of max(x, x) is x's whole tangent).
+absl::StatusOr<OptTracer> BalancedDeriv(Builder& b, const Tracer& x, const Tracer& y,
+                                        const Tracer& out, const OptTracer& dx,
+                                        const OptTracer& dy) {
+  AXE_ASSIGN_OR_RETURN(Tracer xf, FitTo(x, out.aval));
+  AXE_ASSIGN_OR_RETURN(Tracer yf, FitTo(y, out.aval));
+  OptTracer a, c;
+  if (dx) {
+    AXE_ASSIGN_OR_RETURN(Tracer w, BalancedEq(b, xf, out, yf));
+    AXE_ASSIGN_OR_RETURN(a, Times(*dx, w));
+  }
+  if (dy) {
+    AXE_ASSIGN_OR_RETURN(Tracer w, BalancedEq(b, yf, out, xf));
+    AXE_ASSIGN_OR_RETURN(c, Times(*dy, w));
+  }
+  return AddTangents(a, c, out.aval);
+}
+
+// d(x ** y) by x, as JAX writes it: y * x ** (y - 1), and 0 where an integer y is 0 (so that
+// 0 ** 0 has a zero derivative rather than 0 * inf).
+absl::StatusOr<Tracer> PowJacobianByBase(Builder& b, const Tracer& x, const Tracer& y,
+                                         const ShapedArray& aval) {
+  Tracer yf = y;
+  if (y.aval.dtype() != aval.dtype()) {
+    AXE_ASSIGN_OR_RETURN(yf, ConvertElementType(y, aval.dtype()));
+  }
+  AXE_ASSIGN_OR_RETURN(yf, FitTo(yf, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer xf, FitTo(x, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer one, Full(b, 1, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer ym1, Op(*P().sub, {yf, one}));
+  AXE_ASSIGN_OR_RETURN(Tracer p, Op(*P().pow, {xf, ym1}));
+  AXE_ASSIGN_OR_RETURN(Tracer jac, Times(yf, p));
+  if (!IsIntegral(y.aval.dtype())) return jac;
+  AXE_ASSIGN_OR_RETURN(Tracer zero, Full(b, 0, aval));
+  AXE_ASSIGN_OR_RETURN(Tracer y_is_0, Op(*P().eq, {yf, zero}));
+  return Op(*P().select_n, {y_is_0, jac, zero});
+}
+
+// d(x ** y) = dx * y * x ** (y - 1) + dy * log(x) * out, with log(x) read as 0 where x is 0
+// (JAX's _replace_zero), so that 0 ** y has a zero derivative by y.
 absl::StatusOr<OptTracer> PowDeriv(Builder& b, const Tracer& x, const Tracer& y, const Tracer& out,
                                    const OptTracer& dx, const OptTracer& dy) {
   OptTracer a, c;
   if (dx) {
-    AXE_ASSIGN_OR_RETURN(Tracer ym1, Op(*P().sub, {y, Lit(b, 1, y)}));
-    AXE_ASSIGN_OR_RETURN(Tracer p, Op(*P().pow, {x, ym1}));
-    AXE_ASSIGN_OR_RETURN(Tracer yp, Times(y, p));
-    AXE_ASSIGN_OR_RETURN(a, Times(*dx, yp));
+    AXE_ASSIGN_OR_RETURN(Tracer jac, PowJacobianByBase(b, x, y, out.aval));
+    AXE_ASSIGN_OR_RETURN(a, Times(*dx, jac));
   }
   if (dy) {
-    AXE_ASSIGN_OR_RETURN(Tracer lx, Unary(*P().log, x));
+    AXE_ASSIGN_OR_RETURN(Tracer xf, FitTo(x, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer zero, Full(b, 0, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer one, Full(b, 1, out.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer x_is_0, Op(*P().eq, {xf, zero}));
+    AXE_ASSIGN_OR_RETURN(Tracer safe, Op(*P().select_n, {x_is_0, xf, one}));
+    AXE_ASSIGN_OR_RETURN(Tracer lx, Unary(*P().log, safe));
     AXE_ASSIGN_OR_RETURN(Tracer lo, Times(lx, out));
     AXE_ASSIGN_OR_RETURN(c, Times(*dy, lo));
   }
@@ -138,6 +185,17 @@ JvpRule ZeroTangentJvp(const Primitive* prim) {
     AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, primals, params));
     return JvpResult{outs, std::vector<OptTracer>(outs.size())};
   };
+}
+
+// d|x| = dx where x >= 0 (0 included, as JAX), else -dx; x * sign(x) for complex x.
+absl::StatusOr<Tracer> AbsDeriv(Builder& b, const Tracer& x, const Tracer&, const Tracer& dx) {
+  if (IsComplex(x.aval.dtype())) {
+    AXE_ASSIGN_OR_RETURN(Tracer s, Unary(*P().sign, x));
+    return Times(dx, s);
+  }
+  AXE_ASSIGN_OR_RETURN(Tracer nonneg, Op(*P().ge, {x, Lit(b, 0, x)}));
+  AXE_ASSIGN_OR_RETURN(Tracer ndx, Op(*P().neg, {dx}));
+  return Op(*P().select_n, {nonneg, ndx, dx});
 }
 
 void RegisterUnaryJvps(const BuiltinPrimitives& p) {
@@ -170,19 +228,15 @@ void RegisterUnaryJvps(const BuiltinPrimitives& p) {
                                AXE_ASSIGN_OR_RETURN(Tracer d, Op(*P().sub, {Lit(b, 1, out), sq}));
                                return Times(dx, d);
                              }));
-  RegisterIfMissing(p.sqrt, UnaryJvp(p.sqrt,
-                                     [](Builder& b, const Tracer&, const Tracer& out,
-                                        const Tracer& dx) -> absl::StatusOr<Tracer> {
-                                       AXE_ASSIGN_OR_RETURN(Tracer twice,
-                                                            Times(out, Lit(b, 2, out)));
-                                       return Op(*P().div, {dx, twice});
-                                     }));
-  RegisterIfMissing(p.abs, UnaryJvp(p.abs,
-                                    [](Builder&, const Tracer& x, const Tracer&,
-                                       const Tracer& dx) -> absl::StatusOr<Tracer> {
-                                      AXE_ASSIGN_OR_RETURN(Tracer s, Unary(*P().sign, x));
-                                      return Times(dx, s);
-                                    }));
+  // d sqrt(x) = dx * (0.5 / out), as JAX writes it (inf at 0).
+  RegisterIfMissing(
+      p.sqrt, UnaryJvp(p.sqrt,
+                       [](Builder& b, const Tracer&, const Tracer& out,
+                          const Tracer& dx) -> absl::StatusOr<Tracer> {
+                         AXE_ASSIGN_OR_RETURN(Tracer q, Op(*P().div, {Lit(b, 0.5, out), out}));
+                         return Times(dx, q);
+                       }));
+  RegisterIfMissing(p.abs, UnaryJvp(p.abs, AbsDeriv));
 }
 
 // d rem(x, y) = dx - dy * trunc(x / y), with trunc(x / y) = (x - out) / y.
@@ -246,8 +300,8 @@ void RegisterElementwiseJvps(const BuiltinPrimitives& p) {
   RegisterIfMissing(p.sub, BinaryJvp(p.sub, SubDeriv));
   RegisterIfMissing(p.mul, BinaryJvp(p.mul, MulDeriv));
   RegisterIfMissing(p.div, BinaryJvp(p.div, DivDeriv));
-  RegisterIfMissing(p.max, BinaryJvp(p.max, PickDeriv(p.lt)));
-  RegisterIfMissing(p.min, BinaryJvp(p.min, PickDeriv(p.gt)));
+  RegisterIfMissing(p.max, BinaryJvp(p.max, BalancedDeriv));
+  RegisterIfMissing(p.min, BinaryJvp(p.min, BalancedDeriv));
   RegisterIfMissing(p.pow, BinaryJvp(p.pow, PowDeriv));
   for (const Primitive* z : {p.sign, p.eq, p.ne, p.lt, p.le, p.gt, p.ge, p.iota, p.axis_index}) {
     RegisterIfMissing(z, ZeroTangentJvp(z));

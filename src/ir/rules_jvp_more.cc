@@ -1,4 +1,4 @@
-// JVP rules of integer_pow, clamp, cumlogsumexp and custom_jvp_call, and the linear rules
+// JVP rules of integer_pow, clamp and cumlogsumexp, and the linear rules
 // (JVP and transpose) of add_any and cumsum (cumprod, cummax and cummin: rules_jvp_cumulative.cc).
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -46,7 +46,8 @@ absl::StatusOr<Tracer> SelectOrZeros(Builder& b, const Tracer& pick, const Trace
   return Op(*MorePrims().select_n, {pf, zeros, gf});
 }
 
-// clamp(lo, x, hi): x's tangent strictly inside (lo, hi), lo's below it, hi's above it.
+// clamp(lo, x, hi): x's tangent strictly inside (lo, hi), lo's below lo when lo < hi, hi's
+// above hi; none at the bounds themselves (JAX's rule).
 absl::StatusOr<JvpResult> ClampJvp(Builder& b, absl::Span<const Tracer> primals,
                                    absl::Span<const OptTracer> tangents, const Params& params) {
   const Tracer &lo = primals[0], &x = primals[1], &hi = primals[2];
@@ -60,7 +61,9 @@ absl::StatusOr<JvpResult> ClampJvp(Builder& b, absl::Span<const Tracer> primals,
     AXE_ASSIGN_OR_RETURN(t, SelectOrZeros(b, inside, *tangents[1], aval));
   }
   if (tangents[0]) {
-    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*MorePrims().gt, {lo, x}));
+    AXE_ASSIGN_OR_RETURN(Tracer above, Op(*MorePrims().gt, {lo, x}));
+    AXE_ASSIGN_OR_RETURN(Tracer below, Op(*MorePrims().lt, {lo, hi}));
+    AXE_ASSIGN_OR_RETURN(Tracer pick, Op(*MorePrims().and_, {above, below}));
     AXE_ASSIGN_OR_RETURN(Tracer part, SelectOrZeros(b, pick, *tangents[0], aval));
     AXE_ASSIGN_OR_RETURN(t, AddTangents(t, part, aval));
   }
@@ -100,15 +103,6 @@ absl::StatusOr<JvpResult> CumLogSumExpJvp(Builder&, absl::Span<const Tracer> pri
   return JvpResult{{out}, {t}};
 }
 
-// custom_jvp_call and custom_vjp_call: the derivative of their call_jaxpr (the custom rules
-// are Python functions that a printed jaxpr does not carry), as closed_call's.
-absl::StatusOr<JvpResult> CustomJvpCallJvp(Builder& b, absl::Span<const Tracer> primals,
-                                           absl::Span<const OptTracer> tangents,
-                                           const Params& params) {
-  AXE_ASSIGN_OR_RETURN(JvpRule call, GetJvpRule(*MorePrims().closed_call));
-  return call(b, primals, tangents, params);
-}
-
 Cts AddAnyTranspose(Builder&, absl::Span<const OptTracer> cts, absl::Span<const TransposeArg> args,
                     const Params&) {
   std::vector<OptTracer> out(args.size());
@@ -145,8 +139,7 @@ void RegisterMoreJvps(const BuiltinPrimitives& p) {
   RegisterJvpIfMissing(p.clamp, ClampJvp);
   RegisterJvpIfMissing(p.cumlogsumexp, CumLogSumExpJvp);
   RegisterCumulativeJvps(p);
-  RegisterJvpIfMissing(p.custom_jvp_call, CustomJvpCallJvp);
-  RegisterJvpIfMissing(p.custom_vjp_call, CustomJvpCallJvp);
+  RegisterCustomCallJvps(p);
 }
 
 }  // namespace axe::ir::internal

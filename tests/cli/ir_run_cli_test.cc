@@ -25,6 +25,17 @@ TEST(IrRunCli, PsumOnFourDevices) {
   EXPECT_EQ(r.out, "f32[2] [12.0, 16.0]\n");
 }
 
+// A shard_map body calling jax.nn.relu (a custom_jvp_call whose body holds a pvary) runs on
+// the mesh; JAX printed f32[8] [2, 4, 2, 4, 2, 6, 6, 10] for these arguments.
+TEST(IrRunCli, ShardMapBodyCallingRelu) {
+  auto r =
+      RunAxe({"ir", "run",
+              std::string("@") + AXE_SOURCE_DIR + "/tests/ir/testdata/jax_kinks/shmap_relu.txt",
+              "--mesh", "x=4", "--arg", "f32[]=2", "--arg", "f32[8]=-4,-3,-2,-1,0,1,2,3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "f32[8] [2.0, 4.0, 2.0, 4.0, 2.0, 6.0, 6.0, 10.0]\n");
+}
+
 TEST(IrRunCli, EveryCollectiveText) {
   auto r = RunAxe({"ir", "run", Data("shmap_collectives"), "--arg", "f32[16]=iota"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -18,13 +18,17 @@
 // Reverse mode transposes the linear part with BackwardPass (transpose.h): collectives inside
 // shard_map transpose by the §8 table (pvary <-> psum_invariant, ...); the structural
 // primitives, dot_general, cond and scan have transpose rules here; the result is cleaned of
-// equations whose outputs are unused (the re-emitted forward pass).
+// equations whose outputs are unused (the re-emitted forward pass). The rules are JAX's at
+// ties and kinks too (max/min halve tied tangents, abs passes its tangent at 0, ...), and
+// custom_jvp_call named relu / relu6 uses jax.nn's rule.
 //
-// Errors: a missing rule gives JAX's "Differentiation rule for '{p}' not implemented" /
-// "Transpose rule (for reverse-mode differentiation) for '{p}' not implemented"; Grad of a
-// non-scalar output "Gradient only defined for scalar-output functions. Output had shape:
-// (3,). ..." and of an integer input "grad requires real- or complex-valued inputs ..." (JAX's
-// texts, InvalidArgument).
+// Errors: a custom_vjp_call, whose rule the printed jaxpr names but does not carry, is refused
+// ("cannot differentiate custom_vjp_call (name=...): ...", Unimplemented); a missing rule
+// gives JAX's "Differentiation rule for '{p}' not implemented" / "Transpose rule (for
+// reverse-mode differentiation) for '{p}' not implemented"; Grad of a non-scalar output
+// "Gradient only defined for scalar-output functions. Output had shape: (3,). ..." and of an
+// integer input "grad requires real- or complex-valued inputs ..." (JAX's texts,
+// InvalidArgument).
 #ifndef AXE_IR_AD_H_
 #define AXE_IR_AD_H_
 
