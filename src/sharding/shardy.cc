@@ -245,7 +245,7 @@ absl::StatusOr<NamedSharding> ShardyToRefinedNamedSharding(const ShardySharding&
   std::vector<MeshAxis> axes;
   for (const MeshAxis& a : on.axes) {
     const std::vector<int64_t>& b = cuts.at(a.name);
-    if (b.size() == 2) {
+    if (b.size() <= 2) {  // uncut (a size-1 axis has the one boundary 1)
       axes.push_back(a);
       continue;
     }
@@ -256,7 +256,7 @@ absl::StatusOr<NamedSharding> ShardyToRefinedNamedSharding(const ShardySharding&
   // The pieces a reference covers, major first.
   auto pieces = [&](const ShardyAxisRef& r) {
     const std::vector<int64_t>& b = cuts.at(r.name);
-    if (b.size() == 2) return std::vector<std::string>{r.name};
+    if (b.size() <= 2) return std::vector<std::string>{r.name};
     const int64_t size = b.back();
     const auto [lo, hi] = Span(r, size);
     std::vector<std::string> names;
