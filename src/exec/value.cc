@@ -50,19 +50,24 @@ absl::StatusOr<size_t> ElementBytes(DType dtype) {
       absl::StrCat("the executor cannot hold values of type ", JaxprName(dtype)));
 }
 
-absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
+absl::StatusOr<Value> Value::Described(const ir::ShapedArray& aval) {
   AXE_ASSIGN_OR_RETURN(size_t element, ElementBytes(aval.dtype()));
   std::optional<int64_t> n = aval.NumElements();
   std::optional<int64_t> bytes =
       n ? CheckedMul(*n, static_cast<int64_t>(element)) : std::optional<int64_t>();
   if (!bytes || *bytes > kMaxValueBytes) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("a value of type ", aval.ShortString(), " is too large to allocate"));
+        absl::StrCat("a value of type ", aval.ShortString(), " is too large"));
   }
   Value v;
   v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
   v.num_elements_ = *n;
   v.num_bytes_ = static_cast<size_t>(*bytes);
+  return v;
+}
+
+absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
+  AXE_ASSIGN_OR_RETURN(Value v, Described(aval));
   size_t rounded = (std::max<size_t>(v.num_bytes_, 1) + kAlignment - 1) / kAlignment * kAlignment;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
   if (p == nullptr) {
@@ -76,18 +81,7 @@ absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
 }
 
 absl::StatusOr<Value> Value::Borrow(const ir::ShapedArray& aval, const void* data) {
-  AXE_ASSIGN_OR_RETURN(size_t element, ElementBytes(aval.dtype()));
-  std::optional<int64_t> n = aval.NumElements();
-  std::optional<int64_t> bytes =
-      n ? CheckedMul(*n, static_cast<int64_t>(element)) : std::optional<int64_t>();
-  if (!bytes) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("a value of type ", aval.ShortString(), " is too large"));
-  }
-  Value v;
-  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
-  v.num_elements_ = *n;
-  v.num_bytes_ = static_cast<size_t>(*bytes);
+  AXE_ASSIGN_OR_RETURN(Value v, Described(aval));
   v.data_ = const_cast<std::byte*>(static_cast<const std::byte*>(data));
   v.borrowed_ = true;
   return v;

@@ -63,6 +63,8 @@ class Value {
   Value View(const ir::ShapedArray& aval, size_t byte_offset) const;
 
  private:
+  // A value of `aval` with its sizes and no storage yet (ResourceExhausted when too large).
+  static absl::StatusOr<Value> Described(const ir::ShapedArray& aval);
   static absl::StatusOr<Value> Allocate(const ir::ShapedArray& aval, bool zero);
 
   static const ir::ShapedArray& EmptyAval();
