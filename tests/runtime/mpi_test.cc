@@ -537,7 +537,9 @@ TEST(MpiBenchmarkTest, OptionsThatChangeTheMessagesMustAgree) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank 1 has {2 runs")));
   const Mesh mesh = *Mesh::Parse(x);
   const std::vector<std::string> axes = {"x"};
-  const CollectiveBenchmarkOptions collective{.runs = 1, .check = me == 1};
+  CollectiveBenchmarkOptions collective;
+  collective.runs = 1;
+  collective.check = me == 1;
   s = BenchmarkMpiCollective(Mpi(), CollectiveKind::kAllReduce, mesh, axes, {8}, DType::kF32,
                              collective)
           .status();
