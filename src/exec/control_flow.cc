@@ -85,9 +85,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> length, IntsParam(v.eqn, "length"));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> consts, IntsParam(v.eqn, "num_consts"));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> carry, IntsParam(v.eqn, "num_carry"));
-  s.length = length.at(0);
-  s.num_consts = consts.at(0);
-  s.num_carry = carry.at(0);
+  // A malformed parameter (an empty tuple) is the interpreter's to report: fall back to it.
+  if (length.size() != 1 || consts.size() != 1 || carry.size() != 1) return std::nullopt;
+  s.length = length[0];
+  s.num_consts = consts[0];
+  s.num_carry = carry[0];
   auto rev = v.eqn.params.find("reverse");
   if (rev != v.eqn.params.end()) s.reverse = rev->second.AsBool("reverse").value_or(false);
   s.out = v.out;

@@ -16,6 +16,7 @@
 #include "Eigen/Core"
 #include "axe/base/check.h"
 #include "axe/base/dtype.h"
+#include "axe/exec/value.h"
 
 namespace axe::exec {
 
@@ -53,25 +54,8 @@ void DispatchDType(DType dtype, Fn&& fn) {
   AXE_CHECK(false) << "DispatchDType: the executor does not hold " << dtype;
 }
 
-// A dtype the executor holds (DispatchDType's cases).
-inline bool IsHeld(DType dtype) {
-  switch (dtype) {
-    case DType::kPred:
-    case DType::kS8:
-    case DType::kS16:
-    case DType::kS32:
-    case DType::kS64:
-    case DType::kU8:
-    case DType::kU16:
-    case DType::kU32:
-    case DType::kU64:
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kF32:
-    case DType::kF64: return true;
-    default: return false;
-  }
-}
+// A dtype the executor holds (DispatchDType's cases): the types ElementBytes sizes.
+inline bool IsHeld(DType dtype) { return ElementBytes(dtype).ok(); }
 
 template <typename T>
 double ToDouble(T v) {
