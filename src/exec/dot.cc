@@ -172,6 +172,12 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
   auto dn = v.eqn.params.find("dimension_numbers");
   if (dn == v.eqn.params.end()) return std::nullopt;
   const ir::Param& p = dn->second;
+  // ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)); anything else is the interpreter's
+  // to report.
+  if (p.items().size() != 2 || p.items()[0].items().size() != 2 ||
+      p.items()[1].items().size() != 2) {
+    return std::nullopt;
+  }
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> lc, p.items()[0].items()[0].AsInts("lc"));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> rc, p.items()[0].items()[1].AsInts("rc"));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> lb, p.items()[1].items()[0].AsInts("lb"));
