@@ -422,14 +422,18 @@ void BindFunctions(nb::module_& m) {
   m.def(
       "explain",
       [](const Shape& shape, const AnySharding& s, const std::string& dtype,
-         std::optional<LocalLayout> local_layout) {
+         std::optional<LocalLayout> local_layout, const std::vector<std::string>& notes) {
         sharding::ExplainOptions options;
         options.dtype = DTypeFromPython(dtype);
         if (local_layout) options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
-        return Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
+        sharding::ShardingExplanation out =
+            Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
+        out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
+        return out;
       },
       nb::arg("shape"), nb::arg("sharding"), nb::arg("dtype") = "float32",
-      nb::arg("local_layout").none() = nb::none());
+      nb::arg("local_layout").none() = nb::none(), nb::arg("notes") = std::vector<std::string>{},
+      "The explanation; `notes` are put first among its notes (what the caller assumed).");
   m.def(
       "to_axe",
       [](const Shape& shape, const AnySharding& s, const std::string& dtype,

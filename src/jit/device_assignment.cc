@@ -39,7 +39,8 @@ std::string PlainText(const Placement& p) {
 }
 
 absl::Status IncompatibleDevicesError(const Placement& first, const Placement& second,
-                      absl::Span<const ArgumentPlacement> arguments, const std::string& function) {
+                                      absl::Span<const ArgumentPlacement> arguments,
+                                      const std::string& function) {
   const std::optional<std::string> a = ArgumentText(first, arguments, function);
   const std::optional<std::string> b = ArgumentText(second, arguments, function);
   // JAX names the side it found an argument for first.
@@ -47,7 +48,8 @@ absl::Status IncompatibleDevicesError(const Placement& first, const Placement& s
   if (a && b) {
     got = absl::StrCat(*a, " and ", *b);
   } else if (a || b) {
-    got = a ? absl::StrCat(*a, " and ", PlainText(second)) : absl::StrCat(*b, " and ", PlainText(first));
+    got = a ? absl::StrCat(*a, " and ", PlainText(second))
+            : absl::StrCat(*b, " and ", PlainText(first));
   } else {
     got = absl::StrCat(PlainText(first), " and ", PlainText(second));
   }

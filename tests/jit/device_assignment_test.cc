@@ -56,9 +56,10 @@ TEST(DeviceAssignment, TwoInputShardingsWithoutArgumentsAreArgShardings) {
 }
 
 TEST(DeviceAssignment, TheOrderOfTheDevicesCounts) {
-  EXPECT_THAT(CheckDeviceAssignment({S(kOn01), S(kOn10)}, {}, {}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("[0, 1] on platform CPU and ARG_SHARDING with device ids [1, 0]")));
+  EXPECT_THAT(
+      CheckDeviceAssignment({S(kOn01), S(kOn10)}, {}, {}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("[0, 1] on platform CPU and ARG_SHARDING with device ids [1, 0]")));
 }
 
 TEST(DeviceAssignment, ArgumentsAreNamedWhereTheirDevicesMatch) {
