@@ -12,6 +12,9 @@
 
 #include "axe/runtime/buffer_layout.h"
 #include "axe/runtime/relayout_plan.h"
+#include "axe/runtime/tensor_buffer.h"
+#include "axe/xla/shape.h"
+#include "axe/xla/to_axe.h"
 #include "bindings.h"
 #include "status.h"
 
@@ -26,13 +29,29 @@ using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
 // The input may be read-only (np.asarray of a jax.Array is).
 using ReadOnlyBuffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
-// A layout argument (`what`: src or dst): an axe.Layout, or the text of a buffer layout
-// ("S[...] over (...)"); TypeError for anything else.
+// A layout argument (`what`: src or dst): an axe.Layout, an XLA shape with its layout
+// (axe.xla.Shape: the buffer XLA stores it in, tiles and padding included), the AxeForm of one
+// (its layout over its padded domain), or the text of a buffer layout ("S[...] over (...)");
+// TypeError for anything else.
 BufferLayout ToBufferLayout(nb::handle layout, const char* what) {
   if (nb::isinstance<Layout>(layout)) return BufferLayout(nb::cast<Layout>(layout));
+  if (nb::isinstance<xla::Shape>(layout)) {
+    return Unwrap(runtime::BufferLayoutFromXla(nb::cast<xla::Shape>(layout))).buffer;
+  }
+  if (nb::isinstance<xla::AxeForm>(layout)) {
+    const auto& form = nb::cast<const xla::AxeForm&>(layout);
+    if (form.domain.size() != form.real_dims.size()) {
+      throw nb::value_error((std::string(what) +
+                             ": this AxeForm's domain folds several dimensions into one (a "
+                             "'*' tile); pass the axe.xla.Shape itself")
+                                .c_str());
+    }
+    return BufferLayout(form.layout, form.domain);
+  }
   if (!nb::isinstance<nb::str>(layout)) {
     throw nb::type_error((std::string(what) +
-                          " must be an axe.Layout or a buffer-layout text (str), got " +
+                          " must be an axe.Layout, an axe.xla.Shape, its AxeForm or a "
+                          "buffer-layout text (str), got " +
                           nb::cast<std::string>(nb::repr(layout.type())))
                              .c_str());
   }

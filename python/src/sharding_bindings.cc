@@ -353,6 +353,26 @@ void BindFormat(nb::module_& m) {
             new (self) Format(Unwrap(Format::Create(std::move(choice), std::move(s))));
           },
           nb::arg("layout").none() = nb::none(), nb::arg("sharding").none() = nb::none())
+      .def(
+          "__init__",
+          [](Format*, nb::object layout, nb::object sharding) {
+            // Reached only when the typed overload above refused an argument: JAX's TypeError.
+            const bool layout_ok = layout.is_none() ||
+                                   nb::isinstance<sharding::AutoLayout>(layout) ||
+                                   nb::isinstance<LocalLayout>(layout);
+            nb::handle bad = layout_ok ? sharding : layout;
+            const std::string got = nb::cast<std::string>(nb::str(bad)) + " of type " +
+                                    nb::cast<std::string>(nb::str(bad.type()));
+            throw nb::type_error(
+                (layout_ok ? "Invalid value received for the sharding argument. Expected values "
+                             "are `None` or an instance of `jax.Sharding`. Got " +
+                                 got
+                           : "Invalid value received for the layout argument. Expected values "
+                             "are `None`, `Layout.AUTO` or an instance of `Layout`. Got " +
+                                 got)
+                    .c_str());
+          },
+          nb::arg("layout").none() = nb::none(), nb::arg("sharding").none() = nb::none())
       .def_static(
           "parse", [](const std::string& t) { return Unwrap(Format::Parse(t)); }, nb::arg("text"))
       .def("__repr__", &Format::ToString)
