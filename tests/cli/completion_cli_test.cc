@@ -29,7 +29,8 @@ std::string Complete(const std::string& line) {
   const std::string out = ::testing::TempDir() + "/axe_completion.out";
   const std::string command = "bash -c 'source " + script + "; COMP_WORDS=(" + line +
                               "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _axe; echo "
-                              "\"${COMPREPLY[*]}\"' > " + out;
+                              "\"${COMPREPLY[*]}\"' > " +
+                              out;
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   FILE* in = std::fopen(out.c_str(), "r");
   std::string text;

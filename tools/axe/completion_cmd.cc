@@ -74,7 +74,9 @@ void AddCompletion(CLI::App& app, Selected& selected) {
       "completion",
       "Print a shell completion script generated from the command tree: "
       "source <(axe completion bash), or for zsh save `axe completion zsh` as _axe on $fpath");
-  cmd->add_option("shell", *shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  cmd->add_option("shell", *shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
   const CLI::App* root = &app;
   OnSelect(cmd, selected, [shell, root]() -> absl::Status {
     std::cout << (*shell == "bash" ? BashScript(*root) : ZshScript(*root));
