@@ -43,8 +43,8 @@ std::vector<int64_t> IndexValues(const Value& indices) {
 
 IndexMap MapOf(const Value& operand, const Value& indices, const ir::ShapedArray& other,
                const ir::internal::IndexDims& dims, bool clamp) {
-  return ir::internal::BuildIndexMap(operand.aval().shape(), indices.aval().shape(),
-                                     other.shape(), dims, IndexValues(indices), clamp);
+  return ir::internal::BuildIndexMap(operand.aval().shape(), indices.aval().shape(), other.shape(),
+                                     dims, IndexValues(indices), clamp);
 }
 
 template <typename T>
@@ -56,7 +56,8 @@ void GatherTyped(const IndexMap& m, const T* operand, T fill, T* out) {
       continue;
     }
     const T* x = operand + m.base[b];
-    for (size_t w = 0; w < m.window_other.size(); ++w) o[m.window_other[w]] = x[m.window_operand[w]];
+    for (size_t w = 0; w < m.window_other.size(); ++w)
+      o[m.window_other[w]] = x[m.window_operand[w]];
   }
 }
 
@@ -75,8 +76,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildGather(const EqnView& v) {
   k.kernel = [params, y, fill](const RunContext& ctx, absl::Span<const Value> in,
                                std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(y));
-    const IndexMap m = MapOf(in[0], in[1], y, params->dims,
-                             ir::internal::GatherClamps(params->mode));
+    const IndexMap m =
+        MapOf(in[0], in[1], y, params->dims, ir::internal::GatherClamps(params->mode));
     DispatchDType(y.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       GatherTyped<T>(m, in[0].data<T>(), FromDouble<T>(ir::RoundToDType(fill, y.dtype())),
@@ -119,7 +120,8 @@ T Combined(ScatterCombine c, T a, T u) {
       case ScatterCombine::kMul: return static_cast<T>(x * y);
       case ScatterCombine::kMin:
       case ScatterCombine::kMax:
-        if (std::isnan(x) || std::isnan(y)) return static_cast<T>(std::numeric_limits<C>::quiet_NaN());
+        if (std::isnan(x) || std::isnan(y))
+          return static_cast<T>(std::numeric_limits<C>::quiet_NaN());
         return static_cast<T>(c == ScatterCombine::kMin ? (x < y ? x : y) : (x < y ? y : x));
     }
     return u;
@@ -141,16 +143,15 @@ void ScatterTyped(const IndexMap& m, ScatterCombine c, const T* updates, T* out)
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildScatter(const EqnView& v) {
   const ir::ShapedArray& y = v.out[0];
-  std::optional<ScatterCombine> combine =
-      ir::internal::ScatterCombineOf(v.eqn.primitive->name());
+  std::optional<ScatterCombine> combine = ir::internal::ScatterCombineOf(v.eqn.primitive->name());
   if (!combine || v.in.size() != 3 || !IsHeld(y.dtype()) || !IsIntegral(v.in[1].dtype()) ||
       v.in[0].dtype() != y.dtype() || v.in[2].dtype() != y.dtype()) {
     return std::nullopt;
   }
   absl::StatusOr<ir::internal::ScatterParams> s = ir::internal::ReadScatterParams(v.eqn.params);
-  if (!s.ok() || !ir::internal::CheckScatterShapes(v.eqn.primitive->name(), v.in[0], v.in[1],
-                                                    v.in[2], *s)
-                      .ok()) {
+  if (!s.ok() ||
+      !ir::internal::CheckScatterShapes(v.eqn.primitive->name(), v.in[0], v.in[1], v.in[2], *s)
+           .ok()) {
     return std::nullopt;  // the interpreter reports it
   }
   AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(y.dtype()));
@@ -163,8 +164,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScatter(const EqnView& v) {
                                                 std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(y));
     std::copy(in[0].bytes(), in[0].bytes() + in[0].num_bytes(), out[0].mutable_bytes());
-    const IndexMap m = MapOf(in[0], in[1], updates, params->dims,
-                             ir::internal::ScatterClamps(params->mode));
+    const IndexMap m =
+        MapOf(in[0], in[1], updates, params->dims, ir::internal::ScatterClamps(params->mode));
     DispatchDType(y.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       ScatterTyped<T>(m, c, in[2].data<T>(), out[0].mutable_data<T>());

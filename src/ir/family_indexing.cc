@@ -22,8 +22,8 @@
 // Rules: abstract eval (JAX's shape rules and words), impl, JVP (gather, scatter, scatter-add,
 // scatter-mul), transpose (gather -> scatter-add, scatter-add -> gather, scatter, scatter-mul in
 // its operand) and batching (all).
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -87,10 +87,9 @@ AbstractEvalRule ScatterRule(std::string prim) {
     AXE_RETURN_IF_ERROR(ExpectArity(prim, avals, 3));
     AXE_RETURN_IF_ERROR(CheckIndexDType(avals[1]));
     if (avals[0].dtype() != avals[2].dtype()) {
-      return TypeError(absl::StrCat("lax.", prim,
-                                    " requires arguments to have the same dtypes, got ",
-                                    DTypeName(avals[0].dtype()), ", ",
-                                    DTypeName(avals[2].dtype()), "."));
+      return TypeError(
+          absl::StrCat("lax.", prim, " requires arguments to have the same dtypes, got ",
+                       DTypeName(avals[0].dtype()), ", ", DTypeName(avals[2].dtype()), "."));
     }
     AXE_ASSIGN_OR_RETURN(ScatterParams s, ReadScatterParams(params));
     AXE_RETURN_IF_ERROR(CheckScatterShapes(prim, avals[0], avals[1], avals[2], s));
@@ -116,13 +115,14 @@ Arrays GatherImpl(absl::Span<const HostArray> args, const Params& params) {
   AXE_ASSIGN_OR_RETURN(ShapedArray aval, ResultAval(*Builtins().gather, args, params));
   AXE_ASSIGN_OR_RETURN(GatherParams g, ReadGatherParams(params));
   AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
-  const IndexMap m = BuildIndexMap(args[0].aval.shape(), args[1].aval.shape(), aval.shape(),
-                                   g.dims, IndexValues(args[1]), GatherClamps(g.mode));
+  const IndexMap m = BuildIndexMap(args[0].aval.shape(), args[1].aval.shape(), aval.shape(), g.dims,
+                                   IndexValues(args[1]), GatherClamps(g.mode));
   const double fill = RoundToDType(GatherFillValue(g, aval.dtype()), aval.dtype());
   for (size_t b = 0; b < m.base.size(); ++b) {
     for (size_t w = 0; w < m.window_other.size(); ++w) {
       out.values[static_cast<size_t>(m.batch_other[b] + m.window_other[w])] =
-          m.base[b] < 0 ? fill : args[0].values[static_cast<size_t>(m.base[b] + m.window_operand[w])];
+          m.base[b] < 0 ? fill
+                        : args[0].values[static_cast<size_t>(m.base[b] + m.window_operand[w])];
     }
   }
   return OneArray(std::move(out));
@@ -136,12 +136,14 @@ double Combine(ScatterCombine c, double a, double u, DType t) {
     case ScatterCombine::kReplace: return u;
     case ScatterCombine::kAdd:
       if (integral) {
-        return IntegerFromBits(static_cast<uint64_t>(AsInt64(a)) + static_cast<uint64_t>(AsInt64(u)), t);
+        return IntegerFromBits(
+            static_cast<uint64_t>(AsInt64(a)) + static_cast<uint64_t>(AsInt64(u)), t);
       }
       return RoundToDType(a + u, t);
     case ScatterCombine::kMul:
       if (integral) {
-        return IntegerFromBits(static_cast<uint64_t>(AsInt64(a)) * static_cast<uint64_t>(AsInt64(u)), t);
+        return IntegerFromBits(
+            static_cast<uint64_t>(AsInt64(a)) * static_cast<uint64_t>(AsInt64(u)), t);
       }
       return RoundToDType(a * u, t);
     case ScatterCombine::kMin:
@@ -164,7 +166,8 @@ ImplRule ScatterImpl(const Primitive* prim, ScatterCombine combine) {
       if (m.base[b] < 0) continue;
       for (size_t w = 0; w < m.window_other.size(); ++w) {
         double& e = out.values[static_cast<size_t>(m.base[b] + m.window_operand[w])];
-        e = Combine(combine, e, args[2].values[static_cast<size_t>(m.batch_other[b] + m.window_other[w])], t);
+        e = Combine(combine, e,
+                    args[2].values[static_cast<size_t>(m.batch_other[b] + m.window_other[w])], t);
       }
     }
     return OneArray(std::move(out));
@@ -267,8 +270,8 @@ Cotangents GatherTranspose(Builder& b, absl::Span<const OptTracer> cts,
   if (!cts[0] || !args[0].is_undefined_primal()) return out;
   if (args[1].is_undefined_primal()) return TypeError("gather is not linear in its indices");
   AXE_ASSIGN_OR_RETURN(GatherParams g, ReadGatherParams(params));
-  AXE_ASSIGN_OR_RETURN(out[0], ScatterAddIntoZeros(b, args[0].aval, *args[1].value, *cts[0],
-                                                   g.dims, g.mode, params));
+  AXE_ASSIGN_OR_RETURN(out[0], ScatterAddIntoZeros(b, args[0].aval, *args[1].value, *cts[0], g.dims,
+                                                   g.mode, params));
   return out;
 }
 
@@ -299,8 +302,8 @@ JvpRule ScatterJvp(const Primitive* prim) {
             "scatter_mul gradients are only implemented if `unique_indices=True`");
       }
       AXE_ASSIGN_OR_RETURN(ScatterParams s, ReadScatterParams(params));
-      AXE_ASSIGN_OR_RETURN(Tracer added, ScatterAddIntoZeros(b, x, primals[1], *tangents[2],
-                                                             s.dims, s.mode, params));
+      AXE_ASSIGN_OR_RETURN(Tracer added, ScatterAddIntoZeros(b, x, primals[1], *tangents[2], s.dims,
+                                                             s.mode, params));
       AXE_ASSIGN_OR_RETURN(Tracer dy, Op(*Builtins().mul, {primals[0], added}));
       AXE_ASSIGN_OR_RETURN(t, AddTangents(t, dy, x));
     }
@@ -333,9 +336,9 @@ absl::StatusOr<Tracer> UpdateIds(Builder& b, const ShapedArray& updates, DType d
 
 // The updates that win under a scatter (the last of repeated indices, none dropped), as a
 // bool mask over the updates: their ids scattered, then read back.
-absl::StatusOr<Tracer> WinningUpdates(Builder& b, const ShapedArray& operand,
-                                      const Tracer& indices, const ShapedArray& updates,
-                                      const ScatterParams& s, const Params& params) {
+absl::StatusOr<Tracer> WinningUpdates(Builder& b, const ShapedArray& operand, const Tracer& indices,
+                                      const ShapedArray& updates, const ScatterParams& s,
+                                      const Params& params) {
   int64_t n = 1;
   for (int64_t d : updates.shape()) n *= d;
   const DType id = n < (int64_t{1} << 31) - 1 ? DType::kS32 : DType::kS64;
@@ -383,8 +386,8 @@ Cotangents ScatterMulTranspose(Builder&, absl::Span<const OptTracer> cts,
   if (args[1].is_undefined_primal() || args[2].is_undefined_primal()) {
     return TypeError("scatter-mul is linear only in its operand");
   }
-  AXE_ASSIGN_OR_RETURN(out[0],
-                       Op(*Builtins().scatter_mul, {*cts[0], *args[1].value, *args[2].value}, params));
+  AXE_ASSIGN_OR_RETURN(
+      out[0], Op(*Builtins().scatter_mul, {*cts[0], *args[1].value, *args[2].value}, params));
   return out;
 }
 
@@ -481,7 +484,8 @@ void RegisterIndexingRules(const BuiltinPrimitives& p) {
   RegisterJvp(*p.gather, GatherJvp);
   RegisterTranspose(*p.gather, GatherTranspose);
   RegisterBatching(*p.gather, GatherBatch);
-  for (const Primitive* s : {p.scatter, p.scatter_add, p.scatter_mul, p.scatter_min, p.scatter_max}) {
+  for (const Primitive* s :
+       {p.scatter, p.scatter_add, p.scatter_mul, p.scatter_min, p.scatter_max}) {
     RegisterAbstractEval(*s, ScatterRule(s->name()));
     RegisterImpl(*s, ScatterImpl(s, *ScatterCombineOf(s->name())));
     RegisterBatching(*s, ScatterBatch(s));

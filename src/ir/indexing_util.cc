@@ -18,8 +18,7 @@ namespace {
 using Ints = std::vector<int64_t>;
 
 absl::Status Malformed(absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("parameter ", what, " must be as JAX prints it"));
+  return absl::InvalidArgumentError(absl::StrCat("parameter ", what, " must be as JAX prints it"));
 }
 
 // The keyword `key` of a call, read as a tuple of ints.
@@ -51,9 +50,9 @@ absl::StatusOr<IndexDims> ReadDims(const Params& params, absl::string_view prim,
 }
 
 const std::vector<std::string>& GatherKeys() {
-  static const auto* k = new std::vector<std::string>{
-      "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
-      "start_indices_batching_dims"};
+  static const auto* k =
+      new std::vector<std::string>{"offset_dims", "collapsed_slice_dims", "start_index_map",
+                                   "operand_batching_dims", "start_indices_batching_dims"};
   return *k;
 }
 const std::vector<std::string>& ScatterKeys() {
@@ -79,11 +78,12 @@ absl::StatusOr<IndexMode> ReadMode(const Params& params, IndexMode fallback) {
 
 Param DimsParam(const IndexDims& d, absl::string_view call_name,
                 const std::vector<std::string>& keys) {
-  return Param::Call(std::string(call_name), {Param::Keyword(keys[0], Param::Ints(d.window_dims)),
-                                              Param::Keyword(keys[1], Param::Ints(d.collapsed_dims)),
-                                              Param::Keyword(keys[2], Param::Ints(d.start_index_map)),
-                                              Param::Keyword(keys[3], Param::Ints(d.operand_batching_dims)),
-                                              Param::Keyword(keys[4], Param::Ints(d.indices_batching_dims))});
+  return Param::Call(std::string(call_name),
+                     {Param::Keyword(keys[0], Param::Ints(d.window_dims)),
+                      Param::Keyword(keys[1], Param::Ints(d.collapsed_dims)),
+                      Param::Keyword(keys[2], Param::Ints(d.start_index_map)),
+                      Param::Keyword(keys[3], Param::Ints(d.operand_batching_dims)),
+                      Param::Keyword(keys[4], Param::Ints(d.indices_batching_dims))});
 }
 
 // ---- JAX's dimension checks (slicing.py) ----
@@ -99,8 +99,8 @@ absl::Status IsSorted(const Ints& dims, absl::string_view op, absl::string_view 
 
 absl::Status NoDuplicates(const Ints& dims, absl::string_view op, absl::string_view name) {
   if (std::set<int64_t>(dims.begin(), dims.end()).size() != dims.size()) {
-    return TypeError(absl::StrCat(name, " in ", op, " op must not repeat; got: ", PyTuple(dims),
-                                  "."));
+    return TypeError(
+        absl::StrCat(name, " in ", op, " op must not repeat; got: ", PyTuple(dims), "."));
   }
   return absl::OkStatus();
 }
@@ -233,9 +233,9 @@ absl::Status CheckSliceSizes(const ShapedArray& operand, const ShapedArray& indi
     return TypeError(absl::StrCat(
         "All components of the offset index in a gather op must either be a offset dimension ",
         "or explicitly collapsed/batching; got len(slice_sizes)=", sizes.size(),
-        ", output_slice_sizes=", PyTuple(d.window_dims), ", collapsed_slice_dims=",
-        PyTuple(d.collapsed_dims), ", operand_batching_dims=", PyTuple(d.operand_batching_dims),
-        "."));
+        ", output_slice_sizes=", PyTuple(d.window_dims),
+        ", collapsed_slice_dims=", PyTuple(d.collapsed_dims),
+        ", operand_batching_dims=", PyTuple(d.operand_batching_dims), "."));
   }
   bool empty_indices = false;
   for (int64_t n : indices.shape()) empty_indices = empty_indices || n == 0;
@@ -249,9 +249,9 @@ absl::Status CheckSliceSizes(const ShapedArray& operand, const ShapedArray& indi
   for (size_t i = 0; i < d.collapsed_dims.size(); ++i) {
     int64_t b = sizes[d.collapsed_dims[i]];
     if (b != 1) {
-      return TypeError(absl::StrCat(
-          "Gather op can only collapse slice dims with bound 1, but bound is ", b, " for index ",
-          d.collapsed_dims[i], " at position ", i, "."));
+      return TypeError(
+          absl::StrCat("Gather op can only collapse slice dims with bound 1, but bound is ", b,
+                       " for index ", d.collapsed_dims[i], " at position ", i, "."));
     }
   }
   for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
@@ -369,8 +369,7 @@ absl::Status CheckScatterBounds(const ShapedArray& operand, const ShapedArray& i
 
 absl::StatusOr<GatherParams> ReadGatherParams(const Params& params) {
   GatherParams g;
-  AXE_ASSIGN_OR_RETURN(g.dims,
-                       ReadDims(params, "gather", "GatherDimensionNumbers", GatherKeys()));
+  AXE_ASSIGN_OR_RETURN(g.dims, ReadDims(params, "gather", "GatherDimensionNumbers", GatherKeys()));
   AXE_ASSIGN_OR_RETURN(g.slice_sizes, RequiredInts(params, "gather", "slice_sizes"));
   AXE_ASSIGN_OR_RETURN(g.mode, ReadMode(params, IndexMode::kPromiseInBounds));
   auto it = params.find("fill_value");
@@ -470,10 +469,12 @@ IndexMap BuildIndexMap(absl::Span<const int64_t> operand_shape,
   }
   for (int64_t w : d.window_dims) window_shape.push_back(other_shape[w]);
   Ints window_size(rank, 1);
-  for (size_t i = 0; i < operand_window.size(); ++i) window_size[operand_window[i]] = window_shape[i];
+  for (size_t i = 0; i < operand_window.size(); ++i)
+    window_size[operand_window[i]] = window_shape[i];
   Ints other_batch;  // the other array's batch dimensions, in order
   for (size_t i = 0; i < other_shape.size(); ++i) {
-    if (!IsAmong(d.window_dims, static_cast<int64_t>(i))) other_batch.push_back(static_cast<int64_t>(i));
+    if (!IsAmong(d.window_dims, static_cast<int64_t>(i)))
+      other_batch.push_back(static_cast<int64_t>(i));
   }
   IndexMap m;
   int64_t other_elements = 1;

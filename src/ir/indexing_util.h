@@ -63,8 +63,7 @@ Param ModeParam(IndexMode mode);
 
 // gather's result shape, checked as JAX's _gather_shape_rule does (its TypeError words).
 absl::StatusOr<std::vector<int64_t>> GatherShape(const ShapedArray& operand,
-                                                 const ShapedArray& indices,
-                                                 const GatherParams& g);
+                                                 const ShapedArray& indices, const GatherParams& g);
 // The scatter family's checks (JAX's _scatter_shape_rule); the result has the operand's shape.
 absl::Status CheckScatterShapes(absl::string_view prim, const ShapedArray& operand,
                                 const ShapedArray& indices, const ShapedArray& updates,

@@ -32,9 +32,7 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) {
-  return ad_test::ReadTestdata("jax_indexing/" + file);
-}
+std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_indexing/" + file); }
 
 std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_indexing"); }
 
@@ -174,9 +172,8 @@ TEST(IndexingTest, JvpMatchesFiniteDifferences) {
       HostArray fd = hi[k];
       for (size_t i = 0; i < fd.values.size(); ++i) {
         // A filled (NaN) window has no slope; its tangent is the fill 0.
-        fd.values[i] = std::isnan(hi[k].values[i])
-                           ? 0
-                           : (hi[k].values[i] - lo[k].values[i]) / (2 * eps);
+        fd.values[i] =
+            std::isnan(hi[k].values[i]) ? 0 : (hi[k].values[i] - lo[k].values[i]) / (2 * eps);
       }
       ExpectClose(out[n + k], fd, 1e-5, 1e-5, "tangent");
     }
@@ -234,8 +231,7 @@ constexpr const char* kGatherDims =
     "operand_batching_dims=(), start_indices_batching_dims=())";
 
 absl::Status Typed(const std::string& eqn, const std::string& args) {
-  absl::StatusOr<ClosedJaxpr> j =
-      ParseJaxpr("{ lambda ; " + args + ". let " + eqn + " in (z,) }");
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr("{ lambda ; " + args + ". let " + eqn + " in (z,) }");
   if (!j.ok()) return j.status();
   return CheckJaxpr(*j);
 }
@@ -243,7 +239,8 @@ absl::Status Typed(const std::string& eqn, const std::string& args) {
 std::string Gather(const std::string& dims, const std::string& sizes, const std::string& out) {
   return "z:" + out + " = gather[dimension_numbers=" + dims +
          " fill_value=None indices_are_sorted=False mode=GatherScatterMode.PROMISE_IN_BOUNDS "
-         "slice_sizes=" + sizes + " unique_indices=False] a b";
+         "slice_sizes=" +
+         sizes + " unique_indices=False] a b";
 }
 
 TEST(IndexingTest, GatherTypingErrorsUseJaxsWords) {
@@ -261,8 +258,8 @@ TEST(IndexingTest, GatherTypingErrorsUseJaxsWords) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Gather op must have one slice size for every input dimension; "
                                  "got: len(slice_sizes)=1, input_shape.rank=2")));
-  const std::string bad_map = absl::StrReplaceAll(kGatherDims, {{"start_index_map=(0,)",
-                                                                 "start_index_map=(2,)"}});
+  const std::string bad_map =
+      absl::StrReplaceAll(kGatherDims, {{"start_index_map=(0,)", "start_index_map=(2,)"}});
   EXPECT_THAT(Typed(Gather(bad_map, "(1, 4)", "f32[5,4]"), args),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Invalid start_index_map; domain is [0, 2), got: 0->2.")));
@@ -272,9 +269,9 @@ TEST(IndexingTest, GatherTypingErrorsUseJaxsWords) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Offset dimension 0 in gather op is out of bounds; got 2, but "
                                  "should have been in [0, 2)")));
-  EXPECT_THAT(Typed(Gather(kGatherDims, "(1, 4)", "f32[5,4]"), "a:f32[3,4] b:f32[5,1]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("indices must have an integer type")));
+  EXPECT_THAT(
+      Typed(Gather(kGatherDims, "(1, 4)", "f32[5,4]"), "a:f32[3,4] b:f32[5,1]"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("indices must have an integer type")));
   EXPECT_THAT(Typed(Gather(kGatherDims, "(1, 4)", "f32[5,4]"), "a:f32[3,4] b:i32[5,2]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Gather op has 1 elements in start_index_map and the bound of "
@@ -282,11 +279,11 @@ TEST(IndexingTest, GatherTypingErrorsUseJaxsWords) {
   EXPECT_THAT(Typed(Gather("(1,)", "(1, 4)", "f32[5,4]"), args),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("dimension_numbers must be GatherDimensionNumbers(...)")));
-  const std::string bad_mode = absl::StrReplaceAll(
-      Gather(kGatherDims, "(1, 4)", "f32[5,4]"),
-      {{"GatherScatterMode.PROMISE_IN_BOUNDS", "GatherScatterMode.WRAP"}});
-  EXPECT_THAT(Typed(bad_mode, args),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("mode=GatherScatterMode.WRAP")));
+  const std::string bad_mode =
+      absl::StrReplaceAll(Gather(kGatherDims, "(1, 4)", "f32[5,4]"),
+                          {{"GatherScatterMode.PROMISE_IN_BOUNDS", "GatherScatterMode.WRAP"}});
+  EXPECT_THAT(Typed(bad_mode, args), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("mode=GatherScatterMode.WRAP")));
 }
 
 std::string Scatter(const std::string& prim, const std::string& dims, const std::string& out) {
@@ -301,36 +298,36 @@ constexpr const char* kScatterDims =
     "scatter_indices_batching_dims=())";
 
 TEST(IndexingTest, ScatterTypingErrorsUseJaxsWords) {
-  EXPECT_THAT(Typed(Scatter("scatter-add", kScatterDims, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:f32[5,4]"),
-              IsOk());
-  EXPECT_THAT(Typed(Scatter("scatter-add", kScatterDims, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:f32[5,5]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Bounds of the window dimensions of updates must not exceed the "
-                                 "bounds of the corresponding dimensions of operand. For "
-                                 "dimension 1, updates bound is 5, operand bound is 4.")));
-  EXPECT_THAT(Typed(Scatter("scatter", kScatterDims, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:f32[6,4]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("For scatter dimension 0, updates bound is 6, indices bound "
-                                 "is 5.")));
-  EXPECT_THAT(Typed(Scatter("scatter-mul", kScatterDims, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:f32[5]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Updates tensor must be of rank 2; got 1.")));
-  EXPECT_THAT(Typed(Scatter("scatter-max", kScatterDims, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:i32[5,4]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("lax.scatter-max requires arguments to have the same dtypes, "
-                                 "got float32, int32.")));
-  const std::string inserted =
-      absl::StrReplaceAll(kScatterDims, {{"inserted_window_dims=(0,)", "inserted_window_dims=(3,)"}});
-  EXPECT_THAT(Typed(Scatter("scatter-min", inserted, "f32[3,4]"),
-                    "a:f32[3,4] b:i32[5,1] c:f32[5,4]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Invalid inserted_window_dims set in scatter op; valid range is "
-                                 "[0, 2); got: 3.")));
+  EXPECT_THAT(
+      Typed(Scatter("scatter-add", kScatterDims, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:f32[5,4]"),
+      IsOk());
+  EXPECT_THAT(
+      Typed(Scatter("scatter-add", kScatterDims, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:f32[5,5]"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Bounds of the window dimensions of updates must not exceed the "
+                         "bounds of the corresponding dimensions of operand. For "
+                         "dimension 1, updates bound is 5, operand bound is 4.")));
+  EXPECT_THAT(
+      Typed(Scatter("scatter", kScatterDims, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:f32[6,4]"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("For scatter dimension 0, updates bound is 6, indices bound "
+                         "is 5.")));
+  EXPECT_THAT(
+      Typed(Scatter("scatter-mul", kScatterDims, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:f32[5]"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Updates tensor must be of rank 2; got 1.")));
+  EXPECT_THAT(
+      Typed(Scatter("scatter-max", kScatterDims, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:i32[5,4]"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("lax.scatter-max requires arguments to have the same dtypes, "
+                         "got float32, int32.")));
+  const std::string inserted = absl::StrReplaceAll(
+      kScatterDims, {{"inserted_window_dims=(0,)", "inserted_window_dims=(3,)"}});
+  EXPECT_THAT(
+      Typed(Scatter("scatter-min", inserted, "f32[3,4]"), "a:f32[3,4] b:i32[5,1] c:f32[5,4]"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Invalid inserted_window_dims set in scatter op; valid range is "
+                         "[0, 2); got: 3.")));
 }
 
 // Huge index values (past the operand, past int32, u64 past 2^63) clamp or fill, never read
@@ -339,9 +336,10 @@ TEST(IndexingTest, ExtremeIndicesClampOrFill) {
   const std::string dims = kGatherDims;
   for (const char* mode : {"CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS"}) {
     SCOPED_TRACE(mode);
-    std::string text = "{ lambda ; a:f32[3,2] b:u64[3,1]. let z:f32[3,2] = gather[dimension_numbers=" +
-                       dims + " fill_value=None indices_are_sorted=False mode=GatherScatterMode." +
-                       mode + " slice_sizes=(1, 2) unique_indices=False] a b in (z,) }";
+    std::string text =
+        "{ lambda ; a:f32[3,2] b:u64[3,1]. let z:f32[3,2] = gather[dimension_numbers=" + dims +
+        " fill_value=None indices_are_sorted=False mode=GatherScatterMode." + mode +
+        " slice_sizes=(1, 2) unique_indices=False] a b in (z,) }";
     ClosedJaxpr j = Parse(text);
     HostArray a{*ShapedArray::ParseShort("f32[3,2]"), {1, 2, 3, 4, 5, 6}};
     HostArray b{*ShapedArray::ParseShort("u64[3,1]"), {1, 0x1p63 + 4096, 0x1p40}};
