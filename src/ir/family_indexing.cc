@@ -19,9 +19,9 @@
 // clamps (CLIP) or drops a window out of bounds (FILL_OR_DROP, PROMISE_IN_BOUNDS). Repeated
 // indices apply in row-major order of the updates (the last `scatter` wins).
 //
-// Rules: abstract eval (JAX's shape rules and words), impl, JVP (gather, scatter, scatter-add,
-// scatter-mul), transpose (gather -> scatter-add, scatter-add -> gather, scatter, scatter-mul in
-// its operand) and batching (all).
+// Rules: abstract eval (JAX's shape rules and words), impl, JVP (all; scatter-mul's in its
+// updates for unique indices only, as JAX's), transpose (gather -> scatter-add, scatter-add ->
+// gather, scatter, scatter-mul in its operand) and batching (all).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -312,6 +312,61 @@ JvpRule ScatterJvp(const Primitive* prim) {
   };
 }
 
+// A constant array of `aval`'s type.
+absl::StatusOr<Tracer> Full(Builder& b, const ShapedArray& aval, double value) {
+  return BroadcastInDim(b.Scalar(value, aval.dtype()), aval.shape(), {});
+}
+
+// scatter-min and scatter-max (JAX's _scatter_extremal_jvp): an update that wins passes its
+// tangent, an operand element that keeps its value passes its own; ties share equally.
+JvpRule ScatterExtremalJvp(const Primitive* prim) {
+  return [prim](Builder& b, absl::Span<const Tracer> primals, absl::Span<const OptTracer> tangents,
+                const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(Tracer out, Op(*prim, primals, params));
+    JvpResult r{{out}, {std::nullopt}};
+    if (!tangents[0] && !tangents[2]) return r;
+    const Tracer &x = primals[0], &indices = primals[1], &u = primals[2];
+    AXE_ASSIGN_OR_RETURN(Tracer tx, Instantiate(b, tangents[0], x.aval));
+    AXE_ASSIGN_OR_RETURN(Tracer tu, Instantiate(b, tangents[2], u.aval));
+    AXE_ASSIGN_OR_RETURN(ScatterParams s, ReadScatterParams(params));
+    auto read = [&](const Tracer& from) {
+      return GatherOfScatter(from, indices, u.aval, s, params);
+    };
+    const Primitive &add = *Builtins().add, &div = *Builtins().div, &mul = *Builtins().mul;
+    const Primitive &eq = *Builtins().eq, &select = *Builtins().select_n;
+    AXE_ASSIGN_OR_RETURN(Tracer initial, read(x));
+    AXE_ASSIGN_OR_RETURN(Tracer target, read(out));
+    AXE_ASSIGN_OR_RETURN(Tracer successful, Op(eq, {u, target}));
+    AXE_ASSIGN_OR_RETURN(Tracer retained, Op(eq, {initial, target}));
+    AXE_ASSIGN_OR_RETURN(Tracer ones, Full(b, u.aval, 1));
+    AXE_ASSIGN_OR_RETURN(Tracer zeros, Full(b, u.aval, 0));
+    AXE_ASSIGN_OR_RETURN(Tracer counted, Op(select, {successful, zeros, ones}));
+    AXE_ASSIGN_OR_RETURN(Tracer added,
+                         ScatterAddIntoZeros(b, x.aval, indices, counted, s.dims, s.mode, params));
+    AXE_ASSIGN_OR_RETURN(Tracer num_updates, read(added));
+    AXE_ASSIGN_OR_RETURN(Tracer refs,
+                         ScatterAddIntoZeros(b, x.aval, indices, ones, s.dims, s.mode, params));
+    AXE_ASSIGN_OR_RETURN(Tracer num_refs, read(refs));
+    AXE_ASSIGN_OR_RETURN(Tracer plus_one, Op(add, {num_updates, ones}));
+    AXE_ASSIGN_OR_RETURN(Tracer inv_plus_one, Op(div, {ones, plus_one}));
+    AXE_ASSIGN_OR_RETURN(Tracer inv, Op(div, {ones, num_updates}));
+    AXE_ASSIGN_OR_RETURN(Tracer update_norm, Op(select, {retained, inv, inv_plus_one}));
+    AXE_ASSIGN_OR_RETURN(Tracer update_coef, Op(select, {successful, zeros, update_norm}));
+    AXE_ASSIGN_OR_RETURN(Tracer operand_norm, Op(select, {retained, zeros, inv_plus_one}));
+    AXE_ASSIGN_OR_RETURN(Tracer shifted, Op(*Builtins().sub, {operand_norm, ones}));
+    AXE_ASSIGN_OR_RETURN(Tracer operand_coef, Op(div, {shifted, num_refs}));
+    AXE_ASSIGN_OR_RETURN(Tracer target_t, read(tx));
+    AXE_ASSIGN_OR_RETURN(Tracer from_operand, Op(mul, {target_t, operand_coef}));
+    AXE_ASSIGN_OR_RETURN(Tracer from_updates, Op(mul, {tu, update_coef}));
+    AXE_ASSIGN_OR_RETURN(Tracer tangent_updates, Op(add, {from_operand, from_updates}));
+    AXE_ASSIGN_OR_RETURN(Param add_jaxpr, AddJaxpr(x.aval.dtype()));
+    AXE_ASSIGN_OR_RETURN(r.tangents_out[0],
+                         Op(*Builtins().scatter_add, {tx, indices, tangent_updates},
+                            ScatterParamsOf(s.dims, s.mode, params, std::move(add_jaxpr))));
+    return r;
+  };
+}
+
 Cotangents ScatterAddTranspose(Builder&, absl::Span<const OptTracer> cts,
                                absl::Span<const TransposeArg> args, const Params& params) {
   std::vector<OptTracer> out(args.size());
@@ -493,6 +548,8 @@ void RegisterIndexingRules(const BuiltinPrimitives& p) {
   for (const Primitive* s : {p.scatter, p.scatter_add, p.scatter_mul}) {
     RegisterJvp(*s, ScatterJvp(s));
   }
+  RegisterJvp(*p.scatter_min, ScatterExtremalJvp(p.scatter_min));
+  RegisterJvp(*p.scatter_max, ScatterExtremalJvp(p.scatter_max));
   RegisterTranspose(*p.scatter, ScatterTranspose);
   RegisterTranspose(*p.scatter_add, ScatterAddTranspose);
   RegisterTranspose(*p.scatter_mul, ScatterMulTranspose);

@@ -74,9 +74,8 @@ std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& 
   return out.ok() ? *out : std::vector<HostArray>{};
 }
 
-// scatter-min and scatter-max have no JVP rule in axe (JAX's gradient texts of them, made of
-// gathers, comparisons and scatter-adds, are still checked).
-const std::set<std::string> kNoAxeGrad = {"at_min", "at_max"};
+// Every case's gradient is axe's too.
+const std::set<std::string> kNoAxeGrad = {};
 
 TEST(IndexingTest, JaxTextsRoundTripExactlyAndTypeCheck) {
   int texts = 0;

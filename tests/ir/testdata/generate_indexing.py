@@ -92,6 +92,9 @@ def cases():
         [idx(5, -3, 7, 1), idx(0, 0, 3), idx(3, 4, -9)]
     yield "at_min", (lambda x, i, v: x.at[i].min(v)), [signed((6,)), idx(1, 4, 1, 0), signed((4,), 1)]
     yield "at_max", (lambda x, i, v: x.at[i].max(v)), [x53, idx(0, 2, 0), signed((3, 3), 3)]
+    # Ties: equal winning updates share the tangent, as does an operand that keeps its value.
+    yield "at_max_ties", (lambda x, i, v: x.at[i].max(v)), \
+        [np.array([1, 2, 3, 4], np.float32), idx(1, 1, 2, 3), np.array([5, 5, 3, 0], np.float32)]
     yield "at_add_2d_indices", (lambda x, i, j, v: x.at[i, j].add(v)), \
         [x53, idx(0, 4, 0), idx(1, 2, 1), signed((3,), 2)]
     yield "scatter_window", (lambda x, i, v: lax.scatter_add(
