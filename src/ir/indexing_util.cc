@@ -237,10 +237,12 @@ absl::Status CheckSliceSizes(const ShapedArray& operand, const ShapedArray& indi
         ", collapsed_slice_dims=", PyTuple(d.collapsed_dims),
         ", operand_batching_dims=", PyTuple(d.operand_batching_dims), "."));
   }
+  // JAX skips this check for empty indices; axe keeps it whenever a window would be read
+  // (indices of shape (5, 0) still read five windows) and for negative sizes.
   bool empty_indices = false;
-  for (int64_t n : indices.shape()) empty_indices = empty_indices || n == 0;
+  for (size_t d = 0; d + 1 < indices.rank(); ++d) empty_indices |= indices.shape()[d] == 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (!empty_indices && !(sizes[i] >= 0 && operand.shape()[i] >= sizes[i])) {
+    if ((!empty_indices || sizes[i] < 0) && !(sizes[i] >= 0 && operand.shape()[i] >= sizes[i])) {
       return TypeError(absl::StrCat("Slice size at index ", i,
                                     " in gather op is out of range, must be within [0, ",
                                     operand.shape()[i], " + 1), got ", sizes[i], "."));

@@ -329,6 +329,20 @@ TEST(IndexingTest, ScatterTypingErrorsUseJaxsWords) {
                          "[0, 2); got: 3.")));
 }
 
+// An empty index vector (indices of shape (2, 0)) still reads a window per batch position:
+// a slice larger than the operand is refused (JAX skips the check for empty indices).
+TEST(IndexingTest, SliceSizesAreCheckedForAnEmptyIndexVector) {
+  const std::string dims =
+      "GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(), "
+      "operand_batching_dims=(), start_indices_batching_dims=())";
+  EXPECT_THAT(Typed(Gather(dims, "(3,)", "f32[2,3]"), "a:f32[3] b:i32[2,0]"), IsOk());
+  EXPECT_THAT(Typed(Gather(dims, "(100,)", "f32[2,100]"), "a:f32[3] b:i32[2,0]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Slice size at index 0 in gather op is out of range, must be "
+                                 "within [0, 3 + 1), got 100.")));
+  EXPECT_THAT(Typed(Gather(dims, "(100,)", "f32[0,100]"), "a:f32[3] b:i32[0,0]"), IsOk());
+}
+
 // Huge index values (past the operand, past int32, u64 past 2^63) clamp or fill, never read
 // out of bounds.
 TEST(IndexingTest, ExtremeIndicesClampOrFill) {
