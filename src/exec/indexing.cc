@@ -61,6 +61,25 @@ void GatherTyped(const IndexMap& m, const T* operand, T fill, T* out) {
   }
 }
 
+// The fill value of a FILL_OR_DROP gather in T: the param rounded to the dtype, or JAX's
+// default for it (the integer limits exactly, also for 64-bit types).
+template <typename T>
+T FillOf(const ir::internal::GatherParams& g, DType dtype) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!g.fill_value) return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!g.fill_value) {
+      return std::is_signed_v<T> ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+    }
+    const double v = ir::RoundToDType(*g.fill_value, dtype);  // in range, up to rounding
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
+      return std::numeric_limits<T>::max();
+    }
+    return FromDouble<T>(v);
+  }
+  return FromDouble<T>(ir::RoundToDType(ir::internal::GatherFillValue(g, dtype), dtype));
+}
+
 absl::StatusOr<std::optional<BuiltKernel>> BuildGather(const EqnView& v) {
   const ir::ShapedArray& y = v.out[0];
   if (v.in.size() != 2 || !IsHeld(y.dtype()) || !IsIntegral(v.in[1].dtype())) return std::nullopt;
@@ -68,20 +87,18 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildGather(const EqnView& v) {
   absl::StatusOr<std::vector<int64_t>> shape =
       g.ok() ? ir::internal::GatherShape(v.in[0], v.in[1], *g) : g.status();
   if (!shape.ok() || *shape != y.shape()) return std::nullopt;  // the interpreter reports it
-  const double fill = ir::internal::GatherFillValue(*g, y.dtype());
   BuiltKernel k;
   k.description = "gather";
   k.work = 2 * NumElements(y) * 8 + NumElements(v.in[1]) * 8;
   auto params = std::make_shared<const ir::internal::GatherParams>(*std::move(g));
-  k.kernel = [params, y, fill](const RunContext& ctx, absl::Span<const Value> in,
-                               std::vector<Value>& out) -> absl::Status {
+  k.kernel = [params, y](const RunContext& ctx, absl::Span<const Value> in,
+                         std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(y));
     const IndexMap m =
         MapOf(in[0], in[1], y, params->dims, ir::internal::GatherClamps(params->mode));
     DispatchDType(y.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      GatherTyped<T>(m, in[0].data<T>(), FromDouble<T>(ir::RoundToDType(fill, y.dtype())),
-                     out[0].mutable_data<T>());
+      GatherTyped<T>(m, in[0].data<T>(), FillOf<T>(*params, y.dtype()), out[0].mutable_data<T>());
     });
     return absl::OkStatus();
   };

@@ -4,6 +4,7 @@
 #include "indexing_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -450,7 +451,11 @@ double GatherFillValue(const GatherParams& g, DType dtype) {
   if (g.fill_value) return *g.fill_value;
   if (dtype == DType::kPred) return 1;
   if (IsSignedIntegral(dtype)) return -std::ldexp(1.0, BitWidth(dtype) - 1);
-  if (IsIntegral(dtype)) return std::ldexp(1.0, BitWidth(dtype)) - 1;
+  // The unsigned maximum; for u64 the largest double below 2^64 (2^64 - 1 is no double).
+  if (IsIntegral(dtype)) {
+    const double top = std::ldexp(1.0, BitWidth(dtype));
+    return BitWidth(dtype) == 64 ? std::nextafter(top, 0.0) : top - 1;
+  }
   return std::numeric_limits<double>::quiet_NaN();
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -173,6 +174,43 @@ TEST(ExecIndexingTest, GatherAndScattersAreTypedAndGiveJaxsValues) {
   }
   EXPECT_GE(cases, 60);
   EXPECT_GE(typed, 50);  // the others call them inside a jit (a nested plan)
+}
+
+// A FILL_OR_DROP gather fills out-of-bounds windows with JAX's default for the type: the
+// minimum of signed and the maximum of unsigned integers (u64's 2^64 - 1 exactly), True.
+TEST(ExecIndexingTest, DefaultFillsAreTheIntegerLimits) {
+  auto text = [](const std::string& t) {
+    return "{ lambda ; a:" + t + "[2] b:i32[2,1]. let c:" + t +
+           "[2] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(), "
+           "collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), "
+           "start_indices_batching_dims=()) fill_value=None indices_are_sorted=False "
+           "mode=GatherScatterMode.FILL_OR_DROP slice_sizes=(1,) unique_indices=False] a b "
+           "in (c,) }";
+  };
+  auto run = [&](const std::string& t) -> Value {
+    ir::ClosedJaxpr j = Parse(text(t));
+    absl::StatusOr<Executable> e = Executable::Compile(j);
+    EXPECT_THAT(e, IsOk());
+    if (!e.ok()) return Value();
+    EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+    absl::StatusOr<Value> a = Value::Zeros(j.jaxpr.in_avals()[0]);
+    ir::HostArray idx{j.jaxpr.in_avals()[1], {1, 7}};
+    absl::StatusOr<Value> b = FromHostArray(idx);
+    EXPECT_THAT(a, IsOk());
+    EXPECT_THAT(b, IsOk());
+    absl::StatusOr<std::vector<Value>> out = e->Run({*a, *b});
+    EXPECT_THAT(out, IsOk());
+    return out.ok() ? (*out)[0] : Value();
+  };
+  Value s32 = run("i32"), u8 = run("u8"), u64 = run("u64"), s64 = run("i64"), b = run("bool");
+  ASSERT_EQ(s32.num_elements(), 2);
+  EXPECT_EQ(s32.data<int32_t>()[0], 0);
+  EXPECT_EQ(s32.data<int32_t>()[1], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(u8.data<uint8_t>()[1], 255);
+  EXPECT_EQ(u64.data<uint64_t>()[1], std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(s64.data<int64_t>()[1], std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(b.data<bool>()[0], false);
+  EXPECT_EQ(b.data<bool>()[1], true);
 }
 
 constexpr const char* kSoftmax =
