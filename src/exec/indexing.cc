@@ -82,7 +82,9 @@ T FillOf(const ir::internal::GatherParams& g, DType dtype) {
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildGather(const EqnView& v) {
   const ir::ShapedArray& y = v.out[0];
-  if (v.in.size() != 2 || !IsHeld(y.dtype()) || !IsIntegral(v.in[1].dtype())) return std::nullopt;
+  if (v.in.size() != 2 || !IsHeld(y.dtype()) || !IsIntegral(v.in[1].dtype()) ||
+      !IsHeld(v.in[1].dtype()))
+    return std::nullopt;
   absl::StatusOr<ir::internal::GatherParams> g = ir::internal::ReadGatherParams(v.eqn.params);
   absl::StatusOr<std::vector<int64_t>> shape =
       g.ok() ? ir::internal::GatherShape(v.in[0], v.in[1], *g) : g.status();
@@ -162,7 +164,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScatter(const EqnView& v) {
   const ir::ShapedArray& y = v.out[0];
   std::optional<ScatterCombine> combine = ir::internal::ScatterCombineOf(v.eqn.primitive->name());
   if (!combine || v.in.size() != 3 || !IsHeld(y.dtype()) || !IsIntegral(v.in[1].dtype()) ||
-      v.in[0].dtype() != y.dtype() || v.in[2].dtype() != y.dtype()) {
+      !IsHeld(v.in[1].dtype()) || v.in[0].dtype() != y.dtype() || v.in[2].dtype() != y.dtype()) {
     return std::nullopt;
   }
   absl::StatusOr<ir::internal::ScatterParams> s = ir::internal::ReadScatterParams(v.eqn.params);

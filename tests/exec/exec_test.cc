@@ -213,6 +213,20 @@ TEST(ExecIndexingTest, DefaultFillsAreTheIntegerLimits) {
   EXPECT_EQ(b.data<bool>()[1], true);
 }
 
+// Indices of a type the executor does not hold (s4) leave the gather to the interpreter
+// instead of reaching a typed kernel.
+TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[4] b:s4[2,1]. let c:f32[2] = gather[dimension_numbers="
+      "GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), "
+      "operand_batching_dims=(), start_indices_batching_dims=()) fill_value=None "
+      "indices_are_sorted=False mode=GatherScatterMode.CLIP slice_sizes=(1,) "
+      "unique_indices=False] a b in (c,) }");
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
+}
+
 constexpr const char* kSoftmax =
     "{ lambda ; a:f32[64,256]. let\n"
     "    b:f32[64] = reduce_max[axes=(1,) out_sharding=None] a\n"
