@@ -4,6 +4,7 @@
 // FILL_OR_DROP); a scatter copies the operand, then combines each update into it in row-major
 // order of the updates, in the dtype (integers wrap, half floats round after each update, min
 // and max propagate NaN, bool adds as `or` and multiplies as `and`).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -47,8 +48,20 @@ IndexMap MapOf(const Value& operand, const Value& indices, const ir::ShapedArray
                                      dims, IndexValues(indices), clamp);
 }
 
+// Whether both window offset lists are 0, 1, 2, ... (a window of whole trailing rows, as in an
+// embedding lookup): then a window is one contiguous copy.
+bool ContiguousWindows(const IndexMap& m) {
+  for (size_t w = 0; w < m.window_other.size(); ++w) {
+    const int64_t at = static_cast<int64_t>(w);
+    if (m.window_operand[w] != at || m.window_other[w] != at) return false;
+  }
+  return true;
+}
+
 template <typename T>
 void GatherTyped(const IndexMap& m, const T* operand, T fill, T* out) {
+  const bool contiguous = ContiguousWindows(m);
+  const size_t window = m.window_other.size();
   for (size_t b = 0; b < m.base.size(); ++b) {
     T* o = out + m.batch_other[b];
     if (m.base[b] < 0) {
@@ -56,6 +69,10 @@ void GatherTyped(const IndexMap& m, const T* operand, T fill, T* out) {
       continue;
     }
     const T* x = operand + m.base[b];
+    if (contiguous) {
+      std::copy_n(x, window, o);
+      continue;
+    }
     for (size_t w = 0; w < m.window_other.size(); ++w)
       o[m.window_other[w]] = x[m.window_operand[w]];
   }
