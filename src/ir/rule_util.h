@@ -70,6 +70,9 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// gather and the scatter family: definitions and every rule (family_indexing.cc).
+void DefineIndexing(BuiltinPrimitives& p);
+void RegisterIndexingRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

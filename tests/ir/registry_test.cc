@@ -93,6 +93,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "rem",
         "round",
         "rsqrt",
+        "scatter-max",
+        "scatter-min",
         "sign",
         "sin",
         "sqrt",
