@@ -248,6 +248,7 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefineConv(p);
   return p;
 }
 
@@ -264,6 +265,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
     internal::RegisterRevSplitPad(*p);
+    internal::RegisterConvRules(*p);
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);

@@ -70,6 +70,9 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// conv_general_dilated: its definition and every rule (family_conv.cc).
+void DefineConv(BuiltinPrimitives& p);
+void RegisterConvRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -17,6 +17,8 @@
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
+//                padding, dilations, feature and batch groups)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -65,6 +67,7 @@ struct BuiltinPrimitives {
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
+  const Primitive* conv_general_dilated;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
