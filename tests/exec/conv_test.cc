@@ -1,0 +1,135 @@
+// The executor's conv_general_dilated kernel: JAX's numbers for every JAX-printed convolution
+// (tests/ir/testdata/jax_conv), integers exactly (wrap-around included); the interpreter's
+// numbers for 16-bit floats and odd layouts; exact sums for a convolution whose patch matrix
+// is built in several chunks, split in the middle of output rows.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "axe/exec/executable.h"
+#include "axe/ir/eval.h"
+#include "axe/ir/eval_text.h"
+#include "axe/ir/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/ad_test_util.h"
+#include "support/status_matchers.h"
+
+namespace axe::exec {
+namespace conv_test {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::testing::HasSubstr;
+
+ir::ClosedJaxpr Parse(const std::string& text) {
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
+  EXPECT_THAT(j, IsOk()) << text;
+  return j.ok() ? *j : ir::ClosedJaxpr{};
+}
+
+void ExpectClose(const ir::HostArray& got, const ir::HostArray& want, double rtol,
+                 const std::string& what) {
+  ASSERT_EQ(got.aval.shape(), want.aval.shape()) << what;
+  ASSERT_EQ(got.aval.dtype(), want.aval.dtype()) << what;
+  double scale = 1;
+  for (double w : want.values) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < want.values.size(); ++i) {
+    if (IsFloatingPoint(want.aval.dtype())) {
+      EXPECT_NEAR(got.values[i], want.values[i], rtol * scale) << what << " element " << i;
+    } else {
+      EXPECT_EQ(got.values[i], want.values[i]) << what << " element " << i;
+    }
+  }
+}
+
+TEST(ExecConvTest, JaxPrintedConvolutionsGiveJaxsValuesWithoutFallback) {
+  int cases = 0;
+  for (const std::string& name : ad_test::TestdataCases("jax_conv")) {
+    SCOPED_TRACE(name);
+    auto v = ad_test::ReadTestdataValues("jax_conv/" + name + ".values.txt");
+    ir::ClosedJaxpr j = Parse(ad_test::ReadTestdata("jax_conv/" + name + ".txt"));
+    absl::StatusOr<Executable> e = Executable::Compile(j);
+    ASSERT_THAT(e, IsOk());
+    if (name != "bool_conv") {
+      EXPECT_THAT(e->Describe(), HasSubstr("im2col"));
+      EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+    }
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, v["arg"]);
+    ASSERT_THAT(got, IsOk());
+    ASSERT_EQ(got->size(), v["out"].size());
+    for (size_t i = 0; i < got->size(); ++i) ExpectClose((*got)[i], v["out"][i], 1e-5, "out");
+    ++cases;
+  }
+  EXPECT_GE(cases, 20);
+}
+
+// f16 and bf16 through float accumulation, int8 into int16 and uint8 into uint32, with a
+// layout whose operands and result are all permuted: the interpreter's numbers.
+TEST(ExecConvTest, SixteenBitFloatsAndWideningIntegersMatchTheInterpreter) {
+  struct Case {
+    std::string in, out, preferred;
+  };
+  for (const Case& c :
+       {Case{"f16", "f16", "None"}, Case{"bf16", "bf16", "None"}, Case{"bf16", "f32", "float32"},
+        Case{"s8", "s16", "int16"}, Case{"u8", "u32", "uint32"}, Case{"s32", "f32", "float32"}}) {
+    SCOPED_TRACE(c.in + " -> " + c.out);
+    const std::string text = absl::StrCat(
+        "{ lambda ; a:", c.in, "[5,3,2,6] b:", c.in, "[3,2,3,4]. let\n    c:", c.out,
+        "[4,2,4,2] = conv_general_dilated[batch_group_count=1 "
+        "dimension_numbers=ConvDimensionNumbers(lhs_spec=(2, 1, 0, 3), rhs_spec=(3, 2, 1, 0), "
+        "out_spec=(1, 2, 3, 0)) feature_group_count=1 lhs_dilation=(1, 2) out_sharding=None "
+        "padding=((1, 0), (2, 1)) precision=None preferred_element_type=",
+        c.preferred, " rhs_dilation=(2, 1) window_strides=(2, 3)] a b\n  in (c,) }");
+    ir::ClosedJaxpr j = Parse(text);
+    std::vector<ir::HostArray> args;
+    for (const char* shape : {"[5,3,2,6]", "[3,2,3,4]"}) {
+      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(c.in + shape + "=iota");
+      ASSERT_THAT(a, IsOk());
+      for (size_t i = 0; i < a->values.size(); ++i) {
+        a->values[i] = ir::RoundToDType(
+            IsFloatingPoint(a->aval.dtype()) ? 0.01 * ((i * 7) % 23) - 0.1 : (i * 5) % 19,
+            a->aval.dtype());
+      }
+      args.push_back(*a);
+    }
+    absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, args);
+    ASSERT_THAT(want, IsOk());
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, args);
+    ASSERT_THAT(got, IsOk());
+    ExpectClose((*got)[0], (*want)[0], 1e-2, "out");
+  }
+}
+
+// A 50x50 window over a 300x300 input: the patch matrix (2,500 rows of 63,001 positions) is
+// built in chunks that end inside output rows. With x[i, j] = i + 1000 j every sum is an exact
+// integer in f64: out[y, x] = 50 (50 y + 1225) + 1000 * 50 (50 x + 1225).
+TEST(ExecConvTest, ChunkedPatchMatrixGivesExactSums) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f64[1,1,300,300] b:f64[1,1,50,50]. let\n"
+      "    c:f64[1,1,251,251] = conv_general_dilated[batch_group_count=1 "
+      "dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3), "
+      "out_spec=(0, 1, 2, 3)) feature_group_count=1 lhs_dilation=(1, 1) out_sharding=None "
+      "padding=((0, 0), (0, 0)) precision=None preferred_element_type=None rhs_dilation=(1, 1) "
+      "window_strides=(1, 1)] a b\n  in (c,) }");
+  ir::HostArray x{*ir::ShapedArray::ParseShort("f64[1,1,300,300]"), {}};
+  for (int i = 0; i < 300; ++i) {
+    for (int k = 0; k < 300; ++k) x.values.push_back(i + 1000.0 * k);
+  }
+  ir::HostArray w{*ir::ShapedArray::ParseShort("f64[1,1,50,50]"), std::vector<double>(2500, 1)};
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, {x, w});
+  ASSERT_THAT(got, IsOk());
+  int wrong = 0;
+  for (int y = 0; y < 251; ++y) {
+    for (int k = 0; k < 251; ++k) {
+      const double want = 50.0 * (50 * y + 1225) + 1000.0 * 50 * (50 * k + 1225);
+      wrong += (*got)[0].values[static_cast<size_t>(y * 251 + k)] != want;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+}  // namespace
+}  // namespace conv_test
+}  // namespace axe::exec
