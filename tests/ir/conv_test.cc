@@ -128,10 +128,6 @@ TEST(ConvTest, VmapGivesJaxsValues) {
     SCOPED_TRACE(name);
     ClosedJaxpr f = Parse(Read(name + ".txt"));
     auto v = Values(name + ".vmap");
-    std::vector<std::pair<std::string, HostArray>> lines;
-    for (const auto& [kind, arrays] : v) {
-      for (const HostArray& a : arrays) lines.push_back({kind, a});
-    }
     // ReadTestdataValues groups by kind; re-read the file to keep the calls' order.
     std::vector<std::string> order;
     for (absl::string_view line : absl::StrSplit(Read(name + ".vmap"), '\n')) {
@@ -149,6 +145,7 @@ TEST(ConvTest, VmapGivesJaxsValues) {
         args.push_back(a);
         continue;
       }
+      for (const HostArray& arg : args) options.arg_types.push_back(arg.aval);
       absl::StatusOr<ClosedJaxpr> batched = Vmap(f, options);
       ASSERT_THAT(batched, IsOk());
       std::vector<HostArray> out = Eval(*batched, args);

@@ -111,7 +111,7 @@ def text(a):
             np.dtype(np.bool_): "bool"}[a.dtype]
     vals = ",".join(("true" if v else "false") if kind == "bool" else repr(v.item())
                     if kind in ("i32", "i8") else str(np.float32(v)) for v in a.reshape(-1))
-    return f"{kind}[{','.join(map(str, a.shape))}]={vals}"
+    return f"{kind}[{','.join(map(str, a.shape))}]={vals or 0}"  # =0: every element (none)
 
 
 def batched(a, axis, k):
