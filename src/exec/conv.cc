@@ -35,7 +35,8 @@ using Ints = std::vector<int64_t>;
 
 struct ConvGeometry {
   int64_t n = 0, c = 0, o = 0, i = 0, out_n = 0, groups = 1, window = 1, positions = 1;
-  bool batch_groups = false;  // the groups split the batch (else the features)
+  bool batch_groups = false;   // the groups split the batch (else the features)
+  bool channels_last = false;  // canonical [N, spatial..., C], [window..., I, O], [N, ..., O]
   Ints in_sp, win_sp, out_sp, strides, lhs_dil, rhs_dil, pad_lo;
   Ints in_sp_strides;  // row-major strides of the input's spatial dimensions
   Ints lhs_strides, rhs_strides, out_strides;  // the operands' strides, canonical order
@@ -95,22 +96,37 @@ absl::StatusOr<ConvGeometry> ReadGeometry(const EqnView& v) {
   AXE_RETURN_IF_ERROR(ReadSpatialParams(v, g));
   AXE_ASSIGN_OR_RETURN(int64_t fg, v.eqn.params.at("feature_group_count").AsInt("fgc"));
   AXE_ASSIGN_OR_RETURN(int64_t bg, v.eqn.params.at("batch_group_count").AsInt("bgc"));
+  const Ints lhs = Pick(v.in[0].shape(), ls), rhs = Pick(v.in[1].shape(), rs);
+  const Ints out = Pick(v.out[0].shape(), os);
+  g.n = lhs[0];
+  g.c = lhs[1];
+  g.o = rhs[0];
+  g.i = rhs[1];
+  g.out_n = out[0];
+  g.groups = std::max(fg, bg);
+  g.batch_groups = bg > 1;
+  g.in_sp.assign(lhs.begin() + 2, lhs.end());
+  g.win_sp.assign(rhs.begin() + 2, rhs.end());
+  g.out_sp.assign(out.begin() + 2, out.end());
+  // Features innermost in the input (flax's NHWC): patches are runs of features (of at least
+  // a few: single features are better copied a row of positions at a time).
+  g.channels_last = ls.size() > 2 && ls[1] == static_cast<int64_t>(ls.size()) - 1 && g.i >= 4;
+  if (g.channels_last) {
+    ls.push_back(ls[1]);
+    ls.erase(ls.begin() + 1);
+    os.push_back(os[1]);
+    os.erase(os.begin() + 1);
+    Ints window(rs.begin() + 2, rs.end());
+    window.push_back(rs[1]);
+    window.push_back(rs[0]);
+    rs = window;
+  }
   g.lhs_shape = Pick(v.in[0].shape(), ls);
   g.rhs_shape = Pick(v.in[1].shape(), rs);
   g.out_shape = Pick(v.out[0].shape(), os);
   g.lhs_strides = Pick(RowMajorStrides(v.in[0].shape()), ls);
   g.rhs_strides = Pick(RowMajorStrides(v.in[1].shape()), rs);
   g.out_strides = Pick(RowMajorStrides(v.out[0].shape()), os);
-  g.n = g.lhs_shape[0];
-  g.c = g.lhs_shape[1];
-  g.o = g.rhs_shape[0];
-  g.i = g.rhs_shape[1];
-  g.out_n = g.out_shape[0];
-  g.groups = std::max(fg, bg);
-  g.batch_groups = bg > 1;
-  g.in_sp.assign(g.lhs_shape.begin() + 2, g.lhs_shape.end());
-  g.win_sp.assign(g.rhs_shape.begin() + 2, g.rhs_shape.end());
-  g.out_sp.assign(g.out_shape.begin() + 2, g.out_shape.end());
   g.in_sp_strides = RowMajorStrides(g.in_sp);
   g.window = Product(g.win_sp);
   g.positions = Product(g.out_sp);
@@ -271,39 +287,72 @@ struct Im2Col {
   }
 };
 
-// c[m, p] (row stride ldc) = sum_k a[m, k] * b[k, p], for one chunk of `cols` positions.
+// c[m, n] (row stride ldc) = a[m, k] (row stride lda) b[k, n] (row stride ldb): OpenBLAS's
+// GEMM for float and double when large enough, plain loops otherwise (integers wrap).
 template <typename A>
-void Multiply(int64_t m, int64_t k, int64_t cols, const A* a, const A* b, A* c, int64_t ldc,
-              int threads) {
+void Multiply(int64_t m, int64_t k, int64_t n, const A* a, int64_t lda, const A* b, int64_t ldb,
+              A* c, int64_t ldc, int threads) {
   const Blas* blas = nullptr;
   if constexpr (std::is_floating_point_v<A>) {
-    if (m * k * cols > kSmallConv && m < kMaxBlasDim && k < kMaxBlasDim && cols < kMaxBlasDim) {
+    if (m * k * n > kSmallConv && std::max({m, k, n, lda, ldb, ldc}) < kMaxBlasDim) {
       blas = LoadedBlas();
     }
   }
   if (blas != nullptr) {
     SetBlasThreads(*blas, std::max(1, threads));
-    const int mi = static_cast<int>(m), ni = static_cast<int>(cols), ki = static_cast<int>(k);
-    const int lda = std::max(1, ki), ldb = std::max(1, ni), ldci = static_cast<int>(ldc);
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    const int la = static_cast<int>(lda), lb = static_cast<int>(ldb), lc = static_cast<int>(ldc);
     if constexpr (std::is_same_v<A, float>) {
-      blas->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a, lda, b, ldb, 0.0f,
-                  c, ldci);
+      blas->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a, la, b, lb, 0.0f,
+                  c, lc);
     } else if constexpr (std::is_same_v<A, double>) {
-      blas->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0, a, lda, b, ldb, 0.0,
-                  c, ldci);
+      blas->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0, a, la, b, lb, 0.0, c,
+                  lc);
     }
     return;
   }
   using Sum = std::conditional_t<std::is_integral_v<A>, uint64_t, A>;
-  std::vector<Sum> row(static_cast<size_t>(cols));
+  std::vector<Sum> row(static_cast<size_t>(n));
   for (int64_t r = 0; r < m; ++r) {
     std::fill(row.begin(), row.end(), Sum(0));
     for (int64_t q = 0; q < k; ++q) {
-      const Sum x = static_cast<Sum>(a[r * k + q]);
-      const A* brow = b + q * cols;
-      for (int64_t p = 0; p < cols; ++p) row[p] += x * static_cast<Sum>(brow[p]);
+      const Sum x = static_cast<Sum>(a[r * lda + q]);
+      const A* brow = b + q * ldb;
+      for (int64_t p = 0; p < n; ++p) row[p] += x * static_cast<Sum>(brow[p]);
     }
-    for (int64_t p = 0; p < cols; ++p) c[r * ldc + p] = static_cast<A>(row[p]);
+    for (int64_t p = 0; p < n; ++p) c[r * ldc + p] = static_cast<A>(row[p]);
+  }
+}
+
+// The channels-last patch matrix: row p (an output position) holds, per window position,
+// the I input features read there (zeros on padding and dilation holes). `src` is the batch
+// element's input at its first feature of the group.
+template <typename A>
+void PatchRow(const ConvGeometry& g, const A* src, int64_t p, A* dst) {
+  const size_t nd = g.out_sp.size();
+  Ints y(nd), k(nd, 0);
+  for (int64_t r = p, d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {
+    y[d] = r % g.out_sp[d];
+    r /= g.out_sp[d];
+  }
+  const Im2Col<A> at{g};
+  for (int64_t w = 0; w < g.window; ++w, dst += g.i) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (size_t d = 0; d < nd && inside; ++d) {
+      const int64_t x = at.Read(d, y[d], k[d]);
+      inside = x >= 0;
+      offset += x * g.in_sp_strides[d];
+    }
+    if (inside) {
+      std::memcpy(dst, src + offset * g.c, sizeof(A) * static_cast<size_t>(g.i));
+    } else {
+      std::fill_n(dst, g.i, A(0));
+    }
+    for (size_t d = nd; d-- > 0;) {
+      if (++k[d] < g.win_sp[d]) break;
+      k[d] = 0;
+    }
   }
 }
 
@@ -312,6 +361,32 @@ struct ConvPlan {
   Move lhs, rhs, out;
   int64_t chunk = 1;  // output positions per im2col chunk
 };
+
+// The canonical channels-last result y[out_n, positions, O]: per chunk of output positions,
+// patches [positions, window x I] times the kernel's columns of the group [window x I, O / G].
+template <typename A>
+void ConvolveChannelsLast(const ConvPlan& plan, const RunContext& ctx, const A* lhs, const A* rhs,
+                          A* y, A* columns) {
+  const ConvGeometry& g = plan.g;
+  const int64_t og = g.o / g.groups, k = g.i * g.window, in_size = Product(g.in_sp);
+  for (int64_t n = 0; n < g.out_n; ++n) {
+    for (int64_t q = 0; q < g.groups; ++q) {
+      const int64_t batch = g.batch_groups ? q * g.out_n + n : n;
+      const A* src = lhs + batch * in_size * g.c + (g.batch_groups ? 0 : q * g.i);
+      for (int64_t p0 = 0; p0 < g.positions; p0 += plan.chunk) {
+        const int64_t p1 = std::min(g.positions, p0 + plan.chunk), rows = p1 - p0;
+        auto fill = [&](int64_t p) { PatchRow(g, src, p0 + p, columns + p * k); };
+        if (ctx.pool != nullptr && ctx.threads > 1 && k * rows > (int64_t{1} << 16)) {
+          ctx.pool->ParallelFor(rows, fill, ctx.threads);
+        } else {
+          for (int64_t p = 0; p < rows; ++p) fill(p);
+        }
+        Multiply(rows, k, og, columns, k, rhs + q * og, g.o,
+                 y + (n * g.positions + p0) * g.o + q * og, g.o, ctx.threads);
+      }
+    }
+  }
+}
 
 // The canonical result y[out_n, O, positions] from the canonical operands.
 template <typename A>
@@ -334,8 +409,8 @@ void Convolve(const ConvPlan& plan, const RunContext& ctx, const A* lhs, const A
         } else {
           for (int64_t row = 0; row < k; ++row) fill(row);
         }
-        Multiply(og, k, cols, rhs + q * og * k, columns, y + (n * g.o + q * og) * g.positions + p0,
-                 g.positions, ctx.threads);
+        Multiply(og, k, cols, rhs + q * og * k, k, columns, cols,
+                 y + (n * g.o + q * og) * g.positions + p0, g.positions, ctx.threads);
       }
     }
   }
@@ -384,7 +459,11 @@ absl::Status ConvKernel(const ConvPlan& plan, const RunContext& ctx, absl::Span<
     std::fill_n(y, Product(g.out_shape), A(0));
   } else if (Product(g.out_shape) > 0) {
     AXE_ASSIGN_OR_RETURN(columns, Scratch(ctx, g.acc_t, k * plan.chunk));
-    Convolve<A>(plan, ctx, lhs, rhs, y, columns.mutable_data<A>());
+    if (g.channels_last) {
+      ConvolveChannelsLast<A>(plan, ctx, lhs, rhs, y, columns.mutable_data<A>());
+    } else {
+      Convolve<A>(plan, ctx, lhs, rhs, y, columns.mutable_data<A>());
+    }
   }
   if (plan.out.copy) {
     AXE_RETURN_IF_ERROR(plan.out.copy->Run(y, out[0].mutable_bytes()));
@@ -430,8 +509,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
   const int64_t k = std::max<int64_t>(1, g.i * g.window);
   plan.chunk = std::clamp<int64_t>(kColumnElements / k, 1, std::max<int64_t>(1, g.positions));
   BuiltKernel built;
-  built.description = absl::StrCat("im2col ", g.acc_t, plan.lhs.in_place ? "" : " pack-lhs",
-                                   plan.out.in_place ? "" : " unpack-out");
+  built.description =
+      absl::StrCat("im2col ", g.channels_last ? "channels-last " : "", NumpyName(g.acc_t),
+                   plan.lhs.in_place ? "" : " pack-lhs", plan.out.in_place ? "" : " unpack-out");
   built.work = g.out_n * g.o * g.positions * g.i * g.window +
                (NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out)) * bytes;
   built.scratch_bytes =

@@ -102,32 +102,58 @@ TEST(ExecConvTest, SixteenBitFloatsAndWideningIntegersMatchTheInterpreter) {
   }
 }
 
-// A 40x40 window over a 200x200 input: the patch matrix (1,600 rows of 25,921 positions) is
-// built in chunks that end inside output rows. With x[i, j] = i + 1000 j every sum is an exact
-// integer in f64: out[y, x] = 40 (40 y + 780) + 1000 * 40 (40 x + 780).
-TEST(ExecConvTest, ChunkedPatchMatrixGivesExactSums) {
-  ir::ClosedJaxpr j = Parse(
-      "{ lambda ; a:f64[1,1,200,200] b:f64[1,1,40,40]. let\n"
-      "    c:f64[1,1,161,161] = conv_general_dilated[batch_group_count=1 "
-      "dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3), "
-      "out_spec=(0, 1, 2, 3)) feature_group_count=1 lhs_dilation=(1, 1) out_sharding=None "
-      "padding=((0, 0), (0, 0)) precision=None preferred_element_type=None rhs_dilation=(1, 1) "
-      "window_strides=(1, 1)] a b\n  in (c,) }");
-  ir::HostArray x{*ir::ShapedArray::ParseShort("f64[1,1,200,200]"), {}};
-  for (int i = 0; i < 200; ++i) {
-    for (int k = 0; k < 200; ++k) x.values.push_back(i + 1000.0 * k);
+// A w x w window of ones over an s x s input with c equal features: the patch matrix
+// (more than 2^22 elements) is built in chunks that end inside output rows, in both
+// orientations (NCHW: a row per window position; NHWC: a row per output position). With
+// x[i, j, :] = i + 1000 j every sum is an exact integer in f64:
+// out[y, x] = c w (w y + T) + 1000 c w (w x + T), T = w (w - 1) / 2.
+void CheckChunkedSums(bool nhwc, int s, int w, int c) {
+  SCOPED_TRACE(absl::StrCat(nhwc ? "NHWC" : "NCHW", " ", s, " ", w, " ", c));
+  const int o = s - w + 1;
+  const std::string spec =
+      nhwc ? "lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2)"
+           : "lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, 3)";
+  const std::string x_type = nhwc ? absl::StrCat("f64[1,", s, ",", s, ",", c, "]")
+                                  : absl::StrCat("f64[1,", c, ",", s, ",", s, "]");
+  const std::string w_type = nhwc ? absl::StrCat("f64[", w, ",", w, ",", c, ",1]")
+                                  : absl::StrCat("f64[1,", c, ",", w, ",", w, "]");
+  const std::string y_type =
+      absl::StrCat("f64[1,", nhwc ? "" : "1,", o, ",", o, nhwc ? ",1" : "", "]");
+  ir::ClosedJaxpr j = Parse(absl::StrCat(
+      "{ lambda ; a:", x_type, " b:", w_type, ". let\n    c:", y_type,
+      " = conv_general_dilated[batch_group_count=1 dimension_numbers=ConvDimensionNumbers(", spec,
+      ") feature_group_count=1 lhs_dilation=(1, 1) out_sharding=None padding=((0, 0), (0, 0)) "
+      "precision=None preferred_element_type=None rhs_dilation=(1, 1) window_strides=(1, 1)] a "
+      "b\n  in (c,) }"));
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr(nhwc ? "im2col channels-last" : "im2col float64"));
+  ir::HostArray x{*ir::ShapedArray::ParseShort(x_type), {}};
+  for (int a = 0; a < (nhwc ? s : c); ++a) {
+    for (int b = 0; b < s; ++b) {
+      for (int d = 0; d < (nhwc ? c : s); ++d) {
+        x.values.push_back(nhwc ? a + 1000.0 * b : b + 1000.0 * d);
+      }
+    }
   }
-  ir::HostArray w{*ir::ShapedArray::ParseShort("f64[1,1,40,40]"), std::vector<double>(1600, 1)};
-  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, {x, w});
+  ir::HostArray ones{*ir::ShapedArray::ParseShort(w_type),
+                     std::vector<double>(static_cast<size_t>(w * w * c), 1)};
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, {x, ones});
   ASSERT_THAT(got, IsOk());
+  const double t = w * (w - 1) / 2.0;
   int wrong = 0;
-  for (int y = 0; y < 161; ++y) {
-    for (int k = 0; k < 161; ++k) {
-      const double want = 40.0 * (40 * y + 780) + 1000.0 * 40 * (40 * k + 780);
-      wrong += (*got)[0].values[static_cast<size_t>(y * 161 + k)] != want;
+  for (int y = 0; y < o; ++y) {
+    for (int k = 0; k < o; ++k) {
+      const double want = c * w * (w * y + t) + 1000.0 * c * w * (w * k + t);
+      wrong += (*got)[0].values[static_cast<size_t>(y * o + k)] != want;
     }
   }
   EXPECT_EQ(wrong, 0);
+}
+
+TEST(ExecConvTest, ChunkedPatchMatrixGivesExactSums) {
+  CheckChunkedSums(false, 200, 40, 1);  // 1,600 rows of 25,921 positions
+  CheckChunkedSums(true, 100, 20, 4);   // 6,561 rows of 1,600
 }
 
 }  // namespace

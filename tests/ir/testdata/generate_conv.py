@@ -63,6 +63,14 @@ def cases():
     yield "batch_group", conv(window_strides=(1, 1), padding=((1, 0), (0, 1)),
                               batch_group_count=2), \
         [data((4, 3, 5, 5)), data((4, 3, 3, 3), 1)], [(0, 0), (0, None), (None, 3)]
+    # NHWC with at least 4 input features per group: the executor's channels-last patches.
+    yield "nhwc_grouped", conv(window_strides=(2, 1), padding=((1, -1), (2, 0)),
+                               lhs_dilation=(2, 1), rhs_dilation=(1, 2), feature_group_count=2,
+                               dimension_numbers=("NHWC", "HWIO", "NHWC")), \
+        [data((2, 5, 6, 8)), data((3, 2, 4, 6), 1)], [(0, 0), (3, None), (None, 3)]
+    yield "nhwc_batch_group", conv(window_strides=(1, 1), padding="SAME", batch_group_count=2,
+                                   dimension_numbers=("NHWC", "HWIO", "NHWC")), \
+        [data((4, 5, 5, 4)), data((3, 3, 4, 6), 1)], [(0, 0), (0, None), (None, 0)]
     yield "conv1d", conv(window_strides=(2,), padding=((2, 1),), rhs_dilation=(2,)), \
         [data((2, 3, 9)), data((4, 3, 3), 1)], [(0, 0), (2, None)]
     yield "conv3d", conv(window_strides=(1, 2, 1), padding="SAME",
