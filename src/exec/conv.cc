@@ -16,11 +16,13 @@
 // the interpreter.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
 #include "exec/blas.h"
@@ -362,28 +364,30 @@ struct ConvPlan {
   int64_t chunk = 1;  // output positions per im2col chunk
 };
 
-// The canonical channels-last result y[out_n, positions, O]: per chunk of output positions,
-// patches [positions, window x I] times the kernel's columns of the group [window x I, O / G].
+// The canonical channels-last result y[out_n x positions, O]: per feature group and chunk of
+// output positions (of all batch elements at once, so that one GEMM covers several), patches
+// [positions, window x I] times the kernel's columns of the group [window x I, O / G].
 template <typename A>
 void ConvolveChannelsLast(const ConvPlan& plan, const RunContext& ctx, const A* lhs, const A* rhs,
                           A* y, A* columns) {
   const ConvGeometry& g = plan.g;
   const int64_t og = g.o / g.groups, k = g.i * g.window, in_size = Product(g.in_sp);
-  for (int64_t n = 0; n < g.out_n; ++n) {
-    for (int64_t q = 0; q < g.groups; ++q) {
-      const int64_t batch = g.batch_groups ? q * g.out_n + n : n;
-      const A* src = lhs + batch * in_size * g.c + (g.batch_groups ? 0 : q * g.i);
-      for (int64_t p0 = 0; p0 < g.positions; p0 += plan.chunk) {
-        const int64_t p1 = std::min(g.positions, p0 + plan.chunk), rows = p1 - p0;
-        auto fill = [&](int64_t p) { PatchRow(g, src, p0 + p, columns + p * k); };
-        if (ctx.pool != nullptr && ctx.threads > 1 && k * rows > (int64_t{1} << 16)) {
-          ctx.pool->ParallelFor(rows, fill, ctx.threads);
-        } else {
-          for (int64_t p = 0; p < rows; ++p) fill(p);
-        }
-        Multiply(rows, k, og, columns, k, rhs + q * og, g.o,
-                 y + (n * g.positions + p0) * g.o + q * og, g.o, ctx.threads);
+  const int64_t total = g.out_n * g.positions;
+  for (int64_t q = 0; q < g.groups; ++q) {
+    for (int64_t r0 = 0; r0 < total; r0 += plan.chunk) {
+      const int64_t r1 = std::min(total, r0 + plan.chunk), rows = r1 - r0;
+      auto fill = [&](int64_t r) {
+        const int64_t n = (r0 + r) / g.positions, p = (r0 + r) % g.positions;
+        const int64_t batch = g.batch_groups ? q * g.out_n + n : n;
+        const A* src = lhs + batch * in_size * g.c + (g.batch_groups ? 0 : q * g.i);
+        PatchRow(g, src, p, columns + r * k);
+      };
+      if (ctx.pool != nullptr && ctx.threads > 1 && k * rows > (int64_t{1} << 16)) {
+        ctx.pool->ParallelFor(rows, fill, ctx.threads);
+      } else {
+        for (int64_t r = 0; r < rows; ++r) fill(r);
       }
+      Multiply(rows, k, og, columns, k, rhs + q * og, g.o, y + r0 * g.o + q * og, g.o, ctx.threads);
     }
   }
 }
@@ -507,13 +511,18 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
   AXE_ASSIGN_OR_RETURN(
       plan.out, PlanMove(g.out_shape, g.out_strides, out_t == g.acc_t, bytes, false, threads));
   const int64_t k = std::max<int64_t>(1, g.i * g.window);
-  plan.chunk = std::clamp<int64_t>(kColumnElements / k, 1, std::max<int64_t>(1, g.positions));
+  const int64_t positions = g.channels_last ? g.out_n * g.positions : g.positions;
+  plan.chunk = std::clamp<int64_t>(kColumnElements / k, 1, std::max<int64_t>(1, positions));
   BuiltKernel built;
   built.description =
       absl::StrCat("im2col ", g.channels_last ? "channels-last " : "", NumpyName(g.acc_t),
                    plan.lhs.in_place ? "" : " pack-lhs", plan.out.in_place ? "" : " unpack-out");
-  built.work = g.out_n * g.o * g.positions * g.i * g.window +
-               (NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out)) * bytes;
+  // Multiply-adds plus bytes touched, saturated: a huge convolution is refused by the work
+  // budget rather than wrapping around to a small estimate.
+  const int64_t touched = NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out);
+  std::optional<int64_t> work = CheckedProduct({g.out_n, g.o, g.positions, g.i, g.window});
+  work = work ? CheckedAdd(*work, touched * bytes) : std::nullopt;
+  built.work = work.value_or(std::numeric_limits<int64_t>::max());
   built.scratch_bytes =
       (k * plan.chunk + NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out)) * bytes;
   plan.g = std::move(g);

@@ -156,6 +156,20 @@ TEST(ExecConvTest, ChunkedPatchMatrixGivesExactSums) {
   CheckChunkedSums(true, 100, 20, 4);   // 6,561 rows of 1,600
 }
 
+// A convolution of a billion positions by a million-wide window: Compile refuses it for its
+// work (or memory) instead of overflowing its estimate.
+TEST(ExecConvTest, HugeConvolutionIsRefusedByTheBudget) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[1,1,1000000000] b:f32[1,1,1000000]. let\n"
+      "    c:f32[1,1,999000001] = conv_general_dilated[batch_group_count=1 "
+      "dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), "
+      "out_spec=(0, 1, 2)) feature_group_count=1 lhs_dilation=(1,) out_sharding=None "
+      "padding=((0, 0),) precision=None preferred_element_type=None rhs_dilation=(1,) "
+      "window_strides=(1,)] a b\n  in (c,) }");
+  EXPECT_THAT(Executable::Compile(j).status(),
+              ::axe::testing_support::StatusIs(absl::StatusCode::kResourceExhausted, ::testing::_));
+}
+
 }  // namespace
 }  // namespace conv_test
 }  // namespace axe::exec
