@@ -325,12 +325,34 @@ TEST(ConvTest, TypingGivesXlasShapes) {
               IsOk());
 }
 
-// A huge batch: the typing does not allocate, and evaluation is refused for its size, not
-// crashed.
+// A huge batch: typed with checked sizes, without allocating.
 TEST(ConvTest, HugeShapesAreTypedWithoutOverflow) {
   EXPECT_THAT(TypeOf("f32[4611686018427387904,3,5,5]", "f32[4,3,3,3]", "",
                      "f32[4611686018427387904,4,3,3]"),
               IsOk());
+}
+
+// vmap over an empty batch: JAX's rule gives zeros of the batched result's type instead of
+// folding the empty dimension into the operands'.
+TEST(ConvTest, VmapOverAnEmptyBatchGivesAnEmptyResult) {
+  ClosedJaxpr f = Parse(Read("grouped.txt"));
+  for (auto [lhs_axis, rhs_axis] : {std::pair<std::optional<int64_t>, std::optional<int64_t>>{0, 0},
+                                    {0, std::nullopt},
+                                    {std::nullopt, 0}}) {
+    VmapOptions options;
+    options.in_axes = {lhs_axis, rhs_axis};
+    options.axis_size = 0;
+    absl::StatusOr<ClosedJaxpr> batched = Vmap(f, options);
+    ASSERT_THAT(batched, IsOk());
+    std::vector<HostArray> args;
+    for (size_t k = 0; k < 2; ++k) {
+      ShapedArray a = batched->jaxpr.in_avals()[k];
+      args.push_back(HostArray{a, std::vector<double>(a.NumElements().value_or(0), 0.5)});
+    }
+    std::vector<HostArray> out = Eval(*batched, args);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].aval.ShortString(), "f32[0,2,6,3,2]");
+  }
 }
 
 }  // namespace
