@@ -103,6 +103,18 @@ def cases():
                                  dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=HI)
         + jnp.linspace(-0.2, 0.3, 4)), axis=(1, 2)), \
         [data((2, 6, 6, 3)), data((3, 3, 3, 4), 1)], []
+    yield "precision_mixed", conv(window_strides=(1, 1), padding="VALID",
+                                  precision=(lax.Precision.HIGH, lax.Precision.DEFAULT)), \
+        [data((1, 2, 4, 4)), data((2, 2, 2, 2), 1)], []
+    yield "bf16_to_f32", conv(window_strides=(1, 1), padding="SAME",
+                              preferred_element_type=jnp.float32, precision=None), \
+        [data((1, 3, 4, 4), 0, jnp.bfloat16), data((2, 3, 3, 3), 1, jnp.bfloat16)], []
+    # JAX's own batched programs (reshape[dimensions=...] around the convolution).
+    yield "vmapped_both", jax.vmap(conv(window_strides=(1, 1), padding="SAME")), \
+        [data((2, 2, 3, 4, 4)), data((2, 4, 3, 3, 3), 1)], []
+    yield "vmapped_rhs_grouped", jax.vmap(conv(window_strides=(1, 1), padding="VALID",
+                                               feature_group_count=2), in_axes=(None, 2)), \
+        [data((2, 4, 4, 4)), data((4, 2, 3, 2, 2), 1)], []
     yield "int8_to_int32", conv(window_strides=(1, 1), padding="SAME",
                                 preferred_element_type=jnp.int32, precision=None), \
         [ints((2, 3, 4, 4), 0, np.int8, 20), ints((4, 3, 3, 3), 1, np.int8, 21)], []
@@ -116,7 +128,7 @@ def cases():
 def text(a):
     a = np.asarray(a)
     kind = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32", np.dtype(np.int8): "i8",
-            np.dtype(np.bool_): "bool"}[a.dtype]
+            np.dtype(np.bool_): "bool", np.dtype(jnp.bfloat16): "bf16"}[a.dtype]
     vals = ",".join(("true" if v else "false") if kind == "bool" else repr(v.item())
                     if kind in ("i32", "i8") else str(np.float32(v)) for v in a.reshape(-1))
     return f"{kind}[{','.join(map(str, a.shape))}]={vals or 0}"  # =0: every element (none)
