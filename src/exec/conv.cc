@@ -47,8 +47,9 @@ struct ConvGeometry {
   ir::ShapedArray out;
 };
 
-// Output positions of one im2col chunk: the columns stay within this many elements.
-constexpr int64_t kColumnElements = int64_t{1} << 22;
+// Output positions of one im2col chunk: the patches stay within this many elements (1 MiB of
+// floats), small enough for the GEMM to read them back from cache.
+constexpr int64_t kColumnElements = int64_t{1} << 18;
 // Below this many multiply-adds per GEMM, plain loops.
 constexpr int64_t kSmallConv = int64_t{1} << 15;
 constexpr int64_t kMaxBlasDim = int64_t{1} << 30;

@@ -103,7 +103,7 @@ TEST(ExecConvTest, SixteenBitFloatsAndWideningIntegersMatchTheInterpreter) {
 }
 
 // A w x w window of ones over an s x s input with c equal features: the patch matrix
-// (more than 2^22 elements) is built in chunks that end inside output rows, in both
+// (more than 2^18 elements) is built in chunks that end inside output rows, in both
 // orientations (NCHW: a row per window position; NHWC: a row per output position). With
 // x[i, j, :] = i + 1000 j every sum is an exact integer in f64:
 // out[y, x] = c w (w y + T) + 1000 c w (w x + T), T = w (w - 1) / 2.
