@@ -256,11 +256,12 @@ absl::StatusOr<Geometry> ComputeGeometry(const ShapedArray& lhs, const ShapedArr
   return g;
 }
 
-// JAX's _validate_preferred_element_type.
+// JAX's _validate_preferred_element_type (bool operands take any wider type).
 absl::Status CheckPreferred(DType in, DType preferred) {
-  auto kind = [](DType t) { return IsIntegral(t) ? 1 : IsFloatingPoint(t) ? 2 : 0; };
-  if (!(kind(in) == 1 && kind(preferred) == 2)) {
-    if (kind(in) != kind(preferred)) {
+  if (!(IsIntegral(in) && IsFloatingPoint(preferred))) {
+    if ((IsIntegral(in) && !IsIntegral(preferred)) ||
+        (IsFloatingPoint(in) && !IsFloatingPoint(preferred)) ||
+        (IsComplex(in) && !IsComplex(preferred))) {
       return TypeError(
           "Input type is incompatible with `preferred_element_type`. The compatible "
           "combinations of (input_type, preferred_element_type) are (integral, integral), "

@@ -52,7 +52,7 @@ TEST(ExecConvTest, JaxPrintedConvolutionsGiveJaxsValuesWithoutFallback) {
     ir::ClosedJaxpr j = Parse(ir::ad_test::ReadTestdata("jax_conv/" + name + ".txt"));
     absl::StatusOr<Executable> e = Executable::Compile(j);
     ASSERT_THAT(e, IsOk());
-    if (name != "bool_conv") {
+    if (name.rfind("bool", 0) != 0) {  // bool operands run on the interpreter
       EXPECT_THAT(e->Describe(), HasSubstr("im2col"));
       EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
     }

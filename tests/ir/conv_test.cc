@@ -323,6 +323,10 @@ TEST(ConvTest, TypingGivesXlasShapes) {
                      "1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))",
                      "f32[2,3,3,6]"),
               IsOk());
+  // JAX lets bool operands count into any wider type.
+  EXPECT_THAT(
+      TypeOf("bool[2,3,5,5]", "bool[4,3,3,3]", "preferred_element_type=int32", "i32[2,4,3,3]"),
+      IsOk());
 }
 
 // A huge batch: typed with checked sizes, without allocating.

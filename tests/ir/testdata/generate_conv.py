@@ -121,6 +121,9 @@ def cases():
     yield "int32_wrap", conv(window_strides=(1,), padding="VALID", precision=None), \
         [ints((1, 2, 5), 0, np.int32, 300000), ints((2, 2, 2), 1, np.int32, 700000)], \
         [(0, 0)]
+    yield "bool_to_int32", conv(window_strides=(1,), padding="SAME", precision=None,
+                                preferred_element_type=jnp.int32), \
+        [ints((2, 2, 5)) > 1, ints((2, 2, 3), 1) > 0], []
     yield "bool_conv", conv(window_strides=(1,), padding="SAME", precision=None), \
         [ints((2, 2, 5)) > 1, ints((2, 2, 3), 1) > 0], []
 
