@@ -280,6 +280,7 @@ const KernelTable& Kernels() {
     AddCallKernels(*t);
     AddCompareSelectKernels(*t);
     AddIndexingKernels(*t);
+    AddConvKernels(*t);
     return t;
   }();
   return *table;

@@ -249,6 +249,7 @@ BuiltinPrimitives DefineAll() {
   DefineCalls(p);
   DefineCollectives(p);
   internal::DefineIndexing(p);
+  internal::DefineConv(p);
   return p;
 }
 
@@ -265,6 +266,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
     internal::RegisterRevSplitPad(*p);
+    internal::RegisterConvRules(*p);
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);

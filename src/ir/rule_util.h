@@ -73,6 +73,9 @@ void RegisterRevSplitPad(const BuiltinPrimitives& p);
 // gather and the scatter family: definitions and every rule (family_indexing.cc).
 void DefineIndexing(BuiltinPrimitives& p);
 void RegisterIndexingRules(const BuiltinPrimitives& p);
+// conv_general_dilated: its definition and every rule (family_conv.cc).
+void DefineConv(BuiltinPrimitives& p);
+void RegisterConvRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

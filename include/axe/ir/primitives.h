@@ -20,6 +20,8 @@
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
+//                padding, dilations, feature and batch groups)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -71,6 +73,7 @@ struct BuiltinPrimitives {
   // Indexing (family_indexing.cc): gather and the scatter family, named as JAX prints them
   // (scatter-add, scatter-mul, scatter-min, scatter-max).
   const Primitive *gather, *scatter, *scatter_add, *scatter_mul, *scatter_min, *scatter_max;
+  const Primitive* conv_general_dilated;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
