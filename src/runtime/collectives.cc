@@ -12,9 +12,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
+#include "axe/relayout/box_copy.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 

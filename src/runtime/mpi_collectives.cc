@@ -13,12 +13,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
+#include "axe/relayout/box_copy.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/mpi_client.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::StridedBox;
+using relayout::WholeBox;
 
 namespace {
 

@@ -19,11 +19,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
-#include "axe/runtime/strided_box.h"
+#include "axe/relayout/box_copy.h"
+#include "axe/relayout/strided_box.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
+
+using relayout::BoxElements;
+using relayout::BoxFromIndex;
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::Relative;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 

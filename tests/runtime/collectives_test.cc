@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/element_value.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/element_value.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sharding/test_util.h"
@@ -20,6 +20,11 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::ElementBytes;
+using relayout::RoundToBF16Bits;
+using relayout::RoundToF16Bits;
+
 namespace collectives_test {
 namespace {
 
