@@ -87,4 +87,21 @@ std::string BoxToString(absl::Span<const Interval> box) {
                       "]");
 }
 
+void SplitBox(absl::Span<const Interval> box, int64_t max_elements, std::vector<IndexBox>& out) {
+  const int64_t n = BoxElements(box).value_or(0);
+  if (n <= max_elements) {
+    if (n > 0) out.emplace_back(box.begin(), box.end());
+    return;
+  }
+  size_t i = 0;
+  while (box[i].size() == 1) ++i;  // n > max_elements >= 1: some extent exceeds 1
+  const int64_t inner = n / box[i].size();
+  const int64_t rows = std::max<int64_t>(1, max_elements / inner);
+  for (int64_t begin = box[i].begin; begin < box[i].end; begin += rows) {
+    IndexBox part(box.begin(), box.end());
+    part[i] = {begin, std::min(box[i].end, begin + rows)};
+    SplitBox(part, max_elements, out);
+  }
+}
+
 }  // namespace axe::relayout

@@ -42,6 +42,13 @@ IndexBox Relative(absl::Span<const Interval> box, absl::Span<const Interval> ori
 // "[[0, 4], [4, 8]]", the form of DeviceShard::IndexToString.
 std::string BoxToString(absl::Span<const Interval> box);
 
+// Cuts `box` into boxes of at most `max_elements` (>= 1) elements each, appended to `out`
+// in row-major order: slabs of whole slices of its outermost dimension of extent > 1, or
+// single slices of it cut the same way, recursively, when one slice is already too big. An
+// empty box adds nothing.
+//   SplitBox({{0, 4}, {0, 8}}, 16, out);   // [[0, 2], [0, 8]], [[2, 4], [0, 8]]
+void SplitBox(absl::Span<const Interval> box, int64_t max_elements, std::vector<IndexBox>& out);
+
 }  // namespace axe::relayout
 
 #endif  // AXE_RELAYOUT_INDEX_BOX_H_
