@@ -1,5 +1,5 @@
-// CopyStrided against a plain loop over the box: transposed, sub-block and negative-free
-// strides, every element size the engine copies, rank 0, empty boxes and the errors.
+// CopyStrided against a plain loop over the box: transposed and sub-block strides, every
+// element size the engine copies, reused plans, rank 0, empty boxes and the errors.
 #include "axe/relayout/strided_copy.h"
 
 #include <cstdint>
@@ -47,6 +47,24 @@ TEST(CopyStrided, MatchesALoopForEveryElementSize) {
     ASSERT_OK(CopyStrided(src.data() + (2 * 12 + 3) * element_bytes, {12, 1}, dst.data(), {1, 6},
                           {5, 7}, element_bytes));
     EXPECT_EQ(dst, expected);
+  }
+}
+
+// Plans are kept per thread for the last few blocks: the same block at other base pointers,
+// and more distinct blocks than are kept, still copy the right elements.
+TEST(CopyStrided, ReusedPlansCopyAtEveryBasePointer) {
+  std::vector<uint8_t> src(16 * 16 * 4);
+  std::iota(src.begin(), src.end(), uint8_t{3});
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t rows = 1; rows <= 20; ++rows) {
+      const int64_t r = 1 + rows % 8, offset = (rows * 5 + round) % 100;
+      std::vector<uint8_t> dst(static_cast<size_t>(8 * 8 * 4), 0);
+      const std::vector<uint8_t> expected =
+          LoopCopy(std::vector<uint8_t>(src.begin() + offset * 4, src.end()), {16, 1}, dst, {1, 8},
+                   {r, 5}, 4);
+      ASSERT_OK(CopyStrided(src.data() + offset * 4, {16, 1}, dst.data(), {1, 8}, {r, 5}, 4));
+      EXPECT_EQ(dst, expected) << "rows " << r << " offset " << offset;
+    }
   }
 }
 
