@@ -1,4 +1,4 @@
-// axe.relayout: the relayout engine (include/axe/runtime/relayout_plan.h) on NumPy buffers.
+// axe.relayout: the relayout engine (include/axe/relayout/relayout_plan.h) on NumPy buffers.
 // The Python wrapper (python/axe/_relayout.py) allocates the output; here the plan runs from
 // the input's memory straight into it (no staging copy), with the GIL released.
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "axe/runtime/buffer_layout.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/buffer_layout.h"
+#include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
 #include "axe/xla/shape.h"
 #include "axe/xla/to_axe.h"
@@ -23,8 +23,8 @@ namespace nb = nanobind;
 namespace axe::python {
 namespace {
 
-using runtime::BufferLayout;
-using runtime::RelayoutPlan;
+using relayout::BufferLayout;
+using relayout::RelayoutPlan;
 using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
 // The input may be read-only (np.asarray of a jax.Array is).
 using ReadOnlyBuffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
@@ -60,8 +60,8 @@ BufferLayout ToBufferLayout(nb::handle layout, const char* what) {
 
 RelayoutPlan Plan(nb::handle src, nb::handle dst, const std::vector<int64_t>& shape,
                   int element_bytes) {
-  return Unwrap(runtime::PlanRelayout(ToBufferLayout(src, "src"), ToBufferLayout(dst, "dst"), shape,
-                                      element_bytes));
+  return Unwrap(relayout::PlanRelayout(ToBufferLayout(src, "src"), ToBufferLayout(dst, "dst"),
+                                       shape, element_bytes));
 }
 
 // Checks that `buffer` (`what`) holds the element range [begin, end) of the plan.

@@ -10,14 +10,27 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/index_box.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/box_copy.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/index_box.h"
+#include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
 #include "axe/xla/shape.h"
 
 namespace axe::runtime {
+
+using relayout::BoxFromIndex;
+using relayout::BufferLayout;
+using relayout::CheckBufferLayout;
+using relayout::CopyBox;
+using relayout::ElementBytes;
+using relayout::MutableStoredTensor;
+using relayout::PlanRelayout;
+using relayout::RelayoutOptions;
+using relayout::RelayoutPlan;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 
