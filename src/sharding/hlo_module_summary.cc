@@ -1,0 +1,120 @@
+// SummarizeHloModule and DecidePartitioning (hlo_module_summary.h).
+#include "axe/sharding/hlo_module_summary.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/status_macros.h"
+
+namespace axe::sharding {
+
+PartitioningEvidence DecidePartitioning(const HloModuleText& module) {
+  PartitioningEvidence out;
+  const ModulePartitioning& p = module.partitioning;
+  out.partitioned = p.partitioned;
+  out.num_partitions = p.num_partitions;
+  out.decision = p.reason;
+  if (!p.has_header) {
+    out.evidence.push_back("no HloModule header line: nothing says how many partitions");
+  } else if (p.num_partitions > 1) {
+    out.evidence.push_back(absl::StrCat("the header says num_partitions=", p.num_partitions));
+  } else {
+    out.evidence.push_back("the header has no num_partitions > 1 (one partition)");
+  }
+  if (p.entry_name.empty()) {
+    out.evidence.push_back("no ENTRY computation");
+  } else if (absl::EndsWith(p.entry_name, "_spmd")) {
+    out.evidence.push_back(absl::StrCat("ENTRY %", p.entry_name,
+                                        ": the SPMD partitioner names what it writes ..._spmd"));
+  } else {
+    out.evidence.push_back(absl::StrCat("ENTRY %", p.entry_name,
+                                        ": not a name the SPMD partitioner writes (..._spmd)"));
+  }
+  int64_t channel = 0, sharded = 0, partition_ids = 0;
+  for (const ModuleInstruction& ins : module.instructions) {
+    if (ins.channel_id) ++channel;
+    if (ins.sharding) ++sharded;
+    if (ins.opcode == "partition-id") ++partition_ids;
+  }
+  out.evidence.push_back(
+      absl::StrCat(channel, " instruction(s) with a channel_id (cross-partition communication)"));
+  if (partition_ids > 0) {
+    out.evidence.push_back(absl::StrCat(
+        partition_ids, " partition-id instruction(s) (the partitioner's per-device offsets)"));
+  }
+  out.evidence.push_back(absl::StrCat(
+      sharded, " instruction(s) with a sharding=, read as ",
+      p.partitioned ? "one device's shape (global = shape x tiles)" : "the whole array's shape"));
+  return out;
+}
+
+namespace hlo_module_summary {
+namespace {
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return CheckedAdd(a, b).value_or(std::numeric_limits<int64_t>::max());
+}
+
+// The devices the module runs on: num_partitions, or more when a sharding names more (a
+// module before partitioning may have no num_partitions in its header).
+int64_t NumDevices(const HloModuleText& module, PartitioningEvidence& evidence) {
+  int64_t named = 0;
+  for (const ModuleInstruction& ins : module.instructions) {
+    if (ins.sharding) named = std::max(named, DeviceCountNamed(*ins.sharding));
+  }
+  if (named > evidence.num_partitions) {
+    evidence.evidence.push_back(absl::StrCat(
+        "the shardings name ", named, " devices: the module is read for ", named, " devices"));
+    return named;
+  }
+  return evidence.num_partitions;
+}
+
+void SortCollectives(HloModuleSummary& s, size_t top) {
+  std::map<std::string, OpcodeCount> by_opcode;
+  for (const CollectiveSummary& c : s.collectives) {
+    OpcodeCount& o = by_opcode[c.opcode];
+    o.opcode = c.opcode;
+    ++o.count;
+    o.total_bytes = SaturatingAdd(o.total_bytes, c.total_bytes);
+    s.collective_total_bytes = SaturatingAdd(s.collective_total_bytes, c.total_bytes);
+  }
+  for (auto& [opcode, count] : by_opcode) s.collectives_by_opcode.push_back(count);
+  s.collective_count = s.collectives.size();
+  std::stable_sort(s.collectives.begin(), s.collectives.end(),
+                   [](const CollectiveSummary& a, const CollectiveSummary& b) {
+                     return a.total_bytes > b.total_bytes;
+                   });
+  if (top != 0 && s.collectives.size() > top) s.collectives.resize(top);
+}
+
+}  // namespace
+}  // namespace hlo_module_summary
+
+absl::StatusOr<HloModuleSummary> SummarizeHloModule(const HloModuleText& module,
+                                                    const SummaryOptions& options) {
+  HloModuleSummary s;
+  if (!module.entry) return absl::InvalidArgumentError("the module has no ENTRY computation");
+  s.name = module.name;
+  s.lines = module.lines;
+  s.computations = module.computations.size();
+  s.instructions = module.instructions.size();
+  s.entry = module.computations[*module.entry].name;
+  s.partitioning = DecidePartitioning(module);
+  s.num_devices = hlo_module_summary::NumDevices(module, s.partitioning);
+  const bool partitioned = s.partitioning.partitioned;
+  AXE_ASSIGN_OR_RETURN(s.sharded, ShardedValues(module, partitioned, s.num_devices, options.top,
+                                                s.sharded_count, s.skipped));
+  AXE_ASSIGN_OR_RETURN(s.collectives, SummarizeCollectives(module, s.num_devices));
+  hlo_module_summary::SortCollectives(s, options.top);
+  AXE_ASSIGN_OR_RETURN(s.memory, SummarizeMemory(module, partitioned, s.num_devices, options.top));
+  return s;
+}
+
+}  // namespace axe::sharding
