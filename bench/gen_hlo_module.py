@@ -15,7 +15,7 @@ LAYER = """\
   %fusion.{i} = bf16[512,1024]{{1,0}} fusion(%x.{p}, %w.{i}), kind=kCustom, calls=%fused_computation, sharding={{devices=[4,1,2]<=[8] last_tile_dim_replicate}}, metadata={{op_name="jit(step)/layer_{i}/dot_general" source_file="/home/user/model/transformer.py" source_line={line}}}
   %all-reduce.{i} = bf16[512,1024]{{1,0}} all-reduce(%fusion.{i}), channel_id={c0}, replica_groups=[4,2]<=[8], use_global_device_ids=true, to_apply=%add, metadata={{op_name="jit(step)/layer_{i}/psum"}}
   %all-gather.{i} = bf16[1024,1024]{{1,0}} all-gather(%all-reduce.{i}), channel_id={c1}, replica_groups=mesh['x'=2,'y'=4] {{'x'}}, dimensions={{0}}, use_global_device_ids=true, metadata={{op_name="jit(step)/layer_{i}/all_gather"}}
-  %reduce-scatter.{i} = bf16[256,1024]{{1,0}} reduce-scatter(%all-gather.{i}), channel_id={c2}, replica_groups={{{{0,1,2,3},{{4,5,6,7}}}}, use_global_device_ids=true, dimensions={{0}}, to_apply=%add, metadata={{op_name="jit(step)/layer_{i}/psum_scatter"}}
+  %reduce-scatter.{i} = bf16[256,1024]{{1,0}} reduce-scatter(%all-gather.{i}), channel_id={c2}, replica_groups={{{{0,1,2,3}},{{4,5,6,7}}}}, use_global_device_ids=true, dimensions={{0}}, to_apply=%add, metadata={{op_name="jit(step)/layer_{i}/psum_scatter"}}
   %collective-permute.{i} = bf16[256,1024]{{1,0}} collective-permute(%reduce-scatter.{i}), channel_id={c3}, source_target_pairs={{{{0,1}},{{1,2}},{{2,3}},{{3,4}},{{4,5}},{{5,6}},{{6,7}},{{7,0}}}}, metadata={{op_name="jit(step)/layer_{i}/ppermute"}}
   %x.{i} = bf16[512,1024]{{1,0}} fusion(%collective-permute.{i}, %fusion.{i}), kind=kLoop, calls=%fused_add, sharding={{devices=[4,2]<=[8]}}, metadata={{op_name="jit(step)/layer_{i}/add" source_file="/home/user/model/transformer.py" source_line={line}}}
 """

@@ -12,6 +12,7 @@
 #include "axe/sharding/hlo_module_summary.h"
 #include "axe/sharding/hlo_replica_groups.h"
 #include "axe/xla/sizes.h"
+#include "hlo_line_column.h"
 
 namespace axe::sharding {
 namespace hlo_collectives {
@@ -76,8 +77,8 @@ absl::Status Groups(const ModuleInstruction& ins, Kind kind, int64_t num_devices
     absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
         ParseReplicaGroups(c.groups_text, num_devices);
     if (!groups.ok()) {
-      return At(ins, ins.replica_groups_column,
-                absl::StrCat("replica_groups: ", groups.status().message()));
+      return internal::AtLineColumn(ins.line, ins.replica_groups_column, groups.status(),
+                                    absl::StrCat(ins.name, ": replica_groups: "));
     }
     c.groups = *std::move(groups);
     for (const std::vector<int64_t>& g : c.groups) {
@@ -95,8 +96,8 @@ absl::Status Groups(const ModuleInstruction& ins, Kind kind, int64_t num_devices
   absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> pairs =
       ParseSourceTargetPairs(ins.source_target_pairs.empty() ? "{}" : ins.source_target_pairs);
   if (!pairs.ok()) {
-    return At(ins, ins.source_target_pairs_column,
-              absl::StrCat("source_target_pairs: ", pairs.status().message()));
+    return internal::AtLineColumn(ins.line, ins.source_target_pairs_column, pairs.status(),
+                                  absl::StrCat(ins.name, ": source_target_pairs: "));
   }
   c.pairs = *std::move(pairs);
   absl::flat_hash_map<int64_t, int64_t> sends, receives;

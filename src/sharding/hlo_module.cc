@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "axe/base/status_macros.h"
 #include "axe/xla/hlo_text.h"
+#include "hlo_line_column.h"
 
 namespace axe::sharding {
 namespace module_reader {
@@ -21,21 +22,9 @@ absl::Status At(size_t line, size_t column, absl::string_view message) {
       absl::StrCat("line ", line, ", column ", column, ": ", message));
 }
 
-// A scanner message "position P: rest" at `offset` bytes into the line: "line L, column C:
-// rest"; other messages get the column of `offset`.
+// A scanner message "position P: rest" about the text at `offset` bytes into the line.
 absl::Status AtScannerPosition(size_t line, size_t offset, const absl::Status& status) {
-  absl::string_view message = status.message();
-  size_t position = 0;
-  if (absl::ConsumePrefix(&message, "position ")) {
-    const size_t colon = message.find(':');
-    if (colon != absl::string_view::npos && absl::SimpleAtoi(message.substr(0, colon), &position)) {
-      message = absl::StripLeadingAsciiWhitespace(message.substr(colon + 1));
-    } else {
-      message = status.message();
-    }
-  }
-  return absl::Status(status.code(), absl::StrCat("line ", line, ", column ", offset + position + 1,
-                                                  ": ", message));
+  return internal::AtLineColumn(line, offset + 1, status);
 }
 
 // One `key=value` attribute after the operand list; `at` is the value's offset in the line.

@@ -27,14 +27,15 @@ PartitioningEvidence DecidePartitioning(const HloModuleText& module) {
   } else {
     out.evidence.push_back("the header has no num_partitions > 1 (one partition)");
   }
-  if (p.entry_name.empty()) {
+  const std::string entry = module.entry ? module.computations[*module.entry].name : "";
+  if (entry.empty()) {
     out.evidence.push_back("no ENTRY computation");
-  } else if (absl::EndsWith(p.entry_name, "_spmd")) {
-    out.evidence.push_back(absl::StrCat("ENTRY %", p.entry_name,
-                                        ": the SPMD partitioner names what it writes ..._spmd"));
+  } else if (absl::EndsWith(entry, "_spmd")) {
+    out.evidence.push_back(
+        absl::StrCat("ENTRY ", entry, ": the SPMD partitioner names what it writes ..._spmd"));
   } else {
-    out.evidence.push_back(absl::StrCat("ENTRY %", p.entry_name,
-                                        ": not a name the SPMD partitioner writes (..._spmd)"));
+    out.evidence.push_back(
+        absl::StrCat("ENTRY ", entry, ": not a name the SPMD partitioner writes (..._spmd)"));
   }
   int64_t channel = 0, sharded = 0, partition_ids = 0;
   for (const ModuleInstruction& ins : module.instructions) {
