@@ -19,5 +19,6 @@ compiled = lowered.compile()
 with open(os.path.join(here, "matmul_2d.unpartitioned.hlo"), "w") as f:
     f.write(lowered.compiler_ir("hlo").as_hlo_text())
 with open(os.path.join(here, "matmul_2d.hlo"), "w") as f:
-    f.write(compiled.as_text())
+    # The dump's FileNames table names this script: without this machine's folders.
+    f.write(compiled.as_text().replace(here + "/", "examples/hlo/"))
 print(compiled.memory_analysis())

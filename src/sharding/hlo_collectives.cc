@@ -74,19 +74,21 @@ absl::Status Groups(const ModuleInstruction& ins, Kind kind, int64_t num_devices
                     CollectiveSummary& c) {
   if (kind != Kind::kPermute) {
     c.groups_text = ins.replica_groups.empty() ? "{}" : ins.replica_groups;
-    absl::StatusOr<std::vector<std::vector<int64_t>>> groups =
-        ParseReplicaGroups(c.groups_text, num_devices);
-    if (!groups.ok()) {
-      return internal::AtLineColumn(ins.line, ins.replica_groups_column, groups.status(),
+    // The sizes only: the groups of the collectives listed are expanded later.
+    absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> sizes =
+        ReplicaGroupSizes(c.groups_text, num_devices);
+    if (!sizes.ok()) {
+      return internal::AtLineColumn(ins.line, ins.replica_groups_column, sizes.status(),
                                     absl::StrCat(ins.name, ": replica_groups: "));
     }
-    c.groups = *std::move(groups);
-    for (const std::vector<int64_t>& g : c.groups) {
-      c.devices += static_cast<int64_t>(g.size());
-      AXE_ASSIGN_OR_RETURN(int64_t each,
-                           RingBytes(kind, c.operand_bytes, static_cast<int64_t>(g.size())));
+    c.group_size = sizes->empty() ? 0 : sizes->front().first;
+    for (const auto& [size, count] : *sizes) {
+      if (size != c.group_size) c.group_size = 0;
+      c.num_groups += count;
+      c.devices += size * count;  // at most kMaxReplicaGroupDevices
+      AXE_ASSIGN_OR_RETURN(int64_t each, RingBytes(kind, c.operand_bytes, size));
       c.max_send_bytes = std::max(c.max_send_bytes, each);
-      AXE_ASSIGN_OR_RETURN(int64_t group_total, Scaled(each, static_cast<int64_t>(g.size()), 1));
+      AXE_ASSIGN_OR_RETURN(int64_t group_total, Scaled(each, size * count, 1));
       AXE_RETURN_IF_ERROR(AddTo(c.total_bytes, group_total));
     }
     c.max_receive_bytes = c.max_send_bytes;
@@ -100,6 +102,7 @@ absl::Status Groups(const ModuleInstruction& ins, Kind kind, int64_t num_devices
                                   absl::StrCat(ins.name, ": source_target_pairs: "));
   }
   c.pairs = *std::move(pairs);
+  c.num_groups = static_cast<int64_t>(c.pairs.size());
   absl::flat_hash_map<int64_t, int64_t> sends, receives;
   for (const auto& [source, target] : c.pairs) {
     ++sends[source];

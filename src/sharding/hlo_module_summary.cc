@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/sharding/hlo_replica_groups.h"
 
 namespace axe::sharding {
 
@@ -114,6 +115,10 @@ absl::StatusOr<HloModuleSummary> SummarizeHloModule(const HloModuleText& module,
                                                 s.sharded_count, s.skipped));
   AXE_ASSIGN_OR_RETURN(s.collectives, SummarizeCollectives(module, s.num_devices));
   hlo_module_summary::SortCollectives(s, options.top);
+  for (CollectiveSummary& c : s.collectives) {
+    if (!c.pairs.empty() || c.opcode.find("permute") != std::string::npos) continue;
+    AXE_ASSIGN_OR_RETURN(c.groups, ParseReplicaGroups(c.groups_text, s.num_devices));
+  }
   AXE_ASSIGN_OR_RETURN(s.memory, SummarizeMemory(module, partitioned, s.num_devices, options.top));
   return s;
 }

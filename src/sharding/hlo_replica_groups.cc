@@ -2,6 +2,7 @@
 // (hlo_replica_groups.h).
 #include "axe/sharding/hlo_replica_groups.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -81,8 +82,14 @@ absl::StatusOr<std::vector<int64_t>> ReadDims(Scanner& s) {
   }
 }
 
+struct IotaGroups {
+  int64_t groups = 0;
+  int64_t size = 0;
+  std::optional<TileAssignment> devices;
+};
+
 // `[groups,size]<=[reshape]` with an optional `T(perm)`.
-absl::StatusOr<Groups> ReadIota(Scanner& s) {
+absl::StatusOr<IotaGroups> ReadIota(Scanner& s) {
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadDims(s));
   if (dims.size() != 2) {
     return s.MessageAt(0, "an iota replica group list has two dims, [groups,group_size]");
@@ -104,9 +111,15 @@ absl::StatusOr<Groups> ReadIota(Scanner& s) {
   }
   absl::StatusOr<TileAssignment> iota = TileAssignment::Iota(dims, reshape, perm);
   if (!iota.ok()) return s.MessageAt(0, iota.status().message());
-  Groups groups(static_cast<size_t>(dims[0]));
-  for (int64_t g = 0; g < dims[0]; ++g) {
-    for (int64_t i = 0; i < dims[1]; ++i) groups[g].push_back(iota->DeviceAtFlat(g * dims[1] + i));
+  return IotaGroups{dims[0], dims[1], *std::move(iota)};
+}
+
+Groups IotaDevices(const IotaGroups& iota) {
+  Groups groups(static_cast<size_t>(iota.groups));
+  for (int64_t g = 0; g < iota.groups; ++g) {
+    for (int64_t i = 0; i < iota.size; ++i) {
+      groups[g].push_back(iota.devices->DeviceAtFlat(g * iota.size + i));
+    }
   }
   return groups;
 }
@@ -122,9 +135,16 @@ absl::StatusOr<std::string> ReadQuoted(Scanner& s) {
   return std::string(text.substr(start, end - start));
 }
 
+struct MeshGroups {
+  int64_t devices = 1;
+  std::vector<int64_t> sizes;
+  std::vector<size_t> order;  // the named axes, in the order named
+  int64_t group_size = 1;
+};
+
 // `mesh['a'=2,'b'=4] {'b'}`: devices 0..N-1 row-major over the mesh; one group per
 // coordinate of the axes not named, varying the named axes in the order named.
-absl::StatusOr<Groups> ReadMeshAxes(Scanner& s) {
+absl::StatusOr<MeshGroups> ReadMeshAxes(Scanner& s) {
   if (!s.TryConsume("mesh")) return s.Error("'mesh'");
   AXE_RETURN_IF_ERROR(s.Expect('['));
   std::vector<std::string> names;
@@ -162,11 +182,19 @@ absl::StatusOr<Groups> ReadMeshAxes(Scanner& s) {
     grouped[axis] = true;
     order.push_back(axis);
   }
+  int64_t group_size = 1;
+  for (size_t a : order) group_size *= sizes[a];
+  return MeshGroups{devices, std::move(sizes), std::move(order), group_size};
+}
+
+Groups MeshDevices(const MeshGroups& mesh) {
+  const std::vector<int64_t>& sizes = mesh.sizes;
+  const std::vector<size_t>& order = mesh.order;
+  const int64_t devices = mesh.devices;
+  const int64_t group_size = mesh.group_size;
   // Strides of the row-major mesh.
   std::vector<int64_t> stride(sizes.size(), 1);
   for (size_t i = sizes.size(); i-- > 1;) stride[i - 1] = stride[i] * sizes[i];
-  int64_t group_size = 1;
-  for (size_t a : order) group_size *= sizes[a];
   Groups groups;
   for (int64_t base = 0; base < devices; ++base) {
     // `base` starts a group when its coordinates on the grouped axes are all 0.
@@ -190,24 +218,69 @@ absl::StatusOr<Groups> ReadMeshAxes(Scanner& s) {
 }  // namespace
 }  // namespace replica_groups_text
 
-absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(absl::string_view text,
-                                                                     int64_t num_devices) {
-  using namespace replica_groups_text;  // NOLINT(build/namespaces)
+namespace replica_groups_text {
+namespace {
+
+// The groups in one of the three forms: listed (materialized), iota or mesh axes (not).
+struct ReadGroups {
+  Groups listed;
+  std::optional<IotaGroups> iota;
+  std::optional<MeshGroups> mesh;
+};
+
+absl::StatusOr<ReadGroups> Read(absl::string_view text, int64_t num_devices) {
   Scanner s(text);
-  absl::StatusOr<Groups> groups;
+  ReadGroups out;
   const char first = s.Peek();
   if (first == '{') {
-    groups = ReadListed(s, num_devices);
+    AXE_ASSIGN_OR_RETURN(out.listed, ReadListed(s, num_devices));
   } else if (first == '[') {
-    groups = ReadIota(s);
+    AXE_ASSIGN_OR_RETURN(out.iota, ReadIota(s));
   } else if (first == 'm') {
-    groups = ReadMeshAxes(s);
+    AXE_ASSIGN_OR_RETURN(out.mesh, ReadMeshAxes(s));
   } else {
     return s.Error("replica groups: '{', '[' (an iota list) or mesh[...] (mesh axes)");
   }
-  if (!groups.ok()) return groups.status();
   if (!s.AtEnd()) return s.Error("the end of the replica groups");
-  return groups;
+  return out;
+}
+
+}  // namespace
+}  // namespace replica_groups_text
+
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(absl::string_view text,
+                                                                     int64_t num_devices) {
+  using namespace replica_groups_text;  // NOLINT(build/namespaces)
+  AXE_ASSIGN_OR_RETURN(ReadGroups groups, Read(text, num_devices));
+  if (groups.iota) return IotaDevices(*groups.iota);
+  if (groups.mesh) return MeshDevices(*groups.mesh);
+  return std::move(groups.listed);
+}
+
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ReplicaGroupSizes(absl::string_view text,
+                                                                           int64_t num_devices) {
+  using namespace replica_groups_text;  // NOLINT(build/namespaces)
+  if (text == "{}") {
+    if (num_devices < 1) return ParseReplicaGroups(text, num_devices).status();
+    return std::vector<std::pair<int64_t, int64_t>>{{num_devices, 1}};
+  }
+  AXE_ASSIGN_OR_RETURN(ReadGroups groups, Read(text, num_devices));
+  if (groups.iota)
+    return std::vector<std::pair<int64_t, int64_t>>{{groups.iota->size, groups.iota->groups}};
+  if (groups.mesh) {
+    return std::vector<std::pair<int64_t, int64_t>>{
+        {groups.mesh->group_size, groups.mesh->devices / groups.mesh->group_size}};
+  }
+  std::vector<std::pair<int64_t, int64_t>> sizes;
+  for (const std::vector<int64_t>& g : groups.listed) {
+    const int64_t n = static_cast<int64_t>(g.size());
+    if (!sizes.empty() && sizes.back().first == n) {
+      ++sizes.back().second;
+    } else {
+      sizes.push_back({n, 1});
+    }
+  }
+  return sizes;
 }
 
 absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParseSourceTargetPairs(

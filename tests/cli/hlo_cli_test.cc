@@ -96,7 +96,8 @@ TEST(HloCli, BadInputIsOneLineAndExitTwo) {
   auto r = RunAxeWithStdin({"hlo", "summary", "-"},
                            "HloModule m\nENTRY %e () -> f32[] {\n  %c = f32[ constant(1)\n}\n");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, StartsWith("axe: error: module: line 3, column 12:"));
+  EXPECT_THAT(r.err,
+              StartsWith("axe: error: module: line 3, column 13: expected a dimension size"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   r = RunAxe({"hlo", "summary", "@" + kModules + "matmul_2d.hlo", "--top", "-1"});
   EXPECT_EQ(r.exit_code, 2);

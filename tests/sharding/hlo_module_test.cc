@@ -122,6 +122,16 @@ TEST(ReplicaGroupsTest, EveryForm) {
               IsOkAndHolds(Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}));
 }
 
+TEST(ReplicaGroupsTest, SizesWithoutExpanding) {
+  using Sizes = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_THAT(ReplicaGroupSizes("[256,256]<=[65536]", 65536), IsOkAndHolds(Sizes{{256, 256}}));
+  EXPECT_THAT(ReplicaGroupSizes("{{0,1},{2,3},{4,5,6}}", 8), IsOkAndHolds(Sizes{{2, 2}, {3, 1}}));
+  EXPECT_THAT(ReplicaGroupSizes("{}", 5), IsOkAndHolds(Sizes{{5, 1}}));
+  EXPECT_THAT(ReplicaGroupSizes("mesh['a'=2,'b'=4] {'a'}", 8), IsOkAndHolds(Sizes{{2, 4}}));
+  EXPECT_THAT(ReplicaGroupSizes("[2,4]<=[6]", 8), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                            HasSubstr("position 0:")));
+}
+
 TEST(ReplicaGroupsTest, BadGroupsAreErrors) {
   EXPECT_THAT(ParseReplicaGroups("{{0,1},{1,2}}", 4),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -221,6 +231,31 @@ TEST(HloModuleSummaryTest, MemorySpacesAreSeparate) {
   EXPECT_EQ(s->memory.spaces[0].output_bytes, 16);
   EXPECT_EQ(s->memory.spaces[1].memory_space, 1);
   EXPECT_EQ(s->memory.spaces[1].parameter_bytes, 16);
+}
+
+// Collectives over every one of 65,536 devices: only the listed ones have their groups
+// expanded, so a module of many stays linear in its text.
+TEST(HloModuleSummaryTest, ManyCollectivesOverManyDevicesAreNotExpanded) {
+  std::string text =
+      "HloModule m, num_partitions=65536\n\nENTRY %e_spmd (a: f32[4]) -> f32[4] {\n"
+      "  %a = f32[4]{0} parameter(0)\n";
+  for (int i = 0; i < 5000; ++i) {
+    text += "  %r" + std::to_string(i) + " = f32[4]{0} all-reduce(%a), channel_id=1, " +
+            (i % 2 ? "replica_groups={}\n" : "replica_groups=[1,65536]<=[65536]\n");
+  }
+  text += "  ROOT %out = f32[4]{0} copy(%a)\n}\n";
+  absl::StatusOr<HloModuleText> m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<HloModuleSummary> s = SummarizeHloModule(*m, {.top = 2});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->collective_count, 5000u);
+  ASSERT_EQ(s->collectives.size(), 2u);
+  EXPECT_EQ(s->collectives[0].devices, 65536);
+  EXPECT_EQ(s->collectives[0].groups.size(), 1u);
+  EXPECT_EQ(s->collectives[0].groups[0].size(), 65536u);
+  // 2 x 65535/65536 x 16 bytes, rounded down, from each of 65,536 devices.
+  EXPECT_EQ(s->collectives[0].max_send_bytes, 31);
+  EXPECT_EQ(s->collective_total_bytes, int64_t{5000} * 31 * 65536);
 }
 
 TEST(HloModuleSummaryTest, BadGroupsNameTheLine) {

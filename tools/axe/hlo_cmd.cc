@@ -92,10 +92,11 @@ void PrintCollectives(const HloModuleSummary& s) {
               << (c.computation == s.entry ? "" : absl::StrCat(" (in ", c.computation, ")"))
               << (c.channel_id ? absl::StrCat(", channel_id=", *c.channel_id) : "") << "\n";
     std::cout << "    " << c.operand_shapes << " -> " << c.result_shape << "\n";
-    if (c.pairs.empty() && !c.groups.empty()) {
-      std::cout << "    replica_groups=" << c.groups_text << ": " << c.groups.size()
-                << (c.groups.size() == 1 ? " group" : " groups") << " of "
-                << c.groups.front().size() << "\n";
+    if (c.opcode.find("permute") == std::string::npos) {
+      std::cout << "    replica_groups=" << c.groups_text << ": " << c.num_groups
+                << (c.num_groups == 1 ? " group" : " groups")
+                << (c.group_size > 0 ? absl::StrCat(" of ", c.group_size) : " of different sizes")
+                << "\n";
     } else {
       std::cout << "    source_target_pairs=" << c.groups_text << ": " << c.pairs.size()
                 << " pairs\n";

@@ -67,6 +67,10 @@ struct CollectiveSummary {
   size_t line = 0;
   std::optional<int64_t> channel_id;
   std::string groups_text;  // replica_groups or source_target_pairs as written
+  int64_t num_groups = 0;   // replica groups (or pairs)
+  int64_t group_size = 0;   // 0 when the groups differ in size
+  // The devices of each group: filled for the collectives SummarizeHloModule lists (the
+  // --top cut), empty from SummarizeCollectives (an iota of 65,536 devices stays unexpanded).
   std::vector<std::vector<int64_t>> groups;
   std::vector<std::pair<int64_t, int64_t>> pairs;  // collective-permute
   std::string operand_shapes;                      // "f32[16,16]{1,0}", joined by ", "

@@ -32,6 +32,12 @@ inline constexpr int64_t kMaxReplicaGroupDevices = 65536;
 absl::StatusOr<std::vector<std::vector<int64_t>>> ParseReplicaGroups(absl::string_view text,
                                                                      int64_t num_devices);
 
+// The sizes of the groups without listing their devices: (group size, how many groups of
+// that size) runs, in order. The work is linear in the text (an iota or mesh-axes form of
+// 65,536 devices is not expanded). Errors: ParseReplicaGroups's.
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ReplicaGroupSizes(absl::string_view text,
+                                                                           int64_t num_devices);
+
 // Errors: a malformed list, a pair that is not two ids, an id out of range, more than
 // kMaxReplicaGroupDevices pairs.
 absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParseSourceTargetPairs(
