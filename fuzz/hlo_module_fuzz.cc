@@ -17,8 +17,7 @@ namespace {
 
 void CheckReplicaGroups(absl::string_view text) {
   absl::StatusOr<std::vector<std::vector<int64_t>>> groups = sh::ParseReplicaGroups(text, 8);
-  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> sizes =
-      sh::ReplicaGroupSizes(text, 8);
+  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> sizes = sh::ReplicaGroupSizes(text, 8);
   AXE_FUZZ_CHECK(groups.ok() == sizes.ok(), "groups and sizes parse alike: " + std::string(text));
   if (!groups.ok()) return;
   size_t g = 0;

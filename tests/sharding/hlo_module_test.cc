@@ -128,8 +128,8 @@ TEST(ReplicaGroupsTest, SizesWithoutExpanding) {
   EXPECT_THAT(ReplicaGroupSizes("{{0,1},{2,3},{4,5,6}}", 8), IsOkAndHolds(Sizes{{2, 2}, {3, 1}}));
   EXPECT_THAT(ReplicaGroupSizes("{}", 5), IsOkAndHolds(Sizes{{5, 1}}));
   EXPECT_THAT(ReplicaGroupSizes("mesh['a'=2,'b'=4] {'a'}", 8), IsOkAndHolds(Sizes{{2, 4}}));
-  EXPECT_THAT(ReplicaGroupSizes("[2,4]<=[6]", 8), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                            HasSubstr("position 0:")));
+  EXPECT_THAT(ReplicaGroupSizes("[2,4]<=[6]", 8),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("position 0:")));
 }
 
 TEST(ReplicaGroupsTest, BadGroupsAreErrors) {
@@ -256,6 +256,22 @@ TEST(HloModuleSummaryTest, ManyCollectivesOverManyDevicesAreNotExpanded) {
   // 2 x 65535/65536 x 16 bytes, rounded down, from each of 65,536 devices.
   EXPECT_EQ(s->collectives[0].max_send_bytes, 31);
   EXPECT_EQ(s->collective_total_bytes, int64_t{5000} * 31 * 65536);
+}
+
+TEST(HloModuleSummaryTest, ListingEveryDeviceMapIsBounded) {
+  std::string text = "HloModule m, num_partitions=65536\n\nENTRY %e_spmd (a: f32[4]) -> f32[4] {\n";
+  for (int i = 0; i < 100; ++i) {
+    text += "  %a" + std::to_string(i) + " = f32[4]{0} parameter(" + std::to_string(i) +
+            "), sharding={replicated}\n";
+  }
+  text += "  ROOT %out = f32[4]{0} copy(%a0)\n}\n";
+  absl::StatusOr<HloModuleText> m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(SummarizeHloModule(*m, {.top = 0}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the device maps of the first 65 sharded values hold more than "
+                                 "4194304 device boxes")));
+  EXPECT_TRUE(SummarizeHloModule(*m, {.top = 10}).ok());
 }
 
 TEST(HloModuleSummaryTest, BadGroupsNameTheLine) {

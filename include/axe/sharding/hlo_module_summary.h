@@ -156,7 +156,9 @@ absl::StatusOr<std::vector<CollectiveSummary>> SummarizeCollectives(const HloMod
 absl::StatusOr<MemorySummary> SummarizeMemory(const HloModuleText& module, bool partitioned,
                                               int64_t num_devices, size_t top);
 // The sharded values of a module, largest global bytes first, device maps filled for the
-// first `top` (0: all).
+// first `top` (0: all). Errors: a sharding that does not fit its shape, more than
+// kMaxListedDeviceBoxes device boxes in the maps of the values listed.
+inline constexpr int64_t kMaxListedDeviceBoxes = int64_t{1} << 22;
 absl::StatusOr<std::vector<ShardedValue>> ShardedValues(const HloModuleText& module,
                                                         bool partitioned, int64_t num_devices,
                                                         size_t top, size_t& count,
