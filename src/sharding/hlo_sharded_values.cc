@@ -122,16 +122,16 @@ absl::StatusOr<std::vector<ShardedValue>> ShardedValues(const HloModuleText& mod
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return out[a].global_bytes > out[b].global_bytes; });
   const size_t keep = top == 0 ? order.size() : std::min(top, order.size());
+  // Each map holds one box per device: refuse before building any.
+  const int64_t per_map = std::max<int64_t>(num_devices, 1);
+  if (keep > 0 && per_map > kMaxListedDeviceBoxes / static_cast<int64_t>(keep)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the device maps of ", keep, " sharded values on ", per_map, " devices hold more than ",
+        kMaxListedDeviceBoxes, " device boxes: list fewer values"));
+  }
   std::vector<ShardedValue> kept;
-  int64_t boxes = 0;
   for (size_t k = 0; k < keep; ++k) {
     ShardedValue& v = out[order[k]];
-    boxes += std::max<int64_t>(num_devices, 1);
-    if (boxes > kMaxListedDeviceBoxes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the device maps of the first ", k + 1, " sharded values hold more than ",
-                       kMaxListedDeviceBoxes, " device boxes: list fewer values"));
-    }
     absl::StatusOr<std::vector<DeviceShard>> map =
         DevicesIndicesMap(v.sharding, v.global, num_devices);
     if (!map.ok()) return At(*from[order[k]], v.instruction, map.status().message());

@@ -108,6 +108,13 @@ absl::StatusOr<HloInstruction> ScanHloInstruction(absl::string_view line,
   if (!opcode) return s.Error("an opcode");
   ins.opcode = std::string(*opcode);
   AXE_RETURN_IF_ERROR(s.Expect('('));
+  if (ins.opcode == "constant") {
+    // A literal (`constant(true)`, `constant({1, 2})`), never an operand name.
+    SkipOperand(s);
+    AXE_RETURN_IF_ERROR(s.Expect(')'));
+    ins.attributes_at = s.pos();
+    return ins;
+  }
   if (s.TryConsume(')')) {
     ins.attributes_at = s.pos();
     return ins;

@@ -56,6 +56,7 @@ TEST(HloCli, SummaryJsonHasTheStableFields) {
   EXPECT_EQ(c["operand_bytes"], 128);
   EXPECT_EQ(c["total_bytes"], 8 * 128);
   EXPECT_EQ(c["source_target_pairs"].size(), 8u);
+  EXPECT_EQ(c["num_groups"], 8);
   EXPECT_EQ(j["memory"]["parameter_bytes"], 128);
   EXPECT_EQ(j["memory"]["output_bytes"], 128);
   EXPECT_EQ(j["sharded"][0]["global_dims"], json::parse("[32,8]"));
@@ -78,6 +79,9 @@ TEST(HloCli, TopLimitsTheLists) {
   json j = json::parse(r.out);
   EXPECT_EQ(j["collectives"].size(), 1u);
   EXPECT_EQ(j["collective_count"], 2);
+  EXPECT_EQ(j["collectives"][0]["num_groups"], 4);
+  EXPECT_EQ(j["collectives"][0]["group_size"], 2);
+  EXPECT_EQ(j["collectives"][0]["replica_groups"], json::parse("[[0,1],[2,3],[4,5],[6,7]]"));
   EXPECT_EQ(j["sharded"].size(), 1u);
   EXPECT_EQ(j["sharded_count"], 2);
 }

@@ -40,7 +40,8 @@ TEST(HloModuleSvg, Matmul2dGolden) {
 }
 
 TEST(HloModuleSvg, LongModulesAreCut) {
-  std::string text = "HloModule m\n\nENTRY %e (a: f32[4]) -> f32[4] {\n  %a = f32[4]{0} parameter(0)\n";
+  std::string text =
+      "HloModule m\n\nENTRY %e (a: f32[4]) -> f32[4] {\n  %a = f32[4]{0} parameter(0)\n";
   for (size_t i = 0; i < kMaxHloPictureRows + 5; ++i) {
     text += "  %n" + std::to_string(i) + " = f32[4]{0} negate(%a)\n";
   }

@@ -70,6 +70,16 @@ TEST(HloModuleTest, NamesWithoutPercentAreOperandsToo) {
   EXPECT_TRUE(m->instructions[1].operand_shapes[0].has_value());
 }
 
+TEST(HloModuleTest, ConstantLiteralsAreNotOperands) {
+  absl::StatusOr<HloModuleText> m = ParseHloModule(
+      "HloModule m\n\nENTRY main.1 {\n  t = pred[] constant(true), sharding={replicated}\n"
+      "  ROOT c = s32[2]{0} constant({1, 2})\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(m->instructions[0].operand_names.empty());
+  EXPECT_TRUE(m->instructions[0].sharding.has_value());
+  EXPECT_TRUE(m->instructions[1].operand_names.empty());
+}
+
 TEST(HloModuleTest, ErrorsNameLineAndColumn) {
   EXPECT_THAT(ParseHloModule("HloModule m\nENTRY %e () -> f32[] {\n  %c = f33[] constant(1)\n}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 3, column 8:")));

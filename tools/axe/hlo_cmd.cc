@@ -173,6 +173,8 @@ Json SummaryJson(const HloModuleSummary& s) {
                            {"line", c.line},
                            {"channel_id", c.channel_id ? Json(*c.channel_id) : Json(nullptr)},
                            {"groups_text", c.groups_text},
+                           {"num_groups", c.num_groups},
+                           {"group_size", c.group_size},
                            {"replica_groups", c.groups},
                            {"source_target_pairs", pairs},
                            {"operand_shapes", c.operand_shapes},
