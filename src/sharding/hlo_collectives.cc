@@ -135,8 +135,8 @@ absl::StatusOr<CollectiveSummary> Summarize(const HloModuleText& module,
   c.channel_id = ins.channel_id;
   c.result_shape = ins.result.ToString();
   std::vector<std::string> shapes;
-  for (size_t i = 0; i < ins.operand_shapes.size(); ++i) {
-    const std::optional<xla::Shape>& shape = ins.operand_shapes[i];
+  for (size_t i = 0; i < ins.operand_names.size(); ++i) {
+    const xla::Shape* shape = module.OperandShape(ins, i);
     if (!shape) {
       return At(ins, 1,
                 absl::StrCat("the operand ", ins.operand_names[i],

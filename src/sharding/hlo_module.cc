@@ -1,6 +1,7 @@
 // ParseHloModule: a whole HLO module, line by line (hlo_module.h).
 #include "axe/sharding/hlo_module.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -108,6 +109,10 @@ class ModuleReader {
           "the module is ", text_.size(), " bytes, over the limit of ", limits_.max_text_bytes));
     }
     AXE_ASSIGN_OR_RETURN(out_.partitioning, ReadModulePartitioning(text_));
+    // Most lines of a module are instructions: one allocation instead of moving every
+    // instruction each time the vector grows.
+    const size_t lines = static_cast<size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1;
+    out_.instructions.reserve(std::min({lines, limits_.max_instructions, limits_.max_lines}));
     for (size_t start = 0; start < text_.size();) {
       size_t end = text_.find('\n', start);
       if (end == absl::string_view::npos) end = text_.size();
@@ -194,13 +199,11 @@ class ModuleReader {
     ins.result = std::move(scanned->result);
     ins.line = number;
     for (xla::HloOperand& op : scanned->operands) {
-      std::optional<xla::Shape> shape = std::move(op.shape);
-      if (!shape) {
-        auto it = names_.find(op.name);
-        if (it != names_.end()) shape = out_.instructions[it->second].result;
-      }
+      auto it = names_.find(op.name);
+      ins.operand_definitions.push_back(it == names_.end() ? std::nullopt
+                                                           : std::optional<size_t>(it->second));
       ins.operand_names.push_back(std::move(op.name));
-      ins.operand_shapes.push_back(std::move(shape));
+      ins.written_operand_shapes.push_back(std::move(op.shape));
     }
     AXE_RETURN_IF_ERROR(ReadAttributes(line, scanned->attributes_at, number, lead, ins));
     names_[ins.name] = out_.instructions.size();

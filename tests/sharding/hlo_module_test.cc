@@ -52,9 +52,10 @@ TEST(HloModuleTest, ReadsComputationsInstructionsAndAttributes) {
   EXPECT_EQ(ar.channel_id, 1);
   EXPECT_EQ(ar.replica_groups, "[2,4]<=[8]");
   EXPECT_EQ(ar.replica_groups_column, 69u);
-  ASSERT_EQ(ar.operand_shapes.size(), 1u);
-  ASSERT_TRUE(ar.operand_shapes[0].has_value());  // looked up: compiled text omits it
-  EXPECT_EQ(ar.operand_shapes[0]->ToString(), "f32[4,16]{1,0}");
+  ASSERT_EQ(ar.operand_names.size(), 1u);
+  EXPECT_FALSE(ar.written_operand_shapes[0].has_value());  // compiled text omits it
+  ASSERT_NE(m->OperandShape(ar, 0), nullptr);              // looked up
+  EXPECT_EQ(m->OperandShape(ar, 0)->ToString(), "f32[4,16]{1,0}");
   EXPECT_EQ(m->instructions[3].sharding->ToString(), "{devices=[2,4]<=[8]}");
   EXPECT_EQ(m->instructions[5].dimensions, "{0}");
   EXPECT_EQ(m->instructions[6].source_target_pairs, "{{0,1},{1,0}}");
@@ -67,7 +68,7 @@ TEST(HloModuleTest, NamesWithoutPercentAreOperandsToo) {
       "  ROOT n.2 = f32[2]{0} negate(x.1)\n}\n");
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_THAT(m->instructions[1].operand_names, ElementsAre("x.1"));
-  EXPECT_TRUE(m->instructions[1].operand_shapes[0].has_value());
+  EXPECT_NE(m->OperandShape(m->instructions[1], 0), nullptr);
 }
 
 TEST(HloModuleTest, ConstantLiteralsAreNotOperands) {

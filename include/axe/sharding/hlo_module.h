@@ -42,10 +42,12 @@ struct ModuleInstruction {
   std::string opcode;
   bool is_root = false;
   xla::Shape result;
-  // Per operand: its name, and its shape when the line writes it or the computation defines
-  // it before this line (nullopt otherwise: a name defined later or nowhere).
+  // Per operand: its name; the instruction (index into HloModuleText::instructions) of the
+  // computation that defines it before this line, if any; its shape when the line writes
+  // it (compiled modules do not). HloModuleText::OperandShape picks the one there is.
   std::vector<std::string> operand_names;
-  std::vector<std::optional<xla::Shape>> operand_shapes;
+  std::vector<std::optional<size_t>> operand_definitions;
+  std::vector<std::optional<xla::Shape>> written_operand_shapes;
   size_t line = 0;  // 1-based
   std::optional<HloSharding> sharding;
   size_t sharding_column = 0;  // 1-based column of the sharding's '{'
@@ -72,6 +74,14 @@ struct HloModuleText {
   // The entry computation's index (nullopt when the text has no ENTRY computation).
   std::optional<size_t> entry;
   size_t lines = 0;
+
+  // Operand k's shape: as the line writes it, else its definition's result; nullptr when
+  // neither is known (a name defined later or nowhere).
+  const xla::Shape* OperandShape(const ModuleInstruction& ins, size_t k) const {
+    if (ins.written_operand_shapes[k]) return &*ins.written_operand_shapes[k];
+    if (ins.operand_definitions[k]) return &instructions[*ins.operand_definitions[k]].result;
+    return nullptr;
+  }
 };
 
 struct HloModuleLimits {
