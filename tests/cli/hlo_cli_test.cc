@@ -110,6 +110,13 @@ TEST(HloCli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST(HloCli, TheMemoryBudgetIsCheckedBeforeReading) {
+  auto r = RunAxe({"hlo", "summary", "@" + kModules + "matmul_2d.hlo", "--memory-limit", "4096"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("reading a module of 1465 bytes needs about 17.2 KiB"));
+  EXPECT_THAT(r.err, HasSubstr("from --memory-limit"));
+}
+
 TEST(HloCli, HelpNamesTheOptions) {
   auto r = RunAxe({"hlo", "summary", "--help"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

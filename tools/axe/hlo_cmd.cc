@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/memory_budget.h"
 #include "axe/base/status_macros.h"
 #include "axe/picture/hlo_module_picture.h"
 #include "axe/sharding/hlo_module.h"
@@ -234,12 +236,15 @@ Json SummaryJson(const HloModuleSummary& s) {
             {"live_at_peak", live}}}};
 }
 
-absl::Status RunSummary(const SummaryArgs& args, bool json) {
+absl::Status RunSummary(const SummaryArgs& args, bool json, const MemoryBudget& budget) {
   if (args.top < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--top: ", args.top, " is negative (0 lists everything)"));
   }
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.module, "module"));
+  AXE_RETURN_IF_ERROR(budget.Check(
+      CheckedMul(static_cast<int64_t>(text.size()), sharding::kHloModuleBytesPerTextByte),
+      absl::StrCat("reading a module of ", text.size(), " bytes")));
   absl::StatusOr<sharding::HloModuleText> module = sharding::ParseHloModule(text);
   if (!module.ok()) return InOption("module", module.status());
   absl::StatusOr<HloModuleSummary> s =
@@ -284,7 +289,8 @@ void AddHlo(CLI::App& app, Selected& selected) {
                   "collectives as an SVG picture into FILE")
       ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected] { return RunSummary(*args, selected.json); });
+  OnSelect(cmd, selected,
+           [args, &selected] { return RunSummary(*args, selected.json, selected.budget); });
 }
 
 AXE_CLI_COMMAND_GROUP(24, AddHlo);

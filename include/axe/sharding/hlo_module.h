@@ -84,6 +84,11 @@ struct HloModuleText {
   }
 };
 
+// What reading a module and summarizing it takes in memory, per byte of text, at most: a
+// generous bound over the 10 measured on compiled modules (docs/performance.md), for
+// callers that check a memory budget before reading.
+inline constexpr int64_t kHloModuleBytesPerTextByte = 12;
+
 struct HloModuleLimits {
   size_t max_text_bytes = size_t{256} << 20;
   size_t max_line_bytes = size_t{16} << 20;
