@@ -92,6 +92,11 @@ absl::Status ReadAttributes(absl::string_view line, size_t from, size_t line_num
       ins.channel_id = id;
     } else if (a.key == "dimensions") {
       ins.dimensions = std::string(a.value);
+    } else if (a.key == "custom_call_target") {
+      absl::string_view target = a.value;
+      absl::ConsumePrefix(&target, "\"");
+      absl::ConsumeSuffix(&target, "\"");
+      ins.custom_call_target = std::string(target);
     }
   }
   return absl::OkStatus();

@@ -15,7 +15,20 @@
 
 namespace axe::sharding {
 
+namespace hlo_module_summary {
+namespace {
+
+// The custom-calls that carry shardings until the SPMD partitioner replaces them.
+bool IsShardingMarker(absl::string_view target) {
+  return target == "Sharding" || target == "SPMDFullToShardShape" ||
+         target == "SPMDShardToFullShape" || absl::StartsWith(target, "xla.sdy.");
+}
+
+}  // namespace
+}  // namespace hlo_module_summary
+
 PartitioningEvidence DecidePartitioning(const HloModuleText& module) {
+  using hlo_module_summary::IsShardingMarker;
   PartitioningEvidence out;
   const ModulePartitioning& p = module.partitioning;
   out.partitioned = p.partitioned;
@@ -38,11 +51,35 @@ PartitioningEvidence DecidePartitioning(const HloModuleText& module) {
     out.evidence.push_back(
         absl::StrCat("ENTRY ", entry, ": not a name the SPMD partitioner writes (..._spmd)"));
   }
-  int64_t channel = 0, sharded = 0, partition_ids = 0;
+  int64_t channel = 0, sharded = 0, partition_ids = 0, markers = 0, uneven = 0, tiled = 0;
   for (const ModuleInstruction& ins : module.instructions) {
     if (ins.channel_id) ++channel;
     if (ins.sharding) ++sharded;
     if (ins.opcode == "partition-id") ++partition_ids;
+    if (IsShardingMarker(ins.custom_call_target)) ++markers;
+    if (ins.sharding && ins.sharding->kind() == HloSharding::Kind::kTiled && ins.result.IsArray() &&
+        ins.sharding->TiledDataRank() == ins.result.dimensions().size()) {
+      ++tiled;
+      for (size_t d = 0; d < ins.result.dimensions().size(); ++d) {
+        if (ins.result.dimensions(d) % ins.sharding->tiles()->dims()[d] != 0) {
+          ++uneven;
+          break;
+        }
+      }
+    }
+  }
+  if (markers > 0) {
+    out.evidence.push_back(
+        absl::StrCat(markers,
+                     " sharding custom-call(s) (Sharding, SPMDFullToShardShape, xla.sdy.*): the "
+                     "partitioner replaces them, so the module is not partitioned yet"));
+  }
+  if (tiled > 0) {
+    out.evidence.push_back(
+        absl::StrCat(uneven, " of ", tiled, " tiled shardings do not divide the shape as written",
+                     uneven > 0 && !p.partitioned
+                         ? ": read as global shapes, those are split unevenly (XLA pads them)"
+                         : ""));
   }
   out.evidence.push_back(
       absl::StrCat(channel, " instruction(s) with a channel_id (cross-partition communication)"));

@@ -90,6 +90,11 @@ TEST(HloModuleJaxTest, UnpartitionedModulesGiveTheSameGlobalShapes) {
     ASSERT_TRUE(before.ok()) << before.status();
     ASSERT_TRUE(after.ok()) << after.status();
     EXPECT_FALSE(before->partitioning.partitioned);
+    EXPECT_THAT(before->partitioning.evidence,
+                ::testing::Contains(::testing::HasSubstr(
+                    "1 sharding custom-call(s) (Sharding, SPMDFullToShardShape, xla.sdy.*)")));
+    EXPECT_THAT(after->partitioning.evidence,
+                ::testing::Not(::testing::Contains(::testing::HasSubstr("custom-call"))));
     EXPECT_EQ(before->num_devices, 8);
     // The parameters: per device bytes before = the partitioned module's parameter bytes.
     ASSERT_EQ(before->memory.parameter_bytes_per_device.size(), 8u);

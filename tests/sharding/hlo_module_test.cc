@@ -202,6 +202,40 @@ TEST(HloModuleSummaryTest, PartitionedModule) {
   EXPECT_EQ(s->memory.live_at_peak[0].instruction, "%ag");
 }
 
+// Async pairs: the -start moves the bytes, the -done nothing.
+TEST(HloModuleSummaryTest, AsyncCollectivesCountAtTheirStart) {
+  absl::StatusOr<HloModuleText> m = ParseHloModule(R"(HloModule m, num_partitions=8
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %e_spmd (a: f32[4]) -> f32[32] {
+  %a = f32[4]{0} parameter(0)
+  %ags = (f32[4]{0}, f32[32]{0}) all-gather-start(%a), channel_id=1, replica_groups=[1,8]<=[8], dimensions={0}
+  %agd = f32[32]{0} all-gather-done(%ags)
+  %ars = f32[4]{0} all-reduce-start(%a), channel_id=2, replica_groups={}, to_apply=%add
+  %ard = f32[4]{0} all-reduce-done(%ars)
+  %cps = (f32[4]{0}, f32[4]{0}, u32[], u32[]) collective-permute-start(%a), channel_id=3, source_target_pairs={{0,1}}
+  %cpd = f32[4]{0} collective-permute-done(%cps)
+  ROOT %t = f32[32]{0} copy(%agd)
+}
+)");
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<HloModuleSummary> s = SummarizeHloModule(*m, {.top = 0});
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->collective_count, 3u);
+  EXPECT_EQ(s->collectives[0].opcode, "all-gather-start");
+  EXPECT_EQ(s->collectives[0].total_bytes, 8 * 7 * 16);
+  EXPECT_EQ(s->collectives[1].opcode, "all-reduce-start");
+  EXPECT_EQ(s->collectives[1].max_send_bytes, 28);  // 2 x 7/8 x 16
+  EXPECT_EQ(s->collectives[1].groups, (Groups{{0, 1, 2, 3, 4, 5, 6, 7}}));
+  EXPECT_EQ(s->collectives[2].opcode, "collective-permute-start");
+  EXPECT_EQ(s->collectives[2].total_bytes, 16);
+}
+
 TEST(HloModuleSummaryTest, TopCutsTheListsNotTheTotals) {
   absl::StatusOr<HloModuleText> m = ParseHloModule(kModule);
   ASSERT_TRUE(m.ok()) << m.status();

@@ -13,8 +13,8 @@
 //
 // Every instruction keeps its computation, name, opcode, result shape, operand names and the
 // attributes `axe hlo` reads (sharding, replica_groups, source_target_pairs, channel_id,
-// dimensions); other attributes (metadata, backend_config, ...) are skipped. Operand shapes,
-// which compiled modules do not print, are looked up by name in the computation.
+// dimensions, custom_call_target); other attributes (metadata, backend_config, ...) are skipped.
+// Operand shapes, which compiled modules do not print, are looked up by name in the computation.
 //
 // Bounds: the text length, the line length, the number of lines and instructions, the
 // operands per instruction, the shape nesting; the work is linear in the text. Errors say
@@ -56,7 +56,8 @@ struct ModuleInstruction {
   std::string source_target_pairs;  // likewise
   size_t source_target_pairs_column = 0;
   std::optional<int64_t> channel_id;
-  std::string dimensions;  // `dimensions={0}` as written ("{0}"); empty when absent
+  std::string dimensions;          // `dimensions={0}` as written ("{0}"); empty when absent
+  std::string custom_call_target;  // without its quotes; empty when absent
 };
 
 struct ModuleComputation {
