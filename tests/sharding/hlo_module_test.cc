@@ -214,11 +214,11 @@ TEST(HloModuleSummaryTest, AsyncCollectivesCountAtTheirStart) {
 
 ENTRY %e_spmd (a: f32[4]) -> f32[32] {
   %a = f32[4]{0} parameter(0)
-  %ags = (f32[4]{0}, f32[32]{0}) all-gather-start(%a), channel_id=1, replica_groups=[1,8]<=[8], dimensions={0}
+  %ags = (f32[4]{0}, f32[32]{0}) all-gather-start(%a), replica_groups=[1,8]<=[8], dimensions={0}
   %agd = f32[32]{0} all-gather-done(%ags)
   %ars = f32[4]{0} all-reduce-start(%a), channel_id=2, replica_groups={}, to_apply=%add
   %ard = f32[4]{0} all-reduce-done(%ars)
-  %cps = (f32[4]{0}, f32[4]{0}, u32[], u32[]) collective-permute-start(%a), channel_id=3, source_target_pairs={{0,1}}
+  %cps = (f32[4], f32[4], u32[], u32[]) collective-permute-start(%a), source_target_pairs={{0,1}}
   %cpd = f32[4]{0} collective-permute-done(%cps)
   ROOT %t = f32[32]{0} copy(%agd)
 }
