@@ -243,7 +243,23 @@ absl::StatusOr<MemorySummary> SummarizeMemory(const HloModuleText& module, bool 
   MemorySummary out;
   if (!module.entry) return absl::InvalidArgumentError("the module has no ENTRY computation");
   const ModuleComputation& entry = module.computations[*module.entry];
-  const bool per_device = !partitioned && num_devices > 1;
+  bool per_device = !partitioned && num_devices > 1;
+  if (per_device) {
+    // One device box per sharded parameter or output and device: bounded work.
+    int64_t sharded = 0;
+    for (size_t i = entry.first_instruction; i < entry.end_instruction; ++i) {
+      const ModuleInstruction& ins = module.instructions[i];
+      if (ins.sharding && (ins.opcode == "parameter" || ins.is_root)) {
+        sharded += 1 + static_cast<int64_t>(ins.result.tuple_shapes().size());
+      }
+    }
+    if (sharded > kMaxListedDeviceBoxes / num_devices) {
+      per_device = false;
+      out.per_device_note = absl::StrCat(
+          "not computed: ", sharded, " sharded parameters and outputs on ", num_devices,
+          " devices are more than ", kMaxListedDeviceBoxes, " device boxes");
+    }
+  }
   AXE_RETURN_IF_ERROR(EdgeBytes(module, entry, per_device, num_devices, out));
   AXE_RETURN_IF_ERROR(Liveness(module, entry, top, out));
   return out;

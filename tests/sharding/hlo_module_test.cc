@@ -319,6 +319,24 @@ TEST(HloModuleSummaryTest, ListingEveryDeviceMapIsBounded) {
   EXPECT_TRUE(SummarizeHloModule(*m, {.top = 10}).ok());
 }
 
+TEST(HloModuleSummaryTest, PerDeviceBytesOfManyShardsOnManyDevicesAreNotComputed) {
+  std::string text = "HloModule m\n\nENTRY %e (a: f32[4]) -> f32[4] {\n";
+  for (int i = 0; i < 100; ++i) {
+    text += "  %a" + std::to_string(i) + " = f32[4]{0} parameter(" + std::to_string(i) +
+            "), sharding={maximal device=65535}\n";
+  }
+  text += "  ROOT %out = f32[4]{0} copy(%a0)\n}\n";
+  absl::StatusOr<HloModuleText> m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<HloModuleSummary> s = SummarizeHloModule(*m, {.top = 1});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->num_devices, 65536);
+  EXPECT_TRUE(s->memory.parameter_bytes_per_device.empty());
+  EXPECT_EQ(s->memory.per_device_note,
+            "not computed: 100 sharded parameters and outputs on 65536 devices are more than "
+            "4194304 device boxes");
+}
+
 TEST(HloModuleSummaryTest, BadGroupsNameTheLine) {
   absl::StatusOr<HloModuleText> m = ParseHloModule(
       "HloModule m, num_partitions=4\n\nENTRY %e_spmd (a: f32[4]) -> f32[4] {\n"

@@ -127,6 +127,7 @@ void PrintMemory(const HloModuleSummary& s) {
     std::cout << "  memory space S(" << b.memory_space << "): parameters " << b.parameter_bytes
               << " bytes, outputs " << b.output_bytes << " bytes\n";
   }
+  if (!m.per_device_note.empty()) std::cout << "  per device: " << m.per_device_note << "\n";
   for (size_t d = 0; d < m.parameter_bytes_per_device.size(); ++d) {
     std::cout << "  device " << d << ": parameters " << m.parameter_bytes_per_device[d]
               << " bytes, outputs " << m.output_bytes_per_device[d] << " bytes\n";
@@ -231,6 +232,7 @@ Json SummaryJson(const HloModuleSummary& s) {
             {"memory_spaces", spaces},
             {"parameter_bytes_per_device", m.parameter_bytes_per_device},
             {"output_bytes_per_device", m.output_bytes_per_device},
+            {"per_device_note", m.per_device_note},
             {"peak_live_bytes", m.peak_live_bytes},
             {"peak_at", m.peak_at},
             {"live_at_peak", live}}}};

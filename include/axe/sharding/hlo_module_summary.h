@@ -110,6 +110,9 @@ struct MemorySummary {
   // shards take (array leaves; empty otherwise: every device holds what the text writes).
   std::vector<int64_t> parameter_bytes_per_device;
   std::vector<int64_t> output_bytes_per_device;
+  // Why the per-device lists are empty for such a module (more than kMaxListedDeviceBoxes
+  // shard boxes to compute); empty otherwise.
+  std::string per_device_note;
 };
 
 struct SummaryOptions {
