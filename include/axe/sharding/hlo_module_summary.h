@@ -155,12 +155,14 @@ absl::StatusOr<HloModuleSummary> SummarizeHloModule(const HloModuleText& module,
 PartitioningEvidence DecidePartitioning(const HloModuleText& module);
 absl::StatusOr<std::vector<CollectiveSummary>> SummarizeCollectives(const HloModuleText& module,
                                                                     int64_t num_devices);
-// `top` limits live_at_peak (0: all).
+// `top` limits live_at_peak (0: all). Errors: a size that overflows int64, a sharding of a
+// parameter or output that does not fit its shape.
 absl::StatusOr<MemorySummary> SummarizeMemory(const HloModuleText& module, bool partitioned,
                                               int64_t num_devices, size_t top);
-// The sharded values of a module, largest global bytes first, device maps filled for the
-// first `top` (0: all). Errors: a sharding that does not fit its shape, more than
-// kMaxListedDeviceBoxes device boxes in the maps of the values listed.
+// The sharded values of a module, largest global bytes first, the first `top` kept (0: all)
+// with their device maps; `count` gets how many there are in all and `skipped` the
+// shardings that place no array ("line N %x: why"). Errors: a sharding that does not fit
+// its shape, more than kMaxListedDeviceBoxes device boxes in the maps of the values listed.
 inline constexpr int64_t kMaxListedDeviceBoxes = int64_t{1} << 22;
 absl::StatusOr<std::vector<ShardedValue>> ShardedValues(const HloModuleText& module,
                                                         bool partitioned, int64_t num_devices,
