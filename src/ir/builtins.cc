@@ -248,6 +248,10 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefineSort(p);
+  internal::DefineRemat(p);
+  internal::DefineReshard(p);
+  internal::DefineReducePrecision(p);
   return p;
 }
 
@@ -267,6 +271,10 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
+    internal::RegisterSortRules(*p);
+    internal::RegisterRematRules(*p);
+    internal::RegisterReshardRules(*p);
+    internal::RegisterReducePrecisionRules(*p);
     return p;
   }();
   return *builtins;

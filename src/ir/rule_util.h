@@ -70,6 +70,17 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// The primitive families (family_<name>.cc): their definitions, then every rule.
+void DefineSort(BuiltinPrimitives& p);
+void RegisterSortRules(const BuiltinPrimitives& p);
+void DefineRemat(BuiltinPrimitives& p);
+void RegisterRematRules(const BuiltinPrimitives& p);
+void DefineReshard(BuiltinPrimitives& p);
+void RegisterReshardRules(const BuiltinPrimitives& p);
+void DefineReducePrecision(BuiltinPrimitives& p);
+void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
+// Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).
+AbstractEvalRule CallRule(std::string prim, std::string param);
 
 }  // namespace axe::ir::internal
 
