@@ -102,8 +102,8 @@ def _float_loss(fn):
 @pytest.mark.parametrize("name,fn,make", PROGRAMS, ids=[p[0] for p in PROGRAMS])
 def test_grad_gives_jax_grad(name, fn, make):
     args = make(np.random.default_rng(sum(map(ord, name))))
-    if name in ("special floats", "uint8 top_k", "int sort") or any(
-            a.dtype != np.float32 for a in args):
+    if name == "special floats" or any(a.dtype != np.float32 for a in args) or not any(
+            o.dtype == np.float32 for o in _outs(fn(*args))):
         pytest.skip("no float gradient (integers, or NaN on purpose)")
     loss = _float_loss(fn)
     argnums = tuple(range(len(args)))
