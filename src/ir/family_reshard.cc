@@ -1,10 +1,10 @@
 // reshard (jax.sharding.reshard, and what JAX's gradient of a shard_map loss shows): its
 // definition and every rule. JAX prints it without params (`b:f32[8@x,2] = reshard a`); its
 // params dst_sharding and concrete_mesh, when a program built in C++ gives them, are kept and
-// not printed. axe's types carry no sharding, so reshard is the identity on types and values,
-// on one device and on the runtime's devices alike (there it moves no data). It is linear:
-// its transpose is a reshard of the cotangent (back to the source sharding, which axe's types
-// do not record either).
+// not printed (the parser refuses them in text, as they would not print back). axe's types carry no
+// sharding, so reshard is the identity on types and values, on one device and on the runtime's
+// devices alike (there it moves no data). It is linear: its transpose is a reshard of the cotangent
+// (back to the source sharding, which axe's types do not record either).
 #include "axe/base/check.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/linear.h"
@@ -58,6 +58,9 @@ void DefineReshard(BuiltinPrimitives& p) {
     shown.erase("concrete_mesh");
     return shown;
   };
+  // Nothing restores them from the text: a printed dst_sharding= is refused (it would not
+  // print back).
+  o.complete_parsed_params = [](Params&, absl::Span<const ShapedArray>) {};
   absl::StatusOr<const Primitive*> reshard = DefinePrimitive(std::move(o));
   AXE_CHECK(reshard.ok()) << reshard.status();  // a fixed identifier, defined once
   p.reshard = *reshard;

@@ -390,6 +390,18 @@ TEST(SortPrimitivesTest, ReducePrecisionRoundsAsXlaDoes) {
   EXPECT_THAT(r[0].values, ElementsAre(0x1p-140, 1 + 0x1p-23));
 }
 
+// reshard's params are not printed (JAX's rule), so text that gives one is refused: it would
+// not print back.
+TEST(SortPrimitivesTest, ReshardRefusesParamsItWouldNotPrint) {
+  EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[3]. let b:f32[3] = reshard[dst_sharding=1] a in (b,) }")
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reshard: parameter dst_sharding=1 is implied by the equation's "
+                                 "output types, which give nothing")));
+  EXPECT_EQ(PrintJaxpr(Parse("{ lambda ; a:f32[3]. let b:f32[3] = reshard a in (b,) }")),
+            "{ lambda ; a:f32[3]. let b:f32[3] = reshard a in (b,) }");
+}
+
 // The remat2 policy is printed back as JAX printed it, whatever its form.
 TEST(SortPrimitivesTest, RematPoliciesRoundTrip) {
   for (const char* name : {"remat", "remat_dots", "remat_nothing", "remat_names"}) {
