@@ -413,6 +413,23 @@ TEST(SortPrimitivesTest, RematPoliciesRoundTrip) {
               HasSubstr("policy=SaveOnlyTheseNames(saveable_names=frozenset({'s'}))"));
 }
 
+// vmap keeps a checkpoint a checkpoint: axe's Vmap of jax.checkpoint's text prints what
+// jax.vmap prints.
+TEST(SortPrimitivesTest, VmapOfRematIsARematOfTheBatchedBody) {
+  VmapOptions options;
+  options.axis_size = 3;
+  for (const char* name : {"remat", "remat_nothing"}) {
+    absl::StatusOr<ClosedJaxpr> batched = Vmap(Parse(Read(std::string(name) + ".txt")), options);
+    ASSERT_THAT(batched, IsOk());
+    EXPECT_EQ(PrintJaxpr(*batched) + "\n", Read(std::string(name) + ".vmap.txt")) << name;
+  }
+  // An unbatched operand stays unbatched inside.
+  options.in_axes = {0, std::nullopt};
+  absl::StatusOr<ClosedJaxpr> batched = Vmap(Parse(Read("remat_dots.txt")), options);
+  ASSERT_THAT(batched, IsOk());
+  EXPECT_THAT(PrintJaxpr(*batched), HasSubstr("jaxpr={ lambda ; d:f32[3,2,3] e:f32[3,2]. let"));
+}
+
 // sort's transpose puts each cotangent back where its element came from, and reshard's
 // transpose is a reshard: axe's Grad against central differences in f64, with a second,
 // integer key (ties in a float key are kinks: JAX's cases check the stable order there).
