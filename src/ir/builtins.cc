@@ -248,6 +248,8 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefineIndexing(p);
+  internal::DefineConv(p);
   internal::DefineSort(p);
   internal::DefineRemat(p);
   internal::DefineReshard(p);
@@ -268,9 +270,11 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
     internal::RegisterRevSplitPad(*p);
+    internal::RegisterConvRules(*p);
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
+    internal::RegisterIndexingRules(*p);
     internal::RegisterSortRules(*p);
     internal::RegisterRematRules(*p);
     internal::RegisterReshardRules(*p);

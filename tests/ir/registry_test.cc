@@ -94,6 +94,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "remat2",
         "round",
         "rsqrt",
+        "scatter-max",
+        "scatter-min",
         "sign",
         "sin",
         "sqrt",
