@@ -22,15 +22,15 @@
 namespace axe::exec::internal {
 namespace {
 
-// Rows along an axis: element i of row r is at ((r / inner) * n + i) * inner + r % inner.
-struct Rows {
+// SortRows along an axis: element i of row r is at ((r / inner) * n + i) * inner + r % inner.
+struct SortRows {
   int64_t outer = 1, n = 1, inner = 1;
   int64_t At(int64_t row, int64_t i) const { return ((row / inner) * n + i) * inner + row % inner; }
   int64_t count() const { return outer * inner; }
 };
 
-Rows RowsAlong(absl::Span<const int64_t> shape, int64_t axis) {
-  Rows r;
+SortRows SortRowsAlong(absl::Span<const int64_t> shape, int64_t axis) {
+  SortRows r;
   for (size_t d = 0; d < shape.size(); ++d) {
     const int64_t s = shape[d];
     if (static_cast<int64_t>(d) < axis) r.outer *= s;
@@ -54,17 +54,17 @@ int SortCompare(const std::byte* data, int64_t a, int64_t b) {
   }
 }
 
-using CompareFn = int (*)(const std::byte*, int64_t, int64_t);
+using SortCompareFn = int (*)(const std::byte*, int64_t, int64_t);
 
-CompareFn SortCompareFor(DType t) {
-  CompareFn fn = nullptr;
+SortCompareFn SortCompareFor(DType t) {
+  SortCompareFn fn = nullptr;
   DispatchDType(t, [&](auto tag) { fn = &SortCompare<typename decltype(tag)::type>; });
   return fn;
 }
 
 // Runs task(row) for every row, in parallel when the work is large.
 template <typename Task>
-void ForRows(const RunContext& ctx, const Rows& rows, Task task) {
+void ForSortRows(const RunContext& ctx, const SortRows& rows, Task task) {
   const bool parallel = ctx.pool != nullptr && ctx.threads > 1 && rows.count() > 1 &&
                         rows.count() * rows.n >= (int64_t{1} << 16);
   if (parallel) {
@@ -74,21 +74,21 @@ void ForRows(const RunContext& ctx, const Rows& rows, Task task) {
   }
 }
 
-struct SortSpec {
-  Rows rows;
+struct SortPlan {
+  SortRows rows;
   int64_t num_keys = 1;
-  std::vector<CompareFn> compare;  // per key
-  std::vector<size_t> bytes;       // per operand
+  std::vector<SortCompareFn> compare;  // per key
+  std::vector<size_t> bytes;           // per operand
   std::vector<ir::ShapedArray> out;
 };
 
-absl::Status RunSort(const SortSpec& s, const RunContext& ctx, absl::Span<const Value> in,
+absl::Status RunSort(const SortPlan& s, const RunContext& ctx, absl::Span<const Value> in,
                      std::vector<Value>& out) {
   for (size_t k = 0; k < in.size(); ++k) {
     AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(s.out[k]));
   }
-  const Rows& rows = s.rows;
-  ForRows(ctx, rows, [&](int64_t row) {
+  const SortRows& rows = s.rows;
+  ForSortRows(ctx, rows, [&](int64_t row) {
     std::vector<int64_t> perm(static_cast<size_t>(rows.n));
     std::iota(perm.begin(), perm.end(), 0);
     std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
@@ -112,7 +112,7 @@ absl::Status RunSort(const SortSpec& s, const RunContext& ctx, absl::Span<const 
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> IntParam(const ir::Eqn& eqn, const char* name) {
+absl::StatusOr<int64_t> SortIntParam(const ir::Eqn& eqn, const char* name) {
   auto it = eqn.params.find(name);
   if (it == eqn.params.end()) return absl::NotFoundError(name);
   return it->second.AsInt(name);
@@ -121,14 +121,14 @@ absl::StatusOr<int64_t> IntParam(const ir::Eqn& eqn, const char* name) {
 // Anything malformed is left to the interpreter's error (nullopt: the fallback).
 absl::StatusOr<std::optional<BuiltKernel>> BuildSort(const EqnView& v) {
   if (v.in.empty() || v.out.size() != v.in.size()) return std::nullopt;
-  absl::StatusOr<int64_t> dimension = IntParam(v.eqn, "dimension");
-  absl::StatusOr<int64_t> num_keys = IntParam(v.eqn, "num_keys");
+  absl::StatusOr<int64_t> dimension = SortIntParam(v.eqn, "dimension");
+  absl::StatusOr<int64_t> num_keys = SortIntParam(v.eqn, "num_keys");
   if (!dimension.ok() || !num_keys.ok() || *dimension < 0 ||
       *dimension >= static_cast<int64_t>(v.in[0].rank()) || *num_keys < 1 ||
       *num_keys > static_cast<int64_t>(v.in.size())) {
     return std::nullopt;
   }
-  auto s = std::make_shared<SortSpec>();
+  auto s = std::make_shared<SortPlan>();
   for (size_t k = 0; k < v.in.size(); ++k) {
     if (v.in[k].shape() != v.in[0].shape() || v.out[k] != v.in[k]) return std::nullopt;
     AXE_ASSIGN_OR_RETURN(size_t b, ElementBytes(v.in[k].dtype()));
@@ -137,7 +137,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildSort(const EqnView& v) {
   for (int64_t k = 0; k < *num_keys; ++k) {
     s->compare.push_back(SortCompareFor(v.in[static_cast<size_t>(k)].dtype()));
   }
-  s->rows = RowsAlong(v.in[0].shape(), *dimension);
+  s->rows = SortRowsAlong(v.in[0].shape(), *dimension);
   s->num_keys = *num_keys;
   s->out = v.out;
   BuiltKernel k;
@@ -153,7 +153,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildSort(const EqnView& v) {
 // XLA's total order as an unsigned key (floats: sign-magnitude bits folded so that unsigned
 // comparison orders them); other types compare as they are.
 template <typename T>
-auto TotalKey(T v) {
+auto TotalOrderKey(T v) {
   if constexpr (std::is_floating_point_v<T> || kIsHalf<T>) {
     using U = std::conditional_t<sizeof(T) == 2, uint16_t,
                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
@@ -166,25 +166,25 @@ auto TotalKey(T v) {
   }
 }
 
-struct TopK {
-  Rows in, out;
+struct TopKPlan {
+  SortRows in, out;
   int64_t k = 0;
   std::vector<ir::ShapedArray> avals;
 };
 
 template <typename T>
-absl::Status RunTopK(const TopK& s, const RunContext& ctx, absl::Span<const Value> in,
+absl::Status RunTopK(const TopKPlan& s, const RunContext& ctx, absl::Span<const Value> in,
                      std::vector<Value>& out) {
   AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(s.avals[0]));
   AXE_ASSIGN_OR_RETURN(out[1], ctx.Allocate(s.avals[1]));
   const T* x = in[0].data<T>();
   T* values = out[0].mutable_data<T>();
   int32_t* indices = out[1].mutable_data<int32_t>();
-  ForRows(ctx, s.in, [&](int64_t row) {
+  ForSortRows(ctx, s.in, [&](int64_t row) {
     std::vector<int64_t> perm(static_cast<size_t>(s.in.n));
     std::iota(perm.begin(), perm.end(), 0);
     auto before = [&](int64_t a, int64_t b) {
-      const auto ka = TotalKey(x[s.in.At(row, a)]), kb = TotalKey(x[s.in.At(row, b)]);
+      const auto ka = TotalOrderKey(x[s.in.At(row, a)]), kb = TotalOrderKey(x[s.in.At(row, b)]);
       return ka > kb || (ka == kb && a < b);
     };
     std::partial_sort(perm.begin(), perm.begin() + s.k, perm.end(), before);
@@ -202,10 +202,10 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildTopK(const EqnView& v) {
       v.out[1].dtype() != DType::kS32 || v.out[0].dtype() != v.in[0].dtype()) {
     return std::nullopt;
   }
-  absl::StatusOr<int64_t> k = IntParam(v.eqn, "k");
+  absl::StatusOr<int64_t> k = SortIntParam(v.eqn, "k");
   int64_t axis = static_cast<int64_t>(v.in[0].rank()) - 1;
   if (v.eqn.params.count("axis") != 0) {
-    absl::StatusOr<int64_t> a = IntParam(v.eqn, "axis");
+    absl::StatusOr<int64_t> a = SortIntParam(v.eqn, "axis");
     if (!a.ok()) return std::nullopt;
     axis = *a;
   }
@@ -214,9 +214,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildTopK(const EqnView& v) {
       v.out[0].shape()[static_cast<size_t>(axis)] != *k) {
     return std::nullopt;
   }
-  auto s = std::make_shared<TopK>();
-  s->in = RowsAlong(v.in[0].shape(), axis);
-  s->out = RowsAlong(v.out[0].shape(), axis);
+  auto s = std::make_shared<TopKPlan>();
+  s->in = SortRowsAlong(v.in[0].shape(), axis);
+  s->out = SortRowsAlong(v.out[0].shape(), axis);
   s->k = *k;
   s->avals = v.out;
   BuiltKernel kernel;

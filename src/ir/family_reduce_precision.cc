@@ -5,9 +5,9 @@
 //
 // Each float rounded (to nearest even) to `mantissa_bits` and its exponent range cut to
 // `exponent_bits`, as XLA's ReducePrecision does: overflow gives a signed infinity, anything at
-// or below the smallest normal exponent a signed zero, and NaN stays NaN. Bits at least the
-// operand's own change nothing. It is linear (JAX's deflinear: the transpose and the tangent are
-// reduce_precision too) and elementwise.
+// or below the smallest normal exponent a signed zero, and NaN stays NaN. PrecisionBits at least
+// the operand's own change nothing. It is linear (JAX's deflinear: the transpose and the tangent
+// are reduce_precision too) and elementwise.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -25,12 +25,12 @@
 namespace axe::ir::internal {
 namespace {
 
-struct Bits {
+struct PrecisionBits {
   int64_t exponent = 0, mantissa = 0;
 };
 
-absl::StatusOr<Bits> ReadBits(const Params& params) {
-  Bits b;
+absl::StatusOr<PrecisionBits> ReadPrecisionBits(const Params& params) {
+  PrecisionBits b;
   AXE_ASSIGN_OR_RETURN(b.exponent, RequiredInt(params, "reduce_precision", "exponent_bits"));
   AXE_ASSIGN_OR_RETURN(b.mantissa, RequiredInt(params, "reduce_precision", "mantissa_bits"));
   if (b.exponent < 1) {
@@ -47,7 +47,7 @@ absl::StatusOr<Bits> ReadBits(const Params& params) {
 absl::StatusOr<std::vector<ShapedArray>> ReducePrecisionRule(absl::Span<const ShapedArray> avals,
                                                              const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("reduce_precision", avals, 1));
-  AXE_RETURN_IF_ERROR(ReadBits(params).status());
+  AXE_RETURN_IF_ERROR(ReadPrecisionBits(params).status());
   if (!IsFloatingPoint(avals[0].dtype())) {
     return TypeError(absl::StrCat("reduce_precision does not accept dtype ",
                                   DTypeName(avals[0].dtype()),
@@ -57,7 +57,7 @@ absl::StatusOr<std::vector<ShapedArray>> ReducePrecisionRule(absl::Span<const Sh
 }
 
 // XLA's ReducePrecision on the bits of a double (11 exponent and 52 mantissa bits).
-double ReduceDouble(double x, Bits b) {
+double ReduceDouble(double x, PrecisionBits b) {
   uint64_t bits = std::bit_cast<uint64_t>(x);
   if (b.mantissa < 52) {
     const int shift = 52 - static_cast<int>(b.mantissa);
@@ -79,7 +79,7 @@ double ReduceDouble(double x, Bits b) {
 }
 
 // The operand's own exponent and mantissa bits.
-Bits OwnBits(DType t) {
+PrecisionBits OwnPrecisionBits(DType t) {
   switch (t) {
     case DType::kF16: return {5, 10};
     case DType::kBF16: return {8, 7};
@@ -90,11 +90,11 @@ Bits OwnBits(DType t) {
 
 absl::StatusOr<std::vector<HostArray>> ReducePrecisionImpl(absl::Span<const HostArray> args,
                                                            const Params& params) {
-  AXE_ASSIGN_OR_RETURN(Bits b, ReadBits(params));
+  AXE_ASSIGN_OR_RETURN(PrecisionBits b, ReadPrecisionBits(params));
   AXE_RETURN_IF_ERROR(ReducePrecisionRule(PlainAvals(args), params).status());
   HostArray out = args[0];
   out.aval = out.aval.WithVma({});
-  const Bits own = OwnBits(out.aval.dtype());
+  const PrecisionBits own = OwnPrecisionBits(out.aval.dtype());
   if (b.exponent >= own.exponent && b.mantissa >= own.mantissa) return OneArray(std::move(out));
   for (double& v : out.values) v = RoundToDType(ReduceDouble(v, b), out.aval.dtype());
   return OneArray(std::move(out));

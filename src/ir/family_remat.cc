@@ -27,7 +27,7 @@
 namespace axe::ir::internal {
 namespace {
 
-absl::StatusOr<const ClosedJaxpr*> Body(const Params& params) {
+absl::StatusOr<const ClosedJaxpr*> RematBody(const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "remat2", "jaxpr"));
   if (p->kind() != Param::Kind::kJaxpr || p->jaxpr() == nullptr) {
     return TypeError("parameter jaxpr of remat2 must be a jaxpr");
@@ -37,7 +37,7 @@ absl::StatusOr<const ClosedJaxpr*> Body(const Params& params) {
 
 absl::StatusOr<JvpResult> RematJvp(Builder& b, absl::Span<const Tracer> primals,
                                    absl::Span<const OptTracer> tangents, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, Body(params));
+  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, RematBody(params));
   AXE_RETURN_IF_ERROR(CheckConstValues(*body, "remat2's jaxpr"));
   return JvpTrace(b, *body, primals, tangents);
 }
@@ -46,7 +46,7 @@ absl::StatusOr<JvpResult> RematJvp(Builder& b, absl::Span<const Tracer> primals,
 // unbatched ones left unbatched.
 absl::StatusOr<BatchResult> RematBatch(Builder&, absl::Span<const Tracer> args,
                                        absl::Span<const BDim> dims, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, Body(params));
+  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, RematBody(params));
   AXE_RETURN_IF_ERROR(CheckConstValues(*body, "remat2's jaxpr"));
   std::vector<Tracer> operands;
   std::vector<BDim> at_zero;

@@ -39,14 +39,14 @@ using Avals = absl::StatusOr<std::vector<ShapedArray>>;
 using Arrays = absl::StatusOr<std::vector<HostArray>>;
 using Cotangents = absl::StatusOr<std::vector<OptTracer>>;
 
-struct SortSpec {
+struct SortParamsRead {
   int64_t dimension = 0;
   int64_t num_keys = 1;
 };
 
-absl::StatusOr<SortSpec> ReadSort(const Params& params, absl::Span<const ShapedArray> avals) {
+absl::StatusOr<SortParamsRead> ReadSort(const Params& params, absl::Span<const ShapedArray> avals) {
   if (avals.empty()) return TypeError("sort takes at least one operand, got 0");
-  SortSpec s;
+  SortParamsRead s;
   AXE_ASSIGN_OR_RETURN(s.dimension, RequiredInt(params, "sort", "dimension"));
   AXE_ASSIGN_OR_RETURN(s.num_keys, RequiredInt(params, "sort", "num_keys"));
   const size_t rank = avals[0].rank();
@@ -95,14 +95,14 @@ bool TotalGreater(double a, double b) {
 
 // The operand viewed as rows along `axis`: element i of row (o, j) is at
 // (o * n + i) * inner + j.
-struct Rows {
+struct SortRows {
   int64_t outer = 1, n = 1, inner = 1;
   int64_t At(int64_t row, int64_t i) const { return ((row / inner) * n + i) * inner + row % inner; }
   int64_t count() const { return outer * inner; }
 };
 
-Rows RowsAlong(const ShapedArray& a, int64_t axis) {
-  Rows r;
+SortRows SortRowsAlong(const ShapedArray& a, int64_t axis) {
+  SortRows r;
   for (size_t d = 0; d < a.rank(); ++d) {
     const int64_t s = a.shape()[d];
     if (static_cast<int64_t>(d) < axis) r.outer *= s;
@@ -115,9 +115,9 @@ Rows RowsAlong(const ShapedArray& a, int64_t axis) {
 Arrays SortImpl(absl::Span<const HostArray> args, const Params& params) {
   std::vector<ShapedArray> avals = PlainAvals(args);
   AXE_RETURN_IF_ERROR(SortRule(avals, params).status());
-  AXE_ASSIGN_OR_RETURN(SortSpec s, ReadSort(params, avals));
+  AXE_ASSIGN_OR_RETURN(SortParamsRead s, ReadSort(params, avals));
   for (const ShapedArray& a : avals) AXE_RETURN_IF_ERROR(CheckEvalDType(a.dtype()));
-  const Rows rows = RowsAlong(avals[0], s.dimension);
+  const SortRows rows = SortRowsAlong(avals[0], s.dimension);
   std::vector<HostArray> outs(args.begin(), args.end());
   for (HostArray& o : outs) o.aval = o.aval.WithVma({});
   std::vector<int64_t> perm(static_cast<size_t>(rows.n));
@@ -144,13 +144,13 @@ Arrays SortImpl(absl::Span<const HostArray> args, const Params& params) {
   return outs;
 }
 
-struct TopKSpec {
+struct TopKParamsRead {
   int64_t k = 0;
   int64_t axis = 0;
 };
 
-absl::StatusOr<TopKSpec> ReadTopK(const Params& params, const ShapedArray& x) {
-  TopKSpec s;
+absl::StatusOr<TopKParamsRead> ReadTopK(const Params& params, const ShapedArray& x) {
+  TopKParamsRead s;
   AXE_ASSIGN_OR_RETURN(s.k, RequiredInt(params, "top_k", "k"));
   s.axis = static_cast<int64_t>(x.rank()) - 1;  // older JAX: always the last axis
   if (Given(params, "axis")) {
@@ -182,7 +182,7 @@ absl::StatusOr<TopKSpec> ReadTopK(const Params& params, const ShapedArray& x) {
 Avals TopKRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("top_k", avals, 1));
   const ShapedArray& x = avals[0];
-  AXE_ASSIGN_OR_RETURN(TopKSpec s, ReadTopK(params, x));
+  AXE_ASSIGN_OR_RETURN(TopKParamsRead s, ReadTopK(params, x));
   std::vector<int64_t> shape = x.shape();
   shape[static_cast<size_t>(s.axis)] = s.k;
   ShapedArray values = x.WithShape(std::move(shape));
@@ -193,10 +193,10 @@ Arrays TopKImpl(absl::Span<const HostArray> args, const Params& params) {
   const ShapedArray x = args[0].aval.WithVma({});
   AXE_RETURN_IF_ERROR(CheckEvalDType(x.dtype()));
   AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> avals, TopKRule({x}, params));
-  AXE_ASSIGN_OR_RETURN(TopKSpec s, ReadTopK(params, x));
+  AXE_ASSIGN_OR_RETURN(TopKParamsRead s, ReadTopK(params, x));
   AXE_ASSIGN_OR_RETURN(HostArray values, ZeroArray(avals[0]));
   AXE_ASSIGN_OR_RETURN(HostArray indices, ZeroArray(avals[1]));
-  const Rows in = RowsAlong(x, s.axis), out = RowsAlong(avals[0], s.axis);
+  const SortRows in = SortRowsAlong(x, s.axis), out = SortRowsAlong(avals[0], s.axis);
   std::vector<int64_t> perm(static_cast<size_t>(in.n));
   const std::vector<double>& v = args[0].values;
   for (int64_t row = 0; row < in.count(); ++row) {
@@ -232,7 +232,7 @@ absl::StatusOr<JvpResult> SortJvp(Builder&, absl::Span<const Tracer> primals,
   const Primitive& sort = *Builtins().sort;
   std::vector<ShapedArray> avals;
   for (const Tracer& t : primals) avals.push_back(t.aval);
-  AXE_ASSIGN_OR_RETURN(SortSpec s, ReadSort(params, avals));
+  AXE_ASSIGN_OR_RETURN(SortParamsRead s, ReadSort(params, avals));
   JvpResult r;
   AXE_ASSIGN_OR_RETURN(r.primals_out, BindWithAutoPvary(sort, primals, params));
   r.tangents_out.resize(primals.size());
@@ -257,7 +257,7 @@ Cotangents SortTranspose(Builder& b, absl::Span<const OptTracer> cts,
                          absl::Span<const TransposeArg> args, const Params& params) {
   std::vector<ShapedArray> avals;
   for (const TransposeArg& a : args) avals.push_back(a.aval);
-  AXE_ASSIGN_OR_RETURN(SortSpec s, ReadSort(params, avals));
+  AXE_ASSIGN_OR_RETURN(SortParamsRead s, ReadSort(params, avals));
   std::vector<Tracer> keys;
   for (int64_t k = 0; k < s.num_keys; ++k) {
     if (args[static_cast<size_t>(k)].is_undefined_primal()) {
@@ -305,7 +305,7 @@ absl::StatusOr<BatchResult> SortBatch(Builder&, absl::Span<const Tracer> args,
 // position of j in P (sorting P with an iota), then the tangent sorted by rank (t[P[i]] at i),
 // cut to the first k.
 absl::StatusOr<Tracer> TopKTangent(Builder& b, const Tracer& x, const Tracer& t,
-                                   const TopKSpec& s) {
+                                   const TopKParamsRead& s) {
   const Primitive& sort = *Builtins().sort;
   const int64_t n = x.aval.shape()[static_cast<size_t>(s.axis)];
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> full,
@@ -324,7 +324,7 @@ absl::StatusOr<Tracer> TopKTangent(Builder& b, const Tracer& x, const Tracer& t,
 
 absl::StatusOr<JvpResult> TopKJvp(Builder& b, absl::Span<const Tracer> primals,
                                   absl::Span<const OptTracer> tangents, const Params& params) {
-  AXE_ASSIGN_OR_RETURN(TopKSpec s, ReadTopK(params, primals[0].aval));
+  AXE_ASSIGN_OR_RETURN(TopKParamsRead s, ReadTopK(params, primals[0].aval));
   JvpResult r;
   AXE_ASSIGN_OR_RETURN(r.primals_out, BindWithAutoPvary(*Builtins().top_k, primals, params));
   r.tangents_out.resize(2);
@@ -338,7 +338,7 @@ absl::StatusOr<BatchResult> TopKBatch(Builder&, absl::Span<const Tracer> args,
                                       absl::Span<const BDim> dims, const Params& params) {
   std::vector<int64_t> unbatched = args[0].aval.shape();
   unbatched.erase(unbatched.begin() + *dims[0]);
-  AXE_ASSIGN_OR_RETURN(TopKSpec s, ReadTopK(params, args[0].aval.WithShape(unbatched)));
+  AXE_ASSIGN_OR_RETURN(TopKParamsRead s, ReadTopK(params, args[0].aval.WithShape(unbatched)));
   AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
   Params p = params;
   p["axis"] = Param::Int(s.axis + 1);
@@ -346,7 +346,7 @@ absl::StatusOr<BatchResult> TopKBatch(Builder&, absl::Span<const Tracer> args,
   return BatchResult{outs, {0, 0}};
 }
 
-Primitive::Options MultiResult(std::string name, std::vector<ParamSpec> params) {
+Primitive::Options SortFamilyOptions(std::string name, std::vector<ParamSpec> params) {
   Primitive::Options o;
   o.name = std::move(name);
   o.multiple_results = true;
@@ -354,7 +354,7 @@ Primitive::Options MultiResult(std::string name, std::vector<ParamSpec> params) 
   return o;
 }
 
-const Primitive* DefineOne(Primitive::Options o) {
+const Primitive* DefineSortFamilyPrimitive(Primitive::Options o) {
   absl::StatusOr<const Primitive*> p = DefinePrimitive(std::move(o));
   AXE_CHECK(p.ok()) << p.status();  // fixed identifiers, defined once
   return *p;
@@ -363,11 +363,11 @@ const Primitive* DefineOne(Primitive::Options o) {
 }  // namespace
 
 void DefineSort(BuiltinPrimitives& p) {
-  p.sort = DefineOne(MultiResult("sort", {{"dimension", ParamType::kInt},
-                                          {"is_stable", ParamType::kBool},
-                                          {"num_keys", ParamType::kInt}}));
-  p.top_k =
-      DefineOne(MultiResult("top_k", {{"k", ParamType::kInt}, {"axis", ParamType::kInt, false}}));
+  p.sort = DefineSortFamilyPrimitive(SortFamilyOptions("sort", {{"dimension", ParamType::kInt},
+                                                                {"is_stable", ParamType::kBool},
+                                                                {"num_keys", ParamType::kInt}}));
+  p.top_k = DefineSortFamilyPrimitive(
+      SortFamilyOptions("top_k", {{"k", ParamType::kInt}, {"axis", ParamType::kInt, false}}));
 }
 
 void RegisterSortRules(const BuiltinPrimitives& p) {
