@@ -281,6 +281,7 @@ const KernelTable& Kernels() {
     AddCompareSelectKernels(*t);
     AddIndexingKernels(*t);
     AddConvKernels(*t);
+    AddSortKernels(*t);
     return t;
   }();
   return *table;

@@ -250,6 +250,10 @@ BuiltinPrimitives DefineAll() {
   DefineCollectives(p);
   internal::DefineIndexing(p);
   internal::DefineConv(p);
+  internal::DefineSort(p);
+  internal::DefineRemat(p);
+  internal::DefineReshard(p);
+  internal::DefineReducePrecision(p);
   return p;
 }
 
@@ -271,6 +275,10 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
     internal::RegisterIndexingRules(*p);
+    internal::RegisterSortRules(*p);
+    internal::RegisterRematRules(*p);
+    internal::RegisterReshardRules(*p);
+    internal::RegisterReducePrecisionRules(*p);
     return p;
   }();
   return *builtins;

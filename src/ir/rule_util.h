@@ -76,6 +76,17 @@ void RegisterIndexingRules(const BuiltinPrimitives& p);
 // conv_general_dilated: its definition and every rule (family_conv.cc).
 void DefineConv(BuiltinPrimitives& p);
 void RegisterConvRules(const BuiltinPrimitives& p);
+// The primitive families (family_<name>.cc): their definitions, then every rule.
+void DefineSort(BuiltinPrimitives& p);
+void RegisterSortRules(const BuiltinPrimitives& p);
+void DefineRemat(BuiltinPrimitives& p);
+void RegisterRematRules(const BuiltinPrimitives& p);
+void DefineReshard(BuiltinPrimitives& p);
+void RegisterReshardRules(const BuiltinPrimitives& p);
+void DefineReducePrecision(BuiltinPrimitives& p);
+void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
+// Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).
+AbstractEvalRule CallRule(std::string prim, std::string param);
 
 }  // namespace axe::ir::internal
 

@@ -41,6 +41,7 @@ void RegisterCallImpls(const BuiltinPrimitives& p) {
         p.reduce_scatter, p.all_to_all, p.ppermute, p.axis_index}) {
     RegisterImpl(*prim, ViaInterpreter(*prim));
   }
+  RegisterImpl(*p.remat2, ViaInterpreter(*p.remat2));
 }
 
 }  // namespace axe::ir::internal

@@ -44,8 +44,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
       {RuleKind::kImpl, {}},
       {RuleKind::kAbstractEval, {}},
       {RuleKind::kJvp, {}},
-      // Not linear in any operand (jit, closed_call and the custom calls are inlined by the
-      // transposition instead).
+      // Not linear in any operand (jit, closed_call, remat2 and the custom calls are inlined by
+      // the transposition instead; top_k's tangent is a sort and a slice).
       {RuleKind::kTranspose,
        {"abs",
         "and",
@@ -91,6 +91,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "reduce_prod",
         "reduce_xor",
         "rem",
+        "remat2",
         "round",
         "rsqrt",
         "scatter-max",
@@ -100,7 +101,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "sqrt",
         "square",
         "stop_gradient",
-        "tanh"}},
+        "tanh",
+        "top_k"}},
       // No operands, so nothing to batch: vmap leaves them unbatched.
       {RuleKind::kBatching, {"axis_index", "iota"}},
   };

@@ -25,6 +25,14 @@
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
+//   sort         sort (multi-operand, lexicographic on num_keys, stable) top_k (values and
+//                int32 indices along `axis`)
+//   remat2       jax.checkpoint: a call of its `jaxpr`; `policy` is kept as printed (it only
+//                decides what JAX saves for the backward pass: memory, never values)
+//   reshard      jax.sharding.reshard: the identity on values (axe's types carry no
+//                sharding); linear, its transpose a reshard back
+//   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
+//                JAX's gradients of checkpointed functions print)
 //
 // Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
 // (then the default applies). Typing errors use JAX's words, e.g.
@@ -74,6 +82,10 @@ struct BuiltinPrimitives {
   // (scatter-add, scatter-mul, scatter-min, scatter-max).
   const Primitive *gather, *scatter, *scatter_add, *scatter_mul, *scatter_min, *scatter_max;
   const Primitive* conv_general_dilated;
+  const Primitive *sort, *top_k;      // family_sort.cc
+  const Primitive* remat2;            // family_remat.cc
+  const Primitive* reshard;           // family_reshard.cc
+  const Primitive* reduce_precision;  // family_reduce_precision.cc
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
