@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the shell commands shown in README.md and docs/**/*.md and checks their output.
 
-The convention (docs/writing-docs.md has the reader-facing version):
+The convention (docs/writing-docs.md has the writer-facing version):
 
 * Shell commands live in ```console blocks. A line starting with "$ " is a command; a
   command whose line ends in a backslash continues on the next line. The lines after a
@@ -23,7 +23,8 @@ The convention (docs/writing-docs.md has the reader-facing version):
 * docs/notes/ (lab notes) is not covered.
 
 The commands of one Markdown file run in order in one bash process (variables and the
-working directory carry over; `set -o pipefail`), in a scratch copy of the source tree, with
+working directory carry over; `set -o pipefail`), in a scratch copy of the source tree
+(without build/, .git and the fuzz corpora), with
 the directory of the built `axe` first on PATH and stdin from /dev/null. Jobs a file starts
 in the background are killed when its last command has run.
 
@@ -37,6 +38,7 @@ import argparse
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -174,7 +176,8 @@ def build_script(commands: list[Command]) -> str:
     parts = ["set -o pipefail", "exec 2>&1"]
     for n, c in enumerate(commands):
         parts.append(f"printf '\\n{BEGIN} {n}\\n'")
-        parts.append("{\n" + c.text + "\n}")
+        # eval: a syntax error is this command's failure, not the end of the script.
+        parts.append("eval " + shlex.quote(c.text))
         parts.append(f"printf '\\n{END} {n} %d\\n' $?")
     parts.append("kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; true")
     return "\n".join(parts) + "\n"
@@ -191,7 +194,12 @@ def split_output(output: str, count: int):
 
 
 def copy_tree(root: Path, scratch: Path):
-    ignore = shutil.ignore_patterns(".git", "build", "__pycache__", ".cache")
+    """The source tree without build outputs, git's data and the fuzz corpora (5,000 files)."""
+    skipped = {root: {".git", "build"}, root / "fuzz": {"corpus"}}
+
+    def ignore(folder, names):
+        return {n for n in names if n in skipped.get(Path(folder), ()) or n == "__pycache__"}
+
     shutil.copytree(root, scratch, ignore=ignore, symlinks=True)
 
 
@@ -294,8 +302,12 @@ def main() -> int:
         if args.axe:
             os.symlink(args.axe.resolve(), bin_dir / "axe")
         if args.python:
+            # A wrapper, not a link: a virtual environment's interpreter finds its packages
+            # only when it is started by its own path.
             for name in ("python", "python3"):
-                os.symlink(args.python.resolve(), bin_dir / name)
+                wrapper = bin_dir / name
+                wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(os.path.abspath(args.python))} "$@"\n')
+                wrapper.chmod(0o755)
         env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
         if args.python_path:
             env["PYTHONPATH"] = str(args.python_path.resolve())
