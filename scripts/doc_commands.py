@@ -24,7 +24,8 @@ The convention (docs/writing-docs.md has the writer-facing version):
 
 The commands of one Markdown file run in order in one bash process (variables and the
 working directory carry over; `set -o pipefail`), in a scratch copy of the source tree
-(without build/, .git and the fuzz corpora), with
+(without build/, .git and the fuzz corpora; one copy per run, and what a file's commands
+create is removed before the next file runs), with
 the directory of the built `axe` first on PATH and stdin from /dev/null. Jobs a file starts
 in the background are killed when its last command has run.
 
@@ -40,6 +41,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -193,14 +195,36 @@ def split_output(output: str, count: int):
     return results
 
 
-def copy_tree(root: Path, scratch: Path):
-    """The source tree without build outputs, git's data and the fuzz corpora (5,000 files)."""
-    skipped = {root: {".git", "build"}, root / "fuzz": {"corpus"}}
+class Scratch:
+    """One copy of the source tree (without build outputs, git's data and the fuzz corpora),
+    shared by the pages of a run: what a page's commands create is removed after it."""
 
-    def ignore(folder, names):
-        return {n for n in names if n in skipped.get(Path(folder), ()) or n == "__pycache__"}
+    def __init__(self, root: Path):
+        self.dir = Path(tempfile.mkdtemp(prefix="axe-doc-"))
+        self.tree = self.dir / "src"
+        skipped = {root: {".git", "build"}, root / "fuzz": {"corpus"}}
 
-    shutil.copytree(root, scratch, ignore=ignore, symlinks=True)
+        def ignore(folder, names):
+            return {n for n in names
+                    if n in skipped.get(Path(folder), ()) or n == "__pycache__"}
+
+        shutil.copytree(root, self.tree, ignore=ignore, symlinks=True)
+        self.original = set(self._paths())
+
+    def _paths(self):
+        for folder, dirs, files in os.walk(self.tree):
+            for name in dirs + files:
+                yield os.path.join(folder, name)
+
+    def reset(self):
+        for path in sorted(set(self._paths()) - self.original, reverse=True):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.lexists(path):
+                os.remove(path)
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def available(tag: str, env: dict[str, str]) -> bool:
@@ -222,25 +246,31 @@ def available(tag: str, env: dict[str, str]) -> bool:
     return True
 
 
-def run_doc(root: Path, doc: Path, commands: list[Command], env: dict[str, str],
-            timeout: float) -> list[str]:
+def run_doc(root: Path, scratch: Scratch, doc: Path, commands: list[Command],
+            env: dict[str, str], timeout: float) -> list[str]:
     failures = []
-    with tempfile.TemporaryDirectory(prefix="axe-doc-") as tmp:
-        scratch = Path(tmp) / "src"
-        copy_tree(root, scratch)
-        env = dict(env, HOME=tmp, TMPDIR=tmp)
-        started = time.monotonic()
-        try:
-            proc = subprocess.run(["bash", "--norc", "--noprofile", "-c",
-                                   build_script(commands)],
-                                  cwd=scratch, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=timeout, start_new_session=True)
-            output = proc.stdout.decode("utf-8", "replace")
-        except subprocess.TimeoutExpired as e:
-            output = (e.stdout or b"").decode("utf-8", "replace")
-            failures.append(f"{doc}: the commands did not finish within {timeout:.0f} s")
-        elapsed = time.monotonic() - started
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=scratch.dir))
+    env = dict(env, HOME=str(home), TMPDIR=str(home))
+    started = time.monotonic()
+    proc = subprocess.Popen(["bash", "--norc", "--noprofile", "-c", build_script(commands)],
+                            cwd=scratch.tree, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        failures.append(f"{doc}: the commands did not finish within {timeout:.0f} s")
+    finally:
+        try:  # the page's shell and whatever it left running
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if failures:
+        output, _ = proc.communicate()
+    output = output.decode("utf-8", "replace")
+    elapsed = time.monotonic() - started
+    shutil.rmtree(home, ignore_errors=True)
+    scratch.reset()
     for c, result in zip(commands, split_output(output, len(commands))):
         where = f"{c.doc.relative_to(root)}:{c.line}"
         if result is None:
@@ -318,31 +348,44 @@ def main() -> int:
         shutil.rmtree(bin_dir, ignore_errors=True)
 
 
+def chosen_commands(commands: list[Command], args, env: dict[str, str],
+                    have: dict[str, bool]) -> tuple[list[Command], int]:
+    """The commands of a page this run runs, and how many it skips for a missing tool."""
+    chosen, skipped = [], 0
+    for c in commands:
+        if ("slow" in c.tags) != args.slow:
+            continue
+        needs = c.tags & {"mpi", "python", "jax"}
+        for tag in needs:
+            if tag not in have:
+                have[tag] = available(tag, env)
+        if all(have[t] for t in needs):
+            chosen.append(c)
+        else:
+            skipped += 1
+    return chosen, skipped
+
+
 def run_all(root: Path, extracted, env: dict[str, str], args) -> int:
     have: dict[str, bool] = {}
     failures: list[str] = []
     ran = skipped = norun_total = 0
-    for doc, commands, norun in extracted:
-        norun_total += norun
-        chosen = []
-        for c in commands:
-            if ("slow" in c.tags) != args.slow:
-                continue
-            needs = c.tags & {"mpi", "python", "jax"}
-            for tag in needs:
-                if tag not in have:
-                    have[tag] = available(tag, env)
-            if all(have[t] for t in needs):
-                chosen.append(c)
-            else:
-                skipped += 1
-        if args.list:
-            for c in chosen:
-                print(f"{c.doc.relative_to(root)}:{c.line}: {c.text}")
-            continue
-        if chosen:
-            failures += run_doc(root, doc, chosen, env, args.timeout)
-            ran += len(chosen)
+    scratch = None
+    try:
+        for doc, commands, norun in extracted:
+            norun_total += norun
+            chosen, skips = chosen_commands(commands, args, env, have)
+            skipped += skips
+            if args.list:
+                for c in chosen:
+                    print(f"{c.doc.relative_to(root)}:{c.line}: {c.text}")
+            elif chosen:
+                scratch = scratch or Scratch(root)
+                failures += run_doc(root, scratch, doc, chosen, env, args.timeout)
+                ran += len(chosen)
+    finally:
+        if scratch is not None:
+            scratch.remove()
     missing = sorted(t for t, ok in have.items() if not ok)
     print(f"doc_commands: ran {ran} command(s) from {len(extracted)} file(s); "
           f"{skipped} skipped (missing: {', '.join(missing) or 'nothing'}); "
