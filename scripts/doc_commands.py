@@ -23,7 +23,8 @@ The convention (docs/writing-docs.md has the writer-facing version):
 * docs/notes/ (lab notes) is not covered.
 
 The commands of one Markdown file run in order in one bash process (variables and the
-working directory carry over; `set -o pipefail`), in a scratch copy of the source tree
+working directory carry over; `set -o pipefail -o nounset`: an undefined variable fails),
+in a scratch copy of the source tree
 (without build/, .git and the fuzz corpora; one copy per run, and what a file's commands
 create is removed before the next file runs), with
 the directory of the built `axe` first on PATH and stdin from /dev/null. Jobs a file starts
@@ -175,7 +176,7 @@ def output_matches(expected: list[str], actual: list[str]) -> bool:
 
 
 def build_script(commands: list[Command]) -> str:
-    parts = ["set -o pipefail", "exec 2>&1"]
+    parts = ["set -o pipefail -o nounset", "exec 2>&1"]
     for n, c in enumerate(commands):
         parts.append(f"printf '\\n{BEGIN} {n}\\n'")
         # eval: a syntax error is this command's failure, not the end of the script.

@@ -69,6 +69,11 @@ class DocCommandsTest(unittest.TestCase):
         self.assertIn("doc.md:3: exit status 1, the doc expects 0: false", out)
         self.assertIn("doc.md:4: exit status 0, the doc expects 3", out)
 
+    def test_an_undefined_variable_fails(self):
+        rc, out = run_doc("~~~console\n$ echo \"$NOT_DEFINED_BY_THE_DOC\"\n~~~\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("NOT_DEFINED_BY_THE_DOC: unbound variable", out)
+
     def test_a_syntax_error_fails_only_its_command(self):
         rc, out = run_doc("""
             ~~~console
