@@ -275,7 +275,11 @@ def run_doc(root: Path, scratch: Scratch, doc: Path, commands: list[Command],
     for c, result in zip(commands, split_output(output, len(commands))):
         where = f"{c.doc.relative_to(root)}:{c.line}"
         if result is None:
-            failures.append(f"{where}: never finished: {c.text}")
+            begin = f"\n{BEGIN} {commands.index(c)}\n"
+            rest = output.split(begin, 1)[1] if begin in output else ""
+            failures.append(f"{where}: the page's shell stopped in this command (an undefined "
+                            f"variable, `exit`, or the time limit): {c.text}\n"
+                            + "\n".join("    " + l for l in rest.rstrip().split("\n")))
             break
         lines, status = result
         if status != c.exit_status:
