@@ -20,15 +20,15 @@ The convention (docs/writing-docs.md has the writer-facing version):
     jax     needs the axe Python module and JAX (skipped otherwise)
 * ```sh, ```bash and ```shell blocks, and "$ " prompts in blocks without a language, are
   errors: shell commands are written as ```console blocks so that every one is covered.
-* docs/notes/ (lab notes) is not covered.
+* Fenced blocks of other languages (cpp, python, none) are not run; docs/notes/ (lab notes)
+  is not covered.
 
 The commands of one Markdown file run in order in one bash process (variables and the
-working directory carry over; `set -o pipefail -o nounset`: an undefined variable fails),
-in a scratch copy of the source tree
-(without build/, .git and the fuzz corpora; one copy per run, and what a file's commands
-create is removed before the next file runs), with
-the directory of the built `axe` first on PATH and stdin from /dev/null. Jobs a file starts
-in the background are killed when its last command has run.
+working directory carry over; `set -o pipefail -o nounset`: an undefined variable fails), in
+a scratch copy of the source tree (without build/, .git and the fuzz corpora; one copy per
+run, and what a file's commands create is removed before the next file runs), with the
+directory of the built `axe` first on PATH and stdin from /dev/null. Processes a file leaves
+running in the background are killed when its last command has run.
 
 Exit status: 0 when every command run behaved as shown, 1 otherwise, 2 for a doc that
 breaks the convention.
