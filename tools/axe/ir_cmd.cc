@@ -28,6 +28,7 @@
 #include "axe/ir/transpose.h"
 #include "axe/runtime/client.h"
 #ifdef AXE_HAVE_MPI
+#include "axe/ir/mpi_eval.h"
 #include "axe/runtime/mpi_client.h"
 #endif
 #include "axe/sharding/mesh.h"
@@ -123,6 +124,7 @@ absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j)
 // This rank's MPI client, when as many ranks run as there are devices.
 absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices, double timeout) {
 #ifdef AXE_HAVE_MPI
+  ir::EnableMpiEvaluation();
   AXE_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::MpiClient> client,
       StartMpiRun(devices, absl::StrCat("the program runs on ", devices, " devices"),
