@@ -248,6 +248,7 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefineWhile(p);
   return p;
 }
 
@@ -267,6 +268,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
+    internal::RegisterWhileRules(*p);
     return p;
   }();
   return *builtins;

@@ -70,6 +70,9 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// while: its definition and every rule (family_while.cc).
+void DefineWhile(BuiltinPrimitives& p);
+void RegisterWhileRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -17,6 +17,7 @@
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -29,7 +30,7 @@
 // axes to match" error) and collectives apply shard_map's variance rules.
 //
 // Every built-in has its impl (eval.h), JVP and batching (ad.h, batching.h) and, where it is
-// linear, transpose rules; shard_map typing is in shard_map.h. Not here: while_loop.
+// linear, transpose rules; shard_map typing is in shard_map.h.
 #ifndef AXE_IR_PRIMITIVES_H_
 #define AXE_IR_PRIMITIVES_H_
 
@@ -65,6 +66,7 @@ struct BuiltinPrimitives {
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
+  const Primitive* while_;  // the primitive `while` (family_while.cc)
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
