@@ -57,7 +57,8 @@ absl::StatusOr<Value> Select(const RunContext& ctx, const Value& pred, const Val
 absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<const Value> in,
                       std::vector<Value>& out) {
   const size_t fixed = w.cond_nconsts + w.body_nconsts;
-  std::vector<Value> cond_args(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts));
+  std::vector<Value> cond_args(in.begin(),
+                               in.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts));
   std::vector<Value> body_args(in.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts),
                                in.begin() + static_cast<std::ptrdiff_t>(fixed));
   std::vector<Value> carry(in.begin() + static_cast<std::ptrdiff_t>(fixed), in.end());
@@ -81,7 +82,9 @@ absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<cons
     AXE_ASSIGN_OR_RETURN(std::vector<Value> next, RunPlan(*w.body, ctx, body_args));
     const bool all = holds == static_cast<int64_t>(pred[0].num_bytes());
     for (size_t k = 0; k < carry.size(); ++k) {
-      if (!all) AXE_ASSIGN_OR_RETURN(next[k], Select(ctx, pred[0], carry[k], next[k]));
+      if (!all) {
+        AXE_ASSIGN_OR_RETURN(next[k], Select(ctx, pred[0], carry[k], next[k]));
+      }
       std::swap(carry[k], next[k]);
     }
     cond_args.clear();
@@ -119,8 +122,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWhile(const EqnView& v) {
   w.iteration_work = std::max(kMinIterationWork, w.cond->stats.work + w.body->stats.work);
   w.max_work = v.options.max_work;
   BuiltKernel k;
-  k.description = absl::StrCat("while (", w.cond->steps.size(), " + ", w.body->steps.size(),
-                               " steps)");
+  k.description =
+      absl::StrCat("while (", w.cond->steps.size(), " + ", w.body->steps.size(), " steps)");
   k.work = w.iteration_work;
   k.scratch_bytes = std::max(w.cond->stats.peak_bytes, w.body->stats.peak_bytes);
   auto shared = std::make_shared<const WhileLoop>(std::move(w));

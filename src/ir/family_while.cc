@@ -67,14 +67,14 @@ absl::StatusOr<Parts> ReadParts(const Params& params, size_t operands) {
   // JAX's _while_loop_abstract_eval.
   const size_t cond_in = w.cond->jaxpr.invars.size(), body_in = w.body->jaxpr.invars.size();
   if (cond_in != w.cond_nconsts + w.num_carry) {
-    return TypeError(absl::StrCat("while_loop len(cond_jaxpr.in_avals)=", cond_in,
-                                  " but len(cond_consts_avals) + len(in_avals)=",
-                                  w.cond_nconsts + w.num_carry));
+    return TypeError(
+        absl::StrCat("while_loop len(cond_jaxpr.in_avals)=", cond_in,
+                     " but len(cond_consts_avals) + len(in_avals)=", w.cond_nconsts + w.num_carry));
   }
   if (body_in != w.body_nconsts + w.num_carry) {
-    return TypeError(absl::StrCat("while_loop len(body_jaxpr.in_avals)=", body_in,
-                                  " but len(body_consts_avals) + len(in_avals)=",
-                                  w.body_nconsts + w.num_carry));
+    return TypeError(
+        absl::StrCat("while_loop len(body_jaxpr.in_avals)=", body_in,
+                     " but len(body_consts_avals) + len(in_avals)=", w.body_nconsts + w.num_carry));
   }
   return w;
 }
@@ -120,20 +120,22 @@ Result AbstractEval(absl::Span<const ShapedArray> avals, const Params& params) {
   }
   std::vector<ShapedArray> outs = body.out_avals();
   if (outs.size() != carry.size()) {
-    return TypeError(absl::StrCat("while_loop body function carry input and carry output must "
-                                  "have equal types, but they differ: ",
-                                  carry.size(), " carries in and ", outs.size(), " out"));
+    return TypeError(
+        absl::StrCat("while_loop body function carry input and carry output must "
+                     "have equal types, but they differ: ",
+                     carry.size(), " carries in and ", outs.size(), " out"));
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!TypesMatch(outs[i], carry[i])) {
-      return TypeError(absl::StrCat("while_loop body function carry input and carry output must "
-                                    "have equal types, but they differ: carry[",
-                                    i, "] is ", carry[i].Str(), " in and ", outs[i].Str(), " out"));
+      return TypeError(
+          absl::StrCat("while_loop body function carry input and carry output must "
+                       "have equal types, but they differ: carry[",
+                       i, "] is ", carry[i].Str(), " in and ", outs[i].Str(), " out"));
     }
     if (!IsPrefix(pred[0].shape(), carry[i].shape())) {
       return TypeError(absl::StrCat("while_loop predicate of type ", pred[0].Str(),
-                                    " is not batched like carry[", i, "] of type ",
-                                    carry[i].Str(), " (its shape must be a prefix)"));
+                                    " is not batched like carry[", i, "] of type ", carry[i].Str(),
+                                    " (its shape must be a prefix)"));
     }
   }
   return outs;
@@ -150,10 +152,9 @@ absl::Status ChargeIteration(const SpmdScope& scope, int64_t iterations) {
   if (scope.budget == nullptr) return absl::OkStatus();
   const int64_t cost = kIterationCost * std::max<int64_t>(scope.count, 1);
   if (*scope.budget < cost) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("evaluation stopped in a while loop after ", iterations,
-                     " iterations: the program needs more than ", kEvalBudget,
-                     " element operations"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "evaluation stopped in a while loop after ", iterations,
+        " iterations: the program needs more than ", kEvalBudget, " element operations"));
   }
   *scope.budget -= cost;
   return absl::OkStatus();
@@ -227,8 +228,8 @@ absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> CondWithTangents(
 
 // (body consts..., their tangents..., carry..., carry tangents...) -> (carry..., carry
 // tangents...): the body's JVP, a tangent for each float value.
-absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> BodyJvp(const Parts& w,
-                                                           const std::vector<bool>& differentiable) {
+absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> BodyJvp(
+    const Parts& w, const std::vector<bool>& differentiable) {
   Builder b;
   const Jaxpr& j = w.body->jaxpr;
   std::vector<Tracer> primals(j.invars.size());
@@ -365,7 +366,8 @@ absl::StatusOr<BatchResult> Batch(Builder& b, absl::Span<const Tracer> args,
   AXE_ASSIGN_OR_RETURN(Parts w, ReadParts(params, args.size()));
   const size_t fixed = w.cond_nconsts + w.body_nconsts;
   const int64_t size = BatchSize(args, dims);
-  std::vector<BDim> cconst(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts));
+  std::vector<BDim> cconst(dims.begin(),
+                           dims.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts));
   std::vector<BDim> bconst(dims.begin() + static_cast<std::ptrdiff_t>(w.cond_nconsts),
                            dims.begin() + static_cast<std::ptrdiff_t>(fixed));
   std::vector<bool> carry_batched;
@@ -431,11 +433,12 @@ void DefineWhile(BuiltinPrimitives& p) {
 void RegisterWhileRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.while_, while_family::AbstractEval);
   RegisterJvp(*p.while_, while_family::Jvp);
-  RegisterTranspose(*p.while_, [](Builder&, absl::Span<const std::optional<Tracer>>,
-                                  absl::Span<const TransposeArg>, const Params&)
-                                   -> absl::StatusOr<std::vector<std::optional<Tracer>>> {
-    return absl::InvalidArgumentError(while_family::kReverseModeError);
-  });
+  RegisterTranspose(
+      *p.while_,
+      [](Builder&, absl::Span<const std::optional<Tracer>>, absl::Span<const TransposeArg>,
+         const Params&) -> absl::StatusOr<std::vector<std::optional<Tracer>>> {
+        return absl::InvalidArgumentError(while_family::kReverseModeError);
+      });
   RegisterBatching(*p.while_, while_family::Batch);
 }
 

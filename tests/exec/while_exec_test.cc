@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "axe/exec/executable.h"
 #include "axe/ir/eval_text.h"
@@ -86,7 +87,8 @@ TEST(WhileExecTest, EndlessLoopIsStoppedByTheWorkBudget) {
   options.max_work = int64_t{1} << 26;
   absl::StatusOr<Executable> e = Executable::Compile(Parse(kEndless), options);
   ASSERT_THAT(e, IsOk());
-  absl::StatusOr<Value> x = FromHostArray(ir::HostArray{*ir::ShapedArray::ParseShort("f32[]"), {1}});
+  absl::StatusOr<Value> x =
+      FromHostArray(ir::HostArray{*ir::ShapedArray::ParseShort("f32[]"), {1}});
   ASSERT_THAT(x, IsOk());
   EXPECT_THAT(e->Run({*x}).status(),
               StatusIs(absl::StatusCode::kResourceExhausted,
@@ -107,7 +109,8 @@ TEST(WhileExecTest, CancelledRunStops) {
   options.cancel = &cancel;
   absl::StatusOr<Executable> e = Executable::Compile(Parse(kEndless), options);
   ASSERT_THAT(e, IsOk());
-  absl::StatusOr<Value> x = FromHostArray(ir::HostArray{*ir::ShapedArray::ParseShort("f32[]"), {1}});
+  absl::StatusOr<Value> x =
+      FromHostArray(ir::HostArray{*ir::ShapedArray::ParseShort("f32[]"), {1}});
   ASSERT_THAT(x, IsOk());
   EXPECT_THAT(e->Run({*x}).status(), StatusIs(absl::StatusCode::kCancelled));
 }

@@ -88,8 +88,8 @@ TEST(WhileTest, JvpGivesJaxsTangents) {
     std::string primal, jvp;
     std::vector<bool> with_tangent;
   };
-  for (const Case& c : {Case{"doubling", "jvp_doubling", {true}},
-                        Case{"fori_traced", "jvp_fori", {true, false}}}) {
+  for (const Case& c :
+       {Case{"doubling", "jvp_doubling", {true}}, Case{"fori_traced", "jvp_fori", {true, false}}}) {
     SCOPED_TRACE(c.primal);
     absl::StatusOr<ClosedJaxpr> jvp = Jvp(Parse(Read(c.primal + ".txt")), c.with_tangent);
     ASSERT_THAT(jvp, IsOk());
@@ -144,10 +144,10 @@ TEST(WhileTest, VmapGivesJaxsValues) {
     std::vector<std::optional<int64_t>> in_axes;
     int times = 1;
   };
-  for (const Case& c : {Case{"doubling", "vmap_doubling", {0}},
-                        Case{"collatz", "vmap_collatz", {0}}, Case{"newton", "vmap_newton", {0}},
-                        Case{"fori_traced", "vmap_fori", {0, std::nullopt}},
-                        Case{"doubling", "vmap_vmap_doubling", {0}, 2}}) {
+  for (const Case& c :
+       {Case{"doubling", "vmap_doubling", {0}}, Case{"collatz", "vmap_collatz", {0}},
+        Case{"newton", "vmap_newton", {0}}, Case{"fori_traced", "vmap_fori", {0, std::nullopt}},
+        Case{"doubling", "vmap_vmap_doubling", {0}, 2}}) {
     SCOPED_TRACE(c.vmapped);
     Values v = ReadValues(c.vmapped);
     ClosedJaxpr f = Parse(Read(c.primal + ".txt"));
@@ -182,9 +182,10 @@ TEST(WhileTest, VmapOfABatchedPredicateLoop) {
   ASSERT_EQ(out.size(), 1u);
   // Each element doubles until it reaches 10: 0.7 -> 11.2, 3 -> 12, 20 -> 20, 0.01 -> 10.24;
   // then 1.4 -> 11.2, 6 -> 12, 40 -> 40, 0.02 -> 10.24.
-  EXPECT_THAT(out[0].values,
-              ElementsAre(::testing::DoubleNear(11.2, 1e-5), 12, 20, ::testing::DoubleNear(10.24, 1e-5),
-                          ::testing::DoubleNear(11.2, 1e-5), 12, 40, ::testing::DoubleNear(10.24, 1e-5)));
+  EXPECT_THAT(
+      out[0].values,
+      ElementsAre(::testing::DoubleNear(11.2, 1e-5), 12, 20, ::testing::DoubleNear(10.24, 1e-5),
+                  ::testing::DoubleNear(11.2, 1e-5), 12, 40, ::testing::DoubleNear(10.24, 1e-5)));
 }
 
 TEST(WhileTest, ReverseModeIsJaxsError) {
@@ -212,8 +213,7 @@ TEST(WhileTest, EndlessLoopIsStoppedByTheBudget) {
     ASSERT_THAT(CheckJaxpr(f), IsOk());
     HostArray x{f.jaxpr.in_avals()[0], {1}};
     EXPECT_THAT(EvalJaxpr(f, {x}).status(),
-                StatusIs(absl::StatusCode::kResourceExhausted,
-                         HasSubstr("element operations")));
+                StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("element operations")));
   }
 }
 
@@ -253,10 +253,10 @@ TEST(WhileTest, TypeErrorsUseJaxsWords) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("cond_fun must return a boolean scalar, but got output type(s) "
                                  "[ShapedArray(float32[])].")));
-  EXPECT_THAT(CheckText(Loop(body, "{ lambda ; e:i32[]. let f:bool[] = lt e 1:i32[] in (f,) }",
-                             "a")),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("while_loop cond function input type error: float32[] != int32[]")));
+  EXPECT_THAT(
+      CheckText(Loop(body, "{ lambda ; e:i32[]. let f:bool[] = lt e 1:i32[] in (f,) }", "a")),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("while_loop cond function input type error: float32[] != int32[]")));
   EXPECT_THAT(CheckText(Loop(body, cond, "a", 3, 0)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("while with 1 operands cannot have cond_nconsts=0 and "
