@@ -72,12 +72,10 @@ absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<cons
           ")"));
     }
     work += w.iteration_work;
-    cond_args.resize(w.cond_nconsts);
     cond_args.insert(cond_args.end(), carry.begin(), carry.end());
     AXE_ASSIGN_OR_RETURN(std::vector<Value> pred, RunPlan(*w.cond, ctx, cond_args));
     const int64_t holds = CountTrue(pred[0]);
     if (holds == 0) break;
-    body_args.resize(w.body_nconsts);
     body_args.insert(body_args.end(), carry.begin(), carry.end());
     AXE_ASSIGN_OR_RETURN(std::vector<Value> next, RunPlan(*w.body, ctx, body_args));
     const bool all = holds == static_cast<int64_t>(pred[0].num_bytes());
@@ -87,7 +85,7 @@ absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<cons
       }
       std::swap(carry[k], next[k]);
     }
-    cond_args.clear();
+    cond_args.resize(w.cond_nconsts);  // no reference to the old carries is kept
     body_args.resize(w.body_nconsts);
     if (ctx.values != nullptr) {
       for (Value& v : next) ctx.values->Give(std::move(v));
