@@ -249,6 +249,7 @@ BuiltinPrimitives DefineAll() {
   DefineCalls(p);
   DefineCollectives(p);
   internal::DefineWhile(p);
+  internal::DefineMath(p);
   return p;
 }
 
@@ -269,6 +270,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
     internal::RegisterWhileRules(*p);
+    internal::RegisterMathRules(*p);
     return p;
   }();
   return *builtins;

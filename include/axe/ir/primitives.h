@@ -18,6 +18,9 @@
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
 //   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
+//   math         erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
+//                exp2 atan2 nextafter (floating), shift_left shift_right_logical
+//                shift_right_arithmetic xor population_count clz (integer; xor bool too)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -67,6 +70,11 @@ struct BuiltinPrimitives {
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
   const Primitive* while_;  // the primitive `while` (family_while.cc)
+  // More elementwise functions (family_math.cc).
+  const Primitive *erf, *erfc, *erf_inv, *expm1, *tan, *atan, *asin, *acos, *sinh, *cosh;
+  const Primitive *asinh, *acosh, *atanh, *cbrt, *exp2, *atan2, *nextafter;
+  const Primitive *shift_left, *shift_right_logical, *shift_right_arithmetic, *xor_;
+  const Primitive *population_count, *clz;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
