@@ -280,6 +280,7 @@ const KernelTable& Kernels() {
     AddCallKernels(*t);
     AddCompareSelectKernels(*t);
     AddWhileKernels(*t);
+    AddMathKernels(*t);
     return t;
   }();
   return *table;

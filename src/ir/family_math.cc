@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
 #include "batching_util.h"
@@ -92,23 +93,6 @@ Rule Nary(std::string name, size_t arity, Accepts accepts) {
 }
 
 // ---- the interpreter's values ----
-
-// erf_inv in double: a first guess refined by Newton's method on std::erf.
-double ErfInv(double x) {
-  if (std::isnan(x) || x < -1 || x > 1) return NAN;
-  if (x == 1) return HUGE_VAL;
-  if (x == -1) return -HUGE_VAL;
-  // Winitzki's approximation (relative error about 2e-3) as the start.
-  const double a = 0.147, l = std::log1p(-x * x);
-  const double t = 2 / (std::numbers::pi * a) + l / 2;
-  double y = std::copysign(std::sqrt(std::sqrt(t * t - l / a) - t), x);
-  for (int i = 0; i < 4; ++i) {
-    const double slope = 2 / std::sqrt(std::numbers::pi) * std::exp(-y * y);
-    if (slope == 0) break;
-    y -= (std::erf(y) - x) / slope;
-  }
-  return y;
-}
 
 // The digits of a float type (with the implicit bit), the exponent of its least subnormal
 // and its largest exponent.
@@ -343,7 +327,7 @@ std::vector<Entry> Entries() {
   return {
       {&P::erf, "erf", false, 1, f, Unary(Erf)},
       {&P::erfc, "erfc", false, 1, f, Unary(Erfc)},
-      {&P::erf_inv, "erf_inv", false, 1, f, Unary(ErfInv)},
+      {&P::erf_inv, "erf_inv", false, 1, f, Unary(axe::ErfInv)},
       {&P::expm1, "expm1", true, 1, f, Unary(Expm1)},
       {&P::tan, "tan", true, 1, f, Unary(Tan)},
       {&P::atan, "atan", false, 1, f, Unary(Atan)},
