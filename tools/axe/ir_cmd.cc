@@ -5,6 +5,9 @@
 //   axe ir comm JAXPR [--json]                                   collectives, bytes per device
 //   axe ir run JAXPR [--mesh x=4] [--backend threads|mpi] --arg f32[8]=iota ... [--json]
 //                                                                the outputs, run on devices
+//   axe ir run JAXPR --const @w.npy ... --arg @x.npy ... [--out-npy DIR]
+//                                          constvars' values and inputs from .npy files, in
+//                                          order; outputs written as DIR/out0.npy, ...
 //
 // JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
 // prints: axe::ir (ParseJaxpr, CheckJaxpr, LinearTranspose, DropVarianceTyping,
@@ -16,6 +19,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/npy.h"
 #include "axe/base/status_macros.h"
 #include "axe/exec/executable.h"
 #include "axe/ir/check.h"
@@ -105,7 +110,66 @@ struct RunArgs {
   std::string backend = "threads";
   double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::vector<std::string> args;
+  std::vector<std::string> consts;  // the constvars' values, in order
+  std::string out_npy;              // a directory for out0.npy, out1.npy, ...
 };
+
+// An --arg or --const value: TYPE=... text, or @FILE holding such text or a .npy file (told
+// apart by the .npy magic). A .npy array is held as the interpreter's doubles: 8 bytes an
+// element, checked against the memory budget first.
+absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::string& option,
+                                        const MemoryBudget& budget) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, option));
+  if (!LooksLikeNpy(text)) {
+    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
+    if (!a.ok()) return InOption(option, a.status());
+    return a;
+  }
+  const std::string what = absl::StrCat(option, " ", spec.substr(1));
+  AXE_ASSIGN_OR_RETURN(NpyArray npy, ParseNpy(text, what));
+  std::optional<int64_t> elements = int64_t{1};
+  for (int64_t d : npy.shape) elements = elements ? CheckedMul(*elements, d) : std::nullopt;
+  std::optional<int64_t> bytes = elements ? CheckedMul(*elements, int64_t{8}) : std::nullopt;
+  AXE_RETURN_IF_ERROR(budget.Check(bytes, absl::StrCat("reading ", what)));
+  AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(npy));
+  return exec::ToHostArray(v);
+}
+
+// The constvars' values from --const, in order, checked against their types.
+absl::Status BindConsts(const RunArgs& run, const MemoryBudget& budget, ir::ClosedJaxpr& j) {
+  const std::vector<ir::VarId>& constvars = j.jaxpr.constvars;
+  if (run.consts.empty() && (constvars.empty() || j.consts.size() == constvars.size())) {
+    return absl::OkStatus();
+  }
+  if (run.consts.size() != constvars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("--const: the jaxpr has ", constvars.size(),
+                                                   " constvars; ", run.consts.size(),
+                                                   " values were given (one --const each, in "
+                                                   "order)"));
+  }
+  j.consts.clear();
+  for (size_t i = 0; i < constvars.size(); ++i) {
+    AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(run.consts[i], "--const", budget));
+    const ir::ShapedArray& want = j.jaxpr.aval(constvars[i]);
+    if (a.aval.shape() != want.shape() || a.aval.dtype() != want.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat("--const ", i, ": a value of type ",
+                                                     a.aval.ShortString(), " for constvar ", i,
+                                                     " of type ", want.ShortString()));
+    }
+    j.consts.push_back(std::move(a));
+  }
+  return absl::OkStatus();
+}
+
+// Writes out<k>.npy into `dir` for each output.
+absl::Status WriteOutputsNpy(const std::vector<ir::HostArray>& outs, const std::string& dir) {
+  for (size_t k = 0; k < outs.size(); ++k) {
+    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(outs[k]));
+    AXE_ASSIGN_OR_RETURN(std::string bytes, exec::ToNpy(v));
+    AXE_RETURN_IF_ERROR(WriteOutputFile(absl::StrCat(dir, "/out", k, ".npy"), bytes, "--out-npy"));
+  }
+  return absl::OkStatus();
+}
 
 // The client's device count: --mesh's, else what the program's shard_maps need.
 absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
@@ -182,18 +246,18 @@ absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status 
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
+  AXE_RETURN_IF_ERROR(BindConsts(run, budget, j));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));
-    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
-    if (!a.ok()) return InOption("--arg", a.status());
-    inputs.push_back(*std::move(a));
+    AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(spec, "--arg", budget));
+    inputs.push_back(std::move(a));
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
   if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
     // One device: the executor (compiled typed kernels) runs the whole program.
     AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
                          exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
+    if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(outs, run.out_npy));
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
@@ -206,6 +270,7 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
 #ifdef AXE_HAVE_MPI
   if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
 #endif
+  if (print && !run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(*outs, run.out_npy));
   if (print) PrintOutputs(*outs, devices, json);
   return absl::OkStatus();
 }
@@ -221,7 +286,12 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
   cmd->add_option("--arg", run->args,
-                  "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota)");
+                  "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota), "
+                  "or @FILE.npy");
+  cmd->add_option("--const", run->consts,
+                  "The value of a constvar, in the jaxpr's order: @FILE.npy or TYPE=...");
+  cmd->add_option("--out-npy", run->out_npy,
+                  "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,
                   "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
   cmd->add_option("--backend", run->backend,
