@@ -105,7 +105,7 @@ TEST(NpyTest, BadHeadersNameTheFileAndTheProblem) {
   EXPECT_THAT(ParseNpy("PK\x03\x04", "w.npy").status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("w.npy: not a .npy file")));
   std::string huge = "\x93NUMPY\x02";
-  huge += std::string("\0\0\0\x10", 4);  // version 2, a header of 2^28 bytes claimed
+  huge += std::string("\0\0\0\0\x10", 5);  // version 2.0, a header of 2^28 bytes claimed
   EXPECT_THAT(ParseNpy(huge + "{}", "w.npy").status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the .npy header claims 268435456 bytes, more than 65536")));

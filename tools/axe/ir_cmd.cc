@@ -245,8 +245,11 @@ absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status 
 }
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
+  // The constvars' values are bound before the check, which wants one per constvar.
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.jaxpr, "JAXPR"));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ir::ParseJaxpr(text));
   AXE_RETURN_IF_ERROR(BindConsts(run, budget, j));
+  AXE_RETURN_IF_ERROR(ir::CheckJaxpr(j));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
     AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(spec, "--arg", budget));
