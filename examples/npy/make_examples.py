@@ -26,3 +26,5 @@ closed = jax.make_jaxpr(f)(x)
 np.save(HERE / "w.npy", w)
 np.save(HERE / "x.npy", x)
 np.save(HERE / "expected.npy", np.asarray(f(x)))
+# The constants as one archive, positionally (arr_0 is the first constvar's value).
+np.savez(HERE / "consts.npz", w)

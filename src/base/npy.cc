@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 
@@ -256,6 +257,109 @@ absl::StatusOr<std::string> WriteNpy(DType dtype, absl::Span<const int64_t> shap
   out.push_back(static_cast<char>(header.size() >> 8));
   out += header;
   out.append(data.data(), data.size());
+  return out;
+}
+
+namespace {
+
+constexpr size_t kMaxNpzEntries = 4096;
+
+uint64_t ReadLE(absl::string_view bytes, size_t at, size_t n) {
+  uint64_t v = 0;
+  for (size_t k = n; k-- > 0;) v = (v << 8) | static_cast<uint8_t>(bytes[at + k]);
+  return v;
+}
+
+// The zip64 extra field's values that replace the 0xFFFFFFFF ones, in the zip's order
+// (uncompressed size, compressed size, local header offset).
+absl::Status ApplyZip64(absl::string_view extra, std::vector<uint64_t*> fields,
+                        absl::string_view what) {
+  for (size_t at = 0; at + 4 <= extra.size();) {
+    const uint64_t id = ReadLE(extra, at, 2), size = ReadLE(extra, at + 2, 2);
+    if (at + 4 + size > extra.size()) break;
+    if (id == 1) {
+      size_t next = at + 4;
+      for (uint64_t* f : fields) {
+        if (*f != 0xFFFFFFFFu) continue;
+        if (next + 8 > at + 4 + size) {
+          return absl::InvalidArgumentError(absl::StrCat(what, ": malformed zip64 field"));
+        }
+        *f = ReadLE(extra, next, 8);
+        next += 8;
+      }
+    }
+    at += 4 + size;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NpzEntry>> ParseNpz(absl::string_view bytes, absl::string_view what) {
+  auto refuse = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", why));
+  };
+  // The end of central directory record: the last "PK\5\6" within the final 64 KiB + 22.
+  if (bytes.size() < 22) return refuse("not an .npz file (too short for a zip archive)");
+  size_t eocd = absl::string_view::npos;
+  const size_t lowest = bytes.size() > 65557 ? bytes.size() - 65557 : 0;
+  for (size_t at = bytes.size() - 22 + 1; at-- > lowest;) {
+    if (bytes.substr(at, 4) == absl::string_view("PK\x05\x06", 4)) {
+      eocd = at;
+      break;
+    }
+  }
+  if (eocd == absl::string_view::npos) return refuse("not an .npz file (no zip directory)");
+  if (ReadLE(bytes, eocd + 4, 2) != 0 || ReadLE(bytes, eocd + 6, 2) != 0) {
+    return refuse("split zip archives are not supported");
+  }
+  const uint64_t count = ReadLE(bytes, eocd + 10, 2);
+  const uint64_t dir_size = ReadLE(bytes, eocd + 12, 4);
+  const uint64_t dir_offset = ReadLE(bytes, eocd + 16, 4);
+  if (count > kMaxNpzEntries) return refuse(absl::StrCat("more than ", kMaxNpzEntries, " entries"));
+  if (dir_offset > eocd || dir_size > eocd - dir_offset) {
+    return refuse("the zip directory lies outside the file");
+  }
+  std::vector<NpzEntry> out;
+  size_t at = dir_offset;
+  for (uint64_t e = 0; e < count; ++e) {
+    if (at + 46 > eocd || bytes.substr(at, 4) != absl::string_view("PK\x01\x02", 4)) {
+      return refuse(absl::StrCat("zip directory entry ", e, " is malformed"));
+    }
+    const uint64_t flags = ReadLE(bytes, at + 8, 2), method = ReadLE(bytes, at + 10, 2);
+    uint64_t packed = ReadLE(bytes, at + 20, 4), size = ReadLE(bytes, at + 24, 4);
+    const uint64_t name_len = ReadLE(bytes, at + 28, 2), extra_len = ReadLE(bytes, at + 30, 2);
+    const uint64_t comment_len = ReadLE(bytes, at + 32, 2);
+    uint64_t local = ReadLE(bytes, at + 42, 4);
+    if (at + 46 + name_len + extra_len + comment_len > eocd) {
+      return refuse(absl::StrCat("zip directory entry ", e, " runs past the directory"));
+    }
+    std::string name(bytes.substr(at + 46, name_len));
+    AXE_RETURN_IF_ERROR(
+        ApplyZip64(bytes.substr(at + 46 + name_len, extra_len), {&size, &packed, &local}, what));
+    at += 46 + name_len + extra_len + comment_len;
+    const std::string entry = absl::StrCat(what, " entry '", name, "'");
+    if ((flags & 1) != 0) return refuse(absl::StrCat("entry '", name, "' is encrypted"));
+    if (method != 0) {
+      return refuse(absl::StrCat("entry '", name,
+                                 "' is compressed (np.savez_compressed); save with np.savez"));
+    }
+    if (packed != size) return refuse(absl::StrCat("entry '", name, "' has two sizes"));
+    if (local > eocd || eocd - local < 30 ||
+        bytes.substr(local, 4) != absl::string_view("PK\x03\x04", 4)) {
+      return refuse(absl::StrCat("entry '", name, "' has no local header"));
+    }
+    const uint64_t data = local + 30 + ReadLE(bytes, local + 26, 2) + ReadLE(bytes, local + 28, 2);
+    if (data > eocd || size > eocd - data) {
+      return refuse(absl::StrCat("entry '", name, "' runs past the archive"));
+    }
+    absl::string_view stem = name;
+    if (!absl::ConsumeSuffix(&stem, ".npy")) {
+      return refuse(absl::StrCat("entry '", name, "' is not an .npy file"));
+    }
+    AXE_ASSIGN_OR_RETURN(NpyArray a, ParseNpy(bytes.substr(data, size), entry));
+    out.push_back(NpzEntry{std::string(stem), std::move(a)});
+  }
   return out;
 }
 

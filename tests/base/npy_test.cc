@@ -145,3 +145,66 @@ TEST(NpyTest, TruncatedAndMutatedFilesNeverCrash) {
 
 }  // namespace
 }  // namespace axe
+
+namespace axe {
+namespace {
+
+// A zip archive of stored entries, as np.savez writes it (without zip64 fields).
+std::string Zip(const std::vector<std::pair<std::string, std::string>>& entries) {
+  auto le = [](uint64_t v, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    return s;
+  };
+  std::string body, dir;
+  for (const auto& [name, data] : entries) {
+    const uint64_t offset = body.size();
+    body += std::string("PK\x03\x04", 4) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4) +
+            le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) + le(0, 2) + name + data;
+    dir += std::string("PK\x01\x02", 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
+           le(0, 4) + le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) + le(0, 2) +
+           le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(offset, 4) + name;
+  }
+  return body + dir + std::string("PK\x05\x06", 4) + le(0, 2) + le(0, 2) + le(entries.size(), 2) +
+         le(entries.size(), 2) + le(dir.size(), 4) + le(body.size(), 4) + le(0, 2);
+}
+
+TEST(NpzTest, ReadsStoredEntriesInOrder) {
+  std::string a = *WriteNpy(DType::kF32, {2}, std::string(8, '\0'));
+  std::string b = *WriteNpy(DType::kS8, {3}, "abc");
+  absl::StatusOr<std::vector<NpzEntry>> z =
+      ParseNpz(Zip({{"arr_0.npy", a}, {"w.npy", b}}), "c.npz");
+  ASSERT_THAT(z, IsOk());
+  ASSERT_EQ(z->size(), 2u);
+  EXPECT_EQ((*z)[0].name, "arr_0");
+  EXPECT_EQ((*z)[1].name, "w");
+  EXPECT_EQ((*z)[1].array.dtype, DType::kS8);
+  EXPECT_EQ((*z)[1].array.data, "abc");
+  EXPECT_THAT(ParseNpz(Zip({{"notes.txt", "hi"}}), "c.npz").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("c.npz: entry 'notes.txt' is not an .npy file")));
+  EXPECT_THAT(ParseNpz(Zip({{"w.npy", "bad"}}), "c.npz").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("c.npz entry 'w.npy': not a .npy file")));
+  EXPECT_THAT(ParseNpz(a, "c.npz").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("c.npz: not an .npz file")));
+}
+
+TEST(NpzTest, TruncatedAndMutatedArchivesNeverCrash) {
+  std::string z = Zip({{"arr_0.npy", *WriteNpy(DType::kU16, {2}, "abcd")},
+                       {"arr_1.npy", *WriteNpy(DType::kPred, {}, "\x01")}});
+  ASSERT_THAT(ParseNpz(z, "c.npz"), IsOk());
+  for (size_t n = 0; n < z.size(); ++n) EXPECT_FALSE(ParseNpz(z.substr(0, n), "c.npz").ok()) << n;
+  std::mt19937_64 rng(testing_support::TestSeed(11));
+  for (int round = 0; round < 10; ++round) {
+    for (size_t i = 0; i < z.size(); ++i) {
+      std::string m = z;
+      m[i] = static_cast<char>(rng());
+      absl::StatusOr<std::vector<NpzEntry>> r = ParseNpz(m, "c.npz");
+      if (!r.ok()) EXPECT_THAT(r.status().message(), HasSubstr("c.npz"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace axe

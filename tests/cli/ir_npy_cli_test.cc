@@ -55,6 +55,11 @@ TEST(IrNpyCli, ConstAndArgFromNpyAndOutputsAsNpy) {
   float got[3];
   std::memcpy(got, file.data() + 128, sizeof(got));
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], kExpected[i], 1e-6) << i;
+  // The same constant from an archive (np.savez(f, w): arr_0).
+  auto npz = RunAxe({"ir", "run", "@" + Example("dense.txt"), "--consts",
+                     "@" + Example("consts.npz"), "--arg", "@" + Example("x.npy")});
+  ASSERT_EQ(npz.exit_code, 0) << npz.err;
+  EXPECT_EQ(npz.out, r.out);
   // The file JAX computed reads back as an input too.
   auto echo = RunAxe(
       {"ir", "run", "{ lambda ; a:f32[3]. let  in (a,) }", "--arg", "@" + Example("expected.npy")});
@@ -77,7 +82,9 @@ TEST(IrNpyCli, BadValuesAreOneErrorLine) {
         Case{{"--const", "@" + (dir / "short.npy").string(), "--arg", "@" + Example("x.npy")},
              "short.npy: shape (2, 3) of float32 needs 24 bytes of data, the file has 23"},
         Case{{"--const", "@" + Example("x.npy"), "--arg", "@" + Example("x.npy")},
-             "--const 0: a value of type f32[2] for constvar 0 of type f32[2,3]"}}) {
+             "--const 0: a value of type f32[2] for constvar 0 of type f32[2,3]"},
+        Case{{"--consts", "@" + Example("w.npy"), "--arg", "@" + Example("x.npy")},
+             "w.npy: not an .npz file"}}) {
     std::vector<std::string> args = {"ir", "run", "@" + Example("dense.txt")};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     auto r = RunAxe(args);

@@ -12,13 +12,16 @@
 // JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
 // prints: axe::ir (ParseJaxpr, CheckJaxpr, LinearTranspose, DropVarianceTyping,
 // CountCommunication) does the work.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/npy.h"
 #include "axe/base/status_macros.h"
@@ -111,6 +114,7 @@ struct RunArgs {
   double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::vector<std::string> args;
   std::vector<std::string> consts;  // the constvars' values, in order
+  std::string consts_npz;           // @FILE.npz: arr_0, arr_1, ... (np.savez(f, *consts))
   std::string out_npy;              // a directory for out0.npy, out1.npy, ...
 };
 
@@ -135,9 +139,69 @@ absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::stri
   return exec::ToHostArray(v);
 }
 
-// The constvars' values from --const, in order, checked against their types.
+// An .npz archive's arr_0, arr_1, ... (what np.savez(f, *consts) writes), in that order.
+absl::StatusOr<std::vector<ir::HostArray>> ReadNpzConsts(const std::string& spec,
+                                                         const MemoryBudget& budget) {
+  if (spec.empty() || spec[0] != '@') {
+    return absl::InvalidArgumentError("--consts: expected @FILE.npz");
+  }
+  AXE_ASSIGN_OR_RETURN(std::string bytes, ReadInputText(spec, "--consts"));
+  const std::string what = absl::StrCat("--consts ", spec.substr(1));
+  AXE_ASSIGN_OR_RETURN(std::vector<NpzEntry> entries, ParseNpz(bytes, what));
+  // As doubles: 8 bytes an element, checked before converting.
+  std::optional<int64_t> total = int64_t{0};
+  for (const NpzEntry& e : entries) {
+    std::optional<int64_t> n = int64_t{8};
+    for (int64_t d : e.array.shape) n = n ? CheckedMul(*n, d) : std::nullopt;
+    total = total && n ? CheckedAdd(*total, *n) : std::nullopt;
+  }
+  AXE_RETURN_IF_ERROR(budget.Check(total, absl::StrCat("reading ", what)));
+  std::vector<ir::HostArray> out(entries.size());
+  std::vector<bool> seen(entries.size());
+  for (NpzEntry& e : entries) {
+    size_t k = entries.size();
+    absl::string_view index = e.name;
+    if (absl::ConsumePrefix(&index, "arr_") && !index.empty() && index.size() < 6 &&
+        std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      k = static_cast<size_t>(std::stoi(std::string(index)));
+    }
+    if (k >= entries.size() || seen[k]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": entry '", e.name, "' is not one of arr_0 ... arr_", entries.size() - 1,
+          " (save the constants positionally: np.savez(f, *consts))"));
+    }
+    seen[k] = true;
+    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(e.array));
+    out[k] = exec::ToHostArray(v);
+  }
+  return out;
+}
+
+// The constvars' values from --const (in order) or --consts @FILE.npz, checked against their
+// types.
 absl::Status BindConsts(const RunArgs& run, const MemoryBudget& budget, ir::ClosedJaxpr& j) {
   const std::vector<ir::VarId>& constvars = j.jaxpr.constvars;
+  if (!run.consts_npz.empty()) {
+    if (!run.consts.empty()) {
+      return absl::InvalidArgumentError("--consts: give the constants by --const or --consts");
+    }
+    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> values, ReadNpzConsts(run.consts_npz, budget));
+    if (values.size() != constvars.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("--consts: the jaxpr has ", constvars.size(),
+                                                     " constvars; the archive holds ",
+                                                     values.size(), " arrays"));
+    }
+    for (size_t i = 0; i < constvars.size(); ++i) {
+      const ir::ShapedArray& want = j.jaxpr.aval(constvars[i]);
+      if (values[i].aval.shape() != want.shape() || values[i].aval.dtype() != want.dtype()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--consts: arr_", i, " of type ", values[i].aval.ShortString(),
+                         " for constvar ", i, " of type ", want.ShortString()));
+      }
+    }
+    j.consts = std::move(values);
+    return absl::OkStatus();
+  }
   if (run.consts.empty() && (constvars.empty() || j.consts.size() == constvars.size())) {
     return absl::OkStatus();
   }
@@ -293,6 +357,9 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "or @FILE.npy");
   cmd->add_option("--const", run->consts,
                   "The value of a constvar, in the jaxpr's order: @FILE.npy or TYPE=...");
+  cmd->add_option("--consts", run->consts_npz,
+                  "Every constvar's value from @FILE.npz: arr_0, arr_1, ... in order (what "
+                  "np.savez(f, *consts) writes)");
   cmd->add_option("--out-npy", run->out_npy,
                   "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,

@@ -37,6 +37,16 @@ struct NpyArray {
 // InvalidArgument "<what>: ..." for anything malformed.
 absl::StatusOr<NpyArray> ParseNpy(absl::string_view bytes, absl::string_view what);
 
+// The arrays of an .npz archive (np.savez: a zip of .npy files, stored uncompressed), by entry
+// name without ".npy", in archive order. Read through the zip's central directory (zip64
+// sizes too); every offset and size is checked against the archive. Refused: compressed
+// entries (np.savez_compressed), encrypted or split archives, an entry that is not .npy.
+struct NpzEntry {
+  std::string name;
+  NpyArray array;
+};
+absl::StatusOr<std::vector<NpzEntry>> ParseNpz(absl::string_view bytes, absl::string_view what);
+
 // Whether `bytes` starts with the .npy magic ("\x93NUMPY").
 bool LooksLikeNpy(absl::string_view bytes);
 
