@@ -95,6 +95,20 @@ TEST(IrNpyCli, BadValuesAreOneErrorLine) {
   std::filesystem::remove_all(dir);
 }
 
+// check and grad take the constants too (the type check wants a value per constvar).
+TEST(IrNpyCli, CheckAndGradTakeConstants) {
+  auto check = RunAxe({"ir", "check", "@" + Example("dense.txt"), "--consts",
+                       "@" + Example("consts.npz")});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, StartsWith("{ lambda a:f32[2,3]; b:f32[2]. let"));
+  auto missing = RunAxe({"ir", "check", "@" + Example("dense.txt")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("--const: the jaxpr has 1 constvars; 0 values were given"));
+  auto grad = RunAxe({"ir", "grad", "@" + Example("dense.txt"), "--const", "@" + Example("w.npy")});
+  EXPECT_EQ(grad.exit_code, 2);  // dense has a vector output: JAX's grad error, after the check
+  EXPECT_THAT(grad.err, HasSubstr("Gradient only defined for scalar-output functions"));
+}
+
 TEST(IrNpyCli, WhileLoopRuns) {
   auto r = RunAxe({"ir", "run",
                    std::string("@") + AXE_SOURCE_DIR + "/tests/ir/testdata/jax_while/collatz.txt",

@@ -41,6 +41,7 @@
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "ir_args.h"
+#include "ir_values.h"
 #include "mpi_run.h"
 
 namespace axe::cli {
@@ -51,10 +52,13 @@ struct IrArgs {
   std::string jaxpr;
   std::vector<int64_t> wrt;
   bool no_check_vma = false;
+  ConstOptions constants;              // check: the constvars' values
+  const Selected* selected = nullptr;  // check: its memory budget
 };
 
 absl::Status RunCheck(const IrArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j,
+                       ReadJaxprWithConsts(args.jaxpr, args.constants, args.selected->budget));
   PrintJaxprResult(j, json);
   return absl::OkStatus();
 }
@@ -113,117 +117,9 @@ struct RunArgs {
   std::string backend = "threads";
   double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::vector<std::string> args;
-  std::vector<std::string> consts;  // the constvars' values, in order
-  std::string consts_npz;           // @FILE.npz: arr_0, arr_1, ... (np.savez(f, *consts))
-  std::string out_npy;              // a directory for out0.npy, out1.npy, ...
+  ConstOptions constants;
+  std::string out_npy;  // a directory for out0.npy, out1.npy, ...
 };
-
-// An --arg or --const value: TYPE=... text, or @FILE holding such text or a .npy file (told
-// apart by the .npy magic). A .npy array is held as the interpreter's doubles: 8 bytes an
-// element, checked against the memory budget first.
-absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::string& option,
-                                        const MemoryBudget& budget) {
-  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, option));
-  if (!LooksLikeNpy(text)) {
-    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
-    if (!a.ok()) return InOption(option, a.status());
-    return a;
-  }
-  const std::string what = absl::StrCat(option, " ", spec.substr(1));
-  AXE_ASSIGN_OR_RETURN(NpyArray npy, ParseNpy(text, what));
-  std::optional<int64_t> elements = int64_t{1};
-  for (int64_t d : npy.shape) elements = elements ? CheckedMul(*elements, d) : std::nullopt;
-  std::optional<int64_t> bytes = elements ? CheckedMul(*elements, int64_t{8}) : std::nullopt;
-  AXE_RETURN_IF_ERROR(budget.Check(bytes, absl::StrCat("reading ", what)));
-  AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(npy));
-  return exec::ToHostArray(v);
-}
-
-// An .npz archive's arr_0, arr_1, ... (what np.savez(f, *consts) writes), in that order.
-absl::StatusOr<std::vector<ir::HostArray>> ReadNpzConsts(const std::string& spec,
-                                                         const MemoryBudget& budget) {
-  if (spec.empty() || spec[0] != '@') {
-    return absl::InvalidArgumentError("--consts: expected @FILE.npz");
-  }
-  AXE_ASSIGN_OR_RETURN(std::string bytes, ReadInputText(spec, "--consts"));
-  const std::string what = absl::StrCat("--consts ", spec.substr(1));
-  AXE_ASSIGN_OR_RETURN(std::vector<NpzEntry> entries, ParseNpz(bytes, what));
-  // As doubles: 8 bytes an element, checked before converting.
-  std::optional<int64_t> total = int64_t{0};
-  for (const NpzEntry& e : entries) {
-    std::optional<int64_t> n = int64_t{8};
-    for (int64_t d : e.array.shape) n = n ? CheckedMul(*n, d) : std::nullopt;
-    total = total && n ? CheckedAdd(*total, *n) : std::nullopt;
-  }
-  AXE_RETURN_IF_ERROR(budget.Check(total, absl::StrCat("reading ", what)));
-  std::vector<ir::HostArray> out(entries.size());
-  std::vector<bool> seen(entries.size());
-  for (NpzEntry& e : entries) {
-    size_t k = entries.size();
-    absl::string_view index = e.name;
-    if (absl::ConsumePrefix(&index, "arr_") && !index.empty() && index.size() < 6 &&
-        std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      k = static_cast<size_t>(std::stoi(std::string(index)));
-    }
-    if (k >= entries.size() || seen[k]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": entry '", e.name, "' is not one of arr_0 ... arr_", entries.size() - 1,
-          " (save the constants positionally: np.savez(f, *consts))"));
-    }
-    seen[k] = true;
-    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(e.array));
-    out[k] = exec::ToHostArray(v);
-  }
-  return out;
-}
-
-// The constvars' values from --const (in order) or --consts @FILE.npz, checked against their
-// types.
-absl::Status BindConsts(const RunArgs& run, const MemoryBudget& budget, ir::ClosedJaxpr& j) {
-  const std::vector<ir::VarId>& constvars = j.jaxpr.constvars;
-  if (!run.consts_npz.empty()) {
-    if (!run.consts.empty()) {
-      return absl::InvalidArgumentError("--consts: give the constants by --const or --consts");
-    }
-    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> values, ReadNpzConsts(run.consts_npz, budget));
-    if (values.size() != constvars.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("--consts: the jaxpr has ", constvars.size(),
-                                                     " constvars; the archive holds ",
-                                                     values.size(), " arrays"));
-    }
-    for (size_t i = 0; i < constvars.size(); ++i) {
-      const ir::ShapedArray& want = j.jaxpr.aval(constvars[i]);
-      if (values[i].aval.shape() != want.shape() || values[i].aval.dtype() != want.dtype()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--consts: arr_", i, " of type ", values[i].aval.ShortString(),
-                         " for constvar ", i, " of type ", want.ShortString()));
-      }
-    }
-    j.consts = std::move(values);
-    return absl::OkStatus();
-  }
-  if (run.consts.empty() && (constvars.empty() || j.consts.size() == constvars.size())) {
-    return absl::OkStatus();
-  }
-  if (run.consts.size() != constvars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("--const: the jaxpr has ", constvars.size(),
-                                                   " constvars; ", run.consts.size(),
-                                                   " values were given (one --const each, in "
-                                                   "order)"));
-  }
-  j.consts.clear();
-  for (size_t i = 0; i < constvars.size(); ++i) {
-    AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(run.consts[i], "--const", budget));
-    const ir::ShapedArray& want = j.jaxpr.aval(constvars[i]);
-    if (a.aval.shape() != want.shape() || a.aval.dtype() != want.dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat("--const ", i, ": a value of type ",
-                                                     a.aval.ShortString(), " for constvar ", i,
-                                                     " of type ", want.ShortString()));
-    }
-    j.consts.push_back(std::move(a));
-  }
-  return absl::OkStatus();
-}
 
 // Writes out<k>.npy into `dir` for each output.
 absl::Status WriteOutputsNpy(const std::vector<ir::HostArray>& outs, const std::string& dir) {
@@ -309,11 +205,7 @@ absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status 
 }
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
-  // The constvars' values are bound before the check, which wants one per constvar.
-  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.jaxpr, "JAXPR"));
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ir::ParseJaxpr(text));
-  AXE_RETURN_IF_ERROR(BindConsts(run, budget, j));
-  AXE_RETURN_IF_ERROR(ir::CheckJaxpr(j));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadJaxprWithConsts(args.jaxpr, run.constants, budget));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
     AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(spec, "--arg", budget));
@@ -355,11 +247,7 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   cmd->add_option("--arg", run->args,
                   "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota), "
                   "or @FILE.npy");
-  cmd->add_option("--const", run->consts,
-                  "The value of a constvar, in the jaxpr's order: @FILE.npy or TYPE=...");
-  cmd->add_option("--consts", run->consts_npz,
-                  "Every constvar's value from @FILE.npz: arr_0, arr_1, ... in order (what "
-                  "np.savez(f, *consts) writes)");
+  AddConstOptions(cmd, run->constants);
   cmd->add_option("--out-npy", run->out_npy,
                   "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,
@@ -377,9 +265,12 @@ void AddIrCommands(CLI::App& app, Selected& selected) {
   CLI::App* group = app.add_subcommand(
       "ir", "Jaxprs with shard_map variance typing: check, transpose, comm, run, grad, vmap");
   group->require_subcommand(1);
-  AddJaxprCommand(group, selected, "check",
-                  "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error",
-                  std::make_shared<IrArgs>(), RunCheck);
+  auto cargs = std::make_shared<IrArgs>();
+  cargs->selected = &selected;
+  CLI::App* c = AddJaxprCommand(
+      group, selected, "check",
+      "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error", cargs, RunCheck);
+  AddConstOptions(c, cargs->constants);
   auto targs = std::make_shared<IrArgs>();
   CLI::App* t = AddJaxprCommand(
       group, selected, "transpose",
