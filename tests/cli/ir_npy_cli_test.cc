@@ -97,8 +97,8 @@ TEST(IrNpyCli, BadValuesAreOneErrorLine) {
 
 // check and grad take the constants too (the type check wants a value per constvar).
 TEST(IrNpyCli, CheckAndGradTakeConstants) {
-  auto check = RunAxe({"ir", "check", "@" + Example("dense.txt"), "--consts",
-                       "@" + Example("consts.npz")});
+  auto check =
+      RunAxe({"ir", "check", "@" + Example("dense.txt"), "--consts", "@" + Example("consts.npz")});
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_THAT(check.out, StartsWith("{ lambda a:f32[2,3]; b:f32[2]. let"));
   auto missing = RunAxe({"ir", "check", "@" + Example("dense.txt")});
