@@ -92,6 +92,8 @@ void AddReductionKernels(KernelTable& table);      // reduce.cc
 void AddDotKernels(KernelTable& table);            // dot.cc
 void AddCallKernels(KernelTable& table);           // control_flow.cc
 void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
+void AddIndexingKernels(KernelTable& table);       // indexing.cc (gather, scatter family)
+void AddConvKernels(KernelTable& table);           // conv.cc
 void AddWhileKernels(KernelTable& table);          // while_loop.cc
 void AddMathKernels(KernelTable& table);           // math.cc
 

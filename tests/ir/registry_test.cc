@@ -112,6 +112,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "rem",
         "round",
         "rsqrt",
+        "scatter-max",
+        "scatter-min",
         "shift_left",
         "shift_right_arithmetic",
         "shift_right_logical",

@@ -14,9 +14,14 @@
 //                reduce_or reduce_and reduce_xor (bitwise over integers, logical over bool),
 //                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
 //                rev split pad (linear)
+//   indexing     gather scatter scatter-add scatter-mul scatter-min scatter-max (integer-array
+//                indexing and x.at[i].set/add/mul/min/max, with JAX's GatherDimensionNumbers,
+//                ScatterDimensionNumbers and GatherScatterMode)
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
+//                padding, dilations, feature and batch groups)
 //   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
 //   math         erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
 //                exp2 atan2 nextafter (floating), shift_left shift_right_logical
@@ -69,6 +74,10 @@ struct BuiltinPrimitives {
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
+  // Indexing (family_indexing.cc): gather and the scatter family, named as JAX prints them
+  // (scatter-add, scatter-mul, scatter-min, scatter-max).
+  const Primitive *gather, *scatter, *scatter_add, *scatter_mul, *scatter_min, *scatter_max;
+  const Primitive* conv_general_dilated;
   const Primitive* while_;  // the primitive `while` (family_while.cc)
   // More elementwise functions (family_math.cc).
   const Primitive *erf, *erfc, *erf_inv, *expm1, *tan, *atan, *asin, *acos, *sinh, *cosh;
