@@ -282,6 +282,8 @@ const KernelTable& Kernels() {
     AddIndexingKernels(*t);
     AddConvKernels(*t);
     AddSortKernels(*t);
+    AddWhileKernels(*t);
+    AddMathKernels(*t);
     return t;
   }();
   return *table;

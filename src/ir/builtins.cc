@@ -254,6 +254,8 @@ BuiltinPrimitives DefineAll() {
   internal::DefineRemat(p);
   internal::DefineReshard(p);
   internal::DefineReducePrecision(p);
+  internal::DefineWhile(p);
+  internal::DefineMath(p);
   return p;
 }
 
@@ -279,6 +281,8 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterRematRules(*p);
     internal::RegisterReshardRules(*p);
     internal::RegisterReducePrecisionRules(*p);
+    internal::RegisterWhileRules(*p);
+    internal::RegisterMathRules(*p);
     return p;
   }();
   return *builtins;
