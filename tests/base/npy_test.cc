@@ -201,7 +201,9 @@ TEST(NpzTest, TruncatedAndMutatedArchivesNeverCrash) {
       std::string m = z;
       m[i] = static_cast<char>(rng());
       absl::StatusOr<std::vector<NpzEntry>> r = ParseNpz(m, "c.npz");
-      if (!r.ok()) EXPECT_THAT(r.status().message(), HasSubstr("c.npz"));
+      if (!r.ok()) {
+        EXPECT_THAT(r.status().message(), HasSubstr("c.npz"));
+      }
     }
   }
 }

@@ -67,7 +67,9 @@ void ExpectJaxs(const std::vector<HostArray>& got, const std::vector<HostArray>&
         EXPECT_EQ(g, w) << what << " output " << k << " element " << i;
       } else if (std::isnan(w) || std::isinf(w)) {
         EXPECT_EQ(std::isnan(g), std::isnan(w)) << what << " " << k << " " << i;
-        if (std::isinf(w)) EXPECT_EQ(g, w) << what << " " << k << " " << i;
+        if (std::isinf(w)) {
+          EXPECT_EQ(g, w) << what << " " << k << " " << i;
+        }
       } else {
         EXPECT_NEAR(g, w, 1e-7 + rtol * std::fabs(w))
             << what << " output " << k << " element " << i;
