@@ -279,6 +279,7 @@ const KernelTable& Kernels() {
     AddDotKernels(*t);
     AddCallKernels(*t);
     AddCompareSelectKernels(*t);
+    AddPrngKernels(*t);
     return t;
   }();
   return *table;

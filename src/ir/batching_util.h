@@ -22,6 +22,10 @@ absl::StatusOr<Tracer> Materialize(const Tracer& x, const BDim& dim, int64_t siz
 // The size of the batch dimension of the first batched argument.
 int64_t BatchSize(absl::Span<const Tracer> args, absl::Span<const BDim> dims);
 
+// The batching rule of an n-ary broadcasting primitive (JAX's defbroadcasting): operands
+// aligned at batch dimension 0, the results batched at 0.
+BatchingRule BroadcastingBatching(const Primitive* prim);
+
 void RegisterElementwiseBatching(const BuiltinPrimitives& p);
 void RegisterShapeBatching(const BuiltinPrimitives& p);
 void RegisterCallBatching(const BuiltinPrimitives& p);

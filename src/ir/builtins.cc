@@ -248,6 +248,7 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefinePrng(p);
   return p;
 }
 
@@ -267,6 +268,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
+    internal::RegisterPrngRules(*p);
     return p;
   }();
   return *builtins;

@@ -70,6 +70,10 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// The PRNG family (family_prng.cc): random_seed, random_wrap, random_unwrap, random_split,
+// random_fold_in, random_bits, threefry2x32.
+void DefinePrng(BuiltinPrimitives& p);
+void RegisterPrngRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 
