@@ -79,8 +79,8 @@ absl::StatusOr<std::vector<int64_t>> BroadcastShape(absl::string_view prim,
     for (size_t d = 0; d < rank; ++d) {
       if (a.shape()[d] == shape[d] || a.shape()[d] == 1) continue;
       if (shape[d] != 1) {
-        return TypeError(absl::StrCat(prim, " got incompatible shapes for broadcasting: ",
-                                      absl::StrJoin(shapes, ", "), "."));
+        return TypeError(absl::StrCat(
+            prim, " got incompatible shapes for broadcasting: ", absl::StrJoin(shapes, ", "), "."));
       }
       shape[d] = a.shape()[d];
     }
@@ -138,8 +138,8 @@ absl::StatusOr<std::vector<ShapedArray>> SplitType(absl::Span<const ShapedArray>
   AXE_RETURN_IF_ERROR(ExpectArity("random_split", avals, 1));
   AXE_RETURN_IF_ERROR(CheckKeys("random_split", avals[0]));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, RequiredInts(params, "random_split", "shape"));
-  AXE_ASSIGN_OR_RETURN(ShapedArray out, Typed(Concat(avals[0].shape(), shape), DType::kKeyFry,
-                                              avals[0].vma()));
+  AXE_ASSIGN_OR_RETURN(ShapedArray out,
+                       Typed(Concat(avals[0].shape(), shape), DType::kKeyFry, avals[0].vma()));
   return One(std::move(out));
 }
 
@@ -152,8 +152,8 @@ absl::StatusOr<DType> BitsDType(const Params& params) {
     case 64: return DType::kU64;
     default: break;
   }
-  return TypeError(absl::StrCat("random_bits: requires 8-, 16-, 32- or 64-bit field width, got ",
-                                bit_width));
+  return TypeError(
+      absl::StrCat("random_bits: requires 8-, 16-, 32- or 64-bit field width, got ", bit_width));
 }
 
 absl::StatusOr<std::vector<ShapedArray>> BitsType(absl::Span<const ShapedArray> avals,

@@ -84,6 +84,12 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "pmax",
         "pmin",
         "pow",
+        "random_bits",
+        "random_fold_in",
+        "random_seed",
+        "random_split",
+        "random_unwrap",
+        "random_wrap",
         "reduce_and",
         "reduce_max",
         "reduce_min",
@@ -98,7 +104,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "sqrt",
         "square",
         "stop_gradient",
-        "tanh"}},
+        "tanh",
+        "threefry2x32"}},
       // No operands, so nothing to batch: vmap leaves them unbatched.
       {RuleKind::kBatching, {"axis_index", "iota"}},
   };
