@@ -280,6 +280,7 @@ const KernelTable& Kernels() {
     AddCallKernels(*t);
     AddCompareSelectKernels(*t);
     AddPrngKernels(*t);
+    AddBitcastKernels(*t);
     return t;
   }();
   return *table;

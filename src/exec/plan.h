@@ -93,6 +93,7 @@ void AddDotKernels(KernelTable& table);            // dot.cc
 void AddCallKernels(KernelTable& table);           // control_flow.cc
 void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
 void AddPrngKernels(KernelTable& table);           // prng.cc
+void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

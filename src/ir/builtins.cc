@@ -249,6 +249,7 @@ BuiltinPrimitives DefineAll() {
   DefineCalls(p);
   DefineCollectives(p);
   internal::DefinePrng(p);
+  internal::DefineBitcast(p);
   return p;
 }
 
@@ -269,6 +270,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
     internal::RegisterPrngRules(*p);
+    internal::RegisterBitcastRules(*p);
     return p;
   }();
   return *builtins;

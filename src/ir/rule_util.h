@@ -74,6 +74,9 @@ void RegisterRevSplitPad(const BuiltinPrimitives& p);
 // random_fold_in, random_bits, threefry2x32.
 void DefinePrng(BuiltinPrimitives& p);
 void RegisterPrngRules(const BuiltinPrimitives& p);
+// bitcast_convert_type (family_bitcast.cc).
+void DefineBitcast(BuiltinPrimitives& p);
+void RegisterBitcastRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

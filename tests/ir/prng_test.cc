@@ -5,6 +5,7 @@
 // jaxprs) and off (threefry.h's other path); typing errors in JAX's words; the key type in
 // text; grad and vmap of programs over keys.
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -58,7 +59,7 @@ std::string MissingPrimitive(const std::string& text) {
   return "";
 }
 
-// Same type and the same bits (keys by their key data; f32 values exactly).
+// Same type and the same bits (keys by their key data; floats exactly, NaN matching NaN).
 void ExpectSame(const HostArray& got, const HostArray& want, const std::string& what) {
   ASSERT_EQ(got.aval.ShortString(), want.aval.ShortString()) << what;
   ASSERT_EQ(got.values.size(), want.values.size()) << what;
@@ -67,7 +68,7 @@ void ExpectSame(const HostArray& got, const HostArray& want, const std::string& 
       EXPECT_EQ(std::bit_cast<uint64_t>(got.values[i]), std::bit_cast<uint64_t>(want.values[i]))
           << what << " key " << i << ": " << FormatElement(got.values[i], got.aval.dtype())
           << " where JAX has " << FormatElement(want.values[i], want.aval.dtype());
-    } else {
+    } else if (!std::isnan(want.values[i]) || !std::isnan(got.values[i])) {
       EXPECT_EQ(got.values[i], want.values[i]) << what << " element " << i;
     }
   }

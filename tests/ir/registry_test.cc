@@ -52,6 +52,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "argmax",
         "argmin",
         "axis_index",
+        "bitcast_convert_type",
         "ceil",
         "clamp",
         "closed_call",

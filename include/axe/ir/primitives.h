@@ -15,7 +15,8 @@
 //                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
 //                rev split pad (linear)
 //   prng         random_seed random_wrap random_unwrap random_split random_fold_in random_bits
-//                (JAX's key arrays, element type key<fry>), threefry2x32
+//                (JAX's key arrays, element type key<fry>), threefry2x32,
+//                bitcast_convert_type (the same bits as another type)
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
@@ -69,6 +70,7 @@ struct BuiltinPrimitives {
   const Primitive *custom_jvp_call, *custom_vjp_call;
   const Primitive *random_seed, *random_wrap, *random_unwrap, *random_split, *random_fold_in;
   const Primitive *random_bits, *threefry2x32;
+  const Primitive* bitcast_convert_type;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,

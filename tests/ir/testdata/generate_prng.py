@@ -2,8 +2,8 @@
 """Regenerates tests/ir/testdata/jax_prng/ with the real JAX: its PRNG as jax.make_jaxpr prints
 it (random_seed, random_wrap, random_unwrap, random_split, random_fold_in, random_bits,
 threefry2x32, the key<fry> element type) for jax.random.key/PRNGKey, split, fold_in, bits,
-uniform, normal, bernoulli, dropout, under jit and vmap, and grads of functions of a key and an
-array. For each case:
+uniform, normal, bernoulli, dropout, under jit and vmap, grads of functions of a key and an
+array, and bitcast_convert_type (uniform's bits to floats). For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
   <name>.values.txt  "arg T=v,..." per argument, "out T=v,..." per output, as JAX computed
@@ -99,6 +99,19 @@ def cases():
         x * (jax.random.bits(k, x.shape) >> 20).astype(jnp.float32))), [x, key(14)]
     yield "bits_mask", bits_mask, [x, key(15)]
     yield "bits_mask_grad", jax.grad(bits_mask), [x, key(15)]
+    yield "bitcast_f32_u32", (lambda a: (lax.bitcast_convert_type(a, jnp.uint32),
+                                         lax.bitcast_convert_type(a, jnp.int32))), \
+        [np.array([1.0, -0.0, 0.1, -np.inf, 1e-45], np.float32)]
+    yield "bitcast_u32_f32", (lambda a: lax.bitcast_convert_type(a, jnp.float32)), \
+        [np.array([1065353216, 0, 2143289344, 4286578688, 1], u32)]
+    yield "bitcast_narrow", (lambda a: (lax.bitcast_convert_type(a, jnp.uint8),
+                                        lax.bitcast_convert_type(a, jnp.int16))), \
+        [np.array([[0x01020304, 0xFFFF0080]], u32)]
+    yield "bitcast_widen", (lambda a: lax.bitcast_convert_type(a, jnp.int32)), \
+        [np.array([[1, 2, 3, 4], [255, 255, 255, 255]], np.uint8)]
+    yield "uniform_by_hand", (lambda k: lax.bitcast_convert_type(
+        (jax.random.bits(k, (2, 4)) & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000),
+        jnp.float32) - 1.0), [key(25)]
     # These need shift_right_logical (uniform) and erf_inv (normal).
     yield "uniform", (lambda k: jax.random.uniform(k, (5,))), [key(0)]
     yield "uniform_range", (lambda k: jax.random.uniform(k, (2, 3), minval=-2.0, maxval=3.0)), \
@@ -121,7 +134,7 @@ def text(a):
         return f"key<fry>[{','.join(map(str, a.shape))}]={vals}"
     a = np.asarray(a)
     kind = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32", np.dtype(np.uint32): "u32",
-            np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16",
+            np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.int16): "i16",
             np.dtype(np.bool_): "bool"}[a.dtype]
     if kind == "bool":
         vals = ",".join("true" if v else "false" for v in a.reshape(-1))
