@@ -86,11 +86,16 @@ absl::StatusOr<HostArray> Fill(const ShapedArray& aval, absl::string_view fill, 
   return a;
 }
 
-// A key array's values are its key data: two u32 words per key, row-major.
+// A key array's values are its key data: two u32 words per key, row-major, each key's pair
+// optionally in brackets as FormatElement prints it ("[0, 42],[0, 7]").
 absl::StatusOr<HostArray> FillKeys(const ShapedArray& aval, absl::string_view fill, size_t at) {
   std::vector<int64_t> data_shape = aval.shape();
   data_shape.push_back(KeyDataWords(aval.dtype()));
-  AXE_ASSIGN_OR_RETURN(HostArray data, Fill(ShapedArray(data_shape, DType::kU32), fill, at));
+  std::string words(fill);
+  for (char& c : words) {
+    if (c == '[' || c == ']') c = ' ';
+  }
+  AXE_ASSIGN_OR_RETURN(HostArray data, Fill(ShapedArray(data_shape, DType::kU32), words, at));
   HostArray keys{aval, std::vector<double>(data.values.size() / 2)};
   for (size_t i = 0; i < keys.values.size(); ++i) {
     threefry::KeyData key = {static_cast<uint32_t>(data.values[2 * i]),

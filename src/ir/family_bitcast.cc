@@ -68,9 +68,8 @@ uint64_t BitsOf(double v, DType t) {
   if (t == DType::kF32) return std::bit_cast<uint32_t>(static_cast<float>(v));
   if (t == DType::kF64) return std::bit_cast<uint64_t>(v);
   if (t == DType::kPred) return v != 0 ? 1 : 0;
-  const uint64_t bits = IsUnsignedIntegral(t) && v >= 0x1p63
-                            ? static_cast<uint64_t>(v)
-                            : static_cast<uint64_t>(AsInt64(v));
+  const uint64_t bits = IsUnsignedIntegral(t) && v >= 0x1p63 ? static_cast<uint64_t>(v)
+                                                             : static_cast<uint64_t>(AsInt64(v));
   return bits & UnsignedMask(t);
 }
 
@@ -87,9 +86,10 @@ absl::StatusOr<std::vector<HostArray>> BitcastImpl(absl::Span<const HostArray> a
                        ResultAval(*Builtins().bitcast_convert_type, args, params));
   const DType from = args[0].aval.dtype(), to = aval.dtype();
   if (!Evaluated(from) || !Evaluated(to)) {
-    return absl::UnimplementedError(absl::StrCat("the interpreter does not evaluate "
-                                                 "bitcast_convert_type from ",
-                                                 JaxprName(from), " to ", JaxprName(to)));
+    return absl::UnimplementedError(
+        absl::StrCat("the interpreter does not evaluate "
+                     "bitcast_convert_type from ",
+                     JaxprName(from), " to ", JaxprName(to)));
   }
   AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(aval));
   const size_t old_bytes = static_cast<size_t>(ByteWidth(from));
@@ -97,7 +97,8 @@ absl::StatusOr<std::vector<HostArray>> BitcastImpl(absl::Span<const HostArray> a
   std::vector<uint8_t> bytes(args[0].values.size() * old_bytes);
   for (size_t i = 0; i < args[0].values.size(); ++i) {  // little-endian, as XLA:CPU holds them
     const uint64_t b = BitsOf(args[0].values[i], from);
-    for (size_t k = 0; k < old_bytes; ++k) bytes[i * old_bytes + k] = static_cast<uint8_t>(b >> (8 * k));
+    for (size_t k = 0; k < old_bytes; ++k)
+      bytes[i * old_bytes + k] = static_cast<uint8_t>(b >> (8 * k));
   }
   for (size_t i = 0; i < out.values.size(); ++i) {
     uint64_t b = 0;

@@ -246,6 +246,12 @@ TEST(PrngTest, KeyTypesReadAndPrint) {
   absl::StatusOr<HostArray> keys = ParseArgSpec("key<fry>[2]=0,42,4294967295,7");
   ASSERT_THAT(keys, IsOk());
   EXPECT_EQ(FormatValues(*keys), "[[0, 42], [4294967295, 7]]");
+  // Each key printed alone reads back.
+  absl::StatusOr<HostArray> again =
+      ParseArgSpec("key<fry>[2]=" + FormatElement(keys->values[0], DType::kKeyFry) + "," +
+                   FormatElement(keys->values[1], DType::kKeyFry));
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(*again, *keys);
   EXPECT_THAT(ParseArgSpec("key<fry>[2]=1,2,3"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 values for u32[2,2]")));
 }
