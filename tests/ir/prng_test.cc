@@ -269,6 +269,16 @@ TEST(PrngTest, GradOfAFunctionOfAnArrayAndAKeyIsJaxs) {
   ExpectSame((*out)[0], v["out"][0], "grad");
   // The key has no gradient: asking for one is refused.
   EXPECT_FALSE(Grad(*f, {1}).ok());
+  // Its JVP with a tangent for the array only: JAX's primal and the bits as the derivative.
+  absl::StatusOr<ClosedJaxpr> jvp = Jvp(*f, {true, false});
+  ASSERT_THAT(jvp, IsOk());
+  std::vector<HostArray> args = v["arg"];
+  args.push_back(HostArray{args[0].aval, std::vector<double>(6, 0.0)});
+  args.back().values[4] = 1.0;
+  absl::StatusOr<std::vector<HostArray>> primal_tangent = EvalJaxpr(*jvp, args);
+  ASSERT_THAT(primal_tangent, IsOk());
+  ASSERT_EQ(primal_tangent->size(), 2u);
+  EXPECT_EQ((*primal_tangent)[1].values[0], v["out"][0].values[4]);
 }
 
 TEST(PrngTest, VmapOverKeysIsALoopOverThem) {
