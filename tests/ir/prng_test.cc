@@ -313,6 +313,28 @@ TEST(PrngTest, VmapOverKeysIsALoopOverThem) {
   }
 }
 
+// axe's Vmap prints what jax.vmap traced: the key's batch dimension stays in front.
+TEST(PrngTest, VmapPrintsWhatJaxVmapPrints) {
+  absl::StatusOr<ClosedJaxpr> bits = ParseJaxpr(
+      "{ lambda ; a:key<fry>[]. let b:u32[2] = random_bits[bit_width=32 shape=(2,)] a in (b,) }");
+  ASSERT_THAT(bits, IsOk());
+  VmapOptions o;
+  o.axis_size = 4;
+  absl::StatusOr<ClosedJaxpr> batched = Vmap(*bits, o);
+  ASSERT_THAT(batched, IsOk());
+  EXPECT_EQ(PrintJaxpr(*batched),
+            "{ lambda ; a:key<fry>[4]. let\n"
+            "    b:u32[4,2] = random_bits[bit_width=32 shape=(2,)] a\n"
+            "  in (b,) }");
+  absl::StatusOr<ClosedJaxpr> fold = ParseJaxpr(
+      "{ lambda ; a:key<fry>[] b:u32[]. let c:key<fry>[] = random_fold_in a b in (c,) }");
+  ASSERT_THAT(fold, IsOk());
+  o.in_axes = {std::nullopt, 0};
+  batched = Vmap(*fold, o);
+  ASSERT_THAT(batched, IsOk());
+  EXPECT_EQ(PrintJaxpr(*batched) + "\n", Read("fold_in_vmap.txt"));
+}
+
 TEST(PrngTest, RandomWrapBatchesAlongTheKeyDataAxis) {
   absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(
       "{ lambda ; a:u32[2]. let b:key<fry>[] = random_wrap[impl=fry] a; "
