@@ -51,6 +51,10 @@ def programs(jnp, jax, lax):
             return h, h
         return lax.scan(step, h0, xs)[0]
 
+    def conv_layer(x, w):  # a ResNet stage's 3x3 convolution, flax's NHWC layout
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
     return [
         ("matmul 1024^3", lambda a, b: a @ b, [f32(1024, 1024), f32(1024, 1024)]),
         ("mlp b256 w1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024, 1024),
@@ -63,6 +67,7 @@ def programs(jnp, jax, lax):
         ("scan 1000 rnn", rnn, [f32(32), f32(1000, 32), 0.05 * f32(32, 32), 0.05 * f32(32, 32)]),
         ("transpose 4096^2", lambda x: x.T + 0.0, [f32(4096, 4096)]),
         ("column sum 4096^2", lambda x: jnp.sum(x, axis=0), [f32(4096, 4096)]),
+        ("conv 8x56x56 64->64 3x3", conv_layer, [f32(8, 56, 56, 64), 0.1 * f32(3, 3, 64, 64)]),
     ]
 
 

@@ -33,7 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
 #include "axe/base/thread_pool.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/relayout_plan.h"
 #include "benchmark/benchmark.h"
 #include "hwy/targets.h"
 #include "relayout_cases.h"
@@ -42,9 +42,9 @@
 namespace axe::bench {
 namespace {
 
-using runtime::PlanRelayout;
-using runtime::RelayoutOptions;
-using runtime::RelayoutPlan;
+using relayout::PlanRelayout;
+using relayout::RelayoutOptions;
+using relayout::RelayoutPlan;
 
 // One benchmark case: a tensor, its two layouts, and how the baselines express it.
 struct Case {
@@ -361,7 +361,7 @@ void BM_AxeOneShot(benchmark::State& state, Case c) {
   Times best;
   for (auto _ : state) {
     absl::Status s;
-    Timed(best, [&] { s = runtime::Relayout(src, dst, c.shape, c.bytes, b.src, b.dst); });
+    Timed(best, [&] { s = relayout::Relayout(src, dst, c.shape, c.bytes, b.src, b.dst); });
     if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
   }
   Report(state, c, best);

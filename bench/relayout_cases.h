@@ -14,7 +14,7 @@
 namespace axe::bench {
 
 // The Axe layout of XLA's bf16[rows, cols]{1,0:T(8,128)(2,1)} (TPU) over the (rows, cols)
-// domain, written by hand (tests/runtime/tpu_tiling_test.cc checks it against XLA's tiling
+// domain, written by hand (tests/relayout/tpu_tiling_test.cc checks it against XLA's tiling
 // formula and against xla::ToAxe). Requires rows % 8 == 0 and cols % 128 == 0 (no padding).
 //
 // T(8,128) cuts the row-major (rows, cols) array into 8x128 tiles, stored tile after tile

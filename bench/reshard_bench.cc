@@ -14,11 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/runtime/client.h"
-#include "axe/runtime/reshard_benchmark.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
 #include "axe/sharding/partition_spec.h"
 #include "benchmark/benchmark.h"
+#include "runtime/reshard_benchmark.h"
 
 namespace axe::runtime {
 namespace {

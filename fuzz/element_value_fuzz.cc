@@ -1,4 +1,4 @@
-// Element values (runtime::ParseElementValue, `axe relayout --fill`). The input is
+// Element values (relayout::ParseElementValue, `axe relayout --fill`). The input is
 // `<element type> <value>`. Laws: the bytes have the type's width; the value they hold,
 // printed exactly (integers in decimal, floats with enough digits, inf and nan by name),
 // parses back to the same bytes (a NaN to a NaN); f16 and bf16 values round to themselves.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "axe/base/dtype.h"
-#include "axe/runtime/element_value.h"
+#include "axe/relayout/element_value.h"
 #include "fuzz_check.h"
 
 namespace {
@@ -89,24 +89,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<DType> type = axe::ParseDType(input.substr(0, space));
   if (!type.ok()) return 0;
   absl::StatusOr<std::vector<uint8_t>> bytes =
-      axe::runtime::ParseElementValue(input.substr(space + 1), *type);
+      axe::relayout::ParseElementValue(input.substr(space + 1), *type);
   if (!bytes.ok()) return 0;
   const std::string name(axe::XlaName(*type));
   AXE_FUZZ_CHECK(bytes->size() == static_cast<size_t>(axe::ByteWidth(*type)) && !bytes->empty(),
                  "the bytes have the width of " + name);
   const std::string text = ValueText(*bytes, *type);
   if (text.empty()) return 0;
-  absl::StatusOr<std::vector<uint8_t>> again = axe::runtime::ParseElementValue(text, *type);
+  absl::StatusOr<std::vector<uint8_t>> again = axe::relayout::ParseElementValue(text, *type);
   AXE_FUZZ_CHECK(again.ok(), "the value's text parses: " + name + " " + text);
   AXE_FUZZ_CHECK(IsNaN(*bytes, *type) ? IsNaN(*again, *type) : *again == *bytes,
                  "the value's text reads back to the same bytes: " + name + " " + text);
   const uint16_t bits16 = static_cast<uint16_t>(LittleEndianBits(*bytes));
   if (*type == DType::kF16 && text != "nan") {
-    AXE_FUZZ_CHECK(axe::runtime::RoundToF16Bits(HalfToDouble(bits16)) == bits16,
+    AXE_FUZZ_CHECK(axe::relayout::RoundToF16Bits(HalfToDouble(bits16)) == bits16,
                    "an f16 value rounds to itself: " + text);
   }
   if (*type == DType::kBF16 && text != "nan") {
-    AXE_FUZZ_CHECK(axe::runtime::RoundToBF16Bits(BFloat16ToDouble(bits16)) == bits16,
+    AXE_FUZZ_CHECK(axe::relayout::RoundToBF16Bits(BFloat16ToDouble(bits16)) == bits16,
                    "a bf16 value rounds to itself: " + text);
   }
   return 0;

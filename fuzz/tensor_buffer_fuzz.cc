@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<rt::TensorBuffer> t = rt::ParseTensorBuffer(input);
   if (!t.ok()) return 0;
   const std::string text = t->buffer.ToString();
-  absl::StatusOr<rt::BufferLayout> again = rt::BufferLayout::Parse(text);
+  absl::StatusOr<axe::relayout::BufferLayout> again = axe::relayout::BufferLayout::Parse(text);
   AXE_FUZZ_CHECK(again.ok() && *again == t->buffer, "parse(print(b)) == b for " + text);
   AXE_FUZZ_CHECK(t->shape.has_value() == t->element_type.has_value(),
                  "shape and element type come together: " + text);
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AXE_FUZZ_CHECK(from.ok() && from->buffer == t->buffer && from->shape == t->shape &&
                      from->element_type == t->element_type,
                  "BufferLayoutFromXla(ParseShape(s)) agrees for " + text);
-  const absl::Status fits = rt::CheckBufferLayout(t->buffer, *t->shape, "buffer");
+  const absl::Status fits = axe::relayout::CheckBufferLayout(t->buffer, *t->shape, "buffer");
   AXE_FUZZ_CHECK(fits.ok(), "the buffer holds its tensor: " + text + ": " + fits.ToString());
   return 0;
 }

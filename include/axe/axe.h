@@ -41,6 +41,17 @@
 #include "axe/layout/tmem.h"
 #include "axe/layout/trainium.h"
 
+// The relayout engine: buffer layouts, relayout plans, box copies.
+#include "axe/relayout/box_copy.h"
+#include "axe/relayout/buffer_layout.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/element_value.h"
+#include "axe/relayout/index_box.h"
+#include "axe/relayout/relayout_plan.h"
+#include "axe/relayout/relayout_reference.h"
+#include "axe/relayout/strided_box.h"
+#include "axe/relayout/strided_copy.h"
+
 // XLA shapes and layouts.
 #include "axe/xla/equal.h"
 #include "axe/xla/explain.h"
@@ -100,26 +111,15 @@
 #include "axe/pallas/show_program_ids.h"
 #include "axe/pallas/validate.h"
 
-// The relayout engine and the distributed runtime.
+// The distributed runtime: devices, arrays, collectives, resharding.
 #include "axe/runtime/array.h"
-#include "axe/runtime/box_copy.h"
-#include "axe/runtime/buffer_layout.h"
 #include "axe/runtime/client.h"
-#include "axe/runtime/collective_benchmark.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device.h"
 #include "axe/runtime/device_values.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/element_value.h"
-#include "axe/runtime/index_box.h"
 #include "axe/runtime/reduce_elements.h"
-#include "axe/runtime/relayout_benchmark.h"
-#include "axe/runtime/relayout_plan.h"
-#include "axe/runtime/relayout_reference.h"
 #include "axe/runtime/reshard.h"
-#include "axe/runtime/reshard_benchmark.h"
 #include "axe/runtime/reshard_plan.h"
-#include "axe/runtime/strided_box.h"
 #include "axe/runtime/tensor_buffer.h"
 
 // SVG pictures.
@@ -167,9 +167,11 @@
 #include "axe/ir/tracer.h"
 #include "axe/ir/transpose.h"
 
-// Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
+// exec
 #include "axe/exec/executable.h"
 #include "axe/exec/value.h"
+
+// Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
 #include "axe/jit/auto_layout.h"
 #include "axe/jit/call_argument.h"
 #include "axe/jit/compile.h"

@@ -57,11 +57,13 @@ class ArrayInfo:
     (axe's NamedSharding or SingleDeviceSharding, or None) and device-local layout (axe's
     ``sharding.Layout``, or None for the default)."""
 
-    def __init__(self, shape, dtype, sharding=None, layout=None):
+    def __init__(self, shape, dtype, sharding=None, layout=None, notes=()):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = str(dtype)
         self.sharding = sharding
         self.layout = layout
+        # What reading the JAX object assumed (e.g. a tracer's abstract mesh has no devices).
+        self.notes = tuple(notes)
 
     @property
     def format(self):
@@ -76,7 +78,7 @@ class ArrayInfo:
     def explain(self):
         """The ``axe.sharding.Explanation`` of this array."""
         sharding = self.sharding or _s.SingleDeviceSharding(0)
-        return _s.explain(self.shape, sharding, self.dtype, self._concrete_layout())
+        return _s.explain(self.shape, sharding, self.dtype, self._concrete_layout(), self.notes)
 
     def _concrete_layout(self):
         return self.layout if isinstance(self.layout, _s.Layout) else None
@@ -96,7 +98,54 @@ def _array_layout(x):
     return None
 
 
+def _is_tracer(x):
+    return _type_name(x).endswith("Tracer") and hasattr(x, "aval")
+
+
+def _tracer(x):
+    """A tracer inside a JAX transformation has no devices, only the abstract sharding of its
+    type (``jax.typeof(x).sharding``, on an AbstractMesh). Read that, or refuse."""
+    shape = tuple(int(d) for d in x.shape)
+    dtype = getattr(x.dtype, "name", x.dtype)
+    abstract = getattr(x.aval, "sharding", None)
+    mesh = getattr(abstract, "mesh", None)
+    names = tuple(getattr(mesh, "axis_names", ()) or ())
+    axis_types = tuple(getattr(mesh, "axis_types", None) or ())
+    auto = [n for n, t in zip(names, axis_types) if "Auto" in str(t)]
+    if mesh is None or getattr(mesh, "empty", True) or not names or len(auto) == len(names):
+        raise TypeError(
+            f"axe.from_jax: a traced array ({dtype}{list(shape)}, a {_type_name(x)} inside a "
+            "JAX transformation) has no sharding yet: its abstract sharding names no mesh axis "
+            "it may use (no mesh, or only Auto axes), so the compiler chooses. Explain the "
+            "array passed to the jitted function or its result, or use a mesh with Explicit "
+            "axes (jax.sharding.AxisType.Explicit), whose shardings are part of the type")
+    sizes = tuple(int(n) for n in mesh.axis_sizes)
+    count = 1
+    for n in sizes:
+        count *= n
+    devices = list(range(count))
+    axe_mesh = _s.Mesh(_reshape(devices, sizes), tuple(mesh.axis_names), axis_types or None)
+    sharding = _s.NamedSharding(axe_mesh, _spec(abstract.spec))
+    note = (f"a traced array: its sharding is the abstract one of its type, on an AbstractMesh "
+            f"without devices; device ids 0..{count - 1} below are mesh positions, not the "
+            "devices the compiled program will use")
+    notes = [note]
+    if auto:
+        notes.append(f"mesh axes {', '.join(auto)} are Auto: how the array is split over them is "
+                     "the compiler's choice and is not shown")
+    return ArrayInfo(shape, dtype, sharding, None, notes=tuple(notes))
+
+
+def _reshape(flat, sizes):
+    if not sizes:
+        return flat[0]
+    step = len(flat) // sizes[0]
+    return [_reshape(flat[i * step:(i + 1) * step], sizes[1:]) for i in range(sizes[0])]
+
+
 def _array(x):
+    if _is_tracer(x):
+        return _tracer(x)
     sharding = getattr(x, "sharding", None)
     return ArrayInfo(x.shape, getattr(x.dtype, "name", x.dtype),
                      None if sharding is None else _sharding(sharding), _array_layout(x))

@@ -95,12 +95,13 @@ def from_hlo(hlo, ndim, mesh=None, num_devices=0):
     return _sharding.from_hlo(hlo, int(ndim), mesh, int(num_devices))
 
 
-def explain(global_shape, sharding, dtype="float32", local_layout=None):
+def explain(global_shape, sharding, dtype="float32", local_layout=None, notes=()):
     """Everything ``axe shard explain`` shows: the sharding in each notation, the shard
     shape, the device map and its picture, and a shard's local layout as an Axe layout.
-    ``str()`` of the result is the command's text."""
+    ``notes`` (what the caller assumed) come first among the result's notes. ``str()`` of
+    the result is the command's text."""
     return _sharding.explain([int(d) for d in global_shape], sharding, _dtype_name(dtype),
-                             local_layout)
+                             local_layout, [str(n) for n in notes])
 
 
 __all__ = [

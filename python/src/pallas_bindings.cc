@@ -11,6 +11,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/strip.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/dtype.h"
 #include "axe/base/memory_budget.h"
@@ -32,13 +34,18 @@ namespace {
 // `report_clamps`, else none).
 nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
                          const std::optional<std::string>& block_shape, const std::string& grid,
-                         const std::optional<std::string>& index_map, const std::string& dtype,
-                         bool report_clamps) {
+                         const std::optional<std::string>& index_map, bool identity,
+                         const std::string& dtype, bool report_clamps) {
   pallas::Grid g = Unwrap(pallas::Grid::Parse(grid));
   std::optional<std::vector<pallas::BlockDim>> block;
   if (block_shape) block = Unwrap(pallas::ParseBlockShape(*block_shape));
-  pallas::IndexMapExpr map = index_map ? Unwrap(pallas::IndexMapExpr::Parse(*index_map))
-                                       : pallas::IndexMapExpr::Identity(g.rank());
+  // `identity`: the documentation function's default, (i, j) -> (i, j). No index map (None,
+  // or the CLI's "none"): JAX's BlockSpec default, zeros for every dimension.
+  const bool zeros =
+      !index_map || absl::AsciiStrToLower(absl::StripAsciiWhitespace(*index_map)) == "none";
+  pallas::IndexMap map = identity ? pallas::IndexMapExpr::Identity(g.rank()).ToIndexMap()
+                         : zeros  ? pallas::IndexMap()
+                                  : Unwrap(pallas::IndexMapExpr::Parse(*index_map)).ToIndexMap();
   std::vector<pallas::ClampEvent> clamps;
   pallas::CallOptions options;
   options.clamp_report = &clamps;
@@ -49,8 +56,7 @@ nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
   options.max_clamp_reports = report_clamps ? INT64_MAX : 0;
   ThrowIfError(
       pallas::CheckShowProgramIdsCost({type, shape}, g, options.max_clamp_reports, budget));
-  pallas::AnyArray out =
-      Unwrap(pallas::ShowProgramIds({type, shape}, block, g, map.ToIndexMap(), options));
+  pallas::AnyArray out = Unwrap(pallas::ShowProgramIds({type, shape}, block, g, map, options));
   size_t bytes = static_cast<size_t>(out.size()) * out.element_size();
   std::vector<std::string> reports;
   for (const pallas::ClampEvent& e : clamps) reports.push_back(e.ToString());
@@ -63,7 +69,8 @@ nb::tuple ShowProgramIds(const std::vector<int64_t>& shape,
 
 void BindPallas(nb::module_& m) {
   m.def("_show_program_ids", &ShowProgramIds, nb::arg("shape"), nb::arg("block_shape").none(),
-        nb::arg("grid"), nb::arg("index_map").none(), nb::arg("dtype"), nb::arg("report_clamps"));
+        nb::arg("grid"), nb::arg("index_map").none(), nb::arg("identity"), nb::arg("dtype"),
+        nb::arg("report_clamps"));
 }
 
 }  // namespace axe::python

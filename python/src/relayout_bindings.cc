@@ -1,4 +1,4 @@
-// axe.relayout: the relayout engine (include/axe/runtime/relayout_plan.h) on NumPy buffers.
+// axe.relayout: the relayout engine (include/axe/relayout/relayout_plan.h) on NumPy buffers.
 // The Python wrapper (python/axe/_relayout.py) allocates the output; here the plan runs from
 // the input's memory straight into it (no staging copy), with the GIL released.
 #include <cstdint>
@@ -10,8 +10,11 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "axe/runtime/buffer_layout.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/buffer_layout.h"
+#include "axe/relayout/relayout_plan.h"
+#include "axe/runtime/tensor_buffer.h"
+#include "axe/xla/shape.h"
+#include "axe/xla/to_axe.h"
 #include "bindings.h"
 #include "status.h"
 
@@ -20,19 +23,35 @@ namespace nb = nanobind;
 namespace axe::python {
 namespace {
 
-using runtime::BufferLayout;
-using runtime::RelayoutPlan;
+using relayout::BufferLayout;
+using relayout::RelayoutPlan;
 using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
 // The input may be read-only (np.asarray of a jax.Array is).
 using ReadOnlyBuffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
-// A layout argument (`what`: src or dst): an axe.Layout, or the text of a buffer layout
-// ("S[...] over (...)"); TypeError for anything else.
+// A layout argument (`what`: src or dst): an axe.Layout, an XLA shape with its layout
+// (axe.xla.Shape: the buffer XLA stores it in, tiles and padding included), the AxeForm of one
+// (its layout over its padded domain), or the text of a buffer layout ("S[...] over (...)");
+// TypeError for anything else.
 BufferLayout ToBufferLayout(nb::handle layout, const char* what) {
   if (nb::isinstance<Layout>(layout)) return BufferLayout(nb::cast<Layout>(layout));
+  if (nb::isinstance<xla::Shape>(layout)) {
+    return Unwrap(runtime::BufferLayoutFromXla(nb::cast<xla::Shape>(layout))).buffer;
+  }
+  if (nb::isinstance<xla::AxeForm>(layout)) {
+    const auto& form = nb::cast<const xla::AxeForm&>(layout);
+    if (form.domain.size() != form.real_dims.size()) {
+      throw nb::value_error((std::string(what) +
+                             ": this AxeForm's domain folds several dimensions into one (a "
+                             "'*' tile); pass the axe.xla.Shape itself")
+                                .c_str());
+    }
+    return BufferLayout(form.layout, form.domain);
+  }
   if (!nb::isinstance<nb::str>(layout)) {
     throw nb::type_error((std::string(what) +
-                          " must be an axe.Layout or a buffer-layout text (str), got " +
+                          " must be an axe.Layout, an axe.xla.Shape, its AxeForm or a "
+                          "buffer-layout text (str), got " +
                           nb::cast<std::string>(nb::repr(layout.type())))
                              .c_str());
   }
@@ -41,8 +60,8 @@ BufferLayout ToBufferLayout(nb::handle layout, const char* what) {
 
 RelayoutPlan Plan(nb::handle src, nb::handle dst, const std::vector<int64_t>& shape,
                   int element_bytes) {
-  return Unwrap(runtime::PlanRelayout(ToBufferLayout(src, "src"), ToBufferLayout(dst, "dst"), shape,
-                                      element_bytes));
+  return Unwrap(relayout::PlanRelayout(ToBufferLayout(src, "src"), ToBufferLayout(dst, "dst"),
+                                       shape, element_bytes));
 }
 
 // Checks that `buffer` (`what`) holds the element range [begin, end) of the plan.

@@ -353,6 +353,26 @@ void BindFormat(nb::module_& m) {
             new (self) Format(Unwrap(Format::Create(std::move(choice), std::move(s))));
           },
           nb::arg("layout").none() = nb::none(), nb::arg("sharding").none() = nb::none())
+      .def(
+          "__init__",
+          [](Format*, nb::object layout, nb::object sharding) {
+            // Reached only when the typed overload above refused an argument: JAX's TypeError.
+            const bool layout_ok = layout.is_none() ||
+                                   nb::isinstance<sharding::AutoLayout>(layout) ||
+                                   nb::isinstance<LocalLayout>(layout);
+            nb::handle bad = layout_ok ? sharding : layout;
+            const std::string got = nb::cast<std::string>(nb::str(bad)) + " of type " +
+                                    nb::cast<std::string>(nb::str(bad.type()));
+            throw nb::type_error(
+                (layout_ok ? "Invalid value received for the sharding argument. Expected values "
+                             "are `None` or an instance of `jax.Sharding`. Got " +
+                                 got
+                           : "Invalid value received for the layout argument. Expected values "
+                             "are `None`, `Layout.AUTO` or an instance of `Layout`. Got " +
+                                 got)
+                    .c_str());
+          },
+          nb::arg("layout").none() = nb::none(), nb::arg("sharding").none() = nb::none())
       .def_static(
           "parse", [](const std::string& t) { return Unwrap(Format::Parse(t)); }, nb::arg("text"))
       .def("__repr__", &Format::ToString)
@@ -422,14 +442,18 @@ void BindFunctions(nb::module_& m) {
   m.def(
       "explain",
       [](const Shape& shape, const AnySharding& s, const std::string& dtype,
-         std::optional<LocalLayout> local_layout) {
+         std::optional<LocalLayout> local_layout, const std::vector<std::string>& notes) {
         sharding::ExplainOptions options;
         options.dtype = DTypeFromPython(dtype);
         if (local_layout) options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
-        return Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
+        sharding::ShardingExplanation out =
+            Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
+        out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
+        return out;
       },
       nb::arg("shape"), nb::arg("sharding"), nb::arg("dtype") = "float32",
-      nb::arg("local_layout").none() = nb::none());
+      nb::arg("local_layout").none() = nb::none(), nb::arg("notes") = std::vector<std::string>{},
+      "The explanation; `notes` are put first among its notes (what the caller assumed).");
   m.def(
       "to_axe",
       [](const Shape& shape, const AnySharding& s, const std::string& dtype,

@@ -14,6 +14,7 @@
 #include "axe/xla/shape.h"
 #include "axe/xla/sizes.h"
 #include "axe/xla/text.h"
+#include "axe/xla/tiling.h"
 #include "axe/xla/to_axe.h"
 #include "bindings.h"
 #include "status.h"
@@ -103,7 +104,29 @@ void BindXla(nb::module_& m) {
             RequireArray(s, "linear_index");
             return Unwrap(xla::IndexUtil::MultidimensionalIndexToLinearIndex(s, index));
           },
-          nb::arg("index"), "IndexUtil::MultidimensionalIndexToLinearIndex.")
+          nb::arg("index"),
+          "XLA's IndexUtil::MultidimensionalIndexToLinearIndex: the offset in minor_to_major "
+          "order, ignoring tiles as XLA's function does (offset() applies them).")
+      .def(
+          "offset",
+          [](const Shape& s, const std::vector<int64_t>& index) {
+            RequireArray(s, "offset");
+            return Unwrap(xla::NestedLinearIndex(s, index));
+          },
+          nb::arg("index"),
+          "The element offset of `index` in the buffer XLA stores, every tile level applied "
+          "(what `axe xla explain --index` prints).")
+      .def(
+          "index_at",
+          [](const Shape& s, int64_t offset) -> nb::object {
+            RequireArray(s, "index_at");
+            xla::DelinearizedIndex at = Unwrap(xla::NestedDelinearize(s, offset));
+            if (at.padding) return nb::none();
+            return nb::tuple(nb::cast(at.index));
+          },
+          nb::arg("offset"),
+          "The index stored at an element offset of the tiled buffer, or None for padding "
+          "(the inverse of offset()).")
       .def(
           "multi_index",
           [](const Shape& s, int64_t linear) {

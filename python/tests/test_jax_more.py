@@ -398,3 +398,41 @@ def test_partition_spec_unreduced_and_reduced():
     for theirs in (P("x", None, unreduced={"y"}), P("x", reduced={"y"})):
         assert repr(axe.from_jax(theirs)) == repr(theirs)
         assert repr(axs.PartitionSpec.parse(repr(theirs))) == repr(theirs)
+
+
+def _explain_inside_jit(x):
+    """axe.explain of `x` as traced inside jax.jit: (notes, jax repr) or the TypeError text."""
+    seen = {}
+
+    def f(v):
+        try:
+            e = axe.explain(v, file=open("/dev/null", "w"))
+            seen["notes"], seen["jax"] = list(e.notes), e.named
+        except TypeError as err:
+            seen["error"] = str(err)
+        return v
+
+    jax.jit(f)(x)
+    return seen
+
+
+def test_explain_of_a_tracer_reads_the_abstract_sharding(devices):
+    """Inside jax.jit a value has no .sharding; with Explicit mesh axes its type carries the
+    sharding (jax.typeof(v).sharding), which axe explains with a note that the device ids are
+    mesh positions. Never the old answer: SingleDeviceSharding(device=0), fully replicated."""
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    x = jax.device_put(jnp.zeros((8, 4)), NamedSharding(mesh, P("x", "y")))
+    seen = _explain_inside_jit(x)
+    assert "error" not in seen, seen
+    assert "spec=P('x', 'y')" in seen["jax"]
+    assert any("mesh positions" in n for n in seen["notes"]), seen["notes"]
+
+
+def test_explain_of_a_tracer_with_only_auto_axes_is_refused(devices):
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.zeros((8, 4)), NamedSharding(mesh, P("x", None)))
+    seen = _explain_inside_jit(x)
+    assert "has no sharding yet" in seen.get("error", ""), seen
+    assert "Explicit" in seen["error"]

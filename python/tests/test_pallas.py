@@ -44,3 +44,19 @@ def test_grids_are_capped_and_budgeted(monkeypatch):
         pallas.show_program_ids((8,), "(2,)", (2**17,), "(i) -> i", clamp_report=[])
     out = pallas.show_program_ids((8,), "(2,)", (2**17,), "(i) -> i")
     assert out.tolist()[6:] == [2**17 - 1] * 2
+
+
+def test_index_map_none_is_jaxs_default_zeros():
+    # Not given: the documentation function's identity; None or "none": BlockSpec's default
+    # in JAX, every program writes block 0 (the rest stays uninitialized).
+    out = pallas.show_program_ids((8, 6), (2, 3), (4, 2), None)
+    assert out[0].tolist() == [31, 31, 31, -2147483648, -2147483648, -2147483648]
+    np.testing.assert_array_equal(out, pallas.show_program_ids((8, 6), (2, 3), (4, 2), "none"))
+    np.testing.assert_array_equal(out, pallas.show_program_ids((8, 6), (2, 3), (4, 2), " None "))
+
+
+def test_uninitialized_int16_is_zero_as_in_jax():
+    # JAX 0.10.2's interpreter starts int16 outputs at 0 (its semaphore type), int8 at -128.
+    assert pallas.show_program_ids((4,), "(2,)", (1,), None, dtype="int16").tolist() == [0] * 4
+    assert pallas.show_program_ids((4,), "(2,)", (1,), None, dtype="int8").tolist() == [
+        0, 0, -128, -128]

@@ -7,8 +7,12 @@ import axe
 def test_transpose_into_new_array():
     a = np.arange(64, dtype=np.float32).reshape(8, 8)
     out = axe.relayout(a, "S[(8,8):(8,1)]", axe.Layout("S[(8,8):(1,8)]"))
+    # The same values at the same indices, the memory in the destination's (column-major) order.
     assert out.shape == (8, 8)
-    np.testing.assert_array_equal(out.reshape(-1), a.T.reshape(-1))
+    np.testing.assert_array_equal(out, a)
+    assert out.flags.f_contiguous
+    np.testing.assert_array_equal(out.ravel(order="K"), a.T.reshape(-1))
+    np.testing.assert_array_equal(out.base, a.T.reshape(-1))
 
 
 def test_writes_into_out_without_copy():
@@ -24,7 +28,8 @@ def test_read_only_input():
     a = np.arange(16, dtype=np.float32)
     a.flags.writeable = False
     out = axe.relayout(a, "S[(4,4):(4,1)]", "S[(4,4):(1,4)]", shape=(4, 4))
-    np.testing.assert_array_equal(out.reshape(-1), a.reshape(4, 4).T.reshape(-1))
+    np.testing.assert_array_equal(out, a.reshape(4, 4))
+    np.testing.assert_array_equal(out.ravel(order="K"), a.reshape(4, 4).T.reshape(-1))
     with pytest.raises(TypeError, match="writeable"):
         axe.relayout(a, "S[16:1]", "S[16:1]", out=a)
 
@@ -51,8 +56,9 @@ def test_random_permutations_match_numpy(rng):
         src = "S[(" + ",".join(map(str, shape)) + "):(" + ",".join(
             str(int(np.prod(shape[i + 1:]))) for i in range(rank)) + ")]"
         dst = "S[(" + ",".join(map(str, shape)) + "):(" + ",".join(map(str, strides)) + ")]"
-        out = axe.relayout(a, src, dst).reshape(-1)
-        np.testing.assert_array_equal(out, np.transpose(a, perm).reshape(-1))
+        out = axe.relayout(a, src, dst)
+        np.testing.assert_array_equal(out, a)  # a view: same indices, destination memory
+        np.testing.assert_array_equal(out.base, np.transpose(a, perm).reshape(-1))
 
 
 def test_errors():
@@ -75,9 +81,9 @@ def test_plan_is_printable():
 
 def test_bad_layout_and_shape_arguments_are_type_errors():
     a = np.arange(12, dtype=np.float32)
-    with pytest.raises(TypeError, match="src must be an axe.Layout or a buffer-layout text"):
+    with pytest.raises(TypeError, match="src must be an axe.Layout, an axe.xla.Shape, its AxeForm or a buffer-layout text"):
         axe.relayout(a, 5, "S[12:1]")
-    with pytest.raises(TypeError, match="dst must be an axe.Layout or a buffer-layout text"):
+    with pytest.raises(TypeError, match="dst must be an axe.Layout, an axe.xla.Shape, its AxeForm or a buffer-layout text"):
         axe.relayout(a, "S[12:1]", [1])
     with pytest.raises(TypeError, match=r"shape must be a sequence of ints, got \[3.5, 4\]"):
         axe.relayout(a, "S[12:1]", "S[12:1]", shape=[3.5, 4])
@@ -97,3 +103,31 @@ def test_destination_beyond_the_memory_budget_is_refused(monkeypatch):
     monkeypatch.delenv("AXE_MEMORY_LIMIT")
     limit, source = axe.memory_budget()
     assert limit > 0 and source
+
+
+def test_a_tiled_destination_is_the_flat_buffer():
+    # Tiles of 2x2 over a 4x4 tensor: no strided view exists, so the buffer comes back flat.
+    a = np.arange(16, dtype=np.int32).reshape(4, 4)
+    out = axe.relayout(a, "S[(4,4):(4,1)]", "S[(2,2,2,2):(8,2,4,1)]")
+    assert out.shape == (16,)
+    np.testing.assert_array_equal(out[:4], [0, 1, 4, 5])
+
+
+def test_size_one_dimensions_keep_the_view():
+    a = np.arange(8, dtype=np.float32).reshape(1, 8)
+    out = axe.relayout(a, "S[(1,8):(8,1)]", "S[(1,8):(8,1)]")
+    assert out.shape == (1, 8)
+    np.testing.assert_array_equal(out, a)
+
+
+def test_xla_shapes_and_their_axe_forms_are_layouts():
+    # An XLA tiled layout: the buffer XLA stores (tiles padded), flat; from it back to
+    # row-major gives the tensor again.
+    a = np.arange(16 * 16, dtype=np.float32).reshape(16, 16)
+    tiled = axe.xla.Shape("f32[16,16]{0,1:T(8,128)}")
+    buffer = axe.relayout(a, axe.Layout.row_major([16, 16]), tiled)
+    assert buffer.ndim == 1 and buffer.size <= tiled.array_size() // 4
+    back = axe.relayout(buffer, tiled, axe.xla.Shape("f32[16,16]{1,0}"), shape=(16, 16))
+    np.testing.assert_array_equal(back, a)
+    via_form = axe.relayout(a, axe.Layout.row_major([16, 16]), tiled.to_axe())
+    np.testing.assert_array_equal(via_form, buffer)

@@ -151,3 +151,14 @@ def test_from_hlo_refuses_device_counts_the_cli_refuses():
     with pytest.raises(ValueError, match="num_devices -1 is negative"):
         axe.sharding.from_hlo("{replicated}", 1, num_devices=-1)
     assert axe.sharding.from_hlo(hlo, 1, num_devices=2).num_devices == 2
+
+
+def test_format_of_a_wrong_type_is_jaxs_type_error():
+    with pytest.raises(TypeError, match=r"Invalid value received for the layout argument. "
+                       r"Expected values are `None`, `Layout.AUTO` or an instance of `Layout`. "
+                       r"Got 5 of type <class 'int'>"):
+        Format(5)
+    with pytest.raises(TypeError, match=r"Invalid value received for the sharding argument. "
+                       r"Expected values are `None` or an instance of `jax.Sharding`. Got x of "
+                       r"type <class 'str'>"):
+        Format(None, "x")

@@ -46,3 +46,14 @@ def test_tuple_shape():
     assert shape.is_tuple() and [str(s) for s in shape.tuple_shapes] == ["f32[2]{0}", "s8[3]{0}"]
     with pytest.raises(ValueError, match="array"):
         shape.linear_index([0])
+
+
+def test_linear_index_is_xlas_and_offset_applies_tiles():
+    s = axe.xla.Shape("f32[16,16]{0,1:T(8,128)}")
+    assert s.linear_index([3, 5]) == 83  # IndexUtil: minor_to_major order, tiles ignored
+    assert s.offset([3, 5]) == 643  # the tiled buffer, as `axe xla explain --index 3,5`
+    assert s.index_at(643) == (3, 5)
+    assert s.index_at(20) is None  # padding
+    for i in range(16):
+        for j in range(16):
+            assert s.index_at(s.offset([i, j])) == (i, j)

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <initializer_list>
 
 namespace axe::exec::internal {
@@ -26,6 +27,11 @@ const Blas* LoadedBlas() {
     return b;
   }();
   return blas;
+}
+
+void SetBlasThreads(const Blas& blas, int threads) {
+  static std::atomic<int> current{0};
+  if (current.exchange(threads) != threads) blas.set_num_threads(threads);
 }
 
 }  // namespace axe::exec::internal

@@ -19,6 +19,9 @@ struct Blas {
 // loads once.
 const Blas* LoadedBlas();
 
+// Sets OpenBLAS's thread count, which is process-wide, only when it changes.
+void SetBlasThreads(const Blas& blas, int threads);
+
 }  // namespace axe::exec::internal
 
 #endif  // AXE_SRC_EXEC_BLAS_H_

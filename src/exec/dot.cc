@@ -98,12 +98,6 @@ void SmallGemm(const Gemm& g, const F* a, const F* b, F* c) {
   }
 }
 
-// OpenBLAS's thread count is process-wide: set only when it changes.
-void SetBlasThreads(const Blas& blas, int threads) {
-  static std::atomic<int> current{0};
-  if (current.exchange(threads) != threads) blas.set_num_threads(threads);
-}
-
 template <typename F>
 void RunGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
   const Blas* blas = g.m * g.n * g.k <= kSmallGemm ? nullptr : LoadedBlas();

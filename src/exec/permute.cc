@@ -38,13 +38,13 @@ absl::StatusOr<StridedCopy> StridedCopy::Plan(absl::Span<const int64_t> shape,
   }
   AXE_ASSIGN_OR_RETURN(Layout src, MemoryLayout(shape, src_strides));
   AXE_ASSIGN_OR_RETURN(Layout dst, MemoryLayout(shape, dst_strides));
-  runtime::RelayoutOptions options;
+  relayout::RelayoutOptions options;
   options.threads = threads;
   std::vector<int64_t> extents(shape.begin(), shape.end());
   if (extents.empty()) extents.push_back(1);
-  AXE_ASSIGN_OR_RETURN(runtime::RelayoutPlan plan,
-                       runtime::PlanRelayout(src, dst, extents, element_bytes, options));
-  copy.plan_ = std::make_shared<const runtime::RelayoutPlan>(std::move(plan));
+  AXE_ASSIGN_OR_RETURN(relayout::RelayoutPlan plan,
+                       relayout::PlanRelayout(src, dst, extents, element_bytes, options));
+  copy.plan_ = std::make_shared<const relayout::RelayoutPlan>(std::move(plan));
   return copy;
 }
 

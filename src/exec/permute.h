@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/relayout_plan.h"
 
 namespace axe::exec::internal {
 
@@ -24,7 +24,7 @@ class StridedCopy {
   absl::Status Run(const void* src, void* dst) const;
 
  private:
-  std::shared_ptr<const runtime::RelayoutPlan> plan_;
+  std::shared_ptr<const relayout::RelayoutPlan> plan_;
   int64_t contiguous_bytes_ = -1;  // >= 0: both sides row-major, a memcpy of these bytes
 };
 

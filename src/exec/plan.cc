@@ -279,6 +279,8 @@ const KernelTable& Kernels() {
     AddDotKernels(*t);
     AddCallKernels(*t);
     AddCompareSelectKernels(*t);
+    AddIndexingKernels(*t);
+    AddConvKernels(*t);
     AddPrngKernels(*t);
     AddBitcastKernels(*t);
     return t;

@@ -92,6 +92,8 @@ void AddReductionKernels(KernelTable& table);      // reduce.cc
 void AddDotKernels(KernelTable& table);            // dot.cc
 void AddCallKernels(KernelTable& table);           // control_flow.cc
 void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
+void AddIndexingKernels(KernelTable& table);       // indexing.cc (gather, scatter family)
+void AddConvKernels(KernelTable& table);           // conv.cc
 void AddPrngKernels(KernelTable& table);           // prng.cc
 void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 

@@ -248,6 +248,8 @@ BuiltinPrimitives DefineAll() {
   DefineStructural(p);
   DefineCalls(p);
   DefineCollectives(p);
+  internal::DefineIndexing(p);
+  internal::DefineConv(p);
   internal::DefinePrng(p);
   internal::DefineBitcast(p);
   return p;
@@ -266,9 +268,11 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterLinearRules(*p);
     internal::RegisterMoreLinearRules(*p);
     internal::RegisterRevSplitPad(*p);
+    internal::RegisterConvRules(*p);
     internal::RegisterBuiltinImplRules(*p);
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
+    internal::RegisterIndexingRules(*p);
     internal::RegisterPrngRules(*p);
     internal::RegisterBitcastRules(*p);
     return p;

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
-#include "axe/runtime/element_value.h"
+#include "axe/relayout/element_value.h"
 #include "axe/runtime/reduce_elements.h"
 #include "eval_util.h"
 
@@ -64,8 +64,8 @@ void Encode(double v, DType t, uint8_t* out) {
     case DType::kU16: Store(static_cast<uint16_t>(v), out); break;
     case DType::kU32: Store(static_cast<uint32_t>(v), out); break;
     case DType::kU64: Store(static_cast<uint64_t>(ConvertValue(v, DType::kF64, t)), out); break;
-    case DType::kF16: Store(runtime::RoundToF16Bits(v), out); break;
-    case DType::kBF16: Store(runtime::RoundToBF16Bits(v), out); break;
+    case DType::kF16: Store(relayout::RoundToF16Bits(v), out); break;
+    case DType::kBF16: Store(relayout::RoundToBF16Bits(v), out); break;
     case DType::kF32: Store(static_cast<float>(v), out); break;
     default: Store(v, out); break;
   }

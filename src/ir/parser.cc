@@ -118,6 +118,18 @@ class Parser {
     pos_ += n.size();
     return n;
   }
+  // A name, or names joined by '-' (scatter-add), at the next token.
+  absl::string_view ReadPrimitiveName() {
+    SkipSpace();
+    const size_t start = pos_;
+    ReadName();
+    while (PeekAt(pos_) == '-' &&
+           (absl::ascii_isalpha(PeekAt(pos_ + 1)) || PeekAt(pos_ + 1) == '_')) {
+      ++pos_;
+      ReadName();
+    }
+    return text_.substr(start, pos_ - start);
+  }
   // The character right after the name at the next token (no space skipping).
   char AfterName() {
     absl::string_view n = PeekName();
@@ -535,7 +547,7 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
   }
   SkipSpace();
   size_t at = pos_;
-  absl::string_view name = ReadName();
+  absl::string_view name = ReadPrimitiveName();
   if (name.empty()) return Error("a primitive name");
   const Primitive* prim = Primitive::Find(name);
   if (prim == nullptr) {

@@ -69,9 +69,9 @@ struct PrimitiveFactory {
 };
 
 absl::StatusOr<const Primitive*> DefinePrimitive(Primitive::Options options) {
-  if (!internal::IsIdentifier(options.name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("primitive name '", options.name, "' is not an identifier"));
+  if (!internal::IsPrimitiveName(options.name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "primitive name '", options.name, "' is not an identifier (or identifiers joined by '-')"));
   }
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);

@@ -8,8 +8,16 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace axe::ir::internal {
+
+bool IsPrimitiveName(absl::string_view text) {
+  for (absl::string_view part : absl::StrSplit(text, '-')) {
+    if (!IsIdentifier(part)) return false;
+  }
+  return text.size() <= 256;
+}
 
 bool IsIdentifier(absl::string_view text) {
   if (text.empty() || text.size() > 256) return false;

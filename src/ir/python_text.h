@@ -10,6 +10,8 @@ namespace axe::ir::internal {
 
 // [A-Za-z_][A-Za-z0-9_]*, at most 256 characters.
 bool IsIdentifier(absl::string_view text);
+// Identifiers joined by '-' (JAX names primitives such as scatter-add so).
+bool IsPrimitiveName(absl::string_view text);
 // Python's repr/str of a float: the shortest round-trip digits, "1.0", "0.5", "1e+16",
 // "1.5e-05", "inf", "-inf", "nan", "-0.0".
 std::string PythonFloat(double value);

@@ -70,6 +70,12 @@ void RegisterLinearRules(const BuiltinPrimitives& p);
 void RegisterMoreLinearRules(const BuiltinPrimitives& p);
 // rev, split and pad: every rule (rules_rev_split_pad.cc).
 void RegisterRevSplitPad(const BuiltinPrimitives& p);
+// gather and the scatter family: definitions and every rule (family_indexing.cc).
+void DefineIndexing(BuiltinPrimitives& p);
+void RegisterIndexingRules(const BuiltinPrimitives& p);
+// conv_general_dilated: its definition and every rule (family_conv.cc).
+void DefineConv(BuiltinPrimitives& p);
+void RegisterConvRules(const BuiltinPrimitives& p);
 // The PRNG family (family_prng.cc): random_seed, random_wrap, random_unwrap, random_split,
 // random_fold_in, random_bits, threefry2x32.
 void DefinePrng(BuiltinPrimitives& p);

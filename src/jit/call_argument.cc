@@ -1,5 +1,6 @@
 #include "axe/jit/call_argument.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
+#include "axe/jit/device_assignment.h"
 #include "axe/jit/execute.h"
 
 namespace axe::jit {
@@ -72,10 +74,52 @@ absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t
 
 int64_t DevicesNeeded(const CallArgumentSpec& spec) {
   if (!spec.sharding) return 1;
-  if (const sharding::NamedSharding* named = spec.sharding->named()) {
-    return named->mesh().num_devices();
+  int64_t most = 0;
+  for (int64_t d : DeviceAssignment(*spec.sharding)) most = std::max(most, d);
+  return CheckedAdd(most, 1).value_or(INT64_MAX);
+}
+
+std::vector<std::optional<Format>> CallInputFormats(const std::vector<std::optional<Format>>& in,
+                                                    const std::vector<CallArgumentSpec>& specs) {
+  std::vector<std::optional<Format>> out(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::optional<Format> given = i < in.size() ? in[i] : std::nullopt;
+    const CallArgumentSpec& spec = specs[i];
+    out[i] = given;
+    if (!spec.committed || !spec.sharding || (given && given->sharding())) continue;
+    JitLayout layout = given ? given->layout() : JitLayout{};
+    if (!given && spec.layout &&
+        *spec.layout != DefaultLayout(spec.layout->major_to_minor().size())) {
+      layout = *spec.layout;
+    }
+    absl::StatusOr<Format> with_sharding = Format::Create(layout, spec.sharding);
+    if (with_sharding.ok()) out[i] = *std::move(with_sharding);
   }
-  return CheckedAdd(spec.sharding->single_device()->device(), 1).value_or(INT64_MAX);
+  return out;
+}
+
+int64_t DevicesNeeded(const std::vector<std::optional<Format>>& formats,
+                      const std::vector<CallArgumentSpec>& specs) {
+  int64_t devices = 1;
+  for (const CallArgumentSpec& s : specs) devices = std::max(devices, DevicesNeeded(s));
+  for (const std::optional<Format>& f : formats) {
+    if (f && f->sharding()) {
+      devices =
+          std::max(devices, DevicesNeeded(CallArgumentSpec{false, std::nullopt, f->sharding()}));
+    }
+  }
+  return devices;
+}
+
+std::vector<ArgumentPlacement> CallPlacements(const std::vector<ir::ShapedArray>& avals,
+                                              const std::vector<CallArgumentSpec>& specs) {
+  std::vector<ArgumentPlacement> out;
+  for (size_t i = 0; i < avals.size() && i < specs.size(); ++i) {
+    out.push_back(
+        {absl::StrCat("args[", i, "]"), avals[i],
+         specs[i].sharding ? DeviceAssignment(*specs[i].sharding) : std::vector<int64_t>{0}});
+  }
+  return out;
 }
 
 absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,

@@ -57,7 +57,7 @@ absl::StatusOr<std::vector<CompiledFormat>> Formats(const std::vector<LocalLayou
 }
 
 // Pairs each donated input with the first unpaired output of its shape and element type, and
-// checks the AUTO rules of §7 on the pair.
+// checks the AUTO donation rules on the pair.
 absl::StatusOr<std::vector<std::pair<size_t, size_t>>> Donations(
     const ir::Jaxpr& jaxpr, const std::vector<size_t>& donate_argnums,
     const std::vector<JitLayout>& ins, const std::vector<JitLayout>& outs) {
@@ -85,6 +85,15 @@ absl::StatusOr<std::vector<std::pair<size_t, size_t>>> Donations(
   return pairs;
 }
 
+std::vector<std::optional<sharding::Sharding>> Shardings(
+    const std::vector<std::optional<Format>>& formats) {
+  std::vector<std::optional<sharding::Sharding>> out;
+  for (const std::optional<Format>& f : formats) {
+    out.push_back(f ? f->sharding() : std::nullopt);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string CompiledFormat::ToString() const {
@@ -100,6 +109,8 @@ absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                        LayoutChoices(jaxpr.jaxpr, in_formats, /*inputs=*/true));
   AXE_ASSIGN_OR_RETURN(std::vector<JitLayout> outs,
                        LayoutChoices(jaxpr.jaxpr, out_formats, /*inputs=*/false));
+  AXE_RETURN_IF_ERROR(
+      CheckDeviceAssignment(Shardings(in_formats), Shardings(out_formats), options.arguments));
   Compiled c;
   AXE_ASSIGN_OR_RETURN(c.plan_, ChooseLayouts(jaxpr.jaxpr, ins, outs));
   AXE_ASSIGN_OR_RETURN(c.input_formats_,

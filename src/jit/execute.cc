@@ -64,12 +64,6 @@ absl::StatusOr<runtime::ArrayFormat> RuntimeFormat(const CompiledFormat& format,
   return out;
 }
 
-bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target) {
-  absl::StatusOr<std::vector<sharding::DeviceShard>> map =
-      sharding::DevicesIndicesMap(target, array.shape());
-  return map.ok() && *map == array.device_map();
-}
-
 struct Mismatch {
   std::string text;
   bool sharding = false;  // else a layout
@@ -103,14 +97,15 @@ absl::Status MismatchError(std::vector<Mismatch> mismatches) {
 // The format every argument must have, and the errors for committed ones that differ.
 absl::StatusOr<std::vector<runtime::ArrayFormat>> TargetFormats(
     const Compiled& compiled, absl::Span<const runtime::Array* const> args,
-    absl::Span<const std::string> names) {
+    absl::Span<const std::string> names, const sharding::NamedSharding& placement) {
   std::vector<runtime::ArrayFormat> targets;
   std::vector<Mismatch> mismatches;
   for (size_t i = 0; i < args.size(); ++i) {
     const runtime::Array& arg = *args[i];
     const CompiledFormat& want = compiled.input_formats()[i];
-    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat target,
-                         RuntimeFormat(want, arg.dtype(), arg.sharding()));
+    AXE_ASSIGN_OR_RETURN(
+        runtime::ArrayFormat target,
+        RuntimeFormat(want, arg.dtype(), arg.committed() ? arg.sharding() : placement));
     const std::string shape = AvalOf(arg).ShortString();
     if (arg.committed() && want.sharding && !SameDeviceMap(arg, target.sharding)) {
       mismatches.push_back({absl::StrCat("Argument ", names[i], " with shape ", shape,
@@ -150,6 +145,26 @@ absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
     relayouts.push_back({i, names[i], from, std::move(to), reshard});
   }
   return moved;
+}
+
+// Where values without a sharding of their own go (uncommitted arguments and outputs):
+// replicated over the devices of the computation, which the first compiled sharding (inputs,
+// then outputs) fixes, else the first committed argument, else the first argument.
+absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
+                                                  absl::Span<const runtime::Array* const> args) {
+  std::optional<sharding::NamedSharding> first;
+  for (const auto* formats : {&compiled.input_formats(), &compiled.output_formats()}) {
+    for (const CompiledFormat& f : *formats) {
+      if (first || !f.sharding) continue;
+      AXE_ASSIGN_OR_RETURN(first, RuntimeSharding(*f.sharding));
+    }
+  }
+  for (const runtime::Array* a : args) {
+    if (!first && a->committed()) first = a->sharding();
+  }
+  if (!first && !args.empty()) first = args[0]->sharding();
+  return sharding::NamedSharding::Create(first ? first->mesh() : sharding::Mesh(),
+                                         sharding::PartitionSpec());
 }
 
 // A program without shard_map: the executor, on the arguments' bytes as they are (typed, no
@@ -230,13 +245,17 @@ std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size
 
 absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& s) {
   if (const sharding::NamedSharding* named = s.named()) return *named;
-  if (s.single_device()->device() != 0) {
-    return absl::UnimplementedError(
-        absl::StrCat(s.ToString(),
-                     ": the runtime's arrays hold NamedShardings, and a mesh of one device "
-                     "is device 0; use a NamedSharding of a mesh that includes the device"));
-  }
-  return sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+  // A mesh without axes on the one device.
+  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh,
+                       sharding::Mesh::Create({}, {s.single_device()->device()}));
+  return sharding::NamedSharding::Create(std::move(mesh), sharding::PartitionSpec(),
+                                         s.memory_kind());
+}
+
+bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target) {
+  absl::StatusOr<std::vector<sharding::DeviceShard>> map =
+      sharding::DevicesIndicesMap(target, array.shape());
+  return map.ok() && *map == array.device_map();
 }
 
 LocalLayout LayoutOfArray(const runtime::Array& array) {
@@ -255,16 +274,15 @@ absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& cl
                                    absl::Span<const std::string> names) {
   const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
   AXE_RETURN_IF_ERROR(CheckTypes(compiled.jaxpr().jaxpr, args, arg_names));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding placement, Placement(compiled, args));
   AXE_ASSIGN_OR_RETURN(std::vector<runtime::ArrayFormat> targets,
-                       TargetFormats(compiled, args, arg_names));
+                       TargetFormats(compiled, args, arg_names, placement));
   CallResult result;
   AXE_ASSIGN_OR_RETURN(std::vector<std::optional<runtime::Array>> moved,
                        MoveUncommitted(args, targets, arg_names, result.relayouts));
   std::vector<const runtime::Array*> inputs;
   for (size_t i = 0; i < args.size(); ++i) inputs.push_back(moved[i] ? &*moved[i] : args[i]);
-  // Outputs without a sharding of their own are replicated over the first input's mesh.
-  sharding::NamedSharding fallback = *sharding::NamedSharding::Create(
-      args.empty() ? sharding::Mesh() : args[0]->sharding().mesh(), sharding::PartitionSpec());
+  const sharding::NamedSharding& fallback = placement;
   AXE_ASSIGN_OR_RETURN(result.outputs, RunProgram(compiled, client, inputs, fallback));
   return result;
 }

@@ -15,22 +15,51 @@ absl::Status CheckCount(size_t given, size_t expected, absl::string_view what) {
       "jit got ", given, " ", what, " formats for a program with ", expected, " ", what, "s"));
 }
 
-// The format argument `i` is compiled with, from its resolution.
-absl::StatusOr<std::optional<Format>> CompileFormat(const InputResolution& resolution,
-                                                    const std::optional<Format>& given,
-                                                    const runtime::Array& arg) {
+// The sharding argument `arg` is compiled with: jit's, else a committed argument's own (JAX
+// compiles for it), else none. Errors: a committed argument stored otherwise than jit's
+// sharding (JAX's ValueError).
+absl::StatusOr<std::optional<sharding::Sharding>> CompileSharding(
+    const std::optional<Format>& given, const runtime::Array& arg) {
+  const std::optional<sharding::Sharding> jit_sharding =
+      given ? given->sharding() : std::optional<sharding::Sharding>();
+  if (!jit_sharding) {
+    if (arg.committed()) return sharding::Sharding(arg.sharding());
+    return std::nullopt;
+  }
+  if (arg.committed()) {
+    AXE_ASSIGN_OR_RETURN(sharding::NamedSharding stored, RuntimeSharding(*jit_sharding));
+    if (!SameDeviceMap(arg, stored)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
+          "sharding: ",
+          jit_sharding->ToString(), ",\narg sharding: ", arg.sharding().ToString(),
+          " for arg type: ", ir::ShapedArray(arg.shape(), arg.dtype()).Str()));
+    }
+  }
+  return jit_sharding;
+}
+
+// The format argument `arg` is compiled with, from its layout resolution and its sharding (a
+// concrete layout needs one: the argument's own when there is none).
+absl::StatusOr<std::optional<Format>> CompileFormat(
+    const InputResolution& resolution, const std::optional<sharding::Sharding>& sharding,
+    const runtime::Array& arg) {
   switch (resolution.action) {
     case InputAction::kDefault:
-      if (given && given->sharding()) return Format::Create({}, given->sharding());
+      if (sharding) return Format::Create({}, sharding);
       return std::optional<Format>();
+    case InputAction::kCompilerChoice: return Format::Create(AutoLayout{}, sharding);
     case InputAction::kArgumentLayout:
-      return Format::Create(*resolution.layout, sharding::Sharding(arg.sharding()));
-    case InputAction::kCompilerChoice: return Format::Create(AutoLayout{}, given->sharding());
     case InputAction::kJitLayout:
     case InputAction::kRelayout: break;
   }
-  if (given->sharding()) return Format::Create(*resolution.layout, given->sharding());
-  return Format::Create(*resolution.layout, sharding::Sharding(arg.sharding()));
+  return Format::Create(*resolution.layout,
+                        sharding ? *sharding : sharding::Sharding(arg.sharding()));
+}
+
+ArgumentPlacement PlacementOf(const std::string& name, const runtime::Array& arg) {
+  return {name, ir::ShapedArray(arg.shape(), arg.dtype()),
+          DeviceAssignment(sharding::Sharding(arg.sharding()))};
 }
 
 }  // namespace
@@ -72,6 +101,7 @@ absl::StatusOr<CallResult> Jit::Call(runtime::Client& client,
   }
   const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
   std::vector<std::optional<Format>> formats;
+  CompileOptions options;
   std::string key;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::optional<Format>& given = in_formats_[i];
@@ -79,15 +109,19 @@ absl::StatusOr<CallResult> Jit::Call(runtime::Client& client,
     CallArgument argument{arg_names[i], args[i]->committed(), LayoutOfArray(*args[i]),
                           ir::ShapedArray(args[i]->shape(), args[i]->dtype())};
     AXE_ASSIGN_OR_RETURN(InputResolution resolution, ResolveJitInput(jit_layout, argument));
-    AXE_ASSIGN_OR_RETURN(std::optional<Format> format, CompileFormat(resolution, given, *args[i]));
+    AXE_ASSIGN_OR_RETURN(std::optional<sharding::Sharding> sharding,
+                         CompileSharding(given, *args[i]));
+    AXE_ASSIGN_OR_RETURN(std::optional<Format> format,
+                         CompileFormat(resolution, sharding, *args[i]));
     absl::StrAppend(&key, format ? format->ToString() : "None", "\n");
     formats.push_back(std::move(format));
+    options.arguments.push_back(PlacementOf(arg_names[i], *args[i]));
   }
   std::shared_ptr<const Compiled>& compiled = cache_[key];
   if (compiled) {
     ++cache_hits_;
   } else {
-    absl::StatusOr<Compiled> fresh = jit::Compile(jaxpr_, formats, out_formats_);
+    absl::StatusOr<Compiled> fresh = jit::Compile(jaxpr_, formats, out_formats_, options);
     if (!fresh.ok()) {
       cache_.erase(key);
       return fresh.status();

@@ -60,9 +60,9 @@ absl::Status AttachOutputBuffer(Operand& op, AnyArray& out, bool aliased) {
   AXE_ASSIGN_OR_RETURN(AnyArray padded, AnyArray::Uninitialized(op.dtype, op.padded_shape));
   if (aliased) {
     // No Element padding with aliases, so the array sits at the buffer's origin.
-    internal::CopyBox(static_cast<std::byte*>(padded.data()), padded.strides().data(),
-                      static_cast<const std::byte*>(out.data()), out.strides().data(),
-                      op.array_shape.data(), op.rank, op.element_bytes);
+    internal::CopyBlock(static_cast<std::byte*>(padded.data()), padded.strides().data(),
+                        static_cast<const std::byte*>(out.data()), out.strides().data(),
+                        op.array_shape.data(), op.rank, op.element_bytes);
   }
   op.padded_buffer = std::move(padded);
   op.buffer = static_cast<std::byte*>(op.padded_buffer->data());
@@ -113,10 +113,10 @@ void CutOutputs(const Plan& plan, std::vector<AnyArray>& outputs) {
       src_offset +=
           op.padding_lo[static_cast<size_t>(d)] * padded.strides()[static_cast<size_t>(d)];
     }
-    internal::CopyBox(static_cast<std::byte*>(out.data()), out.strides().data(),
-                      static_cast<const std::byte*>(padded.data()) +
-                          src_offset * static_cast<int64_t>(op.element_bytes),
-                      padded.strides().data(), op.array_shape.data(), op.rank, op.element_bytes);
+    internal::CopyBlock(static_cast<std::byte*>(out.data()), out.strides().data(),
+                        static_cast<const std::byte*>(padded.data()) +
+                            src_offset * static_cast<int64_t>(op.element_bytes),
+                        padded.strides().data(), op.array_shape.data(), op.rank, op.element_bytes);
   }
 }
 

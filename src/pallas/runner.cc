@@ -218,8 +218,8 @@ std::byte* Runner::CopyIn(const Operand& op, std::vector<std::byte>& scratch,
     src_offset += from * op.buffer_strides[k];
     dst_offset += (from - starts[k]) * op.scratch_strides[k];
   }
-  CopyBox(dst + dst_offset * element, op.scratch_strides.data(), op.buffer + src_offset * element,
-          op.buffer_strides.data(), counts, op.rank, op.element_bytes);
+  CopyBlock(dst + dst_offset * element, op.scratch_strides.data(), op.buffer + src_offset * element,
+            op.buffer_strides.data(), counts, op.rank, op.element_bytes);
   return dst;
 }
 

@@ -13,13 +13,13 @@
 #include "axe/picture/cell_grid.h"
 #include "axe/picture/palette.h"
 #include "axe/picture/svg.h"
-#include "axe/runtime/index_box.h"
+#include "axe/relayout/index_box.h"
 #include "axe/sharding/picture.h"
 
 namespace axe::picture {
 namespace {
 
-using runtime::IndexBox;
+using relayout::IndexBox;
 using runtime::ReshardMessage;
 using runtime::ReshardPlan;
 using sharding::DeviceShard;
@@ -177,7 +177,7 @@ Cell DestinationCell(CellHolders& h) {
 
 std::vector<IndexBox> Boxes(absl::Span<const DeviceShard> map) {
   std::vector<IndexBox> boxes;
-  for (const DeviceShard& s : map) boxes.push_back(runtime::BoxFromIndex(s.index));
+  for (const DeviceShard& s : map) boxes.push_back(relayout::BoxFromIndex(s.index));
   return boxes;
 }
 
@@ -304,7 +304,7 @@ std::vector<std::string> Lists(const ReshardPlan& plan) {
   for (size_t i = 0; i < plan.messages.size() && i < kMaxListedMessages; ++i) {
     const ReshardMessage& m = plan.messages[i];
     lines.push_back(absl::StrCat("#", i + 1, " ", m.src_device, " → ", m.dst_device, ": ",
-                                 runtime::BoxToString(m.box), " ", m.bytes, " B"));
+                                 relayout::BoxToString(m.box), " ", m.bytes, " B"));
   }
   if (plan.messages.size() > kMaxListedMessages) {
     lines.push_back(

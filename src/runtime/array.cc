@@ -10,14 +10,27 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/index_box.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/box_copy.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/index_box.h"
+#include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
 #include "axe/xla/shape.h"
 
 namespace axe::runtime {
+
+using relayout::BoxFromIndex;
+using relayout::BufferLayout;
+using relayout::CheckBufferLayout;
+using relayout::CopyBox;
+using relayout::ElementBytes;
+using relayout::MutableStoredTensor;
+using relayout::PlanRelayout;
+using relayout::RelayoutOptions;
+using relayout::RelayoutPlan;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 
@@ -52,6 +65,17 @@ absl::Status CheckHostBytes(std::pair<int64_t, int64_t> range, int element_bytes
         absl::StrCat("the host buffer has ", bytes, " bytes but its layout addresses ", *need));
   }
   return absl::OkStatus();
+}
+
+// For each device id of a client with `devices` devices, the index of its entry in `map` (-1
+// for a device that holds no shard): a mesh's devices need not be 0..N-1.
+std::vector<int64_t> EntryOfDevice(const std::vector<DeviceShard>& map, int devices) {
+  std::vector<int64_t> entries(static_cast<size_t>(devices), -1);
+  for (size_t i = 0; i < map.size(); ++i) {
+    const int64_t d = map[i].device;
+    if (d >= 0 && d < devices) entries[static_cast<size_t>(d)] = static_cast<int64_t>(i);
+  }
+  return entries;
 }
 
 }  // namespace
@@ -99,6 +123,13 @@ absl::StatusOr<Array> Array::Allocate(Client& client, absl::Span<const int64_t> 
         absl::StrCat("the mesh ", mesh.ToString(), " has ", mesh.num_devices(),
                      " devices but the client has ", client.num_devices()));
   }
+  for (int64_t d : mesh.device_array()) {
+    if (d >= client.num_devices()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the mesh ", mesh.ToString(), " uses device ", d, " but the client has ",
+                       client.num_devices(), " devices (ids 0 to ", client.num_devices() - 1, ")"));
+    }
+  }
   AXE_ASSIGN_OR_RETURN(ShardStorage storage, MakeShardStorage(shape, dtype, format));
   Array array(&client, {shape.begin(), shape.end()}, dtype, std::move(format), std::move(storage));
   AXE_ASSIGN_OR_RETURN(array.map_, sharding::DevicesIndicesMap(array.format_.sharding, shape));
@@ -122,10 +153,12 @@ absl::StatusOr<Array> Array::DevicePut(Client& client, absl::Span<const uint8_t>
   AXE_ASSIGN_OR_RETURN(auto range, AddressRange(host_layout, shape, array.element_bytes(), false));
   AXE_RETURN_IF_ERROR(CheckHostBytes(range, array.element_bytes(), host.size()));
   StoredTensor from{host_layout, shape, host.data()};
+  const std::vector<int64_t> entries = EntryOfDevice(array.map_, client.num_devices());
   AXE_RETURN_IF_ERROR(client.RunOnDevices([&](int device) -> absl::Status {
     DeviceBuffer* buffer = array.mutable_shard_buffer(device);
     if (buffer == nullptr) return absl::OkStatus();
-    const DeviceShard& shard = array.map_[static_cast<size_t>(device)];
+    const DeviceShard& shard =
+        array.map_[static_cast<size_t>(entries[static_cast<size_t>(device)])];
     MutableStoredTensor to{array.storage_.layout, array.storage_.shape, buffer->data()};
     return CopyBox(from, BoxFromIndex(shard.index), to, WholeBox(array.storage_.shape),
                    array.element_bytes());
@@ -161,13 +194,13 @@ absl::Status Array::ToHost(absl::Span<uint8_t> host, const BufferLayout& host_la
     }
   }
   MutableStoredTensor to{host_layout, shape_, host.data()};
+  const std::vector<int64_t> entries = EntryOfDevice(map_, client_->num_devices());
   return client_->RunOnDevices([&](int device) -> absl::Status {
-    if (static_cast<size_t>(device) >= map_.size() || !reader[static_cast<size_t>(device)]) {
-      return absl::OkStatus();
-    }
+    const int64_t entry = entries[static_cast<size_t>(device)];
+    if (entry < 0 || !reader[static_cast<size_t>(entry)]) return absl::OkStatus();
     StoredTensor from{storage_.layout, storage_.shape, shard_buffer(device)->data()};
     return CopyBox(from, WholeBox(storage_.shape), to,
-                   BoxFromIndex(map_[static_cast<size_t>(device)].index), element_bytes());
+                   BoxFromIndex(map_[static_cast<size_t>(entry)].index), element_bytes());
   });
 }
 

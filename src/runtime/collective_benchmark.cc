@@ -1,4 +1,4 @@
-#include "axe/runtime/collective_benchmark.h"
+#include "runtime/collective_benchmark.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,13 +13,16 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
+#include "axe/relayout/element_type.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
-#include "axe/runtime/element_type.h"
 #include "axe/runtime/reduce_elements.h"
 #include "bench_timing.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+using relayout::ElementBytes;
 
 namespace {
 

@@ -12,9 +12,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
+#include "axe/relayout/box_copy.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 
@@ -166,16 +174,9 @@ absl::StatusOr<DeviceValues> AllReduce(const sharding::Mesh& mesh,
 absl::StatusOr<DeviceValues> AllGather(const sharding::Mesh& mesh,
                                        absl::Span<const std::string> axes, const DeviceValues& x,
                                        int64_t dim, bool tiled) {
-  const auto rank = static_cast<int64_t>(x.shape().size());
-  AXE_RETURN_IF_ERROR(CheckDim(dim, tiled ? rank : rank + 1, "all_gather: axis"));
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   const int64_t g_size = groups.group_size();
-  std::vector<int64_t> shape = x.shape();
-  if (tiled) {
-    shape[static_cast<size_t>(dim)] *= g_size;
-  } else {
-    shape.insert(shape.begin() + dim, g_size);
-  }
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, AllGatherShape(x.shape(), dim, tiled, g_size));
   AXE_ASSIGN_OR_RETURN(Setup s, Start(mesh, axes, x, shape, false));
   const auto d = static_cast<size_t>(dim);
   const int64_t outer = Product(x.shape(), 0, d);
@@ -199,27 +200,12 @@ absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
                                            absl::Span<const std::string> axes, ReduceOp op,
                                            const DeviceValues& x, int64_t dim, bool tiled) {
   AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
-  const auto rank = static_cast<int64_t>(x.shape().size());
-  AXE_RETURN_IF_ERROR(CheckDim(dim, rank, "psum_scatter: scatter_dimension"));
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   const int64_t g_size = groups.group_size();
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                       ReduceScatterShape(x.shape(), dim, tiled, g_size));
   const auto d = static_cast<size_t>(dim);
   const int64_t n = x.shape()[d];
-  std::vector<int64_t> shape = x.shape();
-  if (tiled) {
-    if (n % g_size != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tiled reduce_scatter operand scatter dimension size ", n,
-                       " must be divisible by shard_count ", g_size));
-    }
-    shape[d] = n / g_size;
-  } else {
-    if (n != g_size) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "reduce_scatter operand scatter dimension size ", n, " must match shard count ", g_size));
-    }
-    shape.erase(shape.begin() + dim);
-  }
   AXE_ASSIGN_OR_RETURN(Setup s, Start(mesh, axes, x, shape, false));
   const int64_t outer = Product(x.shape(), 0, d);
   const int64_t inner = Product(x.shape(), d + 1, x.shape().size());
@@ -239,6 +225,63 @@ absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
         return absl::OkStatus();
       }));
   return std::move(s.out);
+}
+
+absl::StatusOr<std::vector<int64_t>> AllGatherShape(absl::Span<const int64_t> shape, int64_t dim,
+                                                    bool tiled, int64_t group_size) {
+  const auto rank = static_cast<int64_t>(shape.size());
+  AXE_RETURN_IF_ERROR(CheckDim(dim, tiled ? rank : rank + 1, "all_gather: axis"));
+  std::vector<int64_t> result(shape.begin(), shape.end());
+  if (tiled) {
+    result[static_cast<size_t>(dim)] *= group_size;
+  } else {
+    result.insert(result.begin() + dim, group_size);
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<int64_t>> ReduceScatterShape(absl::Span<const int64_t> shape,
+                                                        int64_t dim, bool tiled,
+                                                        int64_t group_size) {
+  const auto rank = static_cast<int64_t>(shape.size());
+  AXE_RETURN_IF_ERROR(CheckDim(dim, rank, "psum_scatter: scatter_dimension"));
+  const int64_t n = shape[static_cast<size_t>(dim)];
+  std::vector<int64_t> result(shape.begin(), shape.end());
+  if (tiled) {
+    if (n % group_size != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tiled reduce_scatter operand scatter dimension size ", n,
+                       " must be divisible by shard_count ", group_size));
+    }
+    result[static_cast<size_t>(dim)] = n / group_size;
+  } else {
+    if (n != group_size) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce_scatter operand scatter dimension size ", n,
+                       " must match shard count ", group_size));
+    }
+    result.erase(result.begin() + dim);
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<int64_t>> PermuteSources(
+    absl::Span<const std::pair<int64_t, int64_t>> perm, int64_t group_size) {
+  std::vector<int64_t> source_of(static_cast<size_t>(group_size), -1);
+  std::vector<bool> is_source(static_cast<size_t>(group_size), false);
+  for (const auto& [src, dst] : perm) {
+    if (src < 0 || src >= group_size || dst < 0 || dst >= group_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ppermute pair (", src, ", ", dst, ") is outside the group of size ", group_size));
+    }
+    if (is_source[static_cast<size_t>(src)] || source_of[static_cast<size_t>(dst)] >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ppermute sources and destinations must be unique, got ", PairsToString(perm), "."));
+    }
+    is_source[static_cast<size_t>(src)] = true;
+    source_of[static_cast<size_t>(dst)] = src;
+  }
+  return source_of;
 }
 
 absl::StatusOr<std::vector<int64_t>> AllToAllShape(absl::Span<const int64_t> shape,
@@ -309,20 +352,7 @@ absl::StatusOr<DeviceValues> CollectivePermute(const sharding::Mesh& mesh,
                                                absl::Span<const std::pair<int64_t, int64_t>> perm) {
   AXE_ASSIGN_OR_RETURN(CollectiveGroups groups, MakeCollectiveGroups(mesh, axes));
   const int64_t g_size = groups.group_size();
-  std::vector<int64_t> source_of(static_cast<size_t>(g_size), -1);
-  std::vector<bool> is_source(static_cast<size_t>(g_size), false);
-  for (const auto& [src, dst] : perm) {
-    if (src < 0 || src >= g_size || dst < 0 || dst >= g_size) {
-      return absl::InvalidArgumentError(absl::StrCat("ppermute pair (", src, ", ", dst,
-                                                     ") is outside the group of size ", g_size));
-    }
-    if (is_source[static_cast<size_t>(src)] || source_of[static_cast<size_t>(dst)] >= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ppermute sources and destinations must be unique, got ", PairsToString(perm), "."));
-    }
-    is_source[static_cast<size_t>(src)] = true;
-    source_of[static_cast<size_t>(dst)] = src;
-  }
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> source_of, PermuteSources(perm, g_size));
   AXE_ASSIGN_OR_RETURN(Setup s, Start(mesh, axes, x, x.shape(), false));
   AXE_RETURN_IF_ERROR(ForEachMember(
       x.client(), s.groups, [&](int device, const std::vector<int64_t>& members, int64_t g) {

@@ -8,9 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/element_type.h"
+#include "axe/relayout/element_type.h"
 
 namespace axe::runtime {
+
+using relayout::ElementBytes;
 
 absl::StatusOr<DeviceValues> DeviceValues::Allocate(Client& client, std::vector<int64_t> shape,
                                                     DType dtype, bool zero) {

@@ -7,10 +7,15 @@
 
 #include "absl/status/status.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/strided_box.h"
+#include "axe/relayout/strided_box.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+using relayout::DescribeStridedBox;
+using relayout::StridedBox;
+using relayout::StridedDim;
 
 MpiTypes::~MpiTypes() {
   for (MPI_Datatype& t : types_) {

@@ -1,4 +1,4 @@
-#include "axe/runtime/mpi_collective_benchmark.h"
+#include "runtime/mpi_collective_benchmark.h"
 
 #include <mpi.h>
 
@@ -10,14 +10,17 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/relayout/element_type.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
-#include "axe/runtime/element_type.h"
 #include "axe/runtime/mpi_collectives.h"
 #include "src/runtime/mpi_state.h"
 #include "src/runtime/mpi_timing.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+using relayout::ElementBytes;
 
 namespace {
 

@@ -13,12 +13,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
+#include "axe/relayout/box_copy.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/mpi_client.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::RowMajorBuffer;
+using relayout::StoredTensor;
+using relayout::StridedBox;
+using relayout::WholeBox;
 
 namespace {
 
@@ -30,14 +39,6 @@ int64_t Product(absl::Span<const int64_t> dims, size_t begin, size_t end) {
 
 std::string ShapeText(DType dtype, absl::Span<const int64_t> shape) {
   return absl::StrCat(XlaName(dtype), "[", absl::StrJoin(shape, ","), "]");
-}
-
-absl::Status CheckDim(int64_t dim, int64_t limit, absl::string_view what) {
-  if (dim < 0 || dim >= limit) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", dim, " is out of bounds for a value of rank ", limit));
-  }
-  return absl::OkStatus();
 }
 
 // What every MPI collective starts with: the call agreed on by all ranks, the groups, this
@@ -210,14 +211,7 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
   AXE_ASSIGN_OR_RETURN(Call c,
                        Begin(mesh, axes, x, "all_gather",
                              absl::StrCat("axis=", dim, ", tiled=", tiled ? "True" : "False")));
-  const auto rank = static_cast<int64_t>(x.shape().size());
-  AXE_RETURN_IF_ERROR(CheckDim(dim, tiled ? rank : rank + 1, "all_gather: axis"));
-  std::vector<int64_t> shape = x.shape();
-  if (tiled) {
-    shape[static_cast<size_t>(dim)] *= c.size;
-  } else {
-    shape.insert(shape.begin() + dim, c.size);
-  }
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, AllGatherShape(x.shape(), dim, tiled, c.size));
   AXE_ASSIGN_OR_RETURN(
       DeviceValues out,
       DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
@@ -279,25 +273,10 @@ absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
                                      absl::StrCat(ReduceOpName(op), ", scatter_dimension=", dim,
                                                   ", tiled=", tiled ? "True" : "False")));
   AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
-  const auto rank = static_cast<int64_t>(x.shape().size());
-  AXE_RETURN_IF_ERROR(CheckDim(dim, rank, "psum_scatter: scatter_dimension"));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                       ReduceScatterShape(x.shape(), dim, tiled, c.size));
   const auto d = static_cast<size_t>(dim);
   const int64_t n = x.shape()[d], g_size = c.size;
-  std::vector<int64_t> shape = x.shape();
-  if (tiled) {
-    if (n % g_size != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tiled reduce_scatter operand scatter dimension size ", n,
-                       " must be divisible by shard_count ", g_size));
-    }
-    shape[d] = n / g_size;
-  } else {
-    if (n != g_size) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "reduce_scatter operand scatter dimension size ", n, " must match shard count ", g_size));
-    }
-    shape.erase(shape.begin() + dim);
-  }
   AXE_ASSIGN_OR_RETURN(
       DeviceValues out,
       DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
@@ -473,20 +452,10 @@ absl::StatusOr<DeviceValues> MpiCollectivePermute(
     absl::StrAppend(s, "(", p.first, ", ", p.second, ")");
   });
   AXE_ASSIGN_OR_RETURN(Call c, Begin(mesh, axes, x, "ppermute", absl::StrCat("perm=", pairs)));
-  std::vector<int64_t> source_of(static_cast<size_t>(c.size), -1);
-  std::vector<int64_t> dest_of(static_cast<size_t>(c.size), -1);
-  for (const auto& [src, dst] : perm) {
-    if (src < 0 || src >= c.size || dst < 0 || dst >= c.size) {
-      return absl::InvalidArgumentError(absl::StrCat("ppermute pair (", src, ", ", dst,
-                                                     ") is outside the group of size ", c.size));
-    }
-    if (dest_of[static_cast<size_t>(src)] >= 0 || source_of[static_cast<size_t>(dst)] >= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ppermute sources and destinations must be unique, got (", pairs,
-                       perm.size() == 1 ? ",)." : ")."));
-    }
-    dest_of[static_cast<size_t>(src)] = dst;
-    source_of[static_cast<size_t>(dst)] = src;
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> source_of, PermuteSources(perm, c.size));
+  std::vector<int64_t> dest_of(source_of.size(), -1);
+  for (size_t j = 0; j < source_of.size(); ++j) {
+    if (source_of[j] >= 0) dest_of[static_cast<size_t>(source_of[j])] = static_cast<int64_t>(j);
   }
   const auto g = static_cast<size_t>(c.index);
   const bool receives = c.comm != MPI_COMM_NULL && source_of[g] >= 0;

@@ -19,11 +19,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
-#include "axe/runtime/strided_box.h"
+#include "axe/relayout/box_copy.h"
+#include "axe/relayout/strided_box.h"
 #include "src/runtime/mpi_state.h"
 
 namespace axe::runtime {
+
+using relayout::BoxElements;
+using relayout::BoxFromIndex;
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::Relative;
+using relayout::RowMajorBuffer;
+using relayout::SplitBox;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 
@@ -109,23 +121,6 @@ struct Piece {
   int64_t bytes;
 };
 
-void CutBox(const IndexBox& box, int64_t max_elements, std::vector<IndexBox>& out) {
-  const int64_t n = BoxElements(box).value_or(0);
-  if (n <= max_elements) {
-    if (n > 0) out.push_back(box);
-    return;
-  }
-  size_t i = 0;
-  while (box[i].size() == 1) ++i;  // n > max_elements >= 1: some extent exceeds 1
-  const int64_t inner = n / box[i].size();
-  const int64_t rows = std::max<int64_t>(1, max_elements / inner);
-  for (int64_t begin = box[i].begin; begin < box[i].end; begin += rows) {
-    IndexBox part = box;
-    part[i] = {begin, std::min(box[i].end, begin + rows)};
-    CutBox(part, max_elements, out);
-  }
-}
-
 // The rounds of a reshard, the same on every rank: pieces in plan order, a new round
 // whenever a piece would take a rank's bytes sent or received in the round past `bound`
 // (0: no bound, one round).
@@ -135,7 +130,7 @@ std::vector<std::vector<Piece>> Rounds(const ReshardPlan& plan, int64_t bound, i
   const int64_t eb = plan.element_bytes;
   for (const ReshardMessage& m : plan.messages) {
     std::vector<IndexBox> boxes;
-    CutBox(m.box, bound > 0 ? std::max<int64_t>(1, bound / eb) : INT64_MAX, boxes);
+    SplitBox(m.box, bound > 0 ? std::max<int64_t>(1, bound / eb) : INT64_MAX, boxes);
     for (IndexBox& box : boxes) {
       const int64_t bytes = BoxElements(box).value_or(0) * eb;
       auto& s = sent[static_cast<size_t>(m.src_device)];

@@ -11,12 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/mpi_reshard.h"
+#include "axe/relayout/element_type.h"
+#include "runtime/mpi_reshard_benchmark.h"
 #include "src/runtime/mpi_state.h"
 #include "src/runtime/mpi_timing.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+using relayout::ElementBytes;
 
 namespace {
 

@@ -17,10 +17,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "axe/relayout/strided_box.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device.h"
 #include "axe/runtime/mpi_client.h"
-#include "axe/runtime/strided_box.h"
 #include "axe/sharding/mesh.h"
 
 namespace axe::runtime {
@@ -108,8 +108,8 @@ inline constexpr int64_t kMinInPlaceRunBytes = 512;
 
 // MPI_BYTE x bytes for a contiguous box, else nested MPI_Type_create_hvector over a
 // contiguous run (committed; kept in `types`); nullopt when a count does not fit MPI's int.
-absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const StridedBox& box, uint8_t* buffer,
-                                                    MpiTypes& types);
+absl::StatusOr<std::optional<MpiBoxView>> MpiViewOf(const relayout::StridedBox& box,
+                                                    uint8_t* buffer, MpiTypes& types);
 
 // The client's collective scratch, at least `bytes` long (MpiState::scratch; not zeroed).
 // Errors: ResourceExhausted when the host cannot allocate it.
@@ -119,7 +119,7 @@ absl::StatusOr<uint8_t*> Scratch(MpiClient& client, int64_t bytes);
 // place: a contiguous block, or a strided box whose runs are at least kMinInPlaceRunBytes
 // (its datatype made into `types`); nullopt when the box must be packed. Errors:
 // DescribeStridedBox's and MPI's.
-absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const BufferLayout& layout,
+absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const relayout::BufferLayout& layout,
                                                          absl::Span<const int64_t> shape,
                                                          absl::Span<const Interval> box,
                                                          int element_bytes, const uint8_t* data,

@@ -7,9 +7,12 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "axe/runtime/element_value.h"
+#include "axe/relayout/element_value.h"
 
 namespace axe::runtime {
+
+using relayout::RoundToBF16Bits;
+using relayout::RoundToF16Bits;
 
 namespace {
 

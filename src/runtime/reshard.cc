@@ -13,36 +13,25 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/box_copy.h"
+#include "axe/relayout/box_copy.h"
 
 namespace axe::runtime {
+
+using relayout::BoxElements;
+using relayout::BoxFromIndex;
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::IndexBox;
+using relayout::MutableStoredTensor;
+using relayout::Relative;
+using relayout::RowMajorBuffer;
+using relayout::SplitBox;
+using relayout::StoredTensor;
+using relayout::WholeBox;
 
 namespace {
 
 using sharding::DeviceShard;
-
-// Cuts `box` into boxes of at most max_elements elements: slabs of its outermost dimension
-// of extent > 1, or single slices of it, recursively, when one slice is already too big.
-void SplitBox(const IndexBox& box, int64_t max_elements, std::vector<IndexBox>& out) {
-  const int64_t n = BoxElements(box).value_or(0);
-  if (n <= max_elements) {
-    if (n > 0) out.push_back(box);
-    return;
-  }
-  size_t i = 0;
-  while (box[i].size() == 1) ++i;  // n > max_elements >= 1: some extent exceeds 1
-  const int64_t inner = n / box[i].size();
-  const int64_t rows = inner <= max_elements ? max_elements / inner : 1;
-  for (int64_t start = box[i].begin; start < box[i].end; start += rows) {
-    IndexBox part = box;
-    part[i] = {start, std::min(box[i].end, start + rows)};
-    if (inner <= max_elements) {
-      out.push_back(std::move(part));
-    } else {
-      SplitBox(part, max_elements, out);
-    }
-  }
-}
 
 // The shards of the two arrays by device id.
 struct Sides {

@@ -1,4 +1,4 @@
-#include "axe/runtime/reshard_benchmark.h"
+#include "runtime/reshard_benchmark.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,9 +12,13 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
-#include "axe/runtime/element_type.h"
+#include "axe/relayout/element_type.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+using relayout::ElementBytes;
+using relayout::kMaxBenchmarkRuns;
 
 namespace {
 

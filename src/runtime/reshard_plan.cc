@@ -16,6 +16,13 @@
 
 namespace axe::runtime {
 
+using relayout::BoxElements;
+using relayout::BoxFromIndex;
+using relayout::BoxToString;
+using relayout::IndexBox;
+using relayout::Intersect;
+using relayout::Subtract;
+
 namespace {
 
 using sharding::DeviceShard;

@@ -15,6 +15,8 @@
 
 namespace axe::runtime {
 
+using relayout::BufferLayout;
+
 bool LooksLikeXlaShape(absl::string_view text) {
   text = absl::StripLeadingAsciiWhitespace(text);
   if (absl::StartsWith(text, "(")) return true;  // a tuple shape; no Axe layout starts so

@@ -118,3 +118,72 @@ TEST(CallCli, ArgumentsTooLargeToEvaluateAreRefused) {
 }  // namespace
 }  // namespace call_cli_test
 }  // namespace axe
+
+namespace axe {
+namespace call_cli_test {
+namespace {
+
+const char kAdd[] = "{ lambda ; a:f32[8] b:f32[8]. let c:f32[8] = add a b in (c,) }";
+
+TEST(CallCli, TheClientIsSizedFromTheFormatsToo) {
+  // A mesh on devices 4-7 given only by --in: the client has the 8 devices it needs.
+  auto r = testing::RunAxe(
+      {"call", "--jaxpr", kAdd, "--in",
+       "Format(Layout((0,)), NamedSharding(Mesh('x': 4, devices=[4, 5, 6, 7]), P('x')))", "--arg",
+       "uncommitted", "--arg", "uncommitted", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json out = json::parse(r.out);
+  EXPECT_EQ(out["outputs"][0]["sum"], 56.0);
+  EXPECT_EQ(out["relayouts"].size(), 2u);  // both moved onto devices 4-7
+}
+
+TEST(CallCli, ACommittedArgumentsShardingIsCompiledForWhenInGivesNone) {
+  auto r = testing::RunAxe(
+      {"call", "--jaxpr", kAdd, "--arg",
+       "committed Format(Layout((0,)), NamedSharding(Mesh('x': 2, devices=[2, 3]), P('x')))",
+       "--arg", "uncommitted"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  args[0] f32[8]  Format(layout=Layout(major_to_minor=(0,), "
+                               "tiling=(), sub_byte_element_size_in_bits=0), "
+                               "sharding=NamedSharding(mesh=Mesh('x': 2, devices=[2, 3]), "
+                               "spec=P('x',)))\n"));
+  EXPECT_THAT(r.out, HasSubstr("re-laid-out before the call: args[1] major_to_minor (0,) -> (0,) "
+                               "(resharded)\n"));
+}
+
+TEST(CallCli, CommittedArgumentsOnDifferentDevicesAreJaxsOneLineError) {
+  auto r = testing::RunAxe(
+      {"call", "--jaxpr", kAdd, "--arg",
+       "committed Format(Layout((0,)), NamedSharding(Mesh('x': 2, devices=[2, 3]), P('x')))",
+       "--arg", "committed Format(Layout((0,)), SingleDeviceSharding(device=5))"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "axe: error: Received incompatible devices for jitted computation. Got argument "
+            "args[0] of the program with shape float32[8] and with device ids [2, 3] on platform "
+            "CPU and argument args[1] of the program with shape float32[8] and with device ids "
+            "[5] on platform CPU\n");
+  // An explicit output sharding elsewhere than the inputs'.
+  auto out = testing::RunAxe({"call", "--jaxpr", kAdd, "--in",
+                              "Format(Layout((0,)), SingleDeviceSharding(device=1))", "--out",
+                              "Format(Layout((0,)), SingleDeviceSharding(device=6))", "--arg",
+                              "uncommitted", "--arg", "uncommitted"});
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_THAT(out.err, HasSubstr("Got ARG_SHARDING with device ids [1] on platform CPU and "
+                                 "explicit output sharding with device ids [6] on platform CPU"));
+}
+
+TEST(CallCli, SingleDeviceShardingOnAnyDevice) {
+  auto r = testing::RunAxe({"call", "--jaxpr", kAdd, "--out",
+                            "Format(Layout((0,)), SingleDeviceSharding(device=6))", "--arg",
+                            "committed Format(Layout((0,)), SingleDeviceSharding(device=6))",
+                            "--arg", "uncommitted", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json out = json::parse(r.out);
+  EXPECT_EQ(out["outputs"][0]["sum"], 56.0);
+  EXPECT_THAT(out["outputs"][0]["format"].get<std::string>(),
+              HasSubstr("sharding=SingleDeviceSharding(device=6)"));
+}
+
+}  // namespace
+}  // namespace call_cli_test
+}  // namespace axe

@@ -35,7 +35,7 @@ TEST(LayoutCli, Canon) {
 TEST(LayoutCli, Apply) {
   auto r = RunAxe({"layout", "apply", kLA, "--shape", "8,16", "--coord", "2,9"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "{lane:8, warp:6, reg:1}\n{lane:8, warp:10, reg:1}\n");
+  EXPECT_EQ(r.out, "{lane:8, reg:1, warp:6}\n{lane:8, reg:1, warp:10}\n");
   r = RunAxe({"layout", "apply", kLA, "--shape", "8,16", "--coord", "2,9", "--json"});
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["points"].size(), 2u);
@@ -43,7 +43,7 @@ TEST(LayoutCli, Apply) {
   EXPECT_EQ(j["points"][1], nlohmann::json::parse(R"({"warp": 10, "lane": 8, "reg": 1})"));
   EXPECT_EQ(j["base"], nlohmann::json::parse(R"({"warp": 6, "lane": 8, "reg": 1})"));
   r = RunAxe({"layout", "apply", kLA, "--flat", "41"});
-  EXPECT_EQ(r.out, "{lane:8, warp:6, reg:1}\n{lane:8, warp:10, reg:1}\n");
+  EXPECT_EQ(r.out, "{lane:8, reg:1, warp:6}\n{lane:8, reg:1, warp:10}\n");
 }
 
 TEST(LayoutCli, Inverse) {

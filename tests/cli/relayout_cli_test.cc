@@ -127,7 +127,7 @@ TEST(RelayoutCli, PaddedTiledDestinationWithFill) {
 }
 
 // --fill values the type cannot hold are errors (they were wrapped or truncated before);
-// the conversion is runtime::ParseElementValue's, tested in tests/runtime.
+// the conversion is relayout::ParseElementValue's, tested in tests/runtime.
 TEST(RelayoutCli, FillValueChecked) {
   auto fill = [](const char* dtype, const char* value) {
     return RunAxe({"relayout", "--shape", "5,6", "--dtype", dtype, "--from", "S[(5,6):(6,1)]",

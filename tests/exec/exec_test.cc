@@ -9,13 +9,17 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/parser.h"
@@ -98,7 +102,8 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
   std::mt19937_64 rng(testing_support::TestSeed(28));
   int programs = 0;
   std::vector<std::string> differences;
-  for (const char* dir : {"jax", "jax_more", "jax_ad", "jax_shared", "jax_prng"}) {
+  for (const char* dir :
+       {"jax", "jax_more", "jax_ad", "jax_shared", "jax_indexing", "jax_conv", "jax_prng"}) {
     const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / dir;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(root)) {
@@ -120,6 +125,109 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
   EXPECT_THAT(differences, ::testing::IsEmpty());
 }
 
+// The indexing cases (testdata/jax_indexing) with JAX's own arguments: gather and the scatters
+// run as typed kernels (no fallback) and give JAX's values exactly (the gradients' sums within
+// f32's tolerance).
+TEST(ExecIndexingTest, GatherAndScattersAreTypedAndGiveJaxsValues) {
+  const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_indexing";
+  int cases = 0, typed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    std::string file = entry.path().filename().string();
+    absl::string_view name = file;
+    if (!absl::ConsumeSuffix(&name, ".values.txt")) continue;
+    SCOPED_TRACE(file);
+    std::map<std::string, std::vector<ir::HostArray>> values;
+    std::ifstream vin(entry.path());
+    for (std::string line; std::getline(vin, line);) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(kv.second);
+      ASSERT_THAT(a, IsOk()) << line;
+      values[kv.first].push_back(*std::move(a));
+    }
+    for (const char* suffix : {".txt", ".grad.txt"}) {
+      const std::filesystem::path text = root / absl::StrCat(name, suffix);
+      const std::vector<ir::HostArray>& want =
+          values[suffix == std::string(".txt") ? "out" : "grad"];
+      if (!std::filesystem::exists(text)) continue;
+      std::ifstream in(text);
+      std::stringstream s;
+      s << in.rdbuf();
+      ir::ClosedJaxpr j = Parse(s.str());
+      absl::StatusOr<Executable> e = Executable::Compile(j);
+      ASSERT_THAT(e, IsOk());
+      const std::string plan = e->Describe();
+      EXPECT_THAT(plan, ::testing::Not(HasSubstr("fallback gather"))) << plan;
+      EXPECT_THAT(plan, ::testing::Not(HasSubstr("fallback scatter"))) << plan;
+      if (absl::StrContains(plan, ": gather\n") || absl::StrContains(plan, ": scatter\n")) {
+        ++typed;
+      }
+      absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, values["arg"]);
+      ASSERT_THAT(got, IsOk());
+      ASSERT_EQ(got->size(), want.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ((*got)[o].aval.shape(), want[o].aval.shape());
+        for (size_t i = 0; i < want[o].values.size(); ++i) {
+          EXPECT_TRUE(Close(want[o].values[i], (*got)[o].values[i], want[o].aval.dtype()))
+              << suffix << " output " << o << " element " << i << ": " << (*got)[o].values[i]
+              << " where JAX gives " << want[o].values[i];
+        }
+      }
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 60);
+  EXPECT_GE(typed, 50);  // the others call them inside a jit (a nested plan)
+}
+
+// A FILL_OR_DROP gather fills out-of-bounds windows with JAX's default for the type: the
+// minimum of signed and the maximum of unsigned integers (u64's 2^64 - 1 exactly), True.
+TEST(ExecIndexingTest, DefaultFillsAreTheIntegerLimits) {
+  auto text = [](const std::string& t) {
+    return "{ lambda ; a:" + t + "[2] b:i32[2,1]. let c:" + t +
+           "[2] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(), "
+           "collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), "
+           "start_indices_batching_dims=()) fill_value=None indices_are_sorted=False "
+           "mode=GatherScatterMode.FILL_OR_DROP slice_sizes=(1,) unique_indices=False] a b "
+           "in (c,) }";
+  };
+  auto run = [&](const std::string& t) -> Value {
+    ir::ClosedJaxpr j = Parse(text(t));
+    absl::StatusOr<Executable> e = Executable::Compile(j);
+    EXPECT_THAT(e, IsOk());
+    if (!e.ok()) return Value();
+    EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+    absl::StatusOr<Value> a = Value::Zeros(j.jaxpr.in_avals()[0]);
+    ir::HostArray idx{j.jaxpr.in_avals()[1], {1, 7}};
+    absl::StatusOr<Value> b = FromHostArray(idx);
+    EXPECT_THAT(a, IsOk());
+    EXPECT_THAT(b, IsOk());
+    absl::StatusOr<std::vector<Value>> out = e->Run({*a, *b});
+    EXPECT_THAT(out, IsOk());
+    return out.ok() ? (*out)[0] : Value();
+  };
+  Value s32 = run("i32"), u8 = run("u8"), u64 = run("u64"), s64 = run("i64"), b = run("bool");
+  ASSERT_EQ(s32.num_elements(), 2);
+  EXPECT_EQ(s32.data<int32_t>()[0], 0);
+  EXPECT_EQ(s32.data<int32_t>()[1], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(u8.data<uint8_t>()[1], 255);
+  EXPECT_EQ(u64.data<uint64_t>()[1], std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(s64.data<int64_t>()[1], std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(b.data<bool>()[0], false);
+  EXPECT_EQ(b.data<bool>()[1], true);
+}
+
+// Indices of a type the executor does not hold (s4) leave the gather to the interpreter
+// instead of reaching a typed kernel.
+TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
+  ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[4] b:s4[2,1]. let c:f32[2] = gather[dimension_numbers="
+      "GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), "
+      "operand_batching_dims=(), start_indices_batching_dims=()) fill_value=None "
+      "indices_are_sorted=False mode=GatherScatterMode.CLIP slice_sizes=(1,) "
+      "unique_indices=False] a b in (c,) }");
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
 // JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
 // "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
 std::map<std::string, std::vector<ir::HostArray>> ReadPrngValues(const std::filesystem::path& f) {

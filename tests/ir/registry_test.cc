@@ -100,6 +100,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "rem",
         "round",
         "rsqrt",
+        "scatter-max",
+        "scatter-min",
         "sign",
         "sin",
         "sqrt",

@@ -70,28 +70,34 @@ constexpr char kIdentity[] = R"({ lambda ; a:f32[8] b:f32[4]. let
     c:f32[8] = mul a 2.0:f32[]
   in (b, c) })";
 
+CompileOptions Donate(size_t input) {
+  CompileOptions options;
+  options.donate_argnums = {input};
+  return options;
+}
+
 TEST(Donation, AutoAgainstAConcreteLayoutIsJaxsError) {
   ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(kIdentity);
   Format automatic = *Format::Create(AutoLayout{});
   Format concrete = *Format::Parse("Format(Layout((0,)), SingleDeviceSharding(device=0))");
   // Input 0 (f32[8]) aliases output 1 (the first f32[8] output).
-  absl::StatusOr<Compiled> ok = Compile(jaxpr, {automatic, {}}, {{}, automatic}, {{0}});
+  absl::StatusOr<Compiled> ok = Compile(jaxpr, {automatic, {}}, {{}, automatic}, Donate(0));
   ASSERT_OK(ok.status());
   EXPECT_THAT(ok->donations(), ElementsAre(Pair(0u, 1u)));
-  EXPECT_THAT(Compile(jaxpr, {automatic, {}}, {{}, concrete}, {{0}}),
+  EXPECT_THAT(Compile(jaxpr, {automatic, {}}, {{}, concrete}, Donate(0)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Input layout being donated was AUTO while output layout was "
                                  "Layout(major_to_minor=(0,), tiling=None, "
                                  "sub_byte_element_size_in_bits=0). Did you mean to set the "
                                  "**output layout** to **Layout.AUTO**?")));
-  EXPECT_THAT(Compile(jaxpr, {concrete, {}}, {{}, automatic}, {{0}}),
+  EXPECT_THAT(Compile(jaxpr, {concrete, {}}, {{}, automatic}, Donate(0)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Did you mean to set the **input layout** to **Layout.AUTO**?")));
   // An input no output matches is not aliased; an index out of range is an error.
-  absl::StatusOr<Compiled> b = Compile(jaxpr, {}, {}, {{1}});
+  absl::StatusOr<Compiled> b = Compile(jaxpr, {}, {}, Donate(1));
   ASSERT_OK(b.status());
   EXPECT_THAT(b->donations(), ElementsAre(Pair(1u, 0u)));
-  EXPECT_THAT(Compile(jaxpr, {}, {}, {{2}}),
+  EXPECT_THAT(Compile(jaxpr, {}, {}, Donate(2)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "donate_argnums entry 2 is out of range for a program with 2 inputs"));
 }

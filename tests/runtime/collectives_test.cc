@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/element_value.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/element_value.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sharding/test_util.h"
@@ -20,6 +20,11 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::ElementBytes;
+using relayout::RoundToBF16Bits;
+using relayout::RoundToF16Bits;
+
 namespace collectives_test {
 namespace {
 
@@ -479,6 +484,40 @@ TEST(CollectivesTest, Errors) {
                        HasSubstr("has 8 devices but the client has 4")));
   EXPECT_THAT(DeviceValues::FromHost(*client, {2, 3}, DType::kF32, {Bytes(24)}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("values for 1 devices")));
+}
+
+// The checks both backends run before any data moves: the result shapes and JAX's texts.
+TEST(CollectivesTest, SharedShapeAndPairChecks) {
+  EXPECT_THAT(*AllGatherShape({2, 3}, 1, true, 4), ::testing::ElementsAre(2, 12));
+  EXPECT_THAT(*AllGatherShape({2, 3}, 2, false, 4), ::testing::ElementsAre(2, 3, 4));
+  EXPECT_THAT(AllGatherShape({2, 3}, 3, false, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("all_gather: axis 3 is out of bounds for a value of rank 3")));
+  EXPECT_THAT(*ReduceScatterShape({8, 3}, 0, true, 4), ::testing::ElementsAre(2, 3));
+  EXPECT_THAT(*ReduceScatterShape({4, 3}, 0, false, 4), ::testing::ElementsAre(3));
+  EXPECT_THAT(ReduceScatterShape({6, 3}, 0, true, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tiled reduce_scatter operand scatter dimension size 6 must be "
+                                 "divisible by shard_count 4")));
+  EXPECT_THAT(ReduceScatterShape({6, 3}, 0, false, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("reduce_scatter operand scatter dimension size 6 must match "
+                                 "shard count 4")));
+  EXPECT_THAT(ReduceScatterShape({6, 3}, -1, false, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("psum_scatter: scatter_dimension -1 is out of bounds for a "
+                                 "value of rank 2")));
+  const std::vector<std::pair<int64_t, int64_t>> ring = {{0, 1}, {1, 2}, {2, 0}};
+  EXPECT_THAT(*PermuteSources(ring, 4), ::testing::ElementsAre(2, 0, 1, -1));
+  const std::vector<std::pair<int64_t, int64_t>> same_dst = {{0, 1}, {2, 1}};
+  EXPECT_THAT(PermuteSources(same_dst, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ppermute sources and destinations must be unique, got "
+                                 "((0, 1), (2, 1)).")));
+  const std::vector<std::pair<int64_t, int64_t>> one = {{0, 4}};
+  EXPECT_THAT(PermuteSources(one, 4).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ppermute pair (0, 4) is outside the group of size 4")));
 }
 
 }  // namespace

@@ -19,21 +19,26 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "axe/relayout/element_type.h"
 #include "axe/runtime/collectives.h"
-#include "axe/runtime/element_type.h"
 #include "axe/runtime/mpi_client.h"
-#include "axe/runtime/mpi_collective_benchmark.h"
 #include "axe/runtime/mpi_collectives.h"
 #include "axe/runtime/mpi_reshard.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/dist_test_util.h"
+#include "runtime/mpi_collective_benchmark.h"
+#include "runtime/mpi_reshard_benchmark.h"
 #include "sharding/test_util.h"
 #include "src/runtime/mpi_state.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+using relayout::ElementBytes;
+
 namespace {
 
 using ::axe::sharding::Mesh;

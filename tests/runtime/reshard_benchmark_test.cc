@@ -1,4 +1,4 @@
-#include "axe/runtime/reshard_benchmark.h"
+#include "runtime/reshard_benchmark.h"
 
 #include <memory>
 #include <optional>
@@ -10,6 +10,9 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+
+using relayout::CheckOutcome;
+
 namespace reshard_benchmark_test {
 namespace {
 

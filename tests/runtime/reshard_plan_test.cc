@@ -14,6 +14,13 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::BoxElements;
+using relayout::BoxToString;
+using relayout::IndexBox;
+using relayout::Intersect;
+using relayout::Subtract;
+
 namespace reshard_plan_test {
 namespace {
 

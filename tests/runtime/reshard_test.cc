@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "axe/runtime/element_type.h"
+#include "axe/relayout/element_type.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/dist_test_util.h"
@@ -18,6 +18,9 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::ElementBytes;
+
 namespace reshard_test {
 namespace {
 

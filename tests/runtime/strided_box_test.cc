@@ -1,12 +1,12 @@
-#include "axe/runtime/strided_box.h"
+#include "axe/relayout/strided_box.h"
 
 #include <cstdint>
 #include <optional>
 #include <random>
 #include <vector>
 
+#include "axe/relayout/box_copy.h"
 #include "axe/runtime/array.h"
-#include "axe/runtime/box_copy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/dist_test_util.h"
@@ -15,6 +15,18 @@
 #include "support/test_seed.h"
 
 namespace axe::runtime {
+
+using relayout::BoxElements;
+using relayout::BoxToString;
+using relayout::BufferLayout;
+using relayout::CopyBox;
+using relayout::DescribeStridedBox;
+using relayout::IndexBox;
+using relayout::RowMajorBuffer;
+using relayout::StridedBox;
+using relayout::StridedDim;
+using relayout::WholeBox;
+
 namespace strided_box_test {
 namespace {
 

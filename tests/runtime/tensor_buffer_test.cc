@@ -15,6 +15,9 @@
 #include "support/status_matchers.h"
 
 namespace axe::runtime {
+
+using relayout::BufferLayout;
+
 namespace tensor_buffer_test {
 namespace {
 

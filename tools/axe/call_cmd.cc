@@ -122,9 +122,14 @@ absl::Status RunCall(const CallArgs& args, bool json) {
     return absl::InvalidArgumentError(
         absl::StrCat("--arg: the program takes ", avals.size(), " arguments, got ", specs.size()));
   }
-  AXE_ASSIGN_OR_RETURN(jit::Compiled compiled, jit::Compile(std::move(jaxpr), in, out));
-  int64_t devices = 1;
-  for (const jit::CallArgumentSpec& s : specs) devices = std::max(devices, jit::DevicesNeeded(s));
+  jit::CompileOptions options;
+  options.arguments = jit::CallPlacements(avals, specs);
+  const std::vector<std::optional<jit::Format>> in_formats = jit::CallInputFormats(in, specs);
+  AXE_ASSIGN_OR_RETURN(jit::Compiled compiled,
+                       jit::Compile(std::move(jaxpr), in_formats, out, options));
+  std::vector<std::optional<jit::Format>> all_formats = in_formats;
+  all_formats.insert(all_formats.end(), out.begin(), out.end());
+  const int64_t devices = jit::DevicesNeeded(all_formats, specs);
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
                        runtime::Client::InProcess(static_cast<int>(devices)));
   std::vector<runtime::Array> arrays;

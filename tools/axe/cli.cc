@@ -12,9 +12,11 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "axe/base/int_list.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
@@ -180,10 +182,15 @@ void MakeIntegerOptionsStrict(CLI::App& app) {
                    ? "expected an integer, got an empty value"
                    : absl::StrCat("expected an integer in [-2^63, 2^63), got '", shown, "'");
       },
-      "INT");
+      "");
   for (CLI::Option* opt : app.get_options()) {
     if (opt->get_type_name() == "INT" || opt->get_type_name() == "UINT") {
       opt->check(strict_integer);
+      // The help shows what the number is (--threads THREADS), not its C++ type.
+      std::string meaning = opt->get_single_name();
+      absl::AsciiStrToUpper(&meaning);
+      absl::StrReplaceAll({{"-", "_"}}, &meaning);
+      if (!meaning.empty()) opt->type_name(meaning);
     }
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {

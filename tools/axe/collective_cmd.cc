@@ -22,13 +22,13 @@
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
 #include "axe/runtime/client.h"
-#include "axe/runtime/collective_benchmark.h"
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "runtime/collective_benchmark.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
-#include "axe/runtime/mpi_collective_benchmark.h"
+#include "runtime/mpi_collective_benchmark.h"
 #endif
 
 namespace axe::cli {
@@ -79,7 +79,7 @@ absl::StatusOr<ParsedCollective> Parse(const CollectiveArgs& args) {
 
 void Print(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
            const CollectiveArgs& args, bool json) {
-  const absl::string_view check = runtime::CheckOutcomeName(r.check);
+  const absl::string_view check = relayout::CheckOutcomeName(r.check);
   const double ratio = r.baseline_busbw_gbps > 0 ? r.busbw_gbps / r.baseline_busbw_gbps : 0;
   if (json) {
     PrintJson({{"op", runtime::CollectiveKindName(p.kind)},
@@ -122,7 +122,7 @@ void Print(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& 
 absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
                     const CollectiveArgs& args, bool json, bool print) {
   if (print) Print(r, p, args, json);
-  if (r.check == runtime::CheckOutcome::kFailed) {
+  if (r.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("a device's result differs from the host reference");
   }
   return absl::OkStatus();

@@ -90,7 +90,9 @@ void AddCompile(CLI::App& app, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, JaxprOption(args->jaxpr));
     AXE_ASSIGN_OR_RETURN(auto in, FormatOptions(args->in, "--in"));
     AXE_ASSIGN_OR_RETURN(auto out, FormatOptions(args->out, "--out"));
-    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out, {args->donate}));
+    jit::CompileOptions options;
+    options.donate_argnums = args->donate;
+    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out, options));
     if (selected.json) {
       PrintJson({{"input_formats", CompiledFormatsJson(c.input_formats())},
                  {"output_formats", CompiledFormatsJson(c.output_formats())},

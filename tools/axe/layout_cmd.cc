@@ -107,7 +107,8 @@ absl::StatusOr<AnyLayout> ParseAnyLayoutArgs(const LayoutArgs& args) {
   return ParseAnyLayoutText(args.layout, "layout", catalog);
 }
 
-// The axes to show for points of `l`: its own axes, then any other axis of the points.
+// The axes to show for points of `l`: its own axes and any other axis of the points, in
+// name order (the order PhysCoord::ToString, the tour and the Python API use).
 std::vector<Axis> DisplayAxes(const Layout& l, const std::vector<PhysCoord>& points) {
   std::vector<Axis> axes = l.axes();
   for (const PhysCoord& p : points) {
@@ -115,6 +116,7 @@ std::vector<Axis> DisplayAxes(const Layout& l, const std::vector<PhysCoord>& poi
       if (std::find(axes.begin(), axes.end(), e.first) == axes.end()) axes.push_back(e.first);
     }
   }
+  std::sort(axes.begin(), axes.end(), [](Axis a, Axis b) { return a.name() < b.name(); });
   return axes;
 }
 

@@ -5,7 +5,7 @@
 //       [--svg FILE]
 //
 // The command only parses flags and prints: the layouts come from runtime::ParseTensorBuffer
-// and ResolveRelayout, the timing from runtime::BenchmarkRelayout.
+// and ResolveRelayout, the timing from relayout::BenchmarkRelayout.
 #include <array>
 #include <cstdint>
 #include <iostream>
@@ -20,12 +20,12 @@
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
 #include "axe/picture/layout_picture.h"
-#include "axe/runtime/element_type.h"
-#include "axe/runtime/element_value.h"
-#include "axe/runtime/relayout_benchmark.h"
-#include "axe/runtime/relayout_plan.h"
+#include "axe/relayout/element_type.h"
+#include "axe/relayout/element_value.h"
+#include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
 #include "cli.h"
+#include "relayout/relayout_benchmark.h"
 
 namespace axe::cli {
 namespace relayout_cmd {
@@ -42,9 +42,9 @@ absl::StatusOr<runtime::TensorBuffer> ReadTensorBuffer(const std::string& arg,
   return b;
 }
 
-Json LoopsJson(const std::vector<runtime::PlanLoopInfo>& loops) {
+Json LoopsJson(const std::vector<relayout::PlanLoopInfo>& loops) {
   Json out = Json::array();
-  for (const runtime::PlanLoopInfo& l : loops) {
+  for (const relayout::PlanLoopInfo& l : loops) {
     out.push_back(
         {{"extent", l.extent}, {"src_stride", l.src_stride}, {"dst_stride", l.dst_stride}});
   }
@@ -52,10 +52,10 @@ Json LoopsJson(const std::vector<runtime::PlanLoopInfo>& loops) {
 }
 
 // The plan's parts as fields (what ToString prints, every piece included).
-Json PlanJson(const runtime::RelayoutPlan& plan) {
-  const runtime::PlanInfo info = plan.Info();
+Json PlanJson(const relayout::RelayoutPlan& plan) {
+  const relayout::PlanInfo info = plan.Info();
   Json pieces = Json::array();
-  for (const runtime::PlanPieceInfo& p : info.pieces) {
+  for (const relayout::PlanPieceInfo& p : info.pieces) {
     pieces.push_back({{"kind", p.fill ? "fill" : "copy"},
                       {"loops", LoopsJson(p.loops)},
                       {"loop_order", p.loop_order},
@@ -78,8 +78,9 @@ Json PlanJson(const runtime::RelayoutPlan& plan) {
           {"note", info.note}};
 }
 
-void PrintResult(const runtime::RelayoutPlan& plan, const runtime::BenchmarkResult& r, bool json) {
-  const absl::string_view check = runtime::CheckOutcomeName(r.check);
+void PrintResult(const relayout::RelayoutPlan& plan, const relayout::BenchmarkResult& r,
+                 bool json) {
+  const absl::string_view check = relayout::CheckOutcomeName(r.check);
   if (json) {
     PrintJson({{"gbps", r.gbps},
                {"seconds", r.seconds},
@@ -152,25 +153,25 @@ absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args
 }
 
 absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget& budget) {
-  if (args.repeat && (*args.repeat < 1 || *args.repeat > runtime::kMaxBenchmarkRuns)) {
+  if (args.repeat && (*args.repeat < 1 || *args.repeat > relayout::kMaxBenchmarkRuns)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--repeat: must be between 1 and ", runtime::kMaxBenchmarkRuns, ", got ", *args.repeat));
+        "--repeat: must be between 1 and ", relayout::kMaxBenchmarkRuns, ", got ", *args.repeat));
   }
   if (args.threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
   AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request, ResolveRequest(args));
   AXE_RETURN_IF_ERROR(WriteRelayoutSvg(args.svg, request));
-  absl::StatusOr<int> bytes = runtime::ElementBytes(request.element_type);
+  absl::StatusOr<int> bytes = relayout::ElementBytes(request.element_type);
   if (!bytes.ok()) {  // the type came from --dtype or from an XLA shape
     return absl::Status(bytes.status().code(),
                         absl::StrCat(args.dtype ? "--dtype: " : "", bytes.status().message()));
   }
-  runtime::RelayoutOptions options;
+  relayout::RelayoutOptions options;
   options.threads = args.threads;
-  if (args.measure) options.search = runtime::PlanSearch::kMeasure;
+  if (args.measure) options.search = relayout::PlanSearch::kMeasure;
   if (!args.fill.empty()) {
     AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.fill, "--fill"));
     absl::StatusOr<std::vector<uint8_t>> value =
-        runtime::ParseElementValue(text, request.element_type);
+        relayout::ParseElementValue(text, request.element_type);
     if (!value.ok()) {
       return absl::Status(value.status().code(),
                           absl::StrCat("--fill: ", value.status().message()));
@@ -178,17 +179,17 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget
     options.padding_value = *std::move(value);
   }
   AXE_ASSIGN_OR_RETURN(
-      runtime::RelayoutPlan plan,
-      runtime::PlanRelayout(request.src, request.dst, request.shape, *bytes, options));
-  runtime::BenchmarkOptions bench;
+      relayout::RelayoutPlan plan,
+      relayout::PlanRelayout(request.src, request.dst, request.shape, *bytes, options));
+  relayout::BenchmarkOptions bench;
   bench.runs = args.repeat.value_or(0);
   bench.check = args.check;
   bench.padding_value = options.padding_value;
   bench.memory = budget;
-  AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult result,
-                       runtime::BenchmarkRelayout(plan, request.src, request.dst, bench));
+  AXE_ASSIGN_OR_RETURN(relayout::BenchmarkResult result,
+                       relayout::BenchmarkRelayout(plan, request.src, request.dst, bench));
   PrintResult(plan, result, json);
-  if (result.check == runtime::CheckOutcome::kFailed) {
+  if (result.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("the relayout result differs from the element-by-element oracle");
   }
   return absl::OkStatus();
@@ -221,7 +222,7 @@ void AddRelayout(CLI::App& app, Selected& selected) {
       "rounded to nearest even for floats; pred: 0, 1, true or false (default: "
       "untouched)");
   cmd->add_option("--repeat", args->repeat,
-                  absl::StrCat("Timed runs, 1 to ", runtime::kMaxBenchmarkRuns,
+                  absl::StrCat("Timed runs, 1 to ", relayout::kMaxBenchmarkRuns,
                                " (default: as many as fit in about 0.3 s, 3 to 50); timing stops "
                                "after 60 s in any case"));
   cmd->add_flag("--measure", args->measure,

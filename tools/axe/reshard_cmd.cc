@@ -27,7 +27,6 @@
 #include "axe/base/status_macros.h"
 #include "axe/picture/reshard_picture.h"
 #include "axe/runtime/client.h"
-#include "axe/runtime/reshard_benchmark.h"
 #include "axe/sharding/device_map.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
@@ -35,9 +34,11 @@
 #include "axe/xla/text.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "runtime/reshard_benchmark.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
 #include "axe/runtime/mpi_reshard.h"
+#include "runtime/mpi_reshard_benchmark.h"
 #endif
 
 namespace axe::cli {
@@ -117,7 +118,7 @@ void PrintResult(const runtime::ReshardBenchmarkResult& r, const ReshardArgs& ar
   const int64_t peak = r.stats.peak_bytes.empty() ? 0
                                                   : *std::max_element(r.stats.peak_bytes.begin(),
                                                                       r.stats.peak_bytes.end());
-  const absl::string_view check = runtime::CheckOutcomeName(r.check);
+  const absl::string_view check = relayout::CheckOutcomeName(r.check);
   if (json) {
     PrintJson({{"v_min", r.plan.v_min_bytes},
                {"bytes_moved", r.stats.bytes_moved},
@@ -177,7 +178,7 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
   const int64_t peak = r.stats.peak_bytes.empty() ? 0
                                                   : *std::max_element(r.stats.peak_bytes.begin(),
                                                                       r.stats.peak_bytes.end());
-  const absl::string_view check = runtime::CheckOutcomeName(r.check);
+  const absl::string_view check = relayout::CheckOutcomeName(r.check);
   const double ratio = r.seconds > 0 ? r.alltoallv_seconds / r.seconds : 0;
   if (json) {
     PrintJson({{"v_min", r.plan.v_min_bytes},
@@ -272,7 +273,7 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
   client.reset();
   runtime::MpiFinalize(args.mpi_timeout);
   AXE_RETURN_IF_ERROR(svg_written);
-  if (r.check == runtime::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
+  if (r.check == relayout::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
     return runtime::MarkSameOnEveryRank(
         absl::InternalError("a resharded shard differs from the host data sliced to its box"));
   }
@@ -302,9 +303,9 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
     return absl::InvalidArgumentError(absl::StrCat(
         "--local-copies: expected auto, worker or caller, got '", args.local_copies, "'"));
   }
-  if (args.repeat && (*args.repeat < 1 || *args.repeat > runtime::kMaxBenchmarkRuns)) {
+  if (args.repeat && (*args.repeat < 1 || *args.repeat > relayout::kMaxBenchmarkRuns)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--repeat: must be between 1 and ", runtime::kMaxBenchmarkRuns, ", got ", *args.repeat));
+        "--repeat: must be between 1 and ", relayout::kMaxBenchmarkRuns, ", got ", *args.repeat));
   }
   options.runs = args.repeat.value_or(0);
   options.check = args.check;
@@ -342,7 +343,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
                                                  {to, to_layout}, options));
   PrintResult(result, args, devices, json);
   AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, result.plan, shape, from, to));
-  if (result.check == runtime::CheckOutcome::kFailed) {
+  if (result.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("a resharded shard differs from the host data sliced to its box");
   }
   return absl::OkStatus();

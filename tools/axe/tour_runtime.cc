@@ -1,5 +1,5 @@
 // The runtime part of `axe tour`: the relayout engine on a transpose and on XLA's TPU tiling,
-// with the bandwidth measured as the tour runs (runtime::BenchmarkRelayout). The results the
+// with the bandwidth measured as the tour runs (relayout::BenchmarkRelayout). The results the
 // text claims are checked: a mismatch fails the tour instead of being printed.
 #include <cstring>
 #include <memory>
@@ -11,10 +11,9 @@
 #include "absl/strings/str_format.h"
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
+#include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/array.h"
 #include "axe/runtime/client.h"
-#include "axe/runtime/relayout_benchmark.h"
-#include "axe/runtime/relayout_plan.h"
 #include "axe/runtime/reshard.h"
 #include "axe/runtime/reshard_plan.h"
 #include "axe/sharding/mesh.h"
@@ -22,6 +21,7 @@
 #include "axe/sharding/partition_spec.h"
 #include "axe/xla/text.h"
 #include "axe/xla/to_axe.h"
+#include "relayout/relayout_benchmark.h"
 #include "tour.h"
 
 namespace axe::cli {
@@ -36,11 +36,11 @@ absl::Status SelfCheck(bool holds, absl::string_view claim) {
 }
 
 // Best-of-5 bandwidth of `plan` next to memcpy of the same bytes on the same threads.
-absl::StatusOr<runtime::BenchmarkResult> Measure(const runtime::RelayoutPlan& plan,
-                                                 const Layout& src, const Layout& dst) {
-  runtime::BenchmarkOptions options;
+absl::StatusOr<relayout::BenchmarkResult> Measure(const relayout::RelayoutPlan& plan,
+                                                  const Layout& src, const Layout& dst) {
+  relayout::BenchmarkOptions options;
   options.runs = 5;
-  return runtime::BenchmarkRelayout(plan, src, dst, options);
+  return relayout::BenchmarkRelayout(plan, src, dst, options);
 }
 
 // True when `samples` random elements of the box agree with ApplyBase on both layouts.
@@ -58,7 +58,7 @@ bool SpotCheck(const Layout& src_l, const Layout& dst_l, const std::vector<int64
   return true;
 }
 
-std::string Percent(const runtime::BenchmarkResult& r) {
+std::string Percent(const relayout::BenchmarkResult& r) {
   return absl::StrFormat("%.1f GB/s, memcpy %.1f GB/s (%.0f%%)", r.gbps, r.memcpy_gbps,
                          100 * r.gbps / r.memcpy_gbps);
 }
@@ -68,16 +68,16 @@ absl::Status Transpose(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout row_major, Layout::RowMajor({n, n}));
   AXE_ASSIGN_OR_RETURN(Layout col_major,
                        Layout::Create({Iter{n, 1, Axis::Memory()}, Iter{n, n, Axis::Memory()}}));
-  runtime::RelayoutOptions one_thread;
+  relayout::RelayoutOptions one_thread;
   one_thread.threads = 1;
-  AXE_ASSIGN_OR_RETURN(runtime::RelayoutPlan plan,
-                       runtime::PlanRelayout(row_major, col_major, {n, n}, 4, one_thread));
+  AXE_ASSIGN_OR_RETURN(relayout::RelayoutPlan plan,
+                       relayout::PlanRelayout(row_major, col_major, {n, n}, 4, one_thread));
   std::vector<float> src(static_cast<size_t>(n * n)), dst(src.size());
   for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<float>(k);
   AXE_RETURN_IF_ERROR(plan.Execute(src.data(), dst.data()));
   AXE_RETURN_IF_ERROR(SelfCheck(SpotCheck(row_major, col_major, {n, n}, src, dst, 1000),
                                 "the transposed elements equal apply_base's"));
-  AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult t, Measure(plan, row_major, col_major));
+  AXE_ASSIGN_OR_RETURN(relayout::BenchmarkResult t, Measure(plan, row_major, col_major));
   os << "The relayout engine copies a tensor between any two memory layouts. It plans once:\n"
         "each side is grouped by the logical shape, dimensions contiguous on both sides fuse,\n"
         "loops are ordered, and the innermost two get a kernel (here a cache-blocked LxL\n"
@@ -98,12 +98,12 @@ absl::Status Tiling(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(xla::AxeForm form, xla::ToAxe("bf16[2048,2048]{1,0:T(8,128)(2,1)}"));
   const Layout tiled = form.layout;
   AXE_ASSIGN_OR_RETURN(Layout row_major, Layout::RowMajor({rows, cols}));
-  runtime::RelayoutOptions one_thread;
+  relayout::RelayoutOptions one_thread;
   one_thread.threads = 1;
-  AXE_ASSIGN_OR_RETURN(runtime::RelayoutPlan to_tiled,
-                       runtime::PlanRelayout(row_major, tiled, {rows, cols}, 2, one_thread));
-  AXE_ASSIGN_OR_RETURN(runtime::RelayoutPlan back,
-                       runtime::PlanRelayout(tiled, row_major, {rows, cols}, 2, one_thread));
+  AXE_ASSIGN_OR_RETURN(relayout::RelayoutPlan to_tiled,
+                       relayout::PlanRelayout(row_major, tiled, {rows, cols}, 2, one_thread));
+  AXE_ASSIGN_OR_RETURN(relayout::RelayoutPlan back,
+                       relayout::PlanRelayout(tiled, row_major, {rows, cols}, 2, one_thread));
   std::vector<uint16_t> src(static_cast<size_t>(rows * cols)), mid(src.size()), out(src.size());
   for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<uint16_t>(k * 40503u);
   AXE_RETURN_IF_ERROR(to_tiled.Execute(src.data(), mid.data()));
@@ -111,8 +111,8 @@ absl::Status Tiling(std::ostream& os) {
   AXE_RETURN_IF_ERROR(SelfCheck(out == src, "the round trip equals the original"));
   AXE_RETURN_IF_ERROR(SelfCheck(SpotCheck(row_major, tiled, {rows, cols}, src, mid, 1000),
                                 "the tiled elements equal apply_base's"));
-  AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult t1, Measure(to_tiled, row_major, tiled));
-  AXE_ASSIGN_OR_RETURN(runtime::BenchmarkResult t2, Measure(back, tiled, row_major));
+  AXE_ASSIGN_OR_RETURN(relayout::BenchmarkResult t1, Measure(to_tiled, row_major, tiled));
+  AXE_ASSIGN_OR_RETURN(relayout::BenchmarkResult t2, Measure(back, tiled, row_major));
   os << "XLA's TPU layout bf16[2048,2048]{1,0:T(8,128)(2,1)}, as an Axe layout (xla::ToAxe):\n\n  "
      << tiled << "\n\n"
      << "Row pairs are interleaved inside each tile, so the kernel zips two source rows:\n\n"

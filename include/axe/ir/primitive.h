@@ -74,7 +74,7 @@ struct ParamSpec {
 class Primitive {
  public:
   struct Options {
-    std::string name;  // an identifier; unique in the registry
+    std::string name;  // an identifier, or identifiers joined by '-'; unique in the registry
     bool multiple_results = false;
     bool call_primitive = false;
     std::vector<ParamSpec> params;  // the schema (undeclared params are allowed and kept)

@@ -14,12 +14,17 @@
 //                reduce_or reduce_and reduce_xor (bitwise over integers, logical over bool),
 //                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
 //                rev split pad (linear)
+//   indexing     gather scatter scatter-add scatter-mul scatter-min scatter-max (integer-array
+//                indexing and x.at[i].set/add/mul/min/max, with JAX's GatherDimensionNumbers,
+//                ScatterDimensionNumbers and GatherScatterMode)
 //   prng         random_seed random_wrap random_unwrap random_split random_fold_in random_bits
 //                (JAX's key arrays, element type key<fry>), threefry2x32,
 //                bitcast_convert_type (the same bits as another type)
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
+//                padding, dilations, feature and batch groups)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
@@ -68,6 +73,10 @@ struct BuiltinPrimitives {
   const Primitive *cumsum, *cumprod, *cummax, *cummin, *cumlogsumexp;
   const Primitive *rev, *split, *pad;
   const Primitive *custom_jvp_call, *custom_vjp_call;
+  // Indexing (family_indexing.cc): gather and the scatter family, named as JAX prints them
+  // (scatter-add, scatter-mul, scatter-min, scatter-max).
+  const Primitive *gather, *scatter, *scatter_add, *scatter_mul, *scatter_min, *scatter_max;
+  const Primitive* conv_general_dilated;
   const Primitive *random_seed, *random_wrap, *random_unwrap, *random_split, *random_fold_in;
   const Primitive *random_bits, *threefry2x32;
   const Primitive* bitcast_convert_type;

@@ -13,10 +13,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "axe/ir/shaped_array.h"
+#include "axe/jit/device_assignment.h"
 #include "axe/jit/layout_rules.h"
 #include "axe/runtime/array.h"
 #include "axe/runtime/client.h"
@@ -34,12 +36,28 @@ struct CallArgumentSpec {
 // a SingleDeviceSharding on a device beyond Mesh::kMaxDevices.
 absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text);
 
-// The devices the spec's sharding needs (1 without one).
+// The devices a client needs for the spec's sharding: its largest device id + 1 (1 without
+// one).
 int64_t DevicesNeeded(const CallArgumentSpec& spec);
 
+// The input formats a call compiles for, as `jit(f, in_shardings=...).lower(*args)` does: where
+// `in` gives no sharding for a committed argument, the argument's sharding; where `in` gives
+// nothing at all for a committed argument in another layout than the default, its layout too.
+// `in` is empty (none given) or one per argument.
+std::vector<std::optional<Format>> CallInputFormats(const std::vector<std::optional<Format>>& in,
+                                                    const std::vector<CallArgumentSpec>& specs);
+
+// The devices a client needs for a call: the largest device id of any format or argument + 1.
+int64_t DevicesNeeded(const std::vector<std::optional<Format>>& formats,
+                      const std::vector<CallArgumentSpec>& specs);
+
+// Where each argument of a call sits, for the incompatible-devices message (device 0 when it
+// has no sharding).
+std::vector<ArgumentPlacement> CallPlacements(const std::vector<ir::ShapedArray>& avals,
+                                              const std::vector<CallArgumentSpec>& specs);
+
 // The runtime format of an array of `shape` and `dtype` stored as the spec says. Errors: a
-// layout of the wrong rank or that XLA cannot express, a SingleDeviceSharding on a device
-// other than 0 (Unimplemented: the runtime's arrays hold NamedShardings).
+// layout of the wrong rank or that XLA cannot express.
 absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
                                                         DType dtype, const CallArgumentSpec& spec);
 

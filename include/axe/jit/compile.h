@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/jit/auto_layout.h"
+#include "axe/jit/device_assignment.h"
 #include "axe/jit/layout_rules.h"
 #include "axe/sharding/format.h"
 #include "axe/sharding/sharding.h"
@@ -41,6 +42,8 @@ struct CompiledFormat {
 // type (as XLA aliases them).
 struct CompileOptions {
   std::vector<size_t> donate_argnums;
+  // The actual arguments, when known: only to name them in the incompatible-devices error.
+  std::vector<ArgumentPlacement> arguments;
 };
 
 class Compiled {
@@ -69,8 +72,10 @@ class Compiled {
 // Errors: counts that differ; a sharding that does not fit its value (JAX's rank and
 // divisibility texts, naming "jit arguments" / "jit outputs"); a concrete layout of the wrong
 // rank (JAX's "One of jit arguments with pytree key path ..." text); the donation rules of
-// the donated inputs (§7: a donated input whose layout is AUTO while its output's is
-// concrete, or the mirror, with JAX's two messages); a donate_argnums entry out of range.
+// the donated inputs (a donated input whose layout is AUTO while its output's is
+// concrete, or the mirror, with JAX's two messages); a donate_argnums entry out of range;
+// input and output shardings on different devices (device_assignment.h, JAX's "Received
+// incompatible devices for jitted computation").
 absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                                  const std::vector<std::optional<Format>>& in_formats,
                                  const std::vector<std::optional<Format>>& out_formats,

@@ -47,9 +47,11 @@ LocalLayout LayoutOfArray(const runtime::Array& array);
 // `names` extended to `n` entries with JAX's default key paths args[i].
 std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size_t n);
 
+// True when `array`'s shards sit where `target` puts them (same devices, same boxes).
+bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target);
+
 // The NamedSharding the runtime stores an array of `sharding` with: itself, or for
-// SingleDeviceSharding(device=0) the mesh with no axes. Errors (Unimplemented): a
-// SingleDeviceSharding on another device (a one-device mesh is device 0).
+// SingleDeviceSharding(device=k) a mesh with no axes on device k.
 absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& sharding);
 
 // `names`: the arguments' pytree key paths for messages (empty: args[0], args[1], ...).
@@ -57,9 +59,8 @@ absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding
 // "Computation compiled for N inputs but called with M", "Argument types differ from the
 // types for which this computation was compiled. ... The mismatches are:\nArgument 'x'
 // compiled with f32[8] and called with f32[4]"); committed arguments in another sharding or
-// layout (JAX's ValueError, §4.3: "Compiled object called with input layout(s) does not
-// match ..."); a SingleDeviceSharding on a device other than 0 (Unimplemented: the runtime's
-// arrays hold NamedShardings); the program's evaluation errors.
+// layout (JAX's ValueError: "Compiled object called with input layout(s) does not
+// match ..."); the program's evaluation errors.
 absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& client,
                                    absl::Span<const runtime::Array* const> args,
                                    absl::Span<const std::string> names = {});

@@ -65,11 +65,14 @@ template <typename T>
 inline constexpr DType DTypeOf = DTypeTraits<std::remove_cv_t<T>>::kDType;
 
 // The value interpret mode fills outputs and padding with (JAX's HLO interpreter): NaN for
-// floating types, the minimum for integers (0 for unsigned), false for bool.
+// floating types, the minimum for integers (0 for unsigned), false for bool, and 0 for int16
+// (JAX's interpreter treats int16 buffers as semaphores, which start at 0).
 template <typename T>
 constexpr T UninitializedValue() {
   if constexpr (std::is_floating_point_v<T>) {
     return std::numeric_limits<T>::quiet_NaN();
+  } else if constexpr (std::is_same_v<T, int16_t>) {
+    return 0;
   } else {
     return std::numeric_limits<T>::lowest();
   }

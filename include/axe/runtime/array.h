@@ -25,7 +25,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/base/dtype.h"
-#include "axe/runtime/buffer_layout.h"
+#include "axe/relayout/buffer_layout.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/device.h"
 #include "axe/sharding/device_map.h"
@@ -50,7 +50,7 @@ struct ArrayFormat {
 // after the last one not).
 struct ShardStorage {
   std::vector<int64_t> shape;
-  BufferLayout layout;
+  relayout::BufferLayout layout;
   int64_t buffer_elements = 0;
   int element_bytes = 0;
 };
@@ -75,7 +75,7 @@ class Array {
   // committed unless `committed` is false. Errors: Allocate's; a host layout that does not
   // fit the shape; host bytes too few for the layout (naming both sizes).
   static absl::StatusOr<Array> DevicePut(Client& client, absl::Span<const uint8_t> host,
-                                         const BufferLayout& host_layout,
+                                         const relayout::BufferLayout& host_layout,
                                          absl::Span<const int64_t> shape, DType dtype,
                                          ArrayFormat format, bool committed = true);
   // The same from row-major host data (exactly prod(shape) elements).
@@ -86,7 +86,7 @@ class Array {
   // Gathers the array into `host`, stored with `host_layout` (one replica of each box is
   // read). Errors: a host layout that does not fit the shape or is not injective; `host`
   // too small.
-  absl::Status ToHost(absl::Span<uint8_t> host, const BufferLayout& host_layout) const;
+  absl::Status ToHost(absl::Span<uint8_t> host, const relayout::BufferLayout& host_layout) const;
   // Row-major.
   absl::StatusOr<std::vector<uint8_t>> ToHost() const;
   // The shard of one device, row-major (what that device holds, replicas included).

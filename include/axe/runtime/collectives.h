@@ -76,6 +76,25 @@ absl::StatusOr<std::vector<int64_t>> AllToAllShape(absl::Span<const int64_t> sha
                                                    int64_t split_axis, int64_t concat_axis,
                                                    bool tiled, int64_t group_size);
 
+// The result shape of all_gather(x, axis=dim, tiled) on an operand of `shape` over a group
+// of `group_size` devices (shared by both backends). Errors: dim out of range ("all_gather:
+// axis 3 is out of bounds for a value of rank 3").
+absl::StatusOr<std::vector<int64_t>> AllGatherShape(absl::Span<const int64_t> shape, int64_t dim,
+                                                    bool tiled, int64_t group_size);
+
+// The result shape of psum_scatter(x, scatter_dimension=dim, tiled) (shared by both
+// backends). Errors (JAX's texts): dim out of range; a scatter dimension that the group size
+// does not divide (tiled) or that differs from it (untiled).
+absl::StatusOr<std::vector<int64_t>> ReduceScatterShape(absl::Span<const int64_t> shape,
+                                                        int64_t dim, bool tiled,
+                                                        int64_t group_size);
+
+// ppermute's pairs as the source of each member of a group of `group_size` (-1: the member
+// receives nothing; shared by both backends). Errors: an index outside [0, group_size); a
+// repeated source or destination (JAX's message).
+absl::StatusOr<std::vector<int64_t>> PermuteSources(
+    absl::Span<const std::pair<int64_t, int64_t>> perm, int64_t group_size);
+
 absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
                                       absl::Span<const std::string> axes, const DeviceValues& x,
                                       int64_t split_axis, int64_t concat_axis, bool tiled);

@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "axe/runtime/index_box.h"
+#include "axe/relayout/index_box.h"
 #include "axe/sharding/device_map.h"
 #include "axe/sharding/named_sharding.h"
 
@@ -34,7 +34,7 @@ namespace axe::runtime {
 struct ReshardMessage {
   int64_t src_device = 0;
   int64_t dst_device = 0;
-  IndexBox box;
+  relayout::IndexBox box;
   int64_t bytes = 0;
   friend bool operator==(const ReshardMessage&, const ReshardMessage&) = default;
 };

@@ -19,14 +19,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "axe/base/dtype.h"
-#include "axe/runtime/buffer_layout.h"
+#include "axe/relayout/buffer_layout.h"
 #include "axe/xla/shape.h"
 
 namespace axe::runtime {
 
 // A buffer layout and what its text says about the tensor it holds.
 struct TensorBuffer {
-  BufferLayout buffer;
+  relayout::BufferLayout buffer;
   std::optional<std::vector<int64_t>> shape;  // the tensor's dims (XLA shapes)
   std::optional<DType> element_type;          // (XLA shapes)
 };
@@ -48,7 +48,7 @@ absl::StatusOr<TensorBuffer> ParseTensorBuffer(absl::string_view text);
 
 // A relayout's layouts, the tensor's shape and its element type.
 struct RelayoutRequest {
-  BufferLayout src, dst;
+  relayout::BufferLayout src, dst;
   std::vector<int64_t> shape;
   DType element_type = DType::kF32;
 };
