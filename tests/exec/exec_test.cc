@@ -228,6 +228,8 @@ TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
   absl::StatusOr<Executable> e = Executable::Compile(j);
   ASSERT_THAT(e, IsOk());
   EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
+}
+
 // JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
 // "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
 std::map<std::string, std::vector<ir::HostArray>> ReadPrngValues(const std::filesystem::path& f) {
