@@ -93,6 +93,8 @@ def cases():
         [np.array([True, False, True]), jax.random.split(key(1), 3), jax.random.split(key(2), 3)]
     yield "concat_keys", (lambda k: jnp.concatenate([jax.random.split(k, 2),
                                                      jax.random.split(k, 3)])), [key(12)]
+    yield "gather_keys", (lambda k, i: jax.random.key_data(jax.random.split(k, 5)[i])), \
+        [key(26), np.array([4, 0, 2], np.int32)]
     yield "bits_convert", (lambda k, x: x * jax.random.bits(k, x.shape).astype(jnp.float32)), \
         [key(13), x]
     yield "bits_convert_grad", jax.grad(lambda x, k: jnp.sum(
