@@ -49,6 +49,10 @@ def vmap(jaxpr, in_axes=0, out_axes=0, axis_size=None, *, size=None):
 
 
 def _numpy_dtype(name):
+    if name.startswith("key<"):
+        raise ValueError(f"axe.ir passes arrays, not PRNG keys ({name}): pass the key data "
+                         "(uint32[..., 2], as jax.random.key_data gives it) and random_wrap it "
+                         "in the program, or return random_unwrap of the keys")
     try:
         return np.dtype(name)
     except TypeError:

@@ -11,7 +11,7 @@
 namespace axe {
 namespace {
 
-enum class Kind { kNone, kBool, kSigned, kUnsigned, kFloat, kComplex };
+enum class Kind { kNone, kBool, kSigned, kUnsigned, kFloat, kComplex, kKey };
 
 struct DTypeInfo {
   DType type;
@@ -24,7 +24,7 @@ struct DTypeInfo {
 
 using T = DType;
 // Indexed by enumerator value.
-constexpr std::array<DTypeInfo, 37> kTypes = {{
+constexpr std::array<DTypeInfo, 38> kTypes = {{
     {T::kInvalid, "invalid", "", "", 0, Kind::kNone},
     {T::kPred, "pred", "bool", "bool", 1, Kind::kBool},
     {T::kS8, "s8", "int8", "i8", 8, Kind::kSigned},
@@ -62,6 +62,7 @@ constexpr std::array<DTypeInfo, 37> kTypes = {{
     {T::kBuffer, "buffer", "", "", 0, Kind::kNone},
     {T::kF6E3M2FN, "f6e3m2fn", "float6_e3m2fn", "f6_e3m2fn", 8, Kind::kFloat},
     {T::kF6E2M3FN, "f6e2m3fn", "float6_e2m3fn", "f6_e2m3fn", 8, Kind::kFloat},
+    {T::kKeyFry, "key<fry>", "key<fry>", "key<fry>", 64, Kind::kKey},
 }};
 
 constexpr bool TableInEnumOrder() {
@@ -80,7 +81,7 @@ const DTypeInfo& Info(DType type) {
 
 constexpr std::array<DType, 36> kAll = [] {
   std::array<DType, 36> all{};
-  for (size_t i = 1; i < kTypes.size(); ++i) all[i - 1] = kTypes[i].type;
+  for (size_t i = 1; i < all.size() + 1; ++i) all[i - 1] = kTypes[i].type;
   return all;
 }();
 
@@ -93,7 +94,8 @@ absl::string_view JaxprName(DType type) { return Info(type).jaxpr_name; }
 std::optional<DType> DTypeFromXlaName(absl::string_view name) {
   for (const DTypeInfo& info : kTypes) {
     if (info.xla_name != name) continue;
-    if (info.type == T::kInvalid || info.type == T::kTuple || info.type == T::kBuffer) {
+    if (info.type == T::kInvalid || info.type == T::kTuple || info.type == T::kBuffer ||
+        info.kind == Kind::kKey) {
       return std::nullopt;
     }
     return info.type;
@@ -103,23 +105,30 @@ std::optional<DType> DTypeFromXlaName(absl::string_view name) {
 
 absl::StatusOr<DType> ParseDType(absl::string_view text) {
   for (const DTypeInfo& info : kTypes) {
-    if (info.bit_width == 0) continue;
+    if (info.bit_width == 0 || info.kind == Kind::kKey) continue;
     if (text == info.xla_name || text == info.numpy_name || text == info.jaxpr_name) {
       return info.type;
     }
   }
   std::vector<absl::string_view> names;
   for (const DTypeInfo& info : kTypes) {
-    if (info.bit_width > 0) names.push_back(info.xla_name);
+    if (info.bit_width > 0 && info.kind != Kind::kKey) names.push_back(info.xla_name);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown element type '", ElideForMessage(text, 40), "'; known: ", absl::StrJoin(names, ", "),
       " (or their NumPy names: float32, bfloat16, int4, bool, ...)"));
 }
 
+absl::StatusOr<DType> ParseJaxprDType(absl::string_view text) {
+  if (text == JaxprName(T::kKeyFry)) return T::kKeyFry;
+  return ParseDType(text);
+}
+
 absl::Span<const DType> AllDTypes() { return kAll; }
 
-bool IsArrayType(DType type) { return Info(type).bit_width > 0; }
+bool IsArrayType(DType type) { return Info(type).bit_width > 0 && !IsKeyType(type); }
+bool IsKeyType(DType type) { return Info(type).kind == Kind::kKey; }
+int KeyDataWords(DType type) { return IsKeyType(type) ? 2 : 0; }
 int BitWidth(DType type) { return Info(type).bit_width; }
 int ByteWidth(DType type) { return (Info(type).bit_width + 7) / 8; }
 
@@ -147,6 +156,7 @@ absl::string_view DTypeKind(DType type) {
     case Kind::kUnsigned: return "unsigned int";
     case Kind::kFloat: return "float";
     case Kind::kComplex: return "complex";
+    case Kind::kKey: return "key";
     case Kind::kNone: break;
   }
   return XlaName(type);  // the non-array types are their own kind

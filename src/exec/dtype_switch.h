@@ -49,6 +49,9 @@ void DispatchDType(DType dtype, Fn&& fn) {
     case DType::kBF16: return fn(TypeTag<Eigen::bfloat16>{});
     case DType::kF32: return fn(TypeTag<float>{});
     case DType::kF64: return fn(TypeTag<double>{});
+    // A PRNG key's two u32 words, moved and compared as one 64-bit value (the typing rules
+    // allow no arithmetic on keys).
+    case DType::kKeyFry: return fn(TypeTag<uint64_t>{});
     default: break;
   }
   AXE_CHECK(false) << "DispatchDType: the executor does not hold " << dtype;

@@ -284,6 +284,8 @@ const KernelTable& Kernels() {
     AddSortKernels(*t);
     AddWhileKernels(*t);
     AddMathKernels(*t);
+    AddPrngKernels(*t);
+    AddBitcastKernels(*t);
     return t;
   }();
   return *table;

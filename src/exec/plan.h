@@ -97,6 +97,8 @@ void AddConvKernels(KernelTable& table);           // conv.cc
 void AddSortKernels(KernelTable& table);           // sort.cc
 void AddWhileKernels(KernelTable& table);          // while_loop.cc
 void AddMathKernels(KernelTable& table);           // math.cc
+void AddPrngKernels(KernelTable& table);           // prng.cc
+void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -43,7 +43,8 @@ absl::StatusOr<size_t> ElementBytes(DType dtype) {
     case DType::kF32: return 4;
     case DType::kS64:
     case DType::kU64:
-    case DType::kF64: return 8;
+    case DType::kF64:
+    case DType::kKeyFry: return 8;
     default: break;
   }
   return absl::InvalidArgumentError(
@@ -119,6 +120,10 @@ absl::StatusOr<Value> FromHostArray(const ir::HostArray& array) {
     return absl::InvalidArgumentError(absl::StrCat("a value of type ", array.aval.ShortString(),
                                                    " holds ", array.values.size(), " elements"));
   }
+  if (IsKeyType(v.aval().dtype())) {  // the interpreter holds a key's 8 bytes in a double
+    std::memcpy(v.mutable_data<std::byte>(), array.values.data(), v.num_bytes());
+    return v;
+  }
   DispatchDType(v.aval().dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = v.mutable_data<T>();
@@ -131,6 +136,10 @@ absl::StatusOr<Value> FromHostArray(const ir::HostArray& array) {
 
 ir::HostArray ToHostArray(const Value& value) {
   ir::HostArray out{value.aval(), std::vector<double>(static_cast<size_t>(value.num_elements()))};
+  if (IsKeyType(value.aval().dtype())) {
+    std::memcpy(out.values.data(), value.data<std::byte>(), value.num_bytes());
+    return out;
+  }
   DispatchDType(value.aval().dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = value.data<T>();

@@ -256,6 +256,8 @@ BuiltinPrimitives DefineAll() {
   internal::DefineReducePrecision(p);
   internal::DefineWhile(p);
   internal::DefineMath(p);
+  internal::DefinePrng(p);
+  internal::DefineBitcast(p);
   return p;
 }
 
@@ -283,6 +285,8 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterReducePrecisionRules(*p);
     internal::RegisterWhileRules(*p);
     internal::RegisterMathRules(*p);
+    internal::RegisterPrngRules(*p);
+    internal::RegisterBitcastRules(*p);
     return p;
   }();
   return *builtins;

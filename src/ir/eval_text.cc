@@ -11,6 +11,7 @@
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
+#include "axe/ir/threefry.h"
 #include "eval_util.h"
 
 namespace axe::ir {
@@ -85,6 +86,25 @@ absl::StatusOr<HostArray> Fill(const ShapedArray& aval, absl::string_view fill, 
   return a;
 }
 
+// A key array's values are its key data: two u32 words per key, row-major, each key's pair
+// optionally in brackets as FormatElement prints it ("[0, 42],[0, 7]").
+absl::StatusOr<HostArray> FillKeys(const ShapedArray& aval, absl::string_view fill, size_t at) {
+  std::vector<int64_t> data_shape = aval.shape();
+  data_shape.push_back(KeyDataWords(aval.dtype()));
+  std::string words(fill);
+  for (char& c : words) {
+    if (c == '[' || c == ']') c = ' ';
+  }
+  AXE_ASSIGN_OR_RETURN(HostArray data, Fill(ShapedArray(data_shape, DType::kU32), words, at));
+  HostArray keys{aval, std::vector<double>(data.values.size() / 2)};
+  for (size_t i = 0; i < keys.values.size(); ++i) {
+    threefry::KeyData key = {static_cast<uint32_t>(data.values[2 * i]),
+                             static_cast<uint32_t>(data.values[2 * i + 1])};
+    keys.values[i] = threefry::KeyToDouble(key);
+  }
+  return keys;
+}
+
 }  // namespace
 
 absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text) {
@@ -96,11 +116,16 @@ absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text) {
   if (!aval.ok()) return At(0, aval.status().message());
   AXE_RETURN_IF_ERROR(ShapedArray::Create(aval->shape(), aval->dtype()).status());
   AXE_RETURN_IF_ERROR(internal::CheckEvalDType(aval->dtype()));
+  if (IsKeyType(aval->dtype())) return FillKeys(*aval, text.substr(eq + 1), eq + 1);
   return Fill(*aval, text.substr(eq + 1), eq + 1);
 }
 
 std::string FormatElement(double value, DType dtype) {
   if (dtype == DType::kPred) return value != 0 ? "True" : "False";
+  if (IsKeyType(dtype)) {
+    threefry::KeyData key = threefry::KeyFromDouble(value);
+    return absl::StrCat("[", key[0], ", ", key[1], "]");
+  }
   if (IsUnsignedIntegral(dtype)) return absl::StrCat(static_cast<uint64_t>(value));
   if (!IsFloatingPoint(dtype)) return absl::StrCat(static_cast<int64_t>(value));
   if (std::isnan(value)) return "nan";

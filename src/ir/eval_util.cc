@@ -24,7 +24,8 @@ absl::Status CheckEvalDType(DType dtype) {
     case DType::kF16:
     case DType::kBF16:
     case DType::kF32:
-    case DType::kF64: return absl::OkStatus();
+    case DType::kF64:
+    case DType::kKeyFry: return absl::OkStatus();
     default:
       return absl::UnimplementedError(
           absl::StrCat("the interpreter does not evaluate values of dtype ", JaxprName(dtype),

@@ -167,6 +167,11 @@ class Parser {
     size_t start = pos_;
     size_t end = pos_;
     while (end < text_.size() && (IsNameChar(text_[end]))) ++end;
+    if (PeekAt(end) == '<') {  // key<fry>
+      ++end;
+      while (end < text_.size() && IsNameChar(text_[end])) ++end;
+      if (PeekAt(end) == '>') ++end;
+    }
     if (PeekAt(end) != '[') return Error("a type such as f32[8]");
     end = text_.find(']', end);
     if (end == absl::string_view::npos) return Error("a type such as f32[8]");

@@ -99,6 +99,13 @@ void RegisterMathRules(const BuiltinPrimitives& p);
 Rule UnaryMathRule(std::string name, bool integers_allowed);
 absl::StatusOr<ShapedArray> BroadcastOperands(absl::string_view name,
                                               absl::Span<const ShapedArray> avals);
+// The PRNG family (family_prng.cc): random_seed, random_wrap, random_unwrap, random_split,
+// random_fold_in, random_bits, threefry2x32.
+void DefinePrng(BuiltinPrimitives& p);
+void RegisterPrngRules(const BuiltinPrimitives& p);
+// bitcast_convert_type (family_bitcast.cc).
+void DefineBitcast(BuiltinPrimitives& p);
+void RegisterBitcastRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -73,6 +73,12 @@ Rule Arithmetic(std::string name, std::string jnp_name) {
   return [name, tip](absl::Span<const ShapedArray> avals,
                      const Params&) -> absl::StatusOr<std::vector<ShapedArray>> {
     AXE_RETURN_IF_ERROR(ExpectArity(name, avals, 2));
+    for (size_t i = 0; i < avals.size(); ++i) {
+      if (!IsKeyType(avals[i].dtype())) continue;
+      return TypeError(absl::StrCat(name, " does not accept dtype ", DTypeName(avals[i].dtype()),
+                                    " at position ", i, ". Accepted dtypes at position ", i,
+                                    " are subtypes of integer, complexfloating, floating."));
+    }
     AXE_ASSIGN_OR_RETURN(ShapedArray out, Broadcasting(name, avals, tip));
     return One(std::move(out));
   };

@@ -21,6 +21,10 @@ Result ConvertElementType(absl::Span<const ShapedArray> avals, const Params& par
   AXE_RETURN_IF_ERROR(ExpectArity("convert_element_type", avals, 1));
   AXE_ASSIGN_OR_RETURN(const Param* t, GetParam(params, "convert_element_type", "new_dtype"));
   AXE_ASSIGN_OR_RETURN(DType dtype, t->AsDType("new_dtype"));
+  if (IsKeyType(avals[0].dtype()) != IsKeyType(dtype)) {
+    return TypeError(absl::StrCat("Cannot convert_element_type from ", DTypeName(avals[0].dtype()),
+                                  " to ", DTypeName(dtype)));
+  }
   bool weak = false;
   if (auto it = params.find("weak_type"); it != params.end()) {
     AXE_ASSIGN_OR_RETURN(weak, it->second.AsBool("weak_type"));
@@ -487,9 +491,9 @@ Rule LogicalReduction(std::string name) {
 Rule NumbersOnly(std::string name, Rule rule) {
   return [name, rule](absl::Span<const ShapedArray> avals, const Params& params) -> Result {
     AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> out, rule(avals, params));
-    if (avals[0].dtype() == DType::kPred) {
-      return TypeError(absl::StrCat(name, " does not accept dtype bool. Accepted dtypes are ",
-                                    "subtypes of number."));
+    if (avals[0].dtype() == DType::kPred || IsKeyType(avals[0].dtype())) {
+      return TypeError(absl::StrCat(name, " does not accept dtype ", DTypeName(avals[0].dtype()),
+                                    ". Accepted dtypes are subtypes of number."));
     }
     return out;
   };

@@ -23,7 +23,7 @@ absl::StatusOr<ShapedArray> ShapedArray::Create(std::vector<int64_t> shape, DTyp
           absl::StrCat("ShapedArray: dimension ", i, " has negative size ", shape[i]));
     }
   }
-  if (!IsArrayType(dtype)) {
+  if (!IsArrayType(dtype) && !IsKeyType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ShapedArray: '", XlaName(dtype), "' is not an array element type"));
   }
@@ -116,7 +116,13 @@ absl::StatusOr<ShapedArray> ShapedArray::ParseShort(absl::string_view text) {
   Scanner s(text);
   std::optional<absl::string_view> name = s.TryIdent();
   if (!name) return s.Error("an element type such as f32");
-  absl::StatusOr<DType> dtype = ParseDType(*name);
+  if (*name == "key" && s.TryConsume('<')) {  // a PRNG key type, key<fry>
+    std::optional<absl::string_view> impl = s.TryIdent();
+    if (!impl || !s.TryConsume('>')) return s.Error("a key type such as key<fry>");
+    const size_t start = static_cast<size_t>(name->data() - text.data());
+    name = text.substr(start, s.pos() - start);
+  }
+  absl::StatusOr<DType> dtype = ParseJaxprDType(*name);
   if (!dtype.ok())
     return s.MessageAt(0, absl::StrCat("unknown element type '", ElideForMessage(*name, 40), "'"));
   AXE_RETURN_IF_ERROR(s.Expect('['));

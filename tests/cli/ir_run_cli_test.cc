@@ -178,6 +178,22 @@ TEST(IrRunCli, TheExecutorsPeakCountsAgainstTheMemoryBudget) {
   EXPECT_EQ(ok.out, "f32[] 1048576.0\n");
 }
 
+// JAX's PRNG: keys given and printed as their key data; JAX gave these bits and keys for
+// jax.random.key(0) (tests/ir/testdata/jax_prng).
+TEST(IrRunCli, PrngKeysInAndOut) {
+  const std::string prng = std::string("@") + AXE_SOURCE_DIR + "/tests/ir/testdata/jax_prng/";
+  auto bits = RunAxe({"ir", "run", prng + "bits.txt", "--arg", "key<fry>[]=0,0"});
+  ASSERT_EQ(bits.exit_code, 0) << bits.err;
+  EXPECT_EQ(bits.out, "u32[3] [4070199207, 4202968722, 1427181096]\n");
+  auto split = RunAxe({"ir", "run", prng + "split.txt", "--arg", "key<fry>[]=0,0", "--json"});
+  ASSERT_EQ(split.exit_code, 0) << split.err;
+  EXPECT_THAT(split.out, HasSubstr("{\"aval\":\"key<fry>[2]\",\"values\":"
+                                   "[[1797259609,2579123966],[928981903,3453687069]]}"));
+  auto bad = RunAxe({"ir", "run", prng + "split.txt", "--arg", "key<fry>[]=1,2,3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("3 values for u32[2], which has 2 elements"));
+}
+
 }  // namespace
 }  // namespace ir_run_cli_test
 }  // namespace axe

@@ -5,6 +5,7 @@
 #include "axe/exec/executable.h"
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,7 @@ ir::HostArray RandomArray(const ir::ShapedArray& aval, std::mt19937_64& rng) {
 // Floats: relative 1e-4 for f32 and f64 (BLAS sums in the type, the interpreter in double),
 // 1e-2 for the 16-bit types; NaN equals NaN.
 bool Close(double want, double got, DType t) {
+  if (IsKeyType(t)) return std::bit_cast<uint64_t>(want) == std::bit_cast<uint64_t>(got);
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
   if (!IsFloatingPoint(t)) return want == got;
   if (std::isinf(want) || std::isinf(got)) return want == got;
@@ -102,7 +104,7 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
   std::vector<std::string> differences;
   for (const char* dir :
        {"jax", "jax_more", "jax_ad", "jax_shared", "jax_indexing", "jax_conv", "jax_sort",
-        "jax_math"}) {
+        "jax_math", "jax_prng"}) {
     const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / dir;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(root)) {
@@ -227,6 +229,65 @@ TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
   absl::StatusOr<Executable> e = Executable::Compile(j);
   ASSERT_THAT(e, IsOk());
   EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
+}
+
+// JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
+// "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
+std::map<std::string, std::vector<ir::HostArray>> ReadPrngValues(const std::filesystem::path& f) {
+  std::map<std::string, std::vector<ir::HostArray>> by_kind;
+  std::ifstream in(f);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t space = line.find(' ');
+    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(line.substr(space + 1));
+    EXPECT_THAT(a, IsOk()) << line;
+    if (a.ok()) by_kind[line.substr(0, space)].push_back(*a);
+  }
+  return by_kind;
+}
+
+bool SameBits(const ir::HostArray& got, const ir::HostArray& want) {
+  if (got.aval.ShortString() != want.aval.ShortString()) return false;
+  for (size_t i = 0; i < want.values.size(); ++i) {
+    if (std::bit_cast<uint64_t>(got.values[i]) != std::bit_cast<uint64_t>(want.values[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(ExecPrngTest, JaxsPrngProgramsGiveJaxsBitsOnTypedKernels) {
+  const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_prng";
+  int programs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    std::string file = entry.path().filename().string();
+    if (!file.ends_with(".values.txt") || file == "original.values.txt") continue;
+    const std::string name = file.substr(0, file.size() - std::string(".values.txt").size());
+    SCOPED_TRACE(name);
+    std::ifstream text_in(root / (name + ".txt"));
+    std::stringstream text;
+    text << text_in.rdbuf();
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text.str());
+    if (!j.ok()) continue;  // uses a primitive axe does not define yet (prng_test.cc says which)
+    std::map<std::string, std::vector<ir::HostArray>> v = ReadPrngValues(entry.path());
+    j->consts = v["const"];
+    absl::StatusOr<Executable> e = Executable::Compile(*j);
+    ASSERT_THAT(e, IsOk());
+    if (name.starts_with("bits") || name.starts_with("split") || name.starts_with("seed") ||
+        name.starts_with("fold_in") || name.starts_with("threefry2x32")) {
+      EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
+    }
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(*j, v["arg"]);
+    ASSERT_THAT(got, IsOk());
+    ASSERT_EQ(got->size(), v["out"].size());
+    for (size_t o = 0; o < got->size(); ++o) {
+      EXPECT_TRUE(SameBits((*got)[o], v["out"][o]))
+          << "output " << o << ": " << ir::FormatValues((*got)[o]) << " where JAX has "
+          << ir::FormatValues(v["out"][o]);
+    }
+    ++programs;
+  }
+  EXPECT_GE(programs, 36);
 }
 
 constexpr const char* kSoftmax =

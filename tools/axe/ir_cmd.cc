@@ -33,6 +33,7 @@
 #include "axe/ir/eval_text.h"
 #include "axe/ir/parser.h"
 #include "axe/ir/printer.h"
+#include "axe/ir/threefry.h"
 #include "axe/ir/transpose.h"
 #include "axe/runtime/client.h"
 #ifdef AXE_HAVE_MPI
@@ -180,6 +181,9 @@ void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool 
     for (double v : o.values) {
       if (o.aval.dtype() == DType::kPred) {
         values.push_back(v != 0);
+      } else if (IsKeyType(o.aval.dtype())) {  // a PRNG key: its key data
+        const ir::threefry::KeyData key = ir::threefry::KeyFromDouble(v);
+        values.push_back(Json::array({key[0], key[1]}));
       } else if (IsUnsignedIntegral(o.aval.dtype())) {
         values.push_back(static_cast<uint64_t>(v));
       } else if (IsIntegral(o.aval.dtype())) {

@@ -11,6 +11,11 @@
 // The non-array types (tuple, token, opaque, buffer) are DTypes too, because XLA shapes carry
 // them; they have no width and no NumPy name.
 //
+// kKeyFry is the one DType that is not XLA's: the element type of JAX's PRNG key arrays
+// (`key<fry>[2]` in a jaxpr). It lives only in jaxprs: it has all three names "key<fry>", a
+// width of 64 bits (the key data, two u32 words), is not an array type for XLA, is not in
+// AllDTypes() and ParseDType does not accept it (ParseJaxprDType does).
+//
 //   absl::StatusOr<DType> t = ParseDType("bfloat16");   // DType::kBF16; "bf16" gives it too
 //   XlaName(*t);    // "bf16"
 //   NumpyName(*t);  // "bfloat16"
@@ -66,6 +71,9 @@ enum class DType : int {
   kBuffer = 34,
   kF6E3M2FN = 35,
   kF6E2M3FN = 36,
+  // Not an XLA type: JAX's typed PRNG key of the threefry2x32 implementation, printed
+  // key<fry>. One element is one key, whose data is two u32 words (8 bytes).
+  kKeyFry = 37,
 };
 
 // The HLO spelling: "pred", "s4", "bf16", "f8e4m3fn", ..., "token", "opaque" (OPAQUE_TYPE),
@@ -86,11 +94,18 @@ std::optional<DType> DTypeFromXlaName(absl::string_view name);
 // 'f128'; known: ..." listing the XLA names.
 absl::StatusOr<DType> ParseDType(absl::string_view text);
 
-// Every enumerator with a meaning (kInvalid excluded), in enum order.
+// A jaxpr's element type by its short name: ParseDType's names and "key<fry>".
+absl::StatusOr<DType> ParseJaxprDType(absl::string_view text);
+
+// Every XLA enumerator with a meaning (kInvalid and kKeyFry excluded), in enum order.
 absl::Span<const DType> AllDTypes();
 
 // True for element types of arrays: everything but kInvalid, kTuple, kOpaque, kToken, kBuffer.
 bool IsArrayType(DType type);
+// True for JAX's PRNG key element types (kKeyFry).
+bool IsKeyType(DType type);
+// The u32 words of one key's data: 2 for kKeyFry, 0 for every other type.
+int KeyDataWords(DType type);
 // XLA's BitWidth: sub-byte types report their packed width (s4 -> 4), the two F6 types their
 // storage width 8, pred 1; 0 for non-array types.
 int BitWidth(DType type);

@@ -4,6 +4,7 @@
 //   ParseArgSpec("f32[2,2]=0.5")       // every element 0.5
 //   ParseArgSpec("i32[4]=1,2,3,4")     // row-major values (true/false, inf, -inf, nan too)
 //   FormatValues(a)                    // "[[0.0, 1.0], [2.0, 3.0]]"
+//   ParseArgSpec("key<fry>[2]=0,1,0,2") // two PRNG keys given by their key data (u32 pairs)
 //
 // Values are rounded to the type (RoundToDType), so "f32[1]=0.1" holds 0.1f. Errors
 // (InvalidArgument) name the 0-based character position: a missing '=', a type that does not
@@ -26,7 +27,8 @@ inline constexpr int64_t kMaxEvalTextElements = int64_t{1} << 24;
 
 absl::StatusOr<HostArray> ParseArgSpec(absl::string_view text);
 
-// One element as printed: bool True/False, integers in decimal, floats in the shortest text
+// One element as printed: bool True/False, a PRNG key as its key data [w0, w1], integers in
+// decimal, floats in the shortest text
 // that reads back to the same value of their type, with a decimal point (1.0, 0.1, inf, nan).
 std::string FormatElement(double value, DType dtype);
 // The values nested by dimension like numpy's repr: 2.0, [1.0, 2.0], [[1, 2], [3, 4]]; an

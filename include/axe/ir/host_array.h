@@ -5,6 +5,8 @@
 #ifndef AXE_IR_HOST_ARRAY_H_
 #define AXE_IR_HOST_ARRAY_H_
 
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 #include "axe/ir/shaped_array.h"
@@ -15,7 +17,16 @@ struct HostArray {
   ShapedArray aval;
   std::vector<double> values;  // NumElements() of them, row-major
 
-  friend bool operator==(const HostArray&, const HostArray&) = default;
+  friend bool operator==(const HostArray& a, const HostArray& b) {
+    if (a.aval != b.aval || a.values.size() != b.values.size()) return false;
+    if (!IsKeyType(a.aval.dtype())) return a.values == b.values;
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      if (std::bit_cast<uint64_t>(a.values[i]) != std::bit_cast<uint64_t>(b.values[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 }  // namespace axe::ir

@@ -17,6 +17,9 @@
 //   indexing     gather scatter scatter-add scatter-mul scatter-min scatter-max (integer-array
 //                indexing and x.at[i].set/add/mul/min/max, with JAX's GatherDimensionNumbers,
 //                ScatterDimensionNumbers and GatherScatterMode)
+//   prng         random_seed random_wrap random_unwrap random_split random_fold_in random_bits
+//                (JAX's key arrays, element type key<fry>), threefry2x32,
+//                bitcast_convert_type (the same bits as another type)
 //   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
 //                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
@@ -96,6 +99,9 @@ struct BuiltinPrimitives {
   const Primitive *asinh, *acosh, *atanh, *cbrt, *exp2, *atan2, *nextafter;
   const Primitive *shift_left, *shift_right_logical, *shift_right_arithmetic, *xor_;
   const Primitive *population_count, *clz;
+  const Primitive *random_seed, *random_wrap, *random_unwrap, *random_split, *random_fold_in;
+  const Primitive *random_bits, *threefry2x32;
+  const Primitive* bitcast_convert_type;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
