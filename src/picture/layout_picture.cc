@@ -124,8 +124,8 @@ absl::StatusOr<Sampling> ChooseSampling(std::array<int64_t, 2> shape,
   if (z.row_begin < 0 || z.row_begin >= z.row_end || z.row_end > shape[0] || z.col_begin < 0 ||
       z.col_begin >= z.col_end || z.col_end > shape[1]) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "zoom: rows ", z.row_begin, ":", z.row_end, ", columns ", z.col_begin, ":", z.col_end,
-        " is not a non-empty window of the ", shape[0], " x ", shape[1], " grid"));
+        "the zoom window rows ", z.row_begin, ":", z.row_end, ", columns ", z.col_begin, ":",
+        z.col_end, " is empty or outside the ", shape[0], " x ", shape[1], " grid"));
   }
   s.row_step = CeilDiv(z.row_end - z.row_begin, options.max_rows);
   s.col_step = CeilDiv(z.col_end - z.col_begin, options.max_cols);
@@ -400,16 +400,16 @@ absl::StatusOr<GridZoom> ParseGridZoom(absl::string_view text) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
   if (parts.size() != 2) {
     return absl::InvalidArgumentError(
-        absl::StrCat("zoom '", text, "': expected ROW0:ROW1,COL0:COL1"));
+        absl::StrCat("expected ROW0:ROW1,COL0:COL1, got '", text, "'"));
   }
   int64_t bounds[4] = {};
   for (int i = 0; i < 2; ++i) {
     std::vector<absl::string_view> range = absl::StrSplit(parts[i], ':');
     if (range.size() != 2 || !absl::SimpleAtoi(range[0], &bounds[2 * i]) ||
         !absl::SimpleAtoi(range[1], &bounds[2 * i + 1])) {
-      return absl::InvalidArgumentError(absl::StrCat("zoom '", text, "': the ",
-                                                     i == 0 ? "rows" : "columns", " part '",
-                                                     parts[i], "' is not BEGIN:END"));
+      return absl::InvalidArgumentError(absl::StrCat("the ", i == 0 ? "rows" : "columns", " part '",
+                                                     parts[i], "' of '", text,
+                                                     "' is not BEGIN:END"));
     }
   }
   return GridZoom{bounds[0], bounds[1], bounds[2], bounds[3]};

@@ -74,16 +74,26 @@ constexpr int64_t kMaxScaledBlocks = 64;
 constexpr int64_t kMinSide = 160, kMaxSide = 640;
 constexpr int64_t kMaxAspect = 8;  // a side is at most 8 times the other
 
-// The extent drawn along a dimension (1 when none is drawn).
-int64_t DrawnExtent(const sharding::ShardingExplanation& e, std::optional<size_t> dim) {
-  return dim ? std::max<int64_t>(e.global_shape[*dim], 1) : 1;
+// The extent drawn down (rows) or across (columns): the drawn dimension's; else, for the
+// picture to keep the array's aspect, the last dimension across and the one before it down
+// (when they are not the other direction's), else 1.
+int64_t DrawnExtent(const sharding::ShardingExplanation& e, const ScaledBlocks& b, bool rows) {
+  const std::optional<size_t> dim = rows ? b.row_dim : b.col_dim;
+  const std::optional<size_t> other = rows ? b.col_dim : b.row_dim;
+  const size_t rank = e.global_shape.size();
+  std::optional<size_t> shown = dim;
+  if (!shown && rank >= (rows ? 2 : 1)) {
+    const size_t candidate = rows ? rank - 2 : rank - 1;
+    if (candidate != other) shown = candidate;
+  }
+  return shown ? std::max<int64_t>(e.global_shape[*shown], 1) : 1;
 }
 
 // The rectangle's size: the array's aspect ratio (clamped to kMaxAspect), large enough for
 // the labels of equal blocks when it can, within kMinSide..kMaxSide.
 void ChooseSize(const sharding::ShardingExplanation& e, int64_t label_width, ScaledBlocks& b) {
-  double w = static_cast<double>(DrawnExtent(e, b.col_dim));
-  double h = static_cast<double>(DrawnExtent(e, b.row_dim));
+  double w = static_cast<double>(DrawnExtent(e, b, false));
+  double h = static_cast<double>(DrawnExtent(e, b, true));
   if (w > kMaxAspect * h || h > kMaxAspect * w) {
     b.aspect_clamped = true;
     (w > h ? w : h) = kMaxAspect * std::min(w, h);
@@ -145,7 +155,7 @@ Box DrawScaledBlocks(Svg& svg, int64_t x, int64_t y, const sharding::ShardingExp
                                            ") to scale: the blocks the devices hold");
   svg.Text(x, y + kFontSize, caption, kInk);
   const int64_t left = x + LinesWidth(row_labels) + 8, top = y + kLineHeight + kLineHeight;
-  const int64_t row_extent = DrawnExtent(e, b.row_dim), col_extent = DrawnExtent(e, b.col_dim);
+  const int64_t row_extent = DrawnExtent(e, b, true), col_extent = DrawnExtent(e, b, false);
   for (size_t j = 0; j < b.cols.size(); ++j) {
     const int64_t x0 = left + (b.col_dim ? PixelAt(b.cols[j].first, col_extent, b.width) : 0);
     const int64_t x1 =

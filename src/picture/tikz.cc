@@ -29,11 +29,8 @@ struct Element {
 };
 
 std::string UnescapeXml(absl::string_view text) {
-  return absl::StrReplaceAll(text, {{"&lt;", "<"},
-                                    {"&gt;", ">"},
-                                    {"&quot;", "\""},
-                                    {"&apos;", "'"},
-                                    {"&amp;", "&"}});
+  return absl::StrReplaceAll(
+      text, {{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}});
 }
 
 std::optional<Element> ParseElement(absl::string_view line) {
@@ -207,10 +204,14 @@ std::string TikzWriter::Finish(absl::string_view title) const {
 
 std::string EscapeLatex(absl::string_view text) {
   static const auto* const kSymbols = new std::vector<std::pair<std::string, std::string>>{
-      {"…", "\\ldots{}"}, {"•", "\\textbullet{}"}, {"←", "<-"}, {"→", "->"}, {"─", "-"},
-      {"│", "|"},         {"┌", "+"},              {"┐", "+"},  {"└", "+"},  {"┘", "+"},
-      {"├", "+"},         {"┤", "+"},              {"┬", "+"},  {"┴", "+"},  {"┼", "+"},
-      {"×", "x"}};
+      {"…", "\\ldots{}"}, {"•", "\\textbullet{}"},
+      {"←", "<-"},        {"→", "->"},
+      {"─", "-"},         {"│", "|"},
+      {"┌", "+"},         {"┐", "+"},
+      {"└", "+"},         {"┘", "+"},
+      {"├", "+"},         {"┤", "+"},
+      {"┬", "+"},         {"┴", "+"},
+      {"┼", "+"},         {"×", "x"}};
   std::string out;
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);

@@ -109,10 +109,10 @@ TEST(LayoutSvg, ZoomErrors) {
       LayoutSvg(*l, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 8, 120, 129}}),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("columns 120:129")));
   EXPECT_THAT(ParseGridZoom("0:8"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                             HasSubstr("expected ROW0:ROW1,COL0:COL1")));
+                                             HasSubstr("expected ROW0:ROW1,COL0:COL1, got '0:8'")));
   EXPECT_THAT(ParseGridZoom("0:8,x:2"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("the columns part 'x:2' is not BEGIN:END")));
+                       HasSubstr("the columns part 'x:2' of '0:8,x:2' is not BEGIN:END")));
   absl::StatusOr<GridZoom> z = ParseGridZoom("1:8,16:32");
   ASSERT_TRUE(z.ok());
   EXPECT_EQ(z->row_begin, 1);

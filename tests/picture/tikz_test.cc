@@ -87,8 +87,9 @@ TEST(SvgToTikz, EscapesLatexSpecialCharacters) {
 TEST(SvgToTikz, RefusesWhatThePictureModuleDidNotWrite) {
   EXPECT_THAT(SvgToTikz("<svg>\n<rect x=\"1\"\n</svg>\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a picture SVG line")));
-  EXPECT_THAT(SvgToTikz("<ellipse cx=\"1\"/>\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no TikZ form for <ellipse>")));
+  EXPECT_THAT(
+      SvgToTikz("<ellipse cx=\"1\"/>\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no TikZ form for <ellipse>")));
   EXPECT_THAT(SvgToTikz("<rect x=\"a\" y=\"1\" width=\"1\" height=\"1\" fill=\"#000000\"/>\n"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'x'")));
 }
