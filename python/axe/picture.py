@@ -85,12 +85,20 @@ _NOMINAL_NOTE = "no array shape given: each dimension has one element per shard"
 
 
 def _sharding_picture(sharding, shape):
-    notes = ()
+    notes = []
     if shape is None:
-        shape, notes = _nominal_shape(sharding), (_NOMINAL_NOTE,)
-    e = _s.explain([int(d) for d in shape], sharding, "float32", None, list(notes))
+        shape, notes = _nominal_shape(sharding), [_NOMINAL_NOTE]
+    e = _s.explain([int(d) for d in shape], sharding, "float32", None, [])
     mesh = sharding.mesh if isinstance(sharding, _s.NamedSharding) else None
-    return _picture.sharding_svg(e, mesh)
+    return _picture.sharding_svg(e, mesh, notes)
+
+
+def _explanation_mesh(e):
+    """The mesh of an explanation of a NamedSharding (drawn beside the blocks), else None."""
+    try:
+        return _s.NamedSharding.parse(e.named).mesh if e.named else None
+    except ValueError:
+        return None
 
 
 def _svg(x, shape=None, color_by=None, zoom=None, max_rows=32, max_cols=32):
@@ -100,7 +108,7 @@ def _svg(x, shape=None, color_by=None, zoom=None, max_rows=32, max_cols=32):
     if isinstance(x, _xla.Shape):
         return _picture.xla_svg(x)
     if isinstance(x, _s.Explanation):
-        return _picture.sharding_svg(x, None)
+        return _picture.sharding_svg(x, _explanation_mesh(x))
     if isinstance(x, (_s.NamedSharding, _s.SingleDeviceSharding)):
         return _sharding_picture(x, shape)
     if isinstance(x, _s.Mesh):

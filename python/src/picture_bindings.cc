@@ -32,8 +32,7 @@ std::string LayoutPicture(const Layout& layout, std::optional<std::array<int64_t
                           std::optional<std::string> color_by,
                           std::optional<std::array<int64_t, 4>> zoom, int64_t max_rows,
                           int64_t max_cols) {
-  picture::LayoutPictureOptions options{.shape = shape, .max_rows = max_rows,
-                                        .max_cols = max_cols};
+  picture::LayoutPictureOptions options{.shape = shape, .max_rows = max_rows, .max_cols = max_cols};
   if (color_by) {
     for (Axis a : layout.axes()) {
       if (a.name() == *color_by) options.colour_axis = a;
@@ -60,11 +59,10 @@ void BindPicture(nb::module_& m) {
       nb::arg("shape"), "The picture of `axe xla explain --svg`.");
   m.def(
       "sharding_svg",
-      [](const sharding::ShardingExplanation& e, std::optional<sharding::Mesh> mesh) {
-        return picture::ShardingSvg(e, mesh);
-      },
+      [](const sharding::ShardingExplanation& e, std::optional<sharding::Mesh> mesh,
+         const std::vector<std::string>& notes) { return picture::ShardingSvg(e, mesh, notes); },
       nb::arg("explanation"), nb::arg("mesh").none() = nb::none(),
-      "The picture of `axe shard explain --svg`.");
+      nb::arg("notes") = std::vector<std::string>{}, "The picture of `axe shard explain --svg`.");
   m.def(
       "to_latex", [](const std::string& svg) { return Unwrap(picture::SvgToTikz(svg)); },
       nb::arg("svg"), "A picture's SVG as a standalone LaTeX (TikZ) document.");

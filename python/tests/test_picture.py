@@ -97,9 +97,13 @@ def test_mesh_and_shardings_draw_their_devices():
         labels = texts(check_display(obj)["image/svg+xml"])
         for device in ("0", "1", "2", "3"):
             assert device in labels, (obj, labels)
+    labels = texts(NamedSharding(MESH, P("x"))._repr_svg_())
+    assert "no array shape given: each dimension has one element per shard" in labels
+    assert texts(axe.picture.draw(NamedSharding(MESH, P("x")), shape=(8, 8)).svg)[0] == \
+        "sharding of f32[8,8]"
     labels = texts(check_display(SingleDeviceSharding(5))["image/svg+xml"])
     assert "5" in labels
-    assert Format(LocalLayout((0, 1)))._repr_svg_() is None
+    assert Format()._repr_svg_() is None
 
 
 def test_explanation_html_has_the_notations_and_the_picture():
@@ -111,7 +115,8 @@ def test_explanation_html_has_the_notations_and_the_picture():
     assert "NamedSharding(mesh=Mesh('x': 2, 'y': 2), spec=P('x', 'y'))" in cells[1]
     assert any(c.startswith("{devices=[2,2]") for c in cells)
     assert root.find(SVG + "svg") is not None
-    assert "0" in [t.text for t in root.iter(SVG + "text")]
+    labels = [t.text for t in root.iter(SVG + "text")]
+    assert "0" in labels and "mesh: rows x=2, columns y=2" in labels
 
 
 def test_latex_is_a_standalone_tikz_document():

@@ -247,7 +247,8 @@ CellGrid MeshGrid(const sharding::ShardingExplanation& e,
 }  // namespace
 
 std::string ShardingSvg(const sharding::ShardingExplanation& e,
-                        const std::optional<sharding::Mesh>& mesh) {
+                        const std::optional<sharding::Mesh>& mesh,
+                        const std::vector<std::string>& extra_notes) {
   const std::vector<size_t> split = SplitDims(e);
   std::optional<size_t> row_dim, col_dim;
   const size_t rank = e.global_shape.size();
@@ -276,6 +277,7 @@ std::string ShardingSvg(const sharding::ShardingExplanation& e,
       absl::StrCat("rows: ", row_dim ? absl::StrCat("dimension ", *row_dim) : "none split",
                    ", columns: ", col_dim ? absl::StrCat("dimension ", *col_dim) : "none split"),
       "each block: the devices holding it (replicas grouped); colour: replica group"};
+  notes.insert(notes.end(), extra_notes.begin(), extra_notes.end());
   if (e.named.text) notes.push_back(*e.named.text);
   if (e.hlo.text) notes.push_back(absl::StrCat("HLO ", *e.hlo.text));
   notes.push_back(absl::StrCat("shard shape (", absl::StrJoin(e.shard_shape, ", "), "), ",

@@ -80,7 +80,7 @@ TEST(PictureCli, XlaExplainSvgErrors) {
   r = RunAxe({"xla", "explain", "HloModule m\nENTRY e { ROOT p = f32[4]{0} parameter(0) }", "--svg",
               ::testing::TempDir() + "/x.svg"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--svg takes a single shape, not HLO text"));
+  EXPECT_THAT(r.err, HasSubstr("--svg and --latex take a single shape, not HLO text"));
   r = RunAxe({"xla", "explain", "f32[4]{0}", "--svg", "/nonexistent-dir/x.svg"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--svg: cannot write '/nonexistent-dir/x.svg'"));
@@ -175,7 +175,8 @@ TEST(PictureCli, ZoomErrors) {
   r = RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--svg", path, "--zoom", "0:2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--zoom: expected ROW0:ROW1,COL0:COL1, got '0:2'"));
-  r = RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--svg", path, "--zoom", "0:2,3:9"});
+  r = RunAxe(
+      {"layout", "show", "S[(4,4):(4,1)]", "--shape", "4,4", "--svg", path, "--zoom", "0:2,3:9"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--zoom: the zoom window rows 0:2, columns 3:9 is empty or "
                                "outside the 4 x 4 grid"));

@@ -103,7 +103,7 @@ TEST(LayoutSvg, ZoomErrors) {
   EXPECT_THAT(
       LayoutSvg(*l, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 0, 0, 1}}),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("zoom: rows 0:0, columns 0:1 is not a non-empty window of the "
+               HasSubstr("the zoom window rows 0:0, columns 0:1 is empty or outside the "
                          "64 x 128 grid")));
   EXPECT_THAT(
       LayoutSvg(*l, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 8, 120, 129}}),

@@ -17,14 +17,17 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "axe/sharding/explain.h"
 #include "axe/sharding/mesh.h"
 
 namespace axe::picture {
 
+// `extra_notes` are added to the legend (e.g. what the caller assumed about the array).
 std::string ShardingSvg(const sharding::ShardingExplanation& explanation,
-                        const std::optional<sharding::Mesh>& mesh);
+                        const std::optional<sharding::Mesh>& mesh,
+                        const std::vector<std::string>& extra_notes = {});
 
 }  // namespace axe::picture
 
