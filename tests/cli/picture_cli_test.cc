@@ -141,6 +141,8 @@ TEST(PictureCli, LatexBesideSvgForLayoutsShardingsAndXlaShapes) {
               "s.tex");
   ExpectStandaloneTikz(tex);
   EXPECT_THAT(tex, HasSubstr("{0,1};"));
+  tex = Latex({"grid", "show", "--shape", "8,6", "--block", "2,3", "--grid", "4,2"}, "g.tex");
+  ExpectStandaloneTikz(tex);
   tex = Latex({"xla", "explain", "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"}, "x.tex");
   ExpectStandaloneTikz(tex);
   EXPECT_THAT(tex, HasSubstr("{\\#0};"));

@@ -84,6 +84,7 @@ TEST(LayoutSvg, SummaryOfAShardedTensorShowsEveryDevice) {
   for (const char* device : {"gpuid = 0", "gpuid = 1", "gpuid = 2", "gpuid = 3"})
     EXPECT_THAT(svg, HasSubstr(device));
   EXPECT_THAT(svg, HasSubstr("a block of 2 x 4 elements"));
+  EXPECT_TRUE(CompareGolden("layout_summary_4_devices.svg", svg));
 }
 
 TEST(LayoutSvg, ZoomDrawsEveryElementOfTheWindow) {
