@@ -143,6 +143,14 @@ TEST(PictureCli, LatexBesideSvgForLayoutsShardingsAndXlaShapes) {
   EXPECT_THAT(tex, HasSubstr("{0,1};"));
   tex = Latex({"grid", "show", "--shape", "8,6", "--block", "2,3", "--grid", "4,2"}, "g.tex");
   ExpectStandaloneTikz(tex);
+  tex = Latex({"reshard", "--shape", "8,8", "--mesh", "x=2,y=2", "--from", "P('x', None)", "--to",
+               "P(None, 'y')", "--repeat", "1"},
+              "r.tex");
+  ExpectStandaloneTikz(tex);
+  tex = Latex({"relayout", "--from", "S[(4,4):(4,1)]", "--to", "S[(4,4):(1,4)]", "--shape", "4,4",
+               "--repeat", "1"},
+              "rl.tex");
+  ExpectStandaloneTikz(tex);
   tex = Latex({"xla", "explain", "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"}, "x.tex");
   ExpectStandaloneTikz(tex);
   EXPECT_THAT(tex, HasSubstr("{\\#0};"));
