@@ -435,8 +435,10 @@ absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureO
   width = std::max(width, grid.width);
   y += grid.height + 8;
   y = FlowSwatches(svg, kMargin, y, std::max<int64_t>(grid.width, 480), logical.swatches);
-  width = std::max(width, LinesWidth(logical.notes));
-  y = LegendLines(svg, kMargin, y, logical.notes) + 16;
+  // The notes under the grid wrap at the grid's width when it is wider than a legend line.
+  const int64_t notes_width = std::max(kMaxLegendWidth, grid.width);
+  width = std::max(width, LinesWidth(logical.notes, notes_width));
+  y = LegendLines(svg, kMargin, y, logical.notes, notes_width) + 16;
   int64_t x = kMargin, panels_height = 0;
   for (const CellGrid& panel : panels) {
     const Box box = DrawCellGrid(svg, x, y, panel);

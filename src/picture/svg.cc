@@ -159,9 +159,10 @@ std::vector<std::string> WrapLine(absl::string_view line, int64_t max_width) {
   return out;
 }
 
-int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines) {
+int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines,
+                    int64_t max_width) {
   for (const std::string& line : lines) {
-    for (const std::string& part : WrapLine(line, kMaxLegendWidth)) {
+    for (const std::string& part : WrapLine(line, max_width)) {
       svg.Text(x, y + kFontSize, part, kInk);
       y += kLineHeight;
     }
@@ -169,10 +170,10 @@ int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::strin
   return y;
 }
 
-int64_t LinesWidth(const std::vector<std::string>& lines) {
+int64_t LinesWidth(const std::vector<std::string>& lines, int64_t max_width) {
   int64_t width = 0;
   for (const std::string& line : lines) {
-    for (const std::string& part : WrapLine(line, kMaxLegendWidth))
+    for (const std::string& part : WrapLine(line, max_width))
       width = std::max(width, TextWidth(part));
   }
   return width;

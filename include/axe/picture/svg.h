@@ -76,10 +76,12 @@ inline constexpr int64_t kMaxLegendWidth = 720;
 std::vector<std::string> WrapLine(absl::string_view line, int64_t max_width);
 
 // Writes `lines` of legend text from (x, y) (the top of the first line), each wrapped at
-// kMaxLegendWidth; returns the y below the last line.
-int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines);
+// `max_width` (a picture already wider than kMaxLegendWidth passes its width); returns the y
+// below the last line.
+int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines,
+                    int64_t max_width = kMaxLegendWidth);
 // The width of the widest of `lines`, as LegendLines wraps them.
-int64_t LinesWidth(const std::vector<std::string>& lines);
+int64_t LinesWidth(const std::vector<std::string>& lines, int64_t max_width = kMaxLegendWidth);
 
 }  // namespace axe::picture
 
