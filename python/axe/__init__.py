@@ -6,7 +6,7 @@ live JAX session (``from_jax``, ``explain``) that never import JAX themselves. S
 """
 
 from axe._axe import Layout, RelayoutPlan, memory_budget, plan_relayout, tile, tile_to
-from axe import ir, jit, pallas, sharding, xla
+from axe import ir, jit, pallas, picture, sharding, xla
 from axe._jax import ArrayInfo, explain, from_jax
 from axe._relayout import relayout
 
@@ -20,6 +20,7 @@ __all__ = [
     "jit",
     "memory_budget",
     "pallas",
+    "picture",
     "plan_relayout",
     "relayout",
     "sharding",

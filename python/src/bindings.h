@@ -26,6 +26,8 @@ void BindIr(nanobind::module_& m);
 // axe.jit: compile (a jaxpr with in/out Formats), Compiled (formats, donations, calls on
 // NumPy arrays through the in-process runtime).
 void BindJit(nanobind::module_& m);
+// axe._axe.picture: layout_svg, xla_svg, sharding_svg, to_latex (python/axe/_display.py).
+void BindPicture(nanobind::module_& m);
 
 }  // namespace axe::python
 

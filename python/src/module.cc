@@ -19,4 +19,6 @@ NB_MODULE(_axe, m) {
   axe::python::BindIr(ir);
   nanobind::module_ jit = m.def_submodule("jit", "Jaxprs compiled with Formats, and called");
   axe::python::BindJit(jit);
+  nanobind::module_ picture = m.def_submodule("picture", "SVG and TikZ pictures");
+  axe::python::BindPicture(picture);
 }

@@ -28,7 +28,7 @@ absl::StatusOr<std::array<int64_t, 2>> ParseGridShape(absl::string_view text, co
 }  // namespace
 
 KindAnswer AnswerLayout(const Fields& fields) {
-  KindAnswer known = CheckKnownFields(fields, {"layout", "shape", "color"});
+  KindAnswer known = CheckKnownFields(fields, {"layout", "shape", "color", "zoom"});
   if (!known.error.ok()) return known;
   const std::string text = FieldOr(fields, "layout");
   if (absl::StripAsciiWhitespace(text).empty()) {
@@ -51,6 +51,12 @@ KindAnswer AnswerLayout(const Fields& fields) {
                                      absl::StrCat("the layout ", layout->ToString(),
                                                   " does not use the axis '", colour, "'")));
     }
+  }
+  if (std::string zoom = std::string(absl::StripAsciiWhitespace(FieldOr(fields, "zoom")));
+      !zoom.empty()) {
+    absl::StatusOr<picture::GridZoom> window = picture::ParseGridZoom(zoom);
+    if (!window.ok()) return FieldError("zoom", window.status());
+    options.zoom = *window;
   }
   KindAnswer out;
   absl::StatusOr<std::string> answer = LayoutShowJson(*layout, *shape, GridWindow{32, 16});

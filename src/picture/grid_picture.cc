@@ -233,7 +233,7 @@ absl::StatusOr<std::string> GridSvg(const pallas::ShapeDType& out,
       absl::StrCat(rank >= 2 ? absl::StrCat(rows, " rows x ") : "", cols,
                    " columns; each block: the program ids (grid indices) writing it (+k: k more)"),
       "grey inside the array: written by no program (uninitialized)"};
-  int64_t width = std::max(TextWidth(title), right - kMargin);
+  int64_t width = std::max(LinesWidth({title}), right - kMargin);
   y = LegendSwatch(svg, kMargin, y, {"", std::string(kPaddingFill), std::string(kInk)},
                    "padding: the part of a window past the array's edge");
   if (!clamps.empty()) {

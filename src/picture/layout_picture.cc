@@ -5,8 +5,10 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
@@ -104,23 +106,58 @@ struct Section {
   std::vector<std::string> notes;
 };
 
+// The drawn part of the logical grid: the zoom window (default: all of it) and the step
+// between drawn rows and columns (1 when it fits the picture window, else the block size).
+struct Sampling {
+  GridZoom zoom;
+  int64_t row_step = 1, col_step = 1;
+  int64_t drawn_rows() const { return CeilDiv(zoom.row_end - zoom.row_begin, row_step); }
+  int64_t drawn_cols() const { return CeilDiv(zoom.col_end - zoom.col_begin, col_step); }
+  bool summarized() const { return row_step > 1 || col_step > 1; }
+};
+
+absl::StatusOr<Sampling> ChooseSampling(std::array<int64_t, 2> shape,
+                                        const LayoutPictureOptions& options) {
+  Sampling s;
+  s.zoom = options.zoom.value_or(GridZoom{0, shape[0], 0, shape[1]});
+  const GridZoom& z = s.zoom;
+  if (z.row_begin < 0 || z.row_begin >= z.row_end || z.row_end > shape[0] || z.col_begin < 0 ||
+      z.col_begin >= z.col_end || z.col_end > shape[1]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the zoom window rows ", z.row_begin, ":", z.row_end, ", columns ", z.col_begin, ":",
+        z.col_end, " is empty or outside the ", shape[0], " x ", shape[1], " grid"));
+  }
+  s.row_step = CeilDiv(z.row_end - z.row_begin, options.max_rows);
+  s.col_step = CeilDiv(z.col_end - z.col_begin, options.max_cols);
+  return s;
+}
+
 absl::StatusOr<Section> LogicalView(const Layout& layout, std::array<int64_t, 2> shape, Axis colour,
                                     const LayoutPictureOptions& options) {
-  AXE_ASSIGN_OR_RETURN(GridView view,
-                       ViewGrid(layout, shape[0], shape[1], {options.max_rows, options.max_cols}));
+  AXE_RETURN_IF_ERROR(CheckShapeAdmitted(layout, shape));
+  AXE_ASSIGN_OR_RETURN(Sampling sampling, ChooseSampling(shape, options));
+  std::vector<Axis> axes = layout.axes();
+  if (axes.empty()) axes.push_back(Axis::Memory());
   Section s;
   const bool replicated = layout.replica_size() > 1;
   s.grid.caption = absl::StrCat("logical ", shape[0], " x ", shape[1], ": each cell ",
-                                AxisNames(view.axes), ", coloured by ", colour.name());
-  for (int64_t r = 0; r < view.shown_rows; ++r) s.grid.row_labels.push_back(absl::StrCat(r));
-  for (int64_t c = 0; c < view.shown_cols; ++c) s.grid.col_labels.push_back(absl::StrCat(c));
+                                AxisNames(axes), ", coloured by ", colour.name());
+  const GridZoom& z = sampling.zoom;
+  for (int64_t i = 0; i < sampling.drawn_rows(); ++i)
+    s.grid.row_labels.push_back(absl::StrCat(z.row_begin + i * sampling.row_step));
+  for (int64_t j = 0; j < sampling.drawn_cols(); ++j)
+    s.grid.col_labels.push_back(absl::StrCat(z.col_begin + j * sampling.col_step));
   std::set<int64_t> colours;
-  for (const PhysCoord& p : view.cells) {
-    s.grid.cells.push_back(Coloured(PointLabel(p, view.axes), p.get(colour), replicated));
-    colours.insert(p.get(colour));
+  for (int64_t i = 0; i < sampling.drawn_rows(); ++i) {
+    for (int64_t j = 0; j < sampling.drawn_cols(); ++j) {
+      // r * cols + c < rows * cols = size, which fits int64.
+      const int64_t r = z.row_begin + i * sampling.row_step;
+      const int64_t c = z.col_begin + j * sampling.col_step;
+      AXE_ASSIGN_OR_RETURN(PhysCoord p, ApplyBase(layout, r * shape[1] + c));
+      s.grid.cells.push_back(Coloured(PointLabel(p, axes), p.get(colour), replicated));
+      colours.insert(p.get(colour));
+    }
   }
-  s.grid.more_rows = view.shown_rows < view.rows;
-  s.grid.more_cols = view.shown_cols < view.cols;
   for (int64_t v : colours) {
     if (static_cast<int64_t>(s.swatches.size()) == kPaletteSize) {
       s.notes.push_back("(colours repeat after 12 values)");
@@ -128,10 +165,16 @@ absl::StatusOr<Section> LogicalView(const Layout& layout, std::array<int64_t, 2>
     }
     s.swatches.push_back({Coloured("", v), absl::StrCat(colour.name(), " = ", v)});
   }
-  if (s.grid.more_rows || s.grid.more_cols) {
-    s.notes.push_back(absl::StrCat("showing rows 0-", view.shown_rows - 1, " of ", view.rows,
-                                   " and columns 0-", view.shown_cols - 1, " of ", view.cols,
-                                   " (… marks the rest)"));
+  if (options.zoom) {
+    s.notes.push_back(absl::StrCat("zoom: rows ", z.row_begin, "-", z.row_end - 1, " and columns ",
+                                   z.col_begin, "-", z.col_end - 1, " of ", shape[0], " x ",
+                                   shape[1]));
+  }
+  if (sampling.summarized()) {
+    s.notes.push_back(absl::StrCat("summary: each cell stands for a block of ", sampling.row_step,
+                                   " x ", sampling.col_step,
+                                   " elements and shows its first (top-left) one; "
+                                   "zoom in for every element"));
   }
   if (replicated) {
     std::string note =
@@ -353,6 +396,25 @@ int64_t FlowSwatches(Svg& svg, int64_t x0, int64_t y, int64_t width,
 
 }  // namespace
 
+absl::StatusOr<GridZoom> ParseGridZoom(absl::string_view text) {
+  std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
+  if (parts.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ROW0:ROW1,COL0:COL1, got '", text, "'"));
+  }
+  int64_t bounds[4] = {};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<absl::string_view> range = absl::StrSplit(parts[i], ':');
+    if (range.size() != 2 || !absl::SimpleAtoi(range[0], &bounds[2 * i]) ||
+        !absl::SimpleAtoi(range[1], &bounds[2 * i + 1])) {
+      return absl::InvalidArgumentError(absl::StrCat("the ", i == 0 ? "rows" : "columns", " part '",
+                                                     parts[i], "' of '", text,
+                                                     "' is not BEGIN:END"));
+    }
+  }
+  return GridZoom{bounds[0], bounds[1], bounds[2], bounds[3]};
+}
+
 absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options) {
   if (options.max_rows < 1 || options.max_cols < 1 || options.max_panels < 1) {
     return absl::InvalidArgumentError("the picture window must be at least 1 x 1, 1 panel");
@@ -368,13 +430,15 @@ absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureO
   Svg svg;
   const std::string title = absl::StrCat("Axe layout ", layout.ToString());
   int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 6;
-  int64_t width = TextWidth(title);
+  int64_t width = LinesWidth({title});
   const Box grid = DrawCellGrid(svg, kMargin, y, logical.grid);
   width = std::max(width, grid.width);
   y += grid.height + 8;
   y = FlowSwatches(svg, kMargin, y, std::max<int64_t>(grid.width, 480), logical.swatches);
-  width = std::max(width, LinesWidth(logical.notes));
-  y = LegendLines(svg, kMargin, y, logical.notes) + 16;
+  // The notes under the grid wrap at the grid's width when it is wider than a legend line.
+  const int64_t notes_width = std::max(kMaxLegendWidth, grid.width);
+  width = std::max(width, LinesWidth(logical.notes, notes_width));
+  y = LegendLines(svg, kMargin, y, logical.notes, notes_width) + 16;
   int64_t x = kMargin, panels_height = 0;
   for (const CellGrid& panel : panels) {
     const Box box = DrawCellGrid(svg, x, y, panel);
@@ -429,7 +493,7 @@ absl::StatusOr<std::string> RelayoutSvg(const Layout& source, const Layout& dest
     if (n.rfind("(colours", 0) != 0) notes.push_back(absl::StrCat("destination: ", n));
   }
   const int64_t width =
-      std::max({TextWidth(title), left.width + 32 + right.width, LinesWidth(notes)});
+      std::max({LinesWidth({title}), left.width + 32 + right.width, LinesWidth(notes)});
   y = LegendLines(svg, kMargin, y, notes);
   return svg.Finish(title, width + 2 * kMargin, y + kMargin);
 }

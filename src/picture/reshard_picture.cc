@@ -345,7 +345,7 @@ std::string ReshardSvg(const ReshardPlan& plan, absl::Span<const DeviceShard> fr
   const std::vector<std::string> notes = Notes(plan, dims, rows.more || cols.more, arrows);
   const std::vector<std::string> lists = Lists(plan);
   const int64_t width = std::max(
-      {TextWidth(title), x + right_box.width - kMargin, LinesWidth(notes), LinesWidth(lists)});
+      {LinesWidth({title}), x + right_box.width - kMargin, LinesWidth(notes), LinesWidth(lists)});
   y += std::max({left_box.height, middle.height, right_box.height}) + 8;
   y = LegendLines(svg, kMargin, y, notes) + 6;
   y = LegendLines(svg, kMargin, y, lists);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "axe/picture/palette.h"
 
 namespace axe::picture {
@@ -127,17 +128,54 @@ std::string Svg::Finish(absl::string_view title, int64_t width, int64_t height) 
   return out;
 }
 
-int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines) {
+std::vector<std::string> WrapLine(absl::string_view line, int64_t max_width) {
+  const int64_t max_chars = std::max<int64_t>(max_width / kCharWidth, 8);
+  std::vector<std::string> out;
+  std::string current;
+  int64_t current_chars = 0;
+  auto flush = [&] {
+    out.push_back(std::move(current));
+    current.clear();
+    current_chars = 0;
+  };
+  for (absl::string_view word : absl::StrSplit(line, ' ')) {
+    const int64_t chars = TextWidth(word) / kCharWidth;
+    if (current_chars > 0 && current_chars + 1 + chars > max_chars) flush();
+    if (current_chars > 0) {
+      current += ' ';
+      ++current_chars;
+    }
+    // A word longer than a line is cut at character (not byte) boundaries.
+    for (size_t i = 0; i < word.size();) {
+      if (current_chars == max_chars) flush();
+      size_t next = i + 1;
+      while (next < word.size() && (static_cast<unsigned char>(word[next]) & 0xC0) == 0x80) ++next;
+      current.append(word.data() + i, next - i);
+      ++current_chars;
+      i = next;
+    }
+  }
+  if (current_chars > 0 || out.empty()) flush();
+  return out;
+}
+
+int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines,
+                    int64_t max_width) {
   for (const std::string& line : lines) {
-    svg.Text(x, y + kFontSize, line, kInk);
-    y += kLineHeight;
+    for (const std::string& part : WrapLine(line, max_width)) {
+      svg.Text(x, y + kFontSize, part, kInk);
+      y += kLineHeight;
+    }
   }
   return y;
 }
 
-int64_t LinesWidth(const std::vector<std::string>& lines) {
+int64_t LinesWidth(const std::vector<std::string>& lines, int64_t max_width) {
   int64_t width = 0;
-  for (const std::string& line : lines) width = std::max(width, TextWidth(line));
+  for (const std::string& line : lines) {
+    for (const std::string& part : WrapLine(line, max_width))
+      width = std::max(width, TextWidth(part));
+  }
   return width;
 }
 

@@ -226,7 +226,7 @@ absl::StatusOr<std::string> TiledArraySvg(const xla::Shape& shape,
   const std::string title = absl::StrCat("XLA ", shape.ToString());
   int64_t y = LegendLines(svg, kMargin, kMargin, {title}) + 6;
   const Box grid = DrawCellGrid(svg, kMargin, y, tiles);
-  int64_t width = std::max(TextWidth(title), grid.width);
+  int64_t width = std::max(LinesWidth({title}), grid.width);
   y += grid.height + 8;
   y = LegendSwatch(svg, kMargin, y, {"", std::string(kPaddingFill), std::string(kInk)},
                    "padding (beyond the array's edge, inside the last tile)");

@@ -80,7 +80,7 @@ TEST(PictureCli, XlaExplainSvgErrors) {
   r = RunAxe({"xla", "explain", "HloModule m\nENTRY e { ROOT p = f32[4]{0} parameter(0) }", "--svg",
               ::testing::TempDir() + "/x.svg"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--svg takes a single shape, not HLO text"));
+  EXPECT_THAT(r.err, HasSubstr("--svg and --latex take a single shape, not HLO text"));
   r = RunAxe({"xla", "explain", "f32[4]{0}", "--svg", "/nonexistent-dir/x.svg"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--svg: cannot write '/nonexistent-dir/x.svg'"));
@@ -115,6 +115,81 @@ TEST(PictureCli, GridShowSvgRefusesHugeGrids) {
                         "--index-map", "(i)->(0)", "--svg", ::testing::TempDir() + "/g.svg"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--svg: the grid (5000,) has 5000 programs"));
+}
+
+// Runs `args` + --latex FILE; returns the file's text (empty on failure).
+std::string Latex(std::vector<std::string> args, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/picture_cli_" + name;
+  std::remove(path.c_str());
+  args.insert(args.end(), {"--latex", path});
+  RunResult r = RunAxe(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return ReadFile(path);
+}
+
+void ExpectStandaloneTikz(const std::string& tex) {
+  EXPECT_THAT(tex, HasSubstr("\\documentclass[tikz,border=2pt]{standalone}"));
+  EXPECT_THAT(tex, HasSubstr("\\begin{tikzpicture}"));
+  EXPECT_THAT(tex, HasSubstr("\\end{tikzpicture}\n\\end{document}\n"));
+}
+
+TEST(PictureCli, LatexBesideSvgForLayoutsShardingsAndXlaShapes) {
+  std::string tex = Latex({"layout", "show", "S[(4,4):(1@lane,4@lane)]"}, "l.tex");
+  ExpectStandaloneTikz(tex);
+  EXPECT_THAT(tex, HasSubstr("{Axe layout S[(4,4):(1@lane,4@lane)]};"));
+  tex = Latex({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x')"},
+              "s.tex");
+  ExpectStandaloneTikz(tex);
+  EXPECT_THAT(tex, HasSubstr("{0,1};"));
+  tex = Latex({"grid", "show", "--shape", "8,6", "--block", "2,3", "--grid", "4,2"}, "g.tex");
+  ExpectStandaloneTikz(tex);
+  tex = Latex({"reshard", "--shape", "8,8", "--mesh", "x=2,y=2", "--from", "P('x', None)", "--to",
+               "P(None, 'y')", "--repeat", "1"},
+              "r.tex");
+  ExpectStandaloneTikz(tex);
+  tex = Latex({"relayout", "--from", "S[(4,4):(4,1)]", "--to", "S[(4,4):(1,4)]", "--shape", "4,4",
+               "--repeat", "1"},
+              "rl.tex");
+  ExpectStandaloneTikz(tex);
+  tex = Latex({"xla", "explain", "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"}, "x.tex");
+  ExpectStandaloneTikz(tex);
+  EXPECT_THAT(tex, HasSubstr("{\\#0};"));
+  // Both files from one run are the same picture.
+  const std::string svg_path = ::testing::TempDir() + "/picture_cli_both.svg";
+  const std::string tex_path = ::testing::TempDir() + "/picture_cli_both.tex";
+  RunResult r =
+      RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--svg", svg_path, "--latex", tex_path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFile(svg_path), HasSubstr(">Axe layout S[(4,4):(4,1)]</text>"));
+  EXPECT_THAT(ReadFile(tex_path), HasSubstr("{Axe layout S[(4,4):(4,1)]};"));
+}
+
+// The docs' 64 x 128 array on 2 x 2 devices: the picture is a summary with every device, and
+// --zoom draws a window element by element.
+TEST(PictureCli, LayoutShowSummarizesAndZooms) {
+  const std::vector<std::string> show = {
+      "layout", "show", "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]", "--shape", "64,128"};
+  const std::string whole = Svg(show, "whole.svg");
+  EXPECT_THAT(whole, HasSubstr("gpuid = 3"));
+  EXPECT_THAT(whole, HasSubstr("summary: each cell stands for a block of 2 x 4"));
+  std::vector<std::string> zoomed = show;
+  zoomed.insert(zoomed.end(), {"--zoom", "0:4,64:68"});
+  EXPECT_THAT(Svg(zoomed, "zoom.svg"), HasSubstr(">2:65</text>"));
+}
+
+TEST(PictureCli, ZoomErrors) {
+  RunResult r = RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--zoom", "0:2,0:2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--zoom: it applies to the --svg or --latex picture"));
+  const std::string path = ::testing::TempDir() + "/picture_cli_z.svg";
+  r = RunAxe({"layout", "show", "S[(4,4):(4,1)]", "--svg", path, "--zoom", "0:2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--zoom: expected ROW0:ROW1,COL0:COL1, got '0:2'"));
+  r = RunAxe(
+      {"layout", "show", "S[(4,4):(4,1)]", "--shape", "4,4", "--svg", path, "--zoom", "0:2,3:9"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--zoom: the zoom window rows 0:2, columns 3:9 is empty or "
+                               "outside the 4 x 4 grid"));
 }
 
 }  // namespace

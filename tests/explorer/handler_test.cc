@@ -82,7 +82,24 @@ TEST(HandlerTest, LayoutOptionsAndTheirErrors) {
   ExpectFieldError(Get("layout", {{"layout", "S[(4,8):(8,1)]"}, {"color", "lane"}}), "color",
                    "does not use the axis 'lane'");
   ExpectFieldError(Get("layout", {{"layout", "S[4:1]"}, {"colour", "m"}}), "colour",
-                   "unknown field 'colour'; expected one of: layout, shape, color");
+                   "unknown field 'colour'; expected one of: layout, shape, color, zoom");
+  ExpectFieldError(Get("layout", {{"layout", "S[(4,8):(8,1)]"}, {"zoom", "0:2"}}), "zoom",
+                   "expected ROW0:ROW1,COL0:COL1");
+}
+
+TEST(HandlerTest, LayoutZoomDrawsTheWindow) {
+  Response r = Get("layout", {{"layout", "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]"},
+                              {"shape", "64,128"},
+                              {"zoom", "0:4,64:68"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string svg = Body(r)["svg"].get<std::string>();
+  EXPECT_THAT(svg, HasSubstr(">2:65</text>"));
+  EXPECT_THAT(svg, HasSubstr("zoom: rows 0-3 and columns 64-67 of 64 x 128"));
+  // Without a zoom the whole array is summarized: all four devices are drawn.
+  Response whole =
+      Get("layout", {{"layout", "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]"}, {"shape", "64,128"}});
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_THAT(Body(whole)["svg"].get<std::string>(), HasSubstr("gpuid = 3"));
 }
 
 TEST(HandlerTest, XlaAnswer) {

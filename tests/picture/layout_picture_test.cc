@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "axe/layout/nvidia.h"
+#include "axe/picture/svg.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "picture/golden.h"
@@ -18,6 +20,7 @@ using testing::CheckXml;
 using testing::CompareGolden;
 using testing::CountElements;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kFigure2[] = "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp";
 
@@ -54,13 +57,82 @@ TEST(LayoutSvg, MmaM16N8K16AccumulatorGolden) {
 
 TEST(LayoutSvg, IsDeterministic) { EXPECT_EQ(Draw(kFigure2), Draw(kFigure2)); }
 
-TEST(LayoutSvg, LargeLayoutsAreCutToAWindow) {
+// The picture's width attribute.
+int64_t PictureWidth(const std::string& svg) {
+  const size_t at = svg.find(" width=\"");
+  return at == std::string::npos ? -1 : std::stoll(svg.substr(at + 8));
+}
+
+TEST(LayoutSvg, LargeLayoutsAreSummarizedNotCropped) {
   const std::string svg = Draw("S[(1024,1024):(1024,1)]");
   EXPECT_EQ(CheckXml(svg), "");
-  EXPECT_THAT(svg, HasSubstr("showing rows 0-31 of"));
-  EXPECT_THAT(svg, HasSubstr("…"));
-  // Two windows of 32 x 32 cells (and a few legend swatches), never a million cells.
+  EXPECT_THAT(svg, HasSubstr("summary: each cell stands for a block of 32 x 32 elements"));
+  // The last drawn cell is element (992, 992): the whole array is in view.
+  EXPECT_THAT(svg, HasSubstr(">1016800</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr("showing rows 0-31")));
+  // A 32 x 32 summary and the inverse view's window (and a few legend swatches).
   EXPECT_LT(CountElements(svg, "rect"), 2 * 32 * 32 + 40);
+}
+
+// The docs' sharded tensor (a 64 x 128 array on 2 x 2 devices): its top-left 32 x 32 cells
+// are all on device 0, so a cropped picture showed device 0 alone.
+constexpr char kFourDevices[] = "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]";
+
+TEST(LayoutSvg, SummaryOfAShardedTensorShowsEveryDevice) {
+  const std::string svg = Draw(kFourDevices, {.shape = std::array<int64_t, 2>{64, 128}});
+  EXPECT_EQ(CheckXml(svg), "");
+  for (const char* device : {"gpuid = 0", "gpuid = 1", "gpuid = 2", "gpuid = 3"})
+    EXPECT_THAT(svg, HasSubstr(device));
+  EXPECT_THAT(svg, HasSubstr("a block of 2 x 4 elements"));
+  EXPECT_TRUE(CompareGolden("layout_summary_4_devices.svg", svg));
+}
+
+TEST(LayoutSvg, ZoomDrawsEveryElementOfTheWindow) {
+  const std::string svg = Draw(
+      kFourDevices, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 4, 64, 68}});
+  EXPECT_EQ(CheckXml(svg), "");
+  // (1, 65) is on device 2 at m = 65; the window has no summary.
+  EXPECT_THAT(svg, HasSubstr(">2:65</text>"));
+  EXPECT_THAT(svg, HasSubstr("zoom: rows 0-3 and columns 64-67 of 64 x 128"));
+  EXPECT_THAT(svg, Not(HasSubstr("summary")));
+  EXPECT_THAT(svg, Not(HasSubstr("gpuid = 0")));
+}
+
+TEST(LayoutSvg, ZoomErrors) {
+  absl::StatusOr<Layout> l = Layout::Parse(kFourDevices);
+  ASSERT_TRUE(l.ok());
+  EXPECT_THAT(
+      LayoutSvg(*l, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 0, 0, 1}}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("the zoom window rows 0:0, columns 0:1 is empty or outside the "
+                         "64 x 128 grid")));
+  EXPECT_THAT(
+      LayoutSvg(*l, {.shape = std::array<int64_t, 2>{64, 128}, .zoom = GridZoom{0, 8, 120, 129}}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("columns 120:129")));
+  EXPECT_THAT(ParseGridZoom("0:8"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("expected ROW0:ROW1,COL0:COL1, got '0:8'")));
+  EXPECT_THAT(ParseGridZoom("0:8,x:2"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the columns part 'x:2' of '0:8,x:2' is not BEGIN:END")));
+  absl::StatusOr<GridZoom> z = ParseGridZoom("1:8,16:32");
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(z->row_begin, 1);
+  EXPECT_EQ(z->col_end, 32);
+}
+
+// A long layout's title made one picture 1692 pixels wide: legend and title lines wrap.
+TEST(LayoutSvg, LongTitlesWrapInsteadOfWideningThePicture) {
+  std::string extents, strides;
+  for (int i = 0; i < 10; ++i) {
+    absl::StrAppend(&extents, i ? "," : "", 2);
+    absl::StrAppend(&strides, i ? "," : "", int64_t{1} << (9 - i), "@m");
+  }
+  const std::string text = absl::StrCat("S[(", extents, "):(", strides, ")] + 12345678@m");
+  const std::string svg = Draw(text, {.shape = std::array<int64_t, 2>{1024, 1}});
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_GT(TextWidth(absl::StrCat("Axe layout ", text)), kMaxLegendWidth);
+  EXPECT_LE(PictureWidth(svg), kMaxLegendWidth + 2 * kMargin);
+  EXPECT_THAT(svg, HasSubstr(">Axe layout S[(2,2,"));
 }
 
 // Values at the ends of int64 (found by a request sweep of the explorer;
@@ -129,6 +201,7 @@ namespace {
 
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(RelayoutSvg, RegistersToSharedMemoryGolden) {
   // The m16n8k16 C fragment stored row-major into a 16 x 8 shared-memory tile.

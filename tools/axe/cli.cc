@@ -21,6 +21,7 @@
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/base/utf8.h"
+#include "axe/picture/tikz.h"
 
 namespace axe::cli {
 
@@ -68,6 +69,21 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text,
     return absl::InvalidArgumentError(absl::StrCat(what, ": cannot write '", path, "'"));
   }
   return absl::OkStatus();
+}
+
+absl::Status WritePictureFiles(const std::string& svg_path, const std::string& latex_path,
+                               const std::string& svg) {
+  if (!svg_path.empty()) AXE_RETURN_IF_ERROR(WriteOutputFile(svg_path, svg, "--svg"));
+  if (latex_path.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> tikz = picture::SvgToTikz(svg);
+  if (!tikz.ok()) return InOption("--latex", tikz.status());
+  return WriteOutputFile(latex_path, *tikz, "--latex");
+}
+
+void AddLatexOption(CLI::App* cmd, std::string& latex) {
+  cmd->add_option("--latex", latex,
+                  "Also write the picture as a standalone LaTeX (TikZ) document into FILE")
+      ->check(OutputFileName());
 }
 
 namespace {

@@ -65,6 +65,14 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
 absl::Status WriteOutputFile(const std::string& path, const std::string& text,
                              const std::string& what);
 
+// Writes a picture: the SVG `svg` to `svg_path` (--svg) and its TikZ form (picture/tikz.h)
+// to `latex_path` (--latex), each when its path is not empty.
+absl::Status WritePictureFiles(const std::string& svg_path, const std::string& latex_path,
+                               const std::string& svg);
+
+// Adds `--latex FILE` (the --svg picture as a standalone TikZ document) to `cmd`.
+void AddLatexOption(CLI::App* cmd, std::string& latex);
+
 // The check of an output FILE option (--svg): an empty file name is refused when parsing
 // (it would silently write nothing).
 const CLI::Validator& OutputFileName();

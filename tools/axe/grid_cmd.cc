@@ -116,7 +116,8 @@ absl::StatusOr<IndexMap> ParseIndexMap(const std::string& text, std::optional<In
 void AddShow(CLI::App& group, Selected& selected) {
   auto args = std::make_shared<GridArgs>();
   auto repr = std::make_shared<bool>(false);
-  auto svg = std::make_shared<std::string>();  // --svg FILE
+  auto svg = std::make_shared<std::string>();    // --svg FILE
+  auto latex = std::make_shared<std::string>();  // --latex FILE
   CLI::App* cmd = group.add_subcommand("show",
                                        "Run show_program_ids in interpret mode: every program "
                                        "fills its output block with its grid indices as "
@@ -130,8 +131,9 @@ void AddShow(CLI::App& group, Selected& selected) {
                   "Also draw the program blocks over the array (clamped and padded blocks "
                   "marked) as an SVG picture into FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, *latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [given = args, repr, svg, &selected]() -> absl::Status {
+  OnSelect(cmd, selected, [given = args, repr, svg, latex, &selected]() -> absl::Status {
     AXE_ASSIGN_OR_RETURN(GridArgs text, ReadGridArgs(*given));
     const GridArgs* args = &text;
     AXE_ASSIGN_OR_RETURN(Parsed p, ParseGridArgs(*args));
@@ -151,11 +153,11 @@ void AddShow(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(
         IndexMap map,
         ParseIndexMap(args->index_map, pallas::IndexMapExpr::Identity(p.grid.rank()).ToIndexMap()));
-    if (!svg->empty()) {
+    if (!svg->empty() || !latex->empty()) {
       absl::StatusOr<std::string> drawing =
           picture::GridSvg({p.dtype, p.shape}, p.block, p.grid, map);
-      if (!drawing.ok()) return InOption("--svg", drawing.status());
-      AXE_RETURN_IF_ERROR(WriteOutputFile(*svg, *drawing, "--svg"));
+      if (!drawing.ok()) return InOption(svg->empty() ? "--latex" : "--svg", drawing.status());
+      AXE_RETURN_IF_ERROR(WritePictureFiles(*svg, *latex, *drawing));
     }
     // Text mode reports the first clamped window and the count; --json lists the first ones.
     const int64_t max_reports = selected.json ? kMaxJsonClampReports : 1;

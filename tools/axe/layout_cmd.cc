@@ -313,7 +313,8 @@ void AddInfo(CLI::App& group, Selected& selected) {
   });
 }
 
-// --svg FILE of `axe layout show`: the picture (picture/layout_picture.h) of `l` on `shape`.
+// --svg FILE / --latex FILE of `axe layout show`: the picture (picture/layout_picture.h) of
+// `l` on `shape`, zoomed to --zoom.
 template <typename Args>
 absl::Status WriteLayoutSvg(const Layout& l, std::array<int64_t, 2> shape, const Args& args) {
   picture::LayoutPictureOptions options{.shape = shape};
@@ -326,16 +327,21 @@ absl::Status WriteLayoutSvg(const Layout& l, std::array<int64_t, 2> shape, const
           "--color-by: the layout ", l.ToString(), " does not use the axis '", args.color_by, "'"));
     }
   }
+  if (!args.zoom.empty()) {
+    absl::StatusOr<picture::GridZoom> zoom = picture::ParseGridZoom(args.zoom);
+    if (!zoom.ok()) return InOption("--zoom", zoom.status());
+    options.zoom = *zoom;
+  }
   absl::StatusOr<std::string> svg = picture::LayoutSvg(l, options);
-  if (!svg.ok()) return InOption("--svg", svg.status());
-  return WriteOutputFile(args.svg, *svg, "--svg");
+  if (!svg.ok()) return InOption(args.zoom.empty() ? "--svg" : "--zoom", svg.status());
+  return WritePictureFiles(args.svg, args.latex, *svg);
 }
 
 void AddShow(CLI::App& group, Selected& selected) {
   struct Args : LayoutArgs {
     std::string shape;
     int64_t max_rows = 32, max_cols = 16;
-    std::string svg, color_by;  // --svg FILE, --color-by AXIS
+    std::string svg, latex, color_by, zoom;  // --svg FILE, --latex FILE, --color-by, --zoom
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
@@ -352,6 +358,11 @@ void AddShow(CLI::App& group, Selected& selected) {
   cmd->add_option("--svg", args->svg,
                   "Also draw the grid and the physical space as an SVG picture into FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, args->latex);
+  cmd->add_option("--zoom", args->zoom,
+                  "Draw rows ROW0..ROW1-1 and columns COL0..COL1-1 of the logical grid in the "
+                  "--svg/--latex picture, as ROW0:ROW1,COL0:COL1 (default: the whole grid, "
+                  "summarized in blocks when larger than 32 x 32)");
   cmd->add_option("--color-by", args->color_by,
                   "The axis whose value colours the --svg cells (default: the first non-memory "
                   "axis)");
@@ -366,7 +377,10 @@ void AddShow(CLI::App& group, Selected& selected) {
       shape = {s[0], s[1]};
     }
     const GridWindow window{args->max_rows, args->max_cols};
-    if (!args->svg.empty()) AXE_RETURN_IF_ERROR(WriteLayoutSvg(l, shape, *args));
+    if (!args->svg.empty() || !args->latex.empty())
+      AXE_RETURN_IF_ERROR(WriteLayoutSvg(l, shape, *args));
+    if (!args->zoom.empty() && args->svg.empty() && args->latex.empty())
+      return absl::InvalidArgumentError("--zoom: it applies to the --svg or --latex picture");
     if (!selected.json) {
       AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1], window));
       std::cout << grid;

@@ -112,13 +112,16 @@ struct RelayoutArgs {
   std::optional<int64_t> repeat;
   int threads = 0;
   bool check = false, measure = false;
-  std::string svg;  // --svg FILE: source and destination side by side
+  std::string svg;    // --svg FILE: source and destination side by side
+  std::string latex;  // --latex FILE: the same picture as TikZ
 };
 
-// Writes RelayoutSvg of the two layouts to --svg FILE, when one was given: drawn as a grid of
-// (all but the last domain dimension) x (the last), the domain the layouts are defined on.
-absl::Status WriteRelayoutSvg(const std::string& path, const runtime::RelayoutRequest& request) {
-  if (path.empty()) return absl::OkStatus();
+// Writes RelayoutSvg of the two layouts to --svg FILE and --latex FILE, when given: drawn as a
+// grid of (all but the last domain dimension) x (the last), the domain the layouts are
+// defined on.
+absl::Status WriteRelayoutSvg(const std::string& path, const std::string& latex_path,
+                              const runtime::RelayoutRequest& request) {
+  if (path.empty() && latex_path.empty()) return absl::OkStatus();
   const std::vector<int64_t> domain = request.src.DomainFor(request.shape);
   picture::LayoutPictureOptions options;
   const int64_t size = request.src.layout.size();
@@ -128,8 +131,8 @@ absl::Status WriteRelayoutSvg(const std::string& path, const runtime::RelayoutRe
   }
   absl::StatusOr<std::string> svg =
       picture::RelayoutSvg(request.src.layout, request.dst.layout, options);
-  if (!svg.ok()) return InOption("--svg", svg.status());
-  return WriteOutputFile(path, *svg, "--svg");
+  if (!svg.ok()) return InOption(path.empty() ? "--latex" : "--svg", svg.status());
+  return WritePictureFiles(path, latex_path, *svg);
 }
 
 absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args) {
@@ -159,7 +162,7 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget
   }
   if (args.threads < 0) return absl::InvalidArgumentError("--threads: must be >= 0");
   AXE_ASSIGN_OR_RETURN(runtime::RelayoutRequest request, ResolveRequest(args));
-  AXE_RETURN_IF_ERROR(WriteRelayoutSvg(args.svg, request));
+  AXE_RETURN_IF_ERROR(WriteRelayoutSvg(args.svg, args.latex, request));
   absl::StatusOr<int> bytes = relayout::ElementBytes(request.element_type);
   if (!bytes.ok()) {  // the type came from --dtype or from an XLA shape
     return absl::Status(bytes.status().code(),
@@ -232,6 +235,7 @@ void AddRelayout(CLI::App& app, Selected& selected) {
                   "Also write the two layouts side by side (each element's offset in the source "
                   "and in the destination) as SVG to FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected,
            [args, &selected] { return RunRelayout(*args, selected.json, selected.budget); });

@@ -56,19 +56,21 @@ struct ReshardArgs {
   double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::optional<int64_t> repeat;
   bool check = false;
-  std::string svg;  // --svg FILE: the plan's picture
+  std::string svg;    // --svg FILE: the plan's picture
+  std::string latex;  // --latex FILE: the same picture as TikZ
 };
 
-// Writes the picture of `plan` (from -> to) to --svg FILE, when one was given.
-absl::Status WriteReshardSvg(const std::string& path, const runtime::ReshardPlan& plan,
-                             absl::Span<const int64_t> shape, const sharding::NamedSharding& from,
+// Writes the picture of `plan` (from -> to) to --svg FILE and --latex FILE, when given.
+absl::Status WriteReshardSvg(const std::string& path, const std::string& latex_path,
+                             const runtime::ReshardPlan& plan, absl::Span<const int64_t> shape,
+                             const sharding::NamedSharding& from,
                              const sharding::NamedSharding& to) {
-  if (path.empty()) return absl::OkStatus();
+  if (path.empty() && latex_path.empty()) return absl::OkStatus();
   AXE_ASSIGN_OR_RETURN(std::vector<sharding::DeviceShard> from_map,
                        sharding::DevicesIndicesMap(from, shape));
   AXE_ASSIGN_OR_RETURN(std::vector<sharding::DeviceShard> to_map,
                        sharding::DevicesIndicesMap(to, shape));
-  return WriteOutputFile(path, picture::ReshardSvg(plan, from_map, to_map), "--svg");
+  return WritePictureFiles(path, latex_path, picture::ReshardSvg(plan, from_map, to_map));
 }
 
 absl::StatusOr<sharding::NamedSharding> ReadSharding(const sharding::Mesh& mesh,
@@ -268,7 +270,7 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
     const int64_t kept = r.plan.bytes_kept.empty() ? 0 : r.plan.bytes_kept[0];
     PrintMpiResult(r, devices, args.local_copies, client->LocalCopiesOnWorker(kept),
                    client->own_cpus(), json);
-    svg_written = WriteReshardSvg(args.svg, r.plan, shape, from.sharding, to.sharding);
+    svg_written = WriteReshardSvg(args.svg, args.latex, r.plan, shape, from.sharding, to.sharding);
   }
   client.reset();
   runtime::MpiFinalize(args.mpi_timeout);
@@ -345,7 +347,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
                        runtime::BenchmarkReshard(*client, shape, *dtype, {from, from_layout},
                                                  {to, to_layout}, options));
   PrintResult(result, args, devices, json);
-  AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, result.plan, shape, from, to));
+  AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, args.latex, result.plan, shape, from, to));
   if (result.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("a resharded shard differs from the host data sliced to its box");
   }
@@ -395,6 +397,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
                   "Also write the plan's picture (source and destination shardings side by side, "
                   "the messages, bytes per device, V_min) as SVG to FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected,
            [args, &selected] { return RunReshard(*args, selected.json, selected.budget); });

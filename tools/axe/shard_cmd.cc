@@ -169,6 +169,7 @@ absl::StatusOr<DeviceAxisMode> ParseMode(const std::string& mode) {
 struct ExplainArgs : ArrayArgs {
   std::string mesh, spec, hlo, sdy, sharding, format, axe, mode = "flat";
   std::string svg;      // --svg FILE: the picture
+  std::string latex;    // --latex FILE: the picture as TikZ
   std::string devices;  // --devices: the mesh's device ids in mesh-position order
   int64_t num_devices = 0;
   bool partitioned = false;  // the --hlo shape is one device's (a compiled module's)
@@ -411,10 +412,10 @@ void PrintExplanation(const ShardingExplanation& e) {
 // --hlo given a whole module: every sharding in it, each on its own instruction's shape (the
 // whole array's: per-device shapes of a partitioned module are multiplied out).
 absl::Status ExplainModule(const ExplainArgs& args, const std::string& text, Selected& selected) {
-  if (!args.shape.empty() || !args.layout.empty() || !args.svg.empty()) {
+  if (!args.shape.empty() || !args.layout.empty() || !args.svg.empty() || !args.latex.empty()) {
     return absl::InvalidArgumentError(
         "--hlo is a whole module: each of its instructions has its own shape and layout, so "
-        "--shape, --layout and --svg do not apply (paste one instruction line for those)");
+        "--shape, --layout, --svg and --latex do not apply (paste one instruction line for those)");
   }
   absl::StatusOr<sharding::ModuleShardings> module =
       sharding::ReadModuleShardings(text, args.partitioned);
@@ -513,6 +514,7 @@ void AddExplain(CLI::App& group, Selected& selected) {
                   "Also draw the blocks each device holds, beside the mesh, as an SVG picture "
                   "into FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
     std::string hlo_text;
@@ -521,13 +523,14 @@ void AddExplain(CLI::App& group, Selected& selected) {
       if (sharding::IsHloModule(hlo_text)) return ExplainModule(*args, hlo_text, selected);
     }
     AXE_ASSIGN_OR_RETURN(ShardingExplanation e, Explain(*args, hlo_text));
-    if (!args->svg.empty()) {
+    if (!args->svg.empty() || !args->latex.empty()) {
       // The mesh is drawn beside the blocks (not when it came from standard input, read once).
       MeshOption mesh;
       if (args->mesh != "-") {
         AXE_ASSIGN_OR_RETURN(mesh, ParseMeshOption(args->mesh));
       }
-      AXE_RETURN_IF_ERROR(WriteOutputFile(args->svg, picture::ShardingSvg(e, mesh.mesh), "--svg"));
+      AXE_RETURN_IF_ERROR(
+          WritePictureFiles(args->svg, args->latex, picture::ShardingSvg(e, mesh.mesh)));
     }
     if (selected.json) {
       PrintJson(ExplanationJson(e));

@@ -87,7 +87,8 @@ void PrintShapeText(const Shape& s) {
 struct ExplainArgs : ShapeArgs {
   std::string index;
   std::string leaf;
-  std::string svg;  // --svg FILE: the tiling picture
+  std::string svg;    // --svg FILE: the tiling picture
+  std::string latex;  // --latex FILE: the same picture as TikZ
 };
 
 // ---- HLO instruction lines and modules ----
@@ -228,8 +229,8 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
     if (has_index || has_leaf) {
       return absl::InvalidArgumentError("--index and --leaf take a single shape, not HLO text");
     }
-    if (!args.svg.empty())
-      return absl::InvalidArgumentError("--svg takes a single shape, not HLO text");
+    if (!args.svg.empty() || !args.latex.empty())
+      return absl::InvalidArgumentError("--svg and --latex take a single shape, not HLO text");
     return RunExplainHlo(text, json, budget);
   }
   AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeText(text, args));
@@ -241,10 +242,10 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
   if (!leaf.ok())
     return absl::InvalidArgumentError(absl::StrCat("--leaf: ", leaf.status().message()));
   const Shape& s = **leaf;
-  if (!args.svg.empty()) {
+  if (!args.svg.empty() || !args.latex.empty()) {
     absl::StatusOr<std::string> svg = picture::TiledArraySvg(s);
-    if (!svg.ok()) return InOption("--svg", svg.status());
-    AXE_RETURN_IF_ERROR(WriteOutputFile(args.svg, *svg, "--svg"));
+    if (!svg.ok()) return InOption(args.svg.empty() ? "--latex" : "--svg", svg.status());
+    AXE_RETURN_IF_ERROR(WritePictureFiles(args.svg, args.latex, *svg));
   }
   std::optional<xla::IndexExplanation> at;
   if (has_index) {
@@ -291,6 +292,7 @@ void AddExplain(CLI::App& group, Selected& selected) {
                   "Also draw the tiling (tiles numbered in memory order, padding, sub-tiles) "
                   "as an SVG picture into FILE")
       ->check(OutputFileName());
+  AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, index, leaf, &selected]() -> absl::Status {
     return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json, selected.budget);

@@ -9,8 +9,11 @@
 //    axes' values), each point labelled with the logical coordinate "r,c" it holds ("+k"
 //    when k more map to it) and coloured by the logical row. A layout on one axis is drawn
 //    as its values in rows of a chosen width (memory offsets 0..W-1 on the first row, ...).
-// Large layouts are cut to a window (at most 32 x 32 cells, 4 panels), and the legend says
-// what was left out.
+// A logical grid larger than the window (32 x 32 cells) is summarized, not cropped: each
+// drawn cell stands for a block of cells (the block's first element is drawn), so that the
+// whole array stays in view; a zoom window draws a part of it (again summarized when larger
+// than the window). The inverse view draws at most 32 x 32 points in 4 panels; the legend
+// says what was left out.
 //
 //   std::string svg = *LayoutSvg(*Layout::Parse(
 //       "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"), {});
@@ -23,10 +26,20 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "axe/layout/axis.h"
 #include "axe/layout/layout.h"
 
 namespace axe::picture {
+
+// Rows [row_begin, row_end) and columns [col_begin, col_end) of the logical grid.
+struct GridZoom {
+  int64_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+};
+
+// Parses "ROW0:ROW1,COL0:COL1" (half-open, as Python slices: "0:8,16:32" is rows 0-7 of
+// columns 16-31). Errors name the part that is not a range.
+absl::StatusOr<GridZoom> ParseGridZoom(absl::string_view text);
 
 struct LayoutPictureOptions {
   // The logical shape ROWS, COLS (default: DefaultGridShape).
@@ -40,10 +53,13 @@ struct LayoutPictureOptions {
   int64_t row_width = 0;
   // Cells drawn at most per direction (each view) and panels of the inverse view.
   int64_t max_rows = 32, max_cols = 32, max_panels = 4;
+  // The part of the logical grid drawn (default: all of it, summarized when large).
+  std::optional<GridZoom> zoom = std::nullopt;
 };
 
 // Errors: the shape is not admitted by the layout, an axis option names an axis the layout
-// does not use (or row and column are the same axis), a non-positive window.
+// does not use (or row and column are the same axis), a non-positive window, a zoom window
+// that is empty or outside the shape.
 absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options);
 
 // A relayout from `source` to `destination` (the same logical shape): the two logical grids

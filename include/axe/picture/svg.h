@@ -67,11 +67,21 @@ class Svg {
   int open_groups_ = 0;
 };
 
-// Writes `lines` of legend text from (x, y) (the top of the first line); returns the y
+// The widest a legend or title line is drawn (pixels): longer lines wrap, so that a long
+// layout or sharding never widens a picture beyond a screen.
+inline constexpr int64_t kMaxLegendWidth = 720;
+
+// `line` cut into lines of at most `max_width` pixels, at spaces where it can (a word longer
+// than a line is cut inside).
+std::vector<std::string> WrapLine(absl::string_view line, int64_t max_width);
+
+// Writes `lines` of legend text from (x, y) (the top of the first line), each wrapped at
+// `max_width` (a picture already wider than kMaxLegendWidth passes its width); returns the y
 // below the last line.
-int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines);
-// The width of the widest of `lines`.
-int64_t LinesWidth(const std::vector<std::string>& lines);
+int64_t LegendLines(Svg& svg, int64_t x, int64_t y, const std::vector<std::string>& lines,
+                    int64_t max_width = kMaxLegendWidth);
+// The width of the widest of `lines`, as LegendLines wraps them.
+int64_t LinesWidth(const std::vector<std::string>& lines, int64_t max_width = kMaxLegendWidth);
 
 }  // namespace axe::picture
 
