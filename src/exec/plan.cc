@@ -218,6 +218,16 @@ void AssignReleases(Plan& plan) {
   for (size_t slot = 0; slot < last.size(); ++slot) {
     if (last[slot] >= 0) plan.steps[static_cast<size_t>(last[slot])].released.push_back(slot);
   }
+  for (Step& step : plan.steps) {
+    step.moved.assign(step.inputs.size(), false);
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const int slot = step.inputs[k];
+      const bool read_again =
+          std::find(step.inputs.begin() + k + 1, step.inputs.end(), slot) != step.inputs.end();
+      step.moved[k] = !read_again && std::find(step.released.begin(), step.released.end(), slot) !=
+                                         step.released.end();
+    }
+  }
 }
 
 // Bytes of a value of `aval` in the executor's encoding (doubles for a fallback's).
@@ -423,9 +433,19 @@ absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<
   for (const Step& step : plan.steps) {
     if (ctx.cancelled()) return absl::CancelledError("the program was cancelled");
     in.clear();
-    for (int slot : step.inputs) in.push_back(env[static_cast<size_t>(slot)]);
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      Value& v = env[static_cast<size_t>(step.inputs[k])];
+      if (step.moved[k]) {
+        in.push_back(std::move(v));
+      } else {
+        in.push_back(v);
+      }
+    }
     out.assign(step.outputs.size(), Value());
     absl::Status s = step.kernel.kernel(ctx, in, out);
+    for (size_t k = 0; k < in.size(); ++k) {  // last reads: their storage goes to the pool
+      if (step.moved[k] && ctx.values != nullptr) ctx.values->Give(std::move(in[k]));
+    }
     in.clear();
     if (!s.ok()) return s;
     if (out.size() != step.outputs.size()) {

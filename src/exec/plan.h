@@ -105,6 +105,7 @@ struct Step {
   std::vector<int> inputs;    // slots
   std::vector<int> outputs;   // slots
   std::vector<int> released;  // slots whose last use is this step
+  std::vector<bool> moved;    // per input: its slot's last read, handed over instead of copied
   bool fallback = false;
 };
 
