@@ -160,12 +160,22 @@ absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
   }
   if (group.ops.empty()) return i;  // broadcasts alone: copied by their own kernels
   Step step;
+  int folded_slot = -1;  // a reduction's operand that only the reduction reads after the group
+  if (end < eqns.size()) {
+    AXE_ASSIGN_OR_RETURN(EqnSlots r, Resolve(*eqns[end], slots));
+    if (r.in.size() == 1 && r.out.size() == 1 && last_read[static_cast<size_t>(r.in[0])] == end &&
+        AddRowFold(*eqns[end], r.in_avals[0], r.in[0], r.out_avals[0], group, reg_of_slot)) {
+      folded_slot = r.in[0];
+      ++end;
+    }
+  }
   for (int slot : produced) {
-    if (last_read[static_cast<size_t>(slot)] >= end) {
+    if (slot != folded_slot && last_read[static_cast<size_t>(slot)] >= end) {
       group.outputs.emplace_back(reg_of_slot.at(slot), slot);
       step.outputs.push_back(slot);
     }
   }
+  if (group.row_fold) step.outputs.push_back(static_cast<int>(*eqns[end - 1]->outputs.begin()));
   for (const FusedInput& in : group.inputs) step.inputs.push_back(in.slot);
   step.name = absl::StrJoin(group.names, ",");
   plan.stats.fused_groups++;

@@ -557,6 +557,49 @@ TEST(ExecPlanTest, AProducerWithOneReaderMovesNextToItAndFuses) {
   EXPECT_EQ(Differ("layernorm", j, rng), "");
 }
 
+// A reduction along the last dimension of a value only it reads ends the fused group before
+// it: the group runs row by row and folds each row from a buffer, in the reduce kernel's own
+// order, so the sums, maxima and minima (NaN included) are those of the unfused plan bit for
+// bit. Rows of 2500 take two tiles, the second partial.
+TEST(ExecPlanTest, AReductionFoldsItsGroupsRowsExactly) {
+  for (const char* reduce : {"reduce_sum", "reduce_max", "reduce_min"}) {
+    SCOPED_TRACE(reduce);
+    const std::string body = absl::StrCat(
+        "{ lambda ; a:f32[7,2500] b:f32[7,1]. let\n"
+        "    c:f32[7,2500] = sub a b\n"
+        "    d:f32[7,2500] = integer_pow[y=2] c\n"
+        "    e:f32[7] = ",
+        reduce, "[axes=(1,)", absl::string_view(reduce) == "reduce_sum" ? " out_sharding=None" : "",
+        "] d\n");
+    ir::ClosedJaxpr folded = Parse(absl::StrCat(body, "  in (e,) }"));
+    // With the squares also an output, they are written and reduced by the reduce kernel.
+    ir::ClosedJaxpr apart = Parse(absl::StrCat(body, "  in (e, d) }"));
+    absl::StatusOr<Executable> e = Executable::Compile(folded);
+    ASSERT_THAT(e, IsOk());
+    EXPECT_THAT(e->Describe(), HasSubstr(absl::StrCat("fused[sub,integer_pow,", reduce, "]")));
+    absl::StatusOr<Executable> e2 = Executable::Compile(apart);
+    ASSERT_THAT(e2, IsOk());
+    EXPECT_THAT(e2->Describe(), HasSubstr("reduce rows"));
+    std::mt19937_64 rng(testing_support::TestSeed(53));
+    std::vector<ir::HostArray> args;
+    for (const ir::ShapedArray& a : folded.jaxpr.in_avals()) args.push_back(RandomArray(a, rng));
+    args[0].values[2500 * 3 + 17] = std::nan("");
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(folded, args);
+    absl::StatusOr<std::vector<ir::HostArray>> want = ExecuteJaxpr(apart, args);
+    ASSERT_THAT(got, IsOk());
+    ASSERT_THAT(want, IsOk());
+    const std::vector<double>& g = (*got)[0].values;
+    const std::vector<double>& w = (*want)[0].values;
+    ASSERT_EQ(g.size(), 7u);
+    ASSERT_EQ(w.size(), 7u);
+    for (size_t r = 0; r < 7; ++r) {
+      EXPECT_TRUE(std::isnan(w[r]) ? std::isnan(g[r]) : g[r] == w[r])
+          << "row " << r << ": " << g[r] << " where the reduce kernel gives " << w[r];
+    }
+    EXPECT_TRUE(std::isnan(g[3]));
+  }
+}
+
 }  // namespace
 }  // namespace exec_test
 }  // namespace axe::exec
