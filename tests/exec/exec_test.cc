@@ -600,6 +600,26 @@ TEST(ExecPlanTest, AReductionFoldsItsGroupsRowsExactly) {
   }
 }
 
+// x**2 runs as x * x: the f32 product of the square-and-multiply (1 * (x * x)), which is also
+// the interpreter's exact double product rounded once, so the two agree bit for bit on edge
+// values too.
+TEST(ExecValuesTest, IntegerPowTwoIsTheRoundedSquare) {
+  ir::ClosedJaxpr j = Parse("{ lambda ; a:f32[9]. let b:f32[9] = integer_pow[y=2] a in (b,) }");
+  const double inf = std::numeric_limits<double>::infinity();
+  ir::HostArray x{
+      ir::ShapedArray({9}, DType::kF32),
+      {-0.0, 1.5, -3.0000002384185791, 1e-30, 3e19, -inf, std::nan(""), 1.0000001192092896, -7.25}};
+  absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, {x});
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, {x});
+  ASSERT_THAT(want, IsOk());
+  ASSERT_THAT(got, IsOk());
+  for (size_t i = 0; i < 9; ++i) {
+    const double w = (*want)[0].values[i], g = (*got)[0].values[i];
+    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : (g == w && std::signbit(g) == std::signbit(w)))
+        << "element " << i << ": " << g << " where the interpreter gives " << w;
+  }
+}
+
 }  // namespace
 }  // namespace exec_test
 }  // namespace axe::exec
