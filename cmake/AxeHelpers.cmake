@@ -46,10 +46,14 @@ function(axe_unity_build target)
   endif()
 endfunction()
 
-# axe_add_module(<name> SOURCES ... DEPS ...)
-# Defines the library axe_<name>, its alias axe::<name> and its installed export.
+# axe_add_module(<name> SOURCES ... DEPS ... [EXPORT <set>])
+# Defines the library axe_<name>, its alias axe::<name> and its installed export (in the
+# export set axeTargets, or <set>: axeMpiTargets holds the mpi component's targets).
 function(axe_add_module name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "EXPORT" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_EXPORT)
+    set(ARG_EXPORT axeTargets)
+  endif()
   set(target axe_${name})
   add_library(${target} ${ARG_SOURCES})
   add_library(axe::${name} ALIAS ${target})
@@ -60,7 +64,7 @@ function(axe_add_module name)
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE $<BUILD_INTERFACE:axe_build_flags>)
   axe_unity_build(${target})
-  install(TARGETS ${target} EXPORT axeTargets
+  install(TARGETS ${target} EXPORT ${ARG_EXPORT}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endfunction()

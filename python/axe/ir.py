@@ -95,14 +95,34 @@ def _bytes_view(a):
     return a.reshape(-1).view(np.uint8)
 
 
-def eval(jaxpr, *args, backend="host", devices=None):  # noqa: A001 (JAX's eval_jaxpr)
+def _bind_consts(jaxpr, consts):
+    """The jaxpr with its constvars' values: ``consts`` is a sequence of NumPy arrays in the
+    constvars' order (a closed jaxpr's ``{ lambda a:f32[3]; ...}``: the names before ``;``),
+    each of its constvar's shape and dtype exactly; None keeps the jaxpr's own values."""
+    if consts is None:
+        return jaxpr
+    arrays = [_as_array(c) for c in consts]
+    types = jaxpr._const_types
+    if len(types) != len(arrays):
+        raise TypeError(f"the jaxpr has {len(types)} constvars but {len(arrays)} consts were "
+                        "given")
+    for i, ((shape, dtype), a) in enumerate(zip(types, arrays)):
+        if tuple(a.shape) != tuple(shape) or a.dtype != _numpy_dtype(dtype):
+            got = _ir._type_text(a.dtype.name, list(a.shape))
+            raise TypeError(f"consts[{i}] is {got} but constvar {i} is {jaxpr.const_avals[i]}")
+    return _ir._with_consts(jaxpr, [_bytes_view(a) for a in arrays])
+
+
+def eval(jaxpr, *args, backend="host", devices=None, consts=None):  # noqa: A001 (JAX's eval_jaxpr)
     """Runs the jaxpr on NumPy arrays (or anything ``np.asarray`` reads) and returns a list of
     NumPy arrays, one per output. Arguments must have the inputs' shapes and dtypes exactly
     (JAX's TypeError otherwise). ``backend="host"`` runs the executor (``compile``; shard_map
     bodies on a simulated mesh); ``"threads"`` runs shard_map bodies on ``devices`` in-process
-    runtime devices (None: as many as the program needs) with the runtime's collectives."""
+    runtime devices (None: as many as the program needs) with the runtime's collectives.
+    ``consts``: the constvars' values, NumPy arrays in the constvars' order."""
     if not isinstance(jaxpr, Jaxpr):
         raise TypeError(f"axe.ir.eval takes an axe.ir.Jaxpr, got {type(jaxpr).__name__}")
+    jaxpr = _bind_consts(jaxpr, consts)
     arrays = [_as_array(x) for x in args]
     _check_arg_types(jaxpr, arrays)
     types = _ir._eval_output_types(jaxpr)  # checks the jaxpr and bounds the outputs' sizes
@@ -135,11 +155,13 @@ class Compiled:
         return self._executable.describe()
 
 
-def compile(jaxpr, threads=0):  # noqa: A001 (jax.jit(...).compile's name)
+def compile(jaxpr, threads=0, consts=None):  # noqa: A001 (jax.jit(...).compile's name)
     """Compiles the jaxpr with the executor (typed kernels, fused elementwise chains, BLAS
-    GEMM) for repeated calls; ``threads``: 0 uses every CPU the process may run on."""
+    GEMM) for repeated calls; ``threads``: 0 uses every CPU the process may run on;
+    ``consts``: the constvars' values, NumPy arrays in the constvars' order."""
     if not isinstance(jaxpr, Jaxpr):
         raise TypeError(f"axe.ir.compile takes an axe.ir.Jaxpr, got {type(jaxpr).__name__}")
+    jaxpr = _bind_consts(jaxpr, consts)
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
         raise TypeError(f"threads must be a non-negative int, got {threads!r}")
     return Compiled(jaxpr, threads)

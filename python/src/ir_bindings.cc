@@ -339,6 +339,31 @@ ClosedJaxpr Parse(nb::handle text) {
   return Unwrap(ir::ParseJaxpr(absl::string_view(utf8, static_cast<size_t>(size)), options));
 }
 
+// The jaxpr with its constvars' values from flat bytes, in constvar order (axe.ir.eval and
+// axe.ir.compile's consts=; ir.py checks the arrays' types first).
+ClosedJaxpr WithConsts(const ClosedJaxpr& j, const std::vector<InBytes>& consts) {
+  const std::vector<ir::VarId>& constvars = j.jaxpr.constvars;
+  if (consts.size() != constvars.size()) {
+    ThrowIfError(TypeError(absl::StrCat("the jaxpr has ", constvars.size(), " constvars but ",
+                                        consts.size(), " consts were given")));
+  }
+  ClosedJaxpr out = j;
+  out.consts.clear();
+  for (size_t i = 0; i < consts.size(); ++i) {
+    const ShapedArray aval = j.jaxpr.aval(constvars[i]).WithVma({});
+    std::optional<int64_t> n = aval.NumElements();
+    if (!n || *n > ir::kMaxEvalTextElements) {
+      throw nb::value_error(absl::StrCat("const ", i, " of type ", aval.ShortString(),
+                                         " has more than ", ir::kMaxEvalTextElements,
+                                         " elements (the interpreter's bound)")
+                                .c_str());
+    }
+    absl::Span<const uint8_t> bytes(consts[i].data(), consts[i].size());
+    out.consts.push_back(Unwrap(ir::HostArrayFromBytes(aval, bytes)));
+  }
+  return out;
+}
+
 void BindJaxpr(nb::module_& m) {
   nb::class_<ClosedJaxpr>(m, "Jaxpr", "A closed jaxpr (JAX's ClosedJaxpr), printed as JAX does.")
       .def_static("parse", &Parse, nb::arg("text"),
@@ -360,6 +385,18 @@ void BindJaxpr(nb::module_& m) {
       .def_prop_ro("num_consts", [](const ClosedJaxpr& j) { return j.consts.size(); })
       .def_prop_ro("effects", [](const ClosedJaxpr& j) { return j.jaxpr.effects; })
       .def_prop_ro("_in_types", [](const ClosedJaxpr& j) { return NumpyTypes(j.jaxpr.in_avals()); })
+      .def_prop_ro("_const_types",
+                   [](const ClosedJaxpr& j) {
+                     std::vector<ShapedArray> avals;
+                     for (ir::VarId v : j.jaxpr.constvars) avals.push_back(j.jaxpr.aval(v));
+                     return NumpyTypes(avals);
+                   })
+      .def_prop_ro("const_avals",
+                   [](const ClosedJaxpr& j) {
+                     std::vector<ShapedArray> avals;
+                     for (ir::VarId v : j.jaxpr.constvars) avals.push_back(j.jaxpr.aval(v));
+                     return AvalTexts(avals);
+                   })
       .def_prop_ro("_out_types",
                    [](const ClosedJaxpr& j) { return NumpyTypes(j.jaxpr.out_avals()); });
 }
@@ -386,6 +423,7 @@ void BindIr(nb::module_& m) {
       },
       nb::arg("dtype"), nb::arg("shape"));
   m.def("_eval_output_types", &EvalOutputTypes, nb::arg("jaxpr"));
+  m.def("_with_consts", &WithConsts, nb::arg("jaxpr"), nb::arg("consts"));
   nb::class_<exec::Executable>(m, "_Executable")
       .def("describe", &exec::Executable::Describe)
       .def("output_types", [](const exec::Executable& e) { return NumpyTypes(e.output_avals()); });

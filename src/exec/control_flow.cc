@@ -179,6 +179,7 @@ void AddCallKernels(KernelTable& table) {
   table["custom_vjp_call"] = [](const EqnView& v) { return BuildCall(v, "call_jaxpr"); };
   table["scan"] = BuildScan;
   table["cond"] = BuildCond;
+  table["remat2"] = [](const EqnView& v) { return BuildCall(v, "jaxpr"); };
 }
 
 }  // namespace axe::exec::internal

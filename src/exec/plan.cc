@@ -363,6 +363,9 @@ const KernelTable& Kernels() {
     AddCompareSelectKernels(*t);
     AddIndexingKernels(*t);
     AddConvKernels(*t);
+    AddSortKernels(*t);
+    AddWhileKernels(*t);
+    AddMathKernels(*t);
     return t;
   }();
   return *table;

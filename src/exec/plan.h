@@ -94,6 +94,9 @@ void AddCallKernels(KernelTable& table);           // control_flow.cc
 void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
 void AddIndexingKernels(KernelTable& table);       // indexing.cc (gather, scatter family)
 void AddConvKernels(KernelTable& table);           // conv.cc
+void AddSortKernels(KernelTable& table);           // sort.cc
+void AddWhileKernels(KernelTable& table);          // while_loop.cc
+void AddMathKernels(KernelTable& table);           // math.cc
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -143,4 +143,20 @@ ir::HostArray ToHostArray(const Value& value) {
   return out;
 }
 
+absl::StatusOr<Value> FromNpy(const NpyArray& array) {
+  AXE_ASSIGN_OR_RETURN(Value v, Value::Uninitialized(ir::ShapedArray(array.shape, array.dtype)));
+  if (v.num_bytes() != array.data.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("a .npy array of type ", v.aval().ShortString(),
+                                                   " holds ", array.data.size(), " bytes"));
+  }
+  if (!array.data.empty()) std::memcpy(v.mutable_bytes(), array.data.data(), array.data.size());
+  return v;
+}
+
+absl::StatusOr<std::string> ToNpy(const Value& value) {
+  return WriteNpy(
+      value.aval().dtype(), value.aval().shape(),
+      absl::string_view(reinterpret_cast<const char*>(value.bytes()), value.num_bytes()));
+}
+
 }  // namespace axe::exec

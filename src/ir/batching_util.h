@@ -23,6 +23,9 @@ absl::StatusOr<Tracer> Materialize(const Tracer& x, const BDim& dim, int64_t siz
 int64_t BatchSize(absl::Span<const Tracer> args, absl::Span<const BDim> dims);
 
 void RegisterElementwiseBatching(const BuiltinPrimitives& p);
+// The elementwise batching rule: batch dimensions moved to the front, unbatched operands
+// broadcast (rules_batching_elementwise.cc).
+BatchingRule ElementwiseBatching(const Primitive* prim);
 void RegisterShapeBatching(const BuiltinPrimitives& p);
 void RegisterCallBatching(const BuiltinPrimitives& p);
 void RegisterCollectiveBatching(const BuiltinPrimitives& p);

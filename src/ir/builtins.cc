@@ -250,6 +250,12 @@ BuiltinPrimitives DefineAll() {
   DefineCollectives(p);
   internal::DefineIndexing(p);
   internal::DefineConv(p);
+  internal::DefineSort(p);
+  internal::DefineRemat(p);
+  internal::DefineReshard(p);
+  internal::DefineReducePrecision(p);
+  internal::DefineWhile(p);
+  internal::DefineMath(p);
   return p;
 }
 
@@ -271,6 +277,12 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterBuiltinJvpRules(*p);
     internal::RegisterBuiltinBatchingRules(*p);
     internal::RegisterIndexingRules(*p);
+    internal::RegisterSortRules(*p);
+    internal::RegisterRematRules(*p);
+    internal::RegisterReshardRules(*p);
+    internal::RegisterReducePrecisionRules(*p);
+    internal::RegisterWhileRules(*p);
+    internal::RegisterMathRules(*p);
     return p;
   }();
   return *builtins;

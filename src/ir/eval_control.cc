@@ -193,9 +193,15 @@ std::optional<SpmdResult> EvalSpecial(const Eqn& eqn, const std::vector<Replicas
     if (!body.ok()) return SpmdResult(body.status());
     return EvalSpmd(**body, in, scope);
   }
+  if (p == b.remat2) {
+    absl::StatusOr<const ClosedJaxpr*> body = JaxprParam(eqn, "jaxpr");
+    if (!body.ok()) return SpmdResult(body.status());
+    return EvalSpmd(**body, in, scope);
+  }
   if (p == b.cond) return EvalCond(eqn, in, scope);
   if (p == b.scan) return EvalScan(eqn, in, out_avals, scope);
   if (p == b.shard_map) return EvalShardMap(eqn, in, scope);
+  if (p == b.while_) return EvalWhileSpecial(eqn, in, scope);
   return EvalCollective(eqn, in, out_avals, scope);
 }
 

@@ -24,6 +24,10 @@ std::optional<SpmdResult> EvalCollective(const Eqn& eqn, const std::vector<Repli
                                          absl::Span<const ShapedArray> out_avals,
                                          const SpmdScope& scope);
 
+// A while equation (family_while.cc); nullopt for any other primitive.
+std::optional<SpmdResult> EvalWhileSpecial(const Eqn& eqn, const std::vector<Replicas>& in,
+                                           const SpmdScope& scope);
+
 // The closed jaxpr held by parameter `name`.
 absl::StatusOr<const ClosedJaxpr*> JaxprParam(const Eqn& eqn, absl::string_view name);
 

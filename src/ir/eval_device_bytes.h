@@ -47,11 +47,13 @@ absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollecti
 absl::StatusOr<HostArray> FromDevice(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
                                      int64_t position, const ShapedArray& aval);
 
-// Runs the program with every rank of an MPI client computing its own mesh position
-// (eval_devices_mpi.cc; Unimplemented when axe is built without MPI).
-absl::StatusOr<std::vector<HostArray>> EvalOnMpi(const ClosedJaxpr& jaxpr,
-                                                 absl::Span<const HostArray> args,
-                                                 runtime::Client& client);
+// Runs the program with every rank of an MPI client computing its own mesh position. Set by
+// ir::EnableMpiEvaluation (axe::ir_run_mpi, eval_devices_mpi.cc), so that axe::ir_run and
+// whatever links it need no MPI; null until then.
+using MpiEvaluator = absl::StatusOr<std::vector<HostArray>> (*)(const ClosedJaxpr& jaxpr,
+                                                                absl::Span<const HostArray> args,
+                                                                runtime::Client& client);
+void SetMpiEvaluator(MpiEvaluator evaluator);
 
 }  // namespace axe::ir::internal
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -98,11 +99,24 @@ int64_t DevicesNeeded(const ClosedJaxpr& jaxpr) {
   return most;
 }
 
+namespace {
+std::atomic<internal::MpiEvaluator> g_mpi_evaluator{nullptr};
+}  // namespace
+
+void internal::SetMpiEvaluator(MpiEvaluator evaluator) { g_mpi_evaluator.store(evaluator); }
+
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,
                                                           runtime::Client& client,
                                                           const MemoryBudget* memory) {
-  if (client.backend() == "mpi") return internal::EvalOnMpi(jaxpr, args, client);
+  if (client.backend() == "mpi") {
+    internal::MpiEvaluator evaluator = g_mpi_evaluator.load();
+    if (evaluator != nullptr) return evaluator(jaxpr, args, client);
+    return absl::UnimplementedError(absl::StrCat(
+        "the ", client.backend(),
+        " client cannot run jaxprs until ir::EnableMpiEvaluation() (axe/ir/mpi_eval.h, "
+        "target axe::ir_run_mpi) is called"));
+  }
   if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
     return absl::UnimplementedError(
         absl::StrCat("EvalJaxprOnDevices needs every device of the client in this process; the ",

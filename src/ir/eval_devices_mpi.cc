@@ -5,6 +5,7 @@
 // rank ends with the whole result.
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/mpi_eval.h"
 #include "axe/runtime/mpi_collectives.h"
 #include "eval_collectives.h"
 #include "eval_device_bytes.h"
@@ -84,8 +85,6 @@ class MpiExecutor : public SpmdExecutor {
   int rank_;
 };
 
-}  // namespace
-
 absl::StatusOr<std::vector<HostArray>> EvalOnMpi(const ClosedJaxpr& jaxpr,
                                                  absl::Span<const HostArray> args,
                                                  runtime::Client& client) {
@@ -93,4 +92,11 @@ absl::StatusOr<std::vector<HostArray>> EvalOnMpi(const ClosedJaxpr& jaxpr,
   return EvalTopLevel(jaxpr, args, executor);
 }
 
+}  // namespace
 }  // namespace axe::ir::internal
+
+namespace axe::ir {
+
+void EnableMpiEvaluation() { internal::SetMpiEvaluator(&internal::EvalOnMpi); }
+
+}  // namespace axe::ir

@@ -4,6 +4,7 @@
 #define AXE_SRC_IR_EVAL_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -41,6 +42,11 @@ std::vector<ShapedArray> PlainAvals(absl::Span<const HostArray> args);
 inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
   return std::vector<HostArray>{std::move(a)};
 }
+
+// An elementwise impl: fn(operands' elements, the first operand's dtype, params) per element
+// of the broadcast result, rounded to its dtype (rules_impl_more.cc).
+using ElementFn = std::function<double(absl::Span<const double>, DType, const Params&)>;
+ImplRule ElementwiseImplRule(const Primitive& prim, ElementFn fn);
 
 // A value of an integer type as int64 (values are exact in the interpreter's doubles up to
 // 2^53; larger u64 values keep their bits).

@@ -2,6 +2,7 @@
 #ifndef AXE_SRC_IR_JVP_UTIL_H_
 #define AXE_SRC_IR_JVP_UTIL_H_
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -46,6 +47,18 @@ absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& j
 
 // `jaxpr` without the equations whose outputs are unused (grad_dce.cc).
 ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
+
+// The elementwise JVP rules (rules_jvp_elementwise.cc): d out = deriv(x, out, dx); the binary
+// deriv sees the tangents fitted to the result (nullopt: zero); zero tangents (integer
+// results).
+using UnaryDerivFn = std::function<absl::StatusOr<Tracer>(Builder&, const Tracer& x,
+                                                          const Tracer& out, const Tracer& dx)>;
+using BinaryDerivFn = std::function<absl::StatusOr<OptTracer>(
+    Builder&, const Tracer& x, const Tracer& y, const Tracer& out, const OptTracer& dx,
+    const OptTracer& dy)>;
+JvpRule UnaryJvpRule(const Primitive* prim, UnaryDerivFn deriv);
+JvpRule BinaryJvpRule(const Primitive* prim, BinaryDerivFn deriv);
+JvpRule ZeroTangentJvpRule(const Primitive* prim);
 
 // Registers `rule` as the JVP rule of `p` unless `p` has one already.
 void RegisterIfMissing(const Primitive* p, JvpRule rule);

@@ -76,6 +76,29 @@ void RegisterIndexingRules(const BuiltinPrimitives& p);
 // conv_general_dilated: its definition and every rule (family_conv.cc).
 void DefineConv(BuiltinPrimitives& p);
 void RegisterConvRules(const BuiltinPrimitives& p);
+// The primitive families (family_<name>.cc): their definitions, then every rule.
+void DefineSort(BuiltinPrimitives& p);
+void RegisterSortRules(const BuiltinPrimitives& p);
+void DefineRemat(BuiltinPrimitives& p);
+void RegisterRematRules(const BuiltinPrimitives& p);
+void DefineReshard(BuiltinPrimitives& p);
+void RegisterReshardRules(const BuiltinPrimitives& p);
+void DefineReducePrecision(BuiltinPrimitives& p);
+void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
+// Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).
+AbstractEvalRule CallRule(std::string prim, std::string param);
+// while: its definition and every rule (family_while.cc).
+void DefineWhile(BuiltinPrimitives& p);
+void RegisterWhileRules(const BuiltinPrimitives& p);
+// The more elementwise functions: their definitions and every rule (family_math.cc).
+void DefineMath(BuiltinPrimitives& p);
+void RegisterMathRules(const BuiltinPrimitives& p);
+// Shared with the family files: unary math typing (floating operands, integers too when
+// allowed; JAX's "does not accept dtype" words) and lax's broadcasting of equal dtypes
+// (rules_elementwise.cc).
+Rule UnaryMathRule(std::string name, bool integers_allowed);
+absl::StatusOr<ShapedArray> BroadcastOperands(absl::string_view name,
+                                              absl::Span<const ShapedArray> avals);
 
 }  // namespace axe::ir::internal
 

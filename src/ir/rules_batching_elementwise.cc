@@ -152,4 +152,6 @@ void RegisterElementwiseBatching(const BuiltinPrimitives& p) {
   if (!GetBatchingRule(*p.clamp).ok()) RegisterBatching(*p.clamp, ClampBatch);
 }
 
+BatchingRule ElementwiseBatching(const Primitive* prim) { return Elementwise(prim); }
+
 }  // namespace axe::ir::internal

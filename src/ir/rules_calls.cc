@@ -234,6 +234,10 @@ Result ShardMap(absl::Span<const ShapedArray> avals, const Params& params) {
 
 }  // namespace
 
+AbstractEvalRule CallRule(std::string prim, std::string param) {
+  return Call(std::move(prim), std::move(param));
+}
+
 void RegisterCallRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.jit, Call("jit", "jaxpr"));
   RegisterAbstractEval(*p.closed_call, Call("closed_call", "call_jaxpr"));

@@ -229,4 +229,13 @@ void RegisterElementwiseRules(const BuiltinPrimitives& p) {
   }
 }
 
+Rule UnaryMathRule(std::string name, bool integers_allowed) {
+  return UnaryRule(std::move(name), integers_allowed);
+}
+
+absl::StatusOr<ShapedArray> BroadcastOperands(absl::string_view name,
+                                              absl::Span<const ShapedArray> avals) {
+  return Broadcasting(name, avals, "");
+}
+
 }  // namespace axe::ir::internal

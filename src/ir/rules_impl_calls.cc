@@ -38,9 +38,10 @@ void RegisterCallImpls(const BuiltinPrimitives& p) {
   for (const Primitive* prim :
        {p.jit, p.closed_call, p.custom_jvp_call, p.custom_vjp_call, p.cond, p.scan, p.shard_map,
         p.psum, p.psum_invariant, p.pmax, p.pmin, p.pvary, p.all_gather, p.all_gather_invariant,
-        p.reduce_scatter, p.all_to_all, p.ppermute, p.axis_index}) {
+        p.reduce_scatter, p.all_to_all, p.ppermute, p.axis_index, p.while_}) {
     RegisterImpl(*prim, ViaInterpreter(*prim));
   }
+  RegisterImpl(*p.remat2, ViaInterpreter(*p.remat2));
 }
 
 }  // namespace axe::ir::internal

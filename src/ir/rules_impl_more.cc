@@ -147,4 +147,8 @@ void RegisterMoreImpls(const BuiltinPrimitives& p) {
   RegisterReductionImpls(p);
 }
 
+ImplRule ElementwiseImplRule(const Primitive& prim, ElementFn fn) {
+  return ElementwiseImpl(prim, std::move(fn));
+}
+
 }  // namespace axe::ir::internal

@@ -308,4 +308,14 @@ void RegisterElementwiseJvps(const BuiltinPrimitives& p) {
   }
 }
 
+JvpRule UnaryJvpRule(const Primitive* prim, UnaryDerivFn deriv) {
+  return UnaryJvp(prim, std::move(deriv));
+}
+
+JvpRule BinaryJvpRule(const Primitive* prim, BinaryDerivFn deriv) {
+  return BinaryJvp(prim, std::move(deriv));
+}
+
+JvpRule ZeroTangentJvpRule(const Primitive* prim) { return ZeroTangentJvp(prim); }
+
 }  // namespace axe::ir::internal

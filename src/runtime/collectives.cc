@@ -1,5 +1,6 @@
 #include "axe/runtime/collectives.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <functional>
@@ -50,6 +51,14 @@ absl::Status CheckFits(const sharding::Mesh& mesh, const Client& client) {
         absl::StrCat("the mesh ", mesh.ToString(), " has ", mesh.num_devices(),
                      " devices but the client has ", client.num_devices()));
   }
+  for (int64_t d : mesh.device_array()) {
+    if (d >= client.num_devices()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the mesh ", mesh.ToString(), " uses device ", d, " but the client has ",
+                       client.num_devices(), " devices (ids 0 to ", client.num_devices() - 1,
+                       ")"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -58,8 +67,9 @@ absl::Status ForEachMember(
     Client& client, const CollectiveGroups& groups,
     const std::function<absl::Status(int, const std::vector<int64_t>&, int64_t)>& fn) {
   return client.RunOnDevices([&](int device) -> absl::Status {
-    if (static_cast<size_t>(device) >= groups.member_of.size()) return absl::OkStatus();
-    const auto [group, index] = groups.member_of[static_cast<size_t>(device)];
+    const std::optional<std::pair<int64_t, int64_t>> member = groups.Member(device);
+    if (!member) return absl::OkStatus();
+    const auto [group, index] = *member;
     return fn(device, groups.groups[static_cast<size_t>(group)], index);
   });
 }
@@ -142,7 +152,9 @@ absl::StatusOr<CollectiveGroups> MakeCollectiveGroups(const sharding::Mesh& mesh
   CollectiveGroups out;
   out.groups.assign(static_cast<size_t>(mesh.num_devices() / size),
                     std::vector<int64_t>(static_cast<size_t>(size), 0));
-  out.member_of.resize(static_cast<size_t>(mesh.num_devices()));
+  int64_t largest = 0;
+  for (int64_t d : mesh.device_array()) largest = std::max(largest, d);
+  out.member_of.assign(static_cast<size_t>(largest + 1), {-1, -1});
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
     std::vector<int64_t> c = mesh.CoordinateOfPosition(p);
     int64_t index = 0, group = 0;

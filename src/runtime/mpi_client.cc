@@ -425,9 +425,9 @@ absl::StatusOr<MPI_Comm> GroupComm(MpiClient& client, const sharding::Mesh& mesh
   if (it != client.state().group_comms.end()) return it->second;
   const auto rank = static_cast<size_t>(client.rank());
   int color = MPI_UNDEFINED, order = 0;
-  if (rank < groups.member_of.size()) {
-    color = static_cast<int>(groups.member_of[rank].first);
-    order = static_cast<int>(groups.member_of[rank].second);
+  if (const auto member = groups.Member(static_cast<int64_t>(rank))) {
+    color = static_cast<int>(member->first);
+    order = static_cast<int>(member->second);
   }
   MPI_Comm comm = MPI_COMM_NULL;
   if (absl::Status s =

@@ -127,8 +127,8 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkMpiCollective(
   AXE_ASSIGN_OR_RETURN(MPI_Comm comm, GroupComm(client, mesh, axes, groups));
   if (options.check) {
     std::vector<int64_t> failed{0};
-    if (static_cast<size_t>(me) < groups.member_of.size()) {
-      const auto [group, index] = groups.member_of[static_cast<size_t>(me)];
+    if (const auto member = groups.Member(me)) {
+      const auto [group, index] = *member;
       std::vector<std::vector<uint8_t>> inputs;
       for (int64_t d : groups.groups[static_cast<size_t>(group)]) {
         inputs.push_back(CollectiveInput(options.seed, d, input_bytes));
@@ -140,9 +140,8 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkMpiCollective(
     AXE_RETURN_IF_ERROR(MpiAllreduceInPlace(client, failed, MPI_SUM, "the check"));
     r.check = failed[0] == 0 ? CheckOutcome::kPassed : CheckOutcome::kFailed;
   }
-  const int64_t index = static_cast<size_t>(me) < groups.member_of.size()
-                            ? groups.member_of[static_cast<size_t>(me)].second
-                            : 0;
+  const auto member = groups.Member(me);
+  const int64_t index = member ? member->second : 0;
   std::vector<uint8_t> library_out(static_cast<size_t>(out.bytes()));
   r.baseline = "the MPI library's own blocking collective on the same communicator";
   r.seconds = r.baseline_seconds = 1e300;

@@ -78,7 +78,7 @@ absl::StatusOr<Call> Begin(const sharding::Mesh& mesh, absl::Span<const std::str
   AXE_ASSIGN_OR_RETURN(c.comm, GroupComm(*c.client, mesh, axes, c.groups));
   c.size = c.groups.group_size();
   const auto rank = static_cast<size_t>(c.client->rank());
-  if (rank < c.groups.member_of.size()) c.index = c.groups.member_of[rank].second;
+  if (const auto member = c.groups.Member(static_cast<int64_t>(rank))) c.index = member->second;
   c.what = std::move(what);
   return c;
 }

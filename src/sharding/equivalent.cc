@@ -12,6 +12,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/axis_catalog.h"
+#include "axe/sharding/sharding.h"
 #include "axe/sharding/shardy.h"
 
 namespace axe::sharding {
@@ -148,6 +149,16 @@ absl::StatusOr<ShardingNotation> ShardingNotation::Parse(absl::string_view text,
     AXE_ASSIGN_OR_RETURN(NamedSharding named, ShardyToRefinedNamedSharding(*sdy, sdy_mesh));
     return ShardingNotation{std::move(named), mesh, sdy->ToString()};
   }
+  if (absl::StartsWith(trimmed, "NamedSharding(") ||
+      absl::StartsWith(trimmed, "SingleDeviceSharding(")) {
+    // JAX's repr: the sharding names its own mesh (or device).
+    absl::StatusOr<Sharding> jax = Sharding::Parse(trimmed);
+    if (!jax.ok()) return Prefixed("JAX sharding", jax.status());
+    if (const NamedSharding* named = jax->named()) return ShardingNotation{*named, std::nullopt, {}};
+    AXE_ASSIGN_OR_RETURN(Mesh one, Mesh::Create({}, {jax->single_device()->device()}));
+    AXE_ASSIGN_OR_RETURN(NamedSharding on_one, NamedSharding::Create(std::move(one), PartitionSpec()));
+    return ShardingNotation{std::move(on_one), std::nullopt, {}};
+  }
   if (absl::StartsWith(trimmed, "P(") || absl::StartsWith(trimmed, "PartitionSpec(")) {
     if (!mesh) {
       return absl::InvalidArgumentError(
@@ -249,12 +260,24 @@ absl::StatusOr<EquivalenceResult> Equivalent(absl::Span<const int64_t> shape,
   auto own_count = [&](const ShardingNotation& s,
                        std::optional<std::vector<DeviceShard>>& map) -> absl::StatusOr<int64_t> {
     if (const auto* named = std::get_if<NamedSharding>(&s.value)) {
-      return named->mesh().num_devices();
+      const std::vector<int64_t> ids = named->mesh().device_array();  // any ids: 4-7 too
+      return *std::max_element(ids.begin(), ids.end()) + 1;
     }
     if (const auto* hlo = std::get_if<HloSharding>(&s.value)) return DeviceCountNamed(*hlo);
     AXE_ASSIGN_OR_RETURN(map, DevicesIndicesMap(s, shape, 0));
     return map->empty() ? int64_t{0} : map->back().device + 1;
   };
+  // A Shardy sharding lists one dimension sharding per dimension, exactly (a PartitionSpec
+  // may be shorter than the rank; Shardy's verifier refuses that).
+  for (const ShardingNotation* s : {&first, &second}) {
+    const auto* named = std::get_if<NamedSharding>(&s->value);
+    if (s->shardy.empty() || named == nullptr || named->spec().size() == shape.size()) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the Shardy sharding ", s->shardy, " has ", named->spec().size(),
+        " dimension shardings but the value has rank ", shape.size(),
+        " (Shardy: sharding doesn't match tensor rank: ", named->spec().size(), " != ",
+        shape.size(), ")"));
+  }
   std::optional<std::vector<DeviceShard>> a, b;
   AXE_ASSIGN_OR_RETURN(int64_t first_count, own_count(first, a));
   AXE_ASSIGN_OR_RETURN(int64_t second_count, own_count(second, b));

@@ -66,6 +66,13 @@ absl::StatusOr<HloOperand> ReadOperand(Scanner& s, internal::ShapeParser& parser
     absl::StatusOr<Shape> shape = parser.ParseShape();
     if (!shape.ok()) {
       s.set_pos(save);
+      // A name without '%' (`add(x.1, y.1)`), or a literal (`constant(0)`, `{1,2}`).
+      std::optional<absl::string_view> name = s.TryIdent(".-");
+      if (name && (s.Peek() == ',' || s.Peek() == ')')) {
+        op.name = std::string(*name);
+        return op;
+      }
+      s.set_pos(save);
       SkipOperand(s);
       return op;
     }
@@ -81,8 +88,10 @@ absl::StatusOr<HloOperand> ReadOperand(Scanner& s, internal::ShapeParser& parser
   return op;
 }
 
-absl::StatusOr<HloInstruction> ScanInstruction(absl::string_view line,
-                                               const HloScanOptions& options) {
+}  // namespace
+
+absl::StatusOr<HloInstruction> ScanHloInstruction(absl::string_view line,
+                                                  const HloScanOptions& options) {
   Scanner s(line, Hlo());
   HloInstruction ins;
   if (!ReadInstructionHead(s, ins)) return s.Error("an instruction `name = shape opcode(...)`");
@@ -99,7 +108,17 @@ absl::StatusOr<HloInstruction> ScanInstruction(absl::string_view line,
   if (!opcode) return s.Error("an opcode");
   ins.opcode = std::string(*opcode);
   AXE_RETURN_IF_ERROR(s.Expect('('));
-  if (s.TryConsume(')')) return ins;
+  if (ins.opcode == "constant") {
+    // A literal (`constant(true)`, `constant({1, 2})`), never an operand name.
+    SkipOperand(s);
+    AXE_RETURN_IF_ERROR(s.Expect(')'));
+    ins.attributes_at = s.pos();
+    return ins;
+  }
+  if (s.TryConsume(')')) {
+    ins.attributes_at = s.pos();
+    return ins;
+  }
   while (true) {
     if (ins.operands.size() >= options.max_operands) {
       return s.MessageAt(s.pos(), absl::StrCat("more than ", options.max_operands, " operands"));
@@ -107,10 +126,15 @@ absl::StatusOr<HloInstruction> ScanInstruction(absl::string_view line,
     AXE_ASSIGN_OR_RETURN(HloOperand op, ReadOperand(s, parser));
     if (op.shape || !op.name.empty()) ins.operands.push_back(std::move(op));  // not a literal
     if (s.TryConsume(',')) continue;
-    if (s.TryConsume(')')) return ins;
+    if (s.TryConsume(')')) {
+      ins.attributes_at = s.pos();
+      return ins;
+    }
     return s.Error("',' or ')' in the operand list");
   }
 }
+
+namespace {
 
 // `HloModule name, ..., entry_computation_layout={...}, ...`.
 absl::Status ScanModuleHeader(absl::string_view line, HloText& out) {
@@ -207,10 +231,11 @@ absl::StatusOr<HloText> ScanHlo(absl::string_view text, const HloScanOptions& op
         return absl::InvalidArgumentError(
             absl::StrCat("HLO text has more than ", options.max_instructions, " instructions"));
       }
-      absl::StatusOr<HloInstruction> ins = ScanInstruction(line, options);
+      absl::StatusOr<HloInstruction> ins = ScanHloInstruction(line, options);
       if (!ins.ok()) return AtLine(line_number, ins.status());
       ins->computation = computation;
       ins->line = line_number;
+      ins->attributes_at += static_cast<size_t>(line.data() - text.data());
       out.instructions.push_back(*std::move(ins));
       continue;
     }

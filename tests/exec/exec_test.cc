@@ -100,7 +100,9 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
   std::mt19937_64 rng(testing_support::TestSeed(28));
   int programs = 0;
   std::vector<std::string> differences;
-  for (const char* dir : {"jax", "jax_more", "jax_ad", "jax_shared", "jax_indexing", "jax_conv"}) {
+  for (const char* dir :
+       {"jax", "jax_more", "jax_ad", "jax_shared", "jax_indexing", "jax_conv", "jax_sort",
+        "jax_math"}) {
     const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / dir;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(root)) {

@@ -13,6 +13,7 @@
 
 #include "axe/ir/eval.h"
 #include "axe/ir/eval_devices.h"
+#include "axe/ir/mpi_eval.h"
 #include "axe/ir/parser.h"
 #include "axe/ir/printer.h"
 #include "axe/ir/transpose.h"
@@ -29,6 +30,7 @@ namespace {
 using ::axe::testing_support::IsOk;
 
 std::unique_ptr<runtime::MpiClient> Client() {
+  EnableMpiEvaluation();
   absl::StatusOr<std::unique_ptr<runtime::MpiClient>> c =
       runtime::MpiClient::Create({.timeout_seconds = 60});
   EXPECT_THAT(c, IsOk());

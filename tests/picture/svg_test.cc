@@ -100,7 +100,7 @@ using testing::CheckXml;
 TEST(Golden, DocsPicturesAreTheGoldens) {
   for (const char* name : {"figure2_layout.svg", "mma_m16n8k16_c.svg", "xla_bf16_tiled.svg",
                            "sharding_2x2_xy.svg", "sharding_2x2_x.svg", "grid_8x6_block_2x3.svg",
-                           "grid_clamped.svg", "relayout_mma_to_smem.svg"}) {
+                           "grid_clamped.svg", "relayout_mma_to_smem.svg", "hlo_matmul_2d.svg"}) {
     const std::string golden = testing::ReadFileOrEmpty(testing::GoldenPath(name));
     EXPECT_FALSE(golden.empty()) << name;
     EXPECT_EQ(CheckXml(golden), "") << name;

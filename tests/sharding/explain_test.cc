@@ -223,6 +223,37 @@ TEST(EquivalentTest, AcrossNotations) {
   EXPECT_EQ(r->difference->second, "[[0, 8], [0, 4]]");
 }
 
+TEST(EquivalentTest, JaxReprsNameTheirOwnMesh) {
+  // JAX's NamedSharding repr as printed (axis_types, memory_kind) against the HLO XLA prints.
+  const ShardingNotation jax = Read(
+      "NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), spec=P('x', None), "
+      "memory_kind=device)");
+  EXPECT_EQ(jax.KindName(), "named");
+  absl::StatusOr<EquivalenceResult> r =
+      Equivalent({8, 8}, jax, Read("{devices=[2,1,4]<=[8] last_tile_dim_replicate}"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->equivalent);
+  // A mesh on devices 4-7 against the HLO on those ids, and a SingleDeviceSharding.
+  r = Equivalent({8}, Read("NamedSharding(mesh=Mesh('x': 4, devices=[4, 5, 6, 7]), spec=P('x'))"),
+                 Read("{devices=[4]4,5,6,7}"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->equivalent);
+  r = Equivalent({8}, Read("SingleDeviceSharding(device=3)"), Read("{maximal device=3}"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->equivalent);
+}
+
+TEST(EquivalentTest, AShardySidesRankMustBeTheValuesRank) {
+  // A PartitionSpec may be shorter than the rank; a Shardy sharding may not.
+  const ShardingNotation sdy = Read("#sdy.sharding<@mesh, [{\"x\"}, {}]>", "x=2");
+  EXPECT_THAT(Equivalent({8, 8, 8}, sdy, Read("P('x')", "x=2")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 2 dimension shardings but the value has rank 3 (Shardy: "
+                                 "sharding doesn't match tensor rank: 2 != 3)")));
+  EXPECT_THAT(Equivalent({8, 8}, sdy, Read("P('x')", "x=2")),
+              IsOkAndHolds(::testing::Field(&EquivalenceResult::equivalent, true)));
+}
+
 TEST(EquivalentTest, Errors) {
   EXPECT_THAT(ShardingNotation::Parse("P('x')", std::nullopt),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a mesh")));

@@ -106,6 +106,35 @@ TEST(HloText, ModuleWithEntryLayoutComputationsTuplesAndLiterals) {
   EXPECT_EQ((*totals)[2].array_size_bytes, 4);
 }
 
+// XLA prints operand names with '%' in dumps and compiled text, without it in
+// as_hlo_text(); a constant's literal is never an operand.
+TEST(HloText, OperandNamesWithOrWithoutPercentAndAttributes) {
+  absl::StatusOr<HloInstruction> ins =
+      ScanHloInstruction("add.3 = f32[2]{0} add(x.1, y.2), sharding={replicated}");
+  ASSERT_TRUE(ins.ok()) << ins.status();
+  ASSERT_EQ(ins->operands.size(), 2u);
+  EXPECT_EQ(ins->operands[0].name, "x.1");
+  EXPECT_EQ(ins->operands[1].name, "y.2");
+  EXPECT_EQ(std::string("add.3 = f32[2]{0} add(x.1, y.2), sharding={replicated}")
+                .substr(ins->attributes_at),
+            ", sharding={replicated}");
+  for (const char* literal : {"%t = pred[] constant(true)", "%c = s32[2]{0} constant({1, 2})",
+                              "%n = f32[] constant(nan)"}) {
+    absl::StatusOr<HloInstruction> c = ScanHloInstruction(literal);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_TRUE(c->operands.empty()) << literal;
+  }
+  absl::StatusOr<HloText> h = ScanHlo(
+      "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n"
+      "  ROOT b = f32[] negate(a), metadata={op_name=\"n\"}\n}\n");
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->instructions[1].operands[0].name, "a");
+  EXPECT_EQ(std::string("HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n"
+                        "  ROOT b = f32[] negate(a), metadata={op_name=\"n\"}\n}\n")
+                .substr(h->instructions[1].attributes_at, 10),
+            ", metadata");
+}
+
 TEST(HloText, ErrorsNameTheLineAndBoundsHold) {
   EXPECT_THAT(ScanHlo("HloModule m\n\nENTRY %e () -> f32[] {\n  %c = f128[] constant(1)\n}\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,

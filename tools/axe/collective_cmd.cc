@@ -8,6 +8,7 @@
 //
 // The command only parses flags and prints: runtime::BenchmarkCollective and
 // runtime::BenchmarkMpiCollective do the work.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -162,14 +163,17 @@ absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBu
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: expected threads or mpi, got '", args.backend, "'"));
   }
-  if (p.mesh.num_devices() > runtime::Client::kMaxInProcessDevices) {
+  // A mesh on devices 4-7 needs a client with devices 0-7.
+  const std::vector<int64_t> ids = p.mesh.device_array();
+  const int64_t devices = *std::max_element(ids.begin(), ids.end()) + 1;
+  if (devices > runtime::Client::kMaxInProcessDevices) {
     return InOption(
         "--mesh", absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
                                                           runtime::Client::kMaxInProcessDevices,
-                                                          " devices, not ", p.mesh.num_devices())));
+                                                          " devices, not ", devices)));
   }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
-                       runtime::Client::InProcess(static_cast<int>(p.mesh.num_devices())));
+                       runtime::Client::InProcess(static_cast<int>(devices)));
   AXE_ASSIGN_OR_RETURN(
       runtime::CollectiveBenchmarkResult r,
       runtime::BenchmarkCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));

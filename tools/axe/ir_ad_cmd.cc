@@ -24,6 +24,7 @@
 #include "axe/ir/printer.h"
 #include "cli.h"
 #include "ir_args.h"
+#include "ir_values.h"
 
 namespace axe::cli {
 namespace ir_ad_cmd {
@@ -31,6 +32,8 @@ namespace {
 
 struct AdArgs {
   std::string jaxpr;
+  ConstOptions constants;              // grad: the constvars' values
+  const Selected* selected = nullptr;  // grad: its memory budget
   std::string argnums = "0";
   int64_t axis = 0;
   std::optional<int64_t> size;
@@ -38,7 +41,8 @@ struct AdArgs {
 };
 
 absl::Status RunGrad(const AdArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadCheckedJaxpr(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f,
+                       ReadJaxprWithConsts(args.jaxpr, args.constants, args.selected->budget));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> argnums, ParseIntListOption(args.argnums, "--argnums"));
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr g, ir::Grad(f, argnums));
   PrintJaxprResult(g, json, {{"argnums", argnums}});
@@ -90,6 +94,8 @@ void AddIrAdCommands(CLI::App& app, Selected& selected) {
                       "jaxpr",
                       gargs, RunGrad);
   g->add_option("--argnums", gargs->argnums, "The inputs to differentiate, e.g. 0,1 (default 0)");
+  gargs->selected = &selected;
+  AddConstOptions(g, gargs->constants);
   auto vargs = std::make_shared<AdArgs>();
   CLI::App* v =
       AddJaxprCommand(group, selected, "vmap",

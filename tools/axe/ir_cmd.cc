@@ -5,17 +5,25 @@
 //   axe ir comm JAXPR [--json]                                   collectives, bytes per device
 //   axe ir run JAXPR [--mesh x=4] [--backend threads|mpi] --arg f32[8]=iota ... [--json]
 //                                                                the outputs, run on devices
+//   axe ir run JAXPR --const @w.npy ... --arg @x.npy ... [--out-npy DIR]
+//                                          constvars' values and inputs from .npy files, in
+//                                          order; outputs written as DIR/out0.npy, ...
 //
 // JAXPR is the text itself, "-" (standard input) or "@FILE". The command only parses flags and
 // prints: axe::ir (ParseJaxpr, CheckJaxpr, LinearTranspose, DropVarianceTyping,
 // CountCommunication) does the work.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "axe/base/checked_math.h"
+#include "axe/base/npy.h"
 #include "axe/base/status_macros.h"
 #include "axe/exec/executable.h"
 #include "axe/ir/check.h"
@@ -28,11 +36,13 @@
 #include "axe/ir/transpose.h"
 #include "axe/runtime/client.h"
 #ifdef AXE_HAVE_MPI
+#include "axe/ir/mpi_eval.h"
 #include "axe/runtime/mpi_client.h"
 #endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "ir_args.h"
+#include "ir_values.h"
 #include "mpi_run.h"
 
 namespace axe::cli {
@@ -43,10 +53,13 @@ struct IrArgs {
   std::string jaxpr;
   std::vector<int64_t> wrt;
   bool no_check_vma = false;
+  ConstOptions constants;              // check: the constvars' values
+  const Selected* selected = nullptr;  // check: its memory budget
 };
 
 absl::Status RunCheck(const IrArgs& args, bool json) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j,
+                       ReadJaxprWithConsts(args.jaxpr, args.constants, args.selected->budget));
   PrintJaxprResult(j, json);
   return absl::OkStatus();
 }
@@ -105,7 +118,19 @@ struct RunArgs {
   std::string backend = "threads";
   double mpi_timeout = 60;  // --backend mpi: seconds one wait on the other ranks may take
   std::vector<std::string> args;
+  ConstOptions constants;
+  std::string out_npy;  // a directory for out0.npy, out1.npy, ...
 };
+
+// Writes out<k>.npy into `dir` for each output.
+absl::Status WriteOutputsNpy(const std::vector<ir::HostArray>& outs, const std::string& dir) {
+  for (size_t k = 0; k < outs.size(); ++k) {
+    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(outs[k]));
+    AXE_ASSIGN_OR_RETURN(std::string bytes, exec::ToNpy(v));
+    AXE_RETURN_IF_ERROR(WriteOutputFile(absl::StrCat(dir, "/out", k, ".npy"), bytes, "--out-npy"));
+  }
+  return absl::OkStatus();
+}
 
 // The client's device count: --mesh's, else what the program's shard_maps need.
 absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
@@ -123,6 +148,7 @@ absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j)
 // This rank's MPI client, when as many ranks run as there are devices.
 absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices, double timeout) {
 #ifdef AXE_HAVE_MPI
+  ir::EnableMpiEvaluation();
   AXE_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::MpiClient> client,
       StartMpiRun(devices, absl::StrCat("the program runs on ", devices, " devices"),
@@ -181,19 +207,18 @@ absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status 
 }
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
-  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
+  AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadJaxprWithConsts(args.jaxpr, run.constants, budget));
   std::vector<ir::HostArray> inputs;
   for (const std::string& spec : run.args) {
-    AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, "--arg"));
-    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(text);
-    if (!a.ok()) return InOption("--arg", a.status());
-    inputs.push_back(*std::move(a));
+    AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(spec, "--arg", budget));
+    inputs.push_back(std::move(a));
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
   if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
     // One device: the executor (compiled typed kernels) runs the whole program.
     AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
                          exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
+    if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(outs, run.out_npy));
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
@@ -206,6 +231,7 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
 #ifdef AXE_HAVE_MPI
   if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
 #endif
+  if (print && !run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(*outs, run.out_npy));
   if (print) PrintOutputs(*outs, devices, json);
   return absl::OkStatus();
 }
@@ -221,7 +247,11 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
   cmd->add_option("--arg", run->args,
-                  "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota)");
+                  "An input, in order: TYPE=iota, TYPE=VALUE or TYPE=V1,V2,... (e.g. f32[8]=iota), "
+                  "or @FILE.npy");
+  AddConstOptions(cmd, run->constants);
+  cmd->add_option("--out-npy", run->out_npy,
+                  "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,
                   "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
   cmd->add_option("--backend", run->backend,
@@ -237,9 +267,12 @@ void AddIrCommands(CLI::App& app, Selected& selected) {
   CLI::App* group = app.add_subcommand(
       "ir", "Jaxprs with shard_map variance typing: check, transpose, comm, run, grad, vmap");
   group->require_subcommand(1);
-  AddJaxprCommand(group, selected, "check",
-                  "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error",
-                  std::make_shared<IrArgs>(), RunCheck);
+  auto cargs = std::make_shared<IrArgs>();
+  cargs->selected = &selected;
+  CLI::App* c = AddJaxprCommand(
+      group, selected, "check",
+      "Type-check a jaxpr: prints it typed ({V:...} variance sets), or the error", cargs, RunCheck);
+  AddConstOptions(c, cargs->constants);
   auto targs = std::make_shared<IrArgs>();
   CLI::App* t = AddJaxprCommand(
       group, selected, "transpose",

@@ -329,13 +329,16 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
                          static_cast<int>(std::min<int64_t>(mesh->num_devices(), 1 << 20)), json,
                          budget);
   }
-  if (mesh->num_devices() > runtime::Client::kMaxInProcessDevices) {
+  // A mesh on devices 4-7 needs a client with devices 0-7.
+  const std::vector<int64_t> ids = mesh->device_array();
+  const int64_t largest = *std::max_element(ids.begin(), ids.end()) + 1;
+  if (largest > runtime::Client::kMaxInProcessDevices) {
     return InOption(
         "--mesh", absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
                                                           runtime::Client::kMaxInProcessDevices,
-                                                          " devices, not ", mesh->num_devices())));
+                                                          " devices, not ", largest)));
   }
-  const int devices = static_cast<int>(mesh->num_devices());
+  const int devices = static_cast<int>(largest);
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
                        runtime::Client::InProcess(devices));
   AXE_ASSIGN_OR_RETURN(runtime::ReshardBenchmarkResult result,

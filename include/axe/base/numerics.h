@@ -19,8 +19,10 @@
 #ifndef AXE_BASE_NUMERICS_H_
 #define AXE_BASE_NUMERICS_H_
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numbers>
 
 #include "absl/types/span.h"
 
@@ -79,6 +81,23 @@ template <typename Round>
 double PairwiseSum(absl::Span<const double> values, const Round& round) {
   return PairwiseSum<double>(
       values.size(), [values](size_t i) { return values[i]; }, round);
+}
+
+// The inverse of std::erf in double (lax.erf_inv): a first guess (Winitzki's approximation,
+// relative error about 2e-3) refined by Newton's method; +-inf at +-1, NaN outside [-1, 1].
+inline double ErfInv(double x) {
+  if (std::isnan(x) || x < -1 || x > 1) return NAN;
+  if (x == 1) return HUGE_VAL;
+  if (x == -1) return -HUGE_VAL;
+  const double a = 0.147, l = std::log1p(-x * x);
+  const double t = 2 / (std::numbers::pi * a) + l / 2;
+  double y = std::copysign(std::sqrt(std::sqrt(t * t - l / a) - t), x);
+  for (int i = 0; i < 4; ++i) {
+    const double slope = 2 / std::sqrt(std::numbers::pi) * std::exp(-y * y);
+    if (slope == 0) break;
+    y -= (std::erf(y) - x) / slope;
+  }
+  return y;
 }
 
 }  // namespace axe

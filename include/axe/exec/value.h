@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "axe/base/npy.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/shaped_array.h"
 
@@ -88,6 +89,11 @@ absl::StatusOr<size_t> ElementBytes(DType dtype);
 // rounded to the dtype), and back (64-bit integers past 2^53 become the nearest double).
 absl::StatusOr<Value> FromHostArray(const ir::HostArray& array);
 ir::HostArray ToHostArray(const Value& value);
+
+// A .npy array (axe/base/npy.h) as a typed value (its bytes copied), and a value as a .npy
+// file's bytes.
+absl::StatusOr<Value> FromNpy(const NpyArray& array);
+absl::StatusOr<std::string> ToNpy(const Value& value);
 
 }  // namespace axe::exec
 

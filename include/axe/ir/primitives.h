@@ -22,9 +22,21 @@
 //                carry, so their derivative is call_jaxpr's)
 //   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
 //                padding, dilations, feature and batch groups)
+//   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
+//   math         erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
+//                exp2 atan2 nextafter (floating), shift_left shift_right_logical
+//                shift_right_arithmetic xor population_count clz (integer; xor bool too)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
 //                axis_index
+//   sort         sort (multi-operand, lexicographic on num_keys, stable) top_k (values and
+//                int32 indices along `axis`)
+//   remat2       jax.checkpoint: a call of its `jaxpr`; `policy` is kept as printed (it only
+//                decides what JAX saves for the backward pass: memory, never values)
+//   reshard      jax.sharding.reshard: the identity on values (axe's types carry no
+//                sharding); linear, its transpose a reshard back
+//   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
+//                JAX's gradients of checkpointed functions print)
 //
 // Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
 // (then the default applies). Typing errors use JAX's words, e.g.
@@ -34,7 +46,7 @@
 // axes to match" error) and collectives apply shard_map's variance rules.
 //
 // Every built-in has its impl (eval.h), JVP and batching (ad.h, batching.h) and, where it is
-// linear, transpose rules; shard_map typing is in shard_map.h. Not here: while_loop.
+// linear, transpose rules; shard_map typing is in shard_map.h.
 #ifndef AXE_IR_PRIMITIVES_H_
 #define AXE_IR_PRIMITIVES_H_
 
@@ -74,6 +86,16 @@ struct BuiltinPrimitives {
   // (scatter-add, scatter-mul, scatter-min, scatter-max).
   const Primitive *gather, *scatter, *scatter_add, *scatter_mul, *scatter_min, *scatter_max;
   const Primitive* conv_general_dilated;
+  const Primitive *sort, *top_k;      // family_sort.cc
+  const Primitive* remat2;            // family_remat.cc
+  const Primitive* reshard;           // family_reshard.cc
+  const Primitive* reduce_precision;  // family_reduce_precision.cc
+  const Primitive* while_;  // the primitive `while` (family_while.cc)
+  // More elementwise functions (family_math.cc).
+  const Primitive *erf, *erfc, *erf_inv, *expm1, *tan, *atan, *asin, *acos, *sinh, *cosh;
+  const Primitive *asinh, *acosh, *atanh, *cbrt, *exp2, *atan2, *nextafter;
+  const Primitive *shift_left, *shift_right_logical, *shift_right_arithmetic, *xor_;
+  const Primitive *population_count, *clz;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,

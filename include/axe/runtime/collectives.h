@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -32,13 +33,22 @@
 namespace axe::runtime {
 
 // The groups of a collective over `axes`: groups[g] lists the devices of group g in member
-// order; member_of[device] = (group, index). Errors (InvalidArgument): an axis the mesh
+// order; member_of[device] = (group, index), or (-1, -1) for a device id below the mesh's
+// largest that the mesh does not use (a mesh on devices 4-7). Errors (InvalidArgument): an axis the mesh
 // does not have ("unbound axis name: z. The mesh has the axes ('x', 'y')"), an axis named
 // twice.
 struct CollectiveGroups {
   std::vector<std::vector<int64_t>> groups;
   std::vector<std::pair<int64_t, int64_t>> member_of;  // index: device id
   int64_t group_size() const { return groups.empty() ? 1 : static_cast<int64_t>(groups[0].size()); }
+  // (group, index) of a device of the mesh; nullopt for any other device.
+  std::optional<std::pair<int64_t, int64_t>> Member(int64_t device) const {
+    if (device < 0 || static_cast<size_t>(device) >= member_of.size() ||
+        member_of[static_cast<size_t>(device)].first < 0) {
+      return std::nullopt;
+    }
+    return member_of[static_cast<size_t>(device)];
+  }
 };
 absl::StatusOr<CollectiveGroups> MakeCollectiveGroups(const sharding::Mesh& mesh,
                                                       absl::Span<const std::string> axes);

@@ -42,6 +42,9 @@ struct HloInstruction {
   Shape result;
   std::vector<HloOperand> operands;
   size_t line = 0;  // 1-based
+  // Where the attributes after the operand list (`, channel_id=1, sharding={...}`) start, as
+  // a byte offset into the scanned line (ScanHloInstruction) or text (ScanHlo).
+  size_t attributes_at = 0;
 };
 
 struct HloText {
@@ -56,6 +59,14 @@ struct HloScanOptions {
   size_t max_instructions = 1'000'000;
   size_t max_operands = 100'000;  // per instruction
 };
+
+// One instruction line `[ROOT] name = shape opcode(operands), attributes` (operand names are
+// read with or without their '%', as XLA prints them with and without it); `computation`
+// and `line` are left empty. Errors: the line is not an instruction, a shape that does not
+// parse, more than options.max_operands operands; messages start with "position P:" (the
+// 0-based byte in `line`).
+absl::StatusOr<HloInstruction> ScanHloInstruction(absl::string_view line,
+                                                  const HloScanOptions& options = {});
 
 // Errors: over a bound, an instruction line whose result or operand shape does not parse,
 // a text with no instruction and no entry computation layout. Messages name the line.
