@@ -44,34 +44,51 @@ struct Scan {
   int64_t length = 0, num_consts = 0, num_carry = 0;
   bool reverse = false;
   std::vector<ir::ShapedArray> out;
+  std::vector<std::shared_ptr<const ir::ShapedArray>> x_rows;  // per xs input: one row's type
 };
+
+// Points the body's xs arguments at row `i` of each stacked input (no allocation).
+void ViewRows(const Scan& s, absl::Span<const Value> in, int64_t i, std::vector<Value>& args) {
+  const size_t fixed = static_cast<size_t>(s.num_consts + s.num_carry);
+  for (size_t k = fixed; k < in.size(); ++k) {
+    const size_t row_bytes = in[k].num_bytes() / static_cast<size_t>(s.length);
+    args[k] = in[k].View(s.x_rows[k - fixed], row_bytes * static_cast<size_t>(i));
+  }
+}
+
+// One step's results: ys rows copied into their stacks, the new carry swapped in for the old
+// one, whose storage (and that of ys values nothing else holds) goes back to the pool for the
+// next step's outputs.
+void TakeStep(const Scan& s, const RunContext& ctx, int64_t i, std::vector<Value>& step,
+              std::vector<Value>& args, std::vector<Value>& out) {
+  for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
+    const Value& y = step[k];
+    std::memcpy(out[k].mutable_bytes() + y.num_bytes() * static_cast<size_t>(i), y.bytes(),
+                y.num_bytes());
+    if (ctx.values != nullptr) ctx.values->Give(std::move(step[k]));
+    step[k] = Value();
+  }
+  for (size_t c = 0; c < static_cast<size_t>(s.num_carry); ++c) {
+    Value& carry = args[static_cast<size_t>(s.num_consts) + c];
+    if (ctx.values != nullptr) ctx.values->Give(std::move(carry));
+    carry = std::move(step[c]);
+  }
+}
 
 absl::Status RunScan(const Scan& s, const RunContext& ctx, absl::Span<const Value> in,
                      std::vector<Value>& out) {
-  const size_t fixed = static_cast<size_t>(s.num_consts + s.num_carry);
   std::vector<Value> args(in.begin(), in.end());
   for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
     AXE_ASSIGN_OR_RETURN(out[k], Value::Uninitialized(s.out[k]));
   }
+  PlanFrame frame;
+  std::vector<Value> step;
   for (int64_t t = 0; t < s.length; ++t) {
     if (ctx.cancelled()) return absl::CancelledError("the program was cancelled (in a scan)");
     const int64_t i = s.reverse ? s.length - 1 - t : t;
-    for (size_t k = fixed; k < in.size(); ++k) {
-      const ir::ShapedArray& a = in[k].aval();
-      std::vector<int64_t> row(a.shape().begin() + 1, a.shape().end());
-      const size_t row_bytes = in[k].num_bytes() / static_cast<size_t>(s.length);
-      args[k] = in[k].View(a.WithShape(std::move(row)), row_bytes * static_cast<size_t>(i));
-    }
-    AXE_ASSIGN_OR_RETURN(std::vector<Value> step, RunPlan(*s.body, ctx, args));
-    for (size_t c = 0; c < static_cast<size_t>(s.num_carry); ++c) {
-      args[static_cast<size_t>(s.num_consts) + c] = std::move(step[c]);
-    }
-    for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
-      const Value& y = step[k];
-      std::memcpy(out[k].mutable_bytes() + y.num_bytes() * static_cast<size_t>(i), y.bytes(),
-                  y.num_bytes());
-      if (ctx.values != nullptr) ctx.values->Give(std::move(step[k]));
-    }
+    ViewRows(s, in, i, args);
+    AXE_RETURN_IF_ERROR(RunPlanInFrame(*s.body, ctx, args, frame, step));
+    TakeStep(s, ctx, i, step, args, out);
   }
   for (size_t c = 0; c < static_cast<size_t>(s.num_carry); ++c) {
     out[c] = args[static_cast<size_t>(s.num_consts) + c];
@@ -103,6 +120,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   }
   for (size_t k = static_cast<size_t>(s.num_consts + s.num_carry); k < n; ++k) {
     if (v.in[k].rank() == 0 || v.in[k].shape()[0] != s.length) return std::nullopt;
+    std::vector<int64_t> row(v.in[k].shape().begin() + 1, v.in[k].shape().end());
+    s.x_rows.push_back(std::make_shared<const ir::ShapedArray>(v.in[k].WithShape(std::move(row))));
   }
   for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
     if (s.out[k].rank() == 0 || s.out[k].shape()[0] != s.length) return std::nullopt;

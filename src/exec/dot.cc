@@ -80,19 +80,39 @@ struct Gemm {
 // Products this small cost less as plain loops than as a BLAS call (a scan's step).
 constexpr int64_t kSmallGemm = int64_t{1} << 15;
 
+constexpr int kColumnBlock = 16;
+
+// Columns [j0, j0 + kColumnBlock) of C's row i for a B stored [k, n]: the sums held in
+// registers across k (the same sums in the same order as a row updated in memory).
+template <typename F>
+void SmallGemmBlock(const Gemm& g, const F* a, const F* __restrict b, F* __restrict row, int64_t i,
+                    int64_t j0) {
+  F acc[kColumnBlock] = {};
+  for (int64_t p = 0; p < g.k; ++p) {
+    const F x = g.lhs.transposed ? a[p * g.m + i] : a[i * g.k + p];
+    const F* brow = b + p * g.n + j0;
+    for (int j = 0; j < kColumnBlock; ++j) acc[j] += x * brow[j];
+  }
+  std::copy_n(acc, kColumnBlock, row + j0);
+}
+
 // C = A B for one batch element, A and B read as RunGemm does; sums in F in k order.
 template <typename F>
 void SmallGemm(const Gemm& g, const F* a, const F* b, F* c) {
   for (int64_t i = 0; i < g.m; ++i) {
     F* row = c + i * g.n;
-    std::fill_n(row, g.n, F(0));
+    int64_t j0 = 0;
+    if (!g.rhs.transposed) {
+      for (; j0 + kColumnBlock <= g.n; j0 += kColumnBlock) SmallGemmBlock(g, a, b, row, i, j0);
+    }
+    std::fill(row + j0, row + g.n, F(0));
     for (int64_t p = 0; p < g.k; ++p) {
       const F x = g.lhs.transposed ? a[p * g.m + i] : a[i * g.k + p];
       if (g.rhs.transposed) {
-        for (int64_t j = 0; j < g.n; ++j) row[j] += x * b[j * g.k + p];
+        for (int64_t j = j0; j < g.n; ++j) row[j] += x * b[j * g.k + p];
       } else {
         const F* brow = b + p * g.n;
-        for (int64_t j = 0; j < g.n; ++j) row[j] += x * brow[j];
+        for (int64_t j = j0; j < g.n; ++j) row[j] += x * brow[j];
       }
     }
   }

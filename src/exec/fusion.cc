@@ -79,6 +79,10 @@ struct GroupWalk {
     for (size_t o = 0; o < g.outputs.size(); ++o) {
       out_of_reg[g.Index(g.outputs[o].first)] = static_cast<int>(o);
     }
+    if (g.row_fold) {  // tiles along rows, the folded register into the row buffer
+      out_of_reg[g.Index(g.row_fold->reg)] = static_cast<int>(g.outputs.size());
+      flat = false;
+    }
     const std::vector<int64_t> row_major = RowMajorStrides(g.aval.shape());
     for (const FusedInput& input : g.inputs) {
       const bool scalar =
@@ -100,7 +104,8 @@ struct TileRunner {
   absl::InlinedVector<const F*, 8> in_data;
   absl::InlinedVector<F*, 4> out_data;  // per group output
 
-  void RunTiles(int64_t first_tile, int64_t last_tile, F* scratch) const {
+  // `row_buffer`: the row buffer of a group with a row fold (the tiles then lie in one row).
+  void RunTiles(int64_t first_tile, int64_t last_tile, F* scratch, F* row_buffer = nullptr) const {
     absl::InlinedVector<Reg<F>, 16> regs(g.inputs.size() + g.ops.size());
     const int64_t tiles_per_row = (walk.inner + kTile - 1) / kTile;
     for (int64_t t = first_tile; t < last_tile; ++t) {
@@ -113,8 +118,10 @@ struct TileRunner {
         const FusedOp& op = g.ops[k];
         const size_t r = g.inputs.size() + k;  // == g.Index(k)
         const int out = walk.out_of_reg[r];
-        F* dst = out >= 0 ? out_data[static_cast<size_t>(out)] + out_offset
-                          : scratch + static_cast<int64_t>(k) * walk.tile;
+        F* dst = out < 0 ? scratch + static_cast<int64_t>(k) * walk.tile
+                 : static_cast<size_t>(out) == out_data.size()
+                     ? row_buffer + c0
+                     : out_data[static_cast<size_t>(out)] + out_offset;
         const Reg<F>& a = regs[g.Index(op.a)];
         const Reg<F>& b = regs[g.Index(op.b)];
         ApplyFloat(op.op, a.data, a.stride, b.data, b.stride, dst, static_cast<size_t>(len));
@@ -149,6 +156,32 @@ struct TileRunner {
   }
 };
 
+// A group ending in a row fold: rows in tasks of about kTilesPerTask tiles, each row's tiles
+// run with the folded register written into a row buffer, then folded into `folded[row]`.
+template <typename F>
+absl::Status RunRowFold(const FusedGroup& g, const GroupWalk& walk, const TileRunner<F>& runner,
+                        F* folded, bool parallel, const RunContext& ctx) {
+  const int64_t tiles_per_row = (walk.inner + kTile - 1) / kTile;
+  const int64_t rows_per_task =
+      std::max<int64_t>(1, kTilesPerTask / std::max<int64_t>(1, tiles_per_row));
+  const int64_t tasks = (walk.rows + rows_per_task - 1) / rows_per_task;
+  auto task = [&](int64_t t) {
+    std::unique_ptr<F[]> registers(new F[std::max<size_t>(1, g.ops.size() * walk.tile)]);
+    std::unique_ptr<F[]> row(new F[static_cast<size_t>(std::max<int64_t>(1, walk.inner))]);
+    const int64_t last = std::min(walk.rows, (t + 1) * rows_per_task);
+    for (int64_t r = t * rows_per_task; r < last; ++r) {
+      runner.RunTiles(r * tiles_per_row, (r + 1) * tiles_per_row, registers.get(), row.get());
+      folded[r] = FoldRow(g.row_fold->fold, row.get(), walk.inner);
+    }
+  };
+  if (!parallel || tasks <= 1) {
+    for (int64_t t = 0; t < tasks; ++t) task(t);
+  } else {
+    ctx.pool->ParallelFor(tasks, task, ctx.threads);
+  }
+  return absl::OkStatus();
+}
+
 template <typename F>
 absl::Status RunGroup(const FusedGroup& g, const GroupWalk& walk, const RunContext& ctx,
                       absl::Span<const Value> in, std::vector<Value>& out) {
@@ -173,8 +206,13 @@ absl::Status RunGroup(const FusedGroup& g, const GroupWalk& walk, const RunConte
     }
   };
   const int64_t n = NumElements(g.aval);
-  if (n * static_cast<int64_t>(g.ops.size()) < kParallelWork || ctx.threads <= 1 ||
-      ctx.pool == nullptr || tasks <= 1) {
+  const bool parallel = n * static_cast<int64_t>(g.ops.size()) >= kParallelWork &&
+                        ctx.threads > 1 && ctx.pool != nullptr;
+  if (g.row_fold) {
+    AXE_ASSIGN_OR_RETURN(out[g.outputs.size()], ctx.Allocate(g.row_fold->aval));
+    return RunRowFold(g, walk, runner, out[g.outputs.size()].mutable_data<F>(), parallel, ctx);
+  }
+  if (!parallel || tasks <= 1) {
     for (int64_t t = 0; t < tasks; ++t) task(t);
   } else {
     ctx.pool->ParallelFor(tasks, task, ctx.threads);
@@ -231,6 +269,26 @@ void AddToGroup(const ir::Eqn& eqn, absl::Span<const int> in_slots,
   EwOp op = *ClassifyElementwise(eqn);
   group.ops.push_back(FusedOp{op, regs[0], regs.size() > 1 ? regs[1] : regs[0]});
   reg_of_slot[out_slot] = static_cast<int>(group.ops.size()) - 1;
+}
+
+bool AddRowFold(const ir::Eqn& eqn, const ir::ShapedArray& in_aval, int in_slot,
+                const ir::ShapedArray& out_aval, FusedGroup& group,
+                const absl::flat_hash_map<int, int>& reg_of_slot) {
+  const std::optional<Fold> fold = FoldOf(eqn.primitive->name());
+  auto reg = reg_of_slot.find(in_slot);
+  if (!fold || group.row_fold || group.aval.rank() == 0 || NumElements(group.aval) == 0 ||
+      !(in_aval == group.aval) || out_aval.dtype() != group.aval.dtype() ||
+      eqn.outputs.size() != 1 || reg == reg_of_slot.end() || reg->second < 0) {
+    return false;
+  }
+  absl::StatusOr<std::vector<int64_t>> axes = IntsParam(eqn, "axes");
+  const int64_t last = static_cast<int64_t>(group.aval.rank()) - 1;
+  if (!axes.ok() || *axes != std::vector<int64_t>{last}) return false;
+  std::vector<int64_t> kept(group.aval.shape().begin(), group.aval.shape().end() - 1);
+  if (out_aval.shape() != kept) return false;
+  group.row_fold = FusedGroup::RowFold{*fold, reg->second, out_aval};
+  group.names.push_back(eqn.primitive->name());
+  return true;
 }
 
 BuiltKernel BuildFusedKernel(FusedGroup group) {

@@ -61,11 +61,73 @@ absl::StatusOr<EqnSlots> Resolve(const ir::Eqn& eqn, SlotMap& slots) {
   return e;
 }
 
-// Uses of every variable slot: the last equation that reads it (outputs: past the end).
-std::vector<size_t> LastReads(const ir::Jaxpr& jaxpr) {
-  std::vector<size_t> last(jaxpr.vars.size(), 0);
-  for (size_t i = 0; i < jaxpr.eqns.size(); ++i) {
+using EqnOrder = std::vector<const ir::Eqn*>;
+
+// The avals an equation reads (vma dropped), literals included.
+std::vector<ir::ShapedArray> InputAvals(const ir::Jaxpr& jaxpr, const ir::Eqn& eqn) {
+  std::vector<ir::ShapedArray> avals;
+  for (const ir::Atom& a : eqn.inputs) {
+    avals.push_back((a.is_literal() ? a.literal->aval() : jaxpr.aval(a.var)).WithVma({}));
+  }
+  return avals;
+}
+
+// Whether `eqn` could start a fused group, and `reader` then join it.
+bool FusesWithReader(const ir::Jaxpr& jaxpr, const ir::Eqn& eqn, const ir::Eqn& reader) {
+  if (eqn.outputs.size() != 1 || reader.outputs.size() != 1) return false;
+  const ir::ShapedArray out = jaxpr.aval(eqn.outputs[0]).WithVma({});
+  return Fusible(eqn, InputAvals(jaxpr, eqn), out, out) &&
+         Fusible(reader, InputAvals(jaxpr, reader), jaxpr.aval(reader.outputs[0]).WithVma({}), out);
+}
+
+// The equations in the order the plan runs them: the jaxpr's, except that an elementwise
+// equation whose only reader is a later elementwise equation of the same result type moves
+// to just before that reader (with whatever moved before it), so that the two fuse and its
+// value never reaches memory: in a layer norm, `x - mean` next to the `* rsqrt(var)` that
+// reads it. Moving a pure equation later, before its only reader, changes no result.
+EqnOrder FusionOrder(const ir::Jaxpr& jaxpr) {
+  const size_t n = jaxpr.eqns.size();
+  constexpr int64_t kNone = -1, kMany = -2;
+  std::vector<int64_t> reader(jaxpr.vars.size(), kNone);  // the one equation reading a var
+  for (size_t i = 0; i < n; ++i) {
     for (const ir::Atom& a : jaxpr.eqns[i].inputs) {
+      if (a.is_literal()) continue;
+      int64_t& r = reader[static_cast<size_t>(a.var)];
+      r = (r == kNone || r == static_cast<int64_t>(i)) ? static_cast<int64_t>(i) : kMany;
+    }
+  }
+  for (const ir::Atom& a : jaxpr.outvars) {
+    if (!a.is_literal()) reader[static_cast<size_t>(a.var)] = kMany;
+  }
+  std::vector<std::vector<size_t>> moved_before(n);
+  std::vector<bool> moved(n, false);
+  for (size_t e = n; e-- > 0;) {
+    const ir::Eqn& eqn = jaxpr.eqns[e];
+    if (eqn.outputs.size() != 1 || !eqn.effects.empty()) continue;
+    const int64_t r = reader[static_cast<size_t>(eqn.outputs[0])];
+    if (r <= static_cast<int64_t>(e) + 1) continue;  // none, several, or already next
+    if (!FusesWithReader(jaxpr, eqn, jaxpr.eqns[static_cast<size_t>(r)])) continue;
+    moved[e] = true;
+    moved_before[static_cast<size_t>(r)].insert(moved_before[static_cast<size_t>(r)].begin(), e);
+  }
+  EqnOrder order;
+  order.reserve(n);
+  auto emit = [&](auto& self, size_t e) -> void {
+    for (size_t m : moved_before[e]) self(self, m);
+    order.push_back(&jaxpr.eqns[e]);
+  };
+  for (size_t e = 0; e < n; ++e) {
+    if (!moved[e]) emit(emit, e);
+  }
+  return order;
+}
+
+// Uses of every variable slot: the position (in `order`) of the last equation that reads it
+// (outputs: past the end).
+std::vector<size_t> LastReads(const ir::Jaxpr& jaxpr, const EqnOrder& order) {
+  std::vector<size_t> last(jaxpr.vars.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (const ir::Atom& a : order[i]->inputs) {
       if (!a.is_literal()) last[static_cast<size_t>(a.var)] = i;
     }
   }
@@ -76,11 +138,11 @@ std::vector<size_t> LastReads(const ir::Jaxpr& jaxpr) {
 }
 
 // Fuses equations [i, end) into one step when at least one operation joins; returns end.
-absl::StatusOr<size_t> TryFuse(const ir::Jaxpr& jaxpr, size_t i, SlotMap& slots,
+absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
                                const std::vector<size_t>& last_read, Plan& plan) {
-  AXE_ASSIGN_OR_RETURN(EqnSlots first, Resolve(jaxpr.eqns[i], slots));
+  AXE_ASSIGN_OR_RETURN(EqnSlots first, Resolve(*eqns[i], slots));
   if (first.out_avals.size() != 1 ||
-      !Fusible(jaxpr.eqns[i], first.in_avals, first.out_avals[0], first.out_avals[0])) {
+      !Fusible(*eqns[i], first.in_avals, first.out_avals[0], first.out_avals[0])) {
     return i;
   }
   FusedGroup group;
@@ -88,23 +150,32 @@ absl::StatusOr<size_t> TryFuse(const ir::Jaxpr& jaxpr, size_t i, SlotMap& slots,
   absl::flat_hash_map<int, int> reg_of_slot;
   std::vector<int> produced;
   size_t end = i;
-  for (; end < jaxpr.eqns.size(); ++end) {
-    AXE_ASSIGN_OR_RETURN(EqnSlots e, Resolve(jaxpr.eqns[end], slots));
-    if (e.out_avals.size() != 1 ||
-        !Fusible(jaxpr.eqns[end], e.in_avals, e.out_avals[0], group.aval)) {
+  for (; end < eqns.size(); ++end) {
+    AXE_ASSIGN_OR_RETURN(EqnSlots e, Resolve(*eqns[end], slots));
+    if (e.out_avals.size() != 1 || !Fusible(*eqns[end], e.in_avals, e.out_avals[0], group.aval)) {
       break;
     }
-    AddToGroup(jaxpr.eqns[end], e.in, e.in_avals, e.out[0], group, reg_of_slot);
+    AddToGroup(*eqns[end], e.in, e.in_avals, e.out[0], group, reg_of_slot);
     produced.push_back(e.out[0]);
   }
   if (group.ops.empty()) return i;  // broadcasts alone: copied by their own kernels
   Step step;
+  int folded_slot = -1;  // a reduction's operand that only the reduction reads after the group
+  if (end < eqns.size()) {
+    AXE_ASSIGN_OR_RETURN(EqnSlots r, Resolve(*eqns[end], slots));
+    if (r.in.size() == 1 && r.out.size() == 1 && last_read[static_cast<size_t>(r.in[0])] == end &&
+        AddRowFold(*eqns[end], r.in_avals[0], r.in[0], r.out_avals[0], group, reg_of_slot)) {
+      folded_slot = r.in[0];
+      ++end;
+    }
+  }
   for (int slot : produced) {
-    if (last_read[static_cast<size_t>(slot)] >= end) {
+    if (slot != folded_slot && last_read[static_cast<size_t>(slot)] >= end) {
       group.outputs.emplace_back(reg_of_slot.at(slot), slot);
       step.outputs.push_back(slot);
     }
   }
+  if (group.row_fold) step.outputs.push_back(static_cast<int>(*eqns[end - 1]->outputs.begin()));
   for (const FusedInput& in : group.inputs) step.inputs.push_back(in.slot);
   step.name = absl::StrJoin(group.names, ",");
   plan.stats.fused_groups++;
@@ -156,6 +227,16 @@ void AssignReleases(Plan& plan) {
   for (const auto& [slot, value] : plan.constants) last[static_cast<size_t>(slot)] = -1;
   for (size_t slot = 0; slot < last.size(); ++slot) {
     if (last[slot] >= 0) plan.steps[static_cast<size_t>(last[slot])].released.push_back(slot);
+  }
+  for (Step& step : plan.steps) {
+    step.moved.assign(step.inputs.size(), false);
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const int slot = step.inputs[k];
+      const bool read_again =
+          std::find(step.inputs.begin() + k + 1, step.inputs.end(), slot) != step.inputs.end();
+      step.moved[k] = !read_again && std::find(step.released.begin(), step.released.end(), slot) !=
+                                         step.released.end();
+    }
   }
 }
 
@@ -225,6 +306,7 @@ absl::StatusOr<Value> ValuePool::Take(const ir::ShapedArray& aval) {
     if (it != free_.end() && !it->second.empty()) {
       Value v = std::move(it->second.back());
       it->second.pop_back();
+      if (v.aval() == aval) return v;  // a loop's body asks for the same types every step
       return v.Relabeled(aval);
     }
   }
@@ -312,11 +394,12 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
     plan->input_avals.push_back(jaxpr.aval(v).WithVma({}));
   }
   SlotMap slots{jaxpr, *plan, {}};
-  const std::vector<size_t> last_read = LastReads(jaxpr);
-  for (size_t i = 0; i < jaxpr.eqns.size();) {
-    AXE_ASSIGN_OR_RETURN(size_t end, TryFuse(jaxpr, i, slots, last_read, *plan));
+  const EqnOrder order = FusionOrder(jaxpr);
+  const std::vector<size_t> last_read = LastReads(jaxpr, order);
+  for (size_t i = 0; i < order.size();) {
+    AXE_ASSIGN_OR_RETURN(size_t end, TryFuse(order, i, slots, last_read, *plan));
     if (end == i) {
-      AXE_RETURN_IF_ERROR(AddEquation(jaxpr.eqns[i], slots, options, *plan));
+      AXE_RETURN_IF_ERROR(AddEquation(*order[i], slots, options, *plan));
       end = i + 1;
     }
     i = end;
@@ -342,26 +425,48 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 
-absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& ctx,
-                                           absl::Span<const Value> args) {
-  std::vector<Value> env(static_cast<size_t>(plan.num_slots));
+absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<const Value> args,
+                            PlanFrame& frame, std::vector<Value>& results) {
+  std::vector<Value>& env = frame.env;
+  env.resize(static_cast<size_t>(plan.num_slots));
+  // Whatever way the run ends, the frame holds no value after it (a held value would keep its
+  // storage from the pool).
+  struct Clear {
+    PlanFrame& frame;
+    ~Clear() {
+      for (Value& v : frame.env) v = Value();
+      frame.in.clear();
+      frame.out.clear();
+    }
+  } clear{frame};
   for (const auto& [slot, value] : plan.constants) env[static_cast<size_t>(slot)] = value;
   for (size_t k = 0; k < plan.inputs.size() && k < args.size(); ++k) {
     env[static_cast<size_t>(plan.inputs[k])] = args[k];
   }
-  std::vector<Value> in, out;
+  std::vector<Value>& in = frame.in;
+  std::vector<Value>& out = frame.out;
   for (const Step& step : plan.steps) {
     if (ctx.cancelled()) return absl::CancelledError("the program was cancelled");
     in.clear();
-    for (int slot : step.inputs) in.push_back(env[static_cast<size_t>(slot)]);
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      Value& v = env[static_cast<size_t>(step.inputs[k])];
+      if (step.moved[k]) {
+        in.push_back(std::move(v));
+      } else {
+        in.push_back(v);
+      }
+    }
     out.assign(step.outputs.size(), Value());
     absl::Status s = step.kernel.kernel(ctx, in, out);
+    for (size_t k = 0; k < in.size(); ++k) {  // last reads: their storage goes to the pool
+      if (step.moved[k] && ctx.values != nullptr) ctx.values->Give(std::move(in[k]));
+    }
+    in.clear();
     if (!s.ok()) return s;
     if (out.size() != step.outputs.size()) {
       return absl::InternalError(absl::StrCat(step.name, " returned ", out.size(), " values for ",
                                               step.outputs.size(), " results"));
     }
-    in.clear();
     for (size_t k = 0; k < out.size(); ++k) {
       env[static_cast<size_t>(step.outputs[k])] = std::move(out[k]);
     }
@@ -371,9 +476,19 @@ absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& c
       v = Value();
     }
   }
-  std::vector<Value> result;
-  for (int slot : plan.outputs) result.push_back(env[static_cast<size_t>(slot)]);
-  return result;
+  results.resize(plan.outputs.size());
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    results[k] = env[static_cast<size_t>(plan.outputs[k])];
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& ctx,
+                                           absl::Span<const Value> args) {
+  PlanFrame frame;
+  std::vector<Value> results;
+  AXE_RETURN_IF_ERROR(RunPlanInFrame(plan, ctx, args, frame, results));
+  return results;
 }
 
 RunContext MakeRunContext(const ExecOptions& options, ValuePool* values) {

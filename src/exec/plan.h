@@ -110,6 +110,7 @@ struct Step {
   std::vector<int> inputs;    // slots
   std::vector<int> outputs;   // slots
   std::vector<int> released;  // slots whose last use is this step
+  std::vector<bool> moved;    // per input: its slot's last read, handed over instead of copied
   bool fallback = false;
 };
 
@@ -130,6 +131,16 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& jax
 // Runs a plan on its arguments (checked by the caller).
 absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& ctx,
                                            absl::Span<const Value> args);
+
+// The vectors one run of a plan works in, kept by a caller that runs the same plan many times
+// (a loop's body) so that a run allocates none of them. Empty of values between runs.
+struct PlanFrame {
+  std::vector<Value> env;  // by slot
+  std::vector<Value> in, out;
+};
+// RunPlan writing the plan's outputs into `results` and working in `frame`.
+absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<const Value> args,
+                            PlanFrame& frame, std::vector<Value>& results);
 
 // The RunContext of a top-level Run.
 RunContext MakeRunContext(const ExecOptions& options, ValuePool* values);

@@ -15,51 +15,15 @@
 #include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
+#include "exec/fold.h"
 #include "exec/permute.h"
 #include "exec/plan.h"
 
 namespace axe::exec::internal {
 namespace {
 
-enum class Fold { kSum, kMax, kMin };
-
 constexpr int64_t kRowBlock = 128;
 constexpr int64_t kColumnChunk = 1024;
-
-template <typename T>
-T Combine(Fold f, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (f == Fold::kSum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    return f == Fold::kMax ? std::max(a, b) : std::min(a, b);
-  } else {
-    if (f == Fold::kSum) return a + b;
-    if (f == Fold::kMax) return (a > b || a != a) ? a : b;
-    return (a < b || a != a) ? a : b;
-  }
-}
-
-template <typename T>
-T Identity(Fold f) {
-  if (f == Fold::kSum) return T(0);
-  if constexpr (std::is_floating_point_v<T>) {
-    return f == Fold::kMax ? -std::numeric_limits<T>::infinity()
-                           : std::numeric_limits<T>::infinity();
-  } else {
-    return f == Fold::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  }
-}
-
-template <typename T>
-T FoldRow(Fold f, const T* x, int64_t n) {
-  if (f == Fold::kSum && std::is_floating_point_v<T>) {
-    return PairwiseSum<T>(
-        static_cast<size_t>(n), [x](size_t i) { return x[i]; }, [](T s) { return s; });
-  }
-  T acc = Identity<T>(f);
-  for (int64_t i = 0; i < n; ++i) acc = Combine(f, acc, x[i]);
-  return acc;
-}
 
 // acc[0, w) = fold over rows [r0, r0 + rows) of x[r * stride + j], pairwise over row blocks.
 template <typename T>

@@ -105,10 +105,14 @@ Value Value::Relabeled(const ir::ShapedArray& aval) const {
 }
 
 Value Value::View(const ir::ShapedArray& aval, size_t byte_offset) const {
+  return View(std::make_shared<const ir::ShapedArray>(aval.WithVma({})), byte_offset);
+}
+
+Value Value::View(std::shared_ptr<const ir::ShapedArray> aval, size_t byte_offset) const {
   Value v = *this;
-  v.aval_ = std::make_shared<const ir::ShapedArray>(aval.WithVma({}));
-  v.num_elements_ = aval.NumElements().value_or(0);
-  v.num_bytes_ = static_cast<size_t>(v.num_elements_) * ElementBytes(aval.dtype()).value_or(0);
+  v.num_elements_ = aval->NumElements().value_or(0);
+  v.num_bytes_ = static_cast<size_t>(v.num_elements_) * ElementBytes(aval->dtype()).value_or(0);
+  v.aval_ = std::move(aval);
   AXE_CHECK(byte_offset + v.num_bytes_ <= num_bytes_) << "a view past the end of its value";
   v.data_ = data_ + byte_offset;
   return v;

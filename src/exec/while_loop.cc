@@ -63,6 +63,8 @@ absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<cons
                                in.begin() + static_cast<std::ptrdiff_t>(fixed));
   std::vector<Value> carry(in.begin() + static_cast<std::ptrdiff_t>(fixed), in.end());
   int64_t work = 0;
+  PlanFrame cond_frame, body_frame;  // kept from iteration to iteration
+  std::vector<Value> pred, next;
   for (int64_t iterations = 0;; ++iterations) {
     if (ctx.cancelled()) return absl::CancelledError("the program was cancelled (in a while loop)");
     if (w.iteration_work > w.max_work - work) {
@@ -73,11 +75,11 @@ absl::Status RunWhile(const WhileLoop& w, const RunContext& ctx, absl::Span<cons
     }
     work += w.iteration_work;
     cond_args.insert(cond_args.end(), carry.begin(), carry.end());
-    AXE_ASSIGN_OR_RETURN(std::vector<Value> pred, RunPlan(*w.cond, ctx, cond_args));
+    AXE_RETURN_IF_ERROR(RunPlanInFrame(*w.cond, ctx, cond_args, cond_frame, pred));
     const int64_t holds = CountTrue(pred[0]);
     if (holds == 0) break;
     body_args.insert(body_args.end(), carry.begin(), carry.end());
-    AXE_ASSIGN_OR_RETURN(std::vector<Value> next, RunPlan(*w.body, ctx, body_args));
+    AXE_RETURN_IF_ERROR(RunPlanInFrame(*w.body, ctx, body_args, body_frame, next));
     const bool all = holds == static_cast<int64_t>(pred[0].num_bytes());
     for (size_t k = 0; k < carry.size(); ++k) {
       if (!all) {

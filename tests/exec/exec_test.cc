@@ -498,6 +498,191 @@ TEST(ExecValuesTest, ConversionsOfEdgeValuesMatchTheInterpreter) {
   }
 }
 
+// A scan whose carry is also its ys (an RNN's `return h, h`), run for many steps: the carry's
+// storage is swapped step to step and handed back to the pool, so a step writing into storage
+// that is still read would show here. The body's small dot_general (16 columns at a time in
+// registers, then the rest) must give the f32 sums in k order exactly, step after step.
+std::string ScanText(bool reverse) {
+  return absl::StrCat(
+      "{ lambda ; a:f32[40,40] b:f32[40] c:f32[300,40]. let\n"
+      "    d:f32[40] e:f32[300,40] = scan[\n"
+      "      jaxpr={ lambda ; f:f32[40,40] g:f32[40] h:f32[40]. let\n"
+      "          i:f32[40] = dot_general[dimension_numbers=(([0], [0]), ([], []))\n"
+      "            preferred_element_type=float32] g f\n"
+      "          j:f32[40] = add i h\n"
+      "        in (j, j) }\n"
+      "      length=300 num_carry=1 num_consts=1\n"
+      "      reverse=",
+      reverse ? "True" : "False",
+      " unroll=1\n"
+      "    ] a b c\n"
+      "  in (d, e) }");
+}
+
+TEST(ExecScanTest, ACarryThatIsAlsoTheYsStepsExactly) {
+  std::mt19937_64 rng(testing_support::TestSeed(41));
+  std::uniform_real_distribution<float> small(-0.03f, 0.03f), unit(-1.0f, 1.0f);
+  std::vector<float> w(40 * 40), h0(40), xs(300 * 40);
+  for (float& v : w) v = small(rng);
+  for (float& v : h0) v = unit(rng);
+  for (float& v : xs) v = unit(rng);
+  auto host = [](std::vector<int64_t> shape, const std::vector<float>& v) {
+    return ir::HostArray{ir::ShapedArray(std::move(shape), DType::kF32),
+                         std::vector<double>(v.begin(), v.end())};
+  };
+  for (bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "reverse" : "forward");
+    std::vector<float> h = h0, ys(300 * 40);
+    for (int t = 0; t < 300; ++t) {
+      const int i = reverse ? 299 - t : t;
+      std::vector<float> next(40, 0.0f);
+      for (int j = 0; j < 40; ++j) {
+        for (int p = 0; p < 40; ++p) next[j] += h[p] * w[p * 40 + j];
+        next[j] += xs[i * 40 + j];
+      }
+      h = next;
+      std::copy(h.begin(), h.end(), ys.begin() + i * 40);
+    }
+    ir::ClosedJaxpr j = Parse(ScanText(reverse));
+    absl::StatusOr<std::vector<ir::HostArray>> got =
+        ExecuteJaxpr(j, {host({40, 40}, w), host({40}, h0), host({300, 40}, xs)});
+    ASSERT_THAT(got, IsOk());
+    ASSERT_EQ(got->size(), 2u);
+    EXPECT_EQ((*got)[0].values, std::vector<double>(h.begin(), h.end()));
+    EXPECT_EQ((*got)[1].values, std::vector<double>(ys.begin(), ys.end()));
+  }
+}
+
+// Small products as plain loops: every operand order GEMM reads (transposed or not), columns
+// in blocks of 16 and a remainder, each sum in k order exactly as f32 adds it.
+TEST(ExecPlanTest, SmallProductsSumInKOrderExactly) {
+  std::mt19937_64 rng(testing_support::TestSeed(43));
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  constexpr int m = 3, k = 21, n = 37;
+  for (bool lhs_t : {false, true}) {
+    for (bool rhs_t : {false, true}) {
+      SCOPED_TRACE(absl::StrCat("lhs^T ", lhs_t, " rhs^T ", rhs_t));
+      std::vector<float> a(m * k), b(k * n);
+      for (float& v : a) v = unit(rng);
+      for (float& v : b) v = unit(rng);
+      auto at = [&](int i, int p) { return lhs_t ? a[p * m + i] : a[i * k + p]; };
+      auto bt = [&](int p, int j) { return rhs_t ? b[j * k + p] : b[p * n + j]; };
+      std::vector<double> want;
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          float sum = 0.0f;
+          for (int p = 0; p < k; ++p) sum += at(i, p) * bt(p, j);
+          want.push_back(sum);
+        }
+      }
+      const std::string a_type = lhs_t ? "f32[21,3]" : "f32[3,21]";
+      const std::string b_type = rhs_t ? "f32[37,21]" : "f32[21,37]";
+      ir::ClosedJaxpr j = Parse(absl::StrCat(
+          "{ lambda ; a:", a_type, " b:", b_type,
+          ". let c:f32[3,37] = dot_general[dimension_numbers=(([", lhs_t ? 0 : 1, "], [",
+          rhs_t ? 1 : 0, "]), ([], [])) preferred_element_type=float32] a b in (c,) }"));
+      absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(
+          j, {ir::HostArray{j.jaxpr.in_avals()[0], std::vector<double>(a.begin(), a.end())},
+              ir::HostArray{j.jaxpr.in_avals()[1], std::vector<double>(b.begin(), b.end())}});
+      ASSERT_THAT(got, IsOk());
+      EXPECT_EQ((*got)[0].values, want);
+    }
+  }
+}
+
+// A layer norm as JAX prints it: `x - mean` has one reader, the `* rsqrt(var + eps)` after
+// the variance's row values, so it moves next to it and the two fuse (the difference never
+// reaches memory), while the rows' `add, rsqrt` join the variance's division.
+constexpr const char* kLayerNorm =
+    "{ lambda ; a:f32[64,96]. let\n"
+    "    b:f32[64] = reduce_sum[axes=(1,) out_sharding=None] a\n"
+    "    c:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(64, 1) sharding=None] b\n"
+    "    d:f32[64,1] = div c 96.0:f32[]\n"
+    "    e:f32[64,96] = sub a d\n"
+    "    f:f32[64,96] = integer_pow[y=2] e\n"
+    "    g:f32[64] = reduce_sum[axes=(1,) out_sharding=None] f\n"
+    "    h:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(64, 1) sharding=None] g\n"
+    "    i:f32[64,1] = div h 96.0:f32[]\n"
+    "    j:f32[64,96] = sub a d\n"
+    "    k:f32[64,1] = add i 9.999999747378752e-06:f32[]\n"
+    "    l:f32[64,1] = rsqrt k\n"
+    "    m:f32[64,96] = mul j l\n"
+    "  in (m,) }";
+
+TEST(ExecPlanTest, AProducerWithOneReaderMovesNextToItAndFuses) {
+  ir::ClosedJaxpr j = Parse(kLayerNorm);
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr("fused[sub,mul]"));
+  EXPECT_THAT(e->Describe(), HasSubstr("fused[broadcast_in_dim,div,add,rsqrt]"));
+  EXPECT_EQ(e->stats().fused_groups, 4) << e->Describe();
+  std::mt19937_64 rng(testing_support::TestSeed(47));
+  EXPECT_EQ(Differ("layernorm", j, rng), "");
+}
+
+// A reduction along the last dimension of a value only it reads ends the fused group before
+// it: the group runs row by row and folds each row from a buffer, in the reduce kernel's own
+// order, so the sums, maxima and minima (NaN included) are those of the unfused plan bit for
+// bit. Rows of 2500 take two tiles, the second partial.
+TEST(ExecPlanTest, AReductionFoldsItsGroupsRowsExactly) {
+  for (const char* reduce : {"reduce_sum", "reduce_max", "reduce_min"}) {
+    SCOPED_TRACE(reduce);
+    const std::string body = absl::StrCat(
+        "{ lambda ; a:f32[7,2500] b:f32[7,1]. let\n"
+        "    c:f32[7,2500] = sub a b\n"
+        "    d:f32[7,2500] = integer_pow[y=2] c\n"
+        "    e:f32[7] = ",
+        reduce, "[axes=(1,)", absl::string_view(reduce) == "reduce_sum" ? " out_sharding=None" : "",
+        "] d\n");
+    ir::ClosedJaxpr folded = Parse(absl::StrCat(body, "  in (e,) }"));
+    // With the squares also an output, they are written and reduced by the reduce kernel.
+    ir::ClosedJaxpr apart = Parse(absl::StrCat(body, "  in (e, d) }"));
+    absl::StatusOr<Executable> e = Executable::Compile(folded);
+    ASSERT_THAT(e, IsOk());
+    EXPECT_THAT(e->Describe(), HasSubstr(absl::StrCat("fused[sub,integer_pow,", reduce, "]")));
+    absl::StatusOr<Executable> e2 = Executable::Compile(apart);
+    ASSERT_THAT(e2, IsOk());
+    EXPECT_THAT(e2->Describe(), HasSubstr("reduce rows"));
+    std::mt19937_64 rng(testing_support::TestSeed(53));
+    std::vector<ir::HostArray> args;
+    for (const ir::ShapedArray& a : folded.jaxpr.in_avals()) args.push_back(RandomArray(a, rng));
+    args[0].values[2500 * 3 + 17] = std::nan("");
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(folded, args);
+    absl::StatusOr<std::vector<ir::HostArray>> want = ExecuteJaxpr(apart, args);
+    ASSERT_THAT(got, IsOk());
+    ASSERT_THAT(want, IsOk());
+    const std::vector<double>& g = (*got)[0].values;
+    const std::vector<double>& w = (*want)[0].values;
+    ASSERT_EQ(g.size(), 7u);
+    ASSERT_EQ(w.size(), 7u);
+    for (size_t r = 0; r < 7; ++r) {
+      EXPECT_TRUE(std::isnan(w[r]) ? std::isnan(g[r]) : g[r] == w[r])
+          << "row " << r << ": " << g[r] << " where the reduce kernel gives " << w[r];
+    }
+    EXPECT_TRUE(std::isnan(g[3]));
+  }
+}
+
+// x**2 runs as x * x: the f32 product of the square-and-multiply (1 * (x * x)), which is also
+// the interpreter's exact double product rounded once, so the two agree bit for bit on edge
+// values too.
+TEST(ExecValuesTest, IntegerPowTwoIsTheRoundedSquare) {
+  ir::ClosedJaxpr j = Parse("{ lambda ; a:f32[9]. let b:f32[9] = integer_pow[y=2] a in (b,) }");
+  const double inf = std::numeric_limits<double>::infinity();
+  ir::HostArray x{
+      ir::ShapedArray({9}, DType::kF32),
+      {-0.0, 1.5, -3.0000002384185791, 1e-30, 3e19, -inf, std::nan(""), 1.0000001192092896, -7.25}};
+  absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, {x});
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, {x});
+  ASSERT_THAT(want, IsOk());
+  ASSERT_THAT(got, IsOk());
+  for (size_t i = 0; i < 9; ++i) {
+    const double w = (*want)[0].values[i], g = (*got)[0].values[i];
+    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : (g == w && std::signbit(g) == std::signbit(w)))
+        << "element " << i << ": " << g << " where the interpreter gives " << w;
+  }
+}
+
 }  // namespace
 }  // namespace exec_test
 }  // namespace axe::exec

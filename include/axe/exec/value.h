@@ -62,6 +62,9 @@ class Value {
   // The elements of `aval` starting `byte_offset` bytes in, sharing this value's storage (a
   // row of a stacked value). The caller keeps the view within this value's bytes.
   Value View(const ir::ShapedArray& aval, size_t byte_offset) const;
+  // The same view under a type the caller made once (its vma dropped): nothing is allocated,
+  // so a loop can step through rows cheaply.
+  Value View(std::shared_ptr<const ir::ShapedArray> aval, size_t byte_offset) const;
 
  private:
   // A value of `aval` with its sizes and no storage yet (ResourceExhausted when too large).
