@@ -135,6 +135,7 @@
 #include "axe/picture/reshard_picture.h"
 #include "axe/picture/sharding_picture.h"
 #include "axe/picture/svg.h"
+#include "axe/picture/tikz.h"
 #include "axe/picture/xla_picture.h"
 
 // The explorer behind `axe serve`.
@@ -169,6 +170,7 @@
 #include "axe/ir/printer.h"
 #include "axe/ir/shaped_array.h"
 #include "axe/ir/shard_map.h"
+#include "axe/ir/threefry.h"
 #include "axe/ir/tracer.h"
 #include "axe/ir/transpose.h"
 

@@ -251,6 +251,13 @@ void AddToGroup(const ir::Eqn& eqn, absl::Span<const int> in_slots,
     return InputReg(group.inputs.size() - 1);
   };
   if (eqn.primitive->name() == "broadcast_in_dim") {
+    // An operand the group computes itself has the group's shape: the broadcast is an
+    // identity on it (its value is in a register, not in memory).
+    auto produced = reg_of_slot.find(in_slots[0]);
+    if (produced != reg_of_slot.end() && in_avals[0].shape() == group.aval.shape()) {
+      reg_of_slot[out_slot] = produced->second;
+      return;
+    }
     reg_of_slot[out_slot] = new_input(in_slots[0], *BroadcastStrides(eqn, in_avals[0], group.aval));
     return;
   }

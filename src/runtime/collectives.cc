@@ -55,8 +55,7 @@ absl::Status CheckFits(const sharding::Mesh& mesh, const Client& client) {
     if (d >= client.num_devices()) {
       return absl::InvalidArgumentError(
           absl::StrCat("the mesh ", mesh.ToString(), " uses device ", d, " but the client has ",
-                       client.num_devices(), " devices (ids 0 to ", client.num_devices() - 1,
-                       ")"));
+                       client.num_devices(), " devices (ids 0 to ", client.num_devices() - 1, ")"));
     }
   }
   return absl::OkStatus();

@@ -154,9 +154,11 @@ absl::StatusOr<ShardingNotation> ShardingNotation::Parse(absl::string_view text,
     // JAX's repr: the sharding names its own mesh (or device).
     absl::StatusOr<Sharding> jax = Sharding::Parse(trimmed);
     if (!jax.ok()) return Prefixed("JAX sharding", jax.status());
-    if (const NamedSharding* named = jax->named()) return ShardingNotation{*named, std::nullopt, {}};
+    if (const NamedSharding* named = jax->named())
+      return ShardingNotation{*named, std::nullopt, {}};
     AXE_ASSIGN_OR_RETURN(Mesh one, Mesh::Create({}, {jax->single_device()->device()}));
-    AXE_ASSIGN_OR_RETURN(NamedSharding on_one, NamedSharding::Create(std::move(one), PartitionSpec()));
+    AXE_ASSIGN_OR_RETURN(NamedSharding on_one,
+                         NamedSharding::Create(std::move(one), PartitionSpec()));
     return ShardingNotation{std::move(on_one), std::nullopt, {}};
   }
   if (absl::StartsWith(trimmed, "P(") || absl::StartsWith(trimmed, "PartitionSpec(")) {
@@ -272,11 +274,11 @@ absl::StatusOr<EquivalenceResult> Equivalent(absl::Span<const int64_t> shape,
   for (const ShardingNotation* s : {&first, &second}) {
     const auto* named = std::get_if<NamedSharding>(&s->value);
     if (s->shardy.empty() || named == nullptr || named->spec().size() == shape.size()) continue;
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the Shardy sharding ", s->shardy, " has ", named->spec().size(),
-        " dimension shardings but the value has rank ", shape.size(),
-        " (Shardy: sharding doesn't match tensor rank: ", named->spec().size(), " != ",
-        shape.size(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the Shardy sharding ", s->shardy, " has ", named->spec().size(),
+                     " dimension shardings but the value has rank ", shape.size(),
+                     " (Shardy: sharding doesn't match tensor rank: ", named->spec().size(),
+                     " != ", shape.size(), ")"));
   }
   std::optional<std::vector<DeviceShard>> a, b;
   AXE_ASSIGN_OR_RETURN(int64_t first_count, own_count(first, a));

@@ -120,8 +120,7 @@ TEST(CollectiveCli, AMeshOnDevicesFourToSevenRunsEveryOp) {
   // Sub-meshes (pipeline stages): the client has devices 0-7, the collective uses 4-7 (in a
   // permuted order, too) and checks every result against the host reference.
   for (const char* devices : {"devices=[4,5,6,7]", "devices=[7,5,6,4]"}) {
-    for (const char* op :
-         {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "permute"}) {
+    for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "permute"}) {
       auto r = testing::RunAxe({"collective", "--op", op, "--mesh",
                                 std::string("x=2,y=2,") + devices, "--axes", "y,x", "--shape",
                                 "8,6", "--repeat", "2", "--check", "--json"});

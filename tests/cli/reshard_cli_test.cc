@@ -139,8 +139,8 @@ namespace {
 
 TEST(ReshardCli, AMeshOnDevicesFourToSeven) {
   auto r = testing::RunAxe({"reshard", "--shape", "16,8", "--mesh", "x=2,y=2,devices=[4,5,6,7]",
-                            "--from", "P('x', None)", "--to", "P(None, 'y')", "--check",
-                            "--json", "--repeat", "2"});
+                            "--from", "P('x', None)", "--to", "P(None, 'y')", "--check", "--json",
+                            "--repeat", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "passed");
 }

@@ -4,6 +4,7 @@
 // type-check, evaluation gives JAX's bits exactly, with jax_threefry_partitionable on (the
 // jaxprs) and off (threefry.h's other path); typing errors in JAX's words; the key type in
 // text; grad and vmap of programs over keys.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -59,7 +60,9 @@ std::string MissingPrimitive(const std::string& text) {
   return "";
 }
 
-// Same type and the same bits (keys by their key data; floats exactly, NaN matching NaN).
+// Same type and the same bits (keys by their key data, integers exactly); floats computed from
+// the bits (uniform, normal, dropout) within 1e-6 relative, JAX's f32 tolerance, NaN matching
+// NaN.
 void ExpectSame(const HostArray& got, const HostArray& want, const std::string& what) {
   ASSERT_EQ(got.aval.ShortString(), want.aval.ShortString()) << what;
   ASSERT_EQ(got.values.size(), want.values.size()) << what;
@@ -68,7 +71,15 @@ void ExpectSame(const HostArray& got, const HostArray& want, const std::string& 
       EXPECT_EQ(std::bit_cast<uint64_t>(got.values[i]), std::bit_cast<uint64_t>(want.values[i]))
           << what << " key " << i << ": " << FormatElement(got.values[i], got.aval.dtype())
           << " where JAX has " << FormatElement(want.values[i], want.aval.dtype());
-    } else if (!std::isnan(want.values[i]) || !std::isnan(got.values[i])) {
+    } else if (IsFloatingPoint(want.aval.dtype())) {
+      if (std::isnan(want.values[i]) && std::isnan(got.values[i])) continue;
+      if (std::isinf(want.values[i])) {
+        EXPECT_EQ(got.values[i], want.values[i]) << what << " element " << i;
+        continue;
+      }
+      EXPECT_NEAR(got.values[i], want.values[i], 1e-6 * std::max(1.0, std::fabs(want.values[i])))
+          << what << " element " << i;
+    } else {
       EXPECT_EQ(got.values[i], want.values[i]) << what << " element " << i;
     }
   }

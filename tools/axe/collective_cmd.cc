@@ -167,10 +167,10 @@ absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBu
   const std::vector<int64_t> ids = p.mesh.device_array();
   const int64_t devices = *std::max_element(ids.begin(), ids.end()) + 1;
   if (devices > runtime::Client::kMaxInProcessDevices) {
-    return InOption(
-        "--mesh", absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
-                                                          runtime::Client::kMaxInProcessDevices,
-                                                          " devices, not ", devices)));
+    return InOption("--mesh",
+                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
+                                                            runtime::Client::kMaxInProcessDevices,
+                                                            " devices, not ", devices)));
   }
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
                        runtime::Client::InProcess(static_cast<int>(devices)));

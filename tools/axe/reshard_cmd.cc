@@ -335,10 +335,10 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
   const std::vector<int64_t> ids = mesh->device_array();
   const int64_t largest = *std::max_element(ids.begin(), ids.end()) + 1;
   if (largest > runtime::Client::kMaxInProcessDevices) {
-    return InOption(
-        "--mesh", absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
-                                                          runtime::Client::kMaxInProcessDevices,
-                                                          " devices, not ", largest)));
+    return InOption("--mesh",
+                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
+                                                            runtime::Client::kMaxInProcessDevices,
+                                                            " devices, not ", largest)));
   }
   const int devices = static_cast<int>(largest);
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,

@@ -93,7 +93,7 @@ struct BuiltinPrimitives {
   const Primitive* remat2;            // family_remat.cc
   const Primitive* reshard;           // family_reshard.cc
   const Primitive* reduce_precision;  // family_reduce_precision.cc
-  const Primitive* while_;  // the primitive `while` (family_while.cc)
+  const Primitive* while_;            // the primitive `while` (family_while.cc)
   // More elementwise functions (family_math.cc).
   const Primitive *erf, *erfc, *erf_inv, *expm1, *tan, *atan, *asin, *acos, *sinh, *cosh;
   const Primitive *asinh, *acosh, *atanh, *cbrt, *exp2, *atan2, *nextafter;

@@ -18,8 +18,8 @@
 #define AXE_RUNTIME_COLLECTIVES_H_
 
 #include <cstdint>
-#include <string>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,8 +34,8 @@ namespace axe::runtime {
 
 // The groups of a collective over `axes`: groups[g] lists the devices of group g in member
 // order; member_of[device] = (group, index), or (-1, -1) for a device id below the mesh's
-// largest that the mesh does not use (a mesh on devices 4-7). Errors (InvalidArgument): an axis the mesh
-// does not have ("unbound axis name: z. The mesh has the axes ('x', 'y')"), an axis named
+// largest that the mesh does not use (a mesh on devices 4-7). Errors (InvalidArgument): an axis the
+// mesh does not have ("unbound axis name: z. The mesh has the axes ('x', 'y')"), an axis named
 // twice.
 struct CollectiveGroups {
   std::vector<std::vector<int64_t>> groups;

@@ -5,6 +5,7 @@ from . import (
     ir as ir,
     jit as jit,
     pallas as pallas,
+    picture as picture,
     sharding as sharding,
     xla as xla
 )

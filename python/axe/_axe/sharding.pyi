@@ -174,7 +174,11 @@ class Layout:
 class Format:
     """JAX's Format(layout, sharding)."""
 
+    @overload
     def __init__(self, layout: _AutoLayout | Layout | None = None, sharding: NamedSharding | SingleDeviceSharding | None = None) -> None: ...
+
+    @overload
+    def __init__(self, layout: object | None = None, sharding: object | None = None) -> None: ...
 
     @staticmethod
     def parse(text: str) -> Format: ...
@@ -267,7 +271,10 @@ class Explanation:
     @property
     def local_axe_reason(self) -> str: ...
 
-def explain(shape: Sequence[int], sharding: NamedSharding | SingleDeviceSharding, dtype: str = 'float32', local_layout: Layout | None = None) -> Explanation: ...
+def explain(shape: Sequence[int], sharding: NamedSharding | SingleDeviceSharding, dtype: str = 'float32', local_layout: Layout | None = None, notes: Sequence[str] = []) -> Explanation:
+    """
+    The explanation; `notes` are put first among its notes (what the caller assumed).
+    """
 
 def to_axe(shape: Sequence[int], sharding: NamedSharding | SingleDeviceSharding, dtype: str = 'float32', local_layout: Layout | None = None) -> axe._axe.Layout:
     """The Axe layout (device iters on gpuid) of a sharded array."""

@@ -76,7 +76,19 @@ class Shape:
         """XLA's ShapeUtil::ArraySize in bytes (tiling padding included)."""
 
     def linear_index(self, index: Sequence[int]) -> int:
-        """IndexUtil::MultidimensionalIndexToLinearIndex."""
+        """
+        XLA's IndexUtil::MultidimensionalIndexToLinearIndex: the offset in minor_to_major order, ignoring tiles as XLA's function does (offset() applies them).
+        """
+
+    def offset(self, index: Sequence[int]) -> int:
+        """
+        The element offset of `index` in the buffer XLA stores, every tile level applied (what `axe xla explain --index` prints).
+        """
+
+    def index_at(self, offset: int) -> object:
+        """
+        The index stored at an element offset of the tiled buffer, or None for padding (the inverse of offset()).
+        """
 
     def multi_index(self, linear: int) -> tuple:
         """IndexUtil::LinearIndexToMultidimensionalIndex."""
