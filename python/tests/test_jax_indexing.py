@@ -113,3 +113,23 @@ def test_vmap_gives_jax_values(name, fn, make):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         _close(g, w, name)
+
+
+@pytest.mark.parametrize("in_axes", [(None, 0, 0), (0, 0, None), (0, None, 0), (1, 0, 0)])
+def test_vmap_of_dynamic_slice_with_batched_starts_is_jaxs(in_axes):
+    """vmap of dynamic_slice whose start indices are batched: JAX turns it into a gather (CLIP
+    mode, so starts past the end are clamped as dynamic_slice clamps them)."""
+    def f(x, i, j):
+        return jax.lax.dynamic_slice(x, (i, j), (2, 3))
+
+    x = np.arange(6 * 7, dtype=np.float32).reshape(6, 7)
+    xs = np.stack([x, x + 100, x + 200]) if in_axes[0] == 0 else (
+        np.stack([x, x + 100, x + 200], axis=1) if in_axes[0] == 1 else x)
+    i = np.array([0, 4, 9], np.int32) if in_axes[1] == 0 else np.int32(1)
+    j = np.array([5, -2, 2], np.int32) if in_axes[2] == 0 else np.int32(3)
+    x0 = xs[0] if in_axes[0] == 0 else (xs[:, 0] if in_axes[0] == 1 else xs)
+    jaxpr = axe.ir.parse(str(jax.make_jaxpr(f)(x0, np.int32(0), np.int32(0))))
+    batched = axe.ir.vmap(jaxpr, in_axes=in_axes, axis_size=3)
+    got = axe.ir.eval(batched, xs, i, j)[0]
+    want = jax.vmap(f, in_axes=in_axes)(xs, i, j)
+    np.testing.assert_array_equal(got, want)

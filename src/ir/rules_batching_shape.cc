@@ -7,6 +7,7 @@
 #include "axe/ir/primitives.h"
 #include "axe/ir/shard_map.h"
 #include "batching_util.h"
+#include "indexing_util.h"
 #include "rule_util.h"
 
 namespace axe::ir::internal {
@@ -105,9 +106,58 @@ absl::Status NoBatchedIndices(absl::string_view prim, absl::Span<const BDim> dim
   return absl::OkStatus();
 }
 
+// dynamic_slice with batched start indices, as JAX batches it: a gather whose index vectors
+// are the starts (one row per batch element, clamped into the operand: mode CLIP), the operand's
+// batch dimension, when it has one, an operand batching dimension.
+BatchRuleResult DynamicSliceBatchedStarts(Builder& b, absl::Span<const Tracer> args,
+                                          absl::Span<const BDim> dims, const Ints& sizes) {
+  const int64_t n = BatchSize(args, dims);
+  const DType index = args[1].aval.dtype();
+  std::vector<Tracer> columns;
+  for (size_t i = 1; i < args.size(); ++i) {
+    AXE_ASSIGN_OR_RETURN(Tracer start, Materialize(args[i], dims[i], n));  // [n]
+    if (start.aval.dtype() != index) {
+      AXE_ASSIGN_OR_RETURN(start, ConvertElementType(start, index));
+    }
+    AXE_ASSIGN_OR_RETURN(Tracer column, BroadcastInDim(start, {n, 1}, {0}));
+    columns.push_back(column);
+  }
+  Tracer starts = columns[0];  // [n, rank]
+  if (columns.size() > 1) {
+    AXE_ASSIGN_OR_RETURN(starts, Concatenate(columns, 1));
+  }
+  const auto rank = static_cast<int64_t>(sizes.size());
+  internal::IndexDims d;
+  Ints slice_sizes = sizes;
+  Tracer operand = args[0];
+  for (int64_t i = 0; i < rank; ++i) d.window_dims.push_back(i + 1);
+  if (dims[0]) {
+    AXE_ASSIGN_OR_RETURN(operand, MoveBatchDim(args[0], *dims[0], 0));
+    d.operand_batching_dims = {0};
+    d.indices_batching_dims = {0};
+    slice_sizes.insert(slice_sizes.begin(), 1);
+    for (int64_t i = 0; i < rank; ++i) d.start_index_map.push_back(i + 1);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) d.start_index_map.push_back(i);
+  }
+  Params p;
+  p["dimension_numbers"] = internal::GatherDimensionNumbersParam(d);
+  p["fill_value"] = Param::None();
+  p["indices_are_sorted"] = Param::Bool(false);
+  p["mode"] = internal::ModeParam(internal::IndexMode::kClip);
+  p["slice_sizes"] = Param::Ints(slice_sizes);
+  p["unique_indices"] = Param::Bool(false);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       BindWithAutoPvary(*Builtins().gather, {operand, starts}, p));
+  return BatchResult{outs, {0}};
+}
+
 BatchRuleResult DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args,
                                   absl::Span<const BDim> dims, const Params& params) {
-  AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_slice", dims, 1));
+  if (args.size() > 1 && !NoBatchedIndices("dynamic_slice", dims, 1).ok()) {
+    AXE_ASSIGN_OR_RETURN(Ints starts_sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
+    return DynamicSliceBatchedStarts(b, args, dims, starts_sizes);
+  }
   AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
   AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
   DType index = args.size() > 1 ? args[1].aval.dtype() : DType::kS32;
