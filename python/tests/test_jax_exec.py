@@ -59,6 +59,10 @@ def _programs():
     def casts(x):
         return x.astype(jnp.int32), (x * 100).astype(jnp.uint8), x.astype(jnp.bfloat16) * 2
 
+    def exact_gelu(x):  # erfc, then JAX's `copy`
+        return jax.nn.gelu(x, approximate=False), jax.grad(
+            lambda y: jax.nn.gelu(y, approximate=False).sum())(x)
+
     def batched(a, b):
         return jnp.einsum("bij,bjk->bik", a, b), jnp.einsum("ij,kj->ik", a[0], b[1].T)
 
@@ -77,6 +81,7 @@ def _programs():
         ("shapes", shapes, lambda r: [f32(r, 24, 5)]),
         ("casts", casts, lambda r: [f32(r, 50)]),
         ("batched dots", batched, lambda r: [f32(r, 3, 4, 5), f32(r, 3, 5, 4)]),
+        ("exact gelu and its grad", exact_gelu, lambda r: [f32(r, 40)]),
     ]
 
 

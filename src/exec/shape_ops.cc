@@ -160,6 +160,7 @@ void AddShapeKernels(KernelTable& table) {
   table["slice"] = BuildSlice;
   table["concatenate"] = BuildConcatenate;
   table["reshard"] = BuildReshape;  // the identity on values: a relabel
+  table["copy"] = BuildReshape;     // values are immutable here: a relabel of the same storage
 }
 
 }  // namespace axe::exec::internal

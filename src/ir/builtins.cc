@@ -253,6 +253,7 @@ BuiltinPrimitives DefineAll() {
   internal::DefineSort(p);
   internal::DefineRemat(p);
   internal::DefineReshard(p);
+  internal::DefineCopy(p);
   internal::DefineReducePrecision(p);
   internal::DefineWhile(p);
   internal::DefineMath(p);
@@ -282,6 +283,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterSortRules(*p);
     internal::RegisterRematRules(*p);
     internal::RegisterReshardRules(*p);
+    internal::RegisterCopyRules(*p);
     internal::RegisterReducePrecisionRules(*p);
     internal::RegisterWhileRules(*p);
     internal::RegisterMathRules(*p);

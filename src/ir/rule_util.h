@@ -83,6 +83,8 @@ void DefineRemat(BuiltinPrimitives& p);
 void RegisterRematRules(const BuiltinPrimitives& p);
 void DefineReshard(BuiltinPrimitives& p);
 void RegisterReshardRules(const BuiltinPrimitives& p);
+void DefineCopy(BuiltinPrimitives& p);
+void RegisterCopyRules(const BuiltinPrimitives& p);
 void DefineReducePrecision(BuiltinPrimitives& p);
 void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
 // Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).

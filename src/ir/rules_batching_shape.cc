@@ -109,7 +109,7 @@ absl::Status NoBatchedIndices(absl::string_view prim, absl::Span<const BDim> dim
 // dynamic_slice with batched start indices, as JAX batches it: a gather whose index vectors
 // are the starts (one row per batch element, clamped into the operand: mode CLIP), the operand's
 // batch dimension, when it has one, an operand batching dimension.
-BatchRuleResult DynamicSliceBatchedStarts(Builder& b, absl::Span<const Tracer> args,
+BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
                                           absl::Span<const BDim> dims, const Ints& sizes) {
   const int64_t n = BatchSize(args, dims);
   const DType index = args[1].aval.dtype();
@@ -156,7 +156,7 @@ BatchRuleResult DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args,
                                   absl::Span<const BDim> dims, const Params& params) {
   if (args.size() > 1 && !NoBatchedIndices("dynamic_slice", dims, 1).ok()) {
     AXE_ASSIGN_OR_RETURN(Ints starts_sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
-    return DynamicSliceBatchedStarts(b, args, dims, starts_sizes);
+    return DynamicSliceBatchedStarts(args, dims, starts_sizes);
   }
   AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
   AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));

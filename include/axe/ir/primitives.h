@@ -38,6 +38,7 @@
 //                decides what JAX saves for the backward pass: memory, never values)
 //   reshard      jax.sharding.reshard: the identity on values (axe's types carry no
 //                sharding); linear, its transpose a reshard back
+//   copy         jnp.array(x, copy=True), the end of exact gelu: the identity; linear
 //   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
 //                JAX's gradients of checkpointed functions print)
 //
@@ -92,6 +93,7 @@ struct BuiltinPrimitives {
   const Primitive *sort, *top_k;      // family_sort.cc
   const Primitive* remat2;            // family_remat.cc
   const Primitive* reshard;           // family_reshard.cc
+  const Primitive* copy;              // family_copy.cc
   const Primitive* reduce_precision;  // family_reduce_precision.cc
   const Primitive* while_;            // the primitive `while` (family_while.cc)
   // More elementwise functions (family_math.cc).
