@@ -163,7 +163,9 @@ absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
   int folded_slot = -1;  // a reduction's operand that only the reduction reads after the group
   if (end < eqns.size()) {
     AXE_ASSIGN_OR_RETURN(EqnSlots r, Resolve(*eqns[end], slots));
-    if (r.in.size() == 1 && r.out.size() == 1 && last_read[static_cast<size_t>(r.in[0])] == end &&
+    // A literal operand's slot is new (past last_read): a constant, never folded.
+    if (r.in.size() == 1 && r.out.size() == 1 && static_cast<size_t>(r.in[0]) < last_read.size() &&
+        last_read[static_cast<size_t>(r.in[0])] == end &&
         AddRowFold(*eqns[end], r.in_avals[0], r.in[0], r.out_avals[0], group, reg_of_slot)) {
       folded_slot = r.in[0];
       ++end;
