@@ -17,18 +17,6 @@ namespace {
 
 enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
 
-// Strides (1 or 0) of every operand against the result, or nullopt.
-std::optional<std::vector<int64_t>> UnitStrides(const EqnView& v) {
-  std::vector<int64_t> strides;
-  const int64_t n = NumElements(v.out[0]);
-  for (const ir::ShapedArray& a : v.in) {
-    const int64_t m = NumElements(a);
-    if (m != n && m != 1) return std::nullopt;
-    strides.push_back(m == n ? 1 : 0);
-  }
-  return strides;
-}
-
 template <typename T>
 bool Compare(Cmp c, T x, T y) {
   using C = ComputeType<T>;

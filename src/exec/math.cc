@@ -17,18 +17,6 @@
 namespace axe::exec::internal {
 namespace math_kernels {
 
-// Operand strides: 1 for a full operand, 0 for a one-element one; empty when neither.
-std::vector<int> OperandStrides(const EqnView& v) {
-  std::vector<int> strides;
-  const int64_t n = NumElements(v.out[0]);
-  for (const ir::ShapedArray& a : v.in) {
-    const int64_t m = NumElements(a);
-    if (m != n && m != 1) return {};
-    strides.push_back(m == n ? 1 : 0);
-  }
-  return strides;
-}
-
 using FloatFn = double (*)(double, double);
 
 double Erf(double x, double) { return std::erf(x); }
@@ -48,10 +36,10 @@ double Exp2(double x, double) { return std::exp2(x); }
 double Atan2(double x, double y) { return std::atan2(x, y); }
 
 template <typename T>
-void RunFloat(FloatFn fn, const std::vector<int>& st, absl::Span<const Value> in, Value& out) {
+void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
   const T* a = in[0].data<T>();
   const T* b = in.size() > 1 ? in[1].data<T>() : a;
-  const int sa = st[0], sb = st.size() > 1 ? st[1] : 0;
+  const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
     o[i] =
@@ -60,7 +48,7 @@ void RunFloat(FloatFn fn, const std::vector<int>& st, absl::Span<const Value> in
 }
 
 template <typename T>
-void RunNextAfter(const std::vector<int>& st, absl::Span<const Value> in, Value& out) {
+void RunNextAfter(const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
   const T* a = in[0].data<T>();
   const T* b = in[1].data<T>();
   T* o = out.mutable_data<T>();
@@ -97,10 +85,10 @@ T ApplyInt(IntOp op, T x, T y) {
 }
 
 template <typename T>
-void RunInt(IntOp op, const std::vector<int>& st, absl::Span<const Value> in, Value& out) {
+void RunInt(IntOp op, const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
   const T* a = in[0].data<T>();
   const T* b = in.size() > 1 ? in[1].data<T>() : a;
-  const int sa = st[0], sb = st.size() > 1 ? st[1] : 0;
+  const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) o[i] = ApplyInt<T>(op, a[i * sa], b[i * sb]);
 }
@@ -108,8 +96,9 @@ void RunInt(IntOp op, const std::vector<int>& st, absl::Span<const Value> in, Va
 // A kernel when every operand has the result's dtype and broadcasts simply; `run` fills out.
 template <typename Run>
 std::optional<BuiltKernel> MakeKernel(const EqnView& v, const char* description, Run run) {
-  std::vector<int> strides = OperandStrides(v);
-  if (strides.empty() || v.out.size() != 1) return std::nullopt;
+  std::optional<std::vector<int64_t>> unit = UnitStrides(v);
+  if (!unit || v.out.size() != 1) return std::nullopt;
+  std::vector<int64_t> strides = *std::move(unit);
   for (const ir::ShapedArray& a : v.in) {
     if (a.dtype() != v.out[0].dtype()) return std::nullopt;
   }
@@ -134,13 +123,13 @@ KernelBuilder FloatKernel(FloatFn fn) {
   return [fn](const EqnView& v) -> absl::StatusOr<std::optional<BuiltKernel>> {
     const DType t = v.out.empty() ? DType::kInvalid : v.out[0].dtype();
     if (!IsFloatType(t)) return std::nullopt;
-    return MakeKernel(v, "math",
-                      [fn, t](const std::vector<int>& st, absl::Span<const Value> in, Value& out) {
-                        DispatchDType(t, [&](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          if constexpr (!std::is_integral_v<T>) RunFloat<T>(fn, st, in, out);
-                        });
-                      });
+    return MakeKernel(
+        v, "math", [fn, t](const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
+          DispatchDType(t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (!std::is_integral_v<T>) RunFloat<T>(fn, st, in, out);
+          });
+        });
   };
 }
 
@@ -156,13 +145,13 @@ KernelBuilder IntKernel(IntOp op) {
     const DType t = v.out.empty() ? DType::kInvalid : v.out[0].dtype();
     const bool ok = IsIntegral(t) ? IsHeld(t) : (t == DType::kPred && op == IntOp::kXor);
     if (!ok) return std::nullopt;
-    return MakeKernel(v, "bits",
-                      [op, t](const std::vector<int>& st, absl::Span<const Value> in, Value& out) {
-                        DispatchDType(t, [&](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          if constexpr (std::is_integral_v<T>) RunInt<T>(op, st, in, out);
-                        });
-                      });
+    return MakeKernel(
+        v, "bits", [op, t](const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
+          DispatchDType(t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_integral_v<T>) RunInt<T>(op, st, in, out);
+          });
+        });
   };
 }
 

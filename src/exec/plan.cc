@@ -354,6 +354,17 @@ std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> shape) {
   return strides;
 }
 
+std::optional<std::vector<int64_t>> UnitStrides(const EqnView& v) {
+  std::vector<int64_t> strides;
+  const int64_t n = NumElements(v.out[0]);
+  for (const ir::ShapedArray& a : v.in) {
+    const int64_t m = NumElements(a);
+    if (m != n && m != 1) return std::nullopt;
+    strides.push_back(m == n ? 1 : 0);
+  }
+  return strides;
+}
+
 const KernelTable& Kernels() {
   static const KernelTable* table = [] {
     auto* t = new KernelTable;

@@ -150,6 +150,9 @@ int64_t NumElements(const ir::ShapedArray& aval);
 absl::StatusOr<std::vector<int64_t>> IntsParam(const ir::Eqn& eqn, const char* name);
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> shape);
+// The stride (1 or 0) of each of `v`'s operands against its first result: an operand has the
+// result's element count or one element; nullopt when one has neither.
+std::optional<std::vector<int64_t>> UnitStrides(const EqnView& v);
 
 }  // namespace axe::exec::internal
 

@@ -114,20 +114,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildBits(const EqnView& v) {
                   });
 }
 
-// The stride (1 or 0) of each operand against the result: each has its size or one element.
-std::optional<std::vector<int64_t>> OperandStrides(const EqnView& v) {
-  std::vector<int64_t> strides;
-  const int64_t n = NumElements(v.out[0]);
-  for (const ir::ShapedArray& a : v.in) {
-    const int64_t m = NumElements(a);
-    if (m != n && m != 1) return std::nullopt;
-    strides.push_back(m == n ? 1 : 0);
-  }
-  return strides;
-}
-
 absl::StatusOr<std::optional<BuiltKernel>> BuildFoldIn(const EqnView& v) {
-  std::optional<std::vector<int64_t>> st = OperandStrides(v);
+  std::optional<std::vector<int64_t>> st = UnitStrides(v);
   const DType msg_type = v.in[1].dtype();
   if (!st || !IsIntegral(msg_type)) return std::nullopt;
   const std::vector<int64_t> s = *st;
@@ -149,7 +137,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildFoldIn(const EqnView& v) {
 }
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildThreefry(const EqnView& v) {
-  std::optional<std::vector<int64_t>> st = OperandStrides(v);
+  std::optional<std::vector<int64_t>> st = UnitStrides(v);
   if (!st || v.in.size() != 4) return std::nullopt;
   const std::vector<int64_t> s = *st;
   const ir::ShapedArray out = v.out[0];
