@@ -167,8 +167,10 @@ absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
                                          sharding::PartitionSpec());
 }
 
-// A program without shard_map: the executor, on the arguments' bytes as they are (typed, no
-// conversion to doubles), its results put back on the devices in the output formats.
+// The executor, on the arguments' bytes as they are (typed, no conversion to doubles), its
+// results put back on the devices in the output formats. A shard_map runs each mesh position
+// of its body on a thread of this process, its collectives through the executor's in-process
+// communicator.
 absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
@@ -203,7 +205,14 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
 absl::StatusOr<std::vector<runtime::Array>> RunProgram(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
-  if (ir::DevicesNeeded(compiled.jaxpr()) == 1) {
+  const int64_t devices = ir::DevicesNeeded(compiled.jaxpr());
+  if (devices == 1) return RunOnExecutor(compiled, client, inputs, fallback);
+  if (client.backend() == "threads") {
+    if (devices > client.num_devices()) {
+      return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", devices,
+                                                     " devices but the client has ",
+                                                     client.num_devices()));
+    }
     return RunOnExecutor(compiled, client, inputs, fallback);
   }
   std::vector<ir::HostArray> values;

@@ -173,6 +173,21 @@ absl::StatusOr<std::unique_ptr<runtime::Client>> RunClient(const RunArgs& run, i
   return runtime::Client::InProcess(static_cast<int>(devices));
 }
 
+// The threads backend's devices (--mesh, or what the shard_maps need) hold every shard_map.
+absl::Status CheckThreadsDevices(int64_t devices, const ir::ClosedJaxpr& j) {
+  if (devices > runtime::Client::kMaxInProcessDevices) {
+    return InOption("--mesh",
+                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
+                                                            runtime::Client::kMaxInProcessDevices,
+                                                            " devices, not ", devices)));
+  }
+  if (const int64_t needed = ir::DevicesNeeded(j); needed > devices) {
+    return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", needed,
+                                                   " devices but the client has ", devices));
+  }
+  return absl::OkStatus();
+}
+
 void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool json) {
   Json rows = Json::array();
   for (const ir::HostArray& o : outs) {
@@ -218,8 +233,10 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     inputs.push_back(std::move(a));
   }
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
-  if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
-    // One device: the executor (compiled typed kernels) runs the whole program.
+  if (run.backend == "threads") {
+    // The executor (compiled typed kernels) runs the whole program, a shard_map's positions
+    // on threads of this process.
+    AXE_RETURN_IF_ERROR(CheckThreadsDevices(devices, j));
     AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
                          exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
     if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(outs, run.out_npy));
