@@ -222,20 +222,34 @@ std::vector<int64_t> Without(std::vector<int64_t> v, size_t k) {
 
 // all_to_all: member `index` receives from member j the chunk `index` of j's operand along
 // split_axis and places it as chunk j along concat_axis: the same strided box copy for every
-// j, at offsets that step by one chunk on each side.
+// j, at offsets that step by one chunk on each side. JAX's primitive always has the tiled
+// shapes (split_axis divided, concat_axis multiplied by the group size: lax.all_to_all inserts
+// and squeezes the axes of its untiled form around it); an untiled all_to_all that drops the
+// split axis and inserts the concat axis (the runtime's form) is taken too.
 absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
   std::optional<Groups> g = MakeGroups(v.eqn, "all_to_all");
-  if (!g || v.in.size() != 1 || v.out.size() != 1) return std::nullopt;
+  if (!g || v.in.size() != 1 || v.out.size() != 1 || v.in[0].dtype() != v.out[0].dtype()) {
+    return std::nullopt;
+  }
   const int64_t split = IntParam(v.eqn, "split_axis", 0);
   const int64_t concat = IntParam(v.eqn, "concat_axis", 0);
-  const bool tiled = BoolParam(v.eqn, "tiled");
   const std::vector<int64_t>& x = v.in[0].shape();
   const std::vector<int64_t>& z = v.out[0].shape();
-  absl::StatusOr<std::vector<int64_t>> want =
-      runtime::AllToAllShape(x, {}, split, concat, tiled, g->size);
-  if (!want.ok() || *want != z || v.in[0].dtype() != v.out[0].dtype()) return std::nullopt;
-  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.in[0].dtype()));
+  const int64_t rank = static_cast<int64_t>(x.size());
+  if (split < 0 || split >= rank || concat < 0 || concat >= rank || x[split] % g->size != 0) {
+    return std::nullopt;
+  }
   const size_t s = static_cast<size_t>(split), c = static_cast<size_t>(concat);
+  std::vector<int64_t> jax_shape = x;
+  jax_shape[s] /= g->size;
+  jax_shape[c] *= g->size;
+  const bool tiled = jax_shape == z;
+  if (!tiled) {
+    absl::StatusOr<std::vector<int64_t>> untiled =
+        runtime::AllToAllShape(x, {}, split, concat, false, g->size);
+    if (!untiled.ok() || *untiled != z) return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.in[0].dtype()));
   const std::vector<int64_t> xs = RowMajorStrides(x), zs = RowMajorStrides(z);
   std::vector<int64_t> box, src, dst;
   int64_t src_step = 0, dst_step = 0;

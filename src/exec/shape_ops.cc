@@ -150,6 +150,37 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConcatenate(const EqnView& v) {
   return k;
 }
 
+// iota: each element is its index along `dimension`, in the result's type.
+absl::StatusOr<std::optional<BuiltKernel>> BuildIota(const EqnView& v) {
+  if (!v.in.empty() || v.out.size() != 1 || !IsHeld(v.out[0].dtype()) ||
+      v.out[0].dtype() == DType::kKeyFry) {
+    return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntsParam(v.eqn, "dimension"));
+  const ir::ShapedArray aval = v.out[0];
+  if (dim.size() != 1 || dim[0] < 0 || static_cast<size_t>(dim[0]) >= aval.rank()) {
+    return std::nullopt;
+  }
+  const int64_t size = aval.shape()[static_cast<size_t>(dim[0])];
+  const int64_t inner = RowMajorStrides(aval.shape())[static_cast<size_t>(dim[0])];
+  AXE_ASSIGN_OR_RETURN(int bytes, Bytes(aval.dtype()));
+  BuiltKernel k;
+  k.description = "iota";
+  k.work = NumElements(aval) * bytes;
+  k.kernel = [aval, size, inner](const RunContext& ctx, absl::Span<const Value>,
+                                 std::vector<Value>& out) -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(aval));
+    const int64_t n = out[0].num_elements();
+    DispatchDType(aval.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = out[0].mutable_data<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = FromDouble<T>(static_cast<double>((i / inner) % size));
+    });
+    return absl::OkStatus();
+  };
+  return k;
+}
+
 }  // namespace
 
 void AddShapeKernels(KernelTable& table) {
@@ -160,7 +191,8 @@ void AddShapeKernels(KernelTable& table) {
   table["slice"] = BuildSlice;
   table["concatenate"] = BuildConcatenate;
   table["reshard"] = BuildReshape;  // the identity on values: a relabel
-  table["copy"] = BuildReshape;     // values are immutable here: a relabel of the same storage
+  table["iota"] = BuildIota;
+  table["copy"] = BuildReshape;  // values are immutable here: a relabel of the same storage
 }
 
 }  // namespace axe::exec::internal
