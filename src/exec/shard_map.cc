@@ -1,11 +1,12 @@
 // shard_map on the executor: the body compiled once (with the mesh in scope, so that its
 // collectives know their groups), then, per run, every mesh position on its own thread: it
 // cuts its blocks out of the global operands by in_specs (strided copies through the relayout
-// engine; a replicated operand is shared, not copied), runs the body's plan, meeting the
-// other positions in the body's collectives (communicator.h), and writes its result blocks
-// into the global outputs by out_specs. As in JAX, an output the out_spec does not split
-// along a mesh axis is taken from the positions at coordinate 0 of that axis. The first
-// position to fail releases the others (Communicator::Abort) and its error is the run's.
+// engine; a replicated operand is shared, and a block that is a contiguous run of its operand
+// is read in place), runs the body's plan, meeting the other positions in the body's
+// collectives (communicator.h), and writes its result blocks into the global outputs by
+// out_specs. As in JAX, an output the out_spec does not split along a mesh axis is taken from
+// the positions at coordinate 0 of that axis. The first position to fail releases the others
+// (Communicator::Abort) and its error is the run's.
 #include <memory>
 #include <optional>
 #include <thread>
@@ -90,7 +91,22 @@ struct Side {
   std::shared_ptr<const StridedCopy> copy;  // null when the value is whole (not cut)
   ir::ShapedArray local, global;
   int bytes = 0;
+  // An operand whose blocks are contiguous runs of the global array (a split of the leading
+  // dimensions only): each position reads its block in place.
+  bool in_place = false;
+  std::shared_ptr<const ir::ShapedArray> local_type;
 };
+
+// Whether every block of `local` shape is one contiguous run of the `global` array: the
+// dimensions before some k are 1 in the block, those after k whole.
+bool Contiguous(absl::Span<const int64_t> global, absl::Span<const int64_t> local) {
+  size_t k = 0;
+  while (k < local.size() && local[k] == 1) ++k;
+  for (size_t d = k + 1; d < local.size(); ++d) {
+    if (local[d] != global[d]) return false;
+  }
+  return true;
+}
 
 absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSpec& spec,
                                              const ir::ShapedArray& global,
@@ -100,6 +116,8 @@ absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSp
   if (!cut) return std::nullopt;
   AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(global.dtype()));
   Side side{*std::move(cut), nullptr, local, global, static_cast<int>(bytes)};
+  side.in_place = to_block && Contiguous(global.shape(), local.shape());
+  side.local_type = std::make_shared<const ir::ShapedArray>(local.WithVma({}));
   if (!side.cut.whole()) {
     const std::vector<int64_t> g = RowMajorStrides(global.shape());
     const std::vector<int64_t> l = RowMajorStrides(local.shape());
@@ -153,8 +171,12 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
         args.push_back(in[i]);
         continue;
       }
-      AXE_ASSIGN_OR_RETURN(Value block, ctx.Allocate(side.local));
       const size_t offset = static_cast<size_t>(side.cut.offset[static_cast<size_t>(p)]);
+      if (side.in_place) {
+        args.push_back(in[i].View(side.local_type, offset * side.bytes));
+        continue;
+      }
+      AXE_ASSIGN_OR_RETURN(Value block, ctx.Allocate(side.local));
       AXE_RETURN_IF_ERROR(
           side.copy->Run(in[i].bytes() + offset * side.bytes, block.mutable_bytes()));
       args.push_back(std::move(block));
@@ -277,7 +299,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
     s->out.push_back(*std::move(side));
   }
   for (const Side& side : s->in) {
-    if (side.copy != nullptr) {
+    if (side.copy != nullptr && !side.in_place) {
       work = CheckedAdd(work, 2 * n * NumElements(side.local) * side.bytes).value_or(INT64_MAX);
     }
   }
