@@ -1,6 +1,7 @@
 #include "axe/jit/execute.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -246,6 +247,69 @@ TEST(Execute, ArgumentsBeyondTheInterpretersSizeRunOnTheExecutor) {
   ASSERT_THAT(result, testing_support::IsOk());
   ASSERT_EQ(result->outputs.size(), 1u);
   EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(host));
+}
+
+// A shard_map program on an in-process client runs on the executor, each mesh position on a
+// thread: an argument past the interpreter's cap (which it used to refuse) is split into four
+// blocks, and the psum over them wraps in 32 bits.
+TEST(Execute, ShardMapProgramsRunOnTheExecutor) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
+  constexpr int64_t kElements = (int64_t{1} << 24) + 4;
+  Compiled compiled = *Compile(*ir::ParseJaxpr(R"({ lambda ; a:u8[16777220] b:i32[8]. let
+    c:u8[16777220] d:i32[2] = shard_map[
+      check_vma=False
+      in_specs=(P('x',), P('x',))
+      jaxpr={ lambda ; e:u8[4194305] f:i32[2]. let
+          g:i32[2] = psum[axes=('x',) axis_index_groups=None] f
+        in (e, g) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',), P())
+    ] a b
+  in (c, d) })"),
+                               {}, {});
+  std::vector<uint8_t> host(static_cast<size_t>(kElements), 0);
+  host.back() = 7;
+  host[4194305] = 9;
+  const std::vector<int32_t> ints = {2000000000, 1, 2000000000, 2, 2000000000, 3, 2000000000, 4};
+  std::vector<uint8_t> int_bytes(ints.size() * 4);
+  std::memcpy(int_bytes.data(), ints.data(), int_bytes.size());
+  runtime::Array a = *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8,
+                                                {Named("x=4", "P()"), std::nullopt}, false);
+  runtime::Array b = *runtime::Array::DevicePut(*client, int_bytes, {8}, DType::kS32,
+                                                {Named("x=4", "P()"), std::nullopt}, false);
+  const runtime::Array* args[] = {&a, &b};
+  absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
+  ASSERT_THAT(result, testing_support::IsOk());
+  ASSERT_EQ(result->outputs.size(), 2u);
+  EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(host));
+  absl::StatusOr<std::vector<uint8_t>> sums = result->outputs[1].ToHost();
+  ASSERT_THAT(sums, testing_support::IsOk());
+  std::vector<int32_t> got(2);
+  ASSERT_EQ(sums->size(), 8u);
+  std::memcpy(got.data(), sums->data(), 8);
+  EXPECT_EQ(got, (std::vector<int32_t>{-589934592, 10}));  // 8e9 wraps modulo 2^32
+
+  std::unique_ptr<runtime::Client> two = *runtime::Client::InProcess(2);
+  runtime::Array small = *runtime::Array::DevicePut(*two, int_bytes, {8}, DType::kS32,
+                                                    {Named("x=2", "P()"), std::nullopt}, false);
+  Compiled psum = *Compile(*ir::ParseJaxpr(R"({ lambda ; b:i32[8]. let
+    d:i32[2] = shard_map[
+      check_vma=False
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; f:i32[2]. let
+          g:i32[2] = psum[axes=('x',) axis_index_groups=None] f
+        in (g,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] b
+  in (d,) })"),
+                           {}, {});
+  const runtime::Array* small_args[] = {&small};
+  EXPECT_THAT(Execute(psum, *two, small_args).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a shard_map of the program has 4 devices but the client has 2")));
 }
 
 }  // namespace
