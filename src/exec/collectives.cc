@@ -27,6 +27,9 @@ namespace {
 
 using runtime::ReduceOp;
 
+// Reductions of at least this many elements are folded in shares, one per member.
+constexpr int64_t kSplitReduceElements = int64_t{1} << 15;
+
 // The groups of a collective on the planning mesh: per group its positions in member order,
 // per position its group and index.
 struct Groups {
@@ -72,8 +75,11 @@ int64_t Product(absl::Span<const int64_t> dims) {
   return n;
 }
 
+// Another exchange over the same group (a collective of two rounds).
+using ExchangeAgain = std::function<absl::StatusOr<std::vector<Value>>(const Value&)>;
 // Computes a member's result of one operand from every member's operand (member order).
-using Combine = std::function<absl::Status(absl::Span<const Value> all, int64_t index, Value& out)>;
+using Combine = std::function<absl::Status(absl::Span<const Value> all, int64_t index, Value& out,
+                                           const ExchangeAgain& again)>;
 
 // A kernel that exchanges each operand over its group and combines the members' values.
 BuiltKernel ExchangeKernel(const EqnView& v, std::shared_ptr<const Groups> groups,
@@ -97,7 +103,10 @@ BuiltKernel ExchangeKernel(const EqnView& v, std::shared_ptr<const Groups> group
       AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
                            ctx.spmd->comm->Exchange(group, me.index, id + k, in[k]));
       AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(out_avals[k]));
-      AXE_RETURN_IF_ERROR(combine[k](all, me.index, out[k]));
+      const ExchangeAgain again = [&](const Value& v) {
+        return ctx.spmd->comm->Exchange(group, me.index, id + (uint64_t{1} << 15) + k, v);
+      };
+      AXE_RETURN_IF_ERROR(combine[k](all, me.index, out[k], again));
     }
     return absl::OkStatus();
   };
@@ -136,11 +145,33 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, ReduceO
     const int64_t n = NumElements(a);
     AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(type));
     work += (g->size + 1) * n * static_cast<int64_t>(bytes);
-    combine.push_back([op, type, n](absl::Span<const Value> all, int64_t, Value& out) {
+    // Large operands: each member folds only its share of the elements, then the members
+    // exchange their shares (the same folds in the same order: the same bits everywhere).
+    const int64_t shares = n >= kSplitReduceElements ? g->size : 1;
+    combine.push_back([op, type, n, bytes, shares](absl::Span<const Value> all, int64_t index,
+                                                   Value& out,
+                                                   const ExchangeAgain& again) -> absl::Status {
+      auto share = [&](int64_t m) { return std::make_pair(n * m / shares, n * (m + 1) / shares); };
+      const int64_t mine = shares == 1 ? 0 : index;
+      const auto [lo, hi] = share(mine);
       std::vector<const uint8_t*> inputs;
-      for (const Value& x : all) inputs.push_back(reinterpret_cast<const uint8_t*>(x.bytes()));
-      return runtime::ReduceElements(op, type, inputs, n,
-                                     reinterpret_cast<uint8_t*>(out.mutable_bytes()));
+      for (const Value& x : all) {
+        inputs.push_back(reinterpret_cast<const uint8_t*>(x.bytes()) +
+                         static_cast<size_t>(lo) * bytes);
+      }
+      AXE_RETURN_IF_ERROR(runtime::ReduceElements(
+          op, type, inputs, hi - lo,
+          reinterpret_cast<uint8_t*>(out.mutable_bytes()) + static_cast<size_t>(lo) * bytes));
+      if (shares == 1) return absl::OkStatus();
+      AXE_ASSIGN_OR_RETURN(std::vector<Value> reduced, again(out));
+      for (int64_t m = 0; m < shares; ++m) {
+        if (m == index) continue;
+        const auto [from, to] = share(m);
+        std::memcpy(out.mutable_bytes() + static_cast<size_t>(from) * bytes,
+                    reduced[static_cast<size_t>(m)].bytes() + static_cast<size_t>(from) * bytes,
+                    static_cast<size_t>(to - from) * bytes);
+      }
+      return absl::OkStatus();
     });
   }
   return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), std::move(combine), work);
@@ -163,7 +194,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllGather(const EqnView& v) {
   const int64_t rows = Product(absl::MakeConstSpan(shape).subspan(0, d));
   const size_t block = static_cast<size_t>(Product(absl::MakeConstSpan(shape).subspan(d))) * bytes;
   const int64_t n = g->size;
-  Combine combine = [rows, block, n](absl::Span<const Value> all, int64_t, Value& out) {
+  Combine combine = [rows, block, n](absl::Span<const Value> all, int64_t, Value& out,
+                                     const ExchangeAgain&) {
     std::byte* o = out.mutable_bytes();
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t m = 0; m < n; ++m) {
@@ -198,7 +230,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduceScatter(const EqnView& v) 
   const int64_t row = Product(absl::MakeConstSpan(shape).subspan(d));  // elements of a row
   const int64_t piece = row / g->size;
   Combine combine = [rows, row, piece, bytes, type](absl::Span<const Value> all, int64_t index,
-                                                    Value& out) -> absl::Status {
+                                                    Value& out,
+                                                    const ExchangeAgain&) -> absl::Status {
     std::vector<const uint8_t*> inputs(all.size());
     for (int64_t r = 0; r < rows; ++r) {
       const size_t at = static_cast<size_t>(r * row + index * piece) * bytes;
@@ -271,7 +304,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
                        StridedCopy::Plan(box, src, dst, static_cast<int>(bytes), 1));
   auto shared = std::make_shared<const StridedCopy>(std::move(copy));
   Combine combine = [shared, src_step, dst_step, bytes](absl::Span<const Value> all, int64_t index,
-                                                        Value& out) -> absl::Status {
+                                                        Value& out,
+                                                        const ExchangeAgain&) -> absl::Status {
     for (size_t j = 0; j < all.size(); ++j) {
       AXE_RETURN_IF_ERROR(shared->Run(
           all[j].bytes() + static_cast<size_t>(index * src_step) * bytes,
@@ -297,7 +331,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildPpermute(const EqnView& v) {
   }
   absl::StatusOr<std::vector<int64_t>> sources = runtime::PermuteSources(pairs, g->size);
   if (!sources.ok()) return std::nullopt;
-  Combine combine = [sources = *sources](absl::Span<const Value> all, int64_t index, Value& out) {
+  Combine combine = [sources = *sources](absl::Span<const Value> all, int64_t index, Value& out,
+                                         const ExchangeAgain&) {
     const int64_t from = sources[static_cast<size_t>(index)];
     if (from < 0) {
       std::memset(out.mutable_bytes(), 0, out.num_bytes());

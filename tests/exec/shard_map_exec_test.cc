@@ -244,6 +244,37 @@ TEST(ShardMapExecTest, CollectivesOverOneAxisOfATwoAxisMesh) {
   EXPECT_EQ((*got)[3].values, (std::vector<double>{3, 0, 3, 0, 1, 0, 1, 0}));
 }
 
+// Operands of 2^17 elements: each member folds a quarter and the members exchange their
+// quarters; the bits are the interpreter's (the same member-order folds), ints exactly.
+constexpr const char* kLargePsums = R"({ lambda ; a:i32[8,65536] b:f32[8,65536]. let
+    c:i32[2,65536] d:f32[2,65536] = shard_map[
+      check_vma=False
+      in_specs=(P('x',), P('x',))
+      jaxpr={ lambda ; e:i32[2,65536] f:f32[2,65536]. let
+          g:i32[2,65536] h:f32[2,65536] = psum[axes=('x',) axis_index_groups=None] e f
+        in (g, h) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(), P())
+    ] a b
+  in (c, d) })";
+
+TEST(ShardMapExecTest, LargePsumsFoldInSharesWithTheInterpretersBits) {
+  ir::ClosedJaxpr j = Parse(kLargePsums);
+  std::vector<ir::HostArray> args = Arguments(j);
+  for (size_t i = 0; i < args[0].values.size(); ++i) {
+    args[0].values[i] = static_cast<double>(static_cast<int32_t>(i * 2654435761u));
+    args[1].values[i] = static_cast<double>(static_cast<float>(std::sin(i * 0.37) * 1e3));
+  }
+  absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(j, args);
+  ASSERT_THAT(want, IsOk());
+  absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(j, args);
+  ASSERT_THAT(got, IsOk());
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].values, (*want)[0].values);
+  EXPECT_EQ((*got)[1].values, (*want)[1].values);
+}
+
 // A primitive that fails at run time where its operand is 1, so that exactly one position of a
 // shard_map fails while the others wait in a psum.
 const ir::Primitive* FailAtOne() {
@@ -379,7 +410,7 @@ TEST(ShardMapExecTest, ACancelledRunStopsEveryPosition) {
       ir::HostArray{*ir::ShapedArray::ParseShort("i32[8]"), std::vector<double>(8, 1.0)});
   ASSERT_THAT(x, IsOk());
   std::optional<absl::Status> status =
-      WithinAMinute<absl::Status>([&e, &x] { return e->Run({*x}).status(); });
+      WithinAMinute<absl::Status>([e = *e, x = *x] { return e.Run({x}).status(); });
   ASSERT_TRUE(status.has_value()) << "the run hangs";
   EXPECT_THAT(*status, StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
 }
