@@ -3,7 +3,7 @@
 meshes of 4 devices (x=4, and x=2 by y=2) holding every collective with each of its forms
 (all_gather stacked and tiled along several dimensions, psum_scatter and all_to_all tiled and
 not, ppermute with a member that receives nothing, psum/pmax/pmin of integers that wrap), and
-collectives inside loops (a scan and a fori_loop whose steps psum). For each case:
+collectives inside loops (a scan, a fori_loop and a while_loop whose steps psum). For each case:
 
   <name>.txt         make_jaxpr(f)(*args)
   <name>.values.txt  "arg T=v,..." per argument, "out T=v,..." per output of f
@@ -68,6 +68,12 @@ def cases():
     def loop_of_psums(x):
         return lax.fori_loop(0, 3, lambda i, c: lax.psum(c * 3 + i, "x") + x, x)
 
+    def while_of_psums(x):  # a while loop (its trip count is a value) whose steps psum
+        def body(c):
+            i, v = c
+            return i + 1, lax.psum(v * 0.5, "x") + x
+        return lax.while_loop(lambda c: c[0] < jnp.int32(4), body, (jnp.int32(0), x))[1]
+
     def two_axes(a, b):
         return (lax.psum(a, "y"), lax.all_gather(a, "y", axis=1, tiled=True),
                 lax.pmax(b, "x"), lax.axis_index(("x", "y")).reshape(1, 1) + 0 * a[:1, :1])
@@ -88,6 +94,7 @@ def cases():
         ("scan_of_psums", smap(scan_of_psums, X4, P("x"), (P(), P())), [f32(8)]),
         ("loop_of_psums", smap(loop_of_psums, X4, P("x"), P("x")),
          [rng.integers(-9, 9, (8,), dtype=np.int64).astype(np.int32)]),
+        ("while_of_psums", smap(while_of_psums, X4, P("x"), P("x")), [f32(8)]),
         ("two_axes", smap(two_axes, XY, (P("x", "y"), P("y")),
                           (P("x", "y"), P("x", "y"), P("y"), P("x", "y"))),
          [i32(4, 6), f32(6)]),
