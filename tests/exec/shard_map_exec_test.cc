@@ -21,6 +21,8 @@
 #include "absl/strings/str_split.h"
 #include "axe/exec/communicator.h"
 #include "axe/exec/executable.h"
+#include "axe/ir/ad.h"
+#include "axe/ir/batching.h"
 #include "axe/ir/check.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/eval_text.h"
@@ -174,6 +176,46 @@ TEST(ShardMapExecTest, JaxsShardMapProgramsPrintBackAndTypeCheck) {
     ++programs;
   }
   EXPECT_GE(programs, 10);
+}
+
+// What axe's own transformations make of JAX's shard_map programs runs typed too: vmap over a
+// batch of two (the collectives then act on batched operands, their dimensions moved) and the
+// gradient of the scalar losses, with the interpreter's values.
+TEST(ShardMapExecTest, VmapsAndGradsOfShardMapProgramsRunTyped) {
+  int vmapped = 0, grads = 0;
+  for (const std::filesystem::path& file : ShardMapPrograms()) {
+    const std::string name = file.filename().string();
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(file));
+    if (!j.ok()) continue;
+    std::vector<absl::StatusOr<ir::ClosedJaxpr>> derived;
+    ir::VmapOptions options;
+    options.axis_size = 2;
+    derived.push_back(ir::Vmap(*j, options));
+    const std::vector<ir::ShapedArray> outs = j->jaxpr.out_avals();
+    if (outs.size() == 1 && outs[0].rank() == 0 && IsFloatingPoint(outs[0].dtype())) {
+      derived.push_back(ir::Grad(*j));
+    }
+    for (size_t k = 0; k < derived.size(); ++k) {
+      if (!derived[k].ok()) continue;  // a transformation axe does not have for it
+      const std::string what = absl::StrCat(name, k == 0 ? " vmapped" : " grad");
+      absl::StatusOr<Executable> e = Executable::Compile(*derived[k]);
+      ASSERT_THAT(e, IsOk()) << what;
+      // The vmapped loop_of_psums adds an i32[2,1] to an i32[2,2] (axe's batching rule of
+      // the add of a broadcast counter), which the typed elementwise kernels do not take.
+      const int allowed = (k == 0 && name == "loop_of_psums.txt") ? 1 : 0;
+      EXPECT_EQ(e->stats().fallbacks + e->stats().nested_fallbacks, allowed) << what << "\n"
+                                                                             << e->Describe();
+      const std::vector<ir::HostArray> args = Arguments(*derived[k]);
+      absl::StatusOr<std::vector<ir::HostArray>> want = ir::EvalJaxpr(*derived[k], args);
+      if (!want.ok()) continue;  // the interpreter's all_to_all typing (see above)
+      absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(*derived[k], args);
+      ASSERT_THAT(got, IsOk()) << what;
+      ExpectSameValues(*want, *got, what);
+      ++(k == 0 ? vmapped : grads);
+    }
+  }
+  EXPECT_GE(vmapped, 10);
+  EXPECT_GE(grads, 2);
 }
 
 // A scan inside the body whose steps psum an integer carry over x: every step's sum is exact
