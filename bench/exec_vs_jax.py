@@ -11,7 +11,9 @@ magnitude).
 
 Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the venv
 (`make test-jax` installs it). XLA's thread count follows the process's CPUs; pin both with
-`taskset -c 0` for a one-thread comparison.
+`taskset -c 0` for a one-thread comparison. The shard_map program runs on 4 host devices: the
+script asks XLA for them (--xla_force_host_platform_device_count=4 in XLA_FLAGS); axe runs
+each mesh position on a thread of its own.
 """
 
 import argparse
