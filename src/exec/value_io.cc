@@ -129,10 +129,10 @@ absl::StatusOr<ir::HostArray> ToExactHostArray(const Value& value) {
                                               value.data<int64_t>()[i] < -(int64_t{1} << 53))
                                            : value.data<uint64_t>()[i] > kExact;
     if (past) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "element ", i, " of ", value.aval().ShortString(), " is ", FormatAt(value, i),
-          ", past 2^53: the interpreter holds ", JaxprName(dtype),
-          " values exactly only up to 2^53"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("element ", i, " of ", value.aval().ShortString(), " is ",
+                       FormatAt(value, i), ", past 2^53: the interpreter holds ", JaxprName(dtype),
+                       " values exactly only up to 2^53"));
     }
   }
   return ToHostArray(value);

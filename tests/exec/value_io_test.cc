@@ -6,9 +6,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "axe/ir/eval_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "axe/ir/eval_text.h"
 
 namespace axe::exec {
 namespace {
@@ -24,8 +24,9 @@ TEST(ValueIo, SixtyFourBitIntegersAreReadAndPrintedExactly) {
   EXPECT_EQ(FormatValue(*a), "[9007199254740993, -9223372036854775808, 7]");
   absl::StatusOr<Value> u = ParseValue("u64[2,2]=18446744073709551615");
   ASSERT_TRUE(u.ok()) << u.status();
-  EXPECT_EQ(FormatValue(*u), "[[18446744073709551615, 18446744073709551615], "
-                             "[18446744073709551615, 18446744073709551615]]");
+  EXPECT_EQ(FormatValue(*u),
+            "[[18446744073709551615, 18446744073709551615], "
+            "[18446744073709551615, 18446744073709551615]]");
   absl::StatusOr<Value> iota = ParseValue("i64[4]=iota");
   ASSERT_TRUE(iota.ok()) << iota.status();
   EXPECT_THAT(FormatElements(*iota), ElementsAre("0", "1", "2", "3"));
@@ -33,8 +34,8 @@ TEST(ValueIo, SixtyFourBitIntegersAreReadAndPrintedExactly) {
 
 // Everything else is the interpreter's grammar: the same values and the same errors.
 TEST(ValueIo, OtherTypesFollowTheInterpretersGrammar) {
-  for (const char* spec : {"f32[3]=0.1,nan,-inf", "i32[2]=-7,1.5", "pred[2]=true,0",
-                           "bf16[1]=0.1", "u8[2]=iota", "i64[2]=1.5,2", "f64[]=1e300"}) {
+  for (const char* spec : {"f32[3]=0.1,nan,-inf", "i32[2]=-7,1.5", "pred[2]=true,0", "bf16[1]=0.1",
+                           "u8[2]=iota", "i64[2]=1.5,2", "f64[]=1e300"}) {
     absl::StatusOr<Value> typed = ParseValue(spec);
     absl::StatusOr<ir::HostArray> host = ir::ParseArgSpec(spec);
     ASSERT_TRUE(typed.ok() && host.ok()) << spec;
