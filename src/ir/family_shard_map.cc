@@ -1,160 +1,189 @@
-// Transpose rules of the non-collective linear primitives and of shard_map (§8).
+// shard_map, with every rule: its definition (the body runs with the mesh's axes manual), its
+// typing (in_specs and out_specs against the mesh, JAX's words), the impl (the interpreter's
+// simulated mesh), JVP (a shard_map of the body's JVP), transpose (a shard_map of the body's
+// backward pass, dividing or psum'ing what the specs replicate when check_vma is off) and
+// batching (a leading None in every spec).
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/ad.h"
 #include "axe/ir/axis_env.h"
+#include "axe/ir/batching.h"
 #include "axe/ir/linear.h"
 #include "axe/ir/primitives.h"
 #include "axe/ir/shard_map.h"
 #include "axe/ir/transpose.h"
+
+#include "batching_util.h"
+#include "eval_util.h"
+#include "jvp_util.h"
 #include "rule_util.h"
 
 namespace axe::ir::internal {
 namespace {
 
+using Result = absl::StatusOr<std::vector<ShapedArray>>;
+
+absl::StatusOr<std::vector<sharding::PartitionSpec>> Specs(const Params& params,
+                                                           absl::string_view name) {
+  AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, "shard_map", name));
+  if (p->kind() != Param::Kind::kTuple) {
+    return TypeError(absl::StrCat("parameter ", name, " of shard_map must be a tuple of P(...)"));
+  }
+  std::vector<sharding::PartitionSpec> out;
+  for (const Param& s : p->items()) {
+    AXE_ASSIGN_OR_RETURN(sharding::PartitionSpec spec, s.AsPartitionSpec(name));
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+// The factor by which spec entry `dim` divides (in) or multiplies (out) that dimension.
+absl::StatusOr<int64_t> EntryFactor(const sharding::Mesh& mesh, const sharding::PartitionSpec& spec,
+                                    size_t dim) {
+  int64_t f = 1;
+  for (const std::string& name : spec.entry(dim)) {
+    std::optional<size_t> a = mesh.AxisIndex(name);
+    if (!a) {
+      return TypeError(absl::StrCat("the spec ", spec.ToString(), " names the axis '", name,
+                                    "', which is not in the mesh ", mesh.ToString()));
+    }
+    std::optional<int64_t> p = CheckedMul(f, mesh.axes()[*a].size);
+    if (!p) return TypeError("shard_map: the product of the axis sizes overflows int64");
+    f = *p;
+  }
+  return f;
+}
+
+// JAX's shard_map typecheck (check_vma on): an output varying over a mesh axis its out_spec
+// does not name would need a replication the body does not prove.
+absl::Status CheckOutputsReplicated(const Jaxpr& j,
+                                    const std::vector<sharding::PartitionSpec>& out_specs,
+                                    const std::vector<std::string>& axes, const Params& params) {
+  auto it = params.find("check_vma");
+  bool check_vma = true;
+  if (it != params.end()) {
+    AXE_ASSIGN_OR_RETURN(check_vma, it->second.AsBool("check_vma"));
+  }
+  if (!check_vma) return absl::OkStatus();
+  for (size_t i = 0; i < j.outvars.size() && i < out_specs.size(); ++i) {
+    const ShapedArray& inner = j.aval(j.outvars[i]);
+    for (const std::string& axis : axes) {
+      bool named = false;
+      for (const sharding::PartitionSpec::Entry& e : out_specs[i].entries()) {
+        named = named || std::find(e.begin(), e.end(), axis) != e.end();
+      }
+      if (!named && inner.IsVaryingOver(axis)) {
+        // JAX raises it as a JaxprTypeError (a Python TypeError).
+        return axe::TypeError("shard_map can't prove output is sufficiently replicated");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+Result ShardMap(absl::Span<const ShapedArray> avals, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(const ClosedJaxpr* body, CalledJaxprParam(params, "shard_map", "jaxpr"));
+  AXE_ASSIGN_OR_RETURN(const Param* mesh_param, GetParam(params, "shard_map", "mesh"));
+  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh, mesh_param->AsMesh("mesh"));
+  AXE_ASSIGN_OR_RETURN(std::vector<sharding::PartitionSpec> in_specs, Specs(params, "in_specs"));
+  AXE_ASSIGN_OR_RETURN(std::vector<sharding::PartitionSpec> out_specs, Specs(params, "out_specs"));
+  const Jaxpr& j = body->jaxpr;
+  if (in_specs.size() != avals.size() || j.invars.size() != avals.size() ||
+      out_specs.size() != j.outvars.size()) {
+    return TypeError(absl::StrCat("shard_map has ", avals.size(), " operands, ", in_specs.size(),
+                                  " in_specs, a body of ", j.invars.size(), " inputs and ",
+                                  j.outvars.size(), " outputs, and ", out_specs.size(),
+                                  " out_specs"));
+  }
+  for (size_t i = 0; i < avals.size(); ++i) {
+    const ShapedArray& inner = j.aval(j.invars[i]);
+    bool ok = inner.rank() == avals[i].rank() && inner.dtype() == avals[i].dtype();
+    for (size_t d = 0; ok && d < inner.rank(); ++d) {
+      AXE_ASSIGN_OR_RETURN(int64_t f, EntryFactor(mesh, in_specs[i], d));
+      ok = avals[i].shape()[d] % f == 0 && avals[i].shape()[d] / f == inner.shape()[d];
+    }
+    if (!ok) {
+      return TypeError(absl::StrCat("shard_map operand ", i, " of type ", avals[i].Str(),
+                                    " with in_spec ", in_specs[i].ToString(),
+                                    " does not give the body's input type ", inner.Str()));
+    }
+  }
+  std::vector<std::string> manual;
+  for (const sharding::MeshAxis& a : mesh.axes()) manual.push_back(a.name);
+  AXE_RETURN_IF_ERROR(CheckOutputsReplicated(j, out_specs, manual, params));
+  std::vector<ShapedArray> outs;
+  for (size_t i = 0; i < j.outvars.size(); ++i) {
+    const ShapedArray& inner = j.aval(j.outvars[i]);
+    std::vector<int64_t> shape = inner.shape();
+    for (size_t d = 0; d < shape.size(); ++d) {
+      AXE_ASSIGN_OR_RETURN(int64_t f, EntryFactor(mesh, out_specs[i], d));
+      std::optional<int64_t> s = CheckedMul(shape[d], f);
+      if (!s) return TypeError("shard_map: an output dimension overflows int64");
+      shape[d] = *s;
+    }
+    outs.push_back(inner.WithShape(std::move(shape)).WithVma(VmaMinus(inner.vma(), manual)));
+  }
+  return outs;
+}
+
+// The primal outputs come from the original shard_map; a second one takes (primals...,
+// tangents...) and returns the tangents of the float outputs.
+absl::StatusOr<JvpResult> ShardMapJvp(Builder& b, absl::Span<const Tracer> primals,
+                                      absl::Span<const OptTracer> tangents, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> body,
+                       BodyParam(params, "shard_map", "jaxpr"));
+  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ShardMapSpecOfParams(params));
+  std::vector<Tracer> args(primals.begin(), primals.end());
+  std::vector<bool> has(primals.size());
+  for (size_t i = 0; i < primals.size() && i < spec.in_specs.size(); ++i) {
+    has[i] = tangents[i].has_value();
+    if (!has[i]) continue;
+    args.push_back(*tangents[i]);
+    spec.in_specs.push_back(spec.in_specs[i]);
+  }
+  const Jaxpr& bj = body->jaxpr;
+  std::vector<bool> float_out(bj.outvars.size());
+  std::vector<sharding::PartitionSpec> out_specs;
+  for (size_t k = 0; k < bj.outvars.size() && k < spec.out_specs.size(); ++k) {
+    float_out[k] = Differentiable(bj.aval(bj.outvars[k]).dtype());
+    if (float_out[k]) out_specs.push_back(spec.out_specs[k]);
+  }
+  spec.out_specs = out_specs;
+  ShardMapBody fn = [&](Builder& inner,
+                        absl::Span<const Tracer> xs) -> absl::StatusOr<std::vector<Tracer>> {
+    std::vector<Tracer> in_p(xs.begin(), xs.begin() + primals.size());
+    std::vector<OptTracer> in_t(primals.size());
+    size_t next = primals.size();
+    for (size_t i = 0; i < primals.size(); ++i) {
+      if (has[i]) in_t[i] = xs[next++];
+    }
+    AXE_ASSIGN_OR_RETURN(JvpResult r, JvpTrace(inner, *body, in_p, in_t));
+    std::vector<Tracer> outs;
+    for (size_t k = 0; k < r.tangents_out.size(); ++k) {
+      if (!float_out[k]) continue;
+      AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(inner, r.tangents_out[k], r.primals_out[k].aval));
+      outs.push_back(t);
+    }
+    return outs;
+  };
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*Builtins().shard_map, primals, params));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> ts, ShardMap(args, spec, fn));
+  JvpResult r{outs, std::vector<OptTracer>(outs.size())};
+  for (size_t k = 0, next = 0; k < outs.size(); ++k) {
+    if (float_out[k]) r.tangents_out[k] = ts[next++];
+  }
+  return r;
+}
+
 using Cts = absl::StatusOr<std::vector<std::optional<Tracer>>>;
-
-absl::Status SameShape(absl::string_view prim, const ShapedArray& operand, const Tracer& ct) {
-  if (operand.shape() == ct.aval.shape()) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat("the transpose of ", prim,
-                                               " with a broadcast operand (", operand.Str(),
-                                               " into ", ct.aval.Str(), ") is not implemented"));
-}
-
-// The cotangent of an operand that was broadcast into the result: `ct` summed over the
-// dimensions the operand did not have (a rank-0 operand) or had with size 1, as JAX's
-// _unbroadcast does.
-absl::StatusOr<Tracer> Unbroadcast(absl::string_view prim, const ShapedArray& operand,
-                                   const Tracer& ct) {
-  if (operand.shape() == ct.aval.shape()) return ct;
-  std::vector<int64_t> axes;
-  if (operand.rank() == 0) {
-    for (size_t d = 0; d < ct.aval.rank(); ++d) axes.push_back(static_cast<int64_t>(d));
-    return ReduceSum(ct, axes);
-  }
-  if (operand.rank() != ct.aval.rank()) return SameShape(prim, operand, ct);
-  for (size_t d = 0; d < operand.rank(); ++d) {
-    if (operand.shape()[d] == ct.aval.shape()[d]) continue;
-    if (operand.shape()[d] != 1) return SameShape(prim, operand, ct);
-    axes.push_back(static_cast<int64_t>(d));
-  }
-  AXE_ASSIGN_OR_RETURN(Tracer summed, ReduceSum(ct, axes));
-  return Reshape(summed, operand.shape());
-}
-
-Cts AddTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                 absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].is_undefined_primal()) continue;
-    AXE_ASSIGN_OR_RETURN(out[i], Unbroadcast("add", args[i].aval, *cts[0]));
-  }
-  return out;
-}
-
-Cts SubTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                 absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].is_undefined_primal()) continue;
-    AXE_ASSIGN_OR_RETURN(Tracer ct, Unbroadcast("sub", args[i].aval, *cts[0]));
-    if (i == 0) {
-      out[i] = ct;
-    } else {
-      AXE_ASSIGN_OR_RETURN(Tracer n, Neg(ct));
-      out[i] = n;
-    }
-  }
-  return out;
-}
-
-Cts NegTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                 absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(Tracer n, Neg(*cts[0]));
-  out[0] = n;
-  return out;
-}
-
-Cts MulTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                 absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (args.size() != 2 || (args[0].is_undefined_primal() && args[1].is_undefined_primal())) {
-    return absl::InvalidArgumentError("mul is linear in one operand only");
-  }
-  if (!cts[0]) return out;
-  size_t lin = args[0].is_undefined_primal() ? 0 : 1;
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> r,
-                       BindWithAutoPvary(*Builtins().mul, {*cts[0], *args[1 - lin].value}));
-  AXE_ASSIGN_OR_RETURN(out[lin], Unbroadcast("mul", args[lin].aval, r[0]));
-  return out;
-}
-
-// Linear in the numerator: ct / denominator.
-Cts DivTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                 absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (args.size() != 2 || args[1].is_undefined_primal()) {
-    return absl::InvalidArgumentError("div is linear in its numerator only");
-  }
-  if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> r,
-                       BindWithAutoPvary(*Builtins().div, {*cts[0], *args[1].value}));
-  AXE_ASSIGN_OR_RETURN(out[0], Unbroadcast("div", args[0].aval, r[0]));
-  return out;
-}
-
-Cts ConvertTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                     absl::Span<const TransposeArg> args, const Params&) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(Tracer c, ConvertElementType(*cts[0], args[0].aval.dtype()));
-  out[0] = c;
-  return out;
-}
-
-Cts ReduceSumTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                       absl::Span<const TransposeArg> args, const Params& params) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, RequiredInts(params, "reduce_sum", "axes"));
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < static_cast<int64_t>(args[0].aval.rank()); ++d) {
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
-  }
-  AXE_ASSIGN_OR_RETURN(Tracer r, BroadcastInDim(*cts[0], args[0].aval.shape(), kept));
-  out[0] = r;
-  return out;
-}
-
-Cts BroadcastTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
-                       absl::Span<const TransposeArg> args, const Params& params) {
-  std::vector<std::optional<Tracer>> out(args.size());
-  if (!cts[0]) return out;
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, OptionalInts(params, "broadcast_dimensions", {}));
-  const ShapedArray& in = args[0].aval;
-  std::vector<int64_t> summed;
-  for (int64_t d = 0; d < static_cast<int64_t>(cts[0]->aval.rank()); ++d) {
-    if (std::find(dims.begin(), dims.end(), d) == dims.end()) summed.push_back(d);
-  }
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (in.shape()[i] != cts[0]->aval.shape()[dims[i]]) {
-      return absl::UnimplementedError(
-          "the transpose of broadcast_in_dim that expands size-1 dimensions is not implemented");
-    }
-  }
-  AXE_ASSIGN_OR_RETURN(Tracer r, ReduceSum(*cts[0], summed));
-  out[0] = r;
-  return out;
-}
 
 // A shard_map equation's spec and body.
 struct ShardMapParts {
@@ -275,18 +304,88 @@ Cts ShardMapTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
   return out;
 }
 
+using BatchRuleResult = absl::StatusOr<BatchResult>;
+
+absl::StatusOr<sharding::PartitionSpec> WithLeadingNone(const sharding::PartitionSpec& spec) {
+  std::vector<sharding::PartitionSpec::Entry> entries = spec.entries();
+  entries.insert(entries.begin(), sharding::PartitionSpec::Entry{});
+  return sharding::PartitionSpec::Create(std::move(entries));
+}
+
+BatchRuleResult ShardMapBatch(Builder&, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                              const Params& params) {
+  AXE_ASSIGN_OR_RETURN(const Param* body_param, GetParam(params, "shard_map", "jaxpr"));
+  if (body_param->jaxpr() == nullptr) return absl::InvalidArgumentError("shard_map: no body");
+  std::shared_ptr<const ClosedJaxpr> body = body_param->jaxpr();
+  AXE_ASSIGN_OR_RETURN(ShardMapSpec spec, ShardMapSpecOfParams(params));
+  if (spec.in_specs.size() != args.size()) {
+    return absl::InvalidArgumentError("shard_map: in_specs and operands differ in number");
+  }
+  int64_t size = BatchSize(args, dims);
+  std::vector<Tracer> ops;
+  std::vector<BDim> body_dims;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Tracer x = args[i];
+    if (dims[i]) {
+      AXE_ASSIGN_OR_RETURN(x, MoveBatchDim(x, *dims[i], 0));
+      AXE_ASSIGN_OR_RETURN(spec.in_specs[i], WithLeadingNone(spec.in_specs[i]));
+    }
+    ops.push_back(x);
+    body_dims.push_back(dims[i] ? BDim(0) : std::nullopt);
+  }
+  for (sharding::PartitionSpec& out : spec.out_specs) {
+    AXE_ASSIGN_OR_RETURN(out, WithLeadingNone(out));
+  }
+  ShardMapBody fn = [&](Builder& inner,
+                        absl::Span<const Tracer> xs) -> absl::StatusOr<std::vector<Tracer>> {
+    AXE_ASSIGN_OR_RETURN(BatchResult r, BatchTrace(inner, *body, xs, body_dims));
+    std::vector<Tracer> outs;
+    for (size_t k = 0; k < r.outs.size(); ++k) {
+      AXE_ASSIGN_OR_RETURN(Tracer o, Materialize(r.outs[k], r.out_dims[k], size));
+      outs.push_back(o);
+    }
+    return outs;
+  };
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, ShardMap(ops, spec, fn));
+  return BatchResult{outs, std::vector<BDim>(outs.size(), 0)};
+}
+
+absl::StatusOr<std::optional<AxisEnv>> ShardMapAxisEnv(const Params& params) {
+  AXE_ASSIGN_OR_RETURN(const Param* mesh_param, GetParam(params, "shard_map", "mesh"));
+  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh, mesh_param->AsMesh("mesh"));
+  bool check_vma = true;
+  if (auto it = params.find("check_vma"); it != params.end()) {
+    AXE_ASSIGN_OR_RETURN(check_vma, it->second.AsBool("check_vma"));
+  }
+  AxisEnv env;
+  if (const AxisEnv* outer = CurrentAxisEnv()) env = *outer;
+  env.check_vma = check_vma;
+  for (const sharding::MeshAxis& a : mesh.axes()) {
+    bool known = false;
+    for (const ManualAxis& m : env.axes) known = known || m.name == a.name;
+    if (!known) env.axes.push_back({a.name, a.size});
+  }
+  return std::optional<AxisEnv>(std::move(env));
+}
+
 }  // namespace
 
-void RegisterLinearRules(const BuiltinPrimitives& p) {
-  RegisterTranspose(*p.add, AddTranspose);
-  RegisterTranspose(*p.sub, SubTranspose);
-  RegisterTranspose(*p.neg, NegTranspose);
-  RegisterTranspose(*p.mul, MulTranspose);
-  RegisterTranspose(*p.div, DivTranspose);
-  RegisterTranspose(*p.convert_element_type, ConvertTranspose);
-  RegisterTranspose(*p.reduce_sum, ReduceSumTranspose);
-  RegisterTranspose(*p.broadcast_in_dim, BroadcastTranspose);
+void DefineShardMap(BuiltinPrimitives& p) {
+  Primitive::Options shard_map =
+      MultiResultOptions("shard_map", {{"jaxpr", ParamType::kJaxpr},
+                                       {"mesh", ParamType::kMesh},
+                                       {"in_specs", ParamType::kPartitionSpecs},
+                                       {"out_specs", ParamType::kPartitionSpecs}});
+  shard_map.body_axis_env = ShardMapAxisEnv;
+  p.shard_map = DefineBuiltin(std::move(shard_map));
+}
+
+void RegisterShardMapRules(const BuiltinPrimitives& p) {
+  RegisterAbstractEval(*p.shard_map, ShardMap);
+  RegisterImpl(*p.shard_map, ViaInterpreter(*p.shard_map));
+  RegisterJvp(*p.shard_map, ShardMapJvp);
   RegisterTranspose(*p.shard_map, ShardMapTranspose);
+  RegisterBatching(*p.shard_map, ShardMapBatch);
 }
 
 }  // namespace axe::ir::internal
