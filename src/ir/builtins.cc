@@ -95,8 +95,8 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterControlFlowRules(*p);
     internal::RegisterShardMapRules(*p);
     internal::RegisterCollectiveRules(*p);
-    internal::RegisterIndexingRules(*p);
     internal::RegisterConvRules(*p);
+    internal::RegisterIndexingRules(*p);
     internal::RegisterSortRules(*p);
     internal::RegisterRematRules(*p);
     internal::RegisterReshardRules(*p);

@@ -56,12 +56,7 @@ inline absl::StatusOr<std::vector<ShapedArray>> One(ShapedArray a) {
   return std::vector<ShapedArray>{std::move(a)};
 }
 
-// The position of `a`'s dimensions as int64 (its rank).
-inline int64_t Rank(const ShapedArray& a) { return static_cast<int64_t>(a.rank()); }
-// The operands' shapes as Python tuples joined by ", ": (3,), (4, 2).
-std::string Shapes(absl::Span<const ShapedArray> avals);
-
-// Defining the built-ins (each family's Define<Family>, called by Builtins()).
+// Rule registration per family (each file registers its rules into the built-ins).
 // Primitive::Define without first registering the built-ins (which it does for everyone else,
 // so that a third party cannot take a built-in name).
 absl::StatusOr<const Primitive*> DefinePrimitive(Primitive::Options options);
@@ -80,8 +75,18 @@ std::function<Params(const Params&)> DropIfNone(std::vector<std::string> names);
 std::function<void(Params&, absl::Span<const ShapedArray>)> DefaultNone(
     std::vector<std::string> names);
 
-// The primitive families, one file each (family_<name>.cc): Define<Family> defines the
-// family's primitives, Register<Family>Rules registers every rule of each of them.
+// The rank of `a` as int64.
+inline int64_t Rank(const ShapedArray& a) { return static_cast<int64_t>(a.rank()); }
+// The operands' shapes as Python tuples joined by ", ": (3,), (4, 2).
+std::string Shapes(absl::Span<const ShapedArray> avals);
+// The jaxpr in `param` of a call-like primitive (InvalidArgument naming it when absent;
+// family_control_flow.cc).
+absl::StatusOr<const ClosedJaxpr*> CalledJaxprParam(const Params& params, absl::string_view prim,
+                                                    absl::string_view param);
+
+// The older families, one file each: their definitions and every rule (family_elementwise.cc,
+// family_reduce.cc, family_shape.cc, family_dot.cc, family_control_flow.cc,
+// family_shard_map.cc, family_collectives.cc).
 void DefineElementwise(BuiltinPrimitives& p);
 void RegisterElementwiseRules(const BuiltinPrimitives& p);
 void DefineReduce(BuiltinPrimitives& p);
@@ -96,10 +101,13 @@ void DefineShardMap(BuiltinPrimitives& p);
 void RegisterShardMapRules(const BuiltinPrimitives& p);
 void DefineCollectives(BuiltinPrimitives& p);
 void RegisterCollectiveRules(const BuiltinPrimitives& p);
+// gather and the scatter family: definitions and every rule (family_indexing.cc).
 void DefineIndexing(BuiltinPrimitives& p);
 void RegisterIndexingRules(const BuiltinPrimitives& p);
+// conv_general_dilated: its definition and every rule (family_conv.cc).
 void DefineConv(BuiltinPrimitives& p);
 void RegisterConvRules(const BuiltinPrimitives& p);
+// The primitive families (family_<name>.cc): their definitions, then every rule.
 void DefineSort(BuiltinPrimitives& p);
 void RegisterSortRules(const BuiltinPrimitives& p);
 void DefineRemat(BuiltinPrimitives& p);
@@ -110,27 +118,28 @@ void DefineCopy(BuiltinPrimitives& p);
 void RegisterCopyRules(const BuiltinPrimitives& p);
 void DefineReducePrecision(BuiltinPrimitives& p);
 void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
-void DefineWhile(BuiltinPrimitives& p);
-void RegisterWhileRules(const BuiltinPrimitives& p);
-void DefineMath(BuiltinPrimitives& p);
-void RegisterMathRules(const BuiltinPrimitives& p);
-void DefinePrng(BuiltinPrimitives& p);
-void RegisterPrngRules(const BuiltinPrimitives& p);
-void DefineBitcast(BuiltinPrimitives& p);
-void RegisterBitcastRules(const BuiltinPrimitives& p);
-
-// Shared by the families' rules.
 // Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call;
 // family_control_flow.cc).
 AbstractEvalRule CallRule(std::string prim, std::string param);
-// The jaxpr in `param` of a call-like primitive (InvalidArgument naming it when absent).
-absl::StatusOr<const ClosedJaxpr*> CalledJaxprParam(const Params& params, absl::string_view prim,
-                                                    absl::string_view param);
-// Unary math typing (floating operands, integers too when allowed; JAX's "does not accept
-// dtype" words) and lax's broadcasting of equal dtypes (family_elementwise.cc).
+// while: its definition and every rule (family_while.cc).
+void DefineWhile(BuiltinPrimitives& p);
+void RegisterWhileRules(const BuiltinPrimitives& p);
+// The more elementwise functions: their definitions and every rule (family_math.cc).
+void DefineMath(BuiltinPrimitives& p);
+void RegisterMathRules(const BuiltinPrimitives& p);
+// Shared with the family files: unary math typing (floating operands, integers too when
+// allowed; JAX's "does not accept dtype" words) and lax's broadcasting of equal dtypes
+// (family_elementwise.cc).
 Rule UnaryMathRule(std::string name, bool integers_allowed);
 absl::StatusOr<ShapedArray> BroadcastOperands(absl::string_view name,
                                               absl::Span<const ShapedArray> avals);
+// The PRNG family (family_prng.cc): random_seed, random_wrap, random_unwrap, random_split,
+// random_fold_in, random_bits, threefry2x32.
+void DefinePrng(BuiltinPrimitives& p);
+void RegisterPrngRules(const BuiltinPrimitives& p);
+// bitcast_convert_type (family_bitcast.cc).
+void DefineBitcast(BuiltinPrimitives& p);
+void RegisterBitcastRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 
