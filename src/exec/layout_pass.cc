@@ -47,8 +47,7 @@ absl::Status CheckPermutation(absl::Span<const int64_t> m, size_t rank, absl::st
     seen[static_cast<size_t>(d)] = true;
   }
   if (ok) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(what, ": minor_to_major {",
-                                                 absl::StrJoin(m, ","),
+  return absl::InvalidArgumentError(absl::StrCat(what, ": minor_to_major {", absl::StrJoin(m, ","),
                                                  "} is not a permutation of its ", rank,
                                                  " dimensions"));
 }
@@ -76,12 +75,12 @@ ir::Eqn TransposeEqn(ir::Atom in, ir::VarId out, const Perm& perm) {
 // Primitives computed element by element whose params do not depend on the shape.
 bool IsElementwise(const std::string& name) {
   static const auto* const kNames = new absl::flat_hash_set<std::string>{
-      "add",   "sub",      "mul",     "div",     "max",        "min",   "pow",
-      "rem",   "neg",      "abs",     "sign",    "exp",        "exp2",  "log",
-      "tanh",  "logistic", "sqrt",    "rsqrt",   "sin",        "cos",   "log1p",
-      "expm1", "square",   "floor",   "ceil",    "round",      "erf",   "integer_pow",
-      "eq",    "ne",       "lt",      "le",      "gt",         "ge",    "and",
-      "or",    "not",      "xor",     "select_n", "is_finite", "copy",  "convert_element_type",
+      "add",   "sub",      "mul",      "div",      "max",       "min",  "pow",
+      "rem",   "neg",      "abs",      "sign",     "exp",       "exp2", "log",
+      "tanh",  "logistic", "sqrt",     "rsqrt",    "sin",       "cos",  "log1p",
+      "expm1", "square",   "floor",    "ceil",     "round",     "erf",  "integer_pow",
+      "eq",    "ne",       "lt",       "le",       "gt",        "ge",   "and",
+      "or",    "not",      "xor",      "select_n", "is_finite", "copy", "convert_element_type",
       "atan2", "tan",      "nextafter"};
   return kNames->contains(name);
 }
@@ -122,6 +121,7 @@ class Folder {
     }
     for (ir::Atom& a : jaxpr_.outvars) Substitute(a);
     DropDeadTransposes();
+    RelabelUnitTransposes();
   }
 
  private:
@@ -179,6 +179,7 @@ class Folder {
   bool FoldSlice(ir::Eqn& e);
   void TransposeAfter(ir::Eqn e, const Perm& perm, std::vector<int64_t> shape);
   void DropDeadTransposes();
+  void RelabelUnitTransposes();
 
   ir::Jaxpr& jaxpr_;
   std::vector<int> uses_;
@@ -254,8 +255,8 @@ bool Folder::FoldReduction(ir::Eqn& e) {
   std::sort(sorted_kept.begin(), sorted_kept.end());
   Perm after(kept.size());
   for (size_t k = 0; k < kept.size(); ++k) {
-    after[k] = std::lower_bound(sorted_kept.begin(), sorted_kept.end(), kept[k]) -
-               sorted_kept.begin();
+    after[k] =
+        std::lower_bound(sorted_kept.begin(), sorted_kept.end(), kept[k]) - sorted_kept.begin();
   }
   e.params["axes"] = ir::Param::Ints(new_axes);
   Use(e.inputs[0], -1);
@@ -306,8 +307,7 @@ bool Folder::SinkElementwise(ir::Eqn& e) {
     Use(a, 1);
   }
   const ir::VarId out = e.outputs[0];
-  const ir::VarId computed =
-      Grow(jaxpr_.aval(out).WithShape(jaxpr_.aval(sources[0]).shape()));
+  const ir::VarId computed = Grow(jaxpr_.aval(out).WithShape(jaxpr_.aval(sources[0]).shape()));
   e.outputs[0] = computed;
   jaxpr_.eqns.push_back(std::move(e));
   Use(ir::Atom::OfVar(computed), 1);
@@ -384,6 +384,30 @@ void Folder::DropDeadTransposes() {
   jaxpr_.eqns = std::move(kept);
 }
 
+// A transpose that moves only dimensions of extent 1 keeps every element where it is: a
+// reshape (a relabel of the same storage).
+void Folder::RelabelUnitTransposes() {
+  for (ir::Eqn& e : jaxpr_.eqns) {
+    if (e.primitive->name() != "transpose" || e.inputs[0].is_literal()) continue;
+    absl::StatusOr<std::vector<int64_t>> perm = e.params.at("permutation").AsInts("permutation");
+    if (!perm.ok()) continue;
+    const std::vector<int64_t>& in = jaxpr_.aval(e.inputs[0].var).shape();
+    int64_t last = -1;
+    bool in_order = true;
+    for (int64_t d : *perm) {
+      if (in[static_cast<size_t>(d)] == 1) continue;
+      in_order = in_order && d > last;
+      last = d;
+    }
+    if (!in_order) continue;
+    e.primitive = ir::Builtins().reshape;
+    e.params.clear();
+    e.params["dimensions"] = ir::Param::None();
+    e.params["new_sizes"] = ir::Param::Ints(jaxpr_.aval(e.outputs[0]).shape());
+    e.params["sharding"] = ir::Param::None();
+  }
+}
+
 }  // namespace
 
 std::vector<int64_t> PhysicalShape(absl::Span<const int64_t> shape,
@@ -400,8 +424,8 @@ absl::StatusOr<ir::ClosedJaxpr> WithPhysicalEdges(const ir::ClosedJaxpr& closed,
   ir::Jaxpr& j = out.jaxpr;
   const auto check_count = [](size_t got, size_t want, absl::string_view what) {
     if (got == 0 || got == want) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(got, " ", what, " layouts for a program with ",
-                                                   want, " ", what, "s"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(got, " ", what, " layouts for a program with ", want, " ", what, "s"));
   };
   AXE_RETURN_IF_ERROR(check_count(layouts.inputs.size(), j.invars.size(), "input"));
   AXE_RETURN_IF_ERROR(check_count(layouts.outputs.size(), j.outvars.size(), "output"));

@@ -256,9 +256,30 @@ TEST(ExecLayoutsTest, AColumnReductionOfAColumnMajorValueReducesRows) {
             "  in (b,) }");
 }
 
+TEST(ExecLayoutsTest, AColumnOfAColumnMajorValueIsReadInPlaceAndRelabeled) {
+  // y[:, 0] of a column-major y: a contiguous slice of the storage, then a relabel.
+  const ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[512,1024]. let b:f32[512,1] = slice[limit_indices=(512, 1) "
+      "start_indices=(0, 0) strides=None] a; c:f32[512] = squeeze[dimensions=(1,)] b in (c,) }");
+  absl::StatusOr<ir::ClosedJaxpr> edged = WithPhysicalEdges(j, {{{0, 1}}, {}});
+  ASSERT_THAT(edged, IsOk());
+  EXPECT_EQ(ir::PrintJaxpr(FoldTransposes(*edged)),
+            "{ lambda ; a:f32[1024,512]. let\n"
+            "    b:f32[1,512] = slice[\n"
+            "      limit_indices=(1, 512)\n"
+            "      start_indices=(0, 0)\n"
+            "      strides=None\n"
+            "    ] a\n"
+            "    c:f32[512,1] = reshape[dimensions=None new_sizes=(512, 1) sharding=None] b\n"
+            "    d:f32[512] = squeeze[dimensions=(1,)] c\n"
+            "  in (d,) }");
+  absl::StatusOr<Executable> e = CompileInLayouts(j, {{{0, 1}}, {}});
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), Not(HasSubstr("transpose"))) << e->Describe();
+}
+
 TEST(ExecLayoutsTest, LayoutsThatDoNotFitTheProgramAreRefused) {
-  const ir::ClosedJaxpr j =
-      Parse("{ lambda ; a:f32[4,3]. let b:f32[4,3] = neg a in (b,) }");
+  const ir::ClosedJaxpr j = Parse("{ lambda ; a:f32[4,3]. let b:f32[4,3] = neg a in (b,) }");
   EXPECT_THAT(CompileInLayouts(j, {{{0, 0}}, {}}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("input 0: minor_to_major {0,0} is not a permutation of its 2 "

@@ -230,12 +230,12 @@ TEST(Execute, IntegersInColumnMajorLayoutsAreExact) {
   std::vector<int32_t> host(15);
   for (size_t i = 0; i < host.size(); ++i) host[i] = 123456789 + static_cast<int32_t>(i);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{Named("x=1", "P()"), *L({0, 1}).ToXla(DType::kS32)};
+  runtime::ArrayFormat format{Named("x=1", "P()"), *L({1, 0}).ToXla(DType::kS32)};
   runtime::Array a = *runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, {3, 5},
                                                 DType::kS32, std::move(format), true);
   const sharding::NamedSharding one = Named("x=1", "P()");
-  Compiled compiled = *Compile(jaxpr, {*Format::Create(L({0, 1}), one)},
-                               {*Format::Create(L({0}), one), *Format::Create(L({0, 1}), one)});
+  Compiled compiled = *Compile(jaxpr, {*Format::Create(L({1, 0}), one)},
+                               {*Format::Create(L({0}), one), *Format::Create(L({1, 0}), one)});
   const runtime::Array* args[] = {&a};
   absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
   ASSERT_OK(result.status());
@@ -254,6 +254,7 @@ TEST(Execute, IntegersInColumnMajorLayoutsAreExact) {
   };
   EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(as_bytes(sums)));
   EXPECT_THAT(result->outputs[1].ToHost(), testing_support::IsOkAndHolds(as_bytes(transposed)));
+  EXPECT_EQ(LayoutOfArray(result->outputs[1]), L({1, 0}));
 }
 
 TEST(Execute, CommittedArgumentsInAnotherShardingAreRefused) {

@@ -12,9 +12,11 @@
 //    their order;
 //  - a reduction (reduce_sum, reduce_max, reduce_min) of a transposed operand: the reduced axes
 //    mapped back, and what remains transposed after the (smaller) result when needed;
+//  - a slice of a transposed operand: the slice of the stored value, then its transpose;
 //  - an elementwise operation whose array operands are all transposed by the same permutation
 //    (and read only there): computed first, its result transposed (so that the transpose can
-//    meet the next one and cancel).
+//    meet the next one and cancel);
+//  - a transpose left that moves only dimensions of extent 1: a reshape (no copy).
 // The program's meaning is unchanged: integers give the same bits as the row-major run; float
 // reductions may add in another order.
 //
