@@ -110,7 +110,10 @@ class Folder {
         FoldTranspose(e);
         continue;
       }
-      if (name == "dot_general") FoldDotOperands(e);
+      if (name == "dot_general") {
+        FoldDotOperands(e);
+        dot_of_[e.outputs[0]] = jaxpr_.eqns.size();
+      }
       if ((name == "reduce_sum" || name == "reduce_max" || name == "reduce_min") &&
           FoldReduction(e)) {
         continue;
@@ -164,7 +167,7 @@ class Folder {
       e.params = TransposeParams(p2);
     }
     const ir::VarId source = e.inputs[0].var;
-    if (IsIdentity(p2)) {
+    if (IsIdentity(p2) || SwapDotOperands(source, p2)) {
       alias_[e.outputs[0]] = source;
       Use(e.inputs[0], -1);
       return;
@@ -174,6 +177,7 @@ class Folder {
   }
 
   void FoldDotOperands(ir::Eqn& e);
+  bool SwapDotOperands(ir::VarId dot_result, const Perm& perm);
   bool FoldReduction(ir::Eqn& e);
   bool SinkElementwise(ir::Eqn& e);
   bool FoldSlice(ir::Eqn& e);
@@ -185,6 +189,7 @@ class Folder {
   std::vector<int> uses_;
   absl::flat_hash_map<ir::VarId, ir::VarId> alias_;
   absl::flat_hash_map<ir::VarId, Transposed> transposed_;
+  absl::flat_hash_map<ir::VarId, size_t> dot_of_;  // a dot_general's result: its equation
 };
 
 // A list of ints printed as `like` is (JAX prints dot_general's dimensions as lists).
@@ -238,6 +243,42 @@ void Folder::FoldDotOperands(ir::Eqn& e) {
     Use(e.inputs[side], 1);
   }
   e.params["dimension_numbers"] = std::move(dn);
+}
+
+// transpose(dot_general(a, b), p), where p swaps the two operands' free dimensions and the
+// dot's result is read only there, is dot_general(b, a): the result comes out transposed.
+bool Folder::SwapDotOperands(ir::VarId dot_result, const Perm& perm) {
+  auto found = dot_of_.find(dot_result);
+  if (found == dot_of_.end() || uses_[static_cast<size_t>(dot_result)] != 1) return false;
+  ir::Eqn& dot = jaxpr_.eqns[found->second];
+  auto it = dot.params.find("dimension_numbers");
+  if (it == dot.params.end() || it->second.items().size() != 2 || dot.inputs.size() != 2) {
+    return false;
+  }
+  const ir::Param& dn = it->second;
+  if (dn.items()[0].items().size() != 2 || dn.items()[1].items().size() != 2) return false;
+  absl::StatusOr<std::vector<int64_t>> contract = dn.items()[0].items()[0].AsInts("contract");
+  absl::StatusOr<std::vector<int64_t>> batch = dn.items()[1].items()[0].AsInts("batch");
+  if (!contract.ok() || !batch.ok()) return false;
+  const int64_t nb = static_cast<int64_t>(batch->size());
+  const int64_t nl = static_cast<int64_t>(jaxpr_.aval(dot.inputs[0]).rank()) - nb -
+                     static_cast<int64_t>(contract->size());
+  const int64_t nr = static_cast<int64_t>(perm.size()) - nb - nl;
+  Perm swapped(static_cast<size_t>(nb));
+  std::iota(swapped.begin(), swapped.end(), 0);
+  for (int64_t d = 0; d < nr; ++d) swapped.push_back(nb + nl + d);
+  for (int64_t d = 0; d < nl; ++d) swapped.push_back(nb + d);
+  if (perm != swapped) return false;
+  std::swap(dot.inputs[0], dot.inputs[1]);
+  it->second =
+      ir::Param::Tuple({ir::Param::Tuple({dn.items()[0].items()[1], dn.items()[0].items()[0]}),
+                        ir::Param::Tuple({dn.items()[1].items()[1], dn.items()[1].items()[0]})});
+  ir::Var& var = jaxpr_.vars[static_cast<size_t>(dot_result)];
+  std::vector<int64_t> shape;
+  for (int64_t d : perm) shape.push_back(var.aval.shape()[static_cast<size_t>(d)]);
+  var.aval = var.aval.WithShape(std::move(shape));
+  dot_of_.erase(found);
+  return true;
 }
 
 // reduce(transpose(y, p), axes) = reduce(y, p[axes]), transposed after when p reorders the

@@ -192,6 +192,10 @@ TEST(ExecLayoutsTest, RandomProgramsInRandomLayoutsMatch) {
       "{ lambda ; a:f32[8,16] b:f32[8,4]. let c:f32[16,8] = transpose[permutation=(1, 0)] a; "
       "d:f32[16,4] = dot_general[dimension_numbers=(([1], [0]), ([], [])) "
       "preferred_element_type=float32] c b; e:f32[16,4] = tanh d in (e,) }",
+      "{ lambda ; a:f32[3,8,5] b:f32[3,5,6]. let c:f32[3,8,6] = dot_general["
+      "dimension_numbers=(([2], [1]), ([0], [0])) preferred_element_type=float32] a b in (c,) }",
+      "{ lambda ; a:f32[8,5] b:f32[6,5]. let c:f32[8,6] = dot_general["
+      "dimension_numbers=(([1], [1]), ([], [])) preferred_element_type=float32] a b in (c,) }",
       "{ lambda ; a:i64[2,3,4,5]. let b:i64[5,3,2,4] = transpose[permutation=(3, 1, 0, 2)] a; "
       "c:i64[5,2] = reduce_min[axes=(1, 3) out_sharding=None] b; d:i64[5,2] = neg c in (d, b) }",
   };
@@ -242,6 +246,26 @@ TEST(ExecLayoutsTest, ATransposeFeedingAMatmulBecomesAGemmFlag) {
             "      preferred_element_type=float32\n"
             "    ] a b\n"
             "  in (c,) }");
+}
+
+TEST(ExecLayoutsTest, AColumnMajorMatmulResultSwapsTheOperands) {
+  // (x @ w) stored column-major is w.T @ x.T row-major: one GEMM, no transpose.
+  const ir::ClosedJaxpr j = Parse(
+      "{ lambda ; a:f32[32,64] b:f32[64,16]. let c:f32[32,16] = dot_general["
+      "dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] a b in (c,) }");
+  absl::StatusOr<ir::ClosedJaxpr> edged = WithPhysicalEdges(j, {{}, {{0, 1}}});
+  ASSERT_THAT(edged, IsOk());
+  EXPECT_EQ(ir::PrintJaxpr(FoldTransposes(*edged)),
+            "{ lambda ; a:f32[32,64] b:f32[64,16]. let\n"
+            "    c:f32[16,32] = dot_general[\n"
+            "      dimension_numbers=(([0], [1]), ([], []))\n"
+            "      preferred_element_type=float32\n"
+            "    ] b a\n"
+            "  in (c,) }");
+  absl::StatusOr<Executable> e = CompileInLayouts(j, {{}, {{0, 1}}});
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), Not(HasSubstr("transpose"))) << e->Describe();
+  EXPECT_THAT(e->Describe(), Not(HasSubstr("pack"))) << e->Describe();
 }
 
 TEST(ExecLayoutsTest, AColumnReductionOfAColumnMajorValueReducesRows) {
