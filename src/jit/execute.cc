@@ -191,10 +191,23 @@ absl::StatusOr<relayout::BufferLayout> DenseBuffer(absl::Span<const int64_t> sha
   return std::move(buffer.buffer);
 }
 
+// The bytes of a device's buffer when it holds the whole array stored as `dense` (an unsharded
+// array in a dense layout): the executor reads them in place. nullptr otherwise.
+const void* WholeArrayStoredAs(const runtime::Array& array, const relayout::BufferLayout& dense) {
+  if (array.storage().shape != array.shape() || !(array.storage().layout == dense)) {
+    return nullptr;
+  }
+  for (const sharding::DeviceShard& shard : array.device_map()) {
+    const runtime::DeviceBuffer* buffer = array.shard_buffer(static_cast<int>(shard.device));
+    if (buffer != nullptr && buffer->size() > 0) return buffer->data();
+  }
+  return nullptr;
+}
+
 // A program without shard_map: the executor, compiled for the formats' layouts
-// (exec/layouts.h), on each argument's bytes in its compiled layout (typed, a straight copy
-// for an unsharded dense layout, tiles undone for a tiled one); its results, in the output
-// formats' layouts, put back on the devices.
+// (exec/layouts.h), on each argument's bytes in its compiled layout (typed; read in place
+// when a device holds the whole array densely, else gathered into that order, tiles undone);
+// its results, in the output formats' layouts, put back on the devices.
 absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
@@ -209,10 +222,16 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
   std::vector<exec::Value> values;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const runtime::Array& input = *inputs[i];
-    AXE_ASSIGN_OR_RETURN(exec::Value value,
-                         exec::Value::Uninitialized(executable.input_avals()[i]));
     AXE_ASSIGN_OR_RETURN(relayout::BufferLayout host,
                          DenseBuffer(input.shape(), input.dtype(), layouts.inputs[i]));
+    if (const void* in_place = WholeArrayStoredAs(input, host)) {
+      AXE_ASSIGN_OR_RETURN(exec::Value value,
+                           exec::Value::Borrow(executable.input_avals()[i], in_place));
+      values.push_back(std::move(value));
+      continue;
+    }
+    AXE_ASSIGN_OR_RETURN(exec::Value value,
+                         exec::Value::Uninitialized(executable.input_avals()[i]));
     if (value.num_bytes() > 0) {
       AXE_RETURN_IF_ERROR(input.ToHost(
           absl::MakeSpan(reinterpret_cast<uint8_t*>(value.mutable_bytes()), value.num_bytes()),

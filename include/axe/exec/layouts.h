@@ -10,6 +10,8 @@
 //  - a transposed dot_general operand: the permutation moved into the dimension numbers (the
 //    GEMM reads the operand in place with a transpose flag) when the free dimensions keep
 //    their order;
+//  - a transpose of a dot_general's result that swaps the operands' free dimensions: the
+//    dot_general with its operands swapped;
 //  - a reduction (reduce_sum, reduce_max, reduce_min) of a transposed operand: the reduced axes
 //    mapped back, and what remains transposed after the (smaller) result when needed;
 //  - a slice of a transposed operand: the slice of the stored value, then its transpose;
