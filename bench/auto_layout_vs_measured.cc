@@ -7,7 +7,9 @@
 // apart by the rounds). The candidates run in turn, round after round, so that a change of
 // load hits them all alike.
 //
-//   build/release/bench/auto_layout_vs_measured [--rounds=N] [--describe]
+//   build/release/bench/auto_layout_vs_measured [--rounds=N] [--threads=N] [--describe]
+//
+// --threads: the executor's threads (ExecOptions::num_threads; 0, the default: every CPU).
 //
 // --describe prints the model's explanation and each candidate's plan (Executable::Describe).
 #include <algorithm>
@@ -42,6 +44,9 @@ std::vector<Program> Programs() {
       {"layout notebook: (x[0, :], y[:, 0])", axe::jit::kApplyFnJaxpr},
       {"column reduction: jnp.sum(x, axis=0)",
        "{ lambda ; a:f32[2048,2048]. let b:f32[2048] = reduce_sum[axes=(0,) out_sharding=None] a"
+       " in (b,) }"},
+      {"row reduction: jnp.sum(x, axis=1)",
+       "{ lambda ; a:f32[2048,2048]. let b:f32[2048] = reduce_sum[axes=(1,) out_sharding=None] a"
        " in (b,) }"},
       {"transpose feeding a matmul: x.T @ w",
        "{ lambda ; a:f32[512,512] b:f32[512,512]. let c:f32[512,512] = transpose[permutation=(1, "
@@ -106,14 +111,16 @@ struct Candidate {
   std::vector<double> seconds;  // one per round
 };
 
-Candidate Prepare(const axe::ir::ClosedJaxpr& j, std::vector<LocalLayout> inputs) {
+Candidate Prepare(const axe::ir::ClosedJaxpr& j, std::vector<LocalLayout> inputs, int threads) {
   std::vector<JitLayout> in(inputs.begin(), inputs.end());
   std::vector<JitLayout> out(j.jaxpr.outvars.size(), JitLayout(axe::jit::AutoLayout{}));
   axe::jit::LayoutPlan plan = Must(axe::jit::ChooseLayouts(j.jaxpr, in, out), "outputs");
   axe::exec::ProgramLayouts layouts;
   for (const LocalLayout& l : inputs) layouts.inputs.push_back(MinorToMajor(l));
   for (const LocalLayout& l : plan.outputs) layouts.outputs.push_back(MinorToMajor(l));
-  axe::exec::Executable e = Must(axe::exec::CompileInLayouts(j, layouts), "compile");
+  axe::exec::ExecOptions options;
+  options.num_threads = threads;
+  axe::exec::Executable e = Must(axe::exec::CompileInLayouts(j, layouts, options), "compile");
   std::vector<axe::exec::Value> args;
   std::mt19937 rng(1);
   for (const axe::ir::ShapedArray& aval : e.input_avals()) {
@@ -144,7 +151,7 @@ double Quantile(std::vector<double> v, double q) {
 }
 double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
 
-void Measure(const Program& p, int rounds, bool describe) {
+void Measure(const Program& p, int rounds, bool describe, int threads) {
   const axe::ir::ClosedJaxpr j = Must(axe::ir::ParseJaxpr(p.jaxpr), p.name);
   const size_t n = j.jaxpr.invars.size();
   std::vector<JitLayout> in(n, JitLayout(axe::jit::AutoLayout{}));
@@ -152,9 +159,10 @@ void Measure(const Program& p, int rounds, bool describe) {
   const axe::jit::LayoutPlan model = Must(axe::jit::ChooseLayouts(j.jaxpr, in, out), p.name);
   std::vector<Candidate> candidates;
   for (std::vector<LocalLayout>& combo : Combinations(model, n)) {
-    candidates.push_back(Prepare(j, std::move(combo)));
+    candidates.push_back(Prepare(j, std::move(combo), threads));
   }
-  for (int r = 0; r < rounds; ++r) {  // interleaved, so drift hits every candidate alike
+  for (Candidate& c : candidates) TimeOnce(c);  // warm-up: BLAS loaded, storage pooled
+  for (int r = 0; r < rounds; ++r) {            // interleaved, so drift hits every candidate alike
     for (Candidate& c : candidates) c.seconds.push_back(TimeOnce(c));
   }
   double best = 1e300;
@@ -193,10 +201,12 @@ void Measure(const Program& p, int rounds, bool describe) {
 int main(int argc, char** argv) {
   int rounds = 11;
   bool describe = false;
+  int threads = 0;
   for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--threads=", 10) == 0) threads = std::atoi(argv[i] + 10);
     if (std::strncmp(argv[i], "--rounds=", 9) == 0) rounds = std::max(1, std::atoi(argv[i] + 9));
     if (std::strcmp(argv[i], "--describe") == 0) describe = true;
   }
-  for (const Program& p : Programs()) Measure(p, rounds, describe);
+  for (const Program& p : Programs()) Measure(p, rounds, describe, threads);
   return 0;
 }
