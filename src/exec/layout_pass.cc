@@ -308,16 +308,10 @@ bool Folder::FoldReduction(ir::Eqn& e) {
     jaxpr_.eqns.push_back(std::move(e));
     return true;
   }
-  const ir::VarId out = e.outputs[0];
-  const ir::ShapedArray& y = jaxpr_.aval(source);
   std::vector<int64_t> shape;
-  for (int64_t d : sorted_kept) shape.push_back(y.shape()[static_cast<size_t>(d)]);
-  const ir::VarId reduced = Grow(jaxpr_.aval(out).WithShape(shape));
-  e.outputs[0] = reduced;
-  jaxpr_.eqns.push_back(std::move(e));
-  Use(ir::Atom::OfVar(reduced), 1);
-  transposed_[out] = Transposed{reduced, after};
-  jaxpr_.eqns.push_back(TransposeEqn(ir::Atom::OfVar(reduced), out, after));
+  for (int64_t d : sorted_kept)
+    shape.push_back(jaxpr_.aval(source).shape()[static_cast<size_t>(d)]);
+  TransposeAfter(std::move(e), after, std::move(shape));
   return true;
 }
 
@@ -347,13 +341,7 @@ bool Folder::SinkElementwise(ir::Eqn& e) {
     a = ir::Atom::OfVar(sources[next++]);
     Use(a, 1);
   }
-  const ir::VarId out = e.outputs[0];
-  const ir::VarId computed = Grow(jaxpr_.aval(out).WithShape(jaxpr_.aval(sources[0]).shape()));
-  e.outputs[0] = computed;
-  jaxpr_.eqns.push_back(std::move(e));
-  Use(ir::Atom::OfVar(computed), 1);
-  transposed_[out] = Transposed{computed, p};
-  jaxpr_.eqns.push_back(TransposeEqn(ir::Atom::OfVar(computed), out, p));
+  TransposeAfter(std::move(e), p, jaxpr_.aval(sources[0]).shape());
   return true;
 }
 
