@@ -212,8 +212,9 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
   exec::ProgramLayouts layouts;
-  for (const CompiledFormat& f : compiled.input_formats())
+  for (const CompiledFormat& f : compiled.input_formats()) {
     layouts.inputs.push_back(MinorToMajor(f));
+  }
   for (const CompiledFormat& f : compiled.output_formats()) {
     layouts.outputs.push_back(MinorToMajor(f));
   }
