@@ -1,6 +1,7 @@
 // Programs in dense layouts: transposes at the edges, then folded where the layouts make them
 // free (see axe/exec/layouts.h).
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -110,6 +111,11 @@ class Folder {
         FoldTranspose(e);
         continue;
       }
+      if (name == "stop_gradient" && e.outputs.size() == 1 && !e.inputs[0].is_literal()) {
+        alias_[e.outputs[0]] = e.inputs[0].var;  // the identity when the program runs
+        Use(e.inputs[0], -1);
+        continue;
+      }
       if (name == "dot_general") {
         FoldDotOperands(e);
         dot_of_[e.outputs[0]] = jaxpr_.eqns.size();
@@ -120,10 +126,11 @@ class Folder {
       }
       if (name == "slice" && FoldSlice(e)) continue;
       if (IsElementwise(name) && SinkElementwise(e)) continue;
+      if (name == "broadcast_in_dim") broadcast_of_[e.outputs[0]] = jaxpr_.eqns.size();
       jaxpr_.eqns.push_back(std::move(e));
     }
     for (ir::Atom& a : jaxpr_.outvars) Substitute(a);
-    DropDeadTransposes();
+    DropDeadCopies();
     RelabelUnitTransposes();
   }
 
@@ -182,14 +189,17 @@ class Folder {
   bool SinkElementwise(ir::Eqn& e);
   bool FoldSlice(ir::Eqn& e);
   void TransposeAfter(ir::Eqn e, const Perm& perm, std::vector<int64_t> shape);
-  void DropDeadTransposes();
+  std::optional<std::vector<int64_t>> PermutedBroadcastDims(ir::VarId var, const Perm& perm) const;
+  ir::VarId PermuteBroadcast(ir::VarId var, const Perm& perm, std::vector<int64_t> dims);
+  void DropDeadCopies();
   void RelabelUnitTransposes();
 
   ir::Jaxpr& jaxpr_;
   std::vector<int> uses_;
   absl::flat_hash_map<ir::VarId, ir::VarId> alias_;
   absl::flat_hash_map<ir::VarId, Transposed> transposed_;
-  absl::flat_hash_map<ir::VarId, size_t> dot_of_;  // a dot_general's result: its equation
+  absl::flat_hash_map<ir::VarId, size_t> dot_of_;        // a dot_general's result: its equation
+  absl::flat_hash_map<ir::VarId, size_t> broadcast_of_;  // the same for broadcast_in_dim
 };
 
 // A list of ints printed as `like` is (JAX prints dot_general's dimensions as lists).
@@ -315,34 +325,82 @@ bool Folder::FoldReduction(ir::Eqn& e) {
   return true;
 }
 
-// f(transpose(x1, p), transpose(x2, p), scalar literals) = transpose(f(x1, x2), p) when each
-// transpose is read only here: its result then becomes the one transpose left.
+// f(transpose(x1, p), transpose(x2, p), broadcasts, scalar literals) =
+// transpose(f(x1, x2, broadcasts made in x's order), p) when each transpose and broadcast is
+// read only here: the transpose of the result is then the one left (a softmax or layer norm of
+// a column-major value keeps its reductions' broadcasts and loses its transposes).
 bool Folder::SinkElementwise(ir::Eqn& e) {
   if (e.outputs.size() != 1 || !e.effects.empty()) return false;
   const Perm* perm = nullptr;
-  std::vector<ir::VarId> sources;
   for (const ir::Atom& a : e.inputs) {
-    if (a.is_literal()) {
-      if (a.literal->aval().rank() != 0) return false;
-      continue;
-    }
     const Transposed* t = ProducerOf(a);
-    if (t == nullptr || uses_[static_cast<size_t>(a.var)] != 1) return false;
+    if (t == nullptr || uses_[static_cast<size_t>(a.var)] != 1) continue;
     if (perm != nullptr && *perm != t->perm) return false;
     perm = &t->perm;
-    sources.push_back(t->source);
   }
   if (perm == nullptr) return false;
   const Perm p = *perm;
-  size_t next = 0;
-  for (ir::Atom& a : e.inputs) {
-    if (a.is_literal()) continue;
+  std::vector<std::optional<std::vector<int64_t>>> broadcast_dims(e.inputs.size());
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const ir::Atom& a = e.inputs[i];
+    if (jaxpr_.aval(a).rank() == 0) continue;  // a scalar has no layout
+    if (a.is_literal()) return false;
+    const Transposed* t = ProducerOf(a);
+    if (t != nullptr && uses_[static_cast<size_t>(a.var)] == 1) continue;
+    broadcast_dims[i] = PermutedBroadcastDims(a.var, p);
+    if (!broadcast_dims[i]) return false;
+  }
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    ir::Atom& a = e.inputs[i];
+    if (jaxpr_.aval(a).rank() == 0) continue;
+    const ir::VarId stored = broadcast_dims[i]
+                                 ? PermuteBroadcast(a.var, p, *std::move(broadcast_dims[i]))
+                                 : ProducerOf(a)->source;
     Use(a, -1);
-    a = ir::Atom::OfVar(sources[next++]);
+    a = ir::Atom::OfVar(stored);
     Use(a, 1);
   }
-  TransposeAfter(std::move(e), p, jaxpr_.aval(sources[0]).shape());
+  const std::vector<int64_t> logical = jaxpr_.aval(e.outputs[0]).shape();
+  std::vector<int64_t> shape(logical.size());
+  for (size_t d = 0; d < p.size(); ++d) shape[static_cast<size_t>(p[d])] = logical[d];
+  TransposeAfter(std::move(e), p, std::move(shape));
   return true;
+}
+
+// The broadcast_dimensions that make `var` (a broadcast_in_dim's result, read only by the
+// equation being sunk) in the order of a value transposed by `perm`: operand dimension k lands
+// on dimension perm[d] for d = its broadcast dimension; nullopt when those are out of order.
+std::optional<std::vector<int64_t>> Folder::PermutedBroadcastDims(ir::VarId var,
+                                                                  const Perm& perm) const {
+  auto found = broadcast_of_.find(var);
+  if (found == broadcast_of_.end() || uses_[static_cast<size_t>(var)] != 1) return std::nullopt;
+  const ir::Eqn& b = jaxpr_.eqns[found->second];
+  auto it = b.params.find("broadcast_dimensions");
+  if (it == b.params.end() || jaxpr_.aval(var).rank() != perm.size()) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> dims = it->second.AsInts("broadcast_dimensions");
+  if (!dims.ok()) return std::nullopt;
+  std::vector<int64_t> mapped = Mapped(perm, *dims);
+  if (std::adjacent_find(mapped.begin(), mapped.end(), std::greater_equal<int64_t>()) !=
+      mapped.end()) {
+    return std::nullopt;
+  }
+  return mapped;
+}
+
+// A new broadcast_in_dim (before the equation being sunk) of `var`'s operand into the order
+// of a value transposed by `perm`, with broadcast dimensions `dims`; its result.
+ir::VarId Folder::PermuteBroadcast(ir::VarId var, const Perm& perm, std::vector<int64_t> dims) {
+  ir::Eqn b = jaxpr_.eqns[broadcast_of_.at(var)];
+  const std::vector<int64_t> logical = jaxpr_.aval(var).shape();
+  std::vector<int64_t> shape(logical.size());
+  for (size_t d = 0; d < perm.size(); ++d) shape[static_cast<size_t>(perm[d])] = logical[d];
+  b.params["shape"] = ir::Param::Ints(shape);
+  b.params["broadcast_dimensions"] = ir::Param::Ints(dims);
+  const ir::VarId stored = Grow(jaxpr_.aval(var).WithShape(shape));
+  b.outputs = {stored};
+  Use(b.inputs[0], 1);
+  jaxpr_.eqns.push_back(std::move(b));
+  return stored;
 }
 
 // Runs `e` with its one result in `shape` (the result's dimensions permuted back), then
@@ -386,8 +444,9 @@ bool Folder::FoldSlice(ir::Eqn& e) {
   return true;
 }
 
-// Removes the transposes nothing reads any more (last to first, so whole chains go).
-void Folder::DropDeadTransposes() {
+// Removes the transposes and broadcasts nothing reads any more (last to first, so whole chains
+// go).
+void Folder::DropDeadCopies() {
   std::vector<int> uses(jaxpr_.vars.size(), 0);
   for (const ir::Eqn& e : jaxpr_.eqns) {
     for (const ir::Atom& a : e.inputs) {
@@ -400,7 +459,9 @@ void Folder::DropDeadTransposes() {
   std::vector<bool> dead(jaxpr_.eqns.size(), false);
   for (size_t i = jaxpr_.eqns.size(); i-- > 0;) {
     const ir::Eqn& e = jaxpr_.eqns[i];
-    if (e.primitive->name() != "transpose" || uses[static_cast<size_t>(e.outputs[0])] != 0) {
+    const std::string& name = e.primitive->name();
+    if ((name != "transpose" && name != "broadcast_in_dim") ||
+        uses[static_cast<size_t>(e.outputs[0])] != 0) {
       continue;
     }
     dead[i] = true;

@@ -225,6 +225,28 @@ TEST(ExecLayoutsTest, ElementwiseInAndOutInTheSameLayoutTransposesNothing) {
   EXPECT_EQ(mixed->stats().fused_groups, 1) << mixed->Describe();
 }
 
+TEST(ExecLayoutsTest, AColumnMajorSoftmaxTransposesNothing) {
+  // jax.nn.softmax(x, axis=-1) as JAX prints it: with x and the result column-major, the
+  // reductions run down the stored columns, the broadcasts are made in the stored order and
+  // every elementwise operation runs on the stored values.
+  const ir::ClosedJaxpr j = Parse(R"({ lambda ; a:f32[64,32]. let
+    b:f32[64] = reduce_max[axes=(1,)] a
+    c:f32[64] = max -inf:f32[] b
+    d:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c
+    e:f32[64,1] = stop_gradient d
+    f:f32[64,32] = sub a e
+    g:f32[64,32] = exp f
+    h:f32[64] = reduce_sum[axes=(1,) out_sharding=None] g
+    i:f32[64,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h
+    j:f32[64,32] = div g i
+  in (j,) })");
+  absl::StatusOr<Executable> e = CompileInLayouts(j, {{{0, 1}}, {{0, 1}}});
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), Not(HasSubstr("transpose"))) << e->Describe();
+  std::mt19937_64 rng(testing_support::TestSeed(31));
+  for (int trial = 0; trial < 8; ++trial) EXPECT_EQ(DifferInLayouts("softmax", j, rng), "");
+}
+
 TEST(ExecLayoutsTest, ATransposeFeedingAMatmulBecomesAGemmFlag) {
   // x.T @ w with x stored column-major: the GEMM reads x's storage as it is.
   const ir::ClosedJaxpr j = Parse(

@@ -16,8 +16,9 @@
 //    mapped back, and what remains transposed after the (smaller) result when needed;
 //  - a slice of a transposed operand: the slice of the stored value, then its transpose;
 //  - an elementwise operation whose array operands are all transposed by the same permutation
-//    (and read only there): computed first, its result transposed (so that the transpose can
-//    meet the next one and cancel);
+//    or broadcast (broadcast_in_dim), each read only there: computed on the stored values (the
+//    broadcasts made in their order), its result transposed (so that the transpose can meet
+//    the next one and cancel); stop_gradient is the identity;
 //  - a transpose left that moves only dimensions of extent 1: a reshape (no copy).
 // The program's meaning is unchanged: integers give the same bits as the row-major run; float
 // reductions may add in another order.
