@@ -108,6 +108,13 @@ class Mesh {
 
   // The canonical text (see the header comment).
   std::string ToString() const;
+  // JAX's repr(mesh): Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Auto, Auto)).
+  // Like JAX's, it names no device ids.
+  std::string JaxRepr() const;
+  // JAX's str(mesh), also how a NamedSharding's repr shows its mesh:
+  // Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), and Mesh(, axis_types=()) with no axes.
+  // Like JAX's, it names no device ids; Parse reads it back (with the default device order).
+  std::string JaxStr() const;
   // The axis names as a Python tuple: ('x', 'y'), ('x',) or ().
   std::string AxisNamesTuple() const;
 
