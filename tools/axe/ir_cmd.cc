@@ -42,6 +42,7 @@
 #endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
+#include "progress.h"
 #include "ir_args.h"
 #include "ir_values.h"
 #include "mpi_run.h"
@@ -264,7 +265,10 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected,
-           [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });
+           [args, run, &selected] {
+             ProgressLine progress("ir run", selected);
+             return RunRun(*args, *run, selected.json, selected.budget);
+           });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {

@@ -12,8 +12,10 @@
 // A logical grid larger than the window (32 x 32 cells) is summarized, not cropped: each
 // drawn cell stands for a block of cells (the block's first element is drawn), so that the
 // whole array stays in view; a zoom window draws a part of it (again summarized when larger
-// than the window). The inverse view draws at most 32 x 32 points in 4 panels; the legend
-// says what was left out.
+// than the window). The inverse view is summarized the same way: an axis with more values
+// than the window draws one per block of consecutive values (the block's first, which labels
+// it), so a big layout shows all its devices and memory; it draws at most 4 panels, and the
+// legend says what was summarized or left out.
 //
 //   std::string svg = *LayoutSvg(*Layout::Parse(
 //       "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"), {});

@@ -1,0 +1,109 @@
+// The progress line's decisions and drawing, without a terminal: the "is a TTY" decision is
+// an argument and the clock a fake one advanced by hand; Tick is called by the test (no
+// ticker thread), so nothing depends on real time.
+#include "progress.h"
+
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace axe::cli {
+namespace {
+
+TEST(ProgressWanted, OnlyOnATerminalWithoutJsonQuietOrTheEnvironmentSwitch) {
+  EXPECT_TRUE(ProgressWanted(true, false, false, nullptr));
+  EXPECT_FALSE(ProgressWanted(false, false, false, nullptr));  // piped or captured
+  EXPECT_FALSE(ProgressWanted(true, true, false, nullptr));    // --json
+  EXPECT_FALSE(ProgressWanted(true, false, true, nullptr));    // --quiet
+  EXPECT_FALSE(ProgressWanted(true, false, false, "1"));       // AXE_NO_PROGRESS=1
+  EXPECT_FALSE(ProgressWanted(true, false, false, "yes"));
+  EXPECT_TRUE(ProgressWanted(true, false, false, ""));
+  EXPECT_TRUE(ProgressWanted(true, false, false, "0"));
+}
+
+TEST(ProgressText, ElapsedAndWhereKnownRunsAndTimeLeft) {
+  EXPECT_EQ(ProgressText("ir run", 1.5, 0, 0), "axe ir run: 1.5 s");
+  EXPECT_EQ(ProgressText("relayout", 4.2, 0, 10), "axe relayout: run 0 of 10, 4.2 s");
+  EXPECT_EQ(ProgressText("relayout", 4.0, 2, 10),
+            "axe relayout: run 2 of 10, 4.0 s, about 16.0 s left");
+  EXPECT_EQ(ProgressText("reshard", 9.0, 10, 10), "axe reshard: run 10 of 10, 9.0 s");
+  EXPECT_EQ(ProgressText("hlo summary", 125, 0, 0), "axe hlo summary: 2m05s");
+  EXPECT_EQ(ProgressText("collective", 30, 1, 5),
+            "axe collective: run 1 of 5, 30.0 s, about 2m00s left");
+}
+
+struct FakeTerminal {
+  double now = 0;
+  std::ostringstream out;
+  ProgressLine::Options Options(bool show) {
+    ProgressLine::Options o;
+    o.show = show;
+    o.clock = [this] { return now; };
+    o.out = &out;
+    o.ticker = false;
+    return o;
+  }
+};
+
+TEST(ProgressLine, DrawsAfterTheDelayInPlaceAndClearsAtTheEnd) {
+  FakeTerminal t;
+  {
+    ProgressLine line("relayout", t.Options(true));
+    t.now += 0.5;
+    EXPECT_FALSE(line.Tick());  // under a second: nothing
+    EXPECT_EQ(t.out.str(), "");
+    t.now += 1.0;
+    EXPECT_TRUE(line.Tick());
+    ReportProgress(1, 4);  // the library's callback reaches the live line
+    t.now += 1.0;
+    EXPECT_TRUE(line.Tick());
+  }
+  EXPECT_EQ(t.out.str(),
+            "\raxe relayout: 1.5 s\033[K"
+            "\raxe relayout: run 1 of 4, 2.5 s, about 7.5 s left\033[K"
+            "\r\033[K");
+}
+
+TEST(ProgressLine, SilentWhenNotShownAndNothingToClearWhenQuick) {
+  FakeTerminal hidden;
+  {
+    ProgressLine line("reshard", hidden.Options(false));
+    hidden.now += 30;
+    EXPECT_FALSE(line.Tick());
+  }
+  EXPECT_EQ(hidden.out.str(), "");
+  FakeTerminal quick;
+  {
+    ProgressLine line("reshard", quick.Options(true));
+    quick.now += 0.2;
+    EXPECT_FALSE(line.Tick());
+  }
+  EXPECT_EQ(quick.out.str(), "");  // never drawn, so no clearing either
+}
+
+TEST(ProgressLine, NoDrawingAfterStop) {
+  FakeTerminal t;
+  ProgressLine line("ir run", t.Options(true));
+  t.now += 2;
+  EXPECT_TRUE(line.Tick());
+  line.Stop();
+  t.now += 2;
+  EXPECT_FALSE(line.Tick());
+  line.Stop();  // idempotent: cleared once
+  EXPECT_EQ(t.out.str(), "\raxe ir run: 2.0 s\033[K\r\033[K");
+}
+
+TEST(ProgressLine, ReportsReachOnlyTheLiveLine) {
+  FakeTerminal t;
+  { ProgressLine earlier("relayout", t.Options(true)); }
+  ReportProgress(3, 10);  // no live line: dropped
+  ProgressLine line("reshard", t.Options(true));
+  t.now += 2;
+  EXPECT_TRUE(line.Tick());
+  EXPECT_EQ(t.out.str(), "\raxe reshard: 2.0 s\033[K");
+}
+
+}  // namespace
+}  // namespace axe::cli

@@ -1,0 +1,129 @@
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace axe::cli {
+namespace {
+
+// The line alive now (ReportProgress goes to it).
+std::mutex active_progress_mutex;
+ProgressLine* active_progress_line = nullptr;
+
+double ProgressClockSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string ProgressSeconds(double s) {
+  return s < 60 ? absl::StrFormat("%.1f s", s) : absl::StrFormat("%dm%02ds", int64_t(s) / 60,
+                                                                  int64_t(s) % 60);
+}
+
+ProgressLine::Options ProgressOptionsFor(const Selected& selected) {
+  ProgressLine::Options options;
+  options.show = ProgressWanted(isatty(STDERR_FILENO) == 1, selected.json, selected.quiet,
+                                std::getenv(kNoProgressEnv));
+  return options;
+}
+
+}  // namespace
+
+bool ProgressWanted(bool stderr_is_tty, bool json, bool quiet, const char* no_progress_env) {
+  const bool turned_off = no_progress_env != nullptr && *no_progress_env != '\0' &&
+                          absl::string_view(no_progress_env) != "0";
+  return stderr_is_tty && !json && !quiet && !turned_off;
+}
+
+std::string ProgressText(absl::string_view what, double elapsed, int64_t done, int64_t total) {
+  std::string text = absl::StrCat("axe ", what, ": ");
+  if (total > 0) absl::StrAppend(&text, "run ", done, " of ", total, ", ");
+  absl::StrAppend(&text, ProgressSeconds(elapsed));
+  if (total > 0 && done > 0 && done < total) {
+    const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+    absl::StrAppend(&text, ", about ", ProgressSeconds(left), " left");
+  }
+  return text;
+}
+
+void AddQuietFlag(CLI::App& app, Selected& selected) {
+  app.add_flag("--quiet", selected.quiet,
+               "No progress line on stderr (also AXE_NO_PROGRESS=1; it shows only on a "
+               "terminal, after about a second, never with --json)");
+}
+
+ProgressLine::ProgressLine(std::string what, const Selected& selected)
+    : ProgressLine(std::move(what), ProgressOptionsFor(selected)) {}
+
+ProgressLine::ProgressLine(std::string what, Options options)
+    : what_(std::move(what)), options_(std::move(options)) {
+  start_ = Now();
+  {
+    std::lock_guard<std::mutex> lock(active_progress_mutex);
+    active_progress_line = this;
+  }
+  if (!options_.show || !options_.ticker) return;
+  ticker_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const auto period = std::chrono::duration<double>(options_.interval_seconds);
+    while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
+      lock.unlock();
+      Tick();
+      lock.lock();
+    }
+  });
+}
+
+ProgressLine::~ProgressLine() {
+  Stop();
+  std::lock_guard<std::mutex> lock(active_progress_mutex);
+  if (active_progress_line == this) active_progress_line = nullptr;
+}
+
+double ProgressLine::Now() const { return options_.clock ? options_.clock() : ProgressClockSeconds(); }
+
+void ProgressLine::Report(int64_t done, int64_t total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ = done;
+  total_ = total;
+}
+
+bool ProgressLine::Tick() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const double elapsed = Now() - start_;
+  if (!options_.show || stopping_ || elapsed < options_.delay_seconds) return false;
+  std::ostream& out = options_.out != nullptr ? *options_.out : std::cerr;
+  // \r back to the line's start, \033[K erases what a longer earlier line left behind.
+  out << "\r" << ProgressText(what_, elapsed, done_, total_) << "\033[K" << std::flush;
+  drawn_ = true;
+  return true;
+}
+
+void ProgressLine::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (drawn_) {
+    std::ostream& out = options_.out != nullptr ? *options_.out : std::cerr;
+    out << "\r\033[K" << std::flush;
+  }
+}
+
+void ReportProgress(int64_t done, int64_t total) {
+  std::lock_guard<std::mutex> lock(active_progress_mutex);
+  if (active_progress_line != nullptr) active_progress_line->Report(done, total);
+}
+
+}  // namespace axe::cli
