@@ -341,9 +341,8 @@ TEST(TritonComparison, Example64NonPowerOfTwoExtentsAreNotF2Linear) {
 TEST(Mesh, ReplicatedAndRowMajorMeshes) {
   const Axis gpu = Axis::Get("gpuid");
   // Alpa S0R: mesh dimension 1 holds copies, a replica of the mesh part.
-  const Layout s0r =
-      *Tile(P("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"), {2, 1}, P("S[(32,128):(128,1)]"),
-            {32, 128});
+  const Layout s0r = *Tile(P("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"), {2, 1},
+                           P("S[(32,128):(128,1)]"), {32, 128});
   for (int64_t i = 0; i < 64; i += 3) {
     for (int64_t j = 0; j < 128; j += 5) {
       std::vector<PhysCoord> want = {PhysCoord{{gpu, i / 32}, {kM, 128 * (i % 32) + j}},

@@ -61,8 +61,8 @@ TEST(MeshTest, JaxReprAndStrAsJaxPrintsThem) {
   EXPECT_EQ(auto_axes.JaxRepr(),
             "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Auto, Auto))");
   EXPECT_EQ(auto_axes.JaxStr(), "Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))");
-  const Mesh typed = *Mesh::Create({{"x", 2}, {"y", 4}}, {},
-                                   {MeshAxisType::kManual, MeshAxisType::kExplicit});
+  const Mesh typed =
+      *Mesh::Create({{"x", 2}, {"y", 4}}, {}, {MeshAxisType::kManual, MeshAxisType::kExplicit});
   EXPECT_EQ(typed.JaxRepr(),
             "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Manual, Explicit))");
   EXPECT_EQ(typed.JaxStr(), "Mesh('x': 2, 'y': 4, axis_types=(Manual, Explicit))");

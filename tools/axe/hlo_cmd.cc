@@ -292,11 +292,10 @@ void AddHlo(CLI::App& app, Selected& selected) {
                   "collectives as an SVG picture into FILE")
       ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] {
-             ProgressLine progress("hlo summary", selected);
-             return RunSummary(*args, selected.json, selected.budget);
-           });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("hlo summary", selected);
+    return RunSummary(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(24, AddHlo);

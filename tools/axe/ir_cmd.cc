@@ -42,10 +42,10 @@
 #endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
-#include "progress.h"
 #include "ir_args.h"
 #include "ir_values.h"
 #include "mpi_run.h"
+#include "progress.h"
 
 namespace axe::cli {
 namespace ir_cmd {
@@ -264,11 +264,10 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "mpirun; rank 0 prints)");
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, run, &selected] {
-             ProgressLine progress("ir run", selected);
-             return RunRun(*args, *run, selected.json, selected.budget);
-           });
+  OnSelect(cmd, selected, [args, run, &selected] {
+    ProgressLine progress("ir run", selected);
+    return RunRun(*args, *run, selected.json, selected.budget);
+  });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {

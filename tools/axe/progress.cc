@@ -18,13 +18,12 @@ std::mutex active_progress_mutex;
 ProgressLine* active_progress_line = nullptr;
 
 double ProgressClockSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string ProgressSeconds(double s) {
-  return s < 60 ? absl::StrFormat("%.1f s", s) : absl::StrFormat("%dm%02ds", int64_t(s) / 60,
-                                                                  int64_t(s) % 60);
+  return s < 60 ? absl::StrFormat("%.1f s", s)
+                : absl::StrFormat("%dm%02ds", int64_t(s) / 60, int64_t(s) % 60);
 }
 
 ProgressLine::Options ProgressOptionsFor(const Selected& selected) {
@@ -87,7 +86,9 @@ ProgressLine::~ProgressLine() {
   if (active_progress_line == this) active_progress_line = nullptr;
 }
 
-double ProgressLine::Now() const { return options_.clock ? options_.clock() : ProgressClockSeconds(); }
+double ProgressLine::Now() const {
+  return options_.clock ? options_.clock() : ProgressClockSeconds();
+}
 
 void ProgressLine::Report(int64_t done, int64_t total) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -43,8 +43,8 @@ void AddQuietFlag(CLI::App& app, Selected& selected);
 class ProgressLine {
  public:
   struct Options {
-    bool show = false;             // the ProgressWanted decision
-    double delay_seconds = 1.0;    // nothing shows before
+    bool show = false;               // the ProgressWanted decision
+    double delay_seconds = 1.0;      // nothing shows before
     double interval_seconds = 0.25;  // between two redraws (the ticker thread's period)
     std::function<double()> clock;   // seconds; empty: a steady clock
     std::ostream* out = nullptr;     // where the line goes; null: std::cerr

@@ -239,11 +239,10 @@ void AddRelayout(CLI::App& app, Selected& selected) {
       ->check(OutputFileName());
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] {
-             ProgressLine progress("relayout", selected);
-             return RunRelayout(*args, selected.json, selected.budget);
-           });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("relayout", selected);
+    return RunRelayout(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(60, AddRelayout);

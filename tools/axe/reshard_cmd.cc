@@ -33,8 +33,8 @@
 #include "axe/sharding/partition_spec.h"
 #include "axe/xla/text.h"
 #include "cli.h"
-#include "progress.h"
 #include "mpi_run.h"
+#include "progress.h"
 #include "runtime/reshard_benchmark.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
@@ -401,11 +401,10 @@ void AddReshard(CLI::App& app, Selected& selected) {
       ->check(OutputFileName());
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] {
-             ProgressLine progress("reshard", selected);
-             return RunReshard(*args, selected.json, selected.budget);
-           });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("reshard", selected);
+    return RunReshard(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(65, AddReshard);

@@ -85,8 +85,7 @@ absl::Status Mesh(std::ostream& os) {
   AXE_ASSIGN_OR_RETURN(Layout rows_local, L("S[(4,8):(8,1)]"));
   AXE_ASSIGN_OR_RETURN(Layout s0r, Tile(rows_only, {2, 1}, rows_local, {4, 8}));
   os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R): tile\n"
-     << "a local 4x8 layout by " << rows_only << ", dimension 1 as a replica:\n  " << s0r
-     << "\n";
+     << "a local 4x8 layout by " << rows_only << ", dimension 1 as a replica:\n  " << s0r << "\n";
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(s0r, {8, 8}, {5, 2}));
   os << "  (5, 2) ->";
   for (const PhysCoord& p : pts) os << " " << p;
