@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -235,13 +236,20 @@ struct AxisSample {
   int64_t step = 1, count = 0;
 };
 
+// Only the values in [begin, end) when a zoom window gives them; `count` 0 when none is.
 AxisSample SampleAxis(const Layout& layout, Axis axis, std::pair<int64_t, int64_t> range,
-                      int64_t max) {
+                      int64_t max, std::optional<std::pair<int64_t, int64_t>> window) {
   AxisSample out;
+  if (window) {
+    if (window->first >= window->second) return out;
+    range = {std::max(range.first, window->first), std::min(range.second, window->second - 1)};
+    if (range.first > range.second) return out;
+  }
   std::vector<int64_t> listed = AxisValues(layout, axis, range, kMaxEnumeratedAxisValues + 1);
   if (static_cast<int64_t>(listed.size()) <= kMaxEnumeratedAxisValues) {
+    std::erase_if(listed, [&](int64_t v) { return v < range.first || v > range.second; });
     out.count = static_cast<int64_t>(listed.size());
-    out.step = CeilDiv(out.count, max);
+    out.step = std::max<int64_t>(1, CeilDiv(out.count, max));
     for (int64_t i = 0; i < out.count; i += out.step) out.values.push_back(listed[i]);
     return out;
   }
@@ -281,14 +289,34 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
   CellGrid grid;
   grid.caption = absl::StrCat("physical: ", axis.name(), " ", range.first, "..", range.second,
                               " in rows of ", width, "; each cell the logical r,c it holds");
-  // Rows and columns beyond the window are summarized: one drawn per block of steps.
-  const int64_t row_step = CeilDiv(rows, options.max_rows);
-  const int64_t col_step = CeilDiv(width, options.max_cols);
-  for (int64_t c = 0; c < width; c += col_step) grid.col_labels.push_back(absl::StrCat("+", c));
-  for (int64_t r = 0; r < rows; r += row_step) {
+  // The zoom window's rows and columns of the folded grid (default: all of them); beyond the
+  // picture window they are summarized, one drawn per block of steps.
+  GridZoom z = options.physical_zoom.value_or(GridZoom{0, rows, 0, width});
+  if (options.physical_zoom) {
+    if (z.row_begin < 0 || z.row_begin >= z.row_end || z.row_begin >= rows || z.col_begin < 0 ||
+        z.col_begin >= z.col_end || z.col_begin >= width) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the physical zoom window rows ", z.row_begin, ":", z.row_end, ", columns ",
+                       z.col_begin, ":", z.col_end, " is empty or outside the ", rows, " rows of ",
+                       width, " values of ", axis.name()));
+    }
+    z.row_end = std::min(z.row_end, rows);
+    z.col_end = std::min(z.col_end, width);
+  }
+  const int64_t row_step = CeilDiv(z.row_end - z.row_begin, options.max_rows);
+  const int64_t col_step = CeilDiv(z.col_end - z.col_begin, options.max_cols);
+  // Indexed by drawn row and column (k * step < end - begin), never stepping past int64.
+  const int64_t drawn_rows = CeilDiv(z.row_end - z.row_begin, row_step);
+  const int64_t drawn_cols = CeilDiv(z.col_end - z.col_begin, col_step);
+  for (int64_t j = 0; j < drawn_cols; ++j) {
+    grid.col_labels.push_back(absl::StrCat("+", z.col_begin + j * col_step));
+  }
+  for (int64_t i = 0; i < drawn_rows; ++i) {
+    const int64_t r = z.row_begin + i * row_step;
     // r * width < count: r < rows = ceil(count / width).
     grid.row_labels.push_back(absl::StrCat(range.first + r * width));
-    for (int64_t c = 0; c < width; c += col_step) {
+    for (int64_t j = 0; j < drawn_cols; ++j) {
+      const int64_t c = z.col_begin + j * col_step;
       // r * width + c < count: no overflow while the value is in the range.
       std::optional<int64_t> offset = CheckedMul(r, width);
       if (offset) offset = CheckedAdd(*offset, c);
@@ -304,6 +332,11 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
           flats.empty() ? Cell{"", std::string(kEmptyFill), std::string(kInk)}
                         : Coloured(LogicalLabel(flats, logical_cols), flats[0] / logical_cols));
     }
+  }
+  if (options.physical_zoom) {
+    notes.push_back(absl::StrCat("physical zoom: rows ", z.row_begin, "-", z.row_end - 1,
+                                 ", columns +", z.col_begin, " to +", z.col_end - 1, " (of ", rows,
+                                 " rows of ", width, ")"));
   }
   if (row_step > 1 || col_step > 1) {
     notes.push_back(absl::StrCat("physical: ", rows, " rows of ", width, " values"));
@@ -363,8 +396,22 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
   }
   AXE_ASSIGN_OR_RETURN(auto row_range, AxisRange(layout, row_axis));
   AXE_ASSIGN_OR_RETURN(auto col_range, AxisRange(layout, col_axis));
-  const AxisSample rows = SampleAxis(layout, row_axis, row_range, options.max_rows);
-  const AxisSample cols = SampleAxis(layout, col_axis, col_range, options.max_cols);
+  std::optional<std::pair<int64_t, int64_t>> row_window, col_window;
+  if (const std::optional<GridZoom>& z = options.physical_zoom) {
+    row_window = {z->row_begin, z->row_end};
+    col_window = {z->col_begin, z->col_end};
+  }
+  const AxisSample rows = SampleAxis(layout, row_axis, row_range, options.max_rows, row_window);
+  const AxisSample cols = SampleAxis(layout, col_axis, col_range, options.max_cols, col_window);
+  for (const auto& [sample, axis, range, window] :
+       {std::tuple{&rows, row_axis, row_range, row_window},
+        std::tuple{&cols, col_axis, col_range, col_window}}) {
+    if (sample->count == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the physical zoom window ", window->first, ":", window->second, " holds no value of ",
+          axis.name(), " (the layout reaches ", range.first, "..", range.second, ")"));
+    }
+  }
   // The panels: every combination of the panel axes' values, the last axis fastest.
   std::vector<std::vector<int64_t>> panel_values;
   int64_t total_panels = 1;
@@ -399,6 +446,11 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
                             " coloured by r; grey: no element"));
   if (total_panels > static_cast<int64_t>(panels.size())) {
     notes.push_back(absl::StrCat("showing ", panels.size(), " of ", total_panels, " panels"));
+  }
+  if (options.physical_zoom) {
+    notes.push_back(absl::StrCat("physical zoom: ", row_axis.name(), " ", row_window->first, ":",
+                                 row_window->second, ", ", col_axis.name(), " ", col_window->first,
+                                 ":", col_window->second));
   }
   if (rows.step > 1 || cols.step > 1) {
     notes.push_back(absl::StrCat("physical: ", rows.count, " ", row_axis.name(), " values x ",

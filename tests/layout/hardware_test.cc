@@ -7,6 +7,7 @@
 #include "axe/layout/apply.h"
 #include "axe/layout/axis_catalog.h"
 #include "axe/layout/canonical.h"
+#include "axe/layout/group.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/swizzle.h"
@@ -343,6 +344,9 @@ TEST(Mesh, ReplicatedAndRowMajorMeshes) {
   // Alpa S0R: mesh dimension 1 holds copies, a replica of the mesh part.
   const Layout s0r = *Tile(P("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"), {2, 1},
                            P("S[(32,128):(128,1)]"), {32, 128});
+  EXPECT_EQ(s0r.ToString(), "S[(2,4096):(1@gpuid,1)] + R[2:2@gpuid]");
+  EXPECT_EQ(Group(s0r, {64, 128})->layout.ToString(),
+            "S[(2,32,128):(1@gpuid,128,1)] + R[2:2@gpuid]");
   for (int64_t i = 0; i < 64; i += 3) {
     for (int64_t j = 0; j < 128; j += 5) {
       std::vector<PhysCoord> want = {PhysCoord{{gpu, i / 32}, {kM, 128 * (i % 32) + j}},

@@ -6,6 +6,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
+#include "axe/layout/group.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/render.h"
@@ -83,7 +84,9 @@ absl::Status Mesh(std::ostream& os) {
   // mesh part keeps dimension 0 as a shard iter and dimension 1 as a replica.
   AXE_ASSIGN_OR_RETURN(Layout rows_only, L("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"));
   AXE_ASSIGN_OR_RETURN(Layout rows_local, L("S[(4,8):(8,1)]"));
-  AXE_ASSIGN_OR_RETURN(Layout s0r, Tile(rows_only, {2, 1}, rows_local, {4, 8}));
+  AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(rows_only, {2, 1}, rows_local, {4, 8}));
+  AXE_ASSIGN_OR_RETURN(Grouped by_dims, Group(tiled, {8, 8}));  // each dimension's iters apart
+  const Layout& s0r = by_dims.layout;
   os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R): tile\n"
      << "a local 4x8 layout by " << rows_only << ", dimension 1 as a replica:\n  " << s0r << "\n";
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(s0r, {8, 8}, {5, 2}));
