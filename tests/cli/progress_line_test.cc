@@ -26,12 +26,23 @@ TEST(ProgressWanted, OnlyOnATerminalWithoutJsonQuietOrTheEnvironmentSwitch) {
 TEST(ProgressText, ElapsedAndWhereKnownRunsAndTimeLeft) {
   EXPECT_EQ(ProgressText("ir run", 1.5, 0, 0), "axe ir run: 1.5 s");
   EXPECT_EQ(ProgressText("relayout", 4.2, 0, 10), "axe relayout: run 0 of 10, 4.2 s");
-  EXPECT_EQ(ProgressText("relayout", 4.0, 2, 10),
+  EXPECT_EQ(ProgressText("relayout", 4.0, 2, 10, 16.0),
             "axe relayout: run 2 of 10, 4.0 s, about 16.0 s left");
   EXPECT_EQ(ProgressText("reshard", 9.0, 10, 10), "axe reshard: run 10 of 10, 9.0 s");
   EXPECT_EQ(ProgressText("hlo summary", 125, 0, 0), "axe hlo summary: 2m05s");
-  EXPECT_EQ(ProgressText("collective", 30, 1, 5),
+  EXPECT_EQ(ProgressText("collective", 30, 1, 5, 120.0),
             "axe collective: run 1 of 5, 30.0 s, about 2m00s left");
+}
+
+TEST(ProgressTimeLeft, AtThePaceSinceTheFirstReport) {
+  // Started at 10; setup took 3 s, the first report (run 1) came at 13, run 3 at 15: 1 s a
+  // run, 7 runs left.
+  EXPECT_EQ(ProgressTimeLeft(15, 10, 13, 1, 3, 10), 7.0);
+  // One report so far: elapsed / done.
+  EXPECT_EQ(ProgressTimeLeft(14, 10, 14, 2, 2, 10), 16.0);
+  EXPECT_EQ(ProgressTimeLeft(14, 10, 14, 0, 0, 10), std::nullopt);   // nothing done yet
+  EXPECT_EQ(ProgressTimeLeft(14, 10, 12, 1, 10, 10), std::nullopt);  // all done
+  EXPECT_EQ(ProgressTimeLeft(14, 10, 12, 1, 5, 0), std::nullopt);    // no total
 }
 
 struct FakeTerminal {
@@ -59,10 +70,13 @@ TEST(ProgressLine, DrawsAfterTheDelayInPlaceAndClearsAtTheEnd) {
     ReportProgress(1, 4);  // the library's callback reaches the live line
     t.now += 1.0;
     EXPECT_TRUE(line.Tick());
+    ReportProgress(3, 4);  // two runs in 1 s since the first report: 0.5 s a run
+    EXPECT_TRUE(line.Tick());
   }
   EXPECT_EQ(t.out.str(),
             "\raxe relayout: 1.5 s\033[K"
             "\raxe relayout: run 1 of 4, 2.5 s, about 7.5 s left\033[K"
+            "\raxe relayout: run 3 of 4, 2.5 s, about 0.5 s left\033[K"
             "\r\033[K");
 }
 

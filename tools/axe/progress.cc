@@ -41,15 +41,22 @@ bool ProgressWanted(bool stderr_is_tty, bool json, bool quiet, const char* no_pr
   return stderr_is_tty && !json && !quiet && !turned_off;
 }
 
-std::string ProgressText(absl::string_view what, double elapsed, int64_t done, int64_t total) {
+std::string ProgressText(absl::string_view what, double elapsed, int64_t done, int64_t total,
+                         std::optional<double> left) {
   std::string text = absl::StrCat("axe ", what, ": ");
   if (total > 0) absl::StrAppend(&text, "run ", done, " of ", total, ", ");
   absl::StrAppend(&text, ProgressSeconds(elapsed));
-  if (total > 0 && done > 0 && done < total) {
-    const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
-    absl::StrAppend(&text, ", about ", ProgressSeconds(left), " left");
-  }
+  if (left) absl::StrAppend(&text, ", about ", ProgressSeconds(*left), " left");
   return text;
+}
+
+std::optional<double> ProgressTimeLeft(double now, double start, double first_time,
+                                       int64_t first_done, int64_t done, int64_t total) {
+  if (total <= 0 || done <= 0 || done >= total) return std::nullopt;
+  const double per_step = done > first_done
+                              ? (now - first_time) / static_cast<double>(done - first_done)
+                              : (now - start) / static_cast<double>(done);
+  return per_step * static_cast<double>(total - done);
 }
 
 void AddQuietFlag(CLI::App& app, Selected& selected) {
@@ -92,6 +99,7 @@ double ProgressLine::Now() const {
 
 void ProgressLine::Report(int64_t done, int64_t total) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!first_report_) first_report_ = {Now(), done};
   done_ = done;
   total_ = total;
 }
@@ -102,7 +110,10 @@ bool ProgressLine::Tick() {
   if (!options_.show || stopping_ || elapsed < options_.delay_seconds) return false;
   std::ostream& out = options_.out != nullptr ? *options_.out : std::cerr;
   // \r back to the line's start, \033[K erases what a longer earlier line left behind.
-  out << "\r" << ProgressText(what_, elapsed, done_, total_) << "\033[K" << std::flush;
+  const auto [first_time, first_done] = first_report_.value_or(std::pair{start_, int64_t{0}});
+  const std::optional<double> left =
+      ProgressTimeLeft(start_ + elapsed, start_, first_time, first_done, done_, total_);
+  out << "\r" << ProgressText(what_, elapsed, done_, total_, left) << "\033[K" << std::flush;
   drawn_ = true;
   return true;
 }

@@ -17,9 +17,11 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/string_view.h"
 #include "cli.h"
@@ -34,8 +36,16 @@ inline constexpr char kNoProgressEnv[] = "AXE_NO_PROGRESS";
 bool ProgressWanted(bool stderr_is_tty, bool json, bool quiet, const char* no_progress_env);
 
 // The line's text after `elapsed` seconds of `what`, with `done` of `total` steps when total
-// > 0 ("axe relayout: run 3 of 10, 4.2 s, about 9.8 s left"; the estimate once a step is done).
-std::string ProgressText(absl::string_view what, double elapsed, int64_t done, int64_t total);
+// > 0, and the estimate `left` (seconds) when known and steps remain:
+// "axe relayout: run 3 of 10, 4.2 s, about 9.8 s left".
+std::string ProgressText(absl::string_view what, double elapsed, int64_t done, int64_t total,
+                         std::optional<double> left = std::nullopt);
+
+// The time left for `total - done` more steps at the pace since the first report (`first_done`
+// steps at `first_time`), or at elapsed / done while there is only one report; nullopt when
+// no step is done or none remains.
+std::optional<double> ProgressTimeLeft(double now, double start, double first_time,
+                                       int64_t first_done, int64_t done, int64_t total);
 
 // Adds the global flag --quiet (no progress line) to `app`, bound to `selected.quiet`.
 void AddQuietFlag(CLI::App& app, Selected& selected);
@@ -77,6 +87,8 @@ class ProgressLine {
   bool stopping_ = false;
   bool drawn_ = false;
   int64_t done_ = 0, total_ = 0;
+  // The first report (the steps before it include the work's setup).
+  std::optional<std::pair<double, int64_t>> first_report_;
   std::thread ticker_;
 };
 
