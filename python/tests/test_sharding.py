@@ -50,6 +50,7 @@ def test_mesh_repr_and_str_as_jax_prints_them(sizes, names, types, jax_repr, jax
         assert repr(mesh) == jax_repr
         assert str(mesh) == jax_str
         assert Mesh.parse(str(mesh)) == Mesh(np.arange(count).reshape(sizes), names, types)
+        assert Mesh.parse(repr(mesh)) == Mesh.parse(str(mesh))
 
 
 def test_mesh_on_any_device_ids():

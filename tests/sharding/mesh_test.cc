@@ -78,7 +78,33 @@ TEST(MeshTest, JaxReprAndStrAsJaxPrintsThem) {
   EXPECT_EQ(permuted.ToString(), "Mesh('x': 2, 'y': 4, devices=[0, 2, 1, 3, 4, 6, 5, 7])");
   for (const Mesh& m : {auto_axes, typed, one_axis, Mesh()}) {
     EXPECT_THAT(Mesh::Parse(m.JaxStr()), IsOkAndHolds(m)) << m.JaxStr();
+    EXPECT_THAT(Mesh::Parse(m.JaxRepr()), IsOkAndHolds(m)) << m.JaxRepr();
   }
+}
+
+TEST(MeshTest, ParsesJaxReprTuples) {
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), devices=[7, 6, 5, 4, "
+                          "3, 2, 1, 0])"),
+              IsOkAndHolds(MakeMesh({{"x", 2}, {"y", 4}}, {7, 6, 5, 4, 3, 2, 1, 0})));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_names=(\"x\",), axis_sizes=(8,))"),
+              IsOkAndHolds(MakeMesh({{"x", 8}})));
+  // An axis may still be called axis_sizes.
+  EXPECT_THAT(Mesh::Parse("axis_sizes=2"), IsOkAndHolds(MakeMesh({{"axis_sizes", 2}})));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_types=(Auto, Auto))"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 5: axis_sizes= and axis_names= are given together")));
+  EXPECT_THAT(
+      Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=('x',))"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1 axis_names for 2 axis_sizes")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_sizes=(2,), axis_names=('x',))"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("axis_sizes= with axes written as 'name': size")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 0), axis_names=('x', 'y'))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'y'")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=(x, y))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a quoted mesh axis name")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2 4), axis_names=('x', 'y'))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("',' or ')'")));
 }
 
 TEST(MeshTest, ParsesAllForms) {
