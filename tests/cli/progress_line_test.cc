@@ -3,6 +3,7 @@
 // ticker thread), so nothing depends on real time.
 #include "progress.h"
 
+#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -107,6 +108,35 @@ TEST(ProgressLine, NoDrawingAfterStop) {
   EXPECT_FALSE(line.Tick());
   line.Stop();  // idempotent: cleared once
   EXPECT_EQ(t.out.str(), "\raxe ir run: 2.0 s\033[K\r\033[K");
+}
+
+// On the real streams the line gives way to output: the first write to std::cout clears it
+// before the text, and it stays away; the streams get their own buffers back at the end.
+TEST(ProgressLine, ClearedBeforeTheFirstOutputAndNotDrawnAgain) {
+  std::ostringstream out, err;
+  std::streambuf* cout_buffer = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* cerr_buffer = std::cerr.rdbuf(err.rdbuf());
+  double now = 0;
+  {
+    ProgressLine::Options options;
+    options.show = true;
+    options.clock = [&now] { return now; };
+    options.ticker = false;
+    ProgressLine line("ir run", options);
+    now = 2;
+    EXPECT_TRUE(line.Tick());
+    std::cout << "f32[2] [12.0, 16.0]\n";
+    EXPECT_EQ(err.str(), "\raxe ir run: 2.0 s\033[K\r\033[K");
+    now = 3;
+    EXPECT_FALSE(line.Tick());
+    std::cerr << "a message\n";
+  }
+  EXPECT_EQ(std::cout.rdbuf(), out.rdbuf());
+  EXPECT_EQ(std::cerr.rdbuf(), err.rdbuf());
+  std::cout.rdbuf(cout_buffer);
+  std::cerr.rdbuf(cerr_buffer);
+  EXPECT_EQ(out.str(), "f32[2] [12.0, 16.0]\n");
+  EXPECT_EQ(err.str(), "\raxe ir run: 2.0 s\033[K\r\033[Ka message\n");
 }
 
 TEST(ProgressLine, ReportsReachOnlyTheLiveLine) {

@@ -26,6 +26,31 @@ std::string ProgressSeconds(double s) {
                 : absl::StrFormat("%dm%02ds", int64_t(s) / 60, int64_t(s) % 60);
 }
 
+// Forwards to `target`, calling `before_first_write` once before the first character.
+class StopOnWrite : public std::streambuf {
+ public:
+  StopOnWrite(std::streambuf* target, std::function<void()> before_first_write)
+      : target_(target), before_first_write_(std::move(before_first_write)) {}
+
+ protected:
+  int overflow(int c) override {
+    Fire();
+    return c == traits_type::eof() ? traits_type::not_eof(c) : target_->sputc(char(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    Fire();
+    return target_->sputn(s, n);
+  }
+  int sync() override { return target_->pubsync(); }
+
+ private:
+  void Fire() { std::call_once(fired_, before_first_write_); }
+
+  std::streambuf* target_;
+  std::function<void()> before_first_write_;
+  std::once_flag fired_;
+};
+
 ProgressLine::Options ProgressOptionsFor(const Selected& selected) {
   ProgressLine::Options options;
   options.show = ProgressWanted(isatty(STDERR_FILENO) == 1, selected.json, selected.quiet,
@@ -75,7 +100,9 @@ ProgressLine::ProgressLine(std::string what, Options options)
     std::lock_guard<std::mutex> lock(active_progress_mutex);
     active_progress_line = this;
   }
-  if (!options_.show || !options_.ticker) return;
+  if (!options_.show) return;
+  if (options_.out == nullptr) GiveWayToOutput();
+  if (!options_.ticker) return;
   ticker_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mutex_);
     const auto period = std::chrono::duration<double>(options_.interval_seconds);
@@ -89,8 +116,26 @@ ProgressLine::ProgressLine(std::string what, Options options)
 
 ProgressLine::~ProgressLine() {
   Stop();
+  if (cout_guard_ != nullptr) {
+    std::cout.rdbuf(cout_buffer_);
+    std::cerr.rdbuf(cerr_buffer_);
+  }
   std::lock_guard<std::mutex> lock(active_progress_mutex);
   if (active_progress_line == this) active_progress_line = nullptr;
+}
+
+void ProgressLine::GiveWayToOutput() {
+  cout_buffer_ = std::cout.rdbuf();
+  cerr_buffer_ = std::cerr.rdbuf();
+  terminal_ = std::make_unique<std::ostream>(cerr_buffer_);
+  options_.out = terminal_.get();
+  // The guards stay installed (forwarding) until the destructor: a write may be under way
+  // through them when they fire.
+  cout_guard_ = std::make_unique<StopOnWrite>(cout_buffer_, [this] { Stop(); });
+  cerr_guard_ = std::make_unique<StopOnWrite>(cerr_buffer_, [this] { Stop(); });
+  std::cout.flush();
+  std::cout.rdbuf(cout_guard_.get());
+  std::cerr.rdbuf(cerr_guard_.get());
 }
 
 double ProgressLine::Now() const {

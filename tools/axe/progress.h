@@ -7,6 +7,8 @@
 //
 // It shows only when stderr is a terminal, and never under --json, --quiet or
 // AXE_NO_PROGRESS=1, so piped and captured output is exactly what it would be without it.
+// It gives way to output: the first write to std::cout or std::cerr while it shows clears it
+// for good, so that no result or message is printed behind it.
 //
 //   ProgressLine progress("relayout", selected);   // for the action's lifetime
 //   options.on_run = [&](int64_t done) { ReportProgress(done, runs); };
@@ -16,9 +18,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
+#include <streambuf>
 #include <string>
 #include <thread>
 #include <utility>
@@ -57,7 +61,7 @@ class ProgressLine {
     double delay_seconds = 1.0;      // nothing shows before
     double interval_seconds = 0.25;  // between two redraws (the ticker thread's period)
     std::function<double()> clock;   // seconds; empty: a steady clock
-    std::ostream* out = nullptr;     // where the line goes; null: std::cerr
+    std::ostream* out = nullptr;     // where the line goes; null: std::cerr (given way to)
     bool ticker = true;              // start the thread that calls Tick (tests call it)
   };
 
@@ -78,6 +82,9 @@ class ProgressLine {
 
  private:
   double Now() const;
+  // With `out` null: std::cout and std::cerr write through StopOnWrite buffers (progress.cc),
+  // and the line goes to std::cerr's own buffer.
+  void GiveWayToOutput();
 
   const std::string what_;
   Options options_;
@@ -89,6 +96,10 @@ class ProgressLine {
   int64_t done_ = 0, total_ = 0;
   // The first report (the steps before it include the work's setup).
   std::optional<std::pair<double, int64_t>> first_report_;
+  std::unique_ptr<std::streambuf> cout_guard_, cerr_guard_;
+  std::streambuf* cout_buffer_ = nullptr;  // std::cout's and std::cerr's own, restored at the end
+  std::streambuf* cerr_buffer_ = nullptr;
+  std::unique_ptr<std::ostream> terminal_;  // on cerr_buffer_
   std::thread ticker_;
 };
 
