@@ -161,7 +161,8 @@ void BindMesh(nb::module_& m) {
           nb::arg("devices"), nb::arg("axis_names"), nb::arg("axis_types").none() = nb::none())
       .def_static(
           "parse", [](const std::string& t) { return Unwrap(Mesh::Parse(t)); }, nb::arg("text"),
-          "Reads Mesh('x': 2, 'y': 2), {x:2, y:2} or x=2,y=2.")
+          "Reads Mesh('x': 2, 'y': 2), {x:2, y:2}, x=2,y=2 or JAX's repr, Mesh(axis_sizes=(2, 2), "
+          "axis_names=('x', 'y'), axis_types=(Auto, Auto)).")
       .def("__repr__", &Mesh::JaxRepr,
            "JAX's repr: Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, "
            "Auto)).")
