@@ -251,8 +251,10 @@ TEST(MeshAxisTypesTest, Errors) {
                                         ::testing::HasSubstr("an axis type (Auto, Explicit or "
                                                              "Manual)")));
   EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_types=(Auto,), 'y': 2)"),
-              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
-                                        ::testing::HasSubstr("devices= or axis_types=")));
+              testing_support::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("expected devices=, axis_types=, axis_sizes= or "
+                                       "axis_names= (after the axes)")));
 }
 
 }  // namespace
