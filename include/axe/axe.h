@@ -29,7 +29,6 @@
 #include "axe/layout/iter.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/maybe_layout.h"
-#include "axe/layout/mesh.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/pack.h"
 #include "axe/layout/permute.h"

@@ -231,6 +231,7 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
     const double t2 = internal::NowSeconds();
     r.baseline_seconds = std::min(r.baseline_seconds, t1 - t0);
     r.seconds = std::min(r.seconds, t2 - t1);
+    if (options.on_run) options.on_run(r.runs + 1);
   }
   const auto s = static_cast<double>(r.size_bytes);
   r.algbw_gbps = r.seconds > 0 ? s / r.seconds / 1e9 : 0;

@@ -15,6 +15,7 @@
 #define AXE_SRC_RUNTIME_COLLECTIVE_BENCHMARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct CollectiveBenchmarkOptions {
   // The in-process benchmark refuses what exceeds it (CheckCollectiveMemory); nullopt: the
   // budget when the run starts (ResolveMemoryBudget).
   std::optional<MemoryBudget> memory;
+  // Called after each timed run with the runs done so far (a progress report); may be empty.
+  std::function<void(int64_t runs_done)> on_run;
 };
 
 struct CollectiveBenchmarkResult {

@@ -128,6 +128,7 @@ absl::Status TimeRuns(const Array& array, Array& out, Baseline& baseline,
     r.baseline_seconds = std::min(r.baseline_seconds, t1 - t0);
     r.seconds = std::min(r.seconds, t2 - t1);
     ++r.runs;
+    if (options.on_run) options.on_run(r.runs);
   }
   return absl::OkStatus();
 }

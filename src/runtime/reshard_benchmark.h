@@ -10,6 +10,7 @@
 #define AXE_SRC_RUNTIME_RESHARD_BENCHMARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct ReshardBenchmarkOptions {
   // Refuse runs whose buffers exceed this budget; nullopt: the budget when the run starts
   // (ResolveMemoryBudget: AXE_MEMORY_LIMIT, else the cgroup limit or MemAvailable).
   std::optional<MemoryBudget> memory;
+  // Called after each timed run with the runs done so far (a progress report); may be empty.
+  std::function<void(int64_t runs_done)> on_run;
 };
 
 struct ReshardBenchmarkResult {

@@ -26,6 +26,7 @@
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "progress.h"
 #include "runtime/collective_benchmark.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
@@ -157,7 +158,9 @@ absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
 
 absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
-  runtime::CollectiveBenchmarkOptions options{args.repeat, args.check, 1, budget};
+  runtime::CollectiveBenchmarkOptions options{
+      args.repeat, args.check, 1, budget,
+      [total = args.repeat](int64_t done) { ReportProgress(done, total); }};
   if (args.backend == "mpi") return RunMpi(p, args, options, json);
   if (args.backend != "threads") {
     return absl::InvalidArgumentError(
@@ -201,8 +204,10 @@ void AddCollective(CLI::App& app, Selected& selected) {
   cmd->add_flag("--check", args->check, "Compare every device's result with a host reference");
   AddMpiTimeoutOption(cmd, args->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunCollective(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("collective", selected);
+    return RunCollective(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(66, AddCollective);

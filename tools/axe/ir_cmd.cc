@@ -47,6 +47,7 @@
 #include "ir_args.h"
 #include "ir_values.h"
 #include "mpi_run.h"
+#include "progress.h"
 
 namespace axe::cli {
 namespace ir_cmd {
@@ -321,8 +322,10 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "mpirun; rank 0 prints)");
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, run, &selected] {
+    ProgressLine progress("ir run", selected);
+    return RunRun(*args, *run, selected.json, selected.budget);
+  });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {

@@ -34,6 +34,7 @@
 #include "axe/xla/text.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "progress.h"
 #include "runtime/reshard_benchmark.h"
 #ifdef AXE_HAVE_MPI
 #include "axe/runtime/mpi_client.h"
@@ -310,6 +311,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
         "--repeat: must be between 1 and ", relayout::kMaxBenchmarkRuns, ", got ", *args.repeat));
   }
   options.runs = args.repeat.value_or(0);
+  options.on_run = [total = options.runs](int64_t done) { ReportProgress(done, total); };
   options.check = args.check;
   options.memory = budget;
   AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args.shape, "--shape"));
@@ -399,8 +401,10 @@ void AddReshard(CLI::App& app, Selected& selected) {
       ->check(OutputFileName());
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunReshard(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("reshard", selected);
+    return RunReshard(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(65, AddReshard);
