@@ -85,6 +85,12 @@ void DefineReshard(BuiltinPrimitives& p);
 void RegisterReshardRules(const BuiltinPrimitives& p);
 void DefineCopy(BuiltinPrimitives& p);
 void RegisterCopyRules(const BuiltinPrimitives& p);
+void DefineStack(BuiltinPrimitives& p);
+void RegisterStackRules(const BuiltinPrimitives& p);
+void DefineTotalOrder(BuiltinPrimitives& p);
+void RegisterTotalOrderRules(const BuiltinPrimitives& p);
+void DefinePlatformIndex(BuiltinPrimitives& p);
+void RegisterPlatformIndexRules(const BuiltinPrimitives& p);
 void DefineReducePrecision(BuiltinPrimitives& p);
 void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
 // Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).
