@@ -1092,9 +1092,33 @@ def _(x):
 EXPLICIT = jax.make_mesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
 
 
-# Traced under jax.set_mesh(EXPLICIT) with a sharded argument (explicit_program below): the
-# avals carry their sharding (f32[8@x,2]).
-CASES.append(("explicit_sharding_types", None, None, None, None))
+# Traced under jax.set_mesh(EXPLICIT) with arguments sharded by `specs` (explicit_program
+# below): the avals carry their sharding (f32[8@x,2]).
+def explicit_case(name, args, specs, grad=None):
+    def register(f):
+        EXPLICIT_CASES[name] = (f, specs)
+        CASES.append((name, f, args, grad, None))
+        return f
+    return register
+
+
+EXPLICIT_CASES = {}
+
+
+@explicit_case("explicit_sharding_types", [f32(8, 2)], [P("x")])
+def _(a):
+    return jnp.sin(a) * 2.0, jnp.sum(a, axis=0)
+
+
+@explicit_case("explicit_matmul_reshard", [f32(8, 3), f32(3, 4)], [P("x"), P()])
+def _(a, w):
+    h = jnp.tanh(a @ w)
+    return jax.sharding.reshard(h, P()), jnp.max(h, axis=1)
+
+
+@explicit_case("explicit_loss_grad", [f32(8, 3), f32(3)], [P("x"), P()], grad=(1,))
+def _(a, w):
+    return jnp.mean(jax.nn.relu(a @ w) ** 2)
 
 
 # ---------------------------------------------------------------- output
@@ -1116,16 +1140,15 @@ def leaves(tree):
     return [np.asarray(x) for x in jax.tree_util.tree_leaves(tree)]
 
 
-def explicit_program():
-    x = f32(8, 2)
+def explicit_program(name, args, grad):
+    f, specs = EXPLICIT_CASES[name]
     with jax.set_mesh(EXPLICIT):
-        xs = jax.device_put(x, jax.sharding.NamedSharding(EXPLICIT, P("x")))
-
-        def f(a):
-            return jnp.sin(a) * 2.0, jnp.sum(a, axis=0)
-        text = str(jax.make_jaxpr(f)(xs))
-        outs = leaves(jax.jit(f)(xs))
-    return text, [x], outs
+        placed = [jax.device_put(a, jax.sharding.NamedSharding(EXPLICIT, s))
+                  for a, s in zip(args, specs)]
+        text = str(jax.make_jaxpr(f)(*placed))
+        outs = leaves(jax.jit(f)(*placed))
+        grads = leaves(jax.grad(f, argnums=grad)(*placed)) if grad is not None else None
+    return text, outs, grads
 
 
 def main():
@@ -1145,8 +1168,8 @@ def main():
 
 def write(name, f, args, grad, vmap):
     with jax.enable_x64(name.endswith("_x64")):
-        if name == "explicit_sharding_types":
-            (text, args, outs), consts = explicit_program(), []
+        if name in EXPLICIT_CASES:
+            (text, outs, grads), consts = explicit_program(name, args, grad), []
         else:
             closed = jax.make_jaxpr(f)(*args)
             text, consts = str(closed), closed.consts
@@ -1156,8 +1179,9 @@ def write(name, f, args, grad, vmap):
         if consts:
             record["consts"] = [encode(c) for c in consts]
         if grad is not None:
-            g = jax.grad(f, argnums=grad)(*args)
-            record["grad"] = {"argnums": list(grad), "outs": [encode(o) for o in leaves(g)]}
+            if name not in EXPLICIT_CASES:
+                grads = leaves(jax.grad(f, argnums=grad)(*args))
+            record["grad"] = {"argnums": list(grad), "outs": [encode(o) for o in grads]}
         if vmap is not None:
             in_axes, bargs = vmap
             vouts = leaves(jax.vmap(f, in_axes=in_axes)(*map(jnp.asarray, bargs)))
