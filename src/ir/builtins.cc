@@ -80,6 +80,9 @@ BuiltinPrimitives DefineAll() {
   internal::DefineMath(p);
   internal::DefinePrng(p);
   internal::DefineBitcast(p);
+  internal::DefineStack(p);
+  internal::DefineTotalOrder(p);
+  internal::DefinePlatformIndex(p);
   return p;
 }
 
@@ -106,6 +109,9 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterMathRules(*p);
     internal::RegisterPrngRules(*p);
     internal::RegisterBitcastRules(*p);
+    internal::RegisterStackRules(*p);
+    internal::RegisterTotalOrderRules(*p);
+    internal::RegisterPlatformIndexRules(*p);
     return p;
   }();
   return *builtins;

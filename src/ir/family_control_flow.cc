@@ -1,6 +1,7 @@
 // The primitives that call jaxprs, with every rule: jit and closed_call (calls of their jaxpr),
 // custom_jvp_call and custom_vjp_call (the custom rules are Python functions a printed jaxpr
-// does not carry, so their derivative is call_jaxpr's, with JAX's relu and relu6 kinks), cond
+// does not carry: JAX's relu and relu6 get their rules with the kinks, JAX's other library
+// custom_jvp functions call_jaxpr's derivative, a user's custom rule is refused), cond
 // (branches indexed by an int32 or a boolean) and scan. Typing checks how the operands meet
 // the body (check_jaxpr checks the bodies); the impl runs the interpreter; JVP and batching
 // rewrite the bodies; cond and scan transpose (the scan's residuals are recomputed by a
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
@@ -271,6 +273,20 @@ std::string CustomCallParam(const Params& params, const std::string& key) {
   return it == params.end() ? std::string() : it->second.ToString();
 }
 
+// The custom_jvp functions of JAX's own library (jax.nn, jax.numpy, jax.scipy.special) whose
+// rule is the derivative of their body, written to be stable: differentiating the call_jaxpr
+// gives their numbers.
+bool IsJaxLibraryCustomJvp(const std::string& name) {
+  static const auto* names = new absl::flat_hash_set<std::string>{
+      "logaddexp",      "logaddexp2", "logit",    "xlogy",       "xlog1py",
+      "_xlogx",         "log1mexp",   "_softmax", "log_ndtr",    "_sinc_maclaurin",
+      "_erfcx",         "_i0",        "_dawsn",   "expi",        "fresnel",
+      "sici",           "zeta",       "poch",     "_wofz",       "_owens_t_impl",
+      "expn",           "_frexp",     "_det",     "_slogdet_lu", "_slogdet_qr",
+      "_slogdet_small", "_pinv"};
+  return names->contains(name);
+}
+
 // The tangent of jax.nn.relu (`relu6` false) or jax.nn.relu6 (`relu6` true): dx where
 // 0 < x (and x < 6), else 0; so 0 at the kinks, as JAX's custom rules give.
 absl::StatusOr<Tracer> ReluTangent(Builder& b, const Tracer& x, const Tracer& dx, bool relu6) {
@@ -290,9 +306,17 @@ absl::StatusOr<JvpResult> CustomJvpCallJvp(Builder& b, absl::Span<const Tracer> 
   std::string name = CustomCallParam(params, "name");
   bool known = (name == "relu" || name == "relu6") && primals.size() == 1 &&
                IsFloatingPoint(primals[0].aval.dtype());
-  if (!known) {
+  if (!known && IsJaxLibraryCustomJvp(name)) {
     AXE_ASSIGN_OR_RETURN(JvpRule call, GetJvpRule(*CustomPrims().closed_call));
     return call(b, primals, tangents, params);
+  }
+  if (!known) {
+    return absl::UnimplementedError(absl::StrCat(
+        "cannot differentiate custom_jvp_call (name=", name,
+        "): its custom rule (jvp=", CustomCallParam(params, "jvp"),
+        ") is a Python function that the printed jaxpr does not carry, and differentiating its "
+        "call_jaxpr instead would ignore the rule; differentiate with JAX and pass the printed "
+        "gradient jaxpr"));
   }
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
                        b.Bind(*CustomPrims().custom_jvp_call, primals, params));

@@ -657,15 +657,13 @@ absl::Status NoBatchedIndices(absl::string_view prim, absl::Span<const BDim> dim
   return absl::OkStatus();
 }
 
-// dynamic_slice with batched start indices, as JAX batches it: a gather whose index vectors
-// are the starts (one row per batch element, clamped into the operand: mode CLIP), the operand's
-// batch dimension, when it has one, an operand batching dimension.
-BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
-                                          absl::Span<const BDim> dims, const Ints& sizes) {
-  const int64_t n = BatchSize(args, dims);
-  const DType index = args[1].aval.dtype();
+// The start indices of dynamic_slice/dynamic_update_slice (args[first:]) batched into one
+// [n, rank] array of index vectors, in the type of the first.
+absl::StatusOr<Tracer> BatchedStarts(absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                                     size_t first, int64_t n) {
+  const DType index = args[first].aval.dtype();
   std::vector<Tracer> columns;
-  for (size_t i = 1; i < args.size(); ++i) {
+  for (size_t i = first; i < args.size(); ++i) {
     AXE_ASSIGN_OR_RETURN(Tracer start, Materialize(args[i], dims[i], n));  // [n]
     if (start.aval.dtype() != index) {
       AXE_ASSIGN_OR_RETURN(start, ConvertElementType(start, index));
@@ -673,10 +671,17 @@ BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
     AXE_ASSIGN_OR_RETURN(Tracer column, BroadcastInDim(start, {n, 1}, {0}));
     columns.push_back(column);
   }
-  Tracer starts = columns[0];  // [n, rank]
-  if (columns.size() > 1) {
-    AXE_ASSIGN_OR_RETURN(starts, Concatenate(columns, 1));
-  }
+  if (columns.size() == 1) return columns[0];
+  return Concatenate(columns, 1);
+}
+
+// dynamic_slice with batched start indices, as JAX batches it: a gather whose index vectors
+// are the starts (one row per batch element, clamped into the operand: mode CLIP), the operand's
+// batch dimension, when it has one, an operand batching dimension.
+BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
+                                          absl::Span<const BDim> dims, const Ints& sizes) {
+  const int64_t n = BatchSize(args, dims);
+  AXE_ASSIGN_OR_RETURN(Tracer starts, BatchedStarts(args, dims, 1, n));  // [n, rank]
   const auto rank = static_cast<int64_t>(sizes.size());
   internal::IndexDims d;
   Ints slice_sizes = sizes;
@@ -721,9 +726,41 @@ BatchRuleResult DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args,
   return BatchResult{outs, {0}};
 }
 
+// dynamic_update_slice with batched start indices, as JAX batches it: a scatter of the
+// (batched) update into the (batched) operand, one window per batch element at its starts,
+// clamped so that the window fits (mode CLIP); the batch dimension is an operand and index
+// batching dimension.
+BatchRuleResult DynamicUpdateSliceBatchedStarts(absl::Span<const Tracer> args,
+                                                absl::Span<const BDim> dims) {
+  const int64_t n = BatchSize(args, dims);
+  AXE_ASSIGN_OR_RETURN(Tracer operand, Materialize(args[0], dims[0], n));
+  AXE_ASSIGN_OR_RETURN(Tracer update, Materialize(args[1], dims[1], n));
+  AXE_ASSIGN_OR_RETURN(Tracer starts, BatchedStarts(args, dims, 2, n));
+  const auto rank = static_cast<int64_t>(update.aval.rank()) - 1;
+  internal::IndexDims d;
+  for (int64_t i = 0; i < rank; ++i) {
+    d.window_dims.push_back(i + 1);
+    d.start_index_map.push_back(i + 1);
+  }
+  d.operand_batching_dims = {0};
+  d.indices_batching_dims = {0};
+  Params p;
+  p["dimension_numbers"] = internal::ScatterDimensionNumbersParam(d);
+  p["indices_are_sorted"] = Param::Bool(true);
+  p["mode"] = internal::ModeParam(internal::IndexMode::kClip);
+  p["unique_indices"] = Param::Bool(true);
+  p["update_consts"] = Param::Tuple({});
+  p["update_jaxpr"] = Param::None();
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                       BindWithAutoPvary(*Builtins().scatter, {operand, starts, update}, p));
+  return BatchResult{outs, {0}};
+}
+
 BatchRuleResult DynamicUpdateSliceBatch(Builder& b, absl::Span<const Tracer> args,
                                         absl::Span<const BDim> dims, const Params& params) {
-  AXE_RETURN_IF_ERROR(NoBatchedIndices("dynamic_update_slice", dims, 2));
+  if (!NoBatchedIndices("dynamic_update_slice", dims, 2).ok()) {
+    return DynamicUpdateSliceBatchedStarts(args, dims);
+  }
   int64_t size = BatchSize(args, dims);
   AXE_ASSIGN_OR_RETURN(Tracer x, Materialize(args[0], dims[0], size));
   AXE_ASSIGN_OR_RETURN(Tracer u, Materialize(args[1], dims[1], size));

@@ -39,6 +39,9 @@
 //   reshard      jax.sharding.reshard: the identity on values (axe's types carry no
 //                sharding); linear, its transpose a reshard back
 //   copy         jnp.array(x, copy=True), the end of exact gelu: the identity; linear
+//   stack unstack tile  jnp.stack (its transpose unstack), jnp.tile; linear
+//   eq_to le_to lt_to   comparisons in the IEEE total order (jnp.searchsorted, jnp.interp)
+//   platform_index  lax.platform_dependent's branch for the CPU (jnp.trace, jnp.diagonal)
 //   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
 //                JAX's gradients of checkpointed functions print)
 //
@@ -107,6 +110,14 @@ struct BuiltinPrimitives {
   const Primitive *random_seed, *random_wrap, *random_unwrap, *random_split, *random_fold_in;
   const Primitive *random_bits, *threefry2x32;
   const Primitive* bitcast_convert_type;
+  // jnp.stack (its transpose unstack) and jnp.tile (family_stack.cc).
+  const Primitive *stack, *unstack, *tile;
+  // Comparisons in the IEEE total order (family_total_order.cc).
+  const Primitive *eq_to, *le_to, *lt_to;
+  // lax.platform_dependent's branch index (family_platform_index.cc).
+  const Primitive* platform_index;
+  // jax.scipy.special.gammaln and its derivative (family_math.cc).
+  const Primitive *lgamma, *digamma;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
