@@ -64,7 +64,7 @@ class MpiBackend final : public Backend {
                                const ReshardOptions& options, ReshardStats* stats) override {
     const int64_t staging = options.transport == ReshardTransport::kStaged
                                 ? options.staging_bytes
-                                : kDefaultMpiStagingBytes;
+                                : kDefaultExchangeStagingBytes;
     return MpiExchangeReshard(client_, array, out, plan, staging, stats);
   }
   void ReleaseStaging() override {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct Operation {
   FaultedCall call;
   std::function<absl::StatusOr<Results>(Client&)> run;
 };
+
+// Test names and failures show the operation's name.
+void PrintTo(const Operation& op, std::ostream* os) { *os << op.name; }
 
 std::vector<uint8_t> Bytes(int device, int64_t n) {
   std::vector<uint8_t> out(static_cast<size_t>(n));
