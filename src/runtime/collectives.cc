@@ -61,13 +61,14 @@ using ShapeCheck = std::function<absl::StatusOr<std::vector<int64_t>>(int64_t gr
 using BackendCall =
     std::function<absl::StatusOr<DeviceValues>(Backend&, const CollectiveCall& call)>;
 
-absl::StatusOr<DeviceValues> Dispatch(absl::string_view what, const std::string& params,
+absl::StatusOr<DeviceValues> Dispatch(absl::string_view what,
+                                      const std::function<std::string()>& params,
                                       const sharding::Mesh& mesh,
                                       absl::Span<const std::string> axes, const DeviceValues& x,
                                       const ShapeCheck& check, const BackendCall& run) {
   Backend& backend = x.client().ops();
   AXE_RETURN_IF_ERROR(backend.AgreeOnCall(what, [&] {
-    return absl::StrCat(what, "(", params, ") of ", XlaName(x.dtype()), "[",
+    return absl::StrCat(what, "(", params(), ") of ", XlaName(x.dtype()), "[",
                         absl::StrJoin(x.shape(), ","), "] over (", absl::StrJoin(axes, ", "),
                         ") on mesh ", mesh.ToString());
   }));
@@ -211,7 +212,7 @@ absl::StatusOr<DeviceValues> AllReduce(const sharding::Mesh& mesh,
                                        absl::Span<const std::string> axes, ReduceOp op,
                                        const DeviceValues& x) {
   return Dispatch(
-      "all_reduce", std::string(ReduceOpName(op)), mesh, axes, x,
+      "all_reduce", [&] { return std::string(ReduceOpName(op)); }, mesh, axes, x,
       [&](int64_t) -> absl::StatusOr<std::vector<int64_t>> {
         AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
         return x.shape();
@@ -223,8 +224,8 @@ absl::StatusOr<DeviceValues> AllGather(const sharding::Mesh& mesh,
                                        absl::Span<const std::string> axes, const DeviceValues& x,
                                        int64_t dim, bool tiled) {
   return Dispatch(
-      "all_gather", absl::StrCat("axis=", dim, ", tiled=", PythonBool(tiled)), mesh, axes, x,
-      [&](int64_t n) { return AllGatherShape(x.shape(), dim, tiled, n); },
+      "all_gather", [&] { return absl::StrCat("axis=", dim, ", tiled=", PythonBool(tiled)); }, mesh,
+      axes, x, [&](int64_t n) { return AllGatherShape(x.shape(), dim, tiled, n); },
       [&](Backend& b, const CollectiveCall& call) { return b.AllGather(call, x, dim, tiled); });
 }
 
@@ -233,7 +234,10 @@ absl::StatusOr<DeviceValues> ReduceScatter(const sharding::Mesh& mesh,
                                            const DeviceValues& x, int64_t dim, bool tiled) {
   return Dispatch(
       "reduce_scatter",
-      absl::StrCat(ReduceOpName(op), ", scatter_dimension=", dim, ", tiled=", PythonBool(tiled)),
+      [&] {
+        return absl::StrCat(ReduceOpName(op), ", scatter_dimension=", dim,
+                            ", tiled=", PythonBool(tiled));
+      },
       mesh, axes, x,
       [&](int64_t n) -> absl::StatusOr<std::vector<int64_t>> {
         AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
@@ -249,8 +253,10 @@ absl::StatusOr<DeviceValues> AllToAll(const sharding::Mesh& mesh,
                                       int64_t split_axis, int64_t concat_axis, bool tiled) {
   return Dispatch(
       "all_to_all",
-      absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
-                   ", tiled=", PythonBool(tiled)),
+      [&] {
+        return absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
+                            ", tiled=", PythonBool(tiled));
+      },
       mesh, axes, x,
       [&](int64_t n) { return AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, n); },
       [&](Backend& b, const CollectiveCall& call) {
@@ -263,11 +269,13 @@ absl::StatusOr<DeviceValues> CollectivePermute(const sharding::Mesh& mesh,
                                                const DeviceValues& x,
                                                absl::Span<const std::pair<int64_t, int64_t>> perm) {
   std::vector<int64_t> source_of;
-  const std::string pairs = absl::StrJoin(perm, ", ", [](std::string* s, const auto& p) {
-    absl::StrAppend(s, "(", p.first, ", ", p.second, ")");
-  });
+  auto pairs = [&] {
+    return absl::StrCat("perm=", absl::StrJoin(perm, ", ", [](std::string* s, const auto& p) {
+                          absl::StrAppend(s, "(", p.first, ", ", p.second, ")");
+                        }));
+  };
   return Dispatch(
-      "ppermute", absl::StrCat("perm=", pairs), mesh, axes, x,
+      "ppermute", pairs, mesh, axes, x,
       [&](int64_t n) -> absl::StatusOr<std::vector<int64_t>> {
         AXE_ASSIGN_OR_RETURN(source_of, PermuteSources(perm, n));
         return x.shape();

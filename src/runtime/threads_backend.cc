@@ -40,6 +40,17 @@ struct DeviceRun {
   size_t remaining = 0;
 };
 
+// OK, or the lowest-numbered device's error, prefixed "device <id>: ".
+absl::Status FirstError(const std::vector<absl::Status>& results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) {
+      return absl::Status(results[i].code(),
+                          absl::StrCat("device ", i, ": ", results[i].message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 int64_t Product(absl::Span<const int64_t> dims, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= dims[i];  // within a value that fits
@@ -83,6 +94,7 @@ absl::Status ThreadsBackend::RunOnDevices(const std::function<absl::Status(int)>
         "finished)");
   }
   const size_t n = static_cast<size_t>(client_.num_devices());
+  if (timeout_seconds_ <= 0) return RunAndWait(fn, n);
   auto run = std::make_shared<DeviceRun>();
   run->fn = fn;
   run->results.resize(n);
@@ -98,10 +110,8 @@ absl::Status ThreadsBackend::RunOnDevices(const std::function<absl::Status(int)>
     });
   }
   std::unique_lock<std::mutex> lock(run->mu);
-  auto all_done = [&] { return run->remaining == 0; };
-  if (timeout_seconds_ <= 0) {
-    run->done.wait(lock, all_done);
-  } else if (!run->done.wait_for(lock, std::chrono::duration<double>(timeout_seconds_), all_done)) {
+  if (!run->done.wait_for(lock, std::chrono::duration<double>(timeout_seconds_),
+                          [&] { return run->remaining == 0; })) {
     broken_.store(true);
     size_t late = 0;
     while (run->finished[late]) ++late;
@@ -109,13 +119,25 @@ absl::Status ThreadsBackend::RunOnDevices(const std::function<absl::Status(int)>
         absl::StrCat("device ", late, ": no answer within ", timeout_seconds_,
                      " s (the device died or stalls); the in-process client is now broken"));
   }
+  return FirstError(run->results);
+}
+
+absl::Status ThreadsBackend::RunAndWait(const std::function<absl::Status(int)>& fn, size_t n) {
+  std::vector<absl::Status> results(n);
+  std::mutex mu;
+  std::condition_variable done;
+  size_t remaining = n;
   for (size_t i = 0; i < n; ++i) {
-    if (!run->results[i].ok()) {
-      return absl::Status(run->results[i].code(),
-                          absl::StrCat("device ", i, ": ", run->results[i].message()));
-    }
+    client_.device(static_cast<int>(i)).Enqueue([&, i] {
+      absl::Status s = fn(static_cast<int>(i));
+      std::lock_guard<std::mutex> lock(mu);
+      results[i] = std::move(s);
+      if (--remaining == 0) done.notify_all();
+    });
   }
-  return absl::OkStatus();
+  std::unique_lock<std::mutex> lock(mu);
+  done.wait(lock, [&] { return remaining == 0; });
+  return FirstError(results);
 }
 
 absl::Status ThreadsBackend::ForEachMember(

@@ -5,6 +5,7 @@
 #define AXE_SRC_RUNTIME_THREADS_BACKEND_H_
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,6 +57,8 @@ class ThreadsBackend final : public Backend {
   absl::Status ForEachMember(
       const CollectiveCall& call,
       const std::function<absl::Status(int, const std::vector<int64_t>&, int64_t)>& fn);
+  // RunOnDevices without a timeout: fn by reference, the state on this frame.
+  absl::Status RunAndWait(const std::function<absl::Status(int)>& fn, size_t n);
   // The result of a call, zeroed where the mesh leaves devices out.
   absl::StatusOr<DeviceValues> AllocateResult(const CollectiveCall& call, const DeviceValues& x);
 
