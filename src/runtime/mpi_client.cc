@@ -163,6 +163,7 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
         absl::StrCat("negative memory per device: ", options.memory_per_device_bytes, " bytes"));
   }
   AXE_RETURN_IF_ERROR(CheckMpiTimeout(options.timeout_seconds));
+  RegisterMpiBenchmarks();
   std::unique_ptr<MpiClient> client(new MpiClient(MpiWorldRank(), MpiWorldSize(), options));
   // Non-blocking, so that a rank that never comes gives DeadlineExceeded, not a hang (the
   // broken client then keeps what MPI may still write).

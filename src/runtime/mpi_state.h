@@ -132,6 +132,10 @@ absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const relayout::BufferL
 // A byte count as MPI's int; InvalidArgument past INT_MAX.
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
 
+// Makes BenchmarkCollective and BenchmarkReshard use the MPI benchmarks on MPI clients
+// (mpi_benchmarks.cc); MpiClient::Create calls it (once is enough).
+void RegisterMpiBenchmarks();
+
 // The MPI backend of `client` (mpi_backend.cc): what MpiClient's constructor installs.
 std::unique_ptr<Backend> MakeMpiBackend(MpiClient& client);
 
