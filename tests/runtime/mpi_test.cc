@@ -26,8 +26,8 @@
 #include "axe/runtime/mpi_reshard.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/dist_test_util.h"
 #include "runtime/collective_benchmark.h"
+#include "runtime/dist_test_util.h"
 #include "runtime/mpi_collective_benchmark.h"
 #include "runtime/mpi_reshard_benchmark.h"
 #include "runtime/reshard_benchmark.h"
@@ -568,9 +568,8 @@ TEST(MpiBenchmarkTest, TheOneEntryPointRunsTheMpiBenchmarks) {
   CollectiveBenchmarkOptions collective;
   collective.runs = 1;
   collective.check = true;
-  absl::StatusOr<CollectiveBenchmarkResult> c =
-      BenchmarkCollective(Mpi(), CollectiveKind::kAllReduce, mesh, {"x"}, {8}, DType::kF32,
-                          collective);
+  absl::StatusOr<CollectiveBenchmarkResult> c = BenchmarkCollective(
+      Mpi(), CollectiveKind::kAllReduce, mesh, {"x"}, {8}, DType::kF32, collective);
   ASSERT_OK(c.status());
   EXPECT_EQ(c->baseline, "the MPI library's own blocking collective on the same communicator");
   EXPECT_EQ(c->check, CheckOutcome::kPassed);
