@@ -176,7 +176,9 @@
 
 // exec
 #include "axe/exec/executable.h"
+#include "axe/exec/layouts.h"
 #include "axe/exec/value.h"
+#include "axe/exec/value_io.h"
 
 // Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
 #include "axe/jit/auto_layout.h"

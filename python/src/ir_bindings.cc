@@ -156,7 +156,7 @@ std::vector<HostArray> ReadArgs(const ClosedJaxpr& j, const std::vector<InBytes>
                                 .c_str());
     }
     absl::Span<const uint8_t> bytes(args[i].data(), args[i].size());
-    out.push_back(Unwrap(ir::HostArrayFromBytes(avals[i].WithVma({}), bytes)));
+    out.push_back(Unwrap(ir::HostArrayFromBytesExact(avals[i].WithVma({}), bytes)));
   }
   return out;
 }
@@ -359,7 +359,7 @@ ClosedJaxpr WithConsts(const ClosedJaxpr& j, const std::vector<InBytes>& consts)
                                 .c_str());
     }
     absl::Span<const uint8_t> bytes(consts[i].data(), consts[i].size());
-    out.consts.push_back(Unwrap(ir::HostArrayFromBytes(aval, bytes)));
+    out.consts.push_back(Unwrap(ir::HostArrayFromBytesExact(aval, bytes)));
   }
   return out;
 }

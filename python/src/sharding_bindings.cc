@@ -445,7 +445,10 @@ void BindFunctions(nb::module_& m) {
          std::optional<LocalLayout> local_layout, const std::vector<std::string>& notes) {
         sharding::ExplainOptions options;
         options.dtype = DTypeFromPython(dtype);
-        if (local_layout) options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
+        if (local_layout) {
+          options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
+          options.jax_layout = *local_layout;
+        }
         sharding::ShardingExplanation out =
             Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
         out.notes.insert(out.notes.begin(), notes.begin(), notes.end());

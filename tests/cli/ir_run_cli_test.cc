@@ -108,8 +108,8 @@ TEST(IrRunCli, ErrorsAreOneLineWithExitTwo) {
 
 // The wrong answers of the double-valued evaluator, now right on the executor: integer
 // products wrap on their bits (JAX: -1757895751), f32 sums are pairwise (409.60007, not
-// 409.61578), round to even keeps the sign of zero, and an i64 argument past 2^53 is refused
-// rather than changed.
+// 409.61578), round to even keeps the sign of zero, and an i64 argument past 2^53 keeps every
+// bit.
 TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
   auto mul = RunAxe({"ir", "run",
                      "{ lambda ; a:i32[1] b:u32[1] c:u32[1]. let d:i32[1] = mul a a; "
@@ -129,10 +129,19 @@ TEST(IrRunCli, IntegersFloatSumsAndSignedZerosAsJaxGivesThem) {
                        "--arg", "f32[2]=-0.3,2.5"});
   ASSERT_EQ(round.exit_code, 0) << round.err;
   EXPECT_EQ(round.out, "f32[2] [-0.0, 2.0]\n");
-  auto big = RunAxe(
-      {"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg", "i64[1]=9007199254740993"});
-  EXPECT_EQ(big.exit_code, 2);
-  EXPECT_THAT(big.err, HasSubstr("9007199254740993 is past 2^53"));
+  auto big =
+      RunAxe({"ir", "run", "{ lambda ; a:i64[2] b:u64[1]. let c:i64[2] = add a a in (c, b) }",
+              "--arg", "i64[2]=9007199254740993,4611686018427387905", "--arg",
+              "u64[1]=18446744073709551615", "--json"});
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_EQ(big.out,
+            "{\"devices\":1,\"outputs\":[{\"aval\":\"i64[2]\",\"values\":[18014398509481986,"
+            "-9223372036854775806]},{\"aval\":\"u64[1]\",\"values\":[18446744073709551615]}]}\n");
+  // The interpreter (on several devices) cannot hold them: refused, never changed.
+  auto mesh = RunAxe({"ir", "run", "{ lambda ; a:i64[1]. let  in (a,) }", "--arg",
+                      "i64[1]=9007199254740993", "--mesh", "x=2"});
+  EXPECT_EQ(mesh.exit_code, 2);
+  EXPECT_THAT(mesh.err, HasSubstr("9007199254740993, past 2^53"));
 }
 
 // Three values of 2^20 elements (8 MiB each as the interpreter's doubles): each fits a 40 MiB

@@ -178,6 +178,85 @@ TEST(Execute, UncommittedArgumentsOfRandomLayoutsGiveTheDefaultLayoutsValues) {
   }
 }
 
+// Committed arguments in their compiled layouts (dense, tiled) and outputs in chosen
+// layouts: the executor runs in those layouts and each result is stored in its output's.
+TEST(Execute, ArgumentsAndResultsInTheirCompiledLayoutsGiveTheRowMajorValues) {
+  std::mt19937_64 rng(TestSeed(2027));
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(2);
+  const sharding::NamedSharding shardings[] = {Named("x=2", "P()"), Named("x=2", "P('x')")};
+  const LocalLayout layouts[] = {L({0, 1}), L({1, 0}),
+                                 *LocalLayout::Create({0, 1}, LocalLayout::Tiling{{2, 2}})};
+  for (int trial = 0; trial < 40; ++trial) {
+    const char* text = kPrograms[rng() % std::size(kPrograms)];
+    ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(text);
+    std::vector<std::optional<Format>> in_formats, out_formats;
+    std::vector<runtime::Array> args;
+    for (int i = 0; i < 2; ++i) {
+      const sharding::NamedSharding& sharding = shardings[rng() % 2];
+      const LocalLayout& layout = layouts[rng() % 3];
+      in_formats.push_back(*Format::Create(layout, sharding));
+      args.push_back(Iota(*client, {4, 8}, sharding, layout, /*committed=*/true));
+    }
+    for (const ir::ShapedArray& aval : jaxpr.jaxpr.out_avals()) {
+      out_formats.push_back(aval.rank() == 2 ? *Format::Create(layouts[rng() % 2], shardings[0])
+                                             : std::optional<Format>());
+    }
+    absl::StatusOr<Compiled> compiled = Compile(jaxpr, in_formats, out_formats);
+    ASSERT_OK(compiled.status()) << text;
+    const runtime::Array* ptrs[] = {&args[0], &args[1]};
+    absl::StatusOr<CallResult> result = Execute(*compiled, *client, ptrs, {"a", "b"});
+    ASSERT_OK(result.status()) << text;
+    EXPECT_TRUE(result->relayouts.empty());
+    std::vector<ir::HostArray> host;
+    for (const runtime::Array& a : args) {
+      host.push_back({ir::ShapedArray(a.shape(), a.dtype()), Values(a)});
+    }
+    std::vector<ir::HostArray> want = *ir::EvalJaxpr(jaxpr, host);
+    ASSERT_EQ(result->outputs.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      EXPECT_EQ(Values(result->outputs[o]), want[o].values) << text << " output " << o;
+      EXPECT_EQ(LayoutOfArray(result->outputs[o]), compiled->output_formats()[o].layout)
+          << text << " output " << o;
+    }
+  }
+}
+
+// Integers through a column-major program: the same bits as row-major.
+TEST(Execute, IntegersInColumnMajorLayoutsAreExact) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(1);
+  ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(
+      "{ lambda ; a:i32[3,5]. let b:i32[3,5] = mul a a; c:i32[5] = reduce_sum[axes=(0,) "
+      "out_sharding=None] b; d:i32[5,3] = transpose[permutation=(1, 0)] b in (c, d) }");
+  std::vector<int32_t> host(15);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = 123456789 + static_cast<int32_t>(i);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
+  runtime::ArrayFormat format{Named("x=1", "P()"), *L({1, 0}).ToXla(DType::kS32)};
+  runtime::Array a = *runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, {3, 5},
+                                                DType::kS32, std::move(format), true);
+  const sharding::NamedSharding one = Named("x=1", "P()");
+  Compiled compiled = *Compile(jaxpr, {*Format::Create(L({1, 0}), one)},
+                               {*Format::Create(L({0}), one), *Format::Create(L({1, 0}), one)});
+  const runtime::Array* args[] = {&a};
+  absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
+  ASSERT_OK(result.status());
+  std::vector<int32_t> sums(5, 0), transposed(15);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 5; ++c) {
+      const int32_t sq = static_cast<int32_t>(static_cast<uint32_t>(host[r * 5 + c]) *
+                                              static_cast<uint32_t>(host[r * 5 + c]));
+      sums[c] = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + static_cast<uint32_t>(sq));
+      transposed[c * 3 + r] = sq;
+    }
+  }
+  auto as_bytes = [](const std::vector<int32_t>& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+    return std::vector<uint8_t>(p, p + v.size() * 4);
+  };
+  EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(as_bytes(sums)));
+  EXPECT_THAT(result->outputs[1].ToHost(), testing_support::IsOkAndHolds(as_bytes(transposed)));
+  EXPECT_EQ(LayoutOfArray(result->outputs[1]), L({1, 0}));
+}
+
 TEST(Execute, CommittedArgumentsInAnotherShardingAreRefused) {
   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
   ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(kPrograms[0]);

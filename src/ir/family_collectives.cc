@@ -1,6 +1,12 @@
-// Abstract evaluation of the collectives (spec ir-and-shard-map.md §5): shapes from the
-// manual axis sizes of the current AxisEnv, variance sets by the §5 rules when check_vma is on.
+// The collectives, with every rule: psum (legacy, check_vma off) psum_invariant pmax pmin pvary
+// all_gather all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute axis_index.
+// Typing follows shard_map's variance rules (JAX's words); the impl reports the unbound axis
+// name outside a shard_map evaluation; the linear ones transpose to their partner (psum_invariant
+// and pvary, all_gather and reduce_scatter, all_to_all and ppermute to themselves); batching
+// shifts their dimension params past the batch dimension.
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +14,14 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
+#include "axe/ir/batching.h"
+#include "axe/ir/linear.h"
+#include "axe/ir/primitives.h"
+#include "axe/ir/shard_map.h"
+
+#include "batching_util.h"
+#include "eval_util.h"
+#include "jvp_util.h"
 #include "rule_util.h"
 
 namespace axe::ir::internal {
@@ -153,7 +167,7 @@ Rule AllGather(std::string prim, bool invariant) {
   };
 }
 
-Result ReduceScatter(absl::Span<const ShapedArray> avals, const Params& params) {
+Result ReduceScatterRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("reduce_scatter", avals, 1));
   const ShapedArray& x = avals[0];
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes,
@@ -181,7 +195,7 @@ Result ReduceScatter(absl::Span<const ShapedArray> avals, const Params& params) 
                  .WithVma(VarianceTypingOn() ? x.vma() : std::vector<std::string>{}));
 }
 
-Result AllToAll(absl::Span<const ShapedArray> avals, const Params& params) {
+Result AllToAllRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("all_to_all", avals, 1));
   const ShapedArray& x = avals[0];
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, AxesParam(params, "all_to_all", "axis_name"));
@@ -216,7 +230,7 @@ Result AllToAll(absl::Span<const ShapedArray> avals, const Params& params) {
                  .WithVma(VarianceTypingOn() ? x.vma() : std::vector<std::string>{}));
 }
 
-Result Ppermute(absl::Span<const ShapedArray> avals, const Params& params) {
+Result PpermuteRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("ppermute", avals, 1));
   const ShapedArray& x = avals[0];
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, AxesParam(params, "ppermute", "axis_name"));
@@ -248,20 +262,238 @@ Result AxisIndex(absl::Span<const ShapedArray> avals, const Params& params) {
   return One(ShapedArray({}, DType::kS32, false, std::move(vma)));
 }
 
+JvpRule ExtremumJvp(const Primitive* prim) {
+  return [prim](Builder&, absl::Span<const Tracer> primals, absl::Span<const OptTracer> tangents,
+                const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(Tracer out, Op(*prim, primals, params));
+    if (!tangents[0]) return JvpResult{{out}, {std::nullopt}};
+    AXE_ASSIGN_OR_RETURN(const Param* axes_param, GetParam(params, prim->name(), "axes"));
+    AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, axes_param->AsAxisNames("axes"));
+    const BuiltinPrimitives& p = Builtins();
+    AXE_ASSIGN_OR_RETURN(Tracer hit, Op(*p.eq, {primals[0], out}));
+    AXE_ASSIGN_OR_RETURN(Tracer mask, ConvertElementType(hit, primals[0].aval.dtype()));
+    AXE_ASSIGN_OR_RETURN(Tracer picked, Op(*p.mul, {*tangents[0], mask}));
+    AXE_ASSIGN_OR_RETURN(Tracer num, Psum(picked, axes));
+    AXE_ASSIGN_OR_RETURN(Tracer den, Psum(mask, axes));
+    AXE_ASSIGN_OR_RETURN(Tracer t, Op(*p.div, {num, den}));
+    return JvpResult{{out}, {t}};
+  };
+}
+
+using Cts = absl::StatusOr<std::vector<std::optional<Tracer>>>;
+
+// The transpose of a one-operand collective: ct -> bind(to, ct, params of `to`).
+TransposeRule Swap(const Primitive* to, std::function<Params(const Params&)> params_of) {
+  return [to, params_of](Builder& b, absl::Span<const std::optional<Tracer>> cts,
+                         absl::Span<const TransposeArg> args, const Params& params) -> Cts {
+    std::vector<std::optional<Tracer>> out(args.size());
+    for (size_t i = 0; i < args.size() && i < cts.size(); ++i) {
+      if (!cts[i]) continue;  // a symbolic zero transposes to a symbolic zero
+      AXE_ASSIGN_OR_RETURN(Tracer t, b.Bind1(*to, {*cts[i]}, params_of(params)));
+      out[i] = t;
+    }
+    return out;
+  };
+}
+
+Params Keep(const Params& p, std::initializer_list<const char*> names) {
+  Params out;
+  for (const char* n : names) {
+    auto it = p.find(n);
+    if (it != p.end()) out.emplace(n, it->second);
+  }
+  return out;
+}
+
+Params GatherToScatter(const Params& p) {
+  Params out = Keep(p, {"axis_index_groups", "axis_name", "axis_size", "tiled"});
+  if (auto it = p.find("all_gather_dimension"); it != p.end()) {
+    out.emplace("scatter_dimension", it->second);
+  }
+  return out;
+}
+
+Params ScatterToGather(const Params& p) {
+  Params out = Keep(p, {"axis_index_groups", "axis_name", "axis_size", "tiled"});
+  if (auto it = p.find("scatter_dimension"); it != p.end()) {
+    out.emplace("all_gather_dimension", it->second);
+  }
+  return out;
+}
+
+Params SwapSplitConcat(const Params& p) {
+  Params out = p;
+  auto s = p.find("split_axis");
+  auto c = p.find("concat_axis");
+  if (s != p.end() && c != p.end()) {
+    out["split_axis"] = c->second;
+    out["concat_axis"] = s->second;
+  }
+  return out;
+}
+
+Params InversePerm(const Params& p) {
+  Params out = p;
+  auto it = p.find("perm");
+  if (it == p.end()) return out;
+  std::vector<Param> inverse;
+  for (const Param& pair : it->second.items()) {
+    if (pair.items().size() == 2)
+      inverse.push_back(Param::Tuple({pair.items()[1], pair.items()[0]}));
+  }
+  out["perm"] = Param::Tuple(std::move(inverse));
+  return out;
+}
+
+// all_gather_invariant's transpose (the JEP's pscatter): pvary the cotangent, then take this
+// member's piece with dynamic_slice at axis_index * size along the gathered dimension.
+Cts AllGatherInvariantTranspose(Builder& b, absl::Span<const std::optional<Tracer>> cts,
+                                absl::Span<const TransposeArg> args, const Params& params) {
+  std::vector<std::optional<Tracer>> out(args.size());
+  if (cts.empty() || !cts[0]) return out;
+  AXE_ASSIGN_OR_RETURN(const Param* axis_param,
+                       GetParam(params, "all_gather_invariant", "axis_name"));
+  AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, axis_param->AsAxisNames("axis_name"));
+  AXE_ASSIGN_OR_RETURN(int64_t dim,
+                       RequiredInt(params, "all_gather_invariant", "all_gather_dimension"));
+  bool tiled = params.count("tiled") != 0 && params.at("tiled").kind() == Param::Kind::kBool &&
+               params.at("tiled").bool_value();
+  const ShapedArray& in = args[0].aval;
+  Tracer ct = *cts[0];
+  if (VarianceTypingOn()) {
+    std::vector<std::string> missing = VmaMinus(InMeshOrder(axes), ct.aval.vma());
+    if (!missing.empty()) {
+      AXE_ASSIGN_OR_RETURN(ct, Pvary(ct, missing));
+    }
+  }
+  Tracer index;
+  if (axes.size() == 1) {
+    AXE_ASSIGN_OR_RETURN(index, AxisIndex(b, axes[0]));
+  } else {
+    AXE_ASSIGN_OR_RETURN(index,
+                         b.Bind1(*Builtins().axis_index, {}, {{"axis_name", Param::Names(axes)}}));
+  }
+  int64_t piece = tiled ? in.shape()[dim] : 1;
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> start,
+                       BindWithAutoPvary(*Builtins().mul, {index, b.Scalar(piece, DType::kS32)}));
+  std::vector<Tracer> operands = {ct};
+  std::vector<int64_t> sizes = ct.aval.shape();
+  for (size_t d = 0; d < ct.aval.rank(); ++d) {
+    operands.push_back(static_cast<int64_t>(d) == dim ? start[0] : b.Scalar(0, DType::kS32));
+  }
+  sizes[dim] = piece;
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> sliced,
+                       BindWithAutoPvary(*Builtins().dynamic_slice, operands,
+                                         {{"slice_sizes", Param::Ints(sizes)}}));
+  Tracer result = sliced[0];
+  if (!tiled) {
+    AXE_ASSIGN_OR_RETURN(result, Squeeze(result, {dim}));
+  }
+  out[0] = result;
+  return out;
+}
+
+Params AxesOnly(const Params& p) { return Keep(p, {"axes"}); }
+
+Params LegacyPsum(const Params& p) { return Keep(p, {"axes", "axis_index_groups"}); }
+
+using BatchRuleResult = absl::StatusOr<BatchResult>;
+
+BatchingRule InPlace(const Primitive* prim) {
+  return [prim](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                const Params& params) -> BatchRuleResult {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, args, params));
+    return BatchResult{outs, std::vector<BDim>(outs.size(), dims[0])};
+  };
+}
+
+BatchingRule ShiftedDims(const Primitive* prim, std::vector<const char*> names) {
+  return [prim, names](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                       const Params& params) -> BatchRuleResult {
+    AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
+    Params p = params;
+    for (const char* name : names) {
+      AXE_ASSIGN_OR_RETURN(int64_t d, RequiredInt(params, prim->name(), name));
+      p[name] = Param::Int(d + 1);
+    }
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, {x}, p));
+    return BatchResult{outs, std::vector<BDim>(outs.size(), 0)};
+  };
+}
+
 }  // namespace
 
+void DefineCollectives(BuiltinPrimitives& p) {
+  auto collective = [&](std::string name, bool multiple, std::string axes_param) {
+    Primitive::Options o =
+        MultiResultOptions(std::move(name), {{std::move(axes_param), ParamType::kAxisNames}});
+    o.multiple_results = multiple;
+    return DefineBuiltin(std::move(o));
+  };
+  p.psum = collective("psum", true, "axes");
+  p.psum_invariant = collective("psum_invariant", true, "axes");
+  p.pmax = collective("pmax", true, "axes");
+  p.pmin = collective("pmin", true, "axes");
+  p.pvary = collective("pvary", true, "axes");
+  p.all_gather = collective("all_gather", false, "axis_name");
+  p.all_gather_invariant = collective("all_gather_invariant", false, "axis_name");
+  p.reduce_scatter = collective("reduce_scatter", false, "axis_name");
+  p.all_to_all = collective("all_to_all", false, "axis_name");
+  p.ppermute = collective("ppermute", false, "axis_name");
+  p.axis_index = collective("axis_index", false, "axis_name");
+}
+
+// Each collective's impl reports its unbound axis (they run inside a shard_map's evaluation);
+// the linear ones transpose to their partner collective (psum_invariant and pvary, all_gather
+// and reduce_scatter, ...).
 void RegisterCollectiveRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.psum, LegacyPsumShapes);
+  DefLinear2(*p.psum, Swap(p.psum, LegacyPsum));
+  RegisterBatching(*p.psum, InPlace(p.psum));
+
   RegisterAbstractEval(*p.psum_invariant, Reducing("psum_invariant"));
-  RegisterAbstractEval(*p.pmax, Reducing("pmax"));
-  RegisterAbstractEval(*p.pmin, Reducing("pmin"));
+  DefLinear2(*p.psum_invariant, Swap(p.pvary, AxesOnly));
+  RegisterBatching(*p.psum_invariant, InPlace(p.psum_invariant));
+
   RegisterAbstractEval(*p.pvary, Pvary);
+  DefLinear2(*p.pvary, Swap(p.psum_invariant, AxesOnly));
+  RegisterBatching(*p.pvary, InPlace(p.pvary));
+
+  for (const Primitive* prim : {p.pmax, p.pmin}) {
+    RegisterAbstractEval(*prim, Reducing(prim->name()));
+    RegisterJvp(*prim, ExtremumJvp(prim));
+    RegisterBatching(*prim, InPlace(prim));
+  }
+
   RegisterAbstractEval(*p.all_gather, AllGather("all_gather", false));
+  DefLinear2(*p.all_gather, Swap(p.reduce_scatter, GatherToScatter));
+  RegisterBatching(*p.all_gather, ShiftedDims(p.all_gather, {"all_gather_dimension"}));
+
   RegisterAbstractEval(*p.all_gather_invariant, AllGather("all_gather_invariant", true));
-  RegisterAbstractEval(*p.reduce_scatter, ReduceScatter);
-  RegisterAbstractEval(*p.all_to_all, AllToAll);
-  RegisterAbstractEval(*p.ppermute, Ppermute);
+  DefLinear2(*p.all_gather_invariant, AllGatherInvariantTranspose);
+  RegisterBatching(*p.all_gather_invariant,
+                   ShiftedDims(p.all_gather_invariant, {"all_gather_dimension"}));
+
+  RegisterAbstractEval(*p.reduce_scatter, ReduceScatterRule);
+  DefLinear2(*p.reduce_scatter, Swap(p.all_gather, ScatterToGather));
+  RegisterBatching(*p.reduce_scatter, ShiftedDims(p.reduce_scatter, {"scatter_dimension"}));
+
+  RegisterAbstractEval(*p.all_to_all, AllToAllRule);
+  DefLinear2(*p.all_to_all, Swap(p.all_to_all, SwapSplitConcat));
+  RegisterBatching(*p.all_to_all, ShiftedDims(p.all_to_all, {"split_axis", "concat_axis"}));
+
+  RegisterAbstractEval(*p.ppermute, PpermuteRule);
+  DefLinear2(*p.ppermute, Swap(p.ppermute, InversePerm));
+  RegisterBatching(*p.ppermute, InPlace(p.ppermute));
+
   RegisterAbstractEval(*p.axis_index, AxisIndex);
+  RegisterJvp(*p.axis_index, ZeroTangentJvpRule(p.axis_index));
+
+  for (const Primitive* prim :
+       {p.psum, p.psum_invariant, p.pmax, p.pmin, p.pvary, p.all_gather, p.all_gather_invariant,
+        p.reduce_scatter, p.all_to_all, p.ppermute, p.axis_index}) {
+    RegisterImpl(*prim, ViaInterpreter(*prim));
+  }
 }
 
 }  // namespace axe::ir::internal
