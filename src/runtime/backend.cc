@@ -29,7 +29,7 @@ constexpr int kMaxLaunchedRanks = 1 << 20;
 
 }  // namespace
 
-absl::Status Backend::AgreeOnCall(absl::string_view, const std::function<std::string()>&) {
+absl::Status Backend::AgreeOnCall(absl::string_view, absl::FunctionRef<std::string()>) {
   return absl::OkStatus();
 }
 

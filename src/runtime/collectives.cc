@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -57,15 +58,16 @@ const char* PythonBool(bool b) { return b ? "True" : "False"; }
 // words: the mesh fits the client, the groups, `check` (the element type, the result's
 // shape). Errors after the agreement are the same on every process. Then the client's
 // backend runs the checked call.
-using ShapeCheck = std::function<absl::StatusOr<std::vector<int64_t>>(int64_t group_size)>;
+// (FunctionRef: nothing allocated per call.)
+using ShapeCheck = absl::FunctionRef<absl::StatusOr<std::vector<int64_t>>(int64_t group_size)>;
 using BackendCall =
-    std::function<absl::StatusOr<DeviceValues>(Backend&, const CollectiveCall& call)>;
+    absl::FunctionRef<absl::StatusOr<DeviceValues>(Backend&, const CollectiveCall& call)>;
 
 absl::StatusOr<DeviceValues> Dispatch(absl::string_view what,
-                                      const std::function<std::string()>& params,
+                                      absl::FunctionRef<std::string()> params,
                                       const sharding::Mesh& mesh,
                                       absl::Span<const std::string> axes, const DeviceValues& x,
-                                      const ShapeCheck& check, const BackendCall& run) {
+                                      ShapeCheck check, BackendCall run) {
   Backend& backend = x.client().ops();
   AXE_RETURN_IF_ERROR(backend.AgreeOnCall(what, [&] {
     return absl::StrCat(what, "(", params(), ") of ", XlaName(x.dtype()), "[",

@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -82,7 +83,7 @@ class FaultBackend final : public Backend {
 
   absl::Status RunOnDevices(const std::function<absl::Status(int)>& fn) override;
   absl::Status AgreeOnCall(absl::string_view what,
-                           const std::function<std::string()>& describe) override {
+                           absl::FunctionRef<std::string()> describe) override {
     return inner_->AgreeOnCall(what, describe);
   }
 

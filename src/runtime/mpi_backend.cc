@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,7 @@ class MpiBackend final : public Backend {
   }
 
   absl::Status AgreeOnCall(absl::string_view what,
-                           const std::function<std::string()>& describe) override {
+                           absl::FunctionRef<std::string()> describe) override {
     return runtime::AgreeOnCall(client_, what, describe());
   }
 

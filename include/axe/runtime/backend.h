@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -61,7 +62,7 @@ class Backend {
   // call (MPI), they compare `describe()` and fail alike (InvalidArgument naming both texts)
   // when their arguments differ; a backend whose one process holds every device does nothing.
   virtual absl::Status AgreeOnCall(absl::string_view what,
-                                   const std::function<std::string()>& describe);
+                                   absl::FunctionRef<std::string()> describe);
 
   // The five collectives on checked calls; every addressable device's value of x is its
   // input. The results have call.out_shape; devices outside the mesh get zeros.
