@@ -37,11 +37,8 @@
 #include "axe/ir/printer.h"
 #include "axe/ir/threefry.h"
 #include "axe/ir/transpose.h"
+#include "axe/runtime/backend_registry.h"
 #include "axe/runtime/client.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/ir/mpi_eval.h"
-#include "axe/runtime/mpi_client.h"
-#endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "ir_args.h"
@@ -137,42 +134,11 @@ absl::Status WriteOutputsNpy(const std::vector<exec::Value>& outs, const std::st
 
 // The client's device count: --mesh's, else what the program's shard_maps need.
 absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
-  if (run.backend != "threads" && run.backend != "mpi") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--backend: expected threads or mpi, got '", run.backend, "'"));
-  }
   if (run.mesh.empty()) return ir::DevicesNeeded(j);
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(run.mesh, "--mesh"));
   absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(text);
   if (!mesh.ok()) return InOption("--mesh", mesh.status());
   return mesh->num_devices();
-}
-
-// This rank's MPI client, when as many ranks run as there are devices.
-absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices, double timeout) {
-#ifdef AXE_HAVE_MPI
-  ir::EnableMpiEvaluation();
-  AXE_ASSIGN_OR_RETURN(
-      std::unique_ptr<runtime::MpiClient> client,
-      StartMpiRun(devices, absl::StrCat("the program runs on ", devices, " devices"),
-                  {.timeout_seconds = timeout}));
-  return std::unique_ptr<runtime::Client>(std::move(client));
-#else
-  (void)devices, (void)timeout;
-  return absl::UnimplementedError(
-      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
-#endif
-}
-
-absl::StatusOr<std::unique_ptr<runtime::Client>> RunClient(const RunArgs& run, int64_t devices) {
-  if (run.backend == "mpi") return MpiRunClient(devices, run.mpi_timeout);
-  if (devices > runtime::Client::kMaxInProcessDevices) {
-    return InOption("--mesh",
-                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
-                                                            runtime::Client::kMaxInProcessDevices,
-                                                            " devices, not ", devices)));
-  }
-  return runtime::Client::InProcess(static_cast<int>(devices));
 }
 
 // The threads backend's devices (--mesh, or what the shard_maps need) hold every shard_map.
@@ -218,17 +184,6 @@ void PrintOutputs(const std::vector<exec::Value>& outs, int64_t devices, bool js
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
 }
 
-// Ends a run on `client` that failed with `status` (an MPI run: EndMpiRun); returns `status`.
-absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status status) {
-#ifdef AXE_HAVE_MPI
-  if (runtime::MpiClient* mpi = runtime::AsMpiClient(*client)) {
-    static_cast<void>(client.release());
-    return EndMpiRun(std::unique_ptr<runtime::MpiClient>(mpi), std::move(status));
-  }
-#endif
-  return status;
-}
-
 // Converts values for the interpreter (refusing 64-bit integers past 2^53) and back.
 absl::StatusOr<std::vector<ir::HostArray>> ForInterpreter(const std::vector<exec::Value>& values) {
   std::vector<ir::HostArray> out;
@@ -270,8 +225,9 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     AXE_ASSIGN_OR_RETURN(exec::Value a, ReadTypedValue(spec, "--arg", budget));
     inputs.push_back(std::move(a));
   }
+  AXE_ASSIGN_OR_RETURN(const runtime::BackendFactory* backend, FindBackendOption(run.backend));
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
-  if (run.backend == "threads") {
+  if (!backend->one_device_per_process) {
     // The executor (compiled typed kernels) runs the whole program on the arguments in their
     // own encodings, a shard_map's positions on threads of this process.
     AXE_RETURN_IF_ERROR(CheckThreadsDevices(devices, j));
@@ -283,15 +239,16 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     return absl::OkStatus();
   }
   AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> host_inputs, ForInterpreter(inputs));
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
+  runtime::BackendRunOptions run_options;
+  run_options.devices = devices;
+  run_options.devices_text = absl::StrCat("the program runs on ", devices, " devices");
+  run_options.timeout_seconds = run.mpi_timeout;
+  AXE_ASSIGN_OR_RETURN(BackendRun started, StartRun(*backend, run_options));
   absl::StatusOr<std::vector<ir::HostArray>> outs =
-      ir::EvalJaxprOnDevices(j, host_inputs, *client, &budget);
-  if (!outs.ok()) return EndFailedRun(std::move(client), outs.status());
-  const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
-  client.reset();
-#ifdef AXE_HAVE_MPI
-  if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
-#endif
+      ir::EvalJaxprOnDevices(j, host_inputs, *started.client, &budget);
+  if (!outs.ok()) return EndFailedRun(std::move(started), outs.status());
+  const bool print = started.prints();  // one device per process: the first one prints
+  EndRun(std::move(started));
   if (!print) return absl::OkStatus();
   AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> values, FromInterpreter(*outs));
   if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(values, run.out_npy));
@@ -317,9 +274,7 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,
                   "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
-  cmd->add_option("--backend", run->backend,
-                  "threads (in-process devices, the default) or mpi (one device per rank, under "
-                  "mpirun; rank 0 prints)");
+  cmd->add_option("--backend", run->backend, BackendOptionHelp());
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, run, &selected] {
