@@ -115,9 +115,13 @@ absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSp
   std::optional<Cut> cut = CutBy(mesh, spec, global.shape(), local.shape());
   if (!cut) return std::nullopt;
   AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(global.dtype()));
-  Side side{*std::move(cut), nullptr, local, global, static_cast<int>(bytes)};
-  side.in_place = to_block && Contiguous(global.shape(), local.shape());
-  side.local_type = std::make_shared<const ir::ShapedArray>(local.WithVma({}));
+  Side side{*std::move(cut),
+            nullptr,
+            local,
+            global,
+            static_cast<int>(bytes),
+            to_block && Contiguous(global.shape(), local.shape()),
+            std::make_shared<const ir::ShapedArray>(local.WithVma({}))};
   if (!side.cut.whole()) {
     const std::vector<int64_t> g = RowMajorStrides(global.shape());
     const std::vector<int64_t> l = RowMajorStrides(local.shape());
