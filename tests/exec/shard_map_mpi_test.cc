@@ -1,0 +1,171 @@
+// shard_map programs on the executor over MPI ranks (run under mpirun -n 4, one device per
+// rank): every rank runs its own mesh position typed, the collectives go through the MPI
+// backend, and every rank ends with the whole outputs, bit for bit those of the in-process
+// run (threads); 64-bit integers stay exact; a shard_map whose mesh does not match the ranks
+// is refused.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "axe/exec/executable.h"
+#include "axe/exec/value_io.h"
+#include "axe/ir/parser.h"
+#include "axe/runtime/mpi_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::exec {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::unique_ptr<runtime::MpiClient> Client() {
+  absl::StatusOr<std::unique_ptr<runtime::MpiClient>> c =
+      runtime::MpiClient::Create({.timeout_seconds = 60});
+  EXPECT_THAT(c, IsOk());
+  return c.ok() ? *std::move(c) : nullptr;
+}
+
+absl::StatusOr<std::vector<Value>> Run(const ir::ClosedJaxpr& j, absl::Span<const Value> args,
+                                       runtime::Client* client) {
+  absl::StatusOr<Executable> e = Executable::Compile(j, {.client = client});
+  if (!e.ok()) return e.status();
+  return e->Run(args);
+}
+
+// The arguments of a case (<name>.values.txt's "arg" lines).
+std::vector<Value> CaseArgs(const std::filesystem::path& values) {
+  std::vector<Value> args;
+  for (absl::string_view line : absl::StrSplit(ReadFile(values), '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    if (kv.first != "arg") continue;
+    absl::StatusOr<Value> v = ParseValue(kv.second);
+    EXPECT_THAT(v, IsOk()) << kv.second;
+    if (v.ok()) args.push_back(*std::move(v));
+  }
+  return args;
+}
+
+void ExpectSameBits(const std::vector<Value>& got, const std::vector<Value>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(got[k].aval(), want[k].aval()) << "output " << k;
+    ASSERT_EQ(got[k].num_bytes(), want[k].num_bytes()) << "output " << k;
+    EXPECT_EQ(std::memcmp(got[k].bytes(), want[k].bytes(), want[k].num_bytes()), 0)
+        << "output " << k << ": " << FormatValue(got[k]) << " vs " << FormatValue(want[k]);
+  }
+}
+
+TEST(ShardMapMpiTest, JaxProgramsGiveTheThreadsBitsOnEveryRank) {
+  ASSERT_EQ(runtime::MpiWorldSize(), 4) << "run under mpirun -n 4";
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  const std::filesystem::path dir = std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_shard_map";
+  int cases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (!absl::EndsWith(file, ".values.txt")) continue;
+    const std::string name = file.substr(0, file.size() - std::string(".values.txt").size());
+    SCOPED_TRACE(name);
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(dir / (name + ".txt")));
+    ASSERT_THAT(j, IsOk());
+    const std::vector<Value> args = CaseArgs(entry.path());
+    absl::StatusOr<std::vector<Value>> threads = Run(*j, args, nullptr);
+    absl::StatusOr<std::vector<Value>> mpi = Run(*j, args, client.get());
+    ASSERT_THAT(threads, IsOk());
+    ASSERT_THAT(mpi, IsOk());
+    ExpectSameBits(*mpi, *threads);
+    ++cases;
+  }
+  EXPECT_GE(cases, 10);
+}
+
+constexpr const char* kI64Psum = R"({ lambda ; a:i64[8]. let
+    b:i64[2] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:i64[2]{V:x}. let
+          d:i64[2] = psum_invariant[axes=('x',)] c
+        in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] a
+  in (b,) })";
+
+TEST(ShardMapMpiTest, I64PsumPastTwoToThe53IsExact) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kI64Psum);
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<Value> x = ParseValue("i64[8]=9007199254740993,9223372036854775807,2,1,0,0,0,0");
+  ASSERT_THAT(x, IsOk());
+  absl::StatusOr<std::vector<Value>> out = Run(*j, {*x}, client.get());
+  ASSERT_THAT(out, IsOk());
+  ASSERT_EQ(out->size(), 1u);
+  // 2^53 + 3 (no double holds it), and i64's wrap past its largest value.
+  EXPECT_THAT(FormatElements((*out)[0]), ElementsAre("9007199254740995", "-9223372036854775808"));
+}
+
+constexpr const char* kEightPositions = R"({ lambda ; a:f32[8]. let
+    b:f32[1] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[1]{V:x}. let
+          d:f32[1] = psum_invariant[axes=('x',)] c
+        in (d,) }
+      mesh=Mesh('x': 8, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] a
+  in (b,) })";
+
+TEST(ShardMapMpiTest, AMeshOfOtherThanTheRankCountIsRefused) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kEightPositions);
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<Value> x = ParseValue("f32[8]=1,2,3,4,5,6,7,8");
+  ASSERT_THAT(x, IsOk());
+  EXPECT_THAT(Run(*j, {*x}, client.get()).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 8 devices but 4 MPI ranks run; use mpirun -n 8")));
+}
+
+}  // namespace
+}  // namespace axe::exec
+
+int main(int argc, char** argv) {
+  if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;
+  testing::InitGoogleTest(&argc, argv);
+  if (axe::runtime::MpiWorldRank() != 0) {  // rank 0 prints; every rank's result counts
+    delete testing::UnitTest::GetInstance()->listeners().Release(
+        testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed != 0) std::fprintf(stderr, "rank %d: tests failed\n", axe::runtime::MpiWorldRank());
+  axe::runtime::MpiFinalize();
+  return any;
+}
