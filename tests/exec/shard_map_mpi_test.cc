@@ -2,9 +2,11 @@
 // rank): every rank runs its own mesh position typed, the collectives go through the MPI
 // backend, and every rank ends with the whole outputs, bit for bit those of the in-process
 // run (threads); 64-bit integers stay exact; a shard_map whose mesh does not match the ranks
-// is refused.
+// is refused; a rank that never reaches a collective ends the others' run within the
+// backend's timeout (the `stall_position` mode).
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -47,9 +50,11 @@ std::unique_ptr<runtime::MpiClient> Client() {
   return c.ok() ? *std::move(c) : nullptr;
 }
 
-absl::StatusOr<std::vector<Value>> Run(const ir::ClosedJaxpr& j, absl::Span<const Value> args,
-                                       runtime::Client* client) {
-  absl::StatusOr<Executable> e = Executable::Compile(j, {.client = client});
+absl::StatusOr<std::vector<Value>> RunOn(const ir::ClosedJaxpr& j, absl::Span<const Value> args,
+                                         runtime::Client* client) {
+  ExecOptions options;
+  options.client = client;
+  absl::StatusOr<Executable> e = Executable::Compile(j, options);
   if (!e.ok()) return e.status();
   return e->Run(args);
 }
@@ -91,8 +96,8 @@ TEST(ShardMapMpiTest, JaxProgramsGiveTheThreadsBitsOnEveryRank) {
     absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(dir / (name + ".txt")));
     ASSERT_THAT(j, IsOk());
     const std::vector<Value> args = CaseArgs(entry.path());
-    absl::StatusOr<std::vector<Value>> threads = Run(*j, args, nullptr);
-    absl::StatusOr<std::vector<Value>> mpi = Run(*j, args, client.get());
+    absl::StatusOr<std::vector<Value>> threads = RunOn(*j, args, nullptr);
+    absl::StatusOr<std::vector<Value>> mpi = RunOn(*j, args, client.get());
     ASSERT_THAT(threads, IsOk());
     ASSERT_THAT(mpi, IsOk());
     ExpectSameBits(*mpi, *threads);
@@ -121,7 +126,7 @@ TEST(ShardMapMpiTest, I64PsumPastTwoToThe53IsExact) {
   ASSERT_THAT(j, IsOk());
   absl::StatusOr<Value> x = ParseValue("i64[8]=9007199254740993,9223372036854775807,2,1,0,0,0,0");
   ASSERT_THAT(x, IsOk());
-  absl::StatusOr<std::vector<Value>> out = Run(*j, {*x}, client.get());
+  absl::StatusOr<std::vector<Value>> out = RunOn(*j, {*x}, client.get());
   ASSERT_THAT(out, IsOk());
   ASSERT_EQ(out->size(), 1u);
   // 2^53 + 3 (no double holds it), and i64's wrap past its largest value.
@@ -148,9 +153,40 @@ TEST(ShardMapMpiTest, AMeshOfOtherThanTheRankCountIsRefused) {
   ASSERT_THAT(j, IsOk());
   absl::StatusOr<Value> x = ParseValue("f32[8]=1,2,3,4,5,6,7,8");
   ASSERT_THAT(x, IsOk());
-  EXPECT_THAT(Run(*j, {*x}, client.get()).status(),
+  EXPECT_THAT(RunOn(*j, {*x}, client.get()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("has 8 devices but 4 MPI ranks run; use mpirun -n 8")));
+}
+
+// `stall_position`: rank 1 never reaches the shard_map's collective (it sleeps); the other
+// ranks' run must end within the client's timeout of 2 s with DeadlineExceeded. Rank 0 prints
+// "fault detected: rank 0 got <code> after <t> s: <message>" (what ctest looks for) and the
+// survivors end the job with MPI_Abort (the stalled rank cannot finish).
+int RunStalledPosition() {
+  constexpr double kTimeout = 2;
+  absl::StatusOr<std::unique_ptr<runtime::MpiClient>> client =
+      runtime::MpiClient::Create({.timeout_seconds = kTimeout});
+  if (!client.ok()) return 3;
+  const int me = runtime::MpiWorldRank();
+  if (me == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 1;
+  }
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kI64Psum);
+  absl::StatusOr<Value> x = ParseValue("i64[8]=1,2,3,4,5,6,7,8");
+  if (!j.ok() || !x.ok()) return 3;
+  const auto start = std::chrono::steady_clock::now();
+  const absl::Status s = RunOn(*j, {*x}, client->get()).status();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("rank %d: %s after %.2f s: %s\n", me, s.ok() ? "no error" : "error", took,
+              std::string(s.message()).c_str());
+  if (me == 0 && !s.ok() && took < 3 * kTimeout) {
+    std::printf("fault detected: rank 0 got %s after %.2f s: %s\n",
+                absl::StatusCodeToString(s.code()).c_str(), took, std::string(s.message()).c_str());
+  }
+  std::fflush(stdout);
+  runtime::MpiAbort(1);
 }
 
 }  // namespace
@@ -158,6 +194,9 @@ TEST(ShardMapMpiTest, AMeshOfOtherThanTheRankCountIsRefused) {
 
 int main(int argc, char** argv) {
   if (!axe::runtime::MpiInit(&argc, &argv).ok()) return 3;
+  if (argc == 2 && std::strcmp(argv[1], "stall_position") == 0) {
+    return axe::exec::RunStalledPosition();
+  }
   testing::InitGoogleTest(&argc, argv);
   if (axe::runtime::MpiWorldRank() != 0) {  // rank 0 prints; every rank's result counts
     delete testing::UnitTest::GetInstance()->listeners().Release(

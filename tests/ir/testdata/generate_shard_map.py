@@ -8,6 +8,9 @@ collectives inside loops (a scan, a fori_loop and a while_loop whose steps psum)
   <name>.txt         make_jaxpr(f)(*args)
   <name>.values.txt  "arg T=v,..." per argument, "out T=v,..." per output of f
 
+i64_psum.txt (no values file) is make_jaxpr of shard_map(lambda x: lax.psum(x, "x"), X4, P("x"),
+P()) on an i64[8] under jax_enable_x64: the MPI tests sum past 2^53 with it.
+
 tests/exec/shard_map_exec_test.cc runs them on the executor (typed, a thread per position)
 and checks JAX's values: integers exactly, floats within a few ulps.
 
