@@ -246,8 +246,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
       "run",
-      "Run a jaxpr on the executor (shard_map positions on threads), or with --backend mpi "
-      "shard_map bodies on MPI ranks with the runtime's collectives");
+      "Run a jaxpr on the executor: shard_map positions on threads, or with --backend mpi "
+      "one position per MPI rank, the collectives through the MPI backend");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
