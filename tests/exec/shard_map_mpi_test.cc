@@ -1,9 +1,10 @@
 // shard_map programs on the executor over MPI ranks (run under mpirun -n 4, one device per
 // rank): every rank runs its own mesh position typed, the collectives go through the MPI
 // backend, and every rank ends with the whole outputs, bit for bit those of the in-process
-// run (threads); 64-bit integers stay exact; a shard_map whose mesh does not match the ranks
-// is refused; a rank that never reaches a collective ends the others' run within the
-// backend's timeout (the `stall_position` mode).
+// run (threads), through exec::Executable and through jit::Execute; 64-bit integers stay
+// exact; a shard_map whose mesh does not match the ranks is refused; a rank that never
+// reaches a collective ends the others' run within the backend's timeout (the
+// `stall_position` mode).
 #include <mpi.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -23,6 +25,9 @@
 #include "axe/exec/executable.h"
 #include "axe/exec/value_io.h"
 #include "axe/ir/parser.h"
+#include "axe/jit/compile.h"
+#include "axe/jit/device_put.h"
+#include "axe/jit/execute.h"
 #include "axe/runtime/mpi_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -131,6 +136,35 @@ TEST(ShardMapMpiTest, I64PsumPastTwoToThe53IsExact) {
   ASSERT_EQ(out->size(), 1u);
   // 2^53 + 3 (no double holds it), and i64's wrap past its largest value.
   EXPECT_THAT(FormatElements((*out)[0]), ElementsAre("9007199254740995", "-9223372036854775808"));
+}
+
+// jit on an MPI client runs the same executor: every rank's call returns the whole psum.
+TEST(ShardMapMpiTest, JitOnAnMpiClientRunsTheExecutor) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kI64Psum);
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<jit::Compiled> compiled = jit::Compile(*j, {}, {});
+  ASSERT_THAT(compiled, IsOk());
+  const std::vector<int64_t> values = {9007199254740993, 9223372036854775807, 2, 1, 0, 0, 0, 0};
+  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  absl::StatusOr<jit::Format> format =
+      jit::Format::Parse("Format(Layout((0,)), NamedSharding(Mesh('x': 4), P()))");
+  ASSERT_THAT(format, IsOk());
+  absl::StatusOr<runtime::Array> x = jit::DevicePut(*client, bytes, {8}, DType::kS64, *format);
+  ASSERT_THAT(x, IsOk());
+  const runtime::Array* args[] = {&*x};
+  absl::StatusOr<jit::CallResult> result = jit::Execute(*compiled, *client, args);
+  ASSERT_THAT(result, IsOk());
+  ASSERT_EQ(result->outputs.size(), 1u);
+  absl::StatusOr<std::vector<uint8_t>> out = result->outputs[0].ToHost();
+  ASSERT_THAT(out, IsOk());
+  ASSERT_EQ(out->size(), 2 * sizeof(int64_t));
+  int64_t got[2];
+  std::memcpy(got, out->data(), sizeof(got));
+  EXPECT_EQ(got[0], 9007199254740995);
+  EXPECT_EQ(got[1], std::numeric_limits<int64_t>::min());
 }
 
 constexpr const char* kEightPositions = R"({ lambda ; a:f32[8]. let
