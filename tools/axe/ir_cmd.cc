@@ -184,27 +184,6 @@ void PrintOutputs(const std::vector<exec::Value>& outs, int64_t devices, bool js
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
 }
 
-// Converts values for the interpreter (refusing 64-bit integers past 2^53) and back.
-absl::StatusOr<std::vector<ir::HostArray>> ForInterpreter(const std::vector<exec::Value>& values) {
-  std::vector<ir::HostArray> out;
-  for (size_t k = 0; k < values.size(); ++k) {
-    absl::StatusOr<ir::HostArray> a = exec::ToExactHostArray(values[k]);
-    if (!a.ok())
-      return absl::InvalidArgumentError(absl::StrCat("--arg ", k, ": ", a.status().message()));
-    out.push_back(*std::move(a));
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<exec::Value>> FromInterpreter(const std::vector<ir::HostArray>& values) {
-  std::vector<exec::Value> out;
-  for (const ir::HostArray& a : values) {
-    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(a));
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
 // The executor's peak next to the results' printed form (their text, or --json's values,
 // about 48 bytes an element), against the memory budget: checked before the program runs.
 absl::Status CheckPeakWithPrintedResults(const exec::Executable& e, const MemoryBudget& budget) {
@@ -238,21 +217,27 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> host_inputs, ForInterpreter(inputs));
   runtime::BackendRunOptions run_options;
   run_options.devices = devices;
   run_options.devices_text = absl::StrCat("the program runs on ", devices, " devices");
   run_options.timeout_seconds = run.mpi_timeout;
   AXE_ASSIGN_OR_RETURN(BackendRun started, StartRun(*backend, run_options));
-  absl::StatusOr<std::vector<ir::HostArray>> outs =
-      ir::EvalJaxprOnDevices(j, host_inputs, *started.client, &budget);
+  // Every rank runs the program on the executor; a shard_map runs the rank's own position,
+  // its collectives through the backend.
+  absl::StatusOr<std::vector<exec::Value>> outs =
+      [&]() -> absl::StatusOr<std::vector<exec::Value>> {
+    AXE_ASSIGN_OR_RETURN(
+        exec::Executable e,
+        exec::Executable::Compile(j, {.memory = budget, .client = started.client.get()}));
+    AXE_RETURN_IF_ERROR(CheckPeakWithPrintedResults(e, budget));
+    return e.Run(inputs);
+  }();
   if (!outs.ok()) return EndFailedRun(std::move(started), outs.status());
   const bool print = started.prints();  // one device per process: the first one prints
   EndRun(std::move(started));
   if (!print) return absl::OkStatus();
-  AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> values, FromInterpreter(*outs));
-  if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(values, run.out_npy));
-  PrintOutputs(values, devices, json);
+  if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(*outs, run.out_npy));
+  PrintOutputs(*outs, devices, json);
   return absl::OkStatus();
 }
 
@@ -261,8 +246,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
       "run",
-      "Run a jaxpr on the executor (shard_map positions on threads), or with --backend mpi "
-      "shard_map bodies on MPI ranks with the runtime's collectives");
+      "Run a jaxpr on the executor: shard_map positions on threads, or with --backend mpi "
+      "one position per MPI rank, the collectives through the MPI backend");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
