@@ -82,6 +82,7 @@ std::vector<CommandLine> RepresentativeCommandLines() {
       {{"collective", "--op", "psum", "--mesh", "x=2", "--axes", "x", "--shape", "0,-1"}},
       {{"completion", "zsh"}},
       {{"completion", "fish"}},
+      {{"grid", "show", "--shape", "-", "--block", "-", "--grid", "4"}, "8"},
       {{"tour", "--part", "xla"}},
       {{"tour", "--part", "nope"}},
       {{"layout", "--help"}},
@@ -134,9 +135,13 @@ TEST(InProcessCli, EachRunReadsItsOwnStandardInput) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("reduce_sum[axes=(0,) out_sharding=None] d"));
   }
-  const RunResult twice = RunAxeInProcess({"layout", "canon", "-", "--axis", "-"}, "S[8:1]");
+  // Within a run, standard input is read once.
+  const RunResult twice =
+      RunAxeInProcess({"grid", "show", "--shape", "-", "--block", "-", "--grid", "4"}, "8");
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_THAT(twice.err, HasSubstr("standard input was already read for"));
+  EXPECT_EQ(twice.err,
+            "axe: error: --block: standard input was already read for --shape; use @FILE for "
+            "one of them\n");
 }
 
 TEST(InProcessCli, OptionsOfOneRunAreNotSeenByTheNext) {
