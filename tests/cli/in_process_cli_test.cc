@@ -18,8 +18,8 @@ namespace in_process_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::RunAxeBinary;
 using testing::RunAxeInProcess;
-using testing::RunAxeWithStdin;
 using testing::RunResult;
 
 struct CommandLine {
@@ -96,7 +96,7 @@ std::vector<CommandLine> RepresentativeCommandLines() {
 TEST(InProcessCli, MatchesTheBinaryOnEveryCommandGroup) {
   for (const CommandLine& c : RepresentativeCommandLines()) {
     SCOPED_TRACE(::testing::PrintToString(c.args));
-    const RunResult binary = RunAxeWithStdin(c.args, c.input);
+    const RunResult binary = RunAxeBinary(c.args, c.input);
     const RunResult in_process = RunAxeInProcess(c.args, c.input);
     EXPECT_EQ(in_process.exit_code, binary.exit_code);
     EXPECT_EQ(in_process.out, binary.out);
