@@ -1,5 +1,6 @@
-// Shared plumbing of the axe command line: every subcommand registers an action; main()
-// runs the selected one and turns an error into one line on stderr and exit code 2.
+// Shared plumbing of the axe command line: every subcommand registers an action; RunCli
+// (run_cli.h) runs the selected one on the run's streams (Selected::out and err) and turns an
+// error into one line on the error stream and exit code 2.
 #ifndef AXE_TOOLS_AXE_CLI_H_
 #define AXE_TOOLS_AXE_CLI_H_
 
