@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/run_axe.h"
@@ -23,6 +24,8 @@ using testing::RunAxeInProcess;
 using testing::RunResult;
 
 struct CommandLine {
+  CommandLine(std::vector<std::string> args, std::string input = "")
+      : args(std::move(args)), input(std::move(input)) {}
   std::vector<std::string> args;
   std::string input;  // standard input
 };
