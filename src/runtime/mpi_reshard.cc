@@ -172,7 +172,7 @@ absl::Status GatherStats(MpiClient& client, int64_t moved, int64_t local, int64_
   return absl::OkStatus();
 }
 
-std::string CallText(const Array& array, const ArrayFormat& target) {
+std::string CallText(const Array& array, const sharding::Format& target) {
   return absl::StrCat(XlaName(array.dtype()), "[", absl::StrJoin(array.shape(), ","), "] ",
                       array.format().ToString(), " -> ", target.ToString());
 }
@@ -356,8 +356,8 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                      elapsed.count(), *stats);
 }
 
-absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target, ReshardStats* stats,
-                                 int64_t staging_bytes) {
+absl::StatusOr<Array> MpiReshard(const Array& array, const sharding::Format& target,
+                                 ReshardStats* stats, int64_t staging_bytes) {
   MpiClient* client = AsMpiClient(array.client());
   if (client == nullptr) {
     return absl::InvalidArgumentError(
@@ -366,8 +366,9 @@ absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target, 
   }
   AXE_RETURN_IF_ERROR(AgreeOnCall(*client, "reshard", CallText(array, target)));
   AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, target)));
-  AXE_ASSIGN_OR_RETURN(ReshardPlan plan, PlanReshard(array.shape(), array.element_bytes(),
-                                                     array.sharding(), target.sharding));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
+  AXE_ASSIGN_OR_RETURN(ReshardPlan plan,
+                       PlanReshard(array.shape(), array.element_bytes(), array.sharding(), named));
   client->state().send_staging = DeviceBuffer();  // staging counts in this reshard's peak
   client->state().receive_staging = DeviceBuffer();
   client->ResetPeaks();

@@ -77,7 +77,8 @@ std::string ShapeText(absl::Span<const int64_t> shape) {
   return out + ")";
 }
 
-absl::Status CheckPlan(const Array& array, const ArrayFormat& target, const ReshardPlan& plan) {
+absl::Status CheckPlan(const Array& array, const sharding::NamedSharding& target,
+                       const ReshardPlan& plan) {
   if (plan.shape != array.shape()) {
     return absl::InvalidArgumentError(absl::StrCat("the plan is for shape ", ShapeText(plan.shape),
                                                    ", the array has ", ShapeText(array.shape())));
@@ -91,9 +92,9 @@ absl::Status CheckPlan(const Array& array, const ArrayFormat& target, const Resh
     return absl::InvalidArgumentError(absl::StrCat("the plan starts from ", plan.from,
                                                    ", the array is ", array.sharding().ToString()));
   }
-  if (!plan.to.empty() && plan.to != target.sharding.ToString()) {
+  if (!plan.to.empty() && plan.to != target.ToString()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the plan goes to ", plan.to, ", the target is ", target.sharding.ToString()));
+        absl::StrCat("the plan goes to ", plan.to, ", the target is ", target.ToString()));
   }
   return absl::OkStatus();
 }
@@ -118,30 +119,33 @@ absl::StatusOr<std::vector<std::vector<const ReshardMessage*>>> WorkPerDevice(
 
 }  // namespace
 
-absl::Status CheckReshard(const Array& array, const ArrayFormat& target) {
-  const sharding::Mesh& mesh = target.sharding.mesh();
+absl::Status CheckReshard(const Array& array, const sharding::Format& target) {
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
+  const sharding::Mesh& mesh = named.mesh();
   if (mesh.num_devices() > array.client().num_devices()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the target mesh ", mesh.ToString(), " has ", mesh.num_devices(),
                      " devices but the client has ", array.client().num_devices()));
   }
-  AXE_RETURN_IF_ERROR(target.sharding.CheckShape(array.shape(), "the resharded values"));
+  AXE_RETURN_IF_ERROR(named.CheckShape(array.shape(), "the resharded values"));
   return MakeShardStorage(array.shape(), array.dtype(), target).status();
 }
 
-absl::StatusOr<Array> Reshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> Reshard(const Array& array, const sharding::Format& target,
                               const ReshardOptions& options, ReshardStats* stats) {
   AXE_RETURN_IF_ERROR(CheckReshard(array, target));
-  AXE_ASSIGN_OR_RETURN(ReshardPlan plan, PlanReshard(array.shape(), array.element_bytes(),
-                                                     array.sharding(), target.sharding));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
+  AXE_ASSIGN_OR_RETURN(ReshardPlan plan,
+                       PlanReshard(array.shape(), array.element_bytes(), array.sharding(), named));
   return ExecuteReshard(array, target, plan, options, stats);
 }
 
-absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> ExecuteReshard(const Array& array, const sharding::Format& target,
                                      const ReshardPlan& plan, const ReshardOptions& options,
                                      ReshardStats* stats) {
   AXE_RETURN_IF_ERROR(CheckReshard(array, target));
-  AXE_RETURN_IF_ERROR(CheckPlan(array, target, plan));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
+  AXE_RETURN_IF_ERROR(CheckPlan(array, named, plan));
   array.client().ResetPeaks();
   AXE_ASSIGN_OR_RETURN(Array out,
                        Array::Allocate(array.client(), array.shape(), array.dtype(), target));
@@ -158,7 +162,7 @@ absl::Status ReshardInto(const Array& array, Array& out, const ReshardPlan& plan
         ShapeText(out.shape()), " ", XlaName(out.dtype()), " vs ", ShapeText(array.shape()), " ",
         XlaName(array.dtype())));
   }
-  AXE_RETURN_IF_ERROR(CheckPlan(array, out.format(), plan));
+  AXE_RETURN_IF_ERROR(CheckPlan(array, out.sharding(), plan));
   if (options.transport == ReshardTransport::kStaged &&
       options.staging_bytes < array.element_bytes()) {
     return absl::InvalidArgumentError(absl::StrCat("a staging buffer of ", options.staging_bytes,

@@ -59,8 +59,8 @@ struct ReshardBenchmarkResult {
 // Reshard's errors (a target the array cannot take names what differs).
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,
-                                                        DType dtype, const ArrayFormat& from,
-                                                        const ArrayFormat& to,
+                                                        DType dtype, const sharding::Format& from,
+                                                        const sharding::Format& to,
                                                         const ReshardBenchmarkOptions& options);
 
 // The bytes one rank of the MPI reshard benchmark (mpi_reshard.h's BenchmarkMpiReshard on
@@ -70,8 +70,9 @@ absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
 // buffers and, with `check`, the expected shard. Errors: MakeShardStorage's;
 // ResourceExhausted (MemoryBudget::Check's message) when it does not fit.
 absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
-                                   const ArrayFormat& from, const ArrayFormat& to, int64_t ranks,
-                                   bool check, int64_t staging_bytes, const MemoryBudget& budget);
+                                   const sharding::Format& from, const sharding::Format& to,
+                                   int64_t ranks, bool check, int64_t staging_bytes,
+                                   const MemoryBudget& budget);
 
 }  // namespace axe::runtime
 

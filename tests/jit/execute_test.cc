@@ -45,7 +45,7 @@ runtime::Array Iota(runtime::Client& client, std::vector<int64_t> shape,
   std::vector<float> host(static_cast<size_t>(n));
   std::iota(host.begin(), host.end(), 0.0f);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{sharding, *layout.ToXla(DType::kF32)};
+  Format format = *Format::Create(layout, sharding);
   return *runtime::Array::DevicePut(client, {bytes, host.size() * 4}, shape, DType::kF32,
                                     std::move(format), committed);
 }
@@ -238,7 +238,7 @@ TEST(Execute, ArgumentsBeyondTheInterpretersSizeRunOnTheExecutor) {
       *Compile(*ir::ParseJaxpr("{ lambda ; a:u8[16777217]. let  in (a,) }"), {}, {});
   std::vector<uint8_t> host(static_cast<size_t>(kElements), 0);
   host.back() = 7;
-  runtime::ArrayFormat format{Named("x=1", "P()"), std::nullopt};
+  Format format = *runtime::MakeArrayFormat(Named("x=1", "P()"));
   runtime::Array a =
       *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8, std::move(format), false);
   const runtime::Array* args[] = {&a};

@@ -11,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "axe/runtime/array.h"
 #include "axe/sharding/device_map.h"
+#include "axe/sharding/format.h"
+#include "axe/sharding/sharding.h"
 #include "axe/xla/layout.h"
 #include "axe/xla/tile.h"
 
@@ -62,6 +65,13 @@ inline std::optional<xla::Layout> RandomLocalLayout(std::mt19937_64& rng,
   if (kind == 1 || shape.size() < 2) return xla::Layout(minor_to_major);
   std::vector<int64_t> tile = rng() % 2 ? std::vector<int64_t>{2, 4} : std::vector<int64_t>{4, 2};
   return xla::Layout(minor_to_major, {xla::Tile(tile)});
+}
+
+// The Format of an array stored with `sharding` and every shard in `local_layout` (none:
+// row-major); the layout must be one a JAX Layout can hold.
+inline sharding::Format FormatOf(sharding::Sharding sharding,
+                                 const std::optional<xla::Layout>& local_layout = std::nullopt) {
+  return MakeArrayFormat(std::move(sharding), local_layout).value();
 }
 
 }  // namespace axe::runtime::test_util

@@ -247,8 +247,8 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
 #endif
 
 absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> shape, DType dtype,
-                           const runtime::ArrayFormat& from, const runtime::ArrayFormat& to,
-                           int devices, bool json, const MemoryBudget& budget) {
+                           const sharding::Format& from, const sharding::Format& to, int devices,
+                           bool json, const MemoryBudget& budget) {
 #ifdef AXE_HAVE_MPI
   runtime::MpiReshardBenchmarkOptions options;
   options.runs = args.repeat.value_or(5);
@@ -270,7 +270,8 @@ absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> sh
     const int64_t kept = r.plan.bytes_kept.empty() ? 0 : r.plan.bytes_kept[0];
     PrintMpiResult(r, devices, args.local_copies, client->LocalCopiesOnWorker(kept),
                    client->own_cpus(), json);
-    svg_written = WriteReshardSvg(args.svg, args.latex, r.plan, shape, from.sharding, to.sharding);
+    svg_written = WriteReshardSvg(args.svg, args.latex, r.plan, shape, *from.sharding()->named(),
+                                  *to.sharding()->named());
   }
   client.reset();
   runtime::MpiFinalize(args.mpi_timeout);
@@ -326,8 +327,12 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
                        ReadLayout(args.from_layout, "--from-layout"));
   AXE_ASSIGN_OR_RETURN(std::optional<xla::Layout> to_layout,
                        ReadLayout(args.to_layout, "--to-layout"));
+  absl::StatusOr<sharding::Format> from_format = runtime::MakeArrayFormat(from, from_layout);
+  if (!from_format.ok()) return InOption("--from-layout", from_format.status());
+  absl::StatusOr<sharding::Format> to_format = runtime::MakeArrayFormat(to, to_layout);
+  if (!to_format.ok()) return InOption("--to-layout", to_format.status());
   if (args.backend == "mpi") {
-    return RunReshardMpi(args, shape, *dtype, {from, from_layout}, {to, to_layout},
+    return RunReshardMpi(args, shape, *dtype, *from_format, *to_format,
                          static_cast<int>(std::min<int64_t>(mesh->num_devices(), 1 << 20)), json,
                          budget);
   }
@@ -343,9 +348,9 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
   const int devices = static_cast<int>(largest);
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
                        runtime::Client::InProcess(devices));
-  AXE_ASSIGN_OR_RETURN(runtime::ReshardBenchmarkResult result,
-                       runtime::BenchmarkReshard(*client, shape, *dtype, {from, from_layout},
-                                                 {to, to_layout}, options));
+  AXE_ASSIGN_OR_RETURN(
+      runtime::ReshardBenchmarkResult result,
+      runtime::BenchmarkReshard(*client, shape, *dtype, *from_format, *to_format, options));
   PrintResult(result, args, devices, json);
   AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, args.latex, result.plan, shape, from, to));
   if (result.check == relayout::CheckOutcome::kFailed) {
