@@ -78,15 +78,6 @@ IndexBox Relative(absl::Span<const Interval> box, absl::Span<const Interval> ori
   return out;
 }
 
-std::string BoxToString(absl::Span<const Interval> box) {
-  return absl::StrCat("[",
-                      absl::StrJoin(box, ", ",
-                                    [](std::string* out, const Interval& r) {
-                                      absl::StrAppend(out, "[", r.begin, ", ", r.end, "]");
-                                    }),
-                      "]");
-}
-
 void SplitBox(absl::Span<const Interval> box, int64_t max_elements, std::vector<IndexBox>& out) {
   const int64_t n = BoxElements(box).value_or(0);
   if (n <= max_elements) {

@@ -18,7 +18,6 @@ namespace axe::runtime {
 
 using relayout::BoxElements;
 using relayout::BoxFromIndex;
-using relayout::BoxToString;
 using relayout::IndexBox;
 using relayout::Intersect;
 using relayout::Subtract;

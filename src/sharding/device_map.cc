@@ -9,14 +9,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/box.h"
 
 namespace axe::sharding {
 
 std::string DeviceShard::IndexToString() const {
-  std::vector<std::string> parts;
-  for (const auto& [start, stop] : index)
-    parts.push_back(absl::StrCat("[", start, ", ", stop, "]"));
-  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+  std::vector<Interval> box;
+  for (const auto& [start, stop] : index) box.push_back({start, stop});
+  return BoxToString(box);
 }
 
 void AssignReplicaGroups(std::vector<DeviceShard>& map) {

@@ -16,7 +16,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxToString;
 using relayout::IndexBox;
 using relayout::Intersect;
 using relayout::Subtract;

@@ -17,7 +17,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxToString;
 using relayout::BufferLayout;
 using relayout::CopyBox;
 using relayout::DescribeStridedBox;

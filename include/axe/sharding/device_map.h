@@ -27,7 +27,7 @@ struct DeviceShard {
   // the order of their smallest device id.
   int64_t replica_group = 0;
 
-  // "[[0, 4], [0, 8]]".
+  // "[[0, 4], [0, 8]]": the box's one text form (BoxToString, axe/layout/box.h).
   std::string IndexToString() const;
   friend bool operator==(const DeviceShard&, const DeviceShard&) = default;
 };
