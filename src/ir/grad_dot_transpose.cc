@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
 #include "jvp_util.h"
@@ -11,8 +12,6 @@
 
 namespace axe::ir::internal {
 namespace {
-
-using Dims = std::vector<int64_t>;
 
 struct DimNumbers {
   Dims lhs_contract, rhs_contract, lhs_batch, rhs_batch;

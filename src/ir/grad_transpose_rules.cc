@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/linear.h"
 #include "axe/ir/primitives.h"
@@ -15,7 +16,6 @@ namespace axe::ir::internal {
 namespace {
 
 using Cts = absl::StatusOr<std::vector<OptTracer>>;
-using Dims = std::vector<int64_t>;
 
 Cts TransposeTranspose(Builder&, absl::Span<const OptTracer> cts,
                        absl::Span<const TransposeArg> args, const Params& params) {
