@@ -29,11 +29,7 @@ IndexBox WholeBox(absl::Span<const int64_t> shape) {
   return box;
 }
 
-IndexBox BoxFromIndex(absl::Span<const std::pair<int64_t, int64_t>> index) {
-  IndexBox box;
-  for (const auto& [start, stop] : index) box.push_back({start, stop});
-  return box;
-}
+IndexBox BoxFromIndex(absl::Span<const Interval> index) { return {index.begin(), index.end()}; }
 
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b) {
   IndexBox out;

@@ -13,11 +13,7 @@
 
 namespace axe::sharding {
 
-std::string DeviceShard::IndexToString() const {
-  std::vector<Interval> box;
-  for (const auto& [start, stop] : index) box.push_back({start, stop});
-  return BoxToString(box);
-}
+std::string DeviceShard::IndexToString() const { return BoxToString(index); }
 
 void AssignReplicaGroups(std::vector<DeviceShard>& map) {
   auto by_device = [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; };
@@ -25,7 +21,7 @@ void AssignReplicaGroups(std::vector<DeviceShard>& map) {
     std::sort(map.begin(), map.end(), by_device);
   }
   // Keyed by views of the boxes, which stay put while `map` is not resized: no box is copied.
-  absl::flat_hash_map<absl::Span<const std::pair<int64_t, int64_t>>, int64_t> groups;
+  absl::flat_hash_map<absl::Span<const Interval>, int64_t> groups;
   groups.reserve(map.size());
   for (DeviceShard& shard : map) {
     auto [it, inserted] =

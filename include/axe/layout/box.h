@@ -11,8 +11,10 @@
 #ifndef AXE_LAYOUT_BOX_H_
 #define AXE_LAYOUT_BOX_H_
 
+#include <compare>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,7 +29,12 @@ struct Interval {
   int64_t end = 0;
 
   int64_t size() const { return end - begin; }
-  friend bool operator==(const Interval&, const Interval&) = default;
+  // Ordered by begin, then end.
+  friend auto operator<=>(const Interval&, const Interval&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const Interval& r) {
+    return H::combine(std::move(h), r.begin, r.end);
+  }
 };
 
 // "[[0, 4], [4, 8]]" ("[]" for a box of rank 0).

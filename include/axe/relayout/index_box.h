@@ -27,8 +27,8 @@ std::optional<int64_t> BoxElements(absl::Span<const Interval> box);
 // The whole box [0, shape).
 IndexBox WholeBox(absl::Span<const int64_t> shape);
 
-// A box from a device map's index ranges ([start, stop) per dimension).
-IndexBox BoxFromIndex(absl::Span<const std::pair<int64_t, int64_t>> index);
+// A device map entry's box (DeviceShard::index) as an IndexBox.
+IndexBox BoxFromIndex(absl::Span<const Interval> index);
 
 // a ∩ b, or nullopt when empty (boxes of the same rank).
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b);
