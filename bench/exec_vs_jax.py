@@ -11,11 +11,15 @@ magnitude).
 
 Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the venv
 (`make test-jax` installs it). XLA's thread count follows the process's CPUs; pin both with
-`taskset -c 0` for a one-thread comparison.
+`taskset -c 0` for a one-thread comparison. The shard_map program runs on 4 host devices: the
+script asks XLA for them (--xla_force_host_platform_device_count=4 in XLA_FLAGS); axe runs
+each mesh position on a thread of its own.
 """
 
 import argparse
 import math
+import os
+import re
 import sys
 import time
 
@@ -51,6 +55,18 @@ def programs(jnp, jax, lax):
             return h, h
         return lax.scan(step, h0, xs)[0]
 
+    # A data-parallel loss on 4 devices: each device's rows through the layer, the sum of
+    # squares psummed over the mesh.
+    mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+    @jax.jit
+    def dp_loss(x, w):
+        def body(xb, w):
+            y = xb @ w
+            return lax.psum(jnp.sum(y * y), "x")
+        return jax.shard_map(body, mesh=mesh, in_specs=(jax.P("x"), jax.P()),
+                             out_specs=jax.P())(x, w)
+
     def conv_layer(x, w):  # a ResNet stage's 3x3 convolution, flax's NHWC layout
         return lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
@@ -68,6 +84,7 @@ def programs(jnp, jax, lax):
         ("transpose 4096^2", lambda x: x.T + 0.0, [f32(4096, 4096)]),
         ("column sum 4096^2", lambda x: jnp.sum(x, axis=0), [f32(4096, 4096)]),
         ("conv 8x56x56 64->64 3x3", conv_layer, [f32(8, 56, 56, 64), 0.1 * f32(3, 3, 64, 64)]),
+        ("shard_map psum 4 devices", dp_loss, [f32(2048, 256), 0.1 * f32(256, 256)]),
     ]
 
 
@@ -90,6 +107,13 @@ def main():
                         help="compare axe's peak bytes with XLA's memory_analysis() instead of "
                              "timing")
     args = parser.parse_args()
+    # The shard_map program runs on 4 host devices: JAX makes them only when told before it
+    # starts.
+    flags = os.environ.get("XLA_FLAGS", "")
+    count = re.search(r"--xla_force_host_platform_device_count=(\d+)", flags)
+    if count is None or int(count.group(1)) < 4:
+        flags = re.sub(r"--xla_force_host_platform_device_count=\d+", "", flags)
+        os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count=4".strip()
     import jax
     import jax.numpy as jnp
     from jax import lax

@@ -29,7 +29,6 @@
 #include "axe/layout/iter.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/maybe_layout.h"
-#include "axe/layout/mesh.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/pack.h"
 #include "axe/layout/permute.h"
@@ -176,7 +175,9 @@
 
 // exec
 #include "axe/exec/executable.h"
+#include "axe/exec/layouts.h"
 #include "axe/exec/value.h"
+#include "axe/exec/value_io.h"
 
 // Compiling with Formats: layout rules, AUTO layouts, calls on the runtime's arrays.
 #include "axe/jit/auto_layout.h"

@@ -120,9 +120,9 @@ def _bind_consts(jaxpr, consts):
 def eval(jaxpr, *args, backend="host", devices=None, consts=None):  # noqa: A001 (JAX's eval_jaxpr)
     """Runs the jaxpr on NumPy arrays (or anything ``np.asarray`` reads) and returns a list of
     NumPy arrays, one per output. Arguments must have the inputs' shapes and dtypes exactly
-    (JAX's TypeError otherwise). ``backend="host"`` runs the executor (``compile``; shard_map
-    bodies on a simulated mesh); ``"threads"`` runs shard_map bodies on ``devices`` in-process
-    runtime devices (None: as many as the program needs) with the runtime's collectives.
+    (JAX's TypeError otherwise). Both backends run the executor (``compile``), each shard_map
+    position on a thread of its own; ``"threads"`` also checks that ``devices`` in-process
+    devices (None: as many as the program needs) hold every shard_map's mesh.
     ``consts``: the constvars' values, NumPy arrays in the constvars' order."""
     if not isinstance(jaxpr, Jaxpr):
         raise TypeError(f"axe.ir.eval takes an axe.ir.Jaxpr, got {type(jaxpr).__name__}")

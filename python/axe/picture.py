@@ -8,8 +8,10 @@ TikZ document) and ``save(path)``; Jupyter draws it. The objects themselves (``a
 
 Options of a layout: ``shape=(rows, cols)``, ``color_by="lane"``, ``zoom`` (rows and
 columns of the logical grid: ``(slice(0, 8), slice(16, 32))``, ``(0, 8, 16, 32)`` or
-``"0:8,16:32"``), ``max_rows``/``max_cols`` (cells drawn per direction; a larger grid is
-summarized in blocks). Shardings and meshes are drawn on a nominal array of one element per
+``"0:8,16:32"``), ``physical_zoom`` (the same over the values of the physical view's row and
+column axes, e.g. devices and memory offsets; a layout on one axis: rows and column offsets of
+its folded grid), ``max_rows``/``max_cols`` (cells drawn per direction; a larger grid, or
+physical view, is summarized in blocks). Shardings and meshes are drawn on a nominal array of one element per
 shard unless given ``shape=``.
 """
 
@@ -45,7 +47,7 @@ class Picture:
         return f"<axe.picture.Picture: {len(self.svg)} bytes of SVG>"
 
 
-def _zoom(zoom):
+def _zoom(zoom, name="zoom"):
     if zoom is None:
         return None
     if isinstance(zoom, str):
@@ -55,17 +57,17 @@ def _zoom(zoom):
             c0, c1 = cols.split(":")
             return (int(r0), int(r1), int(c0), int(c1))
         except ValueError:
-            raise ValueError(f"zoom '{zoom}': expected ROW0:ROW1,COL0:COL1") from None
+            raise ValueError(f"{name} '{zoom}': expected ROW0:ROW1,COL0:COL1") from None
     zoom = tuple(zoom)
     if len(zoom) == 2 and all(isinstance(z, slice) for z in zoom):
         bounds = []
         for z in zoom:
             if z.start is None or z.stop is None or z.step not in (None, 1):
-                raise ValueError("zoom: slices need a start and a stop, and no step")
+                raise ValueError(f"{name}: slices need a start and a stop, and no step")
             bounds += [z.start, z.stop]
         return tuple(int(b) for b in bounds)
     if len(zoom) != 4:
-        raise TypeError("zoom is (row0, row1, col0, col1), two slices or 'R0:R1,C0:C1'")
+        raise TypeError(f"{name} is (row0, row1, col0, col1), two slices or 'R0:R1,C0:C1'")
     return tuple(int(z) for z in zoom)
 
 
@@ -101,10 +103,11 @@ def _explanation_mesh(e):
         return None
 
 
-def _svg(x, shape=None, color_by=None, zoom=None, max_rows=32, max_cols=32):
+def _svg(x, shape=None, color_by=None, zoom=None, max_rows=32, max_cols=32, physical_zoom=None):
     if isinstance(x, Layout):
         return _picture.layout_svg(x, None if shape is None else tuple(int(s) for s in shape),
-                                   color_by, _zoom(zoom), int(max_rows), int(max_cols))
+                                   color_by, _zoom(zoom), int(max_rows), int(max_cols),
+                                   _zoom(physical_zoom, "physical_zoom"))
     if isinstance(x, _xla.Shape):
         return _picture.xla_svg(x)
     if isinstance(x, _s.Explanation):

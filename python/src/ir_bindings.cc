@@ -156,7 +156,7 @@ std::vector<HostArray> ReadArgs(const ClosedJaxpr& j, const std::vector<InBytes>
                                 .c_str());
     }
     absl::Span<const uint8_t> bytes(args[i].data(), args[i].size());
-    out.push_back(Unwrap(ir::HostArrayFromBytes(avals[i].WithVma({}), bytes)));
+    out.push_back(Unwrap(ir::HostArrayFromBytesExact(avals[i].WithVma({}), bytes)));
   }
   return out;
 }
@@ -229,8 +229,8 @@ std::vector<OwnedBytes> RunCompiled(const exec::Executable& e, const std::vector
   return out;
 }
 
-// Evaluates on the host interpreter (backend "host"), or with shard_map bodies on `devices`
-// in-process runtime devices (backend "threads"; None: as many as the program needs).
+// Evaluates on the executor: backend "host", or "threads" with `devices` in-process devices
+// for the shard_map bodies (None: as many as the program needs).
 void Eval(const ClosedJaxpr& j, const std::vector<InBytes>& args, std::vector<OutBytes> outs,
           const std::string& backend, std::optional<int64_t> devices) {
   const ClosedJaxpr& program = Checked(j);
@@ -253,11 +253,14 @@ void Eval(const ClosedJaxpr& j, const std::vector<InBytes>& args, std::vector<Ou
                                          runtime::Client::kMaxInProcessDevices, " devices, not ", n)
                                 .c_str());
     }
+    // The executor, each shard_map position on a thread of its own.
+    const int64_t needed = ir::DevicesNeeded(program);
     nb::gil_scoped_release release;
-    absl::StatusOr<std::unique_ptr<runtime::Client>> client =
-        runtime::Client::InProcess(static_cast<int>(n));
-    result = client.ok() ? ir::EvalJaxprOnDevices(program, inputs, **client)
-                         : absl::StatusOr<std::vector<HostArray>>(client.status());
+    result =
+        needed > n
+            ? absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", needed,
+                                                      " devices but the client has ", n))
+            : exec::ExecuteJaxpr(program, inputs);
   }
   WriteOutputs(Unwrap(std::move(result)), outs);
 }
@@ -359,7 +362,7 @@ ClosedJaxpr WithConsts(const ClosedJaxpr& j, const std::vector<InBytes>& consts)
                                 .c_str());
     }
     absl::Span<const uint8_t> bytes(consts[i].data(), consts[i].size());
-    out.consts.push_back(Unwrap(ir::HostArrayFromBytes(aval, bytes)));
+    out.consts.push_back(Unwrap(ir::HostArrayFromBytesExact(aval, bytes)));
   }
   return out;
 }

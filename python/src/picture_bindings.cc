@@ -31,7 +31,7 @@ namespace {
 std::string LayoutPicture(const Layout& layout, std::optional<std::array<int64_t, 2>> shape,
                           std::optional<std::string> color_by,
                           std::optional<std::array<int64_t, 4>> zoom, int64_t max_rows,
-                          int64_t max_cols) {
+                          int64_t max_cols, std::optional<std::array<int64_t, 4>> physical_zoom) {
   picture::LayoutPictureOptions options{.shape = shape, .max_rows = max_rows, .max_cols = max_cols};
   if (color_by) {
     for (Axis a : layout.axes()) {
@@ -44,6 +44,10 @@ std::string LayoutPicture(const Layout& layout, std::optional<std::array<int64_t
     }
   }
   if (zoom) options.zoom = picture::GridZoom{(*zoom)[0], (*zoom)[1], (*zoom)[2], (*zoom)[3]};
+  if (physical_zoom) {
+    const std::array<int64_t, 4>& z = *physical_zoom;
+    options.physical_zoom = picture::GridZoom{z[0], z[1], z[2], z[3]};
+  }
   return Unwrap(picture::LayoutSvg(layout, options));
 }
 
@@ -53,7 +57,9 @@ void BindPicture(nb::module_& m) {
   m.def("layout_svg", &LayoutPicture, nb::arg("layout"), nb::arg("shape").none() = nb::none(),
         nb::arg("color_by").none() = nb::none(), nb::arg("zoom").none() = nb::none(),
         nb::arg("max_rows") = 32, nb::arg("max_cols") = 32,
-        "The picture of `axe layout show --svg`; zoom: (row0, row1, col0, col1), half-open.");
+        nb::arg("physical_zoom").none() = nb::none(),
+        "The picture of `axe layout show --svg`; zoom: (row0, row1, col0, col1), half-open; "
+        "physical_zoom: the same over the physical view's row and column axis values.");
   m.def(
       "xla_svg", [](const xla::Shape& shape) { return Unwrap(picture::TiledArraySvg(shape)); },
       nb::arg("shape"), "The picture of `axe xla explain --svg`.");

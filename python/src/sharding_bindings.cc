@@ -161,8 +161,17 @@ void BindMesh(nb::module_& m) {
           nb::arg("devices"), nb::arg("axis_names"), nb::arg("axis_types").none() = nb::none())
       .def_static(
           "parse", [](const std::string& t) { return Unwrap(Mesh::Parse(t)); }, nb::arg("text"),
-          "Reads Mesh('x': 2, 'y': 2), {x:2, y:2} or x=2,y=2.")
-      .def("__repr__", &Mesh::ToString)
+          "Reads Mesh('x': 2, 'y': 2), {x:2, y:2}, x=2,y=2 or JAX's repr, Mesh(axis_sizes=(2, 2), "
+          "axis_names=('x', 'y'), axis_types=(Auto, Auto)).")
+      .def("__repr__", &Mesh::JaxRepr,
+           "JAX's repr: Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, "
+           "Auto)).")
+      .def("__str__", &Mesh::JaxStr,
+           "JAX's str (as a NamedSharding shows its mesh): Mesh('x': 2, 'y': 2, "
+           "axis_types=(Auto, Auto)).")
+      .def_prop_ro("text", &Mesh::ToString,
+                   "axe's canonical text, with the device ids when they are not 0..N-1 in order "
+                   "(Mesh.parse reads it back).")
       .def("__eq__", [](const Mesh& a, const Mesh& b) { return a == b; })
       .def("__eq__", [](const Mesh&, nb::handle) { return false; })
       .def("__hash__", [](const Mesh& x) { return absl::HashOf(x); })
@@ -445,7 +454,10 @@ void BindFunctions(nb::module_& m) {
          std::optional<LocalLayout> local_layout, const std::vector<std::string>& notes) {
         sharding::ExplainOptions options;
         options.dtype = DTypeFromPython(dtype);
-        if (local_layout) options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
+        if (local_layout) {
+          options.local_layout = Unwrap(local_layout->ToXla(options.dtype));
+          options.jax_layout = *local_layout;
+        }
         sharding::ShardingExplanation out =
             Unwrap(sharding::ExplainSharding(shape, ToSharding(s), options));
         out.notes.insert(out.notes.begin(), notes.begin(), notes.end());

@@ -43,3 +43,14 @@ def test_while_loop_runs():
     text = (ROOT / "tests" / "ir" / "testdata" / "jax_while" / "collatz.txt").read_text()
     m, steps = ir.eval(ir.parse(text), np.int32(27))
     assert (int(m), int(steps)) == (1, 111)
+
+
+def test_sixty_four_bit_integers_are_exact_or_refused():
+    j = ir.parse("{ lambda ; a:i64[2]. let b:i64[2] = add a a in (b,) }")
+    big = np.array([2**53 + 1, 2**62 + 1], dtype=np.int64)
+    (got,) = ir.compile(j)(big)  # the executor: every bit, wrapping as JAX's i64 does
+    np.testing.assert_array_equal(got, big * 2)
+    # A closed jaxpr holds its constants as the interpreter's doubles: refused, never rounded.
+    c = ir.parse("{ lambda a:i64[2]; . let  in (a,) }")
+    with pytest.raises(ValueError, match=r"element 0 of i64\[2\] is 9007199254740993, past 2\^53"):
+        ir.compile(c, consts=[big])

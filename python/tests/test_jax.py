@@ -185,3 +185,17 @@ def test_meshes_on_any_device_ids(devices):
             jax_sharding.devices_indices_map(shape), shape)
         assert str(ours._to_xla_hlo_sharding(len(shape))) == str(
             jax_sharding._to_xla_hlo_sharding(len(shape)))
+
+
+def test_mesh_repr_and_str_match_jax(devices):
+    from jax.sharding import AxisType
+
+    orders = [list(range(8)), [0, 2, 1, 3, 4, 6, 5, 7]]
+    for sizes, names in [((2, 4), ("x", "y")), ((8,), ("x",)), ((2, 2, 2), ("a", "b", "c"))]:
+        for types in [None, tuple(AxisType.Explicit for _ in names),
+                      (AxisType.Manual,) + tuple(AxisType.Auto for _ in names[1:])]:
+            for order in orders:
+                mesh = Mesh(np.array([devices[i] for i in order]).reshape(sizes), names,
+                            axis_types=types)
+                ours = axe.from_jax(mesh)
+                assert repr(ours) == repr(mesh) and str(ours) == str(mesh)

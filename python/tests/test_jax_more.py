@@ -436,3 +436,16 @@ def test_explain_of_a_tracer_with_only_auto_axes_is_refused(devices):
     seen = _explain_inside_jit(x)
     assert "has no sharding yet" in seen.get("error", ""), seen
     assert "Explicit" in seen["error"]
+
+
+def test_explain_format_line_is_what_jax_prints_for_x_format(devices):
+    """The `format` line of axe.explain(x) is JAX's repr(x.format), sub-byte types included:
+    an int4 array's layout says sub_byte_element_size_in_bits=0 (as x.format does), though
+    XLA's own layout packs it (E(4)). Devices print as axe's ids (device=0)."""
+    import os
+    for dtype in [jnp.int4, jnp.uint4, jnp.int2, jnp.float32, jnp.bfloat16, jnp.int8]:
+        x = jnp.zeros((4, 8), dtype)
+        with open(os.devnull, "w") as sink:
+            e = axe.explain(x, file=sink)
+        want = re.sub(r"CpuDevice\(id=(\d+)\)", r"\1", repr(x.format))
+        assert e.format == want, dtype

@@ -62,6 +62,38 @@ def test_call_moves_host_arrays_to_the_compiled_layout():
     np.testing.assert_array_equal(column2, column)
 
 
+def test_programs_run_in_their_compiled_layouts():
+    """Column-major inputs and outputs: the executor runs in those layouts (the transposes at
+    the edges fold into the GEMM's flags and the reduction's axes); the values are NumPy's."""
+    text = """{ lambda ; a:f32[48,32] b:f32[48,16] c:i32[24,40]. let
+    d:f32[32,48] = transpose[permutation=(1, 0)] a
+    e:f32[32,16] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] d b
+    f:i32[24,40] = mul c c
+    g:i32[40] = reduce_sum[axes=(0,) out_sharding=None] f
+    h:i32[40,24] = transpose[permutation=(1, 0)] f
+    i:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] a
+  in (e, g, h, i) }"""
+    sharding = SingleDeviceSharding(0)
+    column = Format(Layout((1, 0)), sharding)
+    c = jit.compile(ir.parse(text), [column, column, column],
+                    [column, Format(Layout((0,)), sharding), column, None])
+    assert [f.layout for f in c.output_formats] == [layout(1, 0), layout(0), layout(1, 0),
+                                                    layout()]
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((48, 32)).astype(np.float32)
+    w = rng.standard_normal((48, 16)).astype(np.float32)
+    ids = rng.integers(-2**31, 2**31, (24, 40), dtype=np.int64).astype(np.int32)
+    e, g, h, total = c(x, w, ids)
+    np.testing.assert_allclose(e, x.T @ w, rtol=1e-5, atol=1e-5)
+    square = ids * ids  # wraps in int32, as XLA does
+    np.testing.assert_array_equal(g, square.sum(axis=0, dtype=np.int32))
+    np.testing.assert_array_equal(h, square.T)
+    np.testing.assert_allclose(total, x.sum(), rtol=1e-5)
+
+
 def test_sharded_formats_are_axe_sharding_formats():
     mesh = Mesh(np.arange(4), ("x",))
     sharding = NamedSharding(mesh, P("x"))

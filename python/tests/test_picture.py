@@ -72,6 +72,24 @@ def test_layout_zoom_spellings_agree():
     assert "2:65" in texts(svgs.pop())
 
 
+def test_layout_physical_view_is_summarized_and_zooms():
+    big = axe.Layout("S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]")
+    labels = texts(axe.picture.draw(big, shape=(64, 128)).svg)
+    assert "1984" in labels  # the last block of 64 memory offsets: every offset in view
+    assert any(t.startswith("physical summary: each cell stands for a block of 1 gpuid x 64 m")
+               for t in labels)
+    svgs = {axe.picture.draw(big, shape=(64, 128), physical_zoom=z).svg
+            for z in ((slice(1, 3), slice(64, 96)), (1, 3, 64, 96), "1:3,64:96")}
+    assert len(svgs) == 1
+    zoomed = texts(svgs.pop())
+    assert "33,0" in zoomed and "1,95" in zoomed
+    assert "physical zoom: gpuid 1:3, m 64:96" in zoomed
+    with pytest.raises(ValueError, match="holds no value of gpuid"):
+        axe.picture.draw(big, physical_zoom=(8, 9, 0, 1))
+    with pytest.raises(ValueError, match="physical_zoom '1:3': expected ROW0:ROW1,COL0:COL1"):
+        axe.picture.draw(big, physical_zoom="1:3")
+
+
 def test_zoom_and_option_errors():
     big = axe.Layout("S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]")
     with pytest.raises(ValueError, match="is empty or outside the 64 x 128 grid"):

@@ -12,18 +12,51 @@ def mesh22():
 
 def test_mesh():
     mesh = mesh22()
-    assert repr(mesh) == "Mesh('x': 2, 'y': 2)"
+    assert mesh.text == "Mesh('x': 2, 'y': 2)"
     assert mesh.axis_names == ("x", "y") and mesh.axis_sizes == (2, 2) and mesh.size == 4
     assert mesh == Mesh.parse("x=2,y=2") and hash(mesh) == hash(Mesh.parse("{x:2, y:2}"))
     permuted = Mesh([[0, 2], [1, 3]], ("x", "y"))
-    assert repr(permuted) == "Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])"
+    assert permuted.text == "Mesh('x': 2, 'y': 2, devices=[0, 2, 1, 3])"
+    assert Mesh.parse(permuted.text) == permuted
     assert permuted.device_ids == [0, 2, 1, 3]
+
+
+# What JAX 0.10.2 printed for repr(mesh) and str(mesh) of jax.sharding.Mesh(devices, names,
+# axis_types=...) on 8 CPU devices (device ids in any order print alike).
+JAX_MESH_TEXTS = [
+    ((2, 4), ("x", "y"), None,
+     "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Auto, Auto))",
+     "Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))"),
+    ((2, 4), ("x", "y"), ("Explicit", "Auto"),
+     "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Explicit, Auto))",
+     "Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))"),
+    ((2, 4), ("x", "y"), ("Manual", "Explicit"),
+     "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Manual, Explicit))",
+     "Mesh('x': 2, 'y': 4, axis_types=(Manual, Explicit))"),
+    ((2,), ("x",), None,
+     "Mesh(axis_sizes=(2,), axis_names=('x',), axis_types=(Auto,))",
+     "Mesh('x': 2, axis_types=(Auto,))"),
+    ((), (), None,
+     "Mesh(axis_sizes=(), axis_names=(), axis_types=())",
+     "Mesh(, axis_types=())"),
+]
+
+
+@pytest.mark.parametrize("sizes, names, types, jax_repr, jax_str", JAX_MESH_TEXTS)
+def test_mesh_repr_and_str_as_jax_prints_them(sizes, names, types, jax_repr, jax_str):
+    count = int(np.prod(sizes, dtype=np.int64))
+    for ids in (np.arange(count), np.arange(count)[::-1]):
+        mesh = Mesh(ids.reshape(sizes), names, types)
+        assert repr(mesh) == jax_repr
+        assert str(mesh) == jax_str
+        assert Mesh.parse(str(mesh)) == Mesh(np.arange(count).reshape(sizes), names, types)
+        assert Mesh.parse(repr(mesh)) == Mesh.parse(str(mesh))
 
 
 def test_mesh_on_any_device_ids():
     # A mesh on part of a machine: devices 4-7, or three devices 5, 6, 7 (JAX's answers).
     mesh = Mesh([4, 5, 6, 7], ("x",))
-    assert repr(mesh) == "Mesh('x': 4, devices=[4, 5, 6, 7])"
+    assert mesh.text == "Mesh('x': 4, devices=[4, 5, 6, 7])"
     assert mesh.device_ids == [4, 5, 6, 7]
     on_four = NamedSharding(mesh, P("x"))
     assert axe.sharding.devices_indices_map(on_four, (8, 2)) == {

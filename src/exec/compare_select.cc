@@ -1,9 +1,10 @@
 // Kernels of the elementwise primitives whose result type differs from their operands': the
-// comparisons (bool results), select_n, is_finite, the bitwise and/or/not on bool and integers,
-// and convert_element_type with XLA's conversion rules (float -> integer truncates and
-// saturates, NaN -> 0; integer -> integer wraps; anything -> bool is x != 0). An operand with
-// one element broadcasts.
+// comparisons (bool results; eq_to/le_to/lt_to in the IEEE total order), select_n, is_finite, the
+// bitwise and/or/not on bool and integers, and convert_element_type with XLA's conversion rules
+// (float -> integer truncates and saturates, NaN -> 0; integer -> integer wraps; anything -> bool
+// is x != 0). An operand with one element broadcasts.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -15,12 +16,27 @@
 namespace axe::exec::internal {
 namespace {
 
-enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe, kEqTo, kLeTo, kLtTo };
+
+// The key of a float in the IEEE total order (-NaN < -inf < -0 < +0 < inf < +NaN).
+int64_t TotalOrderKey(double x) {
+  const int64_t bits = std::bit_cast<int64_t>(x);
+  return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+}
 
 template <typename T>
 bool Compare(Cmp c, T x, T y) {
   using C = ComputeType<T>;
   const C a = static_cast<C>(x), b = static_cast<C>(y);
+  if (c == Cmp::kEqTo || c == Cmp::kLeTo || c == Cmp::kLtTo) {
+    if constexpr (std::is_floating_point_v<C>) {
+      const int64_t ka = TotalOrderKey(static_cast<double>(a));
+      const int64_t kb = TotalOrderKey(static_cast<double>(b));
+      return c == Cmp::kEqTo ? ka == kb : c == Cmp::kLeTo ? ka <= kb : ka < kb;
+    } else {
+      return c == Cmp::kEqTo ? a == b : c == Cmp::kLeTo ? a <= b : a < b;
+    }
+  }
   switch (c) {
     case Cmp::kEq: return a == b;
     case Cmp::kNe: return a != b;
@@ -28,6 +44,7 @@ bool Compare(Cmp c, T x, T y) {
     case Cmp::kLe: return a <= b;
     case Cmp::kGt: return a > b;
     case Cmp::kGe: return a >= b;
+    default: break;
   }
   return false;
 }
@@ -205,9 +222,10 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildIsFinite(const EqnView& v) {
 }  // namespace
 
 void AddCompareSelectKernels(KernelTable& table) {
-  const std::pair<const char*, Cmp> comparisons[] = {{"eq", Cmp::kEq}, {"ne", Cmp::kNe},
-                                                     {"lt", Cmp::kLt}, {"le", Cmp::kLe},
-                                                     {"gt", Cmp::kGt}, {"ge", Cmp::kGe}};
+  const std::pair<const char*, Cmp> comparisons[] = {
+      {"eq", Cmp::kEq},      {"ne", Cmp::kNe},      {"lt", Cmp::kLt},
+      {"le", Cmp::kLe},      {"gt", Cmp::kGt},      {"ge", Cmp::kGe},
+      {"eq_to", Cmp::kEqTo}, {"le_to", Cmp::kLeTo}, {"lt_to", Cmp::kLtTo}};
   for (const auto& [name, c] : comparisons) {
     Cmp cmp = c;
     table[name] = [cmp](const EqnView& v) { return BuildCompare(v, cmp); };

@@ -31,6 +31,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCall(const EqnView& v, const cha
   k.description = absl::StrCat("call (", body->steps.size(), " steps)");
   k.work = body->stats.work;
   k.scratch_bytes = body->stats.peak_bytes;
+  k.nested_fallbacks = AllFallbacks(*body);
   k.kernel = [body](const RunContext& ctx, absl::Span<const Value> in,
                     std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out, RunPlan(*body, ctx, in));
@@ -131,6 +132,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   k.description = absl::StrCat("scan x", s.length, " (", s.body->steps.size(), " steps)");
   k.work = work.value_or(INT64_MAX);
   k.scratch_bytes = s.body->stats.peak_bytes;
+  k.nested_fallbacks = AllFallbacks(*s.body);
   auto shared = std::make_shared<const Scan>(std::move(s));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
     return RunScan(*shared, ctx, in, out);
@@ -146,16 +148,19 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCond(const EqnView& v) {
   }
   std::vector<std::shared_ptr<const Plan>> branches;
   int64_t work = 0, scratch = 0;
+  int nested = 0;
   for (const ir::Param& b : it->second.items()) {
     AXE_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, BuildPlan(*b.jaxpr(), v.options));
     work = std::max(work, plan->stats.work);
     scratch = std::max(scratch, plan->stats.peak_bytes);
+    nested += AllFallbacks(*plan);
     branches.push_back(std::move(plan));
   }
   BuiltKernel k;
   k.description = absl::StrCat("cond (", branches.size(), " branches)");
   k.work = work;
   k.scratch_bytes = scratch;
+  k.nested_fallbacks = nested;
   k.kernel = [branches](const RunContext& ctx, absl::Span<const Value> in,
                         std::vector<Value>& out) -> absl::Status {
     ir::HostArray index = ToHostArray(in[0]);

@@ -58,8 +58,8 @@ std::string Executable::Describe() const {
   const PlanStats& st = plan_->stats;
   absl::StrAppend(&out, st.equations, " equations: ", st.fused_equations, " fused in ",
                   st.fused_groups, " groups, ", st.typed_kernels, " typed, ", st.relabels,
-                  " relabels, ", st.fallbacks, " fallbacks; work ", st.work, ", peak ",
-                  st.peak_bytes, " bytes\n");
+                  " relabels, ", st.fallbacks, " fallbacks (", st.nested_fallbacks,
+                  " nested); work ", st.work, ", peak ", st.peak_bytes, " bytes\n");
   return out;
 }
 

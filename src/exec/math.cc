@@ -1,5 +1,6 @@
 // Typed kernels of the elementwise functions of src/ir/family_math.cc: the floating ones
-// (erf erfc erf_inv tan atan asin acos sinh cosh asinh acosh atanh cbrt exp2 atan2 nextafter)
+// (erf erfc erf_inv tan atan asin acos sinh cosh asinh acosh atanh cbrt exp2 atan2 nextafter
+// lgamma digamma)
 // compute each element in double and round to the type (as the interpreter does, so both give
 // the same bits); the integer ones (shift_left shift_right_logical shift_right_arithmetic xor
 // population_count clz) work on the type's own bits, with XLA's shifts: an amount of the bit
@@ -34,6 +35,8 @@ double Atanh(double x, double) { return std::atanh(x); }
 double Cbrt(double x, double) { return std::cbrt(x); }
 double Exp2(double x, double) { return std::exp2(x); }
 double Atan2(double x, double y) { return std::atan2(x, y); }
+double LGamma(double x, double) { return std::lgamma(x); }
+double DigammaOf(double x, double) { return Digamma(x); }
 
 template <typename T>
 void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
@@ -160,9 +163,11 @@ KernelBuilder IntKernel(IntOp op) {
 void AddMathKernels(KernelTable& table) {
   using namespace math_kernels;  // NOLINT: the kernels of this file
   const std::pair<const char*, FloatFn> floats[] = {
-      {"erf", Erf},     {"erfc", Erfc},   {"erf_inv", ErfInvOf}, {"tan", Tan},   {"atan", Atan},
-      {"asin", Asin},   {"acos", Acos},   {"sinh", Sinh},        {"cosh", Cosh}, {"asinh", Asinh},
-      {"acosh", Acosh}, {"atanh", Atanh}, {"cbrt", Cbrt},        {"exp2", Exp2}, {"atan2", Atan2}};
+      {"erf", Erf},          {"erfc", Erfc},   {"erf_inv", ErfInvOf}, {"tan", Tan},
+      {"atan", Atan},        {"asin", Asin},   {"acos", Acos},        {"sinh", Sinh},
+      {"cosh", Cosh},        {"asinh", Asinh}, {"acosh", Acosh},      {"atanh", Atanh},
+      {"cbrt", Cbrt},        {"exp2", Exp2},   {"atan2", Atan2},      {"lgamma", LGamma},
+      {"digamma", DigammaOf}};
   for (const auto& [name, fn] : floats) table[name] = FloatKernel(fn);
   table["nextafter"] = BuildNextAfter;
   table["shift_left"] = IntKernel(IntOp::kShiftLeft);

@@ -205,6 +205,7 @@ absl::Status AddEquation(const ir::Eqn& eqn, SlotMap& slots, const ExecOptions& 
   }
   if (kernel) {
     (kernel->relabel ? plan.stats.relabels : plan.stats.typed_kernels)++;
+    plan.stats.nested_fallbacks += kernel->nested_fallbacks;
     step.kernel = std::move(*kernel);
   } else {
     plan.stats.fallbacks++;
@@ -381,6 +382,8 @@ const KernelTable& Kernels() {
     AddMathKernels(*t);
     AddPrngKernels(*t);
     AddBitcastKernels(*t);
+    AddShardMapKernels(*t);
+    AddCollectiveKernels(*t);
     return t;
   }();
   return *table;

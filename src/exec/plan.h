@@ -44,11 +44,15 @@ class PoolCache {
   std::vector<std::unique_ptr<ValuePool>> pools_ ABSL_GUARDED_BY(mu_);
 };
 
+struct SpmdPosition;  // spmd.h
+
 struct RunContext {
   ThreadPool* pool = nullptr;
   int threads = 1;
   const std::atomic<bool>* cancel = nullptr;
   ValuePool* values = nullptr;
+  // Inside a shard_map body: the mesh position this thread runs and its communicator.
+  const SpmdPosition* spmd = nullptr;
 
   absl::StatusOr<Value> Allocate(const ir::ShapedArray& aval) const {
     return values != nullptr ? values->Take(aval) : Value::Uninitialized(aval);
@@ -74,6 +78,7 @@ struct BuiltKernel {
   bool relabel = false;       // copies nothing
   int64_t work = 0;           // bytes touched plus multiply-adds, per call
   int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
+  int nested_fallbacks = 0;   // equations of its nested plans run through the interpreter
 };
 
 // A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls
@@ -99,6 +104,8 @@ void AddWhileKernels(KernelTable& table);          // while_loop.cc
 void AddMathKernels(KernelTable& table);           // math.cc
 void AddPrngKernels(KernelTable& table);           // prng.cc
 void AddBitcastKernels(KernelTable& table);        // bitcast.cc
+void AddShardMapKernels(KernelTable& table);       // shard_map.cc
+void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);
@@ -128,6 +135,10 @@ struct Plan {
 
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& jaxpr,
                                                       const ExecOptions& options);
+// The equations of `plan` and of the plans nested in it that run through the interpreter.
+inline int AllFallbacks(const Plan& plan) {
+  return plan.stats.fallbacks + plan.stats.nested_fallbacks;
+}
 // Runs a plan on its arguments (checked by the caller).
 absl::StatusOr<std::vector<Value>> RunPlan(const Plan& plan, const RunContext& ctx,
                                            absl::Span<const Value> args);

@@ -117,25 +117,27 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildSlice(const EqnView& v) {
   return CopyKernel("slice", std::move(copy), offset, y, bytes);
 }
 
-absl::StatusOr<std::optional<BuiltKernel>> BuildConcatenate(const EqnView& v) {
+// The operands, of shapes `in_shapes`, joined along dimension d of the output `y`: concatenate,
+// and stack (each operand with a dimension of 1 inserted at d).
+absl::StatusOr<std::optional<BuiltKernel>> BuildJoin(
+    const EqnView& v, const char* description, const std::vector<std::vector<int64_t>>& in_shapes,
+    size_t d) {
   const ir::ShapedArray& y = v.out[0];
-  if (!IsHeld(y.dtype())) return std::nullopt;
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntsParam(v.eqn, "dimension"));
-  if (dim.size() != 1) return std::nullopt;
-  const size_t d = static_cast<size_t>(dim[0]);
   AXE_ASSIGN_OR_RETURN(int bytes, Bytes(y.dtype()));
   const std::vector<int64_t> out_strides = RowMajorStrides(y.shape());
   std::vector<std::pair<StridedCopy, int64_t>> parts;  // copy, destination offset
   int64_t at = 0;
-  for (const ir::ShapedArray& x : v.in) {
+  for (const std::vector<int64_t>& shape : in_shapes) {
     AXE_ASSIGN_OR_RETURN(StridedCopy copy,
-                         StridedCopy::Plan(x.shape(), RowMajorStrides(x.shape()), out_strides,
-                                           bytes, v.options.num_threads));
-    parts.emplace_back(std::move(copy), NumElements(x) == 0 ? 0 : at * out_strides[d]);
-    at += x.shape()[d];
+                         StridedCopy::Plan(shape, RowMajorStrides(shape), out_strides, bytes,
+                                           v.options.num_threads));
+    int64_t elements = 1;
+    for (int64_t n : shape) elements *= n;
+    parts.emplace_back(std::move(copy), elements == 0 ? 0 : at * out_strides[d]);
+    at += shape[d];
   }
   BuiltKernel k;
-  k.description = "concatenate";
+  k.description = description;
   k.work = 2 * NumElements(y) * bytes;
   auto shared = std::make_shared<const decltype(parts)>(std::move(parts));
   k.kernel = [shared, y, bytes](const RunContext& ctx, absl::Span<const Value> in,
@@ -150,6 +152,78 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConcatenate(const EqnView& v) {
   return k;
 }
 
+// iota: each element is its index along `dimension`, in the result's type.
+absl::StatusOr<std::optional<BuiltKernel>> BuildIota(const EqnView& v) {
+  if (!v.in.empty() || v.out.size() != 1 || !IsHeld(v.out[0].dtype()) ||
+      v.out[0].dtype() == DType::kKeyFry) {
+    return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntsParam(v.eqn, "dimension"));
+  const ir::ShapedArray aval = v.out[0];
+  if (dim.size() != 1 || dim[0] < 0 || static_cast<size_t>(dim[0]) >= aval.rank()) {
+    return std::nullopt;
+  }
+  const int64_t size = aval.shape()[static_cast<size_t>(dim[0])];
+  const int64_t inner = RowMajorStrides(aval.shape())[static_cast<size_t>(dim[0])];
+  AXE_ASSIGN_OR_RETURN(int bytes, Bytes(aval.dtype()));
+  BuiltKernel k;
+  k.description = "iota";
+  k.work = NumElements(aval) * bytes;
+  k.kernel = [aval, size, inner](const RunContext& ctx, absl::Span<const Value>,
+                                 std::vector<Value>& out) -> absl::Status {
+    AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(aval));
+    const int64_t n = out[0].num_elements();
+    DispatchDType(aval.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = out[0].mutable_data<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = FromDouble<T>(static_cast<double>((i / inner) % size));
+    });
+    return absl::OkStatus();
+  };
+  return k;
+}
+
+absl::StatusOr<std::optional<BuiltKernel>> BuildConcatenate(const EqnView& v) {
+  if (!IsHeld(v.out[0].dtype())) return std::nullopt;
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntsParam(v.eqn, "dimension"));
+  if (dim.size() != 1) return std::nullopt;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ir::ShapedArray& x : v.in) shapes.push_back(x.shape());
+  return BuildJoin(v, "concatenate", shapes, static_cast<size_t>(dim[0]));
+}
+
+absl::StatusOr<std::optional<BuiltKernel>> BuildStack(const EqnView& v) {
+  if (!IsHeld(v.out[0].dtype())) return std::nullopt;
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axis, IntsParam(v.eqn, "axis"));
+  if (axis.size() != 1) return std::nullopt;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ir::ShapedArray& x : v.in) {
+    std::vector<int64_t> shape = x.shape();
+    shape.insert(shape.begin() + axis[0], 1);
+    shapes.push_back(std::move(shape));
+  }
+  return BuildJoin(v, "stack", shapes, static_cast<size_t>(axis[0]));
+}
+
+// tile: the operand broadcast to (reps[0], d0, reps[1], d1, ...), whose row-major order is
+// the output's.
+absl::StatusOr<std::optional<BuiltKernel>> BuildTile(const EqnView& v) {
+  const ir::ShapedArray& x = v.in[0];
+  if (!IsHeld(x.dtype())) return std::nullopt;
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> reps, IntsParam(v.eqn, "reps"));
+  if (reps.size() != x.rank()) return std::nullopt;
+  const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
+  std::vector<int64_t> shape, src;
+  for (size_t d = 0; d < x.rank(); ++d) {
+    shape.insert(shape.end(), {reps[d], x.shape()[d]});
+    src.insert(src.end(), {0, in_strides[d]});
+  }
+  AXE_ASSIGN_OR_RETURN(int bytes, Bytes(x.dtype()));
+  AXE_ASSIGN_OR_RETURN(StridedCopy copy, StridedCopy::Plan(shape, src, RowMajorStrides(shape),
+                                                           bytes, v.options.num_threads));
+  return CopyKernel("tile", std::move(copy), 0, v.out[0], bytes);
+}
+
 }  // namespace
 
 void AddShapeKernels(KernelTable& table) {
@@ -159,8 +233,11 @@ void AddShapeKernels(KernelTable& table) {
   table["transpose"] = BuildTranspose;
   table["slice"] = BuildSlice;
   table["concatenate"] = BuildConcatenate;
+  table["stack"] = BuildStack;
+  table["tile"] = BuildTile;
   table["reshard"] = BuildReshape;  // the identity on values: a relabel
-  table["copy"] = BuildReshape;     // values are immutable here: a relabel of the same storage
+  table["iota"] = BuildIota;
+  table["copy"] = BuildReshape;  // values are immutable here: a relabel of the same storage
 }
 
 }  // namespace axe::exec::internal

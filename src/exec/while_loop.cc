@@ -126,6 +126,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWhile(const EqnView& v) {
       absl::StrCat("while (", w.cond->steps.size(), " + ", w.body->steps.size(), " steps)");
   k.work = w.iteration_work;
   k.scratch_bytes = std::max(w.cond->stats.peak_bytes, w.body->stats.peak_bytes);
+  k.nested_fallbacks = AllFallbacks(*w.cond) + AllFallbacks(*w.body);
   auto shared = std::make_shared<const WhileLoop>(std::move(w));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
     return RunWhile(*shared, ctx, in, out);

@@ -28,7 +28,8 @@ absl::StatusOr<std::array<int64_t, 2>> ParseGridShape(absl::string_view text, co
 }  // namespace
 
 KindAnswer AnswerLayout(const Fields& fields) {
-  KindAnswer known = CheckKnownFields(fields, {"layout", "shape", "color", "zoom"});
+  KindAnswer known =
+      CheckKnownFields(fields, {"layout", "shape", "color", "zoom", "physical_zoom"});
   if (!known.error.ok()) return known;
   const std::string text = FieldOr(fields, "layout");
   if (absl::StripAsciiWhitespace(text).empty()) {
@@ -57,6 +58,12 @@ KindAnswer AnswerLayout(const Fields& fields) {
     absl::StatusOr<picture::GridZoom> window = picture::ParseGridZoom(zoom);
     if (!window.ok()) return FieldError("zoom", window.status());
     options.zoom = *window;
+  }
+  if (std::string zoom = std::string(absl::StripAsciiWhitespace(FieldOr(fields, "physical_zoom")));
+      !zoom.empty()) {
+    absl::StatusOr<picture::GridZoom> window = picture::ParseGridZoom(zoom);
+    if (!window.ok()) return FieldError("physical_zoom", window.status());
+    options.physical_zoom = *window;
   }
   KindAnswer out;
   absl::StatusOr<std::string> answer = LayoutShowJson(*layout, *shape, GridWindow{32, 16});

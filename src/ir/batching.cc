@@ -11,17 +11,6 @@
 #include "rule_util.h"
 
 namespace axe::ir {
-namespace internal {
-
-void RegisterBuiltinBatchingRules(const BuiltinPrimitives& p) {
-  RegisterElementwiseBatching(p);
-  RegisterShapeBatching(p);
-  RegisterCallBatching(p);
-  RegisterCollectiveBatching(p);
-}
-
-}  // namespace internal
-
 namespace {
 
 using internal::BDim;

@@ -2,7 +2,9 @@
 #ifndef AXE_SRC_IR_BATCHING_UTIL_H_
 #define AXE_SRC_IR_BATCHING_UTIL_H_
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,14 +24,21 @@ absl::StatusOr<Tracer> Materialize(const Tracer& x, const BDim& dim, int64_t siz
 // The size of the batch dimension of the first batched argument.
 int64_t BatchSize(absl::Span<const Tracer> args, absl::Span<const BDim> dims);
 
-void RegisterElementwiseBatching(const BuiltinPrimitives& p);
 // The elementwise batching rule, also that of n-ary broadcasting primitives (JAX's
 // defbroadcasting): batch dimensions moved to the front, unbatched operands broadcast, the
-// results batched at 0 (rules_batching_elementwise.cc).
+// results batched at 0 (family_elementwise.cc).
 BatchingRule ElementwiseBatching(const Primitive* prim);
-void RegisterShapeBatching(const BuiltinPrimitives& p);
-void RegisterCallBatching(const BuiltinPrimitives& p);
-void RegisterCollectiveBatching(const BuiltinPrimitives& p);
+
+// The one-operand batching rule: the operand's batch dimension moved to 0, the params
+// rewritten by a ParamEdit (given the batch size and the old params), the result batched at 0.
+using ParamEdit = std::function<absl::Status(Params&, int64_t size, const Params& old)>;
+BatchingRule OneOperandBatching(const Primitive* prim, ParamEdit edit);
+// Edits: the ints param `name` of `prim` (axes, dimensions) shifted by one; the cumulative
+// reductions' `axis`, one further.
+ParamEdit ShiftInts(const char* prim, const char* name);
+ParamEdit ShiftAxis(std::string prim);
+// Each of `v` plus `by`.
+std::vector<int64_t> ShiftedAxes(const std::vector<int64_t>& v, int64_t by = 1);
 
 }  // namespace axe::ir::internal
 

@@ -11,13 +11,6 @@ namespace axe::ir {
 
 namespace internal {
 
-void RegisterBuiltinImplRules(const BuiltinPrimitives& p) {
-  RegisterElementwiseImpls(p);
-  RegisterShapeImpls(p);
-  RegisterIndexImpls(p);
-  RegisterCallImpls(p);
-}
-
 absl::Status CheckArgs(const Jaxpr& jaxpr, absl::Span<const HostArray> args) {
   if (args.size() != jaxpr.invars.size()) {
     return absl::InvalidArgumentError(

@@ -73,39 +73,33 @@ absl::StatusOr<Replicas> FromDevices(const runtime::DeviceValues& v, const shard
   return out;
 }
 
-RuntimeCollectives InProcessCollectives() {
-  return {runtime::AllReduce, runtime::AllGather, runtime::ReduceScatter, runtime::AllToAll,
-          runtime::CollectivePermute};
-}
-
-absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollectives& fns,
-                                                           const sharding::Mesh& mesh,
+absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const sharding::Mesh& mesh,
                                                            const Eqn& eqn,
                                                            const std::vector<std::string>& axes,
                                                            const runtime::DeviceValues& x) {
   const BuiltinPrimitives& b = Builtins();
   const Primitive* p = eqn.primitive;
   if (p == b.psum || p == b.psum_invariant)
-    return fns.all_reduce(mesh, axes, runtime::ReduceOp::kSum, x);
-  if (p == b.pmax) return fns.all_reduce(mesh, axes, runtime::ReduceOp::kMax, x);
-  if (p == b.pmin) return fns.all_reduce(mesh, axes, runtime::ReduceOp::kMin, x);
+    return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kSum, x);
+  if (p == b.pmax) return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kMax, x);
+  if (p == b.pmin) return runtime::AllReduce(mesh, axes, runtime::ReduceOp::kMin, x);
   AXE_ASSIGN_OR_RETURN(bool tiled, Tiled(eqn));
   if (p == b.all_gather || p == b.all_gather_invariant) {
     AXE_ASSIGN_OR_RETURN(int64_t dim, IntParam(eqn, "all_gather_dimension"));
-    return fns.all_gather(mesh, axes, x, dim, tiled);
+    return runtime::AllGather(mesh, axes, x, dim, tiled);
   }
   if (p == b.reduce_scatter) {
     AXE_ASSIGN_OR_RETURN(int64_t dim, IntParam(eqn, "scatter_dimension"));
-    return fns.reduce_scatter(mesh, axes, runtime::ReduceOp::kSum, x, dim, tiled);
+    return runtime::ReduceScatter(mesh, axes, runtime::ReduceOp::kSum, x, dim, tiled);
   }
   if (p == b.all_to_all) {
     AXE_ASSIGN_OR_RETURN(int64_t split, IntParam(eqn, "split_axis"));
     AXE_ASSIGN_OR_RETURN(int64_t concat, IntParam(eqn, "concat_axis"));
-    return fns.all_to_all(mesh, axes, x, split, concat, tiled);
+    return runtime::AllToAll(mesh, axes, x, split, concat, tiled);
   }
   if (p == b.ppermute) {
     AXE_ASSIGN_OR_RETURN(auto perm, Perm(eqn));
-    return fns.collective_permute(mesh, axes, x, perm);
+    return runtime::CollectivePermute(mesh, axes, x, perm);
   }
   return absl::InternalError(absl::StrCat(p->name(), " is not a collective"));
 }

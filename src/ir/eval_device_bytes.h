@@ -25,20 +25,9 @@ absl::StatusOr<runtime::DeviceValues> ToDevices(runtime::Client& client, const s
 absl::StatusOr<Replicas> FromDevices(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
                                      const ShapedArray& aval);
 
-// The runtime's collectives of one backend (the in-process ones of collectives.h, or the
-// MPI ones of mpi_collectives.h, which take the same arguments).
-struct RuntimeCollectives {
-  decltype(&runtime::AllReduce) all_reduce;
-  decltype(&runtime::AllGather) all_gather;
-  decltype(&runtime::ReduceScatter) reduce_scatter;
-  decltype(&runtime::AllToAll) all_to_all;
-  decltype(&runtime::CollectivePermute) collective_permute;
-};
-RuntimeCollectives InProcessCollectives();
-
-// The runtime collective of a communicating collective equation.
-absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollectives& fns,
-                                                           const sharding::Mesh& mesh,
+// The runtime collective of a communicating collective equation (collectives.h: the
+// client's backend runs it).
+absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const sharding::Mesh& mesh,
                                                            const Eqn& eqn,
                                                            const std::vector<std::string>& axes,
                                                            const runtime::DeviceValues& x);
@@ -46,14 +35,6 @@ absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const RuntimeCollecti
 // Position `position`'s value back from its device, typed `aval`.
 absl::StatusOr<HostArray> FromDevice(const runtime::DeviceValues& v, const sharding::Mesh& mesh,
                                      int64_t position, const ShapedArray& aval);
-
-// Runs the program with every rank of an MPI client computing its own mesh position. Set by
-// ir::EnableMpiEvaluation (axe::ir_run_mpi, eval_devices_mpi.cc), so that axe::ir_run and
-// whatever links it need no MPI; null until then.
-using MpiEvaluator = absl::StatusOr<std::vector<HostArray>> (*)(const ClosedJaxpr& jaxpr,
-                                                                absl::Span<const HostArray> args,
-                                                                runtime::Client& client);
-void SetMpiEvaluator(MpiEvaluator evaluator);
 
 }  // namespace axe::ir::internal
 

@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -24,9 +23,18 @@ namespace {
 using internal::Replicas;
 using internal::SpmdScope;
 
+// Runs shard_map bodies on a runtime client's devices, whatever its backend: each process
+// computes the mesh positions of the devices it holds (all of them in process, its own rank
+// on MPI) on their workers, the collectives go through the runtime's front doors (and so to
+// the client's backend), and where a process holds only some devices it all-gathers each
+// output's blocks before they are assembled, so that every process ends with the whole
+// result. The positions a process does not compute hold copies of one it does, for their
+// types.
 class DeviceExecutor : public internal::SpmdExecutor {
  public:
-  explicit DeviceExecutor(runtime::Client& client) : client_(client) {}
+  explicit DeviceExecutor(runtime::Client& client)
+      : client_(client),
+        holds_all_(static_cast<int>(client.addressable_devices().size()) == client.num_devices()) {}
 
   absl::Status ForEachPosition(const SpmdScope& scope,
                                const std::function<absl::Status(int64_t)>& fn) override {
@@ -42,27 +50,62 @@ class DeviceExecutor : public internal::SpmdExecutor {
     });
   }
 
+  bool IsLive(const sharding::Mesh& mesh, int64_t position) const override {
+    return holds_all_ || client_.IsAddressable(static_cast<int>(mesh.DeviceAtPosition(position)));
+  }
+
   absl::StatusOr<Replicas> Collective(const sharding::Mesh& mesh, const Eqn& eqn, const Replicas& x,
                                       const ShapedArray& out_aval) override {
     AXE_RETURN_IF_ERROR(CheckMesh(mesh));
     AXE_ASSIGN_OR_RETURN(std::vector<std::string> axes, internal::CollectiveAxes(eqn));
     AXE_ASSIGN_OR_RETURN(runtime::DeviceValues in, internal::ToDevices(client_, mesh, x));
-    AXE_ASSIGN_OR_RETURN(
-        runtime::DeviceValues out,
-        internal::RunRuntimeCollective(internal::InProcessCollectives(), mesh, eqn, axes, in));
-    return internal::FromDevices(out, mesh, out_aval);
+    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues out,
+                         internal::RunRuntimeCollective(mesh, eqn, axes, in));
+    if (holds_all_) return internal::FromDevices(out, mesh, out_aval);
+    AXE_ASSIGN_OR_RETURN(int64_t me, mesh.PositionOf(client_.addressable_devices().at(0)));
+    AXE_ASSIGN_OR_RETURN(HostArray mine, internal::FromDevice(out, mesh, me, out_aval));
+    return Replicas(static_cast<size_t>(mesh.num_devices()), mine);
+  }
+
+  // All-gathers the blocks over every mesh axis (member order = mesh position order) where
+  // this process holds only its own device's.
+  absl::StatusOr<Replicas> ShareBlocks(const sharding::Mesh& mesh, Replicas blocks) override {
+    if (holds_all_) return blocks;
+    AXE_RETURN_IF_ERROR(CheckMesh(mesh));
+    std::vector<std::string> axes;
+    for (const sharding::MeshAxis& a : mesh.axes()) axes.push_back(a.name);
+    const ShapedArray& block = blocks[0].aval;
+    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues in, internal::ToDevices(client_, mesh, blocks));
+    AXE_ASSIGN_OR_RETURN(runtime::DeviceValues all,
+                         runtime::AllGather(mesh, axes, in, 0, /*tiled=*/false));
+    std::vector<int64_t> stacked = block.shape();
+    stacked.insert(stacked.begin(), mesh.num_devices());
+    AXE_ASSIGN_OR_RETURN(int64_t me, mesh.PositionOf(client_.addressable_devices().at(0)));
+    AXE_ASSIGN_OR_RETURN(HostArray every,
+                         internal::FromDevice(all, mesh, me, block.WithShape(stacked)));
+    const size_t size = blocks[0].values.size();
+    for (size_t p = 0; p < blocks.size(); ++p) {
+      auto begin = every.values.begin() + static_cast<std::ptrdiff_t>(p * size);
+      blocks[p].values.assign(begin, begin + static_cast<std::ptrdiff_t>(size));
+    }
+    return blocks;
   }
 
  private:
   absl::Status CheckMesh(const sharding::Mesh& mesh) const {
+    if (!holds_all_ && mesh.num_devices() != client_.num_devices()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shard_map's mesh ", mesh.ToString(), " has ", mesh.num_devices(), " devices but ",
+          client_.num_devices(), " MPI ranks run; use mpirun -n ", mesh.num_devices()));
+    }
     if (mesh.num_devices() > client_.num_devices()) {
       return absl::InvalidArgumentError(
           absl::StrCat("the shard_map's mesh ", mesh.ToString(), " has ", mesh.num_devices(),
                        " devices but the client has ", client_.num_devices()));
     }
     for (int64_t p = 0; p < mesh.num_devices(); ++p) {
-      int64_t d = mesh.DeviceAtPosition(p);
-      if (d < 0 || d >= client_.num_devices() || !client_.IsAddressable(static_cast<int>(d))) {
+      const int64_t d = mesh.DeviceAtPosition(p);
+      if (d < 0 || d >= client_.num_devices()) {
         return absl::InvalidArgumentError(absl::StrCat("the shard_map's mesh names device ", d,
                                                        ", which the client does not hold"));
       }
@@ -71,6 +114,7 @@ class DeviceExecutor : public internal::SpmdExecutor {
   }
 
   runtime::Client& client_;
+  const bool holds_all_;  // every device in this process
 };
 
 }  // namespace
@@ -99,30 +143,10 @@ int64_t DevicesNeeded(const ClosedJaxpr& jaxpr) {
   return most;
 }
 
-namespace {
-std::atomic<internal::MpiEvaluator> g_mpi_evaluator{nullptr};
-}  // namespace
-
-void internal::SetMpiEvaluator(MpiEvaluator evaluator) { g_mpi_evaluator.store(evaluator); }
-
 absl::StatusOr<std::vector<HostArray>> EvalJaxprOnDevices(const ClosedJaxpr& jaxpr,
                                                           absl::Span<const HostArray> args,
                                                           runtime::Client& client,
                                                           const MemoryBudget* memory) {
-  if (client.backend() == "mpi") {
-    internal::MpiEvaluator evaluator = g_mpi_evaluator.load();
-    if (evaluator != nullptr) return evaluator(jaxpr, args, client);
-    return absl::UnimplementedError(absl::StrCat(
-        "the ", client.backend(),
-        " client cannot run jaxprs until ir::EnableMpiEvaluation() (axe/ir/mpi_eval.h, "
-        "target axe::ir_run_mpi) is called"));
-  }
-  if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
-    return absl::UnimplementedError(
-        absl::StrCat("EvalJaxprOnDevices needs every device of the client in this process; the ",
-                     client.backend(), " client holds ", client.addressable_devices().size(),
-                     " of ", client.num_devices()));
-  }
   DeviceExecutor executor(client);
   return internal::EvalTopLevel(jaxpr, args, executor, memory);
 }

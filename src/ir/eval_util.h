@@ -44,7 +44,7 @@ inline absl::StatusOr<std::vector<HostArray>> OneArray(HostArray a) {
 }
 
 // An elementwise impl: fn(operands' elements, the first operand's dtype, params) per element
-// of the broadcast result, rounded to its dtype (rules_impl_more.cc).
+// of the broadcast result, rounded to its dtype (family_elementwise.cc).
 using ElementFn = std::function<double(absl::Span<const double>, DType, const Params&)>;
 ImplRule ElementwiseImplRule(const Primitive& prim, ElementFn fn);
 
@@ -76,15 +76,11 @@ inline double BroadcastElementAt(const HostArray& a, const std::vector<int64_t>&
   return a.values[static_cast<size_t>(flat)];
 }
 
-// Impl-rule registration per family; RegisterBuiltinImplRules (eval.cc) runs them all.
-// Collectives get a rule that reports the unbound axis (they only run inside a shard_map
-// evaluation).
-void RegisterBuiltinImplRules(const BuiltinPrimitives& p);
-void RegisterElementwiseImpls(const BuiltinPrimitives& p);
-void RegisterMoreImpls(const BuiltinPrimitives& p);  // rules_impl_more.cc
-void RegisterShapeImpls(const BuiltinPrimitives& p);
-void RegisterIndexImpls(const BuiltinPrimitives& p);
-void RegisterCallImpls(const BuiltinPrimitives& p);
+// The impl rule of a primitive the interpreter runs itself (calls, cond, scan, shard_map, the
+// collectives, while, remat2): it binds an equation and evaluates it on the host's simulated
+// mesh, so that GetImplRule works for every built-in. A collective alone has no mesh: it
+// reports its unbound axis name, as JAX does outside shard_map (family_control_flow.cc).
+ImplRule ViaInterpreter(const Primitive& prim);
 
 }  // namespace axe::ir::internal
 

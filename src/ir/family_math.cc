@@ -4,13 +4,13 @@
 // rules and elementwise batching.
 //
 //   floating   erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
-//              exp2 (unary), atan2 nextafter (binary)
+//              exp2 lgamma digamma (unary), atan2 nextafter (binary)
 //   integer    shift_left shift_right_logical shift_right_arithmetic (XLA's: an amount of
 //              the bit width or more gives 0, or the sign fill for the arithmetic shift),
 //              xor (bool too), population_count clz
 //
 // nextafter has no JVP rule, as in JAX ("Differentiation rule for 'nextafter' not
-// implemented"); none of them is linear.
+// implemented"), nor digamma (JAX's is polygamma(1, x), not modelled); none of them is linear.
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -147,6 +147,7 @@ double Acosh(double x) { return std::acosh(x); }
 double Atanh(double x) { return std::atanh(x); }
 double Cbrt(double x) { return std::cbrt(x); }
 double Exp2(double x) { return std::exp2(x); }
+double LGamma(double x) { return std::lgamma(x); }
 
 // The operand's bits in its own width.
 uint64_t Bits(double v, DType t) { return static_cast<uint64_t>(AsInt64(v)) & UnsignedMask(t); }
@@ -310,6 +311,10 @@ void RegisterFloatingJvps(const BuiltinPrimitives& p) {
                                       return Product(out, Lit(b, std::numbers::ln2, out));
                                     })));
   RegisterJvp(*p.atan2, BinaryJvpRule(p.atan2, Atan2Deriv));
+  // lgamma: dx * digamma(x). (digamma's own, polygamma(1, x), is not modelled.)
+  RegisterJvp(*p.lgamma, UnaryJvpRule(p.lgamma, Times([](Builder&, const Tracer& x, const Tracer&) {
+                                        return Op(*B().digamma, {x});
+                                      })));
 }
 
 struct Entry {
@@ -340,6 +345,8 @@ std::vector<Entry> Entries() {
       {&P::atanh, "atanh", false, 1, f, Unary(Atanh)},
       {&P::cbrt, "cbrt", true, 1, f, Unary(Cbrt)},
       {&P::exp2, "exp2", true, 1, f, Unary(Exp2)},
+      {&P::lgamma, "lgamma", false, 1, f, Unary(LGamma)},
+      {&P::digamma, "digamma", false, 1, f, Unary(axe::Digamma)},
       {&P::atan2, "atan2", false, 2, f,
        [](absl::Span<const double> v, DType, const Params&) { return std::atan2(v[0], v[1]); }},
       {&P::nextafter, "nextafter", false, 2, f,

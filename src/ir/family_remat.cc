@@ -21,6 +21,7 @@
 #include "axe/ir/batching.h"
 #include "axe/ir/shard_map.h"
 #include "batching_util.h"
+#include "eval_util.h"
 #include "jvp_util.h"
 #include "rule_util.h"
 
@@ -98,10 +99,11 @@ void DefineRemat(BuiltinPrimitives& p) {
   p.remat2 = *remat;
 }
 
-// The impl rule is the interpreter's call (rules_impl_calls.cc, eval_control.cc), so that a
+// The impl rule is the interpreter's call (ViaInterpreter, eval_control.cc), so that a
 // remat2 inside a shard_map body runs its collectives on the body's mesh.
 void RegisterRematRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.remat2, CallRule("remat2", "jaxpr"));
+  RegisterImpl(*p.remat2, ViaInterpreter(*p.remat2));
   RegisterJvp(*p.remat2, RematJvp);
   RegisterBatching(*p.remat2, RematBatch);
 }

@@ -432,6 +432,7 @@ void DefineWhile(BuiltinPrimitives& p) {
 
 void RegisterWhileRules(const BuiltinPrimitives& p) {
   RegisterAbstractEval(*p.while_, while_family::AbstractEval);
+  RegisterImpl(*p.while_, ViaInterpreter(*p.while_));  // the interpreter's loop
   RegisterJvp(*p.while_, while_family::Jvp);
   RegisterTranspose(
       *p.while_,

@@ -89,6 +89,31 @@ absl::StatusOr<HostArray> HostArrayFromBytes(ShapedArray aval, absl::Span<const 
   return out;
 }
 
+absl::StatusOr<HostArray> HostArrayFromBytesExact(ShapedArray aval,
+                                                  absl::Span<const uint8_t> bytes) {
+  const DType dtype = aval.dtype();
+  AXE_ASSIGN_OR_RETURN(HostArray out, HostArrayFromBytes(std::move(aval), bytes));
+  if (dtype != DType::kS64 && dtype != DType::kU64) return out;
+  constexpr uint64_t kExact = uint64_t{1} << 53;
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    int64_t s = 0;
+    uint64_t u = 0;
+    std::memcpy(&s, bytes.data() + i * 8, 8);
+    std::memcpy(&u, bytes.data() + i * 8, 8);
+    const bool past = dtype == DType::kS64
+                          ? (s > static_cast<int64_t>(kExact) || s < -static_cast<int64_t>(kExact))
+                          : u > kExact;
+    if (past) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("element ", i, " of ", out.aval.ShortString(), " is ",
+                       dtype == DType::kS64 ? absl::StrCat(s) : absl::StrCat(u),
+                       ", past 2^53: the interpreter holds ", JaxprName(dtype),
+                       " values exactly only up to 2^53"));
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<uint8_t>> HostArrayToBytes(const HostArray& array) {
   AXE_RETURN_IF_ERROR(internal::CheckEvalDType(array.aval.dtype()));
   const size_t width = static_cast<size_t>(ByteWidth(array.aval.dtype()));

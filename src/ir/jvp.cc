@@ -7,18 +7,6 @@
 #include "jvp_util.h"
 
 namespace axe::ir {
-namespace internal {
-
-void RegisterBuiltinJvpRules(const BuiltinPrimitives& p) {
-  RegisterElementwiseJvps(p);
-  RegisterShapeJvps(p);
-  RegisterCallJvps(p);
-  RegisterCollectiveJvps(p);
-  RegisterExtraTransposes(p);
-}
-
-}  // namespace internal
-
 namespace {
 
 using internal::OptTracer;

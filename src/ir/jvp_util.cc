@@ -10,10 +10,6 @@
 
 namespace axe::ir::internal {
 
-void RegisterIfMissing(const Primitive* p, JvpRule rule) {
-  if (!GetJvpRule(*p).ok()) RegisterJvp(*p, std::move(rule));
-}
-
 absl::StatusOr<Tracer> Op(const Primitive& prim, absl::Span<const Tracer> args, Params params) {
   AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(prim, args, std::move(params)));
   if (outs.size() != 1) return absl::InternalError("Op: a primitive with several results");
@@ -99,6 +95,40 @@ absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& j
   std::vector<Tracer> outs;
   for (const Atom& a : j.outvars) outs.push_back(read(a));
   return outs;
+}
+
+namespace {
+
+bool IsLinear(LinearOperands which, size_t i) {
+  switch (which) {
+    case LinearOperands::kFirst: return i == 0;
+    case LinearOperands::kFirstTwo: return i < 2;
+    case LinearOperands::kAll: return true;
+    case LinearOperands::kAllButFirst: return i > 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+JvpRule LinearJvp(const Primitive* prim, LinearOperands which) {
+  return [prim, which](Builder& b, absl::Span<const Tracer> primals,
+                       absl::Span<const OptTracer> tangents,
+                       const Params& params) -> absl::StatusOr<JvpResult> {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(*prim, primals, params));
+    JvpResult r{outs, std::vector<OptTracer>(outs.size())};
+    bool any = false;
+    std::vector<Tracer> args(primals.begin(), primals.end());
+    for (size_t i = 0; i < primals.size(); ++i) {
+      if (!IsLinear(which, i)) continue;
+      any = any || tangents[i].has_value();
+      AXE_ASSIGN_OR_RETURN(args[i], Instantiate(b, tangents[i], primals[i].aval));
+    }
+    if (!any) return r;
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> touts, BindWithAutoPvary(*prim, args, params));
+    for (size_t k = 0; k < touts.size(); ++k) r.tangents_out[k] = touts[k];
+    return r;
+  };
 }
 
 }  // namespace axe::ir::internal

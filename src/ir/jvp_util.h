@@ -3,6 +3,7 @@
 #define AXE_SRC_IR_JVP_UTIL_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -48,7 +49,7 @@ absl::StatusOr<std::vector<Tracer>> InlineJaxpr(Builder& b, const ClosedJaxpr& j
 // `jaxpr` without the equations whose outputs are unused (grad_dce.cc).
 ClosedJaxpr DeadCodeEliminated(const ClosedJaxpr& jaxpr);
 
-// The elementwise JVP rules (rules_jvp_elementwise.cc): d out = deriv(x, out, dx); the binary
+// The elementwise JVP rules (family_elementwise.cc): d out = deriv(x, out, dx); the binary
 // deriv sees the tangents fitted to the result (nullopt: zero); zero tangents (integer
 // results).
 using UnaryDerivFn = std::function<absl::StatusOr<Tracer>(Builder&, const Tracer& x,
@@ -60,24 +61,16 @@ JvpRule UnaryJvpRule(const Primitive* prim, UnaryDerivFn deriv);
 JvpRule BinaryJvpRule(const Primitive* prim, BinaryDerivFn deriv);
 JvpRule ZeroTangentJvpRule(const Primitive* prim);
 
-// Registers `rule` as the JVP rule of `p` unless `p` has one already.
-void RegisterIfMissing(const Primitive* p, JvpRule rule);
-// The built-in JVP, transpose and batching rules; Builtins() registers them before it returns
-// (within one set, a rule already registered is kept).
-void RegisterBuiltinJvpRules(const BuiltinPrimitives& p);
-void RegisterBuiltinBatchingRules(const BuiltinPrimitives& p);
-void RegisterElementwiseJvps(const BuiltinPrimitives& p);
-// JVP and transpose rules of integer_pow, clamp, reduce_min, the cumulative reductions and
-// the custom calls (rules_jvp_more.cc).
-void RegisterMoreJvps(const BuiltinPrimitives& p);
-// JVP rules of custom_jvp_call and custom_vjp_call (rules_jvp_custom.cc).
-void RegisterCustomCallJvps(const BuiltinPrimitives& p);
-// JVP rules of cumprod, cummax and cummin (rules_jvp_cumulative.cc).
-void RegisterCumulativeJvps(const BuiltinPrimitives& p);
-void RegisterShapeJvps(const BuiltinPrimitives& p);
-void RegisterCallJvps(const BuiltinPrimitives& p);
-void RegisterCollectiveJvps(const BuiltinPrimitives& p);
-void RegisterExtraTransposes(const BuiltinPrimitives& p);
+// The JVP rule of a primitive linear in some operands: out = prim(primals); tangent = prim(primals
+// with the linear operands replaced by their tangents, symbolic zeros instantiated), or a
+// symbolic zero when every one is zero.
+enum class LinearOperands { kFirst, kFirstTwo, kAll, kAllButFirst };
+JvpRule LinearJvp(const Primitive* prim, LinearOperands which);
+
+// The jaxpr in `param` of a call-like primitive, as a shared pointer (family_control_flow.cc).
+absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> BodyParam(const Params& params,
+                                                             absl::string_view prim,
+                                                             absl::string_view param);
 
 }  // namespace axe::ir::internal
 

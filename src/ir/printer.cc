@@ -105,7 +105,8 @@ std::vector<ParamJaxpr> JaxprsInParams(const Eqn& e) {
 
 // JAX's rule: walking breadth first from `top`, a jaxpr met more than once (one with more
 // than 10 equations counts twice) is shared, named after the `name` param of the first
-// equation with a name that holds it ("jaxpr" if none), "<>" stripped, repeats numbered.
+// equation with a name that holds it ("jaxpr" if none; a custom call's name does not count),
+// "<>" stripped, repeats numbered.
 // Only uses under keys that may share count (JAX's own primitives hold jaxprs nowhere else);
 // a jaxpr held under another key is printed inline, and walked for the jaxprs inside it.
 void Printer::FindShared(const Jaxpr& top) {
@@ -124,9 +125,15 @@ void Printer::FindShared(const Jaxpr& top) {
     // (names, first sightings) and every count is already 2 or more, so it stops there.
     if (++visits[j] > 2) continue;
     for (const Eqn& e : j->eqns) {
+      // A custom call's `name` is printed from its call_jaxpr's function name, not held as a
+      // param, so JAX names no jaxpr after it.
+      const bool custom_call =
+          e.primitive != nullptr &&
+          (e.primitive->name() == "custom_jvp_call" || e.primitive->name() == "custom_vjp_call");
       auto name_it = e.params.find("name");
-      bool named = name_it != e.params.end() && (name_it->second.kind() == Param::Kind::kString ||
-                                                 name_it->second.kind() == Param::Kind::kSymbol);
+      bool named = !custom_call && name_it != e.params.end() &&
+                   (name_it->second.kind() == Param::Kind::kString ||
+                    name_it->second.kind() == Param::Kind::kSymbol);
       std::string name;
       if (named) {
         name = name_it->second.text();

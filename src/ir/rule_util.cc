@@ -68,4 +68,10 @@ absl::Status ExpectArity(absl::string_view prim, absl::Span<const ShapedArray> a
       absl::StrCat(prim, " takes ", n, " operand", n == 1 ? "" : "s", ", got ", avals.size()));
 }
 
+std::string Shapes(absl::Span<const ShapedArray> avals) {
+  std::vector<std::string> s;
+  for (const ShapedArray& a : avals) s.push_back(PyTuple(a.shape()));
+  return absl::StrJoin(s, ", ");
+}
+
 }  // namespace axe::ir::internal

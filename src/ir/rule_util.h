@@ -3,6 +3,7 @@
 #define AXE_SRC_IR_RULE_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,17 +60,47 @@ inline absl::StatusOr<std::vector<ShapedArray>> One(ShapedArray a) {
 // Primitive::Define without first registering the built-ins (which it does for everyone else,
 // so that a third party cannot take a built-in name).
 absl::StatusOr<const Primitive*> DefinePrimitive(Primitive::Options options);
+// DefinePrimitive for a built-in: its name is a fixed identifier, defined once (aborts
+// otherwise).
+const Primitive* DefineBuiltin(Primitive::Options options);
+// A one-result built-in with `params`.
+const Primitive* DefineOneResult(std::string name, std::vector<ParamSpec> params = {});
+// A unary built-in with JAX's `accuracy` param (printed only when not None).
+const Primitive* DefineUnaryWithAccuracy(std::string name);
+// The options of a built-in with several results.
+Primitive::Options MultiResultOptions(std::string name, std::vector<ParamSpec> params);
+// Printing that drops the params equal to None (JAX's pp rules drop accuracy=None and
+// sharding=None), and parsing that sets them to None when absent.
+std::function<Params(const Params&)> DropIfNone(std::vector<std::string> names);
+std::function<void(Params&, absl::Span<const ShapedArray>)> DefaultNone(
+    std::vector<std::string> names);
 
+// The rank of `a` as int64.
+inline int64_t Rank(const ShapedArray& a) { return static_cast<int64_t>(a.rank()); }
+// The operands' shapes as Python tuples joined by ", ": (3,), (4, 2).
+std::string Shapes(absl::Span<const ShapedArray> avals);
+// The jaxpr in `param` of a call-like primitive (InvalidArgument naming it when absent;
+// family_control_flow.cc).
+absl::StatusOr<const ClosedJaxpr*> CalledJaxprParam(const Params& params, absl::string_view prim,
+                                                    absl::string_view param);
+
+// The older families, one file each: their definitions and every rule (family_elementwise.cc,
+// family_reduce.cc, family_shape.cc, family_dot.cc, family_control_flow.cc,
+// family_shard_map.cc, family_collectives.cc).
+void DefineElementwise(BuiltinPrimitives& p);
 void RegisterElementwiseRules(const BuiltinPrimitives& p);
+void DefineReduce(BuiltinPrimitives& p);
+void RegisterReduceRules(const BuiltinPrimitives& p);
+void DefineShape(BuiltinPrimitives& p);
 void RegisterShapeRules(const BuiltinPrimitives& p);
-void RegisterCallRules(const BuiltinPrimitives& p);
+void DefineDot(BuiltinPrimitives& p);
+void RegisterDotRules(const BuiltinPrimitives& p);
+void DefineControlFlow(BuiltinPrimitives& p);
+void RegisterControlFlowRules(const BuiltinPrimitives& p);
+void DefineShardMap(BuiltinPrimitives& p);
+void RegisterShardMapRules(const BuiltinPrimitives& p);
+void DefineCollectives(BuiltinPrimitives& p);
 void RegisterCollectiveRules(const BuiltinPrimitives& p);
-void RegisterCollectiveTransposes(const BuiltinPrimitives& p);
-void RegisterLinearRules(const BuiltinPrimitives& p);
-// add_any and cumsum (rules_jvp_more.cc).
-void RegisterMoreLinearRules(const BuiltinPrimitives& p);
-// rev, split and pad: every rule (rules_rev_split_pad.cc).
-void RegisterRevSplitPad(const BuiltinPrimitives& p);
 // gather and the scatter family: definitions and every rule (family_indexing.cc).
 void DefineIndexing(BuiltinPrimitives& p);
 void RegisterIndexingRules(const BuiltinPrimitives& p);
@@ -85,9 +116,16 @@ void DefineReshard(BuiltinPrimitives& p);
 void RegisterReshardRules(const BuiltinPrimitives& p);
 void DefineCopy(BuiltinPrimitives& p);
 void RegisterCopyRules(const BuiltinPrimitives& p);
+void DefineStack(BuiltinPrimitives& p);
+void RegisterStackRules(const BuiltinPrimitives& p);
+void DefineTotalOrder(BuiltinPrimitives& p);
+void RegisterTotalOrderRules(const BuiltinPrimitives& p);
+void DefinePlatformIndex(BuiltinPrimitives& p);
+void RegisterPlatformIndexRules(const BuiltinPrimitives& p);
 void DefineReducePrecision(BuiltinPrimitives& p);
 void RegisterReducePrecisionRules(const BuiltinPrimitives& p);
-// Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call).
+// Abstract evaluation of a call of the jaxpr in `param` (JAX's _check_call;
+// family_control_flow.cc).
 AbstractEvalRule CallRule(std::string prim, std::string param);
 // while: its definition and every rule (family_while.cc).
 void DefineWhile(BuiltinPrimitives& p);
@@ -97,7 +135,7 @@ void DefineMath(BuiltinPrimitives& p);
 void RegisterMathRules(const BuiltinPrimitives& p);
 // Shared with the family files: unary math typing (floating operands, integers too when
 // allowed; JAX's "does not accept dtype" words) and lax's broadcasting of equal dtypes
-// (rules_elementwise.cc).
+// (family_elementwise.cc).
 Rule UnaryMathRule(std::string name, bool integers_allowed);
 absl::StatusOr<ShapedArray> BroadcastOperands(absl::string_view name,
                                               absl::Span<const ShapedArray> avals);

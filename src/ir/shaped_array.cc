@@ -52,7 +52,13 @@ std::optional<int64_t> ShapedArray::NumElements() const { return CheckedProduct(
 
 ShapedArray ShapedArray::WithShape(std::vector<int64_t> shape) const {
   ShapedArray r = *this;
+  if (shape.size() != r.shape_.size()) r.dim_shardings_.clear();
   r.shape_ = std::move(shape);
+  return r;
+}
+ShapedArray ShapedArray::WithDimShardings(std::vector<std::string> dim_shardings) const {
+  ShapedArray r = *this;
+  r.dim_shardings_ = std::move(dim_shardings);
   return r;
 }
 ShapedArray ShapedArray::WithDType(DType dtype) const {
@@ -78,7 +84,13 @@ std::string ShapedArray::VmaSuffix() const {
 }
 
 std::string ShapedArray::ShortString() const {
-  return absl::StrCat(JaxprName(dtype_), "[", absl::StrJoin(shape_, ","), "]", VmaSuffix());
+  std::vector<std::string> dims;
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    const bool sharded = d < dim_shardings_.size() && !dim_shardings_[d].empty();
+    dims.push_back(sharded ? absl::StrCat(shape_[d], "@", dim_shardings_[d])
+                           : absl::StrCat(shape_[d]));
+  }
+  return absl::StrCat(JaxprName(dtype_), "[", absl::StrJoin(dims, ","), "]", VmaSuffix());
 }
 
 std::string ShapedArray::Str() const {
@@ -110,6 +122,23 @@ absl::StatusOr<std::vector<std::string>> ParseVma(Scanner& s) {
   return vma;
 }
 
+// A dimension's explicit sharding after its size: "@x" or "@(x,y)" gives "x" or "(x,y)";
+// nothing gives "".
+absl::StatusOr<std::string> ParseDimSharding(Scanner& s) {
+  if (!s.TryConsume('@')) return std::string();
+  const bool several = s.TryConsume('(');
+  std::vector<std::string> axes;
+  do {
+    std::optional<absl::string_view> name = s.TryIdent();
+    if (!name) return s.Error("a mesh axis name after '@'");
+    if (axes.size() >= ShapedArray::kMaxVmaAxes) return s.Error("at most 32 mesh axes");
+    axes.emplace_back(*name);
+  } while (several && s.TryConsume(','));
+  if (several) AXE_RETURN_IF_ERROR(s.Expect(')'));
+  const std::string joined = absl::StrJoin(axes, ",");
+  return several ? absl::StrCat("(", joined, ")") : joined;
+}
+
 }  // namespace
 
 absl::StatusOr<ShapedArray> ShapedArray::ParseShort(absl::string_view text) {
@@ -127,17 +156,23 @@ absl::StatusOr<ShapedArray> ShapedArray::ParseShort(absl::string_view text) {
     return s.MessageAt(0, absl::StrCat("unknown element type '", ElideForMessage(*name, 40), "'"));
   AXE_RETURN_IF_ERROR(s.Expect('['));
   std::vector<int64_t> shape;
+  std::vector<std::string> shardings;
+  bool sharded = false;
   if (!s.TryConsume(']')) {
     do {
       if (shape.size() >= kMaxRank) return s.Error("at most 64 dimensions");
       AXE_ASSIGN_OR_RETURN(int64_t d, s.ReadNonNegativeInt());
       shape.push_back(d);
+      AXE_ASSIGN_OR_RETURN(std::string axes, ParseDimSharding(s));
+      sharded = sharded || !axes.empty();
+      shardings.push_back(std::move(axes));
     } while (s.TryConsume(','));
     AXE_RETURN_IF_ERROR(s.Expect(']'));
   }
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> vma, ParseVma(s));
   if (!s.AtEnd()) return s.Error("the end of the type");
-  return Create(std::move(shape), *dtype, false, std::move(vma));
+  AXE_ASSIGN_OR_RETURN(ShapedArray a, Create(std::move(shape), *dtype, false, std::move(vma)));
+  return sharded ? a.WithDimShardings(std::move(shardings)) : a;
 }
 
 bool TypesMatch(const ShapedArray& a, const ShapedArray& b) {

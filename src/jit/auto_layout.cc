@@ -199,7 +199,12 @@ class CostModel {
                                             const LocalLayout& layout) {
     const ir::ShapedArray& in = jaxpr_.aval(var);
     std::vector<int64_t> box = jaxpr_.aval(eqn.outputs[0]).shape();
-    const int64_t lines = LinesTouched(in.shape(), box, layout, ByteWidth(in.dtype()));
+    std::vector<int64_t> strides(box.size(), 1);
+    if (eqn.primitive->name() == "slice") {
+      std::optional<std::vector<int64_t>> s = IntsParam(eqn, "strides");
+      if (s && s->size() == box.size()) strides = *s;
+    }
+    const int64_t lines = LinesTouched(in.shape(), box, layout, ByteWidth(in.dtype()), strides);
     return {SaturatingMul(lines, kLineBytes),
             absl::StrCat(eqn.primitive->name(), " reads ", lines, " lines of ", kLineBytes, " B")};
   }
@@ -317,14 +322,27 @@ absl::Status CheckCounts(const ir::Jaxpr& jaxpr, absl::Span<const JitLayout> in_
 }  // namespace
 
 int64_t LinesTouched(absl::Span<const int64_t> shape, absl::Span<const int64_t> box,
-                     const LocalLayout& layout, int64_t element_bytes) {
+                     const LocalLayout& layout, int64_t element_bytes,
+                     absl::Span<const int64_t> strides) {
   const std::vector<int64_t>& m2m = layout.major_to_minor();
+  const auto stride = [&](size_t d) { return d < strides.size() ? strides[d] : int64_t{1}; };
   int64_t elements = 1;
   for (int64_t b : box) elements *= b;
   if (elements == 0) return 0;
+  if (!m2m.empty() && stride(static_cast<size_t>(m2m.back())) > 1) {
+    // Every stride-th element along the minor dim: a line each when they are a line apart,
+    // else the lines of the span they cover.
+    const size_t d = static_cast<size_t>(m2m.back());
+    const int64_t s = stride(d);
+    const int64_t per_run = s * element_bytes >= kLineBytes
+                                ? box[d]
+                                : CeilDiv(((box[d] - 1) * s + 1) * element_bytes, kLineBytes);
+    return (elements / box[d]) * per_run;
+  }
   int64_t run = 1;
   for (size_t k = m2m.size(); k-- > 0;) {
     const size_t d = static_cast<size_t>(m2m[k]);
+    if (stride(d) != 1) break;  // the runs so far repeat, apart
     run *= box[d];
     if (box[d] != shape[d]) break;
   }

@@ -10,10 +10,12 @@
 #include "axe/base/python_error.h"
 #include "axe/base/status_macros.h"
 #include "axe/exec/executable.h"
+#include "axe/exec/layouts.h"
 #include "axe/ir/eval_devices.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
 #include "axe/runtime/reshard.h"
+#include "axe/runtime/tensor_buffer.h"
 #include "axe/sharding/device_map.h"
 
 namespace axe::jit {
@@ -126,10 +128,12 @@ absl::StatusOr<std::vector<Format>> TargetFormats(const Compiled& compiled,
   return targets;
 }
 
-// Uncommitted arguments not already in their target format are moved there.
+// Uncommitted arguments not already in their target format are moved there; with `record_only`
+// (the executor reads every argument straight into its compiled layout) only listed.
 absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
     absl::Span<const runtime::Array* const> args, absl::Span<const Format> targets,
-    absl::Span<const std::string> names, std::vector<ArgumentRelayout>& relayouts) {
+    absl::Span<const std::string> names, std::vector<ArgumentRelayout>& relayouts,
+    bool record_only) {
   std::vector<std::optional<runtime::Array>> moved(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const runtime::Array& arg = *args[i];
@@ -140,9 +144,9 @@ absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
     LocalLayout to = *targets[i].local_layout();
     const LocalLayout from = LayoutOfArray(arg);
     if (!reshard && from == to) continue;
-    if (reshard) {
+    if (reshard && !record_only) {
       AXE_ASSIGN_OR_RETURN(moved[i], runtime::Reshard(arg, targets[i]));
-    } else {
+    } else if (!record_only) {
       AXE_ASSIGN_OR_RETURN(moved[i], arg.Relayout(to));
     }
     relayouts.push_back({i, names[i], from, std::move(to), reshard});
@@ -170,33 +174,89 @@ absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
                                          sharding::PartitionSpec());
 }
 
-// A program without shard_map: the executor, on the arguments' bytes as they are (typed, no
-// conversion to doubles), its results put back on the devices in the output formats.
+// The dense layout (minor_to_major) a compiled format's layout stores its elements in, tiles
+// aside: the order the executor computes in.
+std::vector<int64_t> MinorToMajor(const Format& format) {
+  const std::vector<int64_t>& m2m = format.local_layout()->major_to_minor();
+  return std::vector<int64_t>(m2m.rbegin(), m2m.rend());
+}
+
+// A `shape` array of `dtype` stored densely, its dimensions in `minor_to_major` order.
+absl::StatusOr<relayout::BufferLayout> DenseBuffer(absl::Span<const int64_t> shape, DType dtype,
+                                                   const std::vector<int64_t>& minor_to_major) {
+  AXE_ASSIGN_OR_RETURN(LocalLayout local,
+                       LocalLayout::Create({minor_to_major.rbegin(), minor_to_major.rend()}));
+  AXE_ASSIGN_OR_RETURN(xla::Layout layout, local.ToXla(dtype));
+  AXE_ASSIGN_OR_RETURN(
+      runtime::TensorBuffer buffer,
+      runtime::BufferLayoutFromXla(xla::Shape::Array(
+          dtype, std::vector<int64_t>(shape.begin(), shape.end()), {}, std::move(layout))));
+  return std::move(buffer.buffer);
+}
+
+// The bytes of a device's buffer when it holds the whole array stored as `dense` (an unsharded
+// array in a dense layout): the executor reads them in place. nullptr otherwise.
+const void* WholeArrayStoredAs(const runtime::Array& array, const relayout::BufferLayout& dense) {
+  if (array.storage().shape != array.shape() || !(array.storage().layout == dense)) {
+    return nullptr;
+  }
+  for (const sharding::DeviceShard& shard : array.device_map()) {
+    const runtime::DeviceBuffer* buffer = array.shard_buffer(static_cast<int>(shard.device));
+    if (buffer != nullptr && buffer->size() > 0) return buffer->data();
+  }
+  return nullptr;
+}
+
+// The executor, compiled for the formats' layouts (exec/layouts.h), on each argument's bytes
+// in its compiled layout (typed; read in place when a device holds the whole array densely,
+// else gathered into that order, tiles undone); its results, in the output formats' layouts,
+// put back on the devices. A shard_map runs each mesh position of its body on a thread of
+// this process, its collectives through the executor's in-process communicator.
 absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
-  AXE_ASSIGN_OR_RETURN(exec::Executable executable, exec::Executable::Compile(compiled.jaxpr()));
+  exec::ProgramLayouts layouts;
+  for (const Format& f : compiled.input_formats()) {
+    layouts.inputs.push_back(MinorToMajor(f));
+  }
+  for (const Format& f : compiled.output_formats()) {
+    layouts.outputs.push_back(MinorToMajor(f));
+  }
+  AXE_ASSIGN_OR_RETURN(exec::Executable executable,
+                       exec::CompileInLayouts(compiled.jaxpr(), layouts));
   std::vector<exec::Value> values;
-  for (const runtime::Array* input : inputs) {
-    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, input->ToHost());
-    AXE_ASSIGN_OR_RETURN(exec::Value value, exec::Value::Uninitialized(AvalOf(*input)));
-    if (bytes.size() != value.num_bytes()) {
-      return absl::InternalError(absl::StrCat("an argument of type ", AvalOf(*input).ShortString(),
-                                              " came back as ", bytes.size(), " bytes"));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const runtime::Array& input = *inputs[i];
+    AXE_ASSIGN_OR_RETURN(relayout::BufferLayout host,
+                         DenseBuffer(input.shape(), input.dtype(), layouts.inputs[i]));
+    if (const void* in_place = WholeArrayStoredAs(input, host)) {
+      AXE_ASSIGN_OR_RETURN(exec::Value value,
+                           exec::Value::Borrow(executable.input_avals()[i], in_place));
+      values.push_back(std::move(value));
+      continue;
     }
-    if (!bytes.empty()) std::memcpy(value.mutable_bytes(), bytes.data(), bytes.size());
+    AXE_ASSIGN_OR_RETURN(exec::Value value,
+                         exec::Value::Uninitialized(executable.input_avals()[i]));
+    if (value.num_bytes() > 0) {
+      AXE_RETURN_IF_ERROR(input.ToHost(
+          absl::MakeSpan(reinterpret_cast<uint8_t*>(value.mutable_bytes()), value.num_bytes()),
+          host));
+    }
     values.push_back(std::move(value));
   }
   AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> results, executable.Run(values));
+  const std::vector<ir::ShapedArray> out_avals = compiled.jaxpr().jaxpr.out_avals();
   std::vector<runtime::Array> outputs;
   for (size_t i = 0; i < results.size(); ++i) {
-    const ir::ShapedArray& aval = results[i].aval();
+    const ir::ShapedArray& aval = out_avals[i];
     AXE_ASSIGN_OR_RETURN(sharding::Format format,
                          RuntimeFormat(compiled.output_formats()[i], aval.dtype(), fallback));
+    AXE_ASSIGN_OR_RETURN(relayout::BufferLayout host,
+                         DenseBuffer(aval.shape(), aval.dtype(), layouts.outputs[i]));
     absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(results[i].bytes()),
                                     results[i].num_bytes());
     AXE_ASSIGN_OR_RETURN(runtime::Array out,
-                         runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(),
+                         runtime::Array::DevicePut(client, bytes, host, aval.shape(), aval.dtype(),
                                                    std::move(format), /*committed=*/true));
     outputs.push_back(std::move(out));
   }
@@ -206,7 +266,14 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
 absl::StatusOr<std::vector<runtime::Array>> RunProgram(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
-  if (ir::DevicesNeeded(compiled.jaxpr()) == 1) {
+  const int64_t devices = ir::DevicesNeeded(compiled.jaxpr());
+  if (devices == 1) return RunOnExecutor(compiled, client, inputs, fallback);
+  if (client.backend() == "threads") {
+    if (devices > client.num_devices()) {
+      return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", devices,
+                                                     " devices but the client has ",
+                                                     client.num_devices()));
+    }
     return RunOnExecutor(compiled, client, inputs, fallback);
   }
   std::vector<ir::HostArray> values;
@@ -273,7 +340,8 @@ absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& cl
                        TargetFormats(compiled, args, arg_names, placement));
   CallResult result;
   AXE_ASSIGN_OR_RETURN(std::vector<std::optional<runtime::Array>> moved,
-                       MoveUncommitted(args, targets, arg_names, result.relayouts));
+                       MoveUncommitted(args, targets, arg_names, result.relayouts,
+                                       ir::DevicesNeeded(compiled.jaxpr()) == 1));
   std::vector<const runtime::Array*> inputs;
   for (size_t i = 0; i < args.size(); ++i) inputs.push_back(moved[i] ? &*moved[i] : args[i]);
   const sharding::NamedSharding& fallback = placement;

@@ -3,12 +3,19 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
 #include "axe/base/scanner.h"
-#include "axe/layout/mesh.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/tmem.h"
 #include "axe/layout/trainium.h"
 
 namespace axe {
+
+absl::Span<const AxisCatalogEntry> MeshAxisNames() {
+  static constexpr AxisCatalogEntry kNames[] = {{"gpuid", AxisKind::kDevice},
+                                                {"gpuid_x", AxisKind::kDevice},
+                                                {"gpuid_y", AxisKind::kDevice},
+                                                {"pid", AxisKind::kDevice}};
+  return kNames;
+}
 
 const AxisCatalog& AxisCatalog::Standard() {
   static const AxisCatalog* standard = [] {

@@ -1,8 +1,10 @@
 #include "axe/picture/layout_picture.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -226,9 +228,50 @@ absl::StatusOr<CellGrid> PhysicalPanel(const InverseMap& inverse, const PhysCoor
   return grid;
 }
 
-std::vector<int64_t> Window(const std::vector<int64_t>& values, int64_t max, bool* cut) {
-  *cut = static_cast<int64_t>(values.size()) > max;
-  return {values.begin(), values.begin() + std::min<int64_t>(max, values.size())};
+// The values of one axis the inverse view draws: all of them when they fit `max`, else one
+// per block of `step` consecutive values (the block's first), so that the whole axis stays in
+// view. `count` is how many values the axis has (its span when too many to list).
+struct AxisSample {
+  std::vector<int64_t> values;
+  int64_t step = 1, count = 0;
+};
+
+// Only the values in [begin, end) when a zoom window gives them; `count` 0 when none is.
+AxisSample SampleAxis(const Layout& layout, Axis axis, std::pair<int64_t, int64_t> range,
+                      int64_t max, std::optional<std::pair<int64_t, int64_t>> window) {
+  AxisSample out;
+  if (window) {
+    if (window->first >= window->second) return out;
+    range = {std::max(range.first, window->first), std::min(range.second, window->second - 1)};
+    if (range.first > range.second) return out;
+  }
+  std::vector<int64_t> listed = AxisValues(layout, axis, range, kMaxEnumeratedAxisValues + 1);
+  if (static_cast<int64_t>(listed.size()) <= kMaxEnumeratedAxisValues) {
+    std::erase_if(listed, [&](int64_t v) { return v < range.first || v > range.second; });
+    out.count = static_cast<int64_t>(listed.size());
+    out.step = std::max<int64_t>(1, CeilDiv(out.count, max));
+    for (int64_t i = 0; i < out.count; i += out.step) out.values.push_back(listed[i]);
+    return out;
+  }
+  // Too many to list: every value of the range, in blocks. A valid layout's span fits int64.
+  std::optional<int64_t> span = CheckedSub(range.second, range.first);
+  if (span) span = CheckedAdd(*span, 1);
+  out.count = span.value_or(std::numeric_limits<int64_t>::max());
+  out.step = CeilDiv(out.count, max);
+  // k * step <= count - 1: no overflow near the int64 range's end.
+  for (int64_t k = 0; k < max && k <= (out.count - 1) / out.step; ++k) {
+    out.values.push_back(range.first + k * out.step);
+  }
+  return out;
+}
+
+// The note of a summarized inverse view.
+std::string PhysicalSummaryNote(int64_t row_step, int64_t col_step, absl::string_view rows,
+                                absl::string_view cols) {
+  return absl::StrCat("physical summary: each cell stands for a block of ", row_step, " ", rows,
+                      " x ", col_step, " ", cols,
+                      " and shows its first (top-left) point; the labels are the blocks' first "
+                      "values");
 }
 
 // The inverse view of a layout on one axis: its values in rows of `width`.
@@ -246,13 +289,34 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
   CellGrid grid;
   grid.caption = absl::StrCat("physical: ", axis.name(), " ", range.first, "..", range.second,
                               " in rows of ", width, "; each cell the logical r,c it holds");
-  const int64_t shown_rows = std::min(rows, options.max_rows);
-  const int64_t shown_cols = std::min(width, options.max_cols);
-  for (int64_t c = 0; c < shown_cols; ++c) grid.col_labels.push_back(absl::StrCat("+", c));
-  for (int64_t r = 0; r < shown_rows; ++r) {
+  // The zoom window's rows and columns of the folded grid (default: all of them); beyond the
+  // picture window they are summarized, one drawn per block of steps.
+  GridZoom z = options.physical_zoom.value_or(GridZoom{0, rows, 0, width});
+  if (options.physical_zoom) {
+    if (z.row_begin < 0 || z.row_begin >= z.row_end || z.row_begin >= rows || z.col_begin < 0 ||
+        z.col_begin >= z.col_end || z.col_begin >= width) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the physical zoom window rows ", z.row_begin, ":", z.row_end, ", columns ",
+                       z.col_begin, ":", z.col_end, " is empty or outside the ", rows, " rows of ",
+                       width, " values of ", axis.name()));
+    }
+    z.row_end = std::min(z.row_end, rows);
+    z.col_end = std::min(z.col_end, width);
+  }
+  const int64_t row_step = CeilDiv(z.row_end - z.row_begin, options.max_rows);
+  const int64_t col_step = CeilDiv(z.col_end - z.col_begin, options.max_cols);
+  // Indexed by drawn row and column (k * step < end - begin), never stepping past int64.
+  const int64_t drawn_rows = CeilDiv(z.row_end - z.row_begin, row_step);
+  const int64_t drawn_cols = CeilDiv(z.col_end - z.col_begin, col_step);
+  for (int64_t j = 0; j < drawn_cols; ++j) {
+    grid.col_labels.push_back(absl::StrCat("+", z.col_begin + j * col_step));
+  }
+  for (int64_t i = 0; i < drawn_rows; ++i) {
+    const int64_t r = z.row_begin + i * row_step;
     // r * width < count: r < rows = ceil(count / width).
     grid.row_labels.push_back(absl::StrCat(range.first + r * width));
-    for (int64_t c = 0; c < shown_cols; ++c) {
+    for (int64_t j = 0; j < drawn_cols; ++j) {
+      const int64_t c = z.col_begin + j * col_step;
       // r * width + c < count: no overflow while the value is in the range.
       std::optional<int64_t> offset = CheckedMul(r, width);
       if (offset) offset = CheckedAdd(*offset, c);
@@ -269,11 +333,14 @@ absl::StatusOr<std::vector<CellGrid>> FoldedView(const Layout& layout, const Inv
                         : Coloured(LogicalLabel(flats, logical_cols), flats[0] / logical_cols));
     }
   }
-  grid.more_rows = shown_rows < rows;
-  grid.more_cols = shown_cols < width;
-  if (grid.more_rows || grid.more_cols) {
-    notes.push_back(absl::StrCat("physical view: showing ", shown_rows, " of ", rows, " rows and ",
-                                 shown_cols, " of ", width, " columns"));
+  if (options.physical_zoom) {
+    notes.push_back(absl::StrCat("physical zoom: rows ", z.row_begin, "-", z.row_end - 1,
+                                 ", columns +", z.col_begin, " to +", z.col_end - 1, " (of ", rows,
+                                 " rows of ", width, ")"));
+  }
+  if (row_step > 1 || col_step > 1) {
+    notes.push_back(absl::StrCat("physical: ", rows, " rows of ", width, " values"));
+    notes.push_back(PhysicalSummaryNote(row_step, col_step, "rows", "values"));
   }
   return std::vector<CellGrid>{std::move(grid)};
 }
@@ -327,13 +394,24 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
   for (Axis a : axes) {
     if (a != row_axis && a != col_axis) panel_axes.push_back(a);
   }
-  bool cut_rows = false, cut_cols = false;
   AXE_ASSIGN_OR_RETURN(auto row_range, AxisRange(layout, row_axis));
   AXE_ASSIGN_OR_RETURN(auto col_range, AxisRange(layout, col_axis));
-  const std::vector<int64_t> rows = Window(
-      AxisValues(layout, row_axis, row_range, options.max_rows + 1), options.max_rows, &cut_rows);
-  const std::vector<int64_t> cols = Window(
-      AxisValues(layout, col_axis, col_range, options.max_cols + 1), options.max_cols, &cut_cols);
+  std::optional<std::pair<int64_t, int64_t>> row_window, col_window;
+  if (const std::optional<GridZoom>& z = options.physical_zoom) {
+    row_window = {z->row_begin, z->row_end};
+    col_window = {z->col_begin, z->col_end};
+  }
+  const AxisSample rows = SampleAxis(layout, row_axis, row_range, options.max_rows, row_window);
+  const AxisSample cols = SampleAxis(layout, col_axis, col_range, options.max_cols, col_window);
+  for (const auto& [sample, axis, range, window] :
+       {std::tuple{&rows, row_axis, row_range, row_window},
+        std::tuple{&cols, col_axis, col_range, col_window}}) {
+    if (sample->count == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the physical zoom window ", window->first, ":", window->second, " holds no value of ",
+          axis.name(), " (the layout reaches ", range.first, "..", range.second, ")"));
+    }
+  }
   // The panels: every combination of the panel axes' values, the last axis fastest.
   std::vector<std::vector<int64_t>> panel_values;
   int64_t total_panels = 1;
@@ -352,11 +430,9 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
       fixed.set(panel_axes[i], panel_values[i][digit[i]]);
       where.push_back(absl::StrCat(panel_axes[i].name(), " = ", panel_values[i][digit[i]]));
     }
-    AXE_ASSIGN_OR_RETURN(CellGrid panel, PhysicalPanel(inverse, fixed, row_axis, rows, col_axis,
-                                                       cols, logical_cols));
+    AXE_ASSIGN_OR_RETURN(CellGrid panel, PhysicalPanel(inverse, fixed, row_axis, rows.values,
+                                                       col_axis, cols.values, logical_cols));
     panel.caption = absl::StrJoin(where, ", ");
-    panel.more_rows = cut_rows;
-    panel.more_cols = cut_cols;
     panels.push_back(std::move(panel));
     for (size_t i = panel_axes.size(); i-- > 0;) {
       if (++digit[i] < panel_values[i].size()) break;
@@ -371,9 +447,15 @@ absl::StatusOr<std::vector<CellGrid>> PhysicalView(const Layout& layout, int64_t
   if (total_panels > static_cast<int64_t>(panels.size())) {
     notes.push_back(absl::StrCat("showing ", panels.size(), " of ", total_panels, " panels"));
   }
-  if (cut_rows || cut_cols) {
-    notes.push_back(absl::StrCat("physical view: at most ", options.max_rows, " rows and ",
-                                 options.max_cols, " columns per panel (… marks the rest)"));
+  if (options.physical_zoom) {
+    notes.push_back(absl::StrCat("physical zoom: ", row_axis.name(), " ", row_window->first, ":",
+                                 row_window->second, ", ", col_axis.name(), " ", col_window->first,
+                                 ":", col_window->second));
+  }
+  if (rows.step > 1 || cols.step > 1) {
+    notes.push_back(absl::StrCat("physical: ", rows.count, " ", row_axis.name(), " values x ",
+                                 cols.count, " ", col_axis.name(), " values"));
+    notes.push_back(PhysicalSummaryNote(rows.step, cols.step, row_axis.name(), col_axis.name()));
   }
   return panels;
 }

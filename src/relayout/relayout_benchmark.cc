@@ -167,6 +167,7 @@ absl::StatusOr<BenchmarkResult> BenchmarkRelayout(const RelayoutPlan& plan,
     AXE_RETURN_IF_ERROR(plan.Execute(src.base, dst.base));
     const double t2 = now();
     ++r.runs;
+    if (options.on_run) options.on_run(r.runs);
     best_memcpy = std::min(best_memcpy, t1 - t0);
     best = std::min(best, t2 - t1);
     spent += t2 - t0;

@@ -42,6 +42,8 @@ struct BenchmarkOptions {
   // Refuse runs whose buffers exceed this budget; nullopt: the budget when the run starts
   // (ResolveMemoryBudget: AXE_MEMORY_LIMIT, else the cgroup limit or MemAvailable).
   std::optional<MemoryBudget> memory;
+  // Called after each timed run with the runs done so far (a progress report); may be empty.
+  std::function<void(int64_t runs_done)> on_run;
 };
 
 enum class CheckOutcome { kSkipped, kPassed, kFailed };

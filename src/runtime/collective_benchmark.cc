@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <random>
 #include <utility>
 #include <vector>
@@ -185,7 +187,14 @@ absl::Status CheckCollectiveMemory(CollectiveKind kind, const sharding::Mesh& me
                            devices_here > 1 ? " devices" : " device", " of this process"));
 }
 
-absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
+namespace {
+
+std::map<std::string, CollectiveBenchmarkFn, std::less<>>& CollectiveBenchmarks() {
+  static auto* benchmarks = new std::map<std::string, CollectiveBenchmarkFn, std::less<>>;
+  return *benchmarks;
+}
+
+absl::StatusOr<CollectiveBenchmarkResult> BenchmarkInProcess(
     Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
     absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
     const CollectiveBenchmarkOptions& options) {
@@ -231,12 +240,29 @@ absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
     const double t2 = internal::NowSeconds();
     r.baseline_seconds = std::min(r.baseline_seconds, t1 - t0);
     r.seconds = std::min(r.seconds, t2 - t1);
+    if (options.on_run) options.on_run(r.runs + 1);
   }
   const auto s = static_cast<double>(r.size_bytes);
   r.algbw_gbps = r.seconds > 0 ? s / r.seconds / 1e9 : 0;
   r.busbw_gbps = r.algbw_gbps * r.bus_factor;
   r.baseline_busbw_gbps = r.baseline_seconds > 0 ? s / r.baseline_seconds / 1e9 * r.bus_factor : 0;
   return r;
+}
+
+}  // namespace
+
+void RegisterCollectiveBenchmark(absl::string_view backend, CollectiveBenchmarkFn fn) {
+  CollectiveBenchmarks().insert_or_assign(std::string(backend), fn);
+}
+
+absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
+    Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
+    absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
+    const CollectiveBenchmarkOptions& options) {
+  const auto& benchmarks = CollectiveBenchmarks();
+  auto it = benchmarks.find(client.backend());
+  if (it != benchmarks.end()) return it->second(client, kind, mesh, axes, shape, dtype, options);
+  return BenchmarkInProcess(client, kind, mesh, axes, shape, dtype, options);
 }
 
 }  // namespace axe::runtime

@@ -8,13 +8,14 @@
 // busbw = algbw x factor: all_reduce 2 (n-1)/n, all_gather, reduce_scatter and all_to_all
 // (n-1)/n, permute 1 (n: the group size).
 //
-// Baselines: in-process (this header), memcpy on every device's thread of the bytes its
-// result holds; MPI (mpi_collective_benchmark.h), the MPI library's own collective on the
-// same communicator.
+// Baselines: in-process, memcpy on every device's thread of the bytes its result holds; MPI
+// (mpi_collective_benchmark.h, registered by the MPI backend), the MPI library's own
+// collective on the same communicator.
 #ifndef AXE_SRC_RUNTIME_COLLECTIVE_BENCHMARK_H_
 #define AXE_SRC_RUNTIME_COLLECTIVE_BENCHMARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct CollectiveBenchmarkOptions {
   // The in-process benchmark refuses what exceeds it (CheckCollectiveMemory); nullopt: the
   // budget when the run starts (ResolveMemoryBudget).
   std::optional<MemoryBudget> memory;
+  // Called after each timed run with the runs done so far (a progress report); may be empty.
+  std::function<void(int64_t runs_done)> on_run;
 };
 
 struct CollectiveBenchmarkResult {
@@ -69,13 +72,23 @@ absl::Status CheckCollectiveMemory(CollectiveKind kind, const sharding::Mesh& me
                                    absl::Span<const int64_t> shape, DType dtype,
                                    int64_t devices_here, bool check, const MemoryBudget& budget);
 
-// The in-process backend. Errors: options out of range; CheckCollectiveMemory's; the collective's
-// errors (a shape whose dimension 0 the group size does not divide, for the tiled scatters, names
-// it).
+// On any backend: the client's backend's own benchmark when it registered one
+// (RegisterCollectiveBenchmark: MPI's times barrier to barrier next to the MPI library's own
+// collective), else the in-process one (next to memcpy). Errors: options out of range;
+// CheckCollectiveMemory's; the collective's errors (a shape whose dimension 0 the group size
+// does not divide, for the tiled scatters, names it).
 absl::StatusOr<CollectiveBenchmarkResult> BenchmarkCollective(
     Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
     absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
     const CollectiveBenchmarkOptions& options);
+
+// A backend's own collective benchmark, for the clients whose backend() is `backend`
+// (registered with the backend, backend_registry.h).
+using CollectiveBenchmarkFn = absl::StatusOr<CollectiveBenchmarkResult> (*)(
+    Client& client, CollectiveKind kind, const sharding::Mesh& mesh,
+    absl::Span<const std::string> axes, absl::Span<const int64_t> shape, DType dtype,
+    const CollectiveBenchmarkOptions& options);
+void RegisterCollectiveBenchmark(absl::string_view backend, CollectiveBenchmarkFn fn);
 
 // Shared with the MPI benchmark. Device d's generated input (the same on every process).
 std::vector<uint8_t> CollectiveInput(uint64_t seed, int64_t device, int64_t bytes);

@@ -39,21 +39,6 @@ bool Initialized() {
   return init != 0 && fin == 0;
 }
 
-// The first of the launcher's variables `names` that holds an integer in [lo, hi], else
-// `fallback`.
-int LauncherInt(std::initializer_list<const char*> names, long lo, long hi, int fallback) {
-  for (const char* name : names) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') continue;
-    char* end = nullptr;
-    const long v = std::strtol(value, &end, 10);
-    if (*end == '\0' && v >= lo && v <= hi) return static_cast<int>(v);
-  }
-  return fallback;
-}
-
-constexpr int kMaxLaunchedRanks = 1 << 20;
-
 // Ends the process with one line on stderr unless disarmed (destroyed) within `seconds`:
 // MPI_Init and MPI_Finalize wait for every rank and cannot be interrupted (and MPI cannot be
 // used after it failed half-way). `what` names the step, `causes` what may have happened.
@@ -102,18 +87,7 @@ class Watchdog {
   std::thread thread_;  // last: starts once the members above exist
 };
 
-constexpr absl::string_view kSameOnEveryRankPayload = "axe.runtime/same_on_every_rank";
-
 }  // namespace
-
-absl::Status MarkSameOnEveryRank(absl::Status status) {
-  if (!status.ok()) status.SetPayload(kSameOnEveryRankPayload, absl::Cord("1"));
-  return status;
-}
-
-bool IsSameOnEveryRank(const absl::Status& status) {
-  return status.GetPayload(kSameOnEveryRankPayload).has_value();
-}
 
 absl::Status CheckMpiTimeout(double seconds) {
   if (!(seconds > 0) || !(seconds <= kMaxMpiTimeoutSeconds)) {
@@ -173,15 +147,6 @@ int MpiWorldRank() {
   return rank;
 }
 
-int MpiLaunchedWorldSize() {
-  return LauncherInt({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}, 1, kMaxLaunchedRanks, 1);
-}
-
-int MpiLaunchedWorldRank() {
-  return LauncherInt({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, 0, kMaxLaunchedRanks - 1,
-                     0);
-}
-
 int MpiWorldSize() {
   int size = 1;
   if (Initialized()) MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -198,6 +163,7 @@ absl::StatusOr<std::unique_ptr<MpiClient>> MpiClient::Create(const MpiClientOpti
         absl::StrCat("negative memory per device: ", options.memory_per_device_bytes, " bytes"));
   }
   AXE_RETURN_IF_ERROR(CheckMpiTimeout(options.timeout_seconds));
+  RegisterMpiBenchmarks();
   std::unique_ptr<MpiClient> client(new MpiClient(MpiWorldRank(), MpiWorldSize(), options));
   // Non-blocking, so that a rank that never comes gives DeadlineExceeded, not a hang (the
   // broken client then keeps what MPI may still write).
@@ -253,9 +219,12 @@ MpiClient::MpiClient(int rank, int size, const MpiClientOptions& options)
       local_copies_(options.local_copies),
       addressable_{rank},
       device_(std::make_unique<Device>(rank, options.memory_per_device_bytes)),
-      state_(std::make_unique<MpiState>()) {}
+      state_(std::make_unique<MpiState>()) {
+  SetOps(MakeMpiBackend(*this));
+}
 
 MpiClient::~MpiClient() {
+  ReleaseOps();
   // After a timeout, pending requests may still use the communicators: leave them to MPI.
   if (state_->broken) {  // MPI may still touch its buffers: leave them (the job is ending)
     static_cast<void>(state_.release());
@@ -278,16 +247,6 @@ bool MpiClient::LocalCopiesOnWorker(int64_t bytes) const {
 }
 
 bool MpiClient::broken() const { return state_->broken; }
-
-absl::Status MpiClient::RunOnDevices(const std::function<absl::Status(int)>& fn) {
-  absl::Status s = fn(rank_);
-  if (s.ok()) return s;
-  absl::Status prefixed(s.code(), absl::StrCat("device ", rank_, ": ", s.message()));
-  s.ForEachPayload([&prefixed](absl::string_view url, const absl::Cord& payload) {
-    prefixed.SetPayload(url, payload);
-  });
-  return prefixed;
-}
 
 MpiClient* AsMpiClient(Client& client) { return dynamic_cast<MpiClient*>(&client); }
 

@@ -13,7 +13,6 @@
 #include "axe/relayout/element_type.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device_values.h"
-#include "axe/runtime/mpi_collectives.h"
 #include "src/runtime/mpi_state.h"
 #include "src/runtime/mpi_timing.h"
 
@@ -47,15 +46,15 @@ absl::StatusOr<DeviceValues> Run(CollectiveKind kind, const sharding::Mesh& mesh
                                  absl::Span<const std::string> axes, const DeviceValues& x,
                                  int64_t n) {
   switch (kind) {
-    case CollectiveKind::kAllReduce: return MpiAllReduce(mesh, axes, ReduceOp::kSum, x);
-    case CollectiveKind::kAllGather: return MpiAllGather(mesh, axes, x, 0, true);
+    case CollectiveKind::kAllReduce: return AllReduce(mesh, axes, ReduceOp::kSum, x);
+    case CollectiveKind::kAllGather: return AllGather(mesh, axes, x, 0, true);
     case CollectiveKind::kReduceScatter:
-      return MpiReduceScatter(mesh, axes, ReduceOp::kSum, x, 0, true);
-    case CollectiveKind::kAllToAll: return MpiAllToAll(mesh, axes, x, 0, 0, true);
+      return ReduceScatter(mesh, axes, ReduceOp::kSum, x, 0, true);
+    case CollectiveKind::kAllToAll: return AllToAll(mesh, axes, x, 0, 0, true);
     case CollectiveKind::kPermute: {
       std::vector<std::pair<int64_t, int64_t>> ring;
       for (int64_t i = 0; i < n; ++i) ring.push_back({i, (i + 1) % n});
-      return MpiCollectivePermute(mesh, axes, x, ring);
+      return CollectivePermute(mesh, axes, x, ring);
     }
   }
   return absl::InternalError("unknown collective");

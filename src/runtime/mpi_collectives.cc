@@ -1,4 +1,5 @@
 #include "axe/runtime/mpi_collectives.h"
+#include "axe/runtime/backend.h"
 
 #include <mpi.h>
 
@@ -37,49 +38,23 @@ int64_t Product(absl::Span<const int64_t> dims, size_t begin, size_t end) {
   return p;
 }
 
-std::string ShapeText(DType dtype, absl::Span<const int64_t> shape) {
-  return absl::StrCat(XlaName(dtype), "[", absl::StrJoin(shape, ","), "]");
-}
-
-// What every MPI collective starts with: the call agreed on by all ranks, the groups, this
-// rank's group communicator and index.
+// What every MPI collective starts with: this rank's group communicator and index.
 struct Call {
   MpiClient* client = nullptr;
-  CollectiveGroups groups;
   MPI_Comm comm = MPI_COMM_NULL;  // MPI_COMM_NULL: this rank is outside the mesh
   int64_t index = 0;              // this rank's index in its group
   int64_t size = 1;               // the group size
   std::string what;
 };
 
-absl::StatusOr<Call> Begin(const sharding::Mesh& mesh, absl::Span<const std::string> axes,
-                           const DeviceValues& x, std::string what, absl::string_view extra) {
+absl::StatusOr<Call> Begin(MpiClient& client, const CollectiveCall& call) {
   Call c;
-  c.client = AsMpiClient(x.client());
-  if (c.client == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " over MPI needs values of an MPI client, not of the '",
-                     x.client().backend(), "' backend"));
-  }
-  AXE_RETURN_IF_ERROR(CheckUsable(*c.client));
-  const std::string text =
-      absl::StrCat(what, "(", extra, ") of ", ShapeText(x.dtype(), x.shape()), " over (",
-                   absl::StrJoin(axes, ", "), ") on mesh ", mesh.ToString());
-  AXE_RETURN_IF_ERROR(AgreeOnCall(*c.client, what, text));
-  // Errors of the agreed call alone: the same on every rank.
-  if (mesh.num_devices() > c.client->num_devices()) {
-    return MarkSameOnEveryRank(absl::InvalidArgumentError(
-        absl::StrCat("the mesh ", mesh.ToString(), " has ", mesh.num_devices(),
-                     " devices but the client has ", c.client->num_devices())));
-  }
-  absl::StatusOr<CollectiveGroups> groups = MakeCollectiveGroups(mesh, axes);
-  if (!groups.ok()) return MarkSameOnEveryRank(groups.status());
-  c.groups = *std::move(groups);
-  AXE_ASSIGN_OR_RETURN(c.comm, GroupComm(*c.client, mesh, axes, c.groups));
-  c.size = c.groups.group_size();
-  const auto rank = static_cast<size_t>(c.client->rank());
-  if (const auto member = c.groups.Member(static_cast<int64_t>(rank))) c.index = member->second;
-  c.what = std::move(what);
+  c.client = &client;
+  AXE_RETURN_IF_ERROR(CheckUsable(client));
+  AXE_ASSIGN_OR_RETURN(c.comm, GroupComm(client, call.mesh, call.axes, call.groups));
+  c.size = call.groups.group_size();
+  if (const auto member = call.groups.Member(client.rank())) c.index = member->second;
+  c.what = std::string(call.what);
   return c;
 }
 
@@ -159,11 +134,9 @@ int64_t Slot(const Call& c, int64_t j) { return j < c.index ? j : j - 1; }
 
 }  // namespace
 
-absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
-                                          absl::Span<const std::string> axes, ReduceOp op,
-                                          const DeviceValues& x) {
-  AXE_ASSIGN_OR_RETURN(Call c, Begin(mesh, axes, x, "all_reduce", ReduceOpName(op)));
-  AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
+absl::StatusOr<DeviceValues> MpiBackendAllReduce(MpiClient& client, const CollectiveCall& call,
+                                                 ReduceOp op, const DeviceValues& x) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
   AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), x.shape(), x.dtype(),
                                                                 c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
@@ -205,16 +178,12 @@ absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
   return out;
 }
 
-absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
-                                          absl::Span<const std::string> axes, const DeviceValues& x,
-                                          int64_t dim, bool tiled) {
-  AXE_ASSIGN_OR_RETURN(Call c,
-                       Begin(mesh, axes, x, "all_gather",
-                             absl::StrCat("axis=", dim, ", tiled=", tiled ? "True" : "False")));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, AllGatherShape(x.shape(), dim, tiled, c.size));
+absl::StatusOr<DeviceValues> MpiBackendAllGather(MpiClient& client, const CollectiveCall& call,
+                                                 const DeviceValues& x, int64_t dim) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
   AXE_ASSIGN_OR_RETURN(
       DeviceValues out,
-      DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
+      DeviceValues::Allocate(x.client(), call.out_shape, x.dtype(), c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_ASSIGN_OR_RETURN(int count, MpiCount(x.bytes(), c.what));
   AXE_RETURN_IF_ERROR(MpiCount(out.bytes(), c.what).status());
@@ -266,20 +235,15 @@ absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
   return out;
 }
 
-absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
-                                              absl::Span<const std::string> axes, ReduceOp op,
-                                              const DeviceValues& x, int64_t dim, bool tiled) {
-  AXE_ASSIGN_OR_RETURN(Call c, Begin(mesh, axes, x, "reduce_scatter",
-                                     absl::StrCat(ReduceOpName(op), ", scatter_dimension=", dim,
-                                                  ", tiled=", tiled ? "True" : "False")));
-  AXE_RETURN_IF_ERROR(CheckReduction(op, x.dtype()));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                       ReduceScatterShape(x.shape(), dim, tiled, c.size));
+absl::StatusOr<DeviceValues> MpiBackendReduceScatter(MpiClient& client, const CollectiveCall& call,
+                                                     ReduceOp op, const DeviceValues& x,
+                                                     int64_t dim) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
   const auto d = static_cast<size_t>(dim);
   const int64_t n = x.shape()[d], g_size = c.size;
   AXE_ASSIGN_OR_RETURN(
       DeviceValues out,
-      DeviceValues::Allocate(x.client(), std::move(shape), x.dtype(), c.comm == MPI_COMM_NULL));
+      DeviceValues::Allocate(x.client(), call.out_shape, x.dtype(), c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   const int me = c.client->rank();
@@ -427,17 +391,13 @@ absl::Status ExchangeChunks(Call& c, const AllToAllForm& f, const DeviceValues& 
 
 }  // namespace
 
-absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
-                                         absl::Span<const std::string> axes, const DeviceValues& x,
-                                         int64_t split_axis, int64_t concat_axis, bool tiled) {
-  AXE_ASSIGN_OR_RETURN(Call c,
-                       Begin(mesh, axes, x, "all_to_all",
-                             absl::StrCat("split_axis=", split_axis, ", concat_axis=", concat_axis,
-                                          ", tiled=", tiled ? "True" : "False")));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> result_shape,
-                       AllToAllShape(x.shape(), axes, split_axis, concat_axis, tiled, c.size));
-  AXE_ASSIGN_OR_RETURN(DeviceValues out, DeviceValues::Allocate(x.client(), result_shape, x.dtype(),
-                                                                c.comm == MPI_COMM_NULL));
+absl::StatusOr<DeviceValues> MpiBackendAllToAll(MpiClient& client, const CollectiveCall& call,
+                                                const DeviceValues& x, int64_t split_axis,
+                                                int64_t concat_axis, bool tiled) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
+  AXE_ASSIGN_OR_RETURN(
+      DeviceValues out,
+      DeviceValues::Allocate(x.client(), call.out_shape, x.dtype(), c.comm == MPI_COMM_NULL));
   if (c.comm == MPI_COMM_NULL || x.bytes() == 0) return out;
   AXE_RETURN_IF_ERROR(MpiCount(x.bytes(), c.what).status());
   AXE_RETURN_IF_ERROR(ExchangeChunks(
@@ -445,14 +405,11 @@ absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
   return out;
 }
 
-absl::StatusOr<DeviceValues> MpiCollectivePermute(
-    const sharding::Mesh& mesh, absl::Span<const std::string> axes, const DeviceValues& x,
-    absl::Span<const std::pair<int64_t, int64_t>> perm) {
-  std::string pairs = absl::StrJoin(perm, ", ", [](std::string* s, const auto& p) {
-    absl::StrAppend(s, "(", p.first, ", ", p.second, ")");
-  });
-  AXE_ASSIGN_OR_RETURN(Call c, Begin(mesh, axes, x, "ppermute", absl::StrCat("perm=", pairs)));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> source_of, PermuteSources(perm, c.size));
+absl::StatusOr<DeviceValues> MpiBackendCollectivePermute(MpiClient& client,
+                                                         const CollectiveCall& call,
+                                                         const DeviceValues& x,
+                                                         absl::Span<const int64_t> source_of) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
   std::vector<int64_t> dest_of(source_of.size(), -1);
   for (size_t j = 0; j < source_of.size(); ++j) {
     if (source_of[j] >= 0) dest_of[static_cast<size_t>(source_of[j])] = static_cast<int64_t>(j);
@@ -481,6 +438,52 @@ absl::StatusOr<DeviceValues> MpiCollectivePermute(
   }
   AXE_RETURN_IF_ERROR(Finish(c, req, out));
   return out;
+}
+
+namespace {
+
+absl::Status CheckMpiValues(absl::string_view what, const DeviceValues& x) {
+  if (AsMpiClient(x.client()) != nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " over MPI needs values of an MPI client, not of the '",
+                   x.client().backend(), "' backend"));
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceValues> MpiAllReduce(const sharding::Mesh& mesh,
+                                          absl::Span<const std::string> axes, ReduceOp op,
+                                          const DeviceValues& x) {
+  AXE_RETURN_IF_ERROR(CheckMpiValues("all_reduce", x));
+  return AllReduce(mesh, axes, op, x);
+}
+
+absl::StatusOr<DeviceValues> MpiAllGather(const sharding::Mesh& mesh,
+                                          absl::Span<const std::string> axes, const DeviceValues& x,
+                                          int64_t dim, bool tiled) {
+  AXE_RETURN_IF_ERROR(CheckMpiValues("all_gather", x));
+  return AllGather(mesh, axes, x, dim, tiled);
+}
+
+absl::StatusOr<DeviceValues> MpiReduceScatter(const sharding::Mesh& mesh,
+                                              absl::Span<const std::string> axes, ReduceOp op,
+                                              const DeviceValues& x, int64_t dim, bool tiled) {
+  AXE_RETURN_IF_ERROR(CheckMpiValues("reduce_scatter", x));
+  return ReduceScatter(mesh, axes, op, x, dim, tiled);
+}
+
+absl::StatusOr<DeviceValues> MpiAllToAll(const sharding::Mesh& mesh,
+                                         absl::Span<const std::string> axes, const DeviceValues& x,
+                                         int64_t split_axis, int64_t concat_axis, bool tiled) {
+  AXE_RETURN_IF_ERROR(CheckMpiValues("all_to_all", x));
+  return AllToAll(mesh, axes, x, split_axis, concat_axis, tiled);
+}
+
+absl::StatusOr<DeviceValues> MpiCollectivePermute(
+    const sharding::Mesh& mesh, absl::Span<const std::string> axes, const DeviceValues& x,
+    absl::Span<const std::pair<int64_t, int64_t>> perm) {
+  AXE_RETURN_IF_ERROR(CheckMpiValues("ppermute", x));
+  return CollectivePermute(mesh, axes, x, perm);
 }
 
 }  // namespace axe::runtime

@@ -172,11 +172,6 @@ absl::Status GatherStats(MpiClient& client, int64_t moved, int64_t local, int64_
   return absl::OkStatus();
 }
 
-std::string CallText(const Array& array, const sharding::Format& target) {
-  return absl::StrCat(XlaName(array.dtype()), "[", absl::StrJoin(array.shape(), ","), "] ",
-                      array.format().ToString(), " -> ", target.ToString());
-}
-
 // How MPI can move `box` straight from or into a shard (MpiInPlaceView), or nullopt.
 absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const IndexBox& box,
                                                   int element_bytes, MpiTypes& types) {
@@ -288,27 +283,11 @@ absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
 
 }  // namespace
 
-absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
-                            ReshardStats* stats, int64_t staging_bytes) {
-  MpiClient* client = AsMpiClient(array.client());
-  if (client == nullptr || &out.client() != &array.client()) {
-    return absl::InvalidArgumentError(
-        "a reshard over MPI needs both arrays on the same MPI client");
-  }
-  AXE_RETURN_IF_ERROR(AgreeOnCall(*client, "reshard", CallText(array, out.format())));
-  // An error of the agreed call alone: the same on every rank.
-  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, out.format())));
-  if (plan.shape != array.shape() || plan.element_bytes != array.element_bytes() ||
-      plan.from != array.sharding().ToString() || plan.to != out.sharding().ToString()) {
-    return absl::InvalidArgumentError(absl::StrCat("the plan (", plan.from, " -> ", plan.to,
-                                                   ") is not for this reshard (",
-                                                   CallText(array, out.format()), ")"));
-  }
-  if (staging_bytes < 0 || (staging_bytes > 0 && staging_bytes < array.element_bytes())) {
-    return absl::InvalidArgumentError(absl::StrCat("a staging buffer of ", staging_bytes,
-                                                   " bytes cannot hold one element of ",
-                                                   array.element_bytes(), " bytes"));
-  }
+absl::Status MpiExchangeReshard(MpiClient& mpi, const Array& array, Array& out,
+                                const ReshardPlan& plan, int64_t staging_bytes,
+                                ReshardStats* stats) {
+  MpiClient* client = &mpi;
+  AXE_RETURN_IF_ERROR(CheckUsable(mpi));
   const int me = client->rank();
   const RankWork w = WorkOf(plan, me);
   const DeviceShard* from_shard = ShardOf(array, me);
@@ -356,25 +335,27 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
                      elapsed.count(), *stats);
 }
 
+namespace {
+
+absl::Status CheckMpiArray(const Array& array) {
+  if (AsMpiClient(array.client()) != nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("MpiReshard needs an array on an MPI client, not on the '",
+                   array.client().backend(), "' backend"));
+}
+
+}  // namespace
+
+absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& plan,
+                            ReshardStats* stats, int64_t staging_bytes) {
+  AXE_RETURN_IF_ERROR(CheckMpiArray(array));
+  return ReshardInto(array, out, plan, {ReshardTransport::kStaged, staging_bytes}, stats);
+}
+
 absl::StatusOr<Array> MpiReshard(const Array& array, const sharding::Format& target,
                                  ReshardStats* stats, int64_t staging_bytes) {
-  MpiClient* client = AsMpiClient(array.client());
-  if (client == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("MpiReshard needs an array on an MPI client, not on the '",
-                     array.client().backend(), "' backend"));
-  }
-  AXE_RETURN_IF_ERROR(AgreeOnCall(*client, "reshard", CallText(array, target)));
-  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, target)));
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
-  AXE_ASSIGN_OR_RETURN(ReshardPlan plan,
-                       PlanReshard(array.shape(), array.element_bytes(), array.sharding(), named));
-  client->state().send_staging = DeviceBuffer();  // staging counts in this reshard's peak
-  client->state().receive_staging = DeviceBuffer();
-  client->ResetPeaks();
-  AXE_ASSIGN_OR_RETURN(Array out, Array::Allocate(*client, array.shape(), array.dtype(), target));
-  AXE_RETURN_IF_ERROR(MpiReshardInto(array, out, plan, stats, staging_bytes));
-  return out;
+  AXE_RETURN_IF_ERROR(CheckMpiArray(array));
+  return Reshard(array, target, {ReshardTransport::kStaged, staging_bytes}, stats);
 }
 
 }  // namespace axe::runtime

@@ -183,7 +183,8 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
   const int64_t global = *CheckedProduct(shape) * element_bytes;  // checked by the plan
   std::vector<uint8_t> host = GeneratedData(static_cast<size_t>(global), options.seed);
   AXE_ASSIGN_OR_RETURN(Array array, Array::DevicePut(client, host, shape, dtype, from));
-  AXE_ASSIGN_OR_RETURN(Array out, MpiReshard(array, to, &r.stats, options.staging_bytes));
+  const ReshardOptions staged{ReshardTransport::kStaged, options.staging_bytes};
+  AXE_ASSIGN_OR_RETURN(Array out, Reshard(array, to, staged, &r.stats));
   if (options.check) {
     AXE_ASSIGN_OR_RETURN(r.check, CheckAll(client, host, out));
   }
@@ -203,8 +204,7 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
     AXE_ASSIGN_OR_RETURN(double a, internal::TimedOnEveryRank(
                                        client, [&] { return RunExchange(client, exchange); }));
     AXE_ASSIGN_OR_RETURN(double b, internal::TimedOnEveryRank(client, [&] {
-                           return MpiReshardInto(array, out, r.plan, nullptr,
-                                                 options.staging_bytes);
+                           return ReshardInto(array, out, r.plan, staged);
                          }));
     AXE_ASSIGN_OR_RETURN(double c, internal::TimedOnEveryRank(
                                        client, [&] { return RunGatherScatter(client, naive); }));

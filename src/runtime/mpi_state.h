@@ -18,9 +18,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/relayout/strided_box.h"
+#include "axe/runtime/array.h"
+#include "axe/runtime/backend.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device.h"
+#include "axe/runtime/device_values.h"
 #include "axe/runtime/mpi_client.h"
+#include "axe/runtime/reshard.h"
 #include "axe/sharding/mesh.h"
 
 namespace axe::runtime {
@@ -127,6 +131,37 @@ absl::StatusOr<std::optional<MpiBoxView>> MpiInPlaceView(const relayout::BufferL
 
 // A byte count as MPI's int; InvalidArgument past INT_MAX.
 absl::StatusOr<int> MpiCount(int64_t bytes, absl::string_view what);
+
+// Makes BenchmarkCollective and BenchmarkReshard use the MPI benchmarks on MPI clients
+// (mpi_benchmarks.cc); MpiClient::Create calls it (once is enough).
+void RegisterMpiBenchmarks();
+
+// The MPI backend of `client` (mpi_backend.cc): what MpiClient's constructor installs.
+std::unique_ptr<Backend> MakeMpiBackend(MpiClient& client);
+
+// The MPI backend's collectives (mpi_collectives.cc) on checked calls (backend.h), each
+// rank passing its own value in x; ranks outside the mesh get zeros. Waits are bounded by
+// the client's timeout (DeadlineExceeded).
+absl::StatusOr<DeviceValues> MpiBackendAllReduce(MpiClient& client, const CollectiveCall& call,
+                                                 ReduceOp op, const DeviceValues& x);
+absl::StatusOr<DeviceValues> MpiBackendAllGather(MpiClient& client, const CollectiveCall& call,
+                                                 const DeviceValues& x, int64_t dim);
+absl::StatusOr<DeviceValues> MpiBackendReduceScatter(MpiClient& client, const CollectiveCall& call,
+                                                     ReduceOp op, const DeviceValues& x,
+                                                     int64_t dim);
+absl::StatusOr<DeviceValues> MpiBackendAllToAll(MpiClient& client, const CollectiveCall& call,
+                                                const DeviceValues& x, int64_t split_axis,
+                                                int64_t concat_axis, bool tiled);
+absl::StatusOr<DeviceValues> MpiBackendCollectivePermute(MpiClient& client,
+                                                         const CollectiveCall& call,
+                                                         const DeviceValues& x,
+                                                         absl::Span<const int64_t> source_of);
+
+// The MPI backend's reshard exchange (mpi_reshard.cc, mpi_reshard.h describes it) of a
+// checked plan, staging bounded by `staging_bytes` (0: one round).
+absl::Status MpiExchangeReshard(MpiClient& client, const Array& array, Array& out,
+                                const ReshardPlan& plan, int64_t staging_bytes,
+                                ReshardStats* stats);
 
 }  // namespace axe::runtime
 

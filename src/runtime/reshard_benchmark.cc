@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <optional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -128,6 +131,7 @@ absl::Status TimeRuns(const Array& array, Array& out, Baseline& baseline,
     r.baseline_seconds = std::min(r.baseline_seconds, t1 - t0);
     r.seconds = std::min(r.seconds, t2 - t1);
     ++r.runs;
+    if (options.on_run) options.on_run(r.runs);
   }
   return absl::OkStatus();
 }
@@ -160,11 +164,18 @@ absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
   return budget.Check(needed, "each MPI rank of the reshard");
 }
 
-absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
-                                                        absl::Span<const int64_t> shape,
-                                                        DType dtype, const sharding::Format& from,
-                                                        const sharding::Format& to,
-                                                        const ReshardBenchmarkOptions& options) {
+namespace {
+
+std::map<std::string, ReshardBenchmarkFn, std::less<>>& ReshardBenchmarks() {
+  static auto* benchmarks = new std::map<std::string, ReshardBenchmarkFn, std::less<>>;
+  return *benchmarks;
+}
+
+absl::StatusOr<ReshardBenchmarkResult> BenchmarkInProcess(Client& client,
+                                                          absl::Span<const int64_t> shape,
+                                                          DType dtype, const sharding::Format& from,
+                                                          const sharding::Format& to,
+                                                          const ReshardBenchmarkOptions& options) {
   AXE_RETURN_IF_ERROR(CheckOptions(options));
   AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
   ReshardBenchmarkResult r;  // the plan first: its errors name the source or the target
@@ -193,6 +204,23 @@ absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
   r.gbps = r.seconds > 0 ? b / r.seconds / 1e9 : 0;
   r.baseline_gbps = r.baseline_seconds > 0 ? b / r.baseline_seconds / 1e9 : 0;
   return r;
+}
+
+}  // namespace
+
+void RegisterReshardBenchmark(absl::string_view backend, ReshardBenchmarkFn fn) {
+  ReshardBenchmarks().insert_or_assign(std::string(backend), fn);
+}
+
+absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
+                                                        absl::Span<const int64_t> shape,
+                                                        DType dtype, const sharding::Format& from,
+                                                        const sharding::Format& to,
+                                                        const ReshardBenchmarkOptions& options) {
+  const auto& benchmarks = ReshardBenchmarks();
+  auto it = benchmarks.find(client.backend());
+  if (it != benchmarks.end()) return it->second(client, shape, dtype, from, to, options);
+  return BenchmarkInProcess(client, shape, dtype, from, to, options);
 }
 
 }  // namespace axe::runtime

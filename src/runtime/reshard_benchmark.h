@@ -4,16 +4,18 @@
 // bench/reshard_bench.cc print this.
 //
 //   ReshardBenchmarkResult r = *BenchmarkReshard(*client, {8192, 8192}, DType::kF32,
-//                                                {rows, std::nullopt}, {cols, std::nullopt});
+//                                                *MakeArrayFormat(rows), *MakeArrayFormat(cols));
 //   r.seconds / r.baseline_seconds;   // the reshard's time over memcpy of the same bytes
 #ifndef AXE_SRC_RUNTIME_RESHARD_BENCHMARK_H_
 #define AXE_SRC_RUNTIME_RESHARD_BENCHMARK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "axe/base/dtype.h"
 #include "axe/base/memory_budget.h"
@@ -39,6 +41,8 @@ struct ReshardBenchmarkOptions {
   // Refuse runs whose buffers exceed this budget; nullopt: the budget when the run starts
   // (ResolveMemoryBudget: AXE_MEMORY_LIMIT, else the cgroup limit or MemAvailable).
   std::optional<MemoryBudget> memory;
+  // Called after each timed run with the runs done so far (a progress report); may be empty.
+  std::function<void(int64_t runs_done)> on_run;
 };
 
 struct ReshardBenchmarkResult {
@@ -52,16 +56,38 @@ struct ReshardBenchmarkResult {
   int64_t runs = 0;
   bool stopped_by_time_limit = false;
   relayout::CheckOutcome check = relayout::CheckOutcome::kSkipped;
+
+  // A message-passing backend's own benchmark (MPI's, mpi_reshard_benchmark.h) times the
+  // reshard barrier to barrier, the slowest process counting, next to these baselines
+  // instead of memcpy (baseline_seconds is then the MPI_Alltoallv of the same bytes).
+  struct MessagePassing {
+    // MPI_Alltoallv with each process's local bytes as a block to itself as well.
+    double alltoallv_local_seconds = 0;
+    // Every source shard gathered to one process, then every target shard scattered.
+    double gather_scatter_seconds = 0;
+    int64_t gather_scatter_bytes = 0;
+    bool local_copies_on_worker = false;  // where process 0 copied the bytes it keeps
+    int own_cpus = 1;                     // the CPUs process 0 has to itself
+  };
+  std::optional<MessagePassing> message_passing;
 };
 
-// Errors: options out of range (naming the field); ResourceExhausted when the buffers would
-// exceed the memory budget; DevicePut's, PlanReshard's and
-// Reshard's errors (a target the array cannot take names what differs).
+// On any backend: the client's backend's own benchmark when it registered one
+// (RegisterReshardBenchmark; MPI's), else the in-process one. Errors: options out of range
+// (naming the field); ResourceExhausted when the buffers would exceed the memory budget;
+// DevicePut's, PlanReshard's and Reshard's errors (a target the array cannot take names what
+// differs).
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,
                                                         DType dtype, const sharding::Format& from,
                                                         const sharding::Format& to,
                                                         const ReshardBenchmarkOptions& options);
+
+// A backend's own reshard benchmark, for the clients whose backend() is `backend`.
+using ReshardBenchmarkFn = absl::StatusOr<ReshardBenchmarkResult> (*)(
+    Client& client, absl::Span<const int64_t> shape, DType dtype, const sharding::Format& from,
+    const sharding::Format& to, const ReshardBenchmarkOptions& options);
+void RegisterReshardBenchmark(absl::string_view backend, ReshardBenchmarkFn fn);
 
 // The bytes one rank of the MPI reshard benchmark (mpi_reshard.h's BenchmarkMpiReshard on
 // `ranks` ranks) holds at once, checked against `budget` before MPI starts: the generated

@@ -76,8 +76,11 @@ void DescribeFormat(ShardingExplanation& out, const std::optional<Sharding>& sha
     out.format = {std::nullopt, "no JAX sharding: " + out.named.reason};
     return;
   }
-  absl::StatusOr<LocalLayout> layout = LocalLayout::FromXla(
-      options.local_layout ? *options.local_layout : RowMajor(out.global_shape.size()));
+  absl::StatusOr<LocalLayout> layout =
+      options.jax_layout
+          ? *options.jax_layout
+          : LocalLayout::FromXla(options.local_layout ? *options.local_layout
+                                                      : RowMajor(out.global_shape.size()));
   if (!layout.ok()) {
     out.format = {std::nullopt, std::string(layout.status().message())};
     return;

@@ -202,6 +202,31 @@ std::string Mesh::ToString() const {
   return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), ")");
 }
 
+namespace {
+
+// JAX's axis_types tuple: (Auto, Explicit), (Auto,) or ().
+std::string AxisTypesTuple(const Mesh& mesh) {
+  std::vector<std::string> types;
+  for (size_t j = 0; j < mesh.rank(); ++j) types.emplace_back(MeshAxisTypeName(mesh.axis_type(j)));
+  return absl::StrCat("(", absl::StrJoin(types, ", "), types.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+std::string Mesh::JaxRepr() const {
+  std::vector<int64_t> sizes;
+  for (const MeshAxis& a : axes_) sizes.push_back(a.size);
+  return absl::StrCat("Mesh(axis_sizes=", PyIntTuple(sizes), ", axis_names=", AxisNamesTuple(),
+                      ", axis_types=", AxisTypesTuple(*this), ")");
+}
+
+std::string Mesh::JaxStr() const {
+  std::vector<std::string> axes;
+  for (const MeshAxis& a : axes_) axes.push_back(absl::StrCat(PyStr(a.name), ": ", a.size));
+  return absl::StrCat("Mesh(", absl::StrJoin(axes, ", "), ", axis_types=", AxisTypesTuple(*this),
+                      ")");
+}
+
 std::string Mesh::AxisNamesTuple() const {
   std::vector<std::string> names;
   for (const MeshAxis& a : axes_) names.push_back(a.name);

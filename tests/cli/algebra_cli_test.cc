@@ -188,6 +188,9 @@ TEST(AlgebraCli, TourShowsTilingIntoACtaAndAMesh) {
   EXPECT_THAT(r.out, HasSubstr("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]"));
   EXPECT_THAT(r.out, HasSubstr("warpid"));
   EXPECT_THAT(r.out, HasSubstr("S[(2,4,2,4):(1@gpuid,4,2@gpuid,1)]"));
+  // Alpa's S0R, built by tiling with a replicated mesh part: both copies of (5, 2).
+  EXPECT_THAT(r.out, HasSubstr("  S[(2,4,8):(1@gpuid,8,1)] + R[2:2@gpuid]\n"
+                               "  (5, 2) -> {gpuid:1, m:10} {gpuid:3, m:10}\n"));
   EXPECT_THAT(r.out, HasSubstr("Swizzled(3,3,3, S[(64,4,64):(64,4096,1)])"));
 }
 

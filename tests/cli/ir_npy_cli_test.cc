@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "axe/base/npy.h"
 #include "cli/run_axe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -66,6 +67,33 @@ TEST(IrNpyCli, ConstAndArgFromNpyAndOutputsAsNpy) {
   ASSERT_EQ(echo.exit_code, 0) << echo.err;
   EXPECT_THAT(echo.out, StartsWith("f32[3] [0.99817"));
   std::filesystem::remove_all(dir);
+}
+
+// 64-bit integers past 2^53 in and out of .npy files keep every bit (the executor holds them
+// in their own width; the i64 sum wraps as JAX's does); as a constant, which the closed jaxpr
+// holds as the interpreter's doubles, such a value is refused rather than changed.
+TEST(IrNpyCli, SixtyFourBitIntegersKeepEveryBit) {
+  const std::filesystem::path dir = TempDir("int64");
+  const int64_t in[2] = {int64_t{9007199254740993}, (int64_t{1} << 62) + 1};
+  absl::StatusOr<std::string> file =
+      WriteNpy(DType::kS64, {2}, absl::string_view(reinterpret_cast<const char*>(in), sizeof(in)));
+  ASSERT_TRUE(file.ok()) << file.status();
+  std::ofstream(dir / "big.npy", std::ios::binary) << *file;
+  auto r = RunAxe({"ir", "run", "{ lambda ; a:i64[2]. let b:i64[2] = add a a in (b,) }", "--arg",
+                   "@" + (dir / "big.npy").string(), "--out-npy", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "i64[2] [18014398509481986, -9223372036854775806]\n");
+  absl::StatusOr<NpyArray> out = ParseNpy(ReadBytes(dir / "out0.npy"), "out0.npy");
+  ASSERT_TRUE(out.ok()) << out.status();
+  int64_t got[2] = {0, 0};
+  ASSERT_EQ(out->data.size(), sizeof(got));
+  std::memcpy(got, out->data.data(), sizeof(got));
+  EXPECT_EQ(got[0], int64_t{18014398509481986});
+  EXPECT_EQ(got[1], int64_t{-9223372036854775806});
+  auto c = RunAxe({"ir", "run", "{ lambda a:i64[2]; . let  in (a,) }", "--const",
+                   "@" + (dir / "big.npy").string()});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_THAT(c.err, HasSubstr("element 0 of i64[2] is 9007199254740993, past 2^53"));
 }
 
 TEST(IrNpyCli, BadValuesAreOneErrorLine) {

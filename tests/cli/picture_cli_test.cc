@@ -175,6 +175,29 @@ TEST(PictureCli, LayoutShowSummarizesAndZooms) {
   std::vector<std::string> zoomed = show;
   zoomed.insert(zoomed.end(), {"--zoom", "0:4,64:68"});
   EXPECT_THAT(Svg(zoomed, "zoom.svg"), HasSubstr(">2:65</text>"));
+  // The physical half: all 2048 offsets of each device in blocks of 64, or a window of them.
+  EXPECT_THAT(whole, HasSubstr("physical summary: each cell stands for a block of 1 gpuid x 64 m"));
+  std::vector<std::string> physical = show;
+  physical.insert(physical.end(), {"--physical-zoom", "1:3,64:96"});
+  const std::string part = Svg(physical, "physical.svg");
+  EXPECT_THAT(part, HasSubstr("physical zoom: gpuid 1:3, m 64:96"));
+  EXPECT_THAT(part, HasSubstr(">33,0</text>"));
+}
+
+TEST(PictureCli, PhysicalZoomErrors) {
+  const std::string layout = "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]";
+  RunResult r = RunAxe({"layout", "show", layout, "--physical-zoom", "0:2,0:2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "axe: error: --physical-zoom: it applies to the --svg or --latex picture\n");
+  const std::string path = ::testing::TempDir() + "/picture_cli_pz.svg";
+  r = RunAxe({"layout", "show", layout, "--svg", path, "--physical-zoom", "0:2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--physical-zoom: expected ROW0:ROW1,COL0:COL1, got '0:2'"));
+  r = RunAxe({"layout", "show", layout, "--svg", path, "--physical-zoom", "9:12,0:4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "axe: error: --physical-zoom: the physical zoom window 9:12 holds no value of gpuid "
+            "(the layout reaches 0..3)\n");
 }
 
 TEST(PictureCli, ZoomErrors) {

@@ -77,7 +77,7 @@ TEST(ReshardCli, Errors) {
   EXPECT_EQ(r.exit_code, 2);
   // Outside mpirun one rank runs (or axe has no MPI): an error either way.
   EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("2 devices but 1 MPI ranks run; use mpirun -n 2"),
-                                      HasSubstr("built without MPI")));
+                                      HasSubstr("unknown backend 'mpi'; this axe has threads")));
   // The MPI timeout is checked before MPI starts: one line, never a wait.
   for (const char* timeout : {"0", "-1", "nan", "1e7"}) {
     r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
@@ -86,7 +86,7 @@ TEST(ReshardCli, Errors) {
     EXPECT_THAT(r.err,
                 ::testing::AnyOf(HasSubstr("axe: error: --mpi-timeout: the MPI timeout must be "
                                            "positive and at most 1000000 s, got "),
-                                 HasSubstr("built without MPI")))
+                                 HasSubstr("unknown backend 'mpi'; this axe has threads")))
         << timeout;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
@@ -128,7 +128,7 @@ TEST(ReshardCli, RefusesWhatExceedsTheMemoryBudget) {
               "P('x')", "--to", "P(None, 'x')", "--backend", "mpi"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("each MPI rank of the reshard needs about"),
-                                      HasSubstr("built without MPI")));
+                                      HasSubstr("unknown backend 'mpi'; this axe has threads")));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace handler_test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using Json = nlohmann::json;
 
@@ -82,7 +83,8 @@ TEST(HandlerTest, LayoutOptionsAndTheirErrors) {
   ExpectFieldError(Get("layout", {{"layout", "S[(4,8):(8,1)]"}, {"color", "lane"}}), "color",
                    "does not use the axis 'lane'");
   ExpectFieldError(Get("layout", {{"layout", "S[4:1]"}, {"colour", "m"}}), "colour",
-                   "unknown field 'colour'; expected one of: layout, shape, color, zoom");
+                   "unknown field 'colour'; expected one of: layout, shape, color, zoom, "
+                   "physical_zoom");
   ExpectFieldError(Get("layout", {{"layout", "S[(4,8):(8,1)]"}, {"zoom", "0:2"}}), "zoom",
                    "expected ROW0:ROW1,COL0:COL1");
 }
@@ -100,6 +102,24 @@ TEST(HandlerTest, LayoutZoomDrawsTheWindow) {
       Get("layout", {{"layout", "S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]"}, {"shape", "64,128"}});
   ASSERT_EQ(whole.status, 200) << whole.body;
   EXPECT_THAT(Body(whole)["svg"].get<std::string>(), HasSubstr("gpuid = 3"));
+}
+
+TEST(HandlerTest, LayoutPhysicalZoomDrawsPartOfThePhysicalHalf) {
+  const std::string big = "S[(2,64,2,64):(1@gpuid,64@m,2@gpuid,1@m)]";
+  Response whole = Get("layout", {{"layout", big}, {"shape", "128,128"}});
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_THAT(Body(whole)["svg"].get<std::string>(),
+              HasSubstr("physical summary: each cell stands for a block of 1 gpuid x 128 m"));
+  Response r =
+      Get("layout", {{"layout", big}, {"shape", "128,128"}, {"physical_zoom", "1:3,64:96"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string svg = Body(r)["svg"].get<std::string>();
+  EXPECT_THAT(svg, HasSubstr("physical zoom: gpuid 1:3, m 64:96"));
+  EXPECT_THAT(svg, Not(HasSubstr("physical summary")));
+  // Device 1 holds rows 64.. of columns 0..63: m = 64 is element (65, 0).
+  EXPECT_THAT(svg, HasSubstr(">65,0</text>"));
+  ExpectFieldError(Get("layout", {{"layout", big}, {"physical_zoom", "0:4"}}), "physical_zoom",
+                   "expected ROW0:ROW1,COL0:COL1");
 }
 
 TEST(HandlerTest, XlaAnswer) {

@@ -45,7 +45,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
       {RuleKind::kAbstractEval, {}},
       // JAX defines no derivative of nextafter ("Differentiation rule for 'nextafter' not
       // implemented").
-      {RuleKind::kJvp, {"nextafter"}},
+      // digamma's derivative is polygamma(1, x), which axe does not model.
+      {RuleKind::kJvp, {"digamma", "nextafter"}},
       // Not linear in any operand (jit, closed_call, remat2 and the custom calls are inlined by
       // the transposition instead; top_k's tangent is a sort and a slice).
       {RuleKind::kTranspose,
@@ -75,7 +76,9 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "cumprod",
         "custom_jvp_call",
         "custom_vjp_call",
+        "digamma",
         "eq",
+        "eq_to",
         "erf",
         "erf_inv",
         "erfc",
@@ -90,10 +93,13 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "is_finite",
         "jit",
         "le",
+        "le_to",
+        "lgamma",
         "log",
         "log1p",
         "logistic",
         "lt",
+        "lt_to",
         "max",
         "min",
         "ne",
@@ -102,6 +108,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "or",
         "pmax",
         "pmin",
+        "platform_index",
         "population_count",
         "pow",
         "random_bits",
@@ -137,7 +144,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "top_k",
         "xor"}},
       // No operands, so nothing to batch: vmap leaves them unbatched.
-      {RuleKind::kBatching, {"axis_index", "iota"}},
+      {RuleKind::kBatching, {"axis_index", "iota", "platform_index"}},
   };
   return *gaps;
 }

@@ -80,12 +80,18 @@ TEST(SortPrimitivesTest, JaxTextsRoundTripExactlyAndTypeCheck) {
   EXPECT_GE(texts, 80);
 }
 
-// jax.sharding.reshard on an explicit-axes mesh: JAX's types carry the sharding (f32[8@x,2]),
-// which axe's do not; the parser says where.
-TEST(SortPrimitivesTest, ExplicitShardingTypesAreRefusedWithTheirPosition) {
-  EXPECT_THAT(ParseJaxpr(Read("explicit_reshard.unreadable.txt")).status(),
+// jax.sharding.reshard on an explicit-axes mesh: JAX's types carry the sharding (f32[8@x,2]);
+// axe reads it, prints it back and checks the program (its values carry no sharding). A
+// malformed sharding is refused with its position.
+TEST(SortPrimitivesTest, ExplicitShardingTypesRoundTrip) {
+  const std::string text = Read("explicit_reshard.txt");
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
+  ASSERT_THAT(j, IsOk());
+  EXPECT_EQ(PrintJaxpr(*j) + "\n", text);
+  EXPECT_THAT(CheckJaxpr(*j), IsOk());
+  EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[8@,2]. let  in (a,) }").status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("expected ']', found '@' in \"f32[8@x,2]\"")));
+                       HasSubstr("position 6: expected a mesh axis name after '@'")));
 }
 
 // Equal types; floats equal bit for bit up to NaN payloads (the sign of a zero counts) when

@@ -68,6 +68,28 @@ TEST(AutoLayoutTest, TransposeOutputIsARelabel) {
   EXPECT_EQ(plan->explain[0].candidates[1].bytes, 0);
 }
 
+// x[:, ::16]: row-major touches every line of every row (the taken elements are a line
+// apart), column-major reads 128 whole columns; measured, column-major is the faster
+// (bench/auto_layout_vs_measured).
+TEST(AutoLayoutTest, AStridedSliceAlongTheRowsPrefersColumns) {
+  const ir::Jaxpr jaxpr = Parse(R"({ lambda ; a:f32[2048,2048]. let
+    b:f32[2048,128] = slice[
+      limit_indices=(2048, 2048)
+      start_indices=(0, 0)
+      strides=(1, 16)
+    ] a
+  in (b,) })");
+  absl::StatusOr<LayoutPlan> plan = ChooseLayouts(jaxpr, {AutoLayout()}, {AutoLayout()});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->inputs[0], L({1, 0}));
+  EXPECT_EQ(plan->explain[0].candidates[0].bytes, int64_t{2048} * 128 * 64);
+  EXPECT_EQ(plan->explain[0].candidates[1].bytes, int64_t{128} * 128 * 64);
+  // Elements closer than a line share the span's lines.
+  EXPECT_EQ(LinesTouched({4, 64}, {4, 16}, L({0, 1}), 4, {1, 4}), 4 * 4);
+  EXPECT_EQ(LinesTouched({4, 64}, {4, 32}, L({0, 1}), 4, {1, 2}), 4 * 4);
+  EXPECT_EQ(LinesTouched({4, 64}, {2, 64}, L({0, 1}), 4, {2, 1}), 2 * 4);
+}
+
 TEST(AutoLayoutTest, ElementwiseFollowsTheOtherOperand) {
   const ir::Jaxpr jaxpr = Parse(R"({ lambda ; a:f32[8,16] b:f32[8,16]. let
     c:f32[8,16] = add a b

@@ -1,6 +1,7 @@
 #include "axe/jit/execute.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -178,6 +179,85 @@ TEST(Execute, UncommittedArgumentsOfRandomLayoutsGiveTheDefaultLayoutsValues) {
   }
 }
 
+// Committed arguments in their compiled layouts (dense, tiled) and outputs in chosen
+// layouts: the executor runs in those layouts and each result is stored in its output's.
+TEST(Execute, ArgumentsAndResultsInTheirCompiledLayoutsGiveTheRowMajorValues) {
+  std::mt19937_64 rng(TestSeed(2027));
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(2);
+  const sharding::NamedSharding shardings[] = {Named("x=2", "P()"), Named("x=2", "P('x')")};
+  const LocalLayout layouts[] = {L({0, 1}), L({1, 0}),
+                                 *LocalLayout::Create({0, 1}, LocalLayout::Tiling{{2, 2}})};
+  for (int trial = 0; trial < 40; ++trial) {
+    const char* text = kPrograms[rng() % std::size(kPrograms)];
+    ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(text);
+    std::vector<std::optional<Format>> in_formats, out_formats;
+    std::vector<runtime::Array> args;
+    for (int i = 0; i < 2; ++i) {
+      const sharding::NamedSharding& sharding = shardings[rng() % 2];
+      const LocalLayout& layout = layouts[rng() % 3];
+      in_formats.push_back(*Format::Create(layout, sharding));
+      args.push_back(Iota(*client, {4, 8}, sharding, layout, /*committed=*/true));
+    }
+    for (const ir::ShapedArray& aval : jaxpr.jaxpr.out_avals()) {
+      out_formats.push_back(aval.rank() == 2 ? *Format::Create(layouts[rng() % 2], shardings[0])
+                                             : std::optional<Format>());
+    }
+    absl::StatusOr<Compiled> compiled = Compile(jaxpr, in_formats, out_formats);
+    ASSERT_OK(compiled.status()) << text;
+    const runtime::Array* ptrs[] = {&args[0], &args[1]};
+    absl::StatusOr<CallResult> result = Execute(*compiled, *client, ptrs, {"a", "b"});
+    ASSERT_OK(result.status()) << text;
+    EXPECT_TRUE(result->relayouts.empty());
+    std::vector<ir::HostArray> host;
+    for (const runtime::Array& a : args) {
+      host.push_back({ir::ShapedArray(a.shape(), a.dtype()), Values(a)});
+    }
+    std::vector<ir::HostArray> want = *ir::EvalJaxpr(jaxpr, host);
+    ASSERT_EQ(result->outputs.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      EXPECT_EQ(Values(result->outputs[o]), want[o].values) << text << " output " << o;
+      EXPECT_EQ(LayoutOfArray(result->outputs[o]), *compiled->output_formats()[o].local_layout())
+          << text << " output " << o;
+    }
+  }
+}
+
+// Integers through a column-major program: the same bits as row-major.
+TEST(Execute, IntegersInColumnMajorLayoutsAreExact) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(1);
+  ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(
+      "{ lambda ; a:i32[3,5]. let b:i32[3,5] = mul a a; c:i32[5] = reduce_sum[axes=(0,) "
+      "out_sharding=None] b; d:i32[5,3] = transpose[permutation=(1, 0)] b in (c, d) }");
+  std::vector<int32_t> host(15);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = 123456789 + static_cast<int32_t>(i);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
+  Format format = *Format::Create(L({1, 0}), Named("x=1", "P()"));
+  runtime::Array a = *runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, {3, 5},
+                                                DType::kS32, std::move(format), true);
+  const sharding::NamedSharding one = Named("x=1", "P()");
+  Compiled compiled = *Compile(jaxpr, {*Format::Create(L({1, 0}), one)},
+                               {*Format::Create(L({0}), one), *Format::Create(L({1, 0}), one)});
+  const runtime::Array* args[] = {&a};
+  absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
+  ASSERT_OK(result.status());
+  std::vector<int32_t> sums(5, 0), transposed(15);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 5; ++c) {
+      const int32_t sq = static_cast<int32_t>(static_cast<uint32_t>(host[r * 5 + c]) *
+                                              static_cast<uint32_t>(host[r * 5 + c]));
+      sums[c] = static_cast<int32_t>(static_cast<uint32_t>(sums[c]) + static_cast<uint32_t>(sq));
+      transposed[c * 3 + r] = sq;
+    }
+  }
+  auto as_bytes = [](const std::vector<int32_t>& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+    return std::vector<uint8_t>(p, p + v.size() * 4);
+  };
+  EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(as_bytes(sums)));
+  EXPECT_THAT(result->outputs[1].ToHost(), testing_support::IsOkAndHolds(as_bytes(transposed)));
+  EXPECT_EQ(LayoutOfArray(result->outputs[1]), L({1, 0}));
+}
+
 TEST(Execute, CommittedArgumentsInAnotherShardingAreRefused) {
   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
   ir::ClosedJaxpr jaxpr = *ir::ParseJaxpr(kPrograms[0]);
@@ -246,6 +326,70 @@ TEST(Execute, ArgumentsBeyondTheInterpretersSizeRunOnTheExecutor) {
   ASSERT_THAT(result, testing_support::IsOk());
   ASSERT_EQ(result->outputs.size(), 1u);
   EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(host));
+}
+
+// A shard_map program on an in-process client runs on the executor, each mesh position on a
+// thread: an argument past the interpreter's cap (which it used to refuse) is split into four
+// blocks, and the psum over them wraps in 32 bits.
+TEST(Execute, ShardMapProgramsRunOnTheExecutor) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
+  constexpr int64_t kElements = (int64_t{1} << 24) + 4;
+  Compiled compiled = *Compile(*ir::ParseJaxpr(R"({ lambda ; a:u8[16777220] b:i32[8]. let
+    c:u8[16777220] d:i32[2] = shard_map[
+      check_vma=False
+      in_specs=(P('x',), P('x',))
+      jaxpr={ lambda ; e:u8[4194305] f:i32[2]. let
+          g:i32[2] = psum[axes=('x',) axis_index_groups=None] f
+        in (e, g) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',), P())
+    ] a b
+  in (c, d) })"),
+                               {}, {});
+  std::vector<uint8_t> host(static_cast<size_t>(kElements), 0);
+  host.back() = 7;
+  host[4194305] = 9;
+  const std::vector<int32_t> ints = {2000000000, 1, 2000000000, 2, 2000000000, 3, 2000000000, 4};
+  std::vector<uint8_t> int_bytes(ints.size() * 4);
+  std::memcpy(int_bytes.data(), ints.data(), int_bytes.size());
+  runtime::Array a =
+      *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8,
+                                 *runtime::MakeArrayFormat(Named("x=4", "P()")), false);
+  runtime::Array b = *runtime::Array::DevicePut(
+      *client, int_bytes, {8}, DType::kS32, *runtime::MakeArrayFormat(Named("x=4", "P()")), false);
+  const runtime::Array* args[] = {&a, &b};
+  absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
+  ASSERT_THAT(result, testing_support::IsOk());
+  ASSERT_EQ(result->outputs.size(), 2u);
+  EXPECT_THAT(result->outputs[0].ToHost(), testing_support::IsOkAndHolds(host));
+  absl::StatusOr<std::vector<uint8_t>> sums = result->outputs[1].ToHost();
+  ASSERT_THAT(sums, testing_support::IsOk());
+  std::vector<int32_t> got(2);
+  ASSERT_EQ(sums->size(), 8u);
+  std::memcpy(got.data(), sums->data(), 8);
+  EXPECT_EQ(got, (std::vector<int32_t>{-589934592, 10}));  // 8e9 wraps modulo 2^32
+
+  std::unique_ptr<runtime::Client> two = *runtime::Client::InProcess(2);
+  runtime::Array small = *runtime::Array::DevicePut(
+      *two, int_bytes, {8}, DType::kS32, *runtime::MakeArrayFormat(Named("x=2", "P()")), false);
+  Compiled psum = *Compile(*ir::ParseJaxpr(R"({ lambda ; b:i32[8]. let
+    d:i32[2] = shard_map[
+      check_vma=False
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; f:i32[2]. let
+          g:i32[2] = psum[axes=('x',) axis_index_groups=None] f
+        in (g,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] b
+  in (d,) })"),
+                           {}, {});
+  const runtime::Array* small_args[] = {&small};
+  EXPECT_THAT(Execute(psum, *two, small_args).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a shard_map of the program has 4 devices but the client has 2")));
 }
 
 }  // namespace

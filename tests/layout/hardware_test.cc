@@ -5,8 +5,9 @@
 #include <random>
 
 #include "axe/layout/apply.h"
+#include "axe/layout/axis_catalog.h"
 #include "axe/layout/canonical.h"
-#include "axe/layout/mesh.h"
+#include "axe/layout/group.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/swizzle.h"
@@ -299,10 +300,10 @@ TEST(Trainium, ToPsumExample18AndBankFormula) {
   EXPECT_THAT(std::string(ToPsum(P("S[4:-1@F]")).status().message()), HasSubstr("negative"));
 }
 
+// A sharded tensor is the tile of a local layout by the mesh layout on a device axis.
 TEST(Mesh, Example5CompactShardingOnA2x2Mesh) {
-  const DeviceMesh mesh = *DeviceMesh::ColumnMajor({2, 2});
-  EXPECT_EQ(mesh.ToLayout()->ToString(), "S[(2,2):(1@gpuid,2@gpuid)]");
-  absl::StatusOr<Layout> s0s1 = MeshShardedLayout({64, 128}, mesh, {{0}, {1}});
+  const Layout mesh = P("S[(2,2):(1@gpuid,2@gpuid)]");  // devices numbered column-major
+  absl::StatusOr<Layout> s0s1 = Tile(mesh, {2, 2}, P("S[(32,64):(64,1)]"), {32, 64});
   ASSERT_TRUE(s0s1.ok()) << s0s1.status();
   EXPECT_EQ(*s0s1, P("S[(2,32,2,64):(1@gpuid,64@m,2@gpuid,1@m)]"));
   const Axis gpu = Axis::Get("gpuid");
@@ -314,18 +315,16 @@ TEST(Mesh, Example5CompactShardingOnA2x2Mesh) {
   }
   EXPECT_EQ(Storage(*s0s1).ToString(), "S[2048:1]");  // compact local storage
   EXPECT_EQ(*ApplyBase(*s0s1, {64, 128}, {33, 65}), (PhysCoord{{gpu, 3}, {kM, 65}}));
-  // The same as tiling the local layout by the mesh layout.
-  EXPECT_EQ(*s0s1, *Tile(*mesh.ToLayout(), {2, 2}, P("S[(32,64):(64,1)]"), {32, 64}));
 }
 
 TEST(Mesh, BlogLayoutBIsAcceptedButNotCompact) {
   // The blog writes 128@m (layout_b): valid input, but each device's 2048 elements spread
-  // over 4032 slots; the constructor's compact form spans exactly 2048.
+  // over 4032 slots; the tile of the compact local layout spans exactly 2048.
   const Layout blog = P("S[(2,32,2,64):(1@gpuid,128@m,2@gpuid,1@m)]");
   EXPECT_EQ(Storage(blog).span(kM), 4032);
   EXPECT_TRUE(*IsInjective(blog));
   const Layout compact =
-      *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {1}});
+      *Tile(P("S[(2,2):(1@gpuid,2@gpuid)]"), {2, 2}, P("S[(32,64):(64,1)]"), {32, 64});
   EXPECT_EQ(Storage(compact).span(kM), 2048);
   EXPECT_FALSE(*Equivalent(blog, compact));
 }
@@ -342,8 +341,12 @@ TEST(TritonComparison, Example64NonPowerOfTwoExtentsAreNotF2Linear) {
 
 TEST(Mesh, ReplicatedAndRowMajorMeshes) {
   const Axis gpu = Axis::Get("gpuid");
-  const Layout s0r = *MeshShardedLayout({64, 128}, *DeviceMesh::ColumnMajor({2, 2}), {{0}, {}});
-  EXPECT_EQ(s0r.ToString(), "S[(2,32,128):(1@gpuid,128,1)] + R[2:2@gpuid]");
+  // Alpa S0R: mesh dimension 1 holds copies, a replica of the mesh part.
+  const Layout s0r = *Tile(P("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"), {2, 1},
+                           P("S[(32,128):(128,1)]"), {32, 128});
+  EXPECT_EQ(s0r.ToString(), "S[(2,4096):(1@gpuid,1)] + R[2:2@gpuid]");
+  EXPECT_EQ(Group(s0r, {64, 128})->layout.ToString(),
+            "S[(2,32,128):(1@gpuid,128,1)] + R[2:2@gpuid]");
   for (int64_t i = 0; i < 64; i += 3) {
     for (int64_t j = 0; j < 128; j += 5) {
       std::vector<PhysCoord> want = {PhysCoord{{gpu, i / 32}, {kM, 128 * (i % 32) + j}},
@@ -353,11 +356,15 @@ TEST(Mesh, ReplicatedAndRowMajorMeshes) {
     }
   }
   // JAX numbers devices row-major: the same picture gets other gpuid strides.
-  const Layout row = *MeshShardedLayout({64, 128}, *DeviceMesh::RowMajor({2, 2}), {{0}, {1}});
+  const Layout row =
+      *Tile(P("S[(2,2):(2@gpuid,1@gpuid)]"), {2, 2}, P("S[(32,64):(64,1)]"), {32, 64});
   EXPECT_EQ(row.ToString(), "S[(2,32,2,64):(2@gpuid,64,1@gpuid,1)]");
-  // A dimension sharded over both mesh dimensions, on a named device axis.
+  // A dimension sharded over both dimensions of a row-major 2x4 mesh (minor first) on a
+  // device axis of its own.
+  const AxisCatalog catalog = *AxisCatalog::Standard().With({{"mesh_x", AxisKind::kDevice}});
   const Axis x = Axis::Get("mesh_x", AxisKind::kDevice);
-  const Layout both = *MeshShardedLayout({16, 4}, *DeviceMesh::RowMajor({2, 4}, x), {{1, 0}, {}});
+  const Layout both = *Tile(*Layout::Parse("S[(4,2,1):(1@mesh_x,4@mesh_x,1@mesh_x)]", catalog),
+                            {8, 1}, P("S[(2,4):(4,1)]"), {2, 4});
   for (int64_t i = 0; i < 16; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
       // Row block i / 2 of 8 is owned by mesh coordinate (b % 2, b / 2) = device 4 (b % 2) + b / 2.
@@ -366,23 +373,6 @@ TEST(Mesh, ReplicatedAndRowMajorMeshes) {
                         PhysCoord{{x, 4 * (b % 2) + b / 2}, {kM, 4 * (i % 2) + j}});
     }
   }
-}
-
-TEST(Mesh, Errors) {
-  const DeviceMesh mesh = *DeviceMesh::ColumnMajor({2, 2});
-  EXPECT_THAT(std::string(MeshShardedLayout({64, 128}, mesh, {{0}, {0}}).status().message()),
-              HasSubstr("mesh dimension 0 is out of range or used twice"));
-  EXPECT_THAT(std::string(MeshShardedLayout({64, 128}, mesh, {{2}, {}}).status().message()),
-              HasSubstr("out of range"));
-  EXPECT_THAT(std::string(MeshShardedLayout({63, 128}, mesh, {{0}, {}}).status().message()),
-              HasSubstr("dimension 0 of (63, 128) (63) is not divisible into 2 shards"));
-  EXPECT_THAT(std::string(MeshShardedLayout({64}, mesh, {{0}, {}}).status().message()),
-              HasSubstr("rank 1"));
-  EXPECT_THAT(std::string(ShardOverMesh(P("S[4:1@gpuid]"), {4}, mesh, {{0}}).status().message()),
-              HasSubstr("uses the mesh's device axis"));
-  EXPECT_FALSE(DeviceMesh::RowMajor({2, 0}).ok());
-  EXPECT_FALSE(DeviceMesh::RowMajor({}).ok());
-  EXPECT_FALSE(DeviceMesh::RowMajor({2}, Axis::Memory()).ok());
 }
 
 }  // namespace

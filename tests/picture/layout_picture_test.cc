@@ -84,7 +84,62 @@ TEST(LayoutSvg, SummaryOfAShardedTensorShowsEveryDevice) {
   for (const char* device : {"gpuid = 0", "gpuid = 1", "gpuid = 2", "gpuid = 3"})
     EXPECT_THAT(svg, HasSubstr(device));
   EXPECT_THAT(svg, HasSubstr("a block of 2 x 4 elements"));
+  // The physical half too: 2048 offsets per device in 32 blocks of 64, the last one 1984.
+  EXPECT_THAT(svg, HasSubstr("physical summary: each cell stands for a block of 1 gpuid x 64 m"));
+  EXPECT_THAT(svg, HasSubstr(">1984</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr("…")));
   EXPECT_TRUE(CompareGolden("layout_summary_4_devices.svg", svg));
+}
+
+// The physical view of a layout over 64 devices kept the first 32 rows (devices 0-31): the
+// summary draws every other device, the last block starting at device 62.
+TEST(LayoutSvg, PhysicalViewOfManyDevicesIsSummarizedNotCropped) {
+  const std::string svg = Draw("S[(64,16):(1@gpuid,1)]");
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("physical: 64 gpuid values x 16 m values"));
+  EXPECT_THAT(svg, HasSubstr("a block of 2 gpuid x 1 m"));
+  EXPECT_THAT(svg, HasSubstr(">62</text>"));
+  EXPECT_THAT(svg, HasSubstr(">62,0</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr(">63,0</text>")));
+}
+
+TEST(LayoutSvg, PhysicalZoomDrawsEveryPointOfTheWindow) {
+  const std::string svg = Draw(kFourDevices, {.shape = std::array<int64_t, 2>{64, 128},
+                                              .physical_zoom = GridZoom{1, 3, 64, 96}});
+  EXPECT_EQ(CheckXml(svg), "");
+  EXPECT_THAT(svg, HasSubstr("physical zoom: gpuid 1:3, m 64:96"));
+  EXPECT_THAT(svg, Not(HasSubstr("physical summary")));
+  // m = 64 on device 1 is element (33, 0), on device 2 element (1, 64); m = 95 is the last.
+  EXPECT_THAT(svg, HasSubstr(">33,0</text>"));
+  EXPECT_THAT(svg, HasSubstr(">1,64</text>"));
+  EXPECT_THAT(svg, HasSubstr(">1,95</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr(">0,0</text>")));  // device 0 is outside the window
+  // A layout on one axis: rows and column offsets of its folded grid (rows of 32 here).
+  const std::string folded =
+      Draw("S[(1024,1024):(1024,1)]", {.physical_zoom = GridZoom{1, 3, 0, 32}});
+  EXPECT_THAT(folded,
+              HasSubstr("physical zoom: rows 1-2, columns +0 to +31 (of 32768 rows of 32)"));
+  EXPECT_THAT(folded, HasSubstr(">0,63</text>"));  // offset 63
+  EXPECT_THAT(folded, Not(HasSubstr("physical summary")));
+  EXPECT_THAT(Draw("S[(1024,1024):(1024,1)]"),
+              HasSubstr("physical summary: each cell stands for a block of 1024 rows x 1 values"));
+}
+
+TEST(LayoutSvg, PhysicalZoomErrors) {
+  absl::StatusOr<Layout> l = Layout::Parse(kFourDevices);
+  ASSERT_TRUE(l.ok());
+  EXPECT_THAT(LayoutSvg(*l, {.physical_zoom = GridZoom{9, 12, 0, 4}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the physical zoom window 9:12 holds no value of gpuid (the "
+                                 "layout reaches 0..3)")));
+  EXPECT_THAT(LayoutSvg(*l, {.physical_zoom = GridZoom{0, 4, 5, 5}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the physical zoom window 5:5 holds no value of m")));
+  EXPECT_THAT(LayoutSvg(*Layout::Parse("S[(1024,1024):(1024,1)]"),
+                        {.physical_zoom = GridZoom{40000, 40001, 0, 1}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the physical zoom window rows 40000:40001, columns 0:1 is "
+                                 "empty or outside the 32768 rows of 32 values of m")));
 }
 
 TEST(LayoutSvg, ZoomDrawsEveryElementOfTheWindow) {
@@ -94,7 +149,7 @@ TEST(LayoutSvg, ZoomDrawsEveryElementOfTheWindow) {
   // (1, 65) is on device 2 at m = 65; the window has no summary.
   EXPECT_THAT(svg, HasSubstr(">2:65</text>"));
   EXPECT_THAT(svg, HasSubstr("zoom: rows 0-3 and columns 64-67 of 64 x 128"));
-  EXPECT_THAT(svg, Not(HasSubstr("summary")));
+  EXPECT_THAT(svg, Not(HasSubstr(">summary: ")));  // the physical half has its own summary
   EXPECT_THAT(svg, Not(HasSubstr("gpuid = 0")));
 }
 

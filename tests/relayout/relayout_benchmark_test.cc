@@ -52,9 +52,12 @@ TEST(RelayoutBenchmark, ExactRunsAndNoCheck) {
   Transpose t;
   BenchmarkOptions options;
   options.runs = 7;
+  std::vector<int64_t> reported;  // the progress callback: after every timed run
+  options.on_run = [&reported](int64_t done) { reported.push_back(done); };
   absl::StatusOr<BenchmarkResult> r = BenchmarkRelayout(t.plan, t.src, t.dst, options);
   ASSERT_OK(r);
   EXPECT_EQ(r->runs, 7);
+  EXPECT_EQ(reported, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(r->check, CheckOutcome::kSkipped);
 }
 

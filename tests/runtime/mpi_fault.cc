@@ -1,6 +1,8 @@
 // A rank that dies (`kill`: SIGKILL) or stalls (`stall`: sleeps past the timeout) in the
-// middle of a collective, stalls before it creates its client (`stall_create`), or is stopped
-// (SIGSTOP) before it initializes MPI (`stop_init`) or before it finalizes MPI
+// middle of a collective, or whose part the fault-injecting backend strikes
+// (`injected_kill`: it fails at once; `injected_drop`: it waits out the timeout;
+// `injected_delay`: it starts 60 s late), stalls before it creates its client (`stall_create`), or
+// is stopped (SIGSTOP) before it initializes MPI (`stop_init`) or before it finalizes MPI
 // (`stop_finalize`): the other ranks must return an error within the client's timeout, never
 // hang. Rank 0 prints "fault detected: rank 0 got <code> after <t> s: <message>" (what ctest
 // looks for); every survivor then ends the job with MPI_Abort (the lost rank cannot finish).
@@ -21,14 +23,16 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "axe/runtime/collectives.h"
 #include "axe/runtime/mpi_client.h"
-#include "axe/runtime/mpi_collectives.h"
+#include "axe/runtime/testing/fault_backend.h"
 #include "axe/sharding/mesh.h"
 
 namespace {
 
 using axe::runtime::DeviceValues;
 using axe::runtime::ReduceOp;
+using axe::runtime::testing::FaultedCall;
 
 // Prints what rank 0 must print when `s` is an error that came within 3 timeouts.
 void Report(int me, const absl::Status& s, double took, double timeout) {
@@ -77,13 +81,25 @@ int Run(const std::string& mode) {
   const std::vector<std::string> axes = {"x"};
   absl::StatusOr<DeviceValues> v =
       DeviceValues::Allocate(**client, {1 << 16}, axe::DType::kF32, true);
-  if (!v.ok() || !axe::runtime::MpiAllReduce(*mesh, axes, ReduceOp::kSum, *v).ok()) return 3;
-  if (me == 1) {
+  if (!v.ok() || !axe::runtime::AllReduce(*mesh, axes, ReduceOp::kSum, *v).ok()) return 3;
+  if (mode.rfind("injected_", 0) == 0) {
+    // The fault backend strikes rank 1's part of the next all-reduce; rank 1 does not die.
+    using axe::runtime::testing::FaultKind;
+    const FaultKind kind = mode == "injected_kill"   ? FaultKind::kKill
+                           : mode == "injected_drop" ? FaultKind::kDrop
+                                                     : FaultKind::kDelay;
+    if (!axe::runtime::testing::InjectFault(
+             **client,
+             {.kind = kind, .device = 1, .call = FaultedCall::kAllReduce, .delay_seconds = 60})
+             .ok()) {
+      return 3;
+    }
+  } else if (me == 1) {
     if (mode == "kill") raise(SIGKILL);
     sleep(60);  // stall: far past the others' timeout (the job is aborted before)
   }
   const auto start = std::chrono::steady_clock::now();
-  absl::Status s = axe::runtime::MpiAllReduce(*mesh, axes, ReduceOp::kSum, *v).status();
+  absl::Status s = axe::runtime::AllReduce(*mesh, axes, ReduceOp::kSum, *v).status();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   Report(me, s, took.count(), timeout);
   sleep(1);                                // let the other survivors print
@@ -102,12 +118,13 @@ int RunStopInit(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  const std::set<std::string> modes = {"kill", "stall", "stall_create", "stop_init",
-                                       "stop_finalize"};
+  const std::set<std::string> modes = {"kill",          "stall",         "stall_create",
+                                       "stop_init",     "stop_finalize", "injected_kill",
+                                       "injected_drop", "injected_delay"};
   if (argc != 2 || modes.count(argv[1]) == 0) {
     std::fprintf(stderr,
-                 "usage: axe_mpi_fault kill|stall|stall_create|stop_init|stop_finalize (under "
-                 "mpirun -n 3 or more)\n");
+                 "usage: axe_mpi_fault kill|stall|stall_create|stop_init|stop_finalize|"
+                 "injected_kill|injected_drop|injected_delay (under mpirun -n 3 or more)\n");
     return 2;
   }
   if (std::strcmp(argv[1], "stop_init") == 0) return RunStopInit(argc, argv);

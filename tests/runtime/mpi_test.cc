@@ -26,9 +26,11 @@
 #include "axe/runtime/mpi_reshard.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/collective_benchmark.h"
 #include "runtime/dist_test_util.h"
 #include "runtime/mpi_collective_benchmark.h"
 #include "runtime/mpi_reshard_benchmark.h"
+#include "runtime/reshard_benchmark.h"
 #include "sharding/test_util.h"
 #include "src/runtime/mpi_state.h"
 #include "support/status_matchers.h"
@@ -270,14 +272,10 @@ TEST(MpiCollectivesTest, ErrorsUseTheInProcessWords) {
   EXPECT_THAT(MpiAllReduce(mesh, {"x"}, ReduceOp::kSum, t).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("needs values of an MPI client, not of the 'threads' backend")));
-  // The other way round: the in-process collectives refuse an MPI client's values (they would
-  // read other ranks' memory) when more than one rank holds devices.
-  if (MpiWorldSize() > 1) {
-    EXPECT_THAT(AllReduce(mesh, {"x"}, ReduceOp::kSum, v).status(),
-                StatusIs(absl::StatusCode::kFailedPrecondition,
-                         HasSubstr("the in-process collectives need every device in this "
-                                   "process")));
-  }
+  // The other way round: the front doors dispatch an MPI client's values to the MPI backend.
+  absl::StatusOr<DeviceValues> front = AllReduce(mesh, {"x"}, ReduceOp::kSum, v);
+  ASSERT_OK(front.status());
+  EXPECT_EQ(front->shape(), v.shape());
 }
 
 TEST(MpiCollectivesTest, MismatchedArgumentsAcrossRanksAreAnError) {
@@ -563,6 +561,31 @@ TEST(MpiBenchmarkTest, OptionsThatChangeTheMessagesMustAgree) {
   absl::StatusOr<MpiReshardBenchmarkResult> r =
       BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options);
   ASSERT_OK(r.status());
+  EXPECT_EQ(r->check, CheckOutcome::kPassed);
+}
+
+// The one BenchmarkCollective / BenchmarkReshard runs the MPI backend's own benchmarks on an
+// MPI client: the MPI library's baselines, the job's check.
+TEST(MpiBenchmarkTest, TheOneEntryPointRunsTheMpiBenchmarks) {
+  const std::string x = "x=" + std::to_string(MpiWorldSize());
+  const Mesh mesh = *Mesh::Parse(x);
+  CollectiveBenchmarkOptions collective;
+  collective.runs = 1;
+  collective.check = true;
+  absl::StatusOr<CollectiveBenchmarkResult> c = BenchmarkCollective(
+      Mpi(), CollectiveKind::kAllReduce, mesh, {"x"}, {8}, DType::kF32, collective);
+  ASSERT_OK(c.status());
+  EXPECT_EQ(c->baseline, "the MPI library's own blocking collective on the same communicator");
+  EXPECT_EQ(c->check, CheckOutcome::kPassed);
+  ReshardBenchmarkOptions options;
+  options.runs = 1;
+  options.check = true;
+  absl::StatusOr<ReshardBenchmarkResult> r =
+      BenchmarkReshard(Mpi(), {8, 8}, DType::kF32, test_util::FormatOf(Named(x, "P('x')")),
+                       test_util::FormatOf(Named(x, "P(None, 'x')")), options);
+  ASSERT_OK(r.status());
+  EXPECT_TRUE(r->message_passing.has_value());
+  EXPECT_EQ(r->stats.bytes_moved, r->plan.v_min_bytes);
   EXPECT_EQ(r->check, CheckOutcome::kPassed);
 }
 

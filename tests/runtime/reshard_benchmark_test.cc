@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -28,12 +29,15 @@ TEST(ReshardBenchmarkTest, MeasuresAndChecks) {
   ReshardBenchmarkOptions options;
   options.runs = 3;
   options.check = true;
+  std::vector<int64_t> reported;  // the progress callback: after every timed run
+  options.on_run = [&reported](int64_t done) { reported.push_back(done); };
   absl::StatusOr<ReshardBenchmarkResult> r = BenchmarkReshard(
       *client, {32, 16}, DType::kBF16, test_util::FormatOf(Named("x=4", "P('x')")),
       test_util::FormatOf(Named("x=4", "P(None, 'x')"), XlaLayout("{0,1}")), options);
   ASSERT_OK(r.status());
   EXPECT_EQ(r->check, CheckOutcome::kPassed);
   EXPECT_EQ(r->runs, 3);
+  EXPECT_EQ(reported, (std::vector<int64_t>{1, 2, 3}));
   // Each device keeps an 8x4 block of its 32x4 target and receives the other 24x4.
   EXPECT_EQ(r->plan.v_min_bytes, 4 * 24 * 4 * 2);
   EXPECT_EQ(r->stats.bytes_moved, r->plan.v_min_bytes);

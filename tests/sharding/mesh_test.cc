@@ -54,6 +54,59 @@ TEST(MeshTest, EmptyMeshHasOneDevice) {
   EXPECT_EQ(mesh.AxisNamesTuple(), "()");
 }
 
+// The strings JAX 0.10.2 printed for repr(mesh) and str(mesh) (8 CPU devices); neither names
+// the device ids, so a permuted mesh prints as the default one.
+TEST(MeshTest, JaxReprAndStrAsJaxPrintsThem) {
+  const Mesh auto_axes = MakeMesh({{"x", 2}, {"y", 4}});
+  EXPECT_EQ(auto_axes.JaxRepr(),
+            "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Auto, Auto))");
+  EXPECT_EQ(auto_axes.JaxStr(), "Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))");
+  const Mesh typed =
+      *Mesh::Create({{"x", 2}, {"y", 4}}, {}, {MeshAxisType::kManual, MeshAxisType::kExplicit});
+  EXPECT_EQ(typed.JaxRepr(),
+            "Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Manual, Explicit))");
+  EXPECT_EQ(typed.JaxStr(), "Mesh('x': 2, 'y': 4, axis_types=(Manual, Explicit))");
+  const Mesh one_axis = MakeMesh({{"x", 2}});
+  EXPECT_EQ(one_axis.JaxRepr(), "Mesh(axis_sizes=(2,), axis_names=('x',), axis_types=(Auto,))");
+  EXPECT_EQ(one_axis.JaxStr(), "Mesh('x': 2, axis_types=(Auto,))");
+  EXPECT_EQ(Mesh().JaxRepr(), "Mesh(axis_sizes=(), axis_names=(), axis_types=())");
+  EXPECT_EQ(Mesh().JaxStr(), "Mesh(, axis_types=())");
+  const Mesh permuted = MakeMesh({{"x", 2}, {"y", 4}}, {0, 2, 1, 3, 4, 6, 5, 7});
+  EXPECT_EQ(permuted.JaxRepr(), auto_axes.JaxRepr());
+  EXPECT_EQ(permuted.JaxStr(), auto_axes.JaxStr());
+  // The canonical text keeps what JAX's leaves out, and str reads back.
+  EXPECT_EQ(permuted.ToString(), "Mesh('x': 2, 'y': 4, devices=[0, 2, 1, 3, 4, 6, 5, 7])");
+  for (const Mesh& m : {auto_axes, typed, one_axis, Mesh()}) {
+    EXPECT_THAT(Mesh::Parse(m.JaxStr()), IsOkAndHolds(m)) << m.JaxStr();
+    EXPECT_THAT(Mesh::Parse(m.JaxRepr()), IsOkAndHolds(m)) << m.JaxRepr();
+  }
+}
+
+TEST(MeshTest, ParsesJaxReprTuples) {
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), devices=[7, 6, 5, 4, "
+                          "3, 2, 1, 0])"),
+              IsOkAndHolds(MakeMesh({{"x", 2}, {"y", 4}}, {7, 6, 5, 4, 3, 2, 1, 0})));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_names=(\"x\",), axis_sizes=(8,))"),
+              IsOkAndHolds(MakeMesh({{"x", 8}})));
+  // An axis may still be called axis_sizes.
+  EXPECT_THAT(Mesh::Parse("axis_sizes=2"), IsOkAndHolds(MakeMesh({{"axis_sizes", 2}})));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_types=(Auto, Auto))"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("position 5: axis_sizes= and axis_names= are given together")));
+  EXPECT_THAT(
+      Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=('x',))"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("1 axis_names for 2 axis_sizes")));
+  EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_sizes=(2,), axis_names=('x',))"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("axis_sizes= with axes written as 'name': size")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 0), axis_names=('x', 'y'))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'y'")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2, 4), axis_names=(x, y))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a quoted mesh axis name")));
+  EXPECT_THAT(Mesh::Parse("Mesh(axis_sizes=(2 4), axis_names=('x', 'y'))"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("',' or ')'")));
+}
+
 TEST(MeshTest, ParsesAllForms) {
   const Mesh want = MakeMesh({{"x", 2}, {"y", 2}});
   for (const char* text : {"Mesh('x': 2, 'y': 2)", "{x:2, y:2}", "x=2,y=2", " x = 2 , y = 2 ",
@@ -198,8 +251,10 @@ TEST(MeshAxisTypesTest, Errors) {
                                         ::testing::HasSubstr("an axis type (Auto, Explicit or "
                                                              "Manual)")));
   EXPECT_THAT(Mesh::Parse("Mesh('x': 2, axis_types=(Auto,), 'y': 2)"),
-              testing_support::StatusIs(absl::StatusCode::kInvalidArgument,
-                                        ::testing::HasSubstr("devices= or axis_types=")));
+              testing_support::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("expected devices=, axis_types=, axis_sizes= or "
+                                       "axis_names= (after the axes)")));
 }
 
 }  // namespace

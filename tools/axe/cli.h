@@ -30,6 +30,8 @@ struct Selected {
   // from AXE_MEMORY_LIMIT, or the system's) before the action runs.
   std::optional<std::string> memory_limit;
   MemoryBudget budget;
+  // The global --quiet: no progress line (progress.h).
+  bool quiet = false;
 };
 
 // Adds the global option --memory-limit to `app`, bound to `selected.memory_limit`; options

@@ -6,8 +6,8 @@
 //   axe collective --op all_reduce --mesh x=4 --axes x --shape 1024,1024 [--dtype f32]
 //       [--backend threads|mpi] [--repeat N] [--check] [--json]
 //
-// The command only parses flags and prints: runtime::BenchmarkCollective and
-// runtime::BenchmarkMpiCollective do the work.
+// The command only parses flags and prints: runtime::BenchmarkCollective does the work on
+// the backend --backend names (runtime/backend_registry.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -22,15 +22,14 @@
 #include "absl/strings/str_split.h"
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
+#include "axe/runtime/backend.h"
+#include "axe/runtime/backend_registry.h"
 #include "axe/runtime/client.h"
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "progress.h"
 #include "runtime/collective_benchmark.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/runtime/mpi_client.h"
-#include "runtime/mpi_collective_benchmark.h"
-#endif
 
 namespace axe::cli {
 namespace collective_cmd {
@@ -129,55 +128,33 @@ absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCol
   return absl::OkStatus();
 }
 
-absl::Status RunMpi(const ParsedCollective& p, const CollectiveArgs& args,
-                    const runtime::CollectiveBenchmarkOptions& options, bool json) {
-#ifdef AXE_HAVE_MPI
-  // Each rank holds one device's share; refused before MPI starts.
-  AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
-                                                     options.check, *options.memory));
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
-                       StartMpiRun(p.mesh.num_devices(),
-                                   absl::StrCat("the mesh has ", p.mesh.num_devices(), " devices"),
-                                   {.timeout_seconds = args.mpi_timeout}));
-  absl::StatusOr<runtime::CollectiveBenchmarkResult> result =
-      runtime::BenchmarkMpiCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options);
-  if (!result.ok()) return EndMpiRun(std::move(client), result.status());
-  const runtime::CollectiveBenchmarkResult& r = *result;
-  const bool print = client->rank() == 0;
-  client.reset();
-  runtime::MpiFinalize(args.mpi_timeout);
-  // The check's outcome is the job's (summed over the ranks): rank 0 says it.
-  return runtime::MarkSameOnEveryRank(Finish(r, p, args, json, print));
-#else
-  (void)p, (void)args, (void)options, (void)json;
-  return absl::UnimplementedError(
-      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
-#endif
-}
-
 absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
-  runtime::CollectiveBenchmarkOptions options{args.repeat, args.check, 1, budget};
-  if (args.backend == "mpi") return RunMpi(p, args, options, json);
-  if (args.backend != "threads") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--backend: expected threads or mpi, got '", args.backend, "'"));
+  runtime::CollectiveBenchmarkOptions options{
+      args.repeat, args.check, 1, budget,
+      [total = args.repeat](int64_t done) { ReportProgress(done, total); }};
+  AXE_ASSIGN_OR_RETURN(const runtime::BackendFactory* backend, FindBackendOption(args.backend));
+  runtime::BackendRunOptions run_options;
+  run_options.timeout_seconds = args.mpi_timeout;
+  if (backend->one_device_per_process) {
+    run_options.devices = p.mesh.num_devices();
+    run_options.devices_text = absl::StrCat("the mesh has ", p.mesh.num_devices(), " devices");
+    // Each process holds one device's share: refused before the backend starts.
+    AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
+                                                       options.check, *options.memory));
+  } else {
+    // A mesh on devices 4-7 needs a client with devices 0-7.
+    const std::vector<int64_t> ids = p.mesh.device_array();
+    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
   }
-  // A mesh on devices 4-7 needs a client with devices 0-7.
-  const std::vector<int64_t> ids = p.mesh.device_array();
-  const int64_t devices = *std::max_element(ids.begin(), ids.end()) + 1;
-  if (devices > runtime::Client::kMaxInProcessDevices) {
-    return InOption("--mesh",
-                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
-                                                            runtime::Client::kMaxInProcessDevices,
-                                                            " devices, not ", devices)));
-  }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
-                       runtime::Client::InProcess(static_cast<int>(devices)));
-  AXE_ASSIGN_OR_RETURN(
-      runtime::CollectiveBenchmarkResult r,
-      runtime::BenchmarkCollective(*client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options));
-  return Finish(r, p, args, json, true);
+  AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
+  absl::StatusOr<runtime::CollectiveBenchmarkResult> result =
+      runtime::BenchmarkCollective(*run.client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options);
+  if (!result.ok()) return EndFailedRun(std::move(run), result.status());
+  const bool print = run.prints();
+  EndRun(std::move(run));
+  // The check's outcome is the job's (summed over the processes): the first one says it.
+  return runtime::MarkSameOnEveryRank(Finish(*result, p, args, json, print));
 }
 
 void AddCollective(CLI::App& app, Selected& selected) {
@@ -195,14 +172,15 @@ void AddCollective(CLI::App& app, Selected& selected) {
   cmd->add_option("--shape", args->shape, "Shape of each device's value, e.g. 1024,1024")
       ->required();
   cmd->add_option("--dtype", args->dtype, "Element type (default f32)");
-  cmd->add_option("--backend", args->backend,
-                  "threads (in-process devices, the default) or mpi (one device per rank)");
+  cmd->add_option("--backend", args->backend, BackendOptionHelp());
   cmd->add_option("--repeat", args->repeat, "Timed runs (default 5; the best counts)");
   cmd->add_flag("--check", args->check, "Compare every device's result with a host reference");
   AddMpiTimeoutOption(cmd, args->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunCollective(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("collective", selected);
+    return RunCollective(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(66, AddCollective);

@@ -7,19 +7,16 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/utf8.h"
+#include "axe/runtime/backend.h"
+#include "axe/runtime/launcher.h"
 #include "cli.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/runtime/mpi_client.h"
-#endif
 
 namespace axe::cli {
 namespace {
 
 // This process's rank when a launcher runs several ranks, else -1.
 int LaunchedRankOfSeveral() {
-#ifdef AXE_HAVE_MPI
   if (runtime::MpiLaunchedWorldSize() > 1) return runtime::MpiLaunchedWorldRank();
-#endif
   return -1;
 }
 
@@ -41,11 +38,7 @@ void WriteErrorLine(absl::string_view message, bool same_on_every_rank) {
 }  // namespace
 
 void PrintErrorLine(const absl::Status& status) {
-#ifdef AXE_HAVE_MPI
   WriteErrorLine(status.message(), runtime::IsSameOnEveryRank(status));
-#else
-  WriteErrorLine(status.message(), false);
-#endif
 }
 
 void PrintErrorLine(absl::string_view message) { WriteErrorLine(message, false); }

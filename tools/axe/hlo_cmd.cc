@@ -14,6 +14,7 @@
 #include "axe/sharding/hlo_module.h"
 #include "axe/sharding/hlo_module_summary.h"
 #include "cli.h"
+#include "progress.h"
 
 namespace axe::cli {
 namespace hlo_cmd {
@@ -286,8 +287,10 @@ void AddHlo(CLI::App& app, Selected& selected) {
                   "collectives as an SVG picture into FILE")
       ->check(OutputFileName());
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunSummary(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("hlo summary", selected);
+    return RunSummary(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(24, AddHlo);

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "axe/base/npy.h"
 #include "axe/base/status_macros.h"
 #include "axe/exec/executable.h"
+#include "axe/exec/value_io.h"
 #include "axe/ir/check.h"
 #include "axe/ir/comm.h"
 #include "axe/ir/drop_vma.h"
@@ -35,16 +37,14 @@
 #include "axe/ir/printer.h"
 #include "axe/ir/threefry.h"
 #include "axe/ir/transpose.h"
+#include "axe/runtime/backend_registry.h"
 #include "axe/runtime/client.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/ir/mpi_eval.h"
-#include "axe/runtime/mpi_client.h"
-#endif
 #include "axe/sharding/mesh.h"
 #include "cli.h"
 #include "ir_args.h"
 #include "ir_values.h"
 #include "mpi_run.h"
+#include "progress.h"
 
 namespace axe::cli {
 namespace ir_cmd {
@@ -124,10 +124,9 @@ struct RunArgs {
 };
 
 // Writes out<k>.npy into `dir` for each output.
-absl::Status WriteOutputsNpy(const std::vector<ir::HostArray>& outs, const std::string& dir) {
+absl::Status WriteOutputsNpy(const std::vector<exec::Value>& outs, const std::string& dir) {
   for (size_t k = 0; k < outs.size(); ++k) {
-    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(outs[k]));
-    AXE_ASSIGN_OR_RETURN(std::string bytes, exec::ToNpy(v));
+    AXE_ASSIGN_OR_RETURN(std::string bytes, exec::ToNpy(outs[k]));
     AXE_RETURN_IF_ERROR(WriteOutputFile(absl::StrCat(dir, "/out", k, ".npy"), bytes, "--out-npy"));
   }
   return absl::OkStatus();
@@ -135,10 +134,6 @@ absl::Status WriteOutputsNpy(const std::vector<ir::HostArray>& outs, const std::
 
 // The client's device count: --mesh's, else what the program's shard_maps need.
 absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j) {
-  if (run.backend != "threads" && run.backend != "mpi") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--backend: expected threads or mpi, got '", run.backend, "'"));
-  }
   if (run.mesh.empty()) return ir::DevicesNeeded(j);
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(run.mesh, "--mesh"));
   absl::StatusOr<sharding::Mesh> mesh = sharding::Mesh::Parse(text);
@@ -146,97 +141,118 @@ absl::StatusOr<int64_t> RunDevices(const RunArgs& run, const ir::ClosedJaxpr& j)
   return mesh->num_devices();
 }
 
-// This rank's MPI client, when as many ranks run as there are devices.
-absl::StatusOr<std::unique_ptr<runtime::Client>> MpiRunClient(int64_t devices, double timeout) {
-#ifdef AXE_HAVE_MPI
-  ir::EnableMpiEvaluation();
-  AXE_ASSIGN_OR_RETURN(
-      std::unique_ptr<runtime::MpiClient> client,
-      StartMpiRun(devices, absl::StrCat("the program runs on ", devices, " devices"),
-                  {.timeout_seconds = timeout}));
-  return std::unique_ptr<runtime::Client>(std::move(client));
-#else
-  (void)devices, (void)timeout;
-  return absl::UnimplementedError(
-      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
-#endif
-}
-
-absl::StatusOr<std::unique_ptr<runtime::Client>> RunClient(const RunArgs& run, int64_t devices) {
-  if (run.backend == "mpi") return MpiRunClient(devices, run.mpi_timeout);
+// The threads backend's devices (--mesh, or what the shard_maps need) hold every shard_map.
+absl::Status CheckThreadsDevices(int64_t devices, const ir::ClosedJaxpr& j) {
   if (devices > runtime::Client::kMaxInProcessDevices) {
     return InOption("--mesh",
                     absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
                                                             runtime::Client::kMaxInProcessDevices,
                                                             " devices, not ", devices)));
   }
-  return runtime::Client::InProcess(static_cast<int>(devices));
+  if (const int64_t needed = ir::DevicesNeeded(j); needed > devices) {
+    return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", needed,
+                                                   " devices but the client has ", devices));
+  }
+  return absl::OkStatus();
 }
 
-void PrintOutputs(const std::vector<ir::HostArray>& outs, int64_t devices, bool json) {
+void PrintOutputs(const std::vector<exec::Value>& outs, int64_t devices, bool json) {
   Json rows = Json::array();
-  for (const ir::HostArray& o : outs) {
-    if (!json) std::cout << o.aval.ShortString() << " " << ir::FormatValues(o) << "\n";
+  for (const exec::Value& o : outs) {
+    const DType dtype = o.aval().dtype();
+    if (!json) std::cout << o.aval().ShortString() << " " << exec::FormatValue(o) << "\n";
+    const ir::HostArray host = exec::ToHostArray(o);  // exact but for 64-bit integers
+    const std::vector<std::string> text = exec::FormatElements(o);
     Json values = Json::array();
-    for (double v : o.values) {
-      if (o.aval.dtype() == DType::kPred) {
+    for (size_t i = 0; i < host.values.size(); ++i) {
+      const double v = host.values[i];
+      if (dtype == DType::kPred) {
         values.push_back(v != 0);
-      } else if (IsKeyType(o.aval.dtype())) {  // a PRNG key: its key data
+      } else if (IsKeyType(dtype)) {  // a PRNG key: its key data
         const ir::threefry::KeyData key = ir::threefry::KeyFromDouble(v);
         values.push_back(Json::array({key[0], key[1]}));
-      } else if (IsUnsignedIntegral(o.aval.dtype())) {
-        values.push_back(static_cast<uint64_t>(v));
-      } else if (IsIntegral(o.aval.dtype())) {
-        values.push_back(static_cast<int64_t>(v));
+      } else if (IsIntegral(dtype)) {
+        values.push_back(Json::parse(text[i]));  // the exact integer
       } else if (std::isfinite(v)) {
         values.push_back(v);
       } else {
-        values.push_back(ir::FormatElement(v, o.aval.dtype()));
+        values.push_back(text[i]);
       }
     }
-    rows.push_back({{"aval", o.aval.ShortString()}, {"values", values}});
+    rows.push_back({{"aval", o.aval().ShortString()}, {"values", values}});
   }
   if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
 }
 
-// Ends a run on `client` that failed with `status` (an MPI run: EndMpiRun); returns `status`.
-absl::Status EndFailedRun(std::unique_ptr<runtime::Client> client, absl::Status status) {
-#ifdef AXE_HAVE_MPI
-  if (runtime::MpiClient* mpi = runtime::AsMpiClient(*client)) {
-    static_cast<void>(client.release());
-    return EndMpiRun(std::unique_ptr<runtime::MpiClient>(mpi), std::move(status));
+// Converts values for the interpreter (refusing 64-bit integers past 2^53) and back.
+absl::StatusOr<std::vector<ir::HostArray>> ForInterpreter(const std::vector<exec::Value>& values) {
+  std::vector<ir::HostArray> out;
+  for (size_t k = 0; k < values.size(); ++k) {
+    absl::StatusOr<ir::HostArray> a = exec::ToExactHostArray(values[k]);
+    if (!a.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--arg ", k, ": ", a.status().message()));
+    out.push_back(*std::move(a));
   }
-#endif
-  return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<exec::Value>> FromInterpreter(const std::vector<ir::HostArray>& values) {
+  std::vector<exec::Value> out;
+  for (const ir::HostArray& a : values) {
+    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(a));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The executor's peak next to the results' printed form (their text, or --json's values,
+// about 48 bytes an element), against the memory budget: checked before the program runs.
+absl::Status CheckPeakWithPrintedResults(const exec::Executable& e, const MemoryBudget& budget) {
+  constexpr int64_t kPrintedBytesPerElement = 48;
+  std::optional<int64_t> needed = e.stats().peak_bytes;
+  for (const ir::ShapedArray& aval : e.output_avals()) {
+    const std::optional<int64_t> n = aval.NumElements();
+    const std::optional<int64_t> bytes = n ? CheckedMul(*n, kPrintedBytesPerElement) : n;
+    needed = needed && bytes ? CheckedAdd(*needed, *bytes) : std::nullopt;
+  }
+  return budget.Check(needed, "the program's values at their peak, with its results as printed");
 }
 
 absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadJaxprWithConsts(args.jaxpr, run.constants, budget));
-  std::vector<ir::HostArray> inputs;
+  std::vector<exec::Value> inputs;
   for (const std::string& spec : run.args) {
-    AXE_ASSIGN_OR_RETURN(ir::HostArray a, ReadValue(spec, "--arg", budget));
+    AXE_ASSIGN_OR_RETURN(exec::Value a, ReadTypedValue(spec, "--arg", budget));
     inputs.push_back(std::move(a));
   }
+  AXE_ASSIGN_OR_RETURN(const runtime::BackendFactory* backend, FindBackendOption(run.backend));
   AXE_ASSIGN_OR_RETURN(int64_t devices, RunDevices(run, j));
-  if (run.backend == "threads" && run.mesh.empty() && devices == 1) {
-    // One device: the executor (compiled typed kernels) runs the whole program.
-    AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> outs,
-                         exec::ExecuteJaxpr(j, inputs, {.memory = budget}));
+  if (!backend->one_device_per_process) {
+    // The executor (compiled typed kernels) runs the whole program on the arguments in their
+    // own encodings, a shard_map's positions on threads of this process.
+    AXE_RETURN_IF_ERROR(CheckThreadsDevices(devices, j));
+    AXE_ASSIGN_OR_RETURN(exec::Executable e, exec::Executable::Compile(j, {.memory = budget}));
+    AXE_RETURN_IF_ERROR(CheckPeakWithPrintedResults(e, budget));
+    AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> outs, e.Run(inputs));
     if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(outs, run.out_npy));
     PrintOutputs(outs, devices, json);
     return absl::OkStatus();
   }
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client, RunClient(run, devices));
+  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> host_inputs, ForInterpreter(inputs));
+  runtime::BackendRunOptions run_options;
+  run_options.devices = devices;
+  run_options.devices_text = absl::StrCat("the program runs on ", devices, " devices");
+  run_options.timeout_seconds = run.mpi_timeout;
+  AXE_ASSIGN_OR_RETURN(BackendRun started, StartRun(*backend, run_options));
   absl::StatusOr<std::vector<ir::HostArray>> outs =
-      ir::EvalJaxprOnDevices(j, inputs, *client, &budget);
-  if (!outs.ok()) return EndFailedRun(std::move(client), outs.status());
-  const bool print = client->addressable_devices().front() == 0;  // MPI: rank 0 prints
-  client.reset();
-#ifdef AXE_HAVE_MPI
-  if (run.backend == "mpi") runtime::MpiFinalize(run.mpi_timeout);
-#endif
-  if (print && !run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(*outs, run.out_npy));
-  if (print) PrintOutputs(*outs, devices, json);
+      ir::EvalJaxprOnDevices(j, host_inputs, *started.client, &budget);
+  if (!outs.ok()) return EndFailedRun(std::move(started), outs.status());
+  const bool print = started.prints();  // one device per process: the first one prints
+  EndRun(std::move(started));
+  if (!print) return absl::OkStatus();
+  AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> values, FromInterpreter(*outs));
+  if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(values, run.out_npy));
+  PrintOutputs(values, devices, json);
   return absl::OkStatus();
 }
 
@@ -245,8 +261,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
       "run",
-      "Run a jaxpr: on the executor (one device), or shard_map bodies on in-process or MPI "
-      "devices with the runtime's collectives");
+      "Run a jaxpr on the executor (shard_map positions on threads), or with --backend mpi "
+      "shard_map bodies on MPI ranks with the runtime's collectives");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
@@ -258,13 +274,13 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
                   "A directory to write the outputs into as out0.npy, out1.npy, ...");
   cmd->add_option("--mesh", run->mesh,
                   "Devices to run on, as a mesh (x=4); default: what the shard_maps need");
-  cmd->add_option("--backend", run->backend,
-                  "threads (in-process devices, the default) or mpi (one device per rank, under "
-                  "mpirun; rank 0 prints)");
+  cmd->add_option("--backend", run->backend, BackendOptionHelp());
   AddMpiTimeoutOption(cmd, run->mpi_timeout);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, run, &selected] { return RunRun(*args, *run, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, run, &selected] {
+    ProgressLine progress("ir run", selected);
+    return RunRun(*args, *run, selected.json, selected.budget);
+  });
 }
 
 void AddIrCommands(CLI::App& app, Selected& selected) {

@@ -9,6 +9,7 @@
 #include "axe/base/npy.h"
 #include "axe/base/status_macros.h"
 #include "axe/exec/value.h"
+#include "axe/exec/value_io.h"
 #include "axe/ir/check.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/parser.h"
@@ -23,9 +24,22 @@ void AddConstOptions(CLI::App* cmd, ConstOptions& options) {
                   "np.savez(f, *consts) writes)");
 }
 
-// An --arg or --const value: TYPE=... text, or @FILE holding such text or a .npy file (told
-// apart by the .npy magic). A .npy array is held as the interpreter's doubles: 8 bytes an
-// element, checked against the memory budget first.
+absl::StatusOr<exec::Value> ReadTypedValue(const std::string& spec, const std::string& option,
+                                           const MemoryBudget& budget) {
+  AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, option));
+  if (!LooksLikeNpy(text)) {
+    absl::StatusOr<exec::Value> v = exec::ParseValue(text);
+    if (!v.ok()) return InOption(option, v.status());
+    return v;
+  }
+  const std::string what = absl::StrCat(option, " ", spec.substr(1));
+  // The file's bytes are already read; the typed copy takes as many again.
+  AXE_RETURN_IF_ERROR(
+      budget.Check(static_cast<int64_t>(text.size()), absl::StrCat("reading ", what)));
+  AXE_ASSIGN_OR_RETURN(NpyArray npy, ParseNpy(text, what));
+  return exec::FromNpy(npy);
+}
+
 absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::string& option,
                                         const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(spec, option));
@@ -41,7 +55,9 @@ absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::stri
   std::optional<int64_t> bytes = elements ? CheckedMul(*elements, int64_t{8}) : std::nullopt;
   AXE_RETURN_IF_ERROR(budget.Check(bytes, absl::StrCat("reading ", what)));
   AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(npy));
-  return exec::ToHostArray(v);
+  absl::StatusOr<ir::HostArray> a = exec::ToExactHostArray(v);
+  if (!a.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", a.status().message()));
+  return a;
 }
 
 // An .npz archive's arr_0, arr_1, ... (what np.savez(f, *consts) writes), in that order.
@@ -79,7 +95,12 @@ absl::StatusOr<std::vector<ir::HostArray>> ReadNpzConsts(const std::string& spec
     }
     seen[k] = true;
     AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromNpy(e.array));
-    out[k] = exec::ToHostArray(v);
+    absl::StatusOr<ir::HostArray> a = exec::ToExactHostArray(v);
+    if (!a.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": ", e.name, ": ", a.status().message()));
+    }
+    out[k] = *std::move(a);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "axe/base/memory_budget.h"
+#include "axe/exec/value.h"
 #include "axe/ir/host_array.h"
 #include "axe/ir/jaxpr.h"
 #include "cli.h"
@@ -22,9 +23,14 @@ struct ConstOptions {
 // Adds --const and --consts to `cmd`.
 void AddConstOptions(CLI::App* cmd, ConstOptions& options);
 
-// An --arg or --const value: TYPE=... text, or @FILE holding such text or a .npy file (told
-// apart by the .npy magic). A .npy array is held as the interpreter's doubles: 8 bytes an
-// element, checked against the memory budget first.
+// An --arg value in its dtype's own encoding (what the executor runs on): TYPE=... text, or
+// @FILE holding such text or a .npy file (told apart by the .npy magic); 64-bit integers
+// exactly. A .npy file's size is checked against the memory budget first.
+absl::StatusOr<exec::Value> ReadTypedValue(const std::string& spec, const std::string& option,
+                                           const MemoryBudget& budget);
+
+// The same value as the interpreter's doubles (8 bytes an element, checked against the
+// memory budget first); a 64-bit integer past 2^53, which a double cannot hold, is refused.
 absl::StatusOr<ir::HostArray> ReadValue(const std::string& spec, const std::string& option,
                                         const MemoryBudget& budget);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -314,7 +315,7 @@ void AddInfo(CLI::App& group, Selected& selected) {
 }
 
 // --svg FILE / --latex FILE of `axe layout show`: the picture (picture/layout_picture.h) of
-// `l` on `shape`, zoomed to --zoom.
+// `l` on `shape`, zoomed to --zoom and --physical-zoom.
 template <typename Args>
 absl::Status WriteLayoutSvg(const Layout& l, std::array<int64_t, 2> shape, const Args& args) {
   picture::LayoutPictureOptions options{.shape = shape};
@@ -332,8 +333,19 @@ absl::Status WriteLayoutSvg(const Layout& l, std::array<int64_t, 2> shape, const
     if (!zoom.ok()) return InOption("--zoom", zoom.status());
     options.zoom = *zoom;
   }
+  if (!args.physical_zoom.empty()) {
+    absl::StatusOr<picture::GridZoom> zoom = picture::ParseGridZoom(args.physical_zoom);
+    if (!zoom.ok()) return InOption("--physical-zoom", zoom.status());
+    options.physical_zoom = *zoom;
+  }
   absl::StatusOr<std::string> svg = picture::LayoutSvg(l, options);
-  if (!svg.ok()) return InOption(args.zoom.empty() ? "--svg" : "--zoom", svg.status());
+  if (!svg.ok()) {
+    const bool physical = absl::StrContains(svg.status().message(), "physical zoom");
+    return InOption(physical            ? "--physical-zoom"
+                    : args.zoom.empty() ? "--svg"
+                                        : "--zoom",
+                    svg.status());
+  }
   return WritePictureFiles(args.svg, args.latex, *svg);
 }
 
@@ -342,6 +354,7 @@ void AddShow(CLI::App& group, Selected& selected) {
     std::string shape;
     int64_t max_rows = 32, max_cols = 16;
     std::string svg, latex, color_by, zoom;  // --svg FILE, --latex FILE, --color-by, --zoom
+    std::string physical_zoom;               // --physical-zoom
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = group.add_subcommand(
@@ -363,6 +376,11 @@ void AddShow(CLI::App& group, Selected& selected) {
                   "Draw rows ROW0..ROW1-1 and columns COL0..COL1-1 of the logical grid in the "
                   "--svg/--latex picture, as ROW0:ROW1,COL0:COL1 (default: the whole grid, "
                   "summarized in blocks when larger than 32 x 32)");
+  cmd->add_option("--physical-zoom", args->physical_zoom,
+                  "Draw only row-axis values ROW0..ROW1-1 and column-axis values COL0..COL1-1 of "
+                  "the physical half of the --svg/--latex picture, as ROW0:ROW1,COL0:COL1 (a "
+                  "layout on one axis: rows and column offsets of its folded grid; default: all "
+                  "of it, summarized in blocks when larger than 32 x 32)");
   cmd->add_option("--color-by", args->color_by,
                   "The axis whose value colours the --svg cells (default: the first non-memory "
                   "axis)");
@@ -381,6 +399,10 @@ void AddShow(CLI::App& group, Selected& selected) {
       AXE_RETURN_IF_ERROR(WriteLayoutSvg(l, shape, *args));
     if (!args->zoom.empty() && args->svg.empty() && args->latex.empty())
       return absl::InvalidArgumentError("--zoom: it applies to the --svg or --latex picture");
+    if (!args->physical_zoom.empty() && args->svg.empty() && args->latex.empty()) {
+      return absl::InvalidArgumentError(
+          "--physical-zoom: it applies to the --svg or --latex picture");
+    }
     if (!selected.json) {
       AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1], window));
       std::cout << grid;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "error_line.h"
+#include "progress.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   axe::cli::Selected selected;
   axe::cli::AddMemoryLimitOption(app, selected);
+  axe::cli::AddQuietFlag(app, selected);
   axe::cli::AddRegisteredCommandGroups(app, selected);
   axe::cli::MakeIntegerOptionsStrict(app);
   app.set_version_flag("--version", "axe " AXE_VERSION);

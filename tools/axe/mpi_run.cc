@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
+#include "axe/runtime/backend.h"
 #include "cli.h"
 #include "error_line.h"
 
@@ -15,38 +16,48 @@ void AddMpiTimeoutOption(CLI::App* cmd, double& seconds) {
                   "initialisation included, before the run fails (seconds, default 60)");
 }
 
-#ifdef AXE_HAVE_MPI
-absl::StatusOr<std::unique_ptr<runtime::MpiClient>> StartMpiRun(
-    int64_t devices, const std::string& devices_text, const runtime::MpiClientOptions& options) {
-  if (absl::Status s = runtime::CheckMpiTimeout(options.timeout_seconds); !s.ok()) {
-    return InOption("--mpi-timeout", s);
+std::string BackendOptionHelp() {
+  std::string help;
+  for (const std::string& name : runtime::RegisteredBackends()) {
+    const runtime::BackendFactory* f = *runtime::FindBackend(name);
+    absl::StrAppend(&help, help.empty() ? "" : ", or ", name, " (", f->description, ")");
   }
-  // Checked before MPI starts (the launcher says how many ranks run), then again after.
-  for (bool started : {false, true}) {
-    if (started) AXE_RETURN_IF_ERROR(runtime::MpiInit(nullptr, nullptr, options.timeout_seconds));
-    const int ranks = started ? runtime::MpiWorldSize() : runtime::MpiLaunchedWorldSize();
-    if (devices != ranks) {
-      return InOption(
-          "--mesh", absl::InvalidArgumentError(absl::StrCat(
-                        devices_text, " but ", ranks, " MPI ranks run; use mpirun -n ", devices)));
-    }
-  }
-  return runtime::MpiClient::Create(options);
+  return absl::StrCat(help, "; default threads");
 }
 
-absl::Status EndMpiRun(std::unique_ptr<runtime::MpiClient> client, absl::Status status) {
-  if (!runtime::IsSameOnEveryRank(status) || client == nullptr || client->broken()) return status;
-  // Rank 0 prints the job's error while every rank is still in MPI: once MPI is shut down, a
-  // rank that exits first with a failure code makes the launcher end the others.
+absl::StatusOr<const runtime::BackendFactory*> FindBackendOption(const std::string& name) {
+  absl::StatusOr<const runtime::BackendFactory*> f = runtime::FindBackend(name);
+  if (!f.ok()) return InOption("--backend", f.status());
+  return f;
+}
+
+absl::StatusOr<BackendRun> StartRun(const runtime::BackendFactory& backend,
+                                    const runtime::BackendRunOptions& options) {
+  BackendRun run;
+  run.backend = &backend;
+  run.timeout_seconds = options.timeout_seconds;
+  AXE_ASSIGN_OR_RETURN(run.client, backend.start(options));
+  return run;
+}
+
+void EndRun(BackendRun run) {
+  run.client.reset();
+  run.backend->finish(run.timeout_seconds);
+}
+
+absl::Status EndFailedRun(BackendRun run, absl::Status status) {
+  if (!run.backend->one_device_per_process || !runtime::IsSameOnEveryRank(status) ||
+      run.client == nullptr || run.client->ops().broken()) {
+    return status;
+  }
+  // Rank 0 prints the job's error while every rank is still in the run: once it is shut
+  // down, a rank that exits first with a failure code makes the launcher end the others.
   if (!status.ok()) {
     PrintErrorLine(status);
     status = MarkPrinted(std::move(status));
   }
-  const double timeout = client->timeout_seconds();
-  client.reset();
-  runtime::MpiFinalize(timeout);
+  EndRun(std::move(run));
   return status;
 }
-#endif
 
 }  // namespace axe::cli

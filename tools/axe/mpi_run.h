@@ -1,6 +1,6 @@
-// What the commands that run with --backend mpi share (axe reshard, axe collective,
-// axe ir run): the --mpi-timeout option, starting MPI and this rank's client, and ending the
-// run after an error.
+// What the commands that run on a chosen runtime backend share (axe reshard, axe collective,
+// axe ir run): the --backend and --mpi-timeout options, starting the backend's run from the
+// registry (runtime/backend_registry.h), and ending it, after an error too.
 #ifndef AXE_TOOLS_AXE_MPI_RUN_H_
 #define AXE_TOOLS_AXE_MPI_RUN_H_
 
@@ -11,30 +11,45 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/runtime/mpi_client.h"
-#endif
+#include "axe/runtime/backend_registry.h"
+#include "axe/runtime/client.h"
 
 namespace axe::cli {
 
 // Adds --mpi-timeout SECONDS, bound to `seconds` (default 60).
 void AddMpiTimeoutOption(CLI::App* cmd, double& seconds);
 
-#ifdef AXE_HAVE_MPI
-// Starts MPI (bounded by options.timeout_seconds: MpiInit's watchdog) and makes this rank's
-// client, when the launcher runs exactly `devices` ranks (checked before MPI starts, and
-// again after). `devices_text` says where the count comes from ("the mesh has 4 devices").
-// Errors: "--mpi-timeout: ..." out of range; "--mesh: <devices_text> but <r> MPI ranks run;
-// use mpirun -n <devices>"; MpiInit's and MpiClient::Create's.
-absl::StatusOr<std::unique_ptr<runtime::MpiClient>> StartMpiRun(
-    int64_t devices, const std::string& devices_text, const runtime::MpiClientOptions& options);
+// The --backend option's help: the registered backends, one phrase each.
+std::string BackendOptionHelp();
 
-// Ends a run that failed with `status` and returns it. An error that every rank returns
-// alike (runtime::IsSameOnEveryRank) ends MPI on every rank (MpiFinalize, bounded by the
-// client's timeout), so the job ends without mpirun's report of a rank lost; after any other
-// error MPI is left as it is (the process exits and mpirun ends the job).
-absl::Status EndMpiRun(std::unique_ptr<runtime::MpiClient> client, absl::Status status);
-#endif
+// The backend --backend names. Errors: "--backend: unknown backend 'gpu'; this axe has
+// threads, mpi".
+absl::StatusOr<const runtime::BackendFactory*> FindBackendOption(const std::string& name);
+
+// A run on a backend: its factory and this process's client.
+struct BackendRun {
+  const runtime::BackendFactory* backend = nullptr;
+  std::unique_ptr<runtime::Client> client;
+  double timeout_seconds = 0;
+  // Whether this process prints the run's output (the one that holds device 0).
+  bool prints() const { return client == nullptr || client->IsAddressable(0); }
+};
+
+// Starts `backend` for a run on options.devices devices (MPI: MpiInit bounded by the
+// timeout, and exactly that many ranks). Errors: the backend's start errors.
+absl::StatusOr<BackendRun> StartRun(const runtime::BackendFactory& backend,
+                                    const runtime::BackendRunOptions& options);
+
+// Ends a run that succeeded: its client destroyed, then the backend finished (MPI:
+// MpiFinalize bounded by the timeout).
+void EndRun(BackendRun run);
+
+// Ends a run that failed with `status` and returns it. On a backend with one device per
+// process, an error that every process returns alike (runtime::IsSameOnEveryRank) is printed
+// once (from rank 0) while every process is still in the run, then the run ends normally, so
+// that the job ends without the launcher's report of a rank lost; after any other error the
+// backend is left as it is (the process exits and the launcher ends the job).
+absl::Status EndFailedRun(BackendRun run, absl::Status status);
 
 }  // namespace axe::cli
 

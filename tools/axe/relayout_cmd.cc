@@ -25,6 +25,7 @@
 #include "axe/relayout/relayout_plan.h"
 #include "axe/runtime/tensor_buffer.h"
 #include "cli.h"
+#include "progress.h"
 #include "relayout/relayout_benchmark.h"
 
 namespace axe::cli {
@@ -186,6 +187,7 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget
       relayout::PlanRelayout(request.src, request.dst, request.shape, *bytes, options));
   relayout::BenchmarkOptions bench;
   bench.runs = args.repeat.value_or(0);
+  bench.on_run = [total = bench.runs](int64_t done) { ReportProgress(done, total); };
   bench.check = args.check;
   bench.padding_value = options.padding_value;
   bench.memory = budget;
@@ -237,8 +239,10 @@ void AddRelayout(CLI::App& app, Selected& selected) {
       ->check(OutputFileName());
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunRelayout(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("relayout", selected);
+    return RunRelayout(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(60, AddRelayout);

@@ -11,7 +11,8 @@
 // device per rank, the messages by MPI, next to a plain MPI_Alltoallv of exactly the same
 // bytes and the naive gather-to-rank-0-then-scatter (its volume and time).
 //
-// The command only parses flags and prints: runtime::BenchmarkReshard does the work.
+// The command only parses flags and prints: runtime::BenchmarkReshard does the work on the
+// backend --backend names (runtime/backend_registry.h).
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -26,6 +27,8 @@
 #include "axe/base/dtype.h"
 #include "axe/base/status_macros.h"
 #include "axe/picture/reshard_picture.h"
+#include "axe/runtime/backend.h"
+#include "axe/runtime/backend_registry.h"
 #include "axe/runtime/client.h"
 #include "axe/sharding/device_map.h"
 #include "axe/sharding/mesh.h"
@@ -34,12 +37,8 @@
 #include "axe/xla/text.h"
 #include "cli.h"
 #include "mpi_run.h"
+#include "progress.h"
 #include "runtime/reshard_benchmark.h"
-#ifdef AXE_HAVE_MPI
-#include "axe/runtime/mpi_client.h"
-#include "axe/runtime/mpi_reshard.h"
-#include "runtime/mpi_reshard_benchmark.h"
-#endif
 
 namespace axe::cli {
 namespace reshard_cmd {
@@ -166,22 +165,18 @@ void PrintResult(const runtime::ReshardBenchmarkResult& r, const ReshardArgs& ar
             << "check     " << check << "\n";
 }
 
-#ifdef AXE_HAVE_MPI
-// --local-copies, already checked by RunReshard.
-runtime::LocalCopyThread LocalCopies(const std::string& name) {
-  if (name == "worker") return runtime::LocalCopyThread::kWorker;
-  if (name == "caller") return runtime::LocalCopyThread::kCaller;
-  return runtime::LocalCopyThread::kAuto;
-}
-
-// `local_copies`: the option as given; `on_worker`: where rank 0's ran.
-void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
-                    const std::string& local_copies, bool on_worker, int own_cpus, bool json) {
+// A message-passing backend's result (r.message_passing set); `local_copies`: the option as
+// given.
+void PrintMessagePassingResult(const runtime::ReshardBenchmarkResult& r, int ranks,
+                               const std::string& local_copies, bool json) {
+  const runtime::ReshardBenchmarkResult::MessagePassing& mp = *r.message_passing;
+  const bool on_worker = mp.local_copies_on_worker;
+  const int own_cpus = mp.own_cpus;
   const int64_t peak = r.stats.peak_bytes.empty() ? 0
                                                   : *std::max_element(r.stats.peak_bytes.begin(),
                                                                       r.stats.peak_bytes.end());
   const absl::string_view check = relayout::CheckOutcomeName(r.check);
-  const double ratio = r.seconds > 0 ? r.alltoallv_seconds / r.seconds : 0;
+  const double ratio = r.seconds > 0 ? r.baseline_seconds / r.seconds : 0;
   if (json) {
     PrintJson({{"v_min", r.plan.v_min_bytes},
                {"bytes_moved", r.stats.bytes_moved},
@@ -195,11 +190,11 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
                {"seconds", r.seconds},
                {"gbps", r.gbps},
                {"baseline", "MPI_Alltoallv of the same bytes"},
-               {"baseline_seconds", r.alltoallv_seconds},
-               {"baseline_gbps", r.alltoallv_gbps},
-               {"baseline_with_local_seconds", r.alltoallv_local_seconds},
-               {"gather_scatter_bytes", r.gather_scatter_bytes},
-               {"gather_scatter_seconds", r.gather_scatter_seconds},
+               {"baseline_seconds", r.baseline_seconds},
+               {"baseline_gbps", r.baseline_gbps},
+               {"baseline_with_local_seconds", mp.alltoallv_local_seconds},
+               {"gather_scatter_bytes", mp.gather_scatter_bytes},
+               {"gather_scatter_seconds", mp.gather_scatter_seconds},
                {"runs", r.runs},
                {"backend", "mpi"},
                {"devices", ranks},
@@ -229,71 +224,23 @@ void PrintMpiResult(const runtime::MpiReshardBenchmarkResult& r, int ranks,
             << absl::StrFormat(
                    "baseline  %.3f GB/s (%.6f s): MPI_Alltoallv of the same bytes between the "
                    "same ranks; reshard at %.0f%% of it\n",
-                   r.alltoallv_gbps, r.alltoallv_seconds, 100 * ratio)
+                   r.baseline_gbps, r.baseline_seconds, 100 * ratio)
             << absl::StrFormat(
                    "          %.6f s: the same with each rank's local bytes as a block to "
                    "itself (every byte the reshard writes)\n",
-                   r.alltoallv_local_seconds)
+                   mp.alltoallv_local_seconds)
             << absl::StrFormat(
                    "naive     gather to rank 0 then scatter: %d bytes between ranks (%.1fx "
                    "V_min), %.6f s\n",
-                   r.gather_scatter_bytes,
-                   r.plan.v_min_bytes > 0 ? static_cast<double>(r.gather_scatter_bytes) /
+                   mp.gather_scatter_bytes,
+                   r.plan.v_min_bytes > 0 ? static_cast<double>(mp.gather_scatter_bytes) /
                                                 static_cast<double>(r.plan.v_min_bytes)
                                           : 0.0,
-                   r.gather_scatter_seconds)
+                   mp.gather_scatter_seconds)
             << "check     " << check << "\n";
-}
-#endif
-
-absl::Status RunReshardMpi(const ReshardArgs& args, absl::Span<const int64_t> shape, DType dtype,
-                           const sharding::Format& from, const sharding::Format& to, int devices,
-                           bool json, const MemoryBudget& budget) {
-#ifdef AXE_HAVE_MPI
-  runtime::MpiReshardBenchmarkOptions options;
-  options.runs = args.repeat.value_or(5);
-  options.check = args.check;
-  if (args.transport == "staged") options.staging_bytes = args.staging_bytes;
-  // Each rank's share, refused before MPI starts.
-  AXE_RETURN_IF_ERROR(runtime::CheckMpiReshardMemory(shape, dtype, from, to, devices, args.check,
-                                                     options.staging_bytes, budget));
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::MpiClient> client,
-                       StartMpiRun(devices, absl::StrCat("the mesh has ", devices, " devices"),
-                                   {.timeout_seconds = args.mpi_timeout,
-                                    .local_copies = LocalCopies(args.local_copies)}));
-  absl::StatusOr<runtime::MpiReshardBenchmarkResult> result =
-      runtime::BenchmarkMpiReshard(*client, shape, dtype, from, to, options);
-  if (!result.ok()) return EndMpiRun(std::move(client), result.status());
-  const runtime::MpiReshardBenchmarkResult& r = *result;
-  absl::Status svg_written = absl::OkStatus();
-  if (client->rank() == 0) {
-    const int64_t kept = r.plan.bytes_kept.empty() ? 0 : r.plan.bytes_kept[0];
-    PrintMpiResult(r, devices, args.local_copies, client->LocalCopiesOnWorker(kept),
-                   client->own_cpus(), json);
-    svg_written = WriteReshardSvg(args.svg, args.latex, r.plan, shape, *from.sharding()->named(),
-                                  *to.sharding()->named());
-  }
-  client.reset();
-  runtime::MpiFinalize(args.mpi_timeout);
-  AXE_RETURN_IF_ERROR(svg_written);
-  if (r.check == relayout::CheckOutcome::kFailed) {  // the outcome is the job's: rank 0 says it
-    return runtime::MarkSameOnEveryRank(
-        absl::InternalError("a resharded shard differs from the host data sliced to its box"));
-  }
-  return absl::OkStatus();
-#else
-  (void)args, (void)shape, (void)dtype, (void)from, (void)to, (void)devices, (void)json,
-      (void)budget;
-  return absl::UnimplementedError(
-      "--backend: this axe was built without MPI (AXE_MPI=OFF); use --backend threads");
-#endif
 }
 
 absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& budget) {
-  if (args.backend != "threads" && args.backend != "mpi") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--backend: expected threads or mpi, got '", args.backend, "'"));
-  }
   runtime::ReshardBenchmarkOptions options;
   if (args.transport == "staged") {
     options.reshard = {runtime::ReshardTransport::kStaged, args.staging_bytes};
@@ -311,6 +258,7 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
         "--repeat: must be between 1 and ", relayout::kMaxBenchmarkRuns, ", got ", *args.repeat));
   }
   options.runs = args.repeat.value_or(0);
+  options.on_run = [total = options.runs](int64_t done) { ReportProgress(done, total); };
   options.check = args.check;
   options.memory = budget;
   AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args.shape, "--shape"));
@@ -327,34 +275,46 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
                        ReadLayout(args.from_layout, "--from-layout"));
   AXE_ASSIGN_OR_RETURN(std::optional<xla::Layout> to_layout,
                        ReadLayout(args.to_layout, "--to-layout"));
+  AXE_ASSIGN_OR_RETURN(const runtime::BackendFactory* backend, FindBackendOption(args.backend));
   absl::StatusOr<sharding::Format> from_format = runtime::MakeArrayFormat(from, from_layout);
   if (!from_format.ok()) return InOption("--from-layout", from_format.status());
   absl::StatusOr<sharding::Format> to_format = runtime::MakeArrayFormat(to, to_layout);
   if (!to_format.ok()) return InOption("--to-layout", to_format.status());
-  if (args.backend == "mpi") {
-    return RunReshardMpi(args, shape, *dtype, *from_format, *to_format,
-                         static_cast<int>(std::min<int64_t>(mesh->num_devices(), 1 << 20)), json,
-                         budget);
+  runtime::BackendRunOptions run_options;
+  run_options.timeout_seconds = args.mpi_timeout;
+  run_options.local_copies = args.local_copies;
+  if (backend->one_device_per_process) {
+    run_options.devices = std::min<int64_t>(mesh->num_devices(), 1 << 20);
+    run_options.devices_text = absl::StrCat("the mesh has ", run_options.devices, " devices");
+    // Each process's share, refused before the backend starts.
+    AXE_RETURN_IF_ERROR(runtime::CheckMpiReshardMemory(
+        shape, *dtype, *from_format, *to_format, run_options.devices, args.check,
+        args.transport == "staged" ? args.staging_bytes : runtime::kDefaultExchangeStagingBytes,
+        budget));
+  } else {
+    // A mesh on devices 4-7 needs a client with devices 0-7.
+    const std::vector<int64_t> ids = mesh->device_array();
+    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
   }
-  // A mesh on devices 4-7 needs a client with devices 0-7.
-  const std::vector<int64_t> ids = mesh->device_array();
-  const int64_t largest = *std::max_element(ids.begin(), ids.end()) + 1;
-  if (largest > runtime::Client::kMaxInProcessDevices) {
-    return InOption("--mesh",
-                    absl::InvalidArgumentError(absl::StrCat("the threads backend runs at most ",
-                                                            runtime::Client::kMaxInProcessDevices,
-                                                            " devices, not ", largest)));
+  AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
+  const int devices = run.client->num_devices();
+  absl::StatusOr<runtime::ReshardBenchmarkResult> result =
+      runtime::BenchmarkReshard(*run.client, shape, *dtype, *from_format, *to_format, options);
+  if (!result.ok()) return EndFailedRun(std::move(run), result.status());
+  absl::Status svg_written = absl::OkStatus();
+  if (run.prints()) {
+    if (result->message_passing) {
+      PrintMessagePassingResult(*result, devices, args.local_copies, json);
+    } else {
+      PrintResult(*result, args, devices, json);
+    }
+    svg_written = WriteReshardSvg(args.svg, args.latex, result->plan, shape, from, to);
   }
-  const int devices = static_cast<int>(largest);
-  AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
-                       runtime::Client::InProcess(devices));
-  AXE_ASSIGN_OR_RETURN(
-      runtime::ReshardBenchmarkResult result,
-      runtime::BenchmarkReshard(*client, shape, *dtype, *from_format, *to_format, options));
-  PrintResult(result, args, devices, json);
-  AXE_RETURN_IF_ERROR(WriteReshardSvg(args.svg, args.latex, result.plan, shape, from, to));
-  if (result.check == relayout::CheckOutcome::kFailed) {
-    return absl::InternalError("a resharded shard differs from the host data sliced to its box");
+  EndRun(std::move(run));
+  AXE_RETURN_IF_ERROR(svg_written);
+  if (result->check == relayout::CheckOutcome::kFailed) {  // the job's outcome: one process says it
+    return runtime::MarkSameOnEveryRank(
+        absl::InternalError("a resharded shard differs from the host data sliced to its box"));
   }
   return absl::OkStatus();
 }
@@ -378,9 +338,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
                   "XLA layout of every source shard, e.g. '{0,1}' or '{1,0:T(8,128)}' "
                   "(default row-major)");
   cmd->add_option("--to-layout", args->to_layout, "XLA layout of every target shard");
-  cmd->add_option("--backend", args->backend,
-                  "threads (in-process devices, the default) or mpi (one device per rank, under "
-                  "mpirun -n <mesh devices>; rank 0 prints)");
+  cmd->add_option("--backend", args->backend, BackendOptionHelp());
   cmd->add_option("--transport", args->transport,
                   "direct (the receiver copies from the sender's shard, default) or staged "
                   "(pack into a bounded staging buffer, then unpack)");
@@ -404,8 +362,10 @@ void AddReshard(CLI::App& app, Selected& selected) {
       ->check(OutputFileName());
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected,
-           [args, &selected] { return RunReshard(*args, selected.json, selected.budget); });
+  OnSelect(cmd, selected, [args, &selected] {
+    ProgressLine progress("reshard", selected);
+    return RunReshard(*args, selected.json, selected.budget);
+  });
 }
 
 AXE_CLI_COMMAND_GROUP(65, AddReshard);

@@ -6,7 +6,7 @@
 #include "axe/base/status_macros.h"
 #include "axe/layout/apply.h"
 #include "axe/layout/canonical.h"
-#include "axe/layout/mesh.h"
+#include "axe/layout/group.h"
 #include "axe/layout/nvidia.h"
 #include "axe/layout/properties.h"
 #include "axe/layout/render.h"
@@ -72,8 +72,7 @@ absl::Status WarpToCta(std::ostream& os) {
 }
 
 absl::Status Mesh(std::ostream& os) {
-  AXE_ASSIGN_OR_RETURN(DeviceMesh mesh, DeviceMesh::ColumnMajor({2, 2}));
-  AXE_ASSIGN_OR_RETURN(Layout mesh_layout, mesh.ToLayout());
+  AXE_ASSIGN_OR_RETURN(Layout mesh_layout, L("S[(2,2):(1@gpuid,2@gpuid)]"));
   AXE_ASSIGN_OR_RETURN(Layout local, L("S[(4,4):(4,1)]"));
   AXE_ASSIGN_OR_RETURN(Layout global, Tile(mesh_layout, {2, 2}, local, {4, 4}));
   os << "A device mesh is a layout on a device axis. Tiling a local 4x4 layout by the 2x2 mesh\n"
@@ -81,9 +80,15 @@ absl::Status Mesh(std::ostream& os) {
      << "an 8x8 tensor, each device holding a compact 4x4 block:\n\n  " << global << "\n";
   AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(global, 8, 8));
   os << grid << "storage() on every device: " << Storage(global) << "\n";
-  AXE_ASSIGN_OR_RETURN(Layout s0r, MeshShardedLayout({8, 8}, mesh, {{0}, {}}));
-  os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R):\n  "
-     << s0r << "\n";
+  // Alpa's S0R: rows split over mesh dimension 0, every block copied over dimension 1. The
+  // mesh part keeps dimension 0 as a shard iter and dimension 1 as a replica.
+  AXE_ASSIGN_OR_RETURN(Layout rows_only, L("S[(2,1):(1@gpuid,1@gpuid)] + R[2:2@gpuid]"));
+  AXE_ASSIGN_OR_RETURN(Layout rows_local, L("S[(4,8):(8,1)]"));
+  AXE_ASSIGN_OR_RETURN(Layout tiled, Tile(rows_only, {2, 1}, rows_local, {4, 8}));
+  AXE_ASSIGN_OR_RETURN(Grouped by_dims, Group(tiled, {8, 8}));  // each dimension's iters apart
+  const Layout& s0r = by_dims.layout;
+  os << "\nSharded over mesh dimension 0 only and replicated over dimension 1 (Alpa S0R): tile\n"
+     << "a local 4x8 layout by " << rows_only << ", dimension 1 as a replica:\n  " << s0r << "\n";
   AXE_ASSIGN_OR_RETURN(std::vector<PhysCoord> pts, Apply(s0r, {8, 8}, {5, 2}));
   os << "  (5, 2) ->";
   for (const PhysCoord& p : pts) os << " " << p;

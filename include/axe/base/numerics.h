@@ -100,6 +100,20 @@ inline double ErfInv(double x) {
   return y;
 }
 
+// The digamma function (lax.digamma, the derivative of lgamma) in double: NaN at the poles
+// (0, -1, -2, ...), reflection below 0, the recurrence up to 6, then the asymptotic series.
+inline double Digamma(double x) {
+  if (std::isnan(x) || x == -HUGE_VAL) return NAN;
+  if (x <= 0 && x == std::floor(x)) return NAN;
+  if (x < 0) return Digamma(1 - x) - std::numbers::pi / std::tan(std::numbers::pi * x);
+  double shift = 0;
+  for (; x < 6; x += 1) shift -= 1 / x;
+  const double r = 1 / (x * x);
+  const double series =
+      r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))));
+  return shift + std::log(x) - 0.5 / x - series;
+}
+
 }  // namespace axe
 
 #endif  // AXE_BASE_NUMERICS_H_

@@ -70,7 +70,9 @@ struct PlanStats {
   int typed_kernels = 0;  // equations run by a typed kernel outside fusion
   int relabels = 0;       // reshapes and broadcasts that copy nothing
   int fallbacks = 0;      // equations run through the reference interpreter
-  int64_t work = 0;       // the estimated work of one Run
+  // Equations of nested bodies (calls, loops, conds, shard_map) run through the interpreter.
+  int nested_fallbacks = 0;
+  int64_t work = 0;  // the estimated work of one Run
   // The most bytes one Run's values hold at once (inputs, constants, each step's results next
   // to the values still read later and the storage kept for reuse, a nested body's peak while
   // it runs, a fallback's values as doubles).

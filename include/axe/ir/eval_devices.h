@@ -1,6 +1,5 @@
-// Evaluation of jaxprs with shard_map bodies run on a distributed runtime's devices
-// (issue 12: "execution of shard_map on the distributed runtime's devices ... with real
-// collectives"). Target axe::ir_run (axe::ir itself stays free of the runtime).
+// Evaluation of jaxprs with shard_map bodies run on a distributed runtime's devices, with
+// the runtime's collectives. Target axe::ir_run (axe::ir itself stays free of the runtime).
 //
 //   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
 //   absl::StatusOr<std::vector<HostArray>> out = EvalJaxprOnDevices(closed, args, *client);
@@ -15,10 +14,11 @@
 // memory. axis_index and pvary need no messages. The results equal EvalJaxpr's (same
 // rounding, the runtime folds reductions in member order as the host simulation does).
 //
-// On an MPI client (backend "mpi", one device per rank, every rank calling with the same
-// program and arguments) each rank computes only its own mesh position inside a shard_map,
-// the collectives are mpi_collectives.h's, and each output's blocks are all-gathered over
-// the mesh before assembly, so every rank returns the whole result. A cond whose branch
+// The collectives go to the client's backend (runtime/backend.h). On a client whose process
+// holds only some devices (backend "mpi", one device per rank, every rank calling with the
+// same program and arguments) each process computes only its own mesh position inside a
+// shard_map, and each output's blocks are all-gathered over the mesh before assembly, so
+// every rank returns the whole result. A cond whose branch
 // differs between ranks may only run collective-free branches (otherwise the ranks disagree
 // on the next collective: InvalidArgument or DeadlineExceeded from the MPI client).
 //

@@ -22,6 +22,11 @@ namespace axe::ir {
 absl::StatusOr<HostArray> HostArrayFromBytes(ShapedArray aval, absl::Span<const uint8_t> bytes);
 absl::StatusOr<std::vector<uint8_t>> HostArrayToBytes(const HostArray& array);
 
+// HostArrayFromBytes for values a user gives: a 64-bit integer past 2^53, which a double
+// cannot hold, is refused (InvalidArgument naming the element) instead of rounded.
+absl::StatusOr<HostArray> HostArrayFromBytesExact(ShapedArray aval,
+                                                  absl::Span<const uint8_t> bytes);
+
 }  // namespace axe::ir
 
 #endif  // AXE_IR_HOST_BYTES_H_

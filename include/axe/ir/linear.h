@@ -5,7 +5,7 @@
 // its operands: the primal output is prim(primals), the tangent prim(tangents) (symbolic
 // zeros materialized with ZerosLike; all-zero tangents give a symbolic zero).
 //
-// RegisterCollectiveTransposes() (called by Builtins()) gives the §8 table:
+// The collectives' transposes (src/ir/family_collectives.cc, registered by Builtins()):
 //
 //   pvary(axes)               -> psum_invariant(axes)          (AllReduce)
 //   psum_invariant(axes)      -> pvary(axes)                   (none)

@@ -2,27 +2,27 @@
 // (like jax.lax). They are defined, with every rule, on first use of Builtins(),
 // Primitive::Find or the parser: when Builtins() returns, each built-in has all its rules.
 //
-//   elementwise  add sub mul div max min pow (binary), neg sin cos exp log tanh sqrt abs sign
-//                (unary), eq ne lt le gt ge (comparisons, bool results)
-//   structure    convert_element_type broadcast_in_dim reshape squeeze transpose reduce_sum
-//                reduce_max dot_general slice dynamic_slice dynamic_update_slice concatenate
-//                select_n iota layout_constraint (expand_dims binds broadcast_in_dim, as
-//                in JAX)
-//   more         rem add_any and or not integer_pow square rsqrt log1p logistic is_finite
-//                round floor ceil clamp stop_gradient (elementwise), reduce_min reduce_prod
-//                argmax argmin,
+//   elementwise  add sub mul div max min pow rem add_any (binary), neg abs sign exp log sin
+//                cos tanh sqrt rsqrt log1p logistic integer_pow square (unary), eq ne lt le
+//                gt ge (comparisons, bool results), and or not is_finite round floor ceil
+//                stop_gradient, clamp select_n convert_element_type
+//   reduce       reduce_sum reduce_max reduce_min reduce_prod argmax argmin,
 //                reduce_or reduce_and reduce_xor (bitwise over integers, logical over bool),
-//                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`),
-//                rev split pad (linear)
+//                cumsum cumprod cummax cummin cumlogsumexp (cumulative along `axis`)
+//   shape        broadcast_in_dim reshape squeeze transpose slice dynamic_slice
+//                dynamic_update_slice concatenate rev split pad iota layout_constraint
+//                (expand_dims binds broadcast_in_dim, as in JAX)
+//   dot          dot_general
 //   indexing     gather scatter scatter-add scatter-mul scatter-min scatter-max (integer-array
 //                indexing and x.at[i].set/add/mul/min/max, with JAX's GatherDimensionNumbers,
 //                ScatterDimensionNumbers and GatherScatterMode)
 //   prng         random_seed random_wrap random_unwrap random_split random_fold_in random_bits
 //                (JAX's key arrays, element type key<fry>), threefry2x32,
 //                bitcast_convert_type (the same bits as another type)
-//   calls        jit closed_call cond scan shard_map custom_jvp_call custom_vjp_call (their
-//                call_jaxpr; the custom rules are Python functions a printed jaxpr does not
+//   control flow jit closed_call custom_jvp_call custom_vjp_call cond scan (their
+//                jaxprs; the custom rules are Python functions a printed jaxpr does not
 //                carry, so their derivative is call_jaxpr's)
+//   shard_map    shard_map (its body runs with the mesh's axes manual)
 //   conv         conv_general_dilated (XLA's convolution: any dimension numbers, strides,
 //                padding, dilations, feature and batch groups)
 //   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
@@ -39,6 +39,9 @@
 //   reshard      jax.sharding.reshard: the identity on values (axe's types carry no
 //                sharding); linear, its transpose a reshard back
 //   copy         jnp.array(x, copy=True), the end of exact gelu: the identity; linear
+//   stack unstack tile  jnp.stack (its transpose unstack), jnp.tile; linear
+//   eq_to le_to lt_to   comparisons in the IEEE total order (jnp.searchsorted, jnp.interp)
+//   platform_index  lax.platform_dependent's branch for the CPU (jnp.trace, jnp.diagonal)
 //   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
 //                JAX's gradients of checkpointed functions print)
 //
@@ -50,7 +53,10 @@
 // axes to match" error) and collectives apply shard_map's variance rules.
 //
 // Every built-in has its impl (eval.h), JVP and batching (ad.h, batching.h) and, where it is
-// linear, transpose rules; shard_map typing is in shard_map.h.
+// linear, transpose rules; shard_map typing is in shard_map.h. Each family above lives in one
+// file, src/ir/family_<family>.cc (control flow: family_control_flow.cc, remat2:
+// family_remat.cc, bitcast_convert_type: family_bitcast.cc): its definitions and every rule
+// of each of its primitives.
 #ifndef AXE_IR_PRIMITIVES_H_
 #define AXE_IR_PRIMITIVES_H_
 
@@ -104,6 +110,14 @@ struct BuiltinPrimitives {
   const Primitive *random_seed, *random_wrap, *random_unwrap, *random_split, *random_fold_in;
   const Primitive *random_bits, *threefry2x32;
   const Primitive* bitcast_convert_type;
+  // jnp.stack (its transpose unstack) and jnp.tile (family_stack.cc).
+  const Primitive *stack, *unstack, *tile;
+  // Comparisons in the IEEE total order (family_total_order.cc).
+  const Primitive *eq_to, *le_to, *lt_to;
+  // lax.platform_dependent's branch index (family_platform_index.cc).
+  const Primitive* platform_index;
+  // jax.scipy.special.gammaln and its derivative (family_math.cc).
+  const Primitive *lgamma, *digamma;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,

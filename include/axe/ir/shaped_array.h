@@ -10,7 +10,8 @@
 //
 // The variance set is kept in the order given; the producers (the shard_map typing rules, the
 // parser reading printed text) keep it in mesh-axis order, which is also the printed order.
-// Values are immutable, compare with == (weak type and V included) and hash.
+// Values are immutable, compare with == (weak type and V included; the printed explicit
+// sharding f32[8@x,2] not) and hash.
 #ifndef AXE_IR_SHAPED_ARRAY_H_
 #define AXE_IR_SHAPED_ARRAY_H_
 
@@ -57,6 +58,10 @@ class ShapedArray {
   DType dtype() const { return dtype_; }
   bool weak_type() const { return weak_type_; }
   const std::vector<std::string>& vma() const { return vma_; }
+  // JAX's explicit sharding of each dimension, as printed after its '@' ("x", "(x,y)"; ""
+  // for none), or empty: what JAX prints under an explicit-axes mesh (f32[8@x,2]). A printing
+  // annotation only (axe's values carry no sharding): types differing only in it are equal.
+  const std::vector<std::string>& dim_shardings() const { return dim_shardings_; }
   bool IsVaryingOver(absl::string_view axis) const;
   // The number of elements; nullopt when the product overflows int64.
   std::optional<int64_t> NumElements() const;
@@ -65,6 +70,8 @@ class ShapedArray {
   ShapedArray WithDType(DType dtype) const;
   ShapedArray WithWeakType(bool weak_type) const;
   ShapedArray WithVma(std::vector<std::string> vma) const;
+  // The annotation dropped or replaced (one entry per dimension, or empty).
+  ShapedArray WithDimShardings(std::vector<std::string> dim_shardings) const;
 
   // "f32[8]{V:x}": jaxpr short dtype name, dims joined by ',', the variance suffix.
   std::string ShortString() const;
@@ -75,7 +82,10 @@ class ShapedArray {
   // The variance suffix alone: "", "{V:x}" or "{V:(x,y)}".
   std::string VmaSuffix() const;
 
-  friend bool operator==(const ShapedArray&, const ShapedArray&) = default;
+  friend bool operator==(const ShapedArray& a, const ShapedArray& b) {
+    return a.shape_ == b.shape_ && a.dtype_ == b.dtype_ && a.weak_type_ == b.weak_type_ &&
+           a.vma_ == b.vma_;
+  }
   template <typename H>
   friend H AbslHashValue(H h, const ShapedArray& a) {
     return H::combine(std::move(h), a.shape_, a.dtype_, a.weak_type_, a.vma_);
@@ -89,6 +99,7 @@ class ShapedArray {
   DType dtype_ = DType::kF32;
   bool weak_type_ = false;
   std::vector<std::string> vma_;
+  std::vector<std::string> dim_shardings_;
 };
 
 // True when the two have the same shape, dtype and variance set (weak types may differ): the

@@ -5,14 +5,14 @@
 // of major_to_minor up to rank 4; beyond, the default and each "dim k most minor" rotation)
 // and estimates the bytes the program moves through that input under each: a slice reads the
 // 64-byte lines its box touches (a line read along the minor dim is contiguous, across it
-// every element costs a line); a transpose whose result must be row-major is free when the
-// input's layout makes it a relabel and a full copy otherwise; an elementwise operation whose
-// other operands have another layout inserts a relayout (2 x the bytes); anything else reads
-// the value once. The cheapest candidate wins (ties: the default layout, then the first in
-// enumeration order). Every AUTO output gets the layout its producer makes for free (a
-// transpose's relabel, a squeeze or slice keeping its operand's order), else the default.
-// A layout_constraint (with_layout_constraint) pins its result's layout: an operand stored
-// otherwise costs a relayout (2 x its bytes), which the plan lists in `relayouts`.
+// every element costs a line; a strided slice's elements a line apart cost a line each); a
+// transpose whose result must be row-major is free when the input's layout makes it a relabel and a
+// full copy otherwise; an elementwise operation whose other operands have another layout inserts a
+// relayout (2 x the bytes); anything else reads the value once. The cheapest candidate wins (ties:
+// the default layout, then the first in enumeration order). Every AUTO output gets the layout its
+// producer makes for free (a transpose's relabel, a squeeze or slice keeping its operand's order),
+// else the default. A layout_constraint (with_layout_constraint) pins its result's layout: an
+// operand stored otherwise costs a relayout (2 x its bytes), which the plan lists in `relayouts`.
 //
 // It reproduces XLA's observed choices: [LN-1] `apply_fn(x, y) = (x[0, :], y[:, 0])` gets
 // inputs (0, 1) and (1, 0); [LT-5] the AUTO output of `x.T` with x (0, 1) is (1, 0).
@@ -64,9 +64,12 @@ std::string ExplainText(const LayoutPlan& plan);
 
 // The number of 64-byte lines a box of `box` elements (per dim) at the start of an array of
 // `shape` touches when the array is stored in `layout` with `element_bytes`-byte elements
-// (lines counted per contiguous run; runs assumed line-aligned).
+// (lines counted per contiguous run; runs assumed line-aligned). With `strides` (a strided
+// slice: `box` elements per dim, `strides` apart), elements along the minor dim that are a
+// line or more apart cost a line each.
 int64_t LinesTouched(absl::Span<const int64_t> shape, absl::Span<const int64_t> box,
-                     const LocalLayout& layout, int64_t element_bytes);
+                     const LocalLayout& layout, int64_t element_bytes,
+                     absl::Span<const int64_t> strides = {});
 
 }  // namespace axe::jit
 

@@ -3,8 +3,8 @@
 // A catalogue is an immutable value mapping names to kinds. Parsers take one (Layout::Parse,
 // PhysCoord::Parse); a name it does not hold is a thread axis, except `m`, which is always
 // memory. The standard catalogue is the union of the hardware catalogues, each declared
-// beside its hardware (nvidia.h, trainium.h, tmem.h, mesh.h), and is fixed at build time:
-// no call can change what a name means in a value already built. A caller with its own names
+// beside its hardware (nvidia.h, trainium.h, tmem.h; the device axes below), and is fixed at build
+// time: no call can change what a name means in a value already built. A caller with its own names
 // (a mesh with axes `x`, `data`, ...) extends a catalogue into a new value:
 //
 //   AxisCatalog c = AxisCatalog::Standard().With({{"x", AxisKind::kDevice}});
@@ -31,6 +31,9 @@ struct AxisCatalogEntry {
   absl::string_view name;
   AxisKind kind;
 };
+
+// The device axis names of the standard catalogue: gpuid, gpuid_x, gpuid_y and pid.
+absl::Span<const AxisCatalogEntry> MeshAxisNames();
 
 class AxisCatalog {
  public:

@@ -12,8 +12,10 @@
 // A logical grid larger than the window (32 x 32 cells) is summarized, not cropped: each
 // drawn cell stands for a block of cells (the block's first element is drawn), so that the
 // whole array stays in view; a zoom window draws a part of it (again summarized when larger
-// than the window). The inverse view draws at most 32 x 32 points in 4 panels; the legend
-// says what was left out.
+// than the window). The inverse view is summarized the same way: an axis with more values
+// than the window draws one per block of consecutive values (the block's first, which labels
+// it), so a big layout shows all its devices and memory; it draws at most 4 panels, and the
+// legend says what was summarized or left out.
 //
 //   std::string svg = *LayoutSvg(*Layout::Parse(
 //       "S[(8,2,4,2):(4@lane,1@warp,1@lane,1@reg)] + R[2:4@warp] + 5@warp"), {});
@@ -55,11 +57,16 @@ struct LayoutPictureOptions {
   int64_t max_rows = 32, max_cols = 32, max_panels = 4;
   // The part of the logical grid drawn (default: all of it, summarized when large).
   std::optional<GridZoom> zoom = std::nullopt;
+  // The part of the inverse view drawn (default: all of it, summarized when large): rows
+  // and columns are values of the row and column axes ("0:2,1024:2048": devices 0 and 1,
+  // memory 1024 to 2047); for a layout on one axis, rows and column offsets of the folded
+  // grid.
+  std::optional<GridZoom> physical_zoom = std::nullopt;
 };
 
 // Errors: the shape is not admitted by the layout, an axis option names an axis the layout
 // does not use (or row and column are the same axis), a non-positive window, a zoom window
-// that is empty or outside the shape.
+// that is empty or outside the shape, a physical zoom window that holds no point.
 absl::StatusOr<std::string> LayoutSvg(const Layout& layout, const LayoutPictureOptions& options);
 
 // A relayout from `source` to `destination` (the same logical shape): the two logical grids

@@ -3,8 +3,10 @@
 //
 // A collective over axes (a_1, ..., a_k) of a mesh groups the devices that differ only in
 // those axes; a device's index in its group is its coordinate along the axes, row-major in
-// the order given. Every device computes its result on its own worker by reading the other
-// members' inputs from their memories.
+// the order given. These functions are front doors: they check the call once (the errors
+// below), then the values' client's backend (backend.h) runs it: in process, every device
+// computes its result on its own worker by reading the other members' inputs from their
+// memories; over MPI, by messages (mpi_collectives.h).
 //
 //   DeviceValues s = *AllReduce(mesh, {"x"}, ReduceOp::kSum, v);              // psum
 //   DeviceValues g = *AllGather(mesh, {"x"}, v, /*dim=*/0, /*tiled=*/true);   // all_gather

@@ -34,8 +34,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "axe/runtime/backend.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/device.h"
+#include "axe/runtime/launcher.h"
 
 namespace axe::runtime {
 
@@ -75,19 +77,8 @@ bool MpiIsInitialized();
 // This process's rank and the number of ranks in MPI_COMM_WORLD (0 and 1 before MpiInit).
 int MpiWorldRank();
 int MpiWorldSize();
-// The number of ranks the launcher started (mpirun's OMPI_COMM_WORLD_SIZE, or PMI_SIZE),
-// known before MPI is initialized; 1 outside a launcher. Lets a caller refuse a run that
-// cannot work without initializing MPI (whose libraries keep allocations until exit).
-int MpiLaunchedWorldSize();
-// This process's rank as the launcher numbered it (OMPI_COMM_WORLD_RANK, PMIX_RANK or
-// PMI_RANK), known before MPI is initialized; 0 outside a launcher.
-int MpiLaunchedWorldRank();
-
-// Errors that every rank of the job returns alike (the ranks' arguments differ, checked by
-// an exchange): marked so that a program prints them once (from rank 0), where any other
-// error is a rank's own. MarkSameOnEveryRank returns `status` with the mark.
-absl::Status MarkSameOnEveryRank(absl::Status status);
-bool IsSameOnEveryRank(const absl::Status& status);
+// MarkSameOnEveryRank, IsSameOnEveryRank: backend.h. MpiLaunchedWorldSize,
+// MpiLaunchedWorldRank: launcher.h.
 
 // Where a reshard copies the elements that stay on a rank (its local part) while its
 // messages travel. The thread that calls MPI also makes MPI's copies of the messages it
@@ -124,9 +115,8 @@ class MpiClient final : public Client {
   bool IsAddressable(int device) const override { return device == rank_; }
   Device& device(int) override { return *device_; }
 
-  // Runs fn(rank) on the calling thread (the thread that initialized MPI: every MPI call
-  // stays on it). Errors: fn's, prefixed "device <rank>: " (its payloads kept).
-  absl::Status RunOnDevices(const std::function<absl::Status(int)>& fn) override;
+  // RunOnDevices runs fn(rank) on the calling thread (the thread that initialized MPI: every
+  // MPI call stays on it). Errors: fn's, prefixed "device <rank>: " (its payloads kept).
 
   int rank() const { return rank_; }
   double timeout_seconds() const { return timeout_seconds_; }

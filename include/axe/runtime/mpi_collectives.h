@@ -21,6 +21,10 @@
 // moves the ranks compare a description of the call (AgreeOnCall): differing arguments are
 // InvalidArgument on every rank naming both. Waits are bounded by the client's timeout
 // (DeadlineExceeded). x must belong to an MPI client (InvalidArgument otherwise).
+//
+// Deprecated: the front doors of collectives.h (AllReduce, ...) run the same collectives on
+// an MPI client's values (its backend, backend.h). These wrappers only add the check that x
+// belongs to an MPI client.
 #ifndef AXE_RUNTIME_MPI_COLLECTIVES_H_
 #define AXE_RUNTIME_MPI_COLLECTIVES_H_
 

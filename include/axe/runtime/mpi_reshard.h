@@ -21,8 +21,13 @@
 // bounded by the client's timeout.
 //
 //   ReshardStats stats;
-//   Array b = *MpiReshard(a, {NamedSharding(mesh, P(None, 'y')), std::nullopt}, &stats);
+//   Array b = *Reshard(a, {NamedSharding(mesh, P(None, 'y')), std::nullopt}, {}, &stats);
 //   stats.bytes_moved == plan.v_min_bytes;   // summed over the ranks
+//
+// Deprecated: Reshard and ReshardInto (reshard.h) do this on an MPI client's arrays (its
+// backend, backend.h; options.staging_bytes with kStaged, else kDefaultExchangeStagingBytes).
+// MpiReshard(a, t, stats, s) is Reshard(a, t, {ReshardTransport::kStaged, s}, stats) on an
+// MPI client.
 #ifndef AXE_RUNTIME_MPI_RESHARD_H_
 #define AXE_RUNTIME_MPI_RESHARD_H_
 
@@ -45,7 +50,7 @@ namespace axe::runtime {
 // slowest rank). Errors: the array is not on an MPI client; CheckReshard's (what differs);
 // the ranks' calls differ; PlanReshard's; MPI errors and timeouts.
 // staging_bytes: 0 or at least one element (InvalidArgument otherwise).
-inline constexpr int64_t kDefaultMpiStagingBytes = int64_t{64} << 20;
+inline constexpr int64_t kDefaultMpiStagingBytes = kDefaultExchangeStagingBytes;
 absl::StatusOr<Array> MpiReshard(const Array& array, const sharding::Format& target,
                                  ReshardStats* stats = nullptr,
                                  int64_t staging_bytes = kDefaultMpiStagingBytes);

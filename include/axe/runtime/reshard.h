@@ -9,6 +9,8 @@
 //  - kStaged: as a message-passing backend does it, each message is packed by a relayout
 //    into a staging buffer of at most `staging_bytes` (row-major, in chunks when larger)
 //    and unpacked from it by another relayout.
+// Those are the in-process backend's; the client's backend (backend.h) does the exchange,
+// after these front doors have checked the call once (the MPI backend: mpi_reshard.h).
 // Peak memory on a device during a reshard: its source shard (resident before and after),
 // its target shard, and (kStaged) one staging buffer.
 //
@@ -29,9 +31,14 @@ namespace axe::runtime {
 
 enum class ReshardTransport { kDirect, kStaged };
 
+// A message-passing backend (MPI) always stages what it cannot move in place: bounded by
+// staging_bytes when the caller asks for kStaged, else by this.
+inline constexpr int64_t kDefaultExchangeStagingBytes = int64_t{64} << 20;
+
 struct ReshardOptions {
   ReshardTransport transport = ReshardTransport::kDirect;
-  int64_t staging_bytes = int64_t{1} << 20;  // kStaged: at least one element
+  // kStaged: 0 (no bound: one message at a time) or at least one element.
+  int64_t staging_bytes = int64_t{1} << 20;
 };
 
 // What a reshard did, measured while it ran.

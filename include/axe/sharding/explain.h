@@ -21,6 +21,7 @@
 #include "axe/base/dtype.h"
 #include "axe/sharding/device_map.h"
 #include "axe/sharding/hlo_sharding.h"
+#include "axe/sharding/local_layout.h"
 #include "axe/sharding/mesh.h"
 #include "axe/sharding/named_sharding.h"
 #include "axe/sharding/sharding.h"
@@ -34,6 +35,10 @@ struct ExplainOptions {
   DType dtype = DType::kF32;
   // The XLA layout of every shard (none: row-major).
   std::optional<xla::Layout> local_layout;
+  // The JAX Layout as the caller has it, for the `format` line (JAX's `x.format`): kept as
+  // given, e.g. an int4 array's sub_byte_element_size_in_bits=0, where `local_layout` holds
+  // XLA's packed E(4). None: the format line is made from `local_layout`.
+  std::optional<LocalLayout> jax_layout;
   DeviceAxisMode mode = DeviceAxisMode::kFlat;
 };
 

@@ -19,8 +19,9 @@
 // they do not move any element. The canonical text names them only when one is not Auto
 // (JAX's repr always does; Parse reads both).
 //
-// Parse() also accepts the forms people type: `{x:2, y:2}`, `{'x': 2}`, and the CLI's
-// `x=2,y=2` (optionally followed by `devices=[...]` or `devices=0,2,1,3` after a comma).
+// Parse() also accepts the forms people type: `{x:2, y:2}`, `{'x': 2}`, the CLI's
+// `x=2,y=2` (optionally followed by `devices=[...]` or `devices=0,2,1,3` after a comma), and
+// JAX's repr, `Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))`.
 #ifndef AXE_SHARDING_MESH_H_
 #define AXE_SHARDING_MESH_H_
 
@@ -108,6 +109,13 @@ class Mesh {
 
   // The canonical text (see the header comment).
   std::string ToString() const;
+  // JAX's repr(mesh): Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Auto, Auto)).
+  // Like JAX's, it names no device ids.
+  std::string JaxRepr() const;
+  // JAX's str(mesh), also how a NamedSharding's repr shows its mesh:
+  // Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), and Mesh(, axis_types=()) with no axes.
+  // Like JAX's, it names no device ids; Parse reads it back (with the default device order).
+  std::string JaxStr() const;
   // The axis names as a Python tuple: ('x', 'y'), ('x',) or ().
   std::string AxisNamesTuple() const;
 

@@ -12,9 +12,25 @@ class Mesh:
 
     @staticmethod
     def parse(text: str) -> Mesh:
-        """Reads Mesh('x': 2, 'y': 2), {x:2, y:2} or x=2,y=2."""
+        """
+        Reads Mesh('x': 2, 'y': 2), {x:2, y:2}, x=2,y=2 or JAX's repr, Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto)).
+        """
 
-    def __repr__(self) -> str: ...
+    def __repr__(self) -> str:
+        """
+        JAX's repr: Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto)).
+        """
+
+    def __str__(self) -> str:
+        """
+        JAX's str (as a NamedSharding shows its mesh): Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto)).
+        """
+
+    @property
+    def text(self) -> str:
+        """
+        axe's canonical text, with the device ids when they are not 0..N-1 in order (Mesh.parse reads it back).
+        """
 
     @overload
     def __eq__(self, arg: Mesh, /) -> bool: ...

@@ -1,0 +1,393 @@
+// Kernels of the collectives inside a shard_map body (psum, psum_invariant, pmax, pmin,
+// all_gather, all_gather_invariant, reduce_scatter, all_to_all, ppermute) and of the
+// primitives that only name mesh axes (axis_index, pvary). Built while the body's plan is
+// built (PlanningMesh() is the shard_map's mesh), each computes its groups once; at run time a
+// position hands its operand to the communicator and computes its own result from the
+// members' typed buffers: reductions fold in member order through the runtime's
+// ReduceElements (every member gets the same bits; integers wrap, f16/bf16 accumulate in f32),
+// the others are copies. Outside a shard_map (no mesh) they fall back to the interpreter,
+// which reports the unbound axis in JAX's words.
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
+#include "axe/ir/primitives.h"
+#include "axe/runtime/collectives.h"
+#include "axe/runtime/reduce_elements.h"
+#include "exec/permute.h"
+#include "exec/plan.h"
+#include "exec/spmd.h"
+#include "ir/eval_collectives.h"
+
+namespace axe::exec::internal {
+namespace {
+
+using runtime::ReduceOp;
+
+// Reductions of at least this many elements are folded in shares, one per member.
+constexpr int64_t kSplitReduceElements = int64_t{1} << 15;
+
+// The groups of a collective on the planning mesh: per group its positions in member order,
+// per position its group and index.
+struct Groups {
+  std::vector<std::vector<int64_t>> positions;
+  std::vector<ir::internal::Member> of;
+  int64_t size = 1;
+};
+
+std::optional<Groups> MakeGroups(const ir::Eqn& eqn, absl::string_view api) {
+  const sharding::Mesh* mesh = PlanningMesh();
+  if (mesh == nullptr) return std::nullopt;
+  absl::StatusOr<std::vector<std::string>> axes = ir::internal::CollectiveAxes(eqn);
+  if (!axes.ok()) return std::nullopt;
+  Groups g;
+  absl::StatusOr<std::vector<ir::internal::Member>> of =
+      ir::internal::GroupMembers(*mesh, *axes, api, g.size);
+  if (!of.ok() || g.size < 1) return std::nullopt;
+  g.of = *std::move(of);
+  g.positions.assign(static_cast<size_t>(mesh->num_devices() / g.size),
+                     std::vector<int64_t>(static_cast<size_t>(g.size)));
+  for (size_t p = 0; p < g.of.size(); ++p) {
+    g.positions[static_cast<size_t>(g.of[p].group)][static_cast<size_t>(g.of[p].index)] =
+        static_cast<int64_t>(p);
+  }
+  return g;
+}
+
+int64_t IntParam(const ir::Eqn& eqn, const char* name, int64_t otherwise) {
+  auto it = eqn.params.find(name);
+  if (it == eqn.params.end() || it->second.is_none()) return otherwise;
+  return it->second.AsInt(name).value_or(otherwise);
+}
+
+bool BoolParam(const ir::Eqn& eqn, const char* name) {
+  auto it = eqn.params.find(name);
+  if (it == eqn.params.end() || it->second.is_none()) return false;
+  return it->second.AsBool(name).value_or(false);
+}
+
+int64_t Product(absl::Span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Another exchange over the same group (a collective of two rounds).
+using ExchangeAgain = std::function<absl::StatusOr<std::vector<Value>>(const Value&)>;
+// Computes a member's result of one operand from every member's operand (member order).
+using Combine = std::function<absl::Status(absl::Span<const Value> all, int64_t index, Value& out,
+                                           const ExchangeAgain& again)>;
+
+// A kernel that exchanges each operand over its group and combines the members' values.
+BuiltKernel ExchangeKernel(const EqnView& v, std::shared_ptr<const Groups> groups,
+                           std::vector<Combine> combine, int64_t work) {
+  static std::atomic<uint64_t> next_id{1};
+  const uint64_t id = next_id.fetch_add(1) << 16;
+  BuiltKernel k;
+  k.description = absl::StrCat("exchange over groups of ", groups->size);
+  k.work = work;
+  std::vector<ir::ShapedArray> out_avals = v.out;
+  const std::string name = v.eqn.primitive->name();
+  k.kernel = [groups, combine = std::move(combine), out_avals, id, name](
+                 const RunContext& ctx, absl::Span<const Value> in,
+                 std::vector<Value>& out) -> absl::Status {
+    if (ctx.spmd == nullptr) {
+      return absl::InternalError(absl::StrCat(name, " ran outside the shard_map it was built in"));
+    }
+    const ir::internal::Member& me = groups->of[static_cast<size_t>(ctx.spmd->position)];
+    const std::vector<int64_t>& group = groups->positions[static_cast<size_t>(me.group)];
+    for (size_t k = 0; k < in.size(); ++k) {
+      AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
+                           ctx.spmd->comm->Exchange(group, me.index, id + k, in[k]));
+      AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(out_avals[k]));
+      const ExchangeAgain again = [&](const Value& v) {
+        return ctx.spmd->comm->Exchange(group, me.index, id + (uint64_t{1} << 15) + k, v);
+      };
+      AXE_RETURN_IF_ERROR(combine[k](all, me.index, out[k], again));
+    }
+    return absl::OkStatus();
+  };
+  return k;
+}
+
+BuiltKernel Identity() {
+  BuiltKernel k;
+  k.description = "relabel";
+  k.relabel = true;
+  k.kernel = [](const RunContext&, absl::Span<const Value> in, std::vector<Value>& out) {
+    for (size_t i = 0; i < in.size(); ++i) out[i] = in[i];
+    return absl::OkStatus();
+  };
+  return k;
+}
+
+bool SameTypes(const EqnView& v) {
+  if (v.in.size() != v.out.size()) return false;
+  for (size_t i = 0; i < v.in.size(); ++i) {
+    if (v.in[i].shape() != v.out[i].shape() || v.in[i].dtype() != v.out[i].dtype()) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, ReduceOp op,
+                                                       absl::string_view api) {
+  std::optional<Groups> g = MakeGroups(v.eqn, api);
+  if (!g || !SameTypes(v)) return std::nullopt;
+  if (g->size == 1) return Identity();
+  std::vector<Combine> combine;
+  int64_t work = 0;
+  for (const ir::ShapedArray& a : v.in) {
+    if (!runtime::CheckReduction(op, a.dtype()).ok()) return std::nullopt;
+    const DType type = a.dtype();
+    const int64_t n = NumElements(a);
+    AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(type));
+    work += (g->size + 1) * n * static_cast<int64_t>(bytes);
+    // Large operands: each member folds only its share of the elements, then the members
+    // exchange their shares (the same folds in the same order: the same bits everywhere).
+    const int64_t shares = n >= kSplitReduceElements ? g->size : 1;
+    combine.push_back([op, type, n, bytes, shares](absl::Span<const Value> all, int64_t index,
+                                                   Value& out,
+                                                   const ExchangeAgain& again) -> absl::Status {
+      auto share = [&](int64_t m) { return std::make_pair(n * m / shares, n * (m + 1) / shares); };
+      const int64_t mine = shares == 1 ? 0 : index;
+      const auto [lo, hi] = share(mine);
+      std::vector<const uint8_t*> inputs;
+      for (const Value& x : all) {
+        inputs.push_back(reinterpret_cast<const uint8_t*>(x.bytes()) +
+                         static_cast<size_t>(lo) * bytes);
+      }
+      AXE_RETURN_IF_ERROR(runtime::ReduceElements(
+          op, type, inputs, hi - lo,
+          reinterpret_cast<uint8_t*>(out.mutable_bytes()) + static_cast<size_t>(lo) * bytes));
+      if (shares == 1) return absl::OkStatus();
+      AXE_ASSIGN_OR_RETURN(std::vector<Value> reduced, again(out));
+      for (int64_t m = 0; m < shares; ++m) {
+        if (m == index) continue;
+        const auto [from, to] = share(m);
+        std::memcpy(out.mutable_bytes() + static_cast<size_t>(from) * bytes,
+                    reduced[static_cast<size_t>(m)].bytes() + static_cast<size_t>(from) * bytes,
+                    static_cast<size_t>(to - from) * bytes);
+      }
+      return absl::OkStatus();
+    });
+  }
+  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), std::move(combine), work);
+}
+
+// all_gather: stacked (untiled) or concatenated (tiled) along a dimension; both place member
+// m's block of prod(shape[dim:]) elements at m within each of the prod(shape[:dim]) rows.
+absl::StatusOr<std::optional<BuiltKernel>> BuildAllGather(const EqnView& v) {
+  std::optional<Groups> g = MakeGroups(v.eqn, "all_gather");
+  if (!g || v.in.size() != 1 || v.out.size() != 1) return std::nullopt;
+  const int64_t dim = IntParam(v.eqn, "all_gather_dimension", 0);
+  const bool tiled = BoolParam(v.eqn, "tiled");
+  const std::vector<int64_t>& shape = v.in[0].shape();
+  absl::StatusOr<std::vector<int64_t>> want = runtime::AllGatherShape(shape, dim, tiled, g->size);
+  if (!want.ok() || *want != v.out[0].shape() || v.in[0].dtype() != v.out[0].dtype()) {
+    return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.in[0].dtype()));
+  const size_t d = static_cast<size_t>(dim);
+  const int64_t rows = Product(absl::MakeConstSpan(shape).subspan(0, d));
+  const size_t block = static_cast<size_t>(Product(absl::MakeConstSpan(shape).subspan(d))) * bytes;
+  const int64_t n = g->size;
+  Combine combine = [rows, block, n](absl::Span<const Value> all, int64_t, Value& out,
+                                     const ExchangeAgain&) {
+    std::byte* o = out.mutable_bytes();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t m = 0; m < n; ++m) {
+        std::memcpy(o + static_cast<size_t>(r * n + m) * block,
+                    all[static_cast<size_t>(m)].bytes() + static_cast<size_t>(r) * block, block);
+      }
+    }
+    return absl::OkStatus();
+  };
+  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                        2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+}
+
+// psum_scatter: member i reduces only its piece (piece i of the scatter dimension) of every
+// row of the members' operands.
+absl::StatusOr<std::optional<BuiltKernel>> BuildReduceScatter(const EqnView& v) {
+  std::optional<Groups> g = MakeGroups(v.eqn, "psum_scatter");
+  if (!g || v.in.size() != 1 || v.out.size() != 1) return std::nullopt;
+  const int64_t dim = IntParam(v.eqn, "scatter_dimension", 0);
+  const bool tiled = BoolParam(v.eqn, "tiled");
+  const std::vector<int64_t>& shape = v.in[0].shape();
+  const DType type = v.in[0].dtype();
+  absl::StatusOr<std::vector<int64_t>> want =
+      runtime::ReduceScatterShape(shape, dim, tiled, g->size);
+  if (!want.ok() || *want != v.out[0].shape() || type != v.out[0].dtype() ||
+      !runtime::CheckReduction(ReduceOp::kSum, type).ok()) {
+    return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(type));
+  const size_t d = static_cast<size_t>(dim);
+  const int64_t rows = Product(absl::MakeConstSpan(shape).subspan(0, d));
+  const int64_t row = Product(absl::MakeConstSpan(shape).subspan(d));  // elements of a row
+  const int64_t piece = row / g->size;
+  Combine combine = [rows, row, piece, bytes, type](absl::Span<const Value> all, int64_t index,
+                                                    Value& out,
+                                                    const ExchangeAgain&) -> absl::Status {
+    std::vector<const uint8_t*> inputs(all.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      const size_t at = static_cast<size_t>(r * row + index * piece) * bytes;
+      for (size_t m = 0; m < all.size(); ++m) {
+        inputs[m] = reinterpret_cast<const uint8_t*>(all[m].bytes()) + at;
+      }
+      AXE_RETURN_IF_ERROR(runtime::ReduceElements(ReduceOp::kSum, type, inputs, piece,
+                                                  reinterpret_cast<uint8_t*>(out.mutable_bytes()) +
+                                                      static_cast<size_t>(r * piece) * bytes));
+    }
+    return absl::OkStatus();
+  };
+  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                        (g->size + 1) * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+}
+
+std::vector<int64_t> Without(std::vector<int64_t> v, size_t k) {
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(k));
+  return v;
+}
+
+// all_to_all: member `index` receives from member j the chunk `index` of j's operand along
+// split_axis and places it as chunk j along concat_axis: the same strided box copy for every
+// j, at offsets that step by one chunk on each side. JAX's primitive always has the tiled
+// shapes (split_axis divided, concat_axis multiplied by the group size: lax.all_to_all inserts
+// and squeezes the axes of its untiled form around it); an untiled all_to_all that drops the
+// split axis and inserts the concat axis (the runtime's form) is taken too.
+absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
+  std::optional<Groups> g = MakeGroups(v.eqn, "all_to_all");
+  if (!g || v.in.size() != 1 || v.out.size() != 1 || v.in[0].dtype() != v.out[0].dtype()) {
+    return std::nullopt;
+  }
+  const int64_t split = IntParam(v.eqn, "split_axis", 0);
+  const int64_t concat = IntParam(v.eqn, "concat_axis", 0);
+  const std::vector<int64_t>& x = v.in[0].shape();
+  const std::vector<int64_t>& z = v.out[0].shape();
+  const int64_t rank = static_cast<int64_t>(x.size());
+  if (split < 0 || split >= rank || concat < 0 || concat >= rank || x[split] % g->size != 0) {
+    return std::nullopt;
+  }
+  const size_t s = static_cast<size_t>(split), c = static_cast<size_t>(concat);
+  std::vector<int64_t> jax_shape = x;
+  jax_shape[s] /= g->size;
+  jax_shape[c] *= g->size;
+  const bool tiled = jax_shape == z;
+  if (!tiled) {
+    absl::StatusOr<std::vector<int64_t>> untiled =
+        runtime::AllToAllShape(x, {}, split, concat, false, g->size);
+    if (!untiled.ok() || *untiled != z) return std::nullopt;
+  }
+  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.in[0].dtype()));
+  const std::vector<int64_t> xs = RowMajorStrides(x), zs = RowMajorStrides(z);
+  std::vector<int64_t> box, src, dst;
+  int64_t src_step = 0, dst_step = 0;
+  if (tiled) {
+    box = x;
+    box[s] /= g->size;
+    src = xs;
+    dst = zs;
+    src_step = box[s] * xs[s];
+    dst_step = box[c] * zs[c];
+  } else {
+    box = Without(x, s);
+    src = Without(xs, s);
+    dst = Without(zs, c);
+    src_step = xs[s];
+    dst_step = zs[c];
+  }
+  AXE_ASSIGN_OR_RETURN(StridedCopy copy,
+                       StridedCopy::Plan(box, src, dst, static_cast<int>(bytes), 1));
+  auto shared = std::make_shared<const StridedCopy>(std::move(copy));
+  Combine combine = [shared, src_step, dst_step, bytes](absl::Span<const Value> all, int64_t index,
+                                                        Value& out,
+                                                        const ExchangeAgain&) -> absl::Status {
+    for (size_t j = 0; j < all.size(); ++j) {
+      AXE_RETURN_IF_ERROR(shared->Run(
+          all[j].bytes() + static_cast<size_t>(index * src_step) * bytes,
+          out.mutable_bytes() + static_cast<size_t>(static_cast<int64_t>(j) * dst_step) * bytes));
+    }
+    return absl::OkStatus();
+  };
+  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                        2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+}
+
+// ppermute: a member receives its source's operand, or zeros when no pair names it.
+absl::StatusOr<std::optional<BuiltKernel>> BuildPpermute(const EqnView& v) {
+  std::optional<Groups> g = MakeGroups(v.eqn, "ppermute");
+  if (!g || v.in.size() != 1 || !SameTypes(v)) return std::nullopt;
+  auto perm = v.eqn.params.find("perm");
+  if (perm == v.eqn.params.end()) return std::nullopt;
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (const ir::Param& item : perm->second.items()) {
+    absl::StatusOr<std::vector<int64_t>> pair = item.AsInts("perm");
+    if (!pair.ok() || pair->size() != 2) return std::nullopt;
+    pairs.emplace_back((*pair)[0], (*pair)[1]);
+  }
+  absl::StatusOr<std::vector<int64_t>> sources = runtime::PermuteSources(pairs, g->size);
+  if (!sources.ok()) return std::nullopt;
+  Combine combine = [sources = *sources](absl::Span<const Value> all, int64_t index, Value& out,
+                                         const ExchangeAgain&) {
+    const int64_t from = sources[static_cast<size_t>(index)];
+    if (from < 0) {
+      std::memset(out.mutable_bytes(), 0, out.num_bytes());
+    } else {
+      std::memcpy(out.mutable_bytes(), all[static_cast<size_t>(from)].bytes(), out.num_bytes());
+    }
+    return absl::OkStatus();
+  };
+  AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.out[0].dtype()));
+  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                        2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+}
+
+// axis_index: the position's index in its group, an s32 scalar; no exchange.
+absl::StatusOr<std::optional<BuiltKernel>> BuildAxisIndex(const EqnView& v) {
+  std::optional<Groups> g = MakeGroups(v.eqn, "axis_index");
+  if (!g || !v.in.empty() || v.out.size() != 1 || v.out[0].rank() != 0 ||
+      v.out[0].dtype() != DType::kS32) {
+    return std::nullopt;
+  }
+  BuiltKernel k;
+  k.description = "axis_index";
+  const ir::ShapedArray aval = v.out[0];
+  auto shared = std::make_shared<const Groups>(*std::move(g));
+  k.kernel = [shared, aval](const RunContext& ctx, absl::Span<const Value>,
+                            std::vector<Value>& out) -> absl::Status {
+    if (ctx.spmd == nullptr) return absl::InternalError("axis_index ran outside its shard_map");
+    AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(aval));
+    *out[0].mutable_data<int32_t>() =
+        static_cast<int32_t>(shared->of[static_cast<size_t>(ctx.spmd->position)].index);
+    return absl::OkStatus();
+  };
+  return k;
+}
+
+// pvary only retypes: its operands are its results.
+absl::StatusOr<std::optional<BuiltKernel>> BuildPvary(const EqnView& v) {
+  if (!MakeGroups(v.eqn, "pvary") || !SameTypes(v)) return std::nullopt;
+  return Identity();
+}
+
+}  // namespace
+
+void AddCollectiveKernels(KernelTable& table) {
+  table["psum"] = [](const EqnView& v) { return BuildReduce(v, ReduceOp::kSum, "psum"); };
+  table["psum_invariant"] = [](const EqnView& v) { return BuildReduce(v, ReduceOp::kSum, "psum"); };
+  table["pmax"] = [](const EqnView& v) { return BuildReduce(v, ReduceOp::kMax, "pmax"); };
+  table["pmin"] = [](const EqnView& v) { return BuildReduce(v, ReduceOp::kMin, "pmin"); };
+  table["all_gather"] = BuildAllGather;
+  table["all_gather_invariant"] = BuildAllGather;
+  table["reduce_scatter"] = BuildReduceScatter;
+  table["all_to_all"] = BuildAllToAll;
+  table["ppermute"] = BuildPpermute;
+  table["axis_index"] = BuildAxisIndex;
+  table["pvary"] = BuildPvary;
+}
+
+}  // namespace axe::exec::internal
