@@ -55,14 +55,14 @@ void BM_Reshard(benchmark::State& state, const Case& c, ReshardTransport transpo
     state.SkipWithError("bad case");
     return;
   }
+  const sharding::Format from_format = *MakeArrayFormat(*a), to_format = *MakeArrayFormat(*b);
   ReshardBenchmarkOptions options;
   options.reshard.transport = transport;
   options.runs = 10;
   const int64_t n = Size();
   absl::StatusOr<ReshardBenchmarkResult> r;
   for (auto _ : state) {
-    r = BenchmarkReshard(**client, {n, n}, DType::kF32, {*a, std::nullopt}, {*b, std::nullopt},
-                         options);
+    r = BenchmarkReshard(**client, {n, n}, DType::kF32, from_format, to_format, options);
   }
   if (!r.ok()) {
     state.SkipWithError(std::string(r.status().message()).c_str());

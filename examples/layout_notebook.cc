@@ -20,7 +20,7 @@ int main() {
     std::cerr << notebook.status() << "\n";
     return 1;
   }
-  for (const jit::CompiledFormat& format : notebook->apply.input_formats()) {
+  for (const jit::Format& format : notebook->apply.input_formats()) {
     std::cout << "compiled input: " << format.ToString() << "\n";
   }
   std::cout << "\n" << jit::FormatNotebook(*notebook);

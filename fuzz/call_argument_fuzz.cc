@@ -1,7 +1,7 @@
 // `axe call --arg` texts (jit::ParseCallArgumentSpec: committed / uncommitted, a Layout(...)
 // or a Format(...) repr) and the layout word AUTO (AutoLayout::Parse). Laws: the spec's
 // text form (the word, then the layout's repr or the Format's) reads back to an equal spec;
-// DevicesNeeded is at least 1; RuntimeArrayFormat on small shapes never crashes.
+// DevicesNeeded is at least 1; CallArgumentFormat on small shapes never crashes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  "the spec reads back from its text " + text);
   AXE_FUZZ_CHECK(axe::jit::DevicesNeeded(*spec) >= 1, "DevicesNeeded >= 1 for " + text);
   for (const std::vector<int64_t>& shape : kShapes) {
-    (void)axe::jit::RuntimeArrayFormat(shape, axe::DType::kF32, *spec);
-    (void)axe::jit::RuntimeArrayFormat(shape, axe::DType::kBF16, *spec);
+    (void)axe::jit::CallArgumentFormat(shape, axe::DType::kF32, *spec);
+    (void)axe::jit::CallArgumentFormat(shape, axe::DType::kBF16, *spec);
   }
   return 0;
 }

@@ -1,22 +1,22 @@
-// Slice regions (ParseRegion, `axe slice --region`: "0:8,8:24", a single index "3" for
-// 3:4). Laws: FormatRegion reads back to an equal region; Slice of a small row-major layout
-// over a shape that holds the region never crashes and, when it answers, gives a layout whose
-// first and last elements are the layout's at the region's corners.
+// Slice regions (ParseBox, `axe slice --region`: "[[0, 8], [8, 24]]" or "0:8,8:24", a single
+// index "3" for 3:4). Laws: BoxToString reads back to an equal region; Slice of a small row-major
+// layout over a shape that holds the region never crashes and, when it answers, gives a layout
+// whose first and last elements are the layout's at the region's corners.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "axe/layout/apply.h"
+#include "axe/layout/box.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/slice.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  absl::StatusOr<std::vector<axe::Interval>> region =
-      axe::ParseRegion(axe::fuzz::AsText(data, size));
+  absl::StatusOr<std::vector<axe::Interval>> region = axe::ParseBox(axe::fuzz::AsText(data, size));
   if (!region.ok()) return 0;
-  const std::string text = axe::FormatRegion(*region);
-  absl::StatusOr<std::vector<axe::Interval>> again = axe::ParseRegion(text);
+  const std::string text = axe::BoxToString(*region);
+  absl::StatusOr<std::vector<axe::Interval>> again = axe::ParseBox(text);
   AXE_FUZZ_CHECK(again.ok() && *again == *region, "parse(print(r)) == r for " + text);
   // A row-major layout over the smallest shape holding the region, if small.
   std::vector<int64_t> shape;

@@ -1,8 +1,8 @@
 """Jaxprs compiled with a Format per input and output, as JAX's
 ``jax.jit(f, in_shardings=..., out_shardings=...).lower(...).compile()`` does: ``compile``
 resolves every ``Layout.AUTO`` with axe's cost model and checks every sharding, and the
-``Compiled`` it returns reports ``input_formats`` / ``output_formats`` (``axe.sharding.Format``;
-a ``CompiledFormat`` with sharding None where none was given) and runs on NumPy arrays: each
+``Compiled`` it returns reports ``input_formats`` / ``output_formats`` (``axe.sharding.Format``,
+with sharding None where none was given) and runs on NumPy arrays: each
 argument is a host array (uncommitted), moved to its compiled format before the call, on the
 in-process runtime's devices. See docs/layouts.md and docs/python.md.
 """
@@ -12,7 +12,7 @@ import numpy as np
 from axe import ir as _ir_py
 from axe._axe import ir as _ir
 from axe._axe import jit as _jit
-from axe._axe.jit import Compiled, CompiledFormat
+from axe._axe.jit import Compiled
 
 
 def compile(jaxpr, in_formats=None, out_formats=None, donate_argnums=()):  # noqa: A001
@@ -46,4 +46,4 @@ def _call(self, *args):
 Compiled.execute = _execute
 Compiled.__call__ = _call
 
-__all__ = ["Compiled", "CompiledFormat", "compile"]
+__all__ = ["Compiled", "compile"]

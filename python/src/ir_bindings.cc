@@ -23,6 +23,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "axe/base/dims.h"
 #include "axe/base/dtype.h"
 #include "axe/base/python_error.h"
 #include "axe/exec/executable.h"
@@ -51,7 +52,6 @@ namespace {
 using ir::ClosedJaxpr;
 using ir::HostArray;
 using ir::ShapedArray;
-using Shape = std::vector<int64_t>;
 // Arguments may be read-only (np.asarray of a jax.Array is); outputs are written in place.
 using InBytes = nb::ndarray<const uint8_t, nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using OutBytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -70,8 +70,8 @@ std::vector<std::string> AvalTexts(const std::vector<ShapedArray>& avals) {
 }
 
 // (shape, NumPy dtype name) per aval: what ir.py allocates and checks arrays against.
-std::vector<std::pair<Shape, std::string>> NumpyTypes(const std::vector<ShapedArray>& avals) {
-  std::vector<std::pair<Shape, std::string>> out;
+std::vector<std::pair<Dims, std::string>> NumpyTypes(const std::vector<ShapedArray>& avals) {
+  std::vector<std::pair<Dims, std::string>> out;
   out.reserve(avals.size());
   for (const ShapedArray& a : avals) out.emplace_back(a.shape(), std::string(NumpyName(a.dtype())));
   return out;
@@ -172,7 +172,7 @@ void WriteOutputs(const std::vector<HostArray>& values, std::vector<OutBytes>& o
 
 // The outputs' (shape, NumPy dtype) for ir.py to allocate, once the jaxpr checks and each
 // output is within the interpreter's bound (so that nothing huge is allocated first).
-std::vector<std::pair<Shape, std::string>> EvalOutputTypes(const ClosedJaxpr& j) {
+std::vector<std::pair<Dims, std::string>> EvalOutputTypes(const ClosedJaxpr& j) {
   const std::vector<ShapedArray> avals = Checked(j).jaxpr.out_avals();
   for (const ShapedArray& a : avals) {
     std::optional<int64_t> n = a.NumElements();
@@ -419,7 +419,7 @@ void BindIr(nb::module_& m) {
   // name when axe has no such dtype.
   m.def(
       "_type_text",
-      [](const std::string& dtype, const Shape& shape) {
+      [](const std::string& dtype, const Dims& shape) {
         absl::StatusOr<DType> d = ParseDType(dtype);
         std::string name = d.ok() ? std::string(JaxprName(*d)) : dtype;
         return absl::StrCat(name, "[", absl::StrJoin(shape, ","), "]");

@@ -42,7 +42,6 @@ namespace axe::python {
 namespace {
 
 using jit::Compiled;
-using jit::CompiledFormat;
 using sharding::Format;
 using sharding::LocalLayout;
 using InBytes = nb::ndarray<const uint8_t, nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -103,17 +102,11 @@ Compiled CompileJaxpr(const ir::ClosedJaxpr& jaxpr, nb::handle in_formats, nb::h
                    FormatLeaves(out_formats, jaxpr.jaxpr.outvars.size(), "out_formats"), options));
 }
 
-// A compiled format as axe.sharding.Format when it has a sharding; a CompiledFormat (the
-// same fields, sharding None) when the program was left to choose it, since a Format with a
-// concrete layout needs a sharding.
-nb::object FormatObject(const CompiledFormat& f) {
-  if (!f.sharding) return nb::cast(f);
-  return nb::cast(Unwrap(Format::Create(f.layout, *f.sharding)));
-}
-
-nb::list FormatObjects(const std::vector<CompiledFormat>& formats) {
+// The compiled formats as axe.sharding.Format objects (sharding None where the program was
+// left to choose it).
+nb::list FormatObjects(const std::vector<Format>& formats) {
   nb::list out;
-  for (const CompiledFormat& f : formats) out.append(FormatObject(f));
+  for (const Format& f : formats) out.append(nb::cast(f));
   return out;
 }
 
@@ -127,8 +120,8 @@ int64_t DevicesOf(const std::optional<sharding::Sharding>& s) {
 
 int64_t DevicesForCall(const Compiled& c) {
   int64_t n = std::max<int64_t>(1, ir::DevicesNeeded(c.jaxpr()));
-  for (const CompiledFormat& f : c.input_formats()) n = std::max(n, DevicesOf(f.sharding));
-  for (const CompiledFormat& f : c.output_formats()) n = std::max(n, DevicesOf(f.sharding));
+  for (const Format& f : c.input_formats()) n = std::max(n, DevicesOf(f.sharding()));
+  for (const Format& f : c.output_formats()) n = std::max(n, DevicesOf(f.sharding()));
   return n;
 }
 
@@ -161,8 +154,8 @@ nb::list Call(const Compiled& c, const std::vector<InBytes>& args, std::vector<O
                                        runtime::Client::kMaxInProcessDevices, " devices")
                               .c_str());
   }
-  const sharding::NamedSharding device0 =
-      Unwrap(sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec()));
+  const Format device0 = Unwrap(runtime::MakeArrayFormat(
+      Unwrap(sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec()))));
   jit::CallResult result;
   std::vector<std::vector<uint8_t>> gathered;
   absl::Status status;
@@ -176,8 +169,7 @@ nb::list Call(const Compiled& c, const std::vector<InBytes>& args, std::vector<O
         absl::Span<const uint8_t> bytes(args[i].data(), args[i].size());
         AXE_ASSIGN_OR_RETURN(runtime::Array a,
                              runtime::Array::DevicePut(*client, bytes, in[i].shape(), in[i].dtype(),
-                                                       {device0, std::nullopt},
-                                                       /*committed=*/false));
+                                                       device0, /*committed=*/false));
         arrays.push_back(std::move(a));
       }
       std::vector<const runtime::Array*> ptrs;
@@ -200,14 +192,6 @@ nb::list Call(const Compiled& c, const std::vector<InBytes>& args, std::vector<O
 }
 
 void BindCompiled(nb::module_& m) {
-  nb::class_<CompiledFormat>(m, "CompiledFormat",
-                             "A compiled program's format whose sharding it was left to choose: "
-                             "a concrete layout, sharding None.")
-      .def("__repr__", &CompiledFormat::ToString)
-      .def("__eq__", [](const CompiledFormat& a, const CompiledFormat& b) { return a == b; })
-      .def("__eq__", [](const CompiledFormat&, nb::handle) { return false; })
-      .def_prop_ro("layout", [](const CompiledFormat& f) { return f.layout; })
-      .def_prop_ro("sharding", [](const CompiledFormat&) { return nb::none(); });
   nb::class_<Compiled>(m, "Compiled", "JAX's Compiled: a jaxpr with its formats chosen.")
       .def_prop_ro("input_formats",
                    [](const Compiled& c) { return FormatObjects(c.input_formats()); })

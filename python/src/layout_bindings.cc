@@ -92,7 +92,7 @@ nb::list Inverse(const Layout& layout, const nb::handle& point,
 
 // A region: a sequence of (start, stop) pairs, or the text "0:8,8:24".
 std::vector<Interval> RegionFromPython(const nb::handle& region) {
-  if (nb::isinstance<nb::str>(region)) return Unwrap(ParseRegion(nb::cast<std::string>(region)));
+  if (nb::isinstance<nb::str>(region)) return Unwrap(ParseBox(nb::cast<std::string>(region)));
   std::vector<Interval> out;
   for (const auto& [begin, end] : nb::cast<std::vector<std::pair<int64_t, int64_t>>>(region)) {
     out.push_back(Interval{begin, end});

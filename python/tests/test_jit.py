@@ -40,7 +40,7 @@ def test_auto_layouts_follow_the_reads():
     c = jit.compile(ir.parse(APPLY_FN), Format(Layout.AUTO), Format(Layout.AUTO))
     assert [f.layout for f in c.input_formats] == [layout(0, 1), layout(1, 0)]
     assert [f.sharding for f in c.input_formats] == [None, None]
-    assert all(isinstance(f, jit.CompiledFormat) for f in c.input_formats)
+    assert all(isinstance(f, Format) for f in c.input_formats)
     assert repr(c.input_formats[1]) == ("Format(layout=Layout(major_to_minor=(1, 0), tiling=(), "
                                         "sub_byte_element_size_in_bits=0), sharding=None)")
     explain = c.explain()

@@ -77,6 +77,8 @@ def test_tile_group_slice():
     sliced = axe.Layout("S[(4,4,4,4):(64,4,16,1)]").slice((16, 16), [(2, 3), (6, 10)])
     assert str(sliced) == "S[(2,2):(14,1)] + 26"
     assert axe.Layout("S[(4,4,4,4):(64,4,16,1)]").slice((16, 16), "2:3,6:10") == sliced
+    # The form every box prints in reads back too.
+    assert axe.Layout("S[(4,4,4,4):(64,4,16,1)]").slice((16, 16), "[[2, 3], [6, 10]]") == sliced
 
 
 def test_tile_error_names_the_culprit():

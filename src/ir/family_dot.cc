@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/primitives.h"
@@ -202,8 +203,6 @@ absl::StatusOr<JvpResult> DotGeneralJvp(Builder&, absl::Span<const Tracer> prima
   AXE_ASSIGN_OR_RETURN(OptTracer t, AddTangents(a, c, out.aval));
   return JvpResult{{out}, {t}};
 }
-
-using Dims = std::vector<int64_t>;
 
 struct DimNumbers {
   Dims lhs_contract, rhs_contract, lhs_batch, rhs_batch;

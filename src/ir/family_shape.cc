@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/dims.h"
 #include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/axis_env.h"
@@ -458,8 +459,6 @@ Impl DynamicUpdateSliceImpl(absl::Span<const HostArray> args, const Params& para
 }
 
 using Cts = absl::StatusOr<std::vector<OptTracer>>;
-
-using Dims = std::vector<int64_t>;
 
 Cts TransposeTranspose(Builder&, absl::Span<const OptTracer> cts,
                        absl::Span<const TransposeArg> args, const Params& params) {

@@ -57,18 +57,16 @@ absl::StatusOr<CallArgumentSpec> ParseCallArgumentSpec(absl::string_view text) {
   return spec;
 }
 
-absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
-                                                        DType dtype, const CallArgumentSpec& spec) {
-  sharding::NamedSharding named =
-      *sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
-  if (spec.sharding) {
-    AXE_ASSIGN_OR_RETURN(named, RuntimeSharding(*spec.sharding));
-  }
-  runtime::ArrayFormat format{std::move(named), std::nullopt};
-  if (spec.layout) {
-    AXE_RETURN_IF_ERROR(spec.layout->CheckCompatibleAval(shape));
-    AXE_ASSIGN_OR_RETURN(format.local_layout, spec.layout->ToXla(dtype));
-  }
+absl::StatusOr<Format> CallArgumentFormat(absl::Span<const int64_t> shape, DType dtype,
+                                          const CallArgumentSpec& spec) {
+  sharding::Sharding placement =
+      spec.sharding ? *spec.sharding
+                    : *sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec());
+  Format::LayoutChoice layout;
+  if (spec.layout) layout = *spec.layout;
+  AXE_ASSIGN_OR_RETURN(Format format, Format::Create(std::move(layout), std::move(placement)));
+  AXE_RETURN_IF_ERROR(runtime::ArraySharding(format).status());
+  AXE_RETURN_IF_ERROR(runtime::ArrayLocalLayout(format, shape, dtype).status());
   return format;
 }
 
@@ -134,8 +132,7 @@ absl::StatusOr<runtime::Array> MakeCallArgument(runtime::Client& client,
   ir::HostArray values{aval, std::vector<double>(static_cast<size_t>(*elements))};
   for (size_t i = 0; i < values.values.size(); ++i) values.values[i] = static_cast<double>(i);
   AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(values));
-  AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
-                       RuntimeArrayFormat(aval.shape(), aval.dtype(), spec));
+  AXE_ASSIGN_OR_RETURN(Format format, CallArgumentFormat(aval.shape(), aval.dtype(), spec));
   return runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(), std::move(format),
                                    spec.committed);
 }

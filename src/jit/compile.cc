@@ -42,16 +42,16 @@ absl::StatusOr<std::vector<JitLayout>> LayoutChoices(
 
 // The formats as an executable reports them: every layout with full information (read
 // back from its XLA form, so an untiled layout has tiling=(), as JAX shows it).
-absl::StatusOr<std::vector<CompiledFormat>> Formats(const std::vector<LocalLayout>& layouts,
-                                                    const std::vector<std::optional<Format>>& given,
-                                                    const std::vector<ir::ShapedArray>& avals) {
-  std::vector<CompiledFormat> out;
+absl::StatusOr<std::vector<Format>> Formats(const std::vector<LocalLayout>& layouts,
+                                            const std::vector<std::optional<Format>>& given,
+                                            const std::vector<ir::ShapedArray>& avals) {
+  std::vector<Format> out;
   for (size_t i = 0; i < layouts.size(); ++i) {
     std::optional<sharding::Sharding> s;
     if (i < given.size() && given[i]) s = given[i]->sharding();
     AXE_ASSIGN_OR_RETURN(xla::Layout xla_layout, layouts[i].ToXla(avals[i].dtype()));
     AXE_ASSIGN_OR_RETURN(LocalLayout full, LocalLayout::FromXla(xla_layout));
-    out.push_back({std::move(full), std::move(s)});
+    out.push_back(Format::Compiled(std::move(full), std::move(s)));
   }
   return out;
 }
@@ -95,11 +95,6 @@ std::vector<std::optional<sharding::Sharding>> Shardings(
 }
 
 }  // namespace
-
-std::string CompiledFormat::ToString() const {
-  return absl::StrCat("Format(layout=", layout.ToString(),
-                      ", sharding=", sharding ? sharding->ToString() : "None", ")");
-}
 
 absl::StatusOr<Compiled> Compile(ir::ClosedJaxpr jaxpr,
                                  const std::vector<std::optional<Format>>& in_formats,

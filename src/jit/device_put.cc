@@ -18,14 +18,13 @@ absl::StatusOr<runtime::Array> DevicePut(runtime::Client& client, absl::Span<con
   AXE_RETURN_IF_ERROR(CheckDevicePutFormat(format, ir::ShapedArray(shape, dtype).ShortString()));
   CallArgumentSpec spec{/*committed=*/true, std::nullopt, format.sharding()};
   if (const LocalLayout* l = format.local_layout()) spec.layout = *l;
-  AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat target, RuntimeArrayFormat(shape, dtype, spec));
+  AXE_ASSIGN_OR_RETURN(Format target, CallArgumentFormat(shape, dtype, spec));
   return runtime::Array::DevicePut(client, host, shape, dtype, std::move(target),
                                    /*committed=*/true);
 }
 
 Format FormatOf(const runtime::Array& array) {
-  absl::StatusOr<Format> format =
-      Format::Create(LayoutOfArray(array), sharding::Sharding(array.sharding()));
+  absl::StatusOr<Format> format = Format::Create(LayoutOfArray(array), *array.format().sharding());
   AXE_CHECK(format.ok()) << format.status();
   return *std::move(format);
 }

@@ -13,7 +13,7 @@ absl::StatusOr<runtime::Array> WithLayoutConstraint(runtime::Array x, const JitL
   AXE_ASSIGN_OR_RETURN(xla::Layout target, concrete.ToXla(x.dtype()));
   AXE_ASSIGN_OR_RETURN(LocalLayout full, LocalLayout::FromXla(target));
   if (LayoutOfArray(x) == full) return x;
-  AXE_ASSIGN_OR_RETURN(runtime::Array out, x.Relayout(std::move(target)));
+  AXE_ASSIGN_OR_RETURN(runtime::Array out, x.Relayout(full));
   out.set_committed(x.committed());
   return out;
 }

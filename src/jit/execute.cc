@@ -54,16 +54,13 @@ absl::Status CheckTypes(const ir::Jaxpr& jaxpr, absl::Span<const runtime::Array*
       count, " mismatches are:\n", absl::StrJoin(errors, "\n")));
 }
 
-// The runtime format of a compiled input or output: its sharding (or `fallback`) and layout.
-absl::StatusOr<runtime::ArrayFormat> RuntimeFormat(const CompiledFormat& format, DType dtype,
-                                                   const sharding::NamedSharding& fallback) {
-  runtime::ArrayFormat out{fallback, std::nullopt};
-  if (format.sharding) {
-    AXE_ASSIGN_OR_RETURN(out.sharding, RuntimeSharding(*format.sharding));
-  }
-  AXE_ASSIGN_OR_RETURN(xla::Layout layout, format.layout.ToXla(dtype));
-  out.local_layout = std::move(layout);
-  return out;
+// The runtime format of a compiled input or output of `dtype`: its sharding (or `fallback`)
+// and layout. Errors: a layout XLA cannot express for `dtype`.
+absl::StatusOr<sharding::Format> RuntimeFormat(const Format& format, DType dtype,
+                                               const sharding::Sharding& fallback) {
+  const LocalLayout& layout = *format.local_layout();  // a compiled format's is concrete
+  AXE_RETURN_IF_ERROR(layout.ToXla(dtype).status());
+  return Format::Create(layout, format.sharding() ? *format.sharding() : fallback);
 }
 
 struct Mismatch {
@@ -97,28 +94,32 @@ absl::Status MismatchError(std::vector<Mismatch> mismatches) {
 }
 
 // The format every argument must have, and the errors for committed ones that differ.
-absl::StatusOr<std::vector<runtime::ArrayFormat>> TargetFormats(
-    const Compiled& compiled, absl::Span<const runtime::Array* const> args,
-    absl::Span<const std::string> names, const sharding::NamedSharding& placement) {
-  std::vector<runtime::ArrayFormat> targets;
+absl::StatusOr<std::vector<Format>> TargetFormats(const Compiled& compiled,
+                                                  absl::Span<const runtime::Array* const> args,
+                                                  absl::Span<const std::string> names,
+                                                  const sharding::NamedSharding& placement) {
+  std::vector<Format> targets;
   std::vector<Mismatch> mismatches;
   for (size_t i = 0; i < args.size(); ++i) {
     const runtime::Array& arg = *args[i];
-    const CompiledFormat& want = compiled.input_formats()[i];
+    const Format& want = compiled.input_formats()[i];
     AXE_ASSIGN_OR_RETURN(
-        runtime::ArrayFormat target,
-        RuntimeFormat(want, arg.dtype(), arg.committed() ? arg.sharding() : placement));
+        Format target,
+        RuntimeFormat(want, arg.dtype(),
+                      arg.committed() ? *arg.format().sharding() : sharding::Sharding(placement)));
+    AXE_ASSIGN_OR_RETURN(sharding::NamedSharding target_sharding, runtime::ArraySharding(target));
     const std::string shape = AvalOf(arg).ShortString();
-    if (arg.committed() && want.sharding && !SameDeviceMap(arg, target.sharding)) {
-      mismatches.push_back({absl::StrCat("Argument ", names[i], " with shape ", shape,
-                                         ":\n  Passed sharding: ", arg.sharding().ToString(),
-                                         "\n  Required sharding: ", want.sharding->ToString()),
-                            true});
+    if (arg.committed() && want.sharding() && !SameDeviceMap(arg, target_sharding)) {
+      mismatches.push_back(
+          {absl::StrCat("Argument ", names[i], " with shape ", shape,
+                        ":\n  Passed sharding: ", arg.format().sharding()->ToString(),
+                        "\n  Required sharding: ", want.sharding()->ToString()),
+           true});
     }
-    if (arg.committed() && LayoutOfArray(arg) != want.layout) {
+    if (arg.committed() && LayoutOfArray(arg) != *want.local_layout()) {
       mismatches.push_back({absl::StrCat("Argument ", names[i], " with shape ", shape,
                                          ":\n  Passed layout: ", LayoutOfArray(arg).ToString(),
-                                         "\n  Required layout: ", want.layout.ToString()),
+                                         "\n  Required layout: ", want.local_layout()->ToString()),
                             false});
     }
     targets.push_back(std::move(target));
@@ -130,21 +131,23 @@ absl::StatusOr<std::vector<runtime::ArrayFormat>> TargetFormats(
 // Uncommitted arguments not already in their target format are moved there; with `record_only`
 // (the executor reads every argument straight into its compiled layout) only listed.
 absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
-    absl::Span<const runtime::Array* const> args, absl::Span<const runtime::ArrayFormat> targets,
+    absl::Span<const runtime::Array* const> args, absl::Span<const Format> targets,
     absl::Span<const std::string> names, std::vector<ArgumentRelayout>& relayouts,
     bool record_only) {
   std::vector<std::optional<runtime::Array>> moved(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const runtime::Array& arg = *args[i];
     if (arg.committed()) continue;
-    const bool reshard = !SameDeviceMap(arg, targets[i].sharding);
-    AXE_ASSIGN_OR_RETURN(LocalLayout to, LocalLayout::FromXla(*targets[i].local_layout));
+    AXE_ASSIGN_OR_RETURN(sharding::NamedSharding target_sharding,
+                         runtime::ArraySharding(targets[i]));
+    const bool reshard = !SameDeviceMap(arg, target_sharding);
+    LocalLayout to = *targets[i].local_layout();
     const LocalLayout from = LayoutOfArray(arg);
     if (!reshard && from == to) continue;
     if (reshard && !record_only) {
       AXE_ASSIGN_OR_RETURN(moved[i], runtime::Reshard(arg, targets[i]));
     } else if (!record_only) {
-      AXE_ASSIGN_OR_RETURN(moved[i], arg.Relayout(targets[i].local_layout));
+      AXE_ASSIGN_OR_RETURN(moved[i], arg.Relayout(to));
     }
     relayouts.push_back({i, names[i], from, std::move(to), reshard});
   }
@@ -158,9 +161,9 @@ absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
                                                   absl::Span<const runtime::Array* const> args) {
   std::optional<sharding::NamedSharding> first;
   for (const auto* formats : {&compiled.input_formats(), &compiled.output_formats()}) {
-    for (const CompiledFormat& f : *formats) {
-      if (first || !f.sharding) continue;
-      AXE_ASSIGN_OR_RETURN(first, RuntimeSharding(*f.sharding));
+    for (const Format& f : *formats) {
+      if (first || !f.sharding()) continue;
+      AXE_ASSIGN_OR_RETURN(first, runtime::ArraySharding(*f.sharding()));
     }
   }
   for (const runtime::Array* a : args) {
@@ -173,8 +176,8 @@ absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
 
 // The dense layout (minor_to_major) a compiled format's layout stores its elements in, tiles
 // aside: the order the executor computes in.
-std::vector<int64_t> MinorToMajor(const CompiledFormat& format) {
-  const std::vector<int64_t>& m2m = format.layout.major_to_minor();
+std::vector<int64_t> MinorToMajor(const Format& format) {
+  const std::vector<int64_t>& m2m = format.local_layout()->major_to_minor();
   return std::vector<int64_t>(m2m.rbegin(), m2m.rend());
 }
 
@@ -213,10 +216,10 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
   exec::ProgramLayouts layouts;
-  for (const CompiledFormat& f : compiled.input_formats()) {
+  for (const Format& f : compiled.input_formats()) {
     layouts.inputs.push_back(MinorToMajor(f));
   }
-  for (const CompiledFormat& f : compiled.output_formats()) {
+  for (const Format& f : compiled.output_formats()) {
     layouts.outputs.push_back(MinorToMajor(f));
   }
   // On a client whose process holds one device (MPI), its shard_map positions run here.
@@ -251,7 +254,7 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
   std::vector<runtime::Array> outputs;
   for (size_t i = 0; i < results.size(); ++i) {
     const ir::ShapedArray& aval = out_avals[i];
-    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
+    AXE_ASSIGN_OR_RETURN(sharding::Format format,
                          RuntimeFormat(compiled.output_formats()[i], aval.dtype(), fallback));
     AXE_ASSIGN_OR_RETURN(relayout::BufferLayout host,
                          DenseBuffer(aval.shape(), aval.dtype(), layouts.outputs[i]));
@@ -287,15 +290,6 @@ std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size
   return out;
 }
 
-absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& s) {
-  if (const sharding::NamedSharding* named = s.named()) return *named;
-  // A mesh without axes on the one device.
-  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh,
-                       sharding::Mesh::Create({}, {s.single_device()->device()}));
-  return sharding::NamedSharding::Create(std::move(mesh), sharding::PartitionSpec(),
-                                         s.memory_kind());
-}
-
 bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target) {
   absl::StatusOr<std::vector<sharding::DeviceShard>> map =
       sharding::DevicesIndicesMap(target, array.shape());
@@ -303,8 +297,8 @@ bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& t
 }
 
 LocalLayout LayoutOfArray(const runtime::Array& array) {
-  if (array.format().local_layout) {
-    absl::StatusOr<LocalLayout> layout = LocalLayout::FromXla(*array.format().local_layout);
+  if (array.local_layout()) {
+    absl::StatusOr<LocalLayout> layout = LocalLayout::FromXla(*array.local_layout());
     if (layout.ok()) return *std::move(layout);
   }
   // Row-major, with the full information an array's layout has (tiling=()).
@@ -319,7 +313,7 @@ absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& cl
   const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
   AXE_RETURN_IF_ERROR(CheckTypes(compiled.jaxpr().jaxpr, args, arg_names));
   AXE_ASSIGN_OR_RETURN(sharding::NamedSharding placement, Placement(compiled, args));
-  AXE_ASSIGN_OR_RETURN(std::vector<runtime::ArrayFormat> targets,
+  AXE_ASSIGN_OR_RETURN(std::vector<Format> targets,
                        TargetFormats(compiled, args, arg_names, placement));
   CallResult result;
   AXE_ASSIGN_OR_RETURN(std::vector<std::optional<runtime::Array>> moved,

@@ -23,16 +23,16 @@ absl::StatusOr<std::optional<sharding::Sharding>> CompileSharding(
   const std::optional<sharding::Sharding> jit_sharding =
       given ? given->sharding() : std::optional<sharding::Sharding>();
   if (!jit_sharding) {
-    if (arg.committed()) return sharding::Sharding(arg.sharding());
+    if (arg.committed()) return arg.format().sharding();
     return std::nullopt;
   }
   if (arg.committed()) {
-    AXE_ASSIGN_OR_RETURN(sharding::NamedSharding stored, RuntimeSharding(*jit_sharding));
+    AXE_ASSIGN_OR_RETURN(sharding::NamedSharding stored, runtime::ArraySharding(*jit_sharding));
     if (!SameDeviceMap(arg, stored)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
           "sharding: ",
-          jit_sharding->ToString(), ",\narg sharding: ", arg.sharding().ToString(),
+          jit_sharding->ToString(), ",\narg sharding: ", arg.format().sharding()->ToString(),
           " for arg type: ", ir::ShapedArray(arg.shape(), arg.dtype()).Str()));
     }
   }

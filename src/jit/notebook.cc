@@ -55,8 +55,7 @@ absl::StatusOr<runtime::Array> Ones(runtime::Client& client, const LocalLayout& 
   AXE_ASSIGN_OR_RETURN(
       sharding::NamedSharding device0,
       sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec()));
-  AXE_ASSIGN_OR_RETURN(xla::Layout xla_layout, layout.ToXla(DType::kF32));
-  runtime::ArrayFormat format{std::move(device0), std::move(xla_layout)};
+  AXE_ASSIGN_OR_RETURN(Format format, Format::Create(layout, std::move(device0)));
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
   return runtime::Array::DevicePut(client, {bytes, host.size() * sizeof(float)}, {kRows, kCols},
                                    DType::kF32, std::move(format), committed);
@@ -83,8 +82,8 @@ absl::StatusOr<Notebook> RunLayoutNotebook(runtime::Client& client) {
   // init compiled with out_shardings = apply's input formats (on device 0).
   AXE_ASSIGN_OR_RETURN(sharding::Sharding device0, Device0());
   std::vector<std::optional<Format>> arg_formats;
-  for (const CompiledFormat& f : apply.input_formats()) {
-    AXE_ASSIGN_OR_RETURN(Format format, Format::Create(f.layout, device0));
+  for (const Format& f : apply.input_formats()) {
+    AXE_ASSIGN_OR_RETURN(Format format, Format::Create(*f.local_layout(), device0));
     arg_formats.push_back(std::move(format));
   }
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr init_fn, InitProgram());
@@ -92,8 +91,8 @@ absl::StatusOr<Notebook> RunLayoutNotebook(runtime::Client& client) {
   AXE_ASSIGN_OR_RETURN(CallResult made, Execute(init, client, {}));
 
   const LocalLayout row_major = DefaultLayout(2);
-  const LocalLayout& x_layout = apply.input_formats()[0].layout;
-  const LocalLayout& y_layout = apply.input_formats()[1].layout;
+  const LocalLayout& x_layout = *apply.input_formats()[0].local_layout();
+  const LocalLayout& y_layout = *apply.input_formats()[1].local_layout();
   AXE_ASSIGN_OR_RETURN(runtime::Array x1, Ones(client, row_major, /*committed=*/false));
   AXE_ASSIGN_OR_RETURN(runtime::Array y1, Ones(client, row_major, /*committed=*/false));
   AXE_ASSIGN_OR_RETURN(runtime::Array x3, Ones(client, x_layout, /*committed=*/false));

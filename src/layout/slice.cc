@@ -84,39 +84,11 @@ std::optional<std::string> SliceBlock(const std::vector<Iter>& block, int64_t b,
 
 }  // namespace
 
-absl::StatusOr<std::vector<Interval>> ParseRegion(absl::string_view text) {
-  Scanner s(text);
-  std::vector<Interval> out;
-  if (s.AtEnd()) return s.Error("a region such as 0:8,8:24");
-  do {
-    s.SkipSpace();
-    AXE_ASSIGN_OR_RETURN(int64_t begin, s.ReadInt());
-    int64_t end;
-    if (s.TryConsume(':')) {
-      s.SkipSpace();
-      AXE_ASSIGN_OR_RETURN(end, s.ReadInt());
-    } else {
-      std::optional<int64_t> next = CheckedAdd(begin, 1);
-      if (!next) return s.Error("an index below 2^63 - 1");
-      end = *next;
-    }
-    out.push_back(Interval{begin, end});
-  } while (s.TryConsume(','));
-  if (!s.AtEnd()) return s.Error("',' or end of input");
-  return out;
-}
-
-std::string FormatRegion(absl::Span<const Interval> region) {
-  return absl::StrJoin(region, ",", [](std::string* o, const Interval& r) {
-    absl::StrAppend(o, r.begin, ":", r.end);
-  });
-}
-
 absl::StatusOr<MaybeLayout> Slice(const Layout& layout, absl::Span<const int64_t> shape,
                                   absl::Span<const Interval> region) {
   AXE_RETURN_IF_ERROR(internal::Annotate(CheckShapeAdmitted(layout, shape), "slice: "));
   if (region.size() != shape.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("slice: the region ", FormatRegion(region),
+    return absl::InvalidArgumentError(absl::StrCat("slice: the region ", BoxToString(region),
                                                    " has rank ", region.size(), " but the shape ",
                                                    FormatTuple(shape), " has rank ", shape.size()));
   }

@@ -46,7 +46,7 @@ absl::StatusOr<BlockWindow> ProgramWindow(const BlockSpec& spec, const ShapeDTyp
   if (!sliced.has_value()) {
     // A box of a row-major layout always has one; this would be a bug in the algebra.
     return absl::InternalError(absl::StrCat("the row-major layout of ", operand.ToString(),
-                                            " has no slice to ", FormatRegion(out.region), ": ",
+                                            " has no slice to ", BoxToString(out.region), ": ",
                                             sliced.reason));
   }
   out.layout = *sliced;

@@ -17,8 +17,8 @@ void CopyBlock(std::byte* dst, const int64_t* dst_strides, const std::byte* src,
   AXE_CHECK(copied.ok()) << "Pallas block copy: " << copied;
 }
 
-Dims ContiguousStrides(absl::Span<const int64_t> shape) {
-  Dims strides(shape.size(), 1);
+Shape ContiguousStrides(absl::Span<const int64_t> shape) {
+  Shape strides(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
     const size_t k = static_cast<size_t>(d);
     strides[k] = strides[k + 1] * std::max<int64_t>(shape[k + 1], 1);

@@ -19,7 +19,7 @@ void CopyBlock(std::byte* dst, const int64_t* dst_strides, const std::byte* src,
                const int64_t* src_strides, const int64_t* counts, int rank, size_t element_bytes);
 
 // Row-major strides (in elements) of a dense array of `shape` (zero sizes count as 1).
-Dims ContiguousStrides(absl::Span<const int64_t> shape);
+Shape ContiguousStrides(absl::Span<const int64_t> shape);
 
 }  // namespace axe::pallas::internal
 

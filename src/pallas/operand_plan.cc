@@ -237,7 +237,7 @@ absl::Status IndexMapCountError(const Operand& op, absl::Span<const int64_t> poi
 
 absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan) {
   if (spec.grid.num_programs() == 0) return absl::OkStatus();
-  Dims point(static_cast<size_t>(spec.grid.rank()), 0);
+  Shape point(static_cast<size_t>(spec.grid.rank()), 0);
   BlockIndices indices;
   for (const Operand& op : plan.operands) {
     AXE_RETURN_IF_ERROR(EvaluateIndexMap(op, point, indices));

@@ -20,8 +20,6 @@
 
 namespace axe::pallas::internal {
 
-using Dims = absl::InlinedVector<int64_t, 6>;
-
 // "(1, 0)": a grid point as Python prints a tuple.
 std::string PointText(absl::Span<const int64_t> point);
 // "pallas_call <name>" or "pallas_call <name> at <file>:<line>".
@@ -38,23 +36,23 @@ struct Operand {
   size_t element_bytes = 0;
   alignas(8) unsigned char uninitialized_bytes[8] = {};  // one uninitialized element
   int rank = 0;
-  Dims array_shape;
+  Shape array_shape;
   std::vector<BlockDim> block_dims;
-  Dims block_size;    // per dimension (1 for Squeezed)
-  Dims padding_lo;    // Element padding in front (0 for other kinds)
-  Dims padded_shape;  // lo + shape + hi, rounded up to a multiple of block_size
-  Dims max_start;     // padded_shape - block_size: starts end up in [0, max_start]
+  Shape block_size;    // per dimension (1 for Squeezed)
+  Shape padding_lo;    // Element padding in front (0 for other kinds)
+  Shape padded_shape;  // lo + shape + hi, rounded up to a multiple of block_size
+  Shape max_start;     // padded_shape - block_size: starts end up in [0, max_start]
   absl::InlinedVector<bool, 6> is_blocked;  // start = block_size * index (else: index)
   bool has_element_padding = false;
   // The kernel's ref: the dimensions that are not squeezed.
-  Dims ref_shape;
+  Shape ref_shape;
   absl::InlinedVector<int, 6> kept_dims;
   // The buffer programs read and write: buffer index = padded coordinate - buffer_origin.
   std::byte* buffer = nullptr;
-  Dims buffer_shape, buffer_strides, buffer_origin, ref_strides;
+  Shape buffer_shape, buffer_strides, buffer_origin, ref_strides;
   // Input windows that reach into padding are copied into a dense block of block_size.
   int64_t block_elements = 0;
-  Dims scratch_strides, scratch_ref_strides;
+  Shape scratch_strides, scratch_ref_strides;
   // Outputs whose padded shape differs from their shape run in this buffer.
   bool needs_padded_buffer = false;
   std::optional<AnyArray> padded_buffer;
@@ -100,7 +98,7 @@ absl::Status ProbeIndexMaps(const CallSpec& spec, const Plan& plan);
 // The window of `op` at `point`.
 struct Window {
   BlockIndices indices;         // what the index map returned
-  Dims starts;                  // placed starts, padded coordinates
+  Shape starts;                 // placed starts, padded coordinates
   bool clamped = false;         // some start moved
   bool blocked_moved = false;   // a Blocked dimension's start moved
   bool negative_start = false;  // some start was negative (counted from the end, then clamped)

@@ -15,7 +15,7 @@ namespace axe::pallas::internal {
 
 void Runner::BindRef(Worker& w, size_t k) {
   const Operand& op = plan_.operands[k];
-  Dims& starts = w.window.starts;  // padded coordinates, turned into buffer coordinates
+  Shape& starts = w.window.starts;  // padded coordinates, turned into buffer coordinates
   bool inside = true;
   int64_t offset = 0;
   for (int d = 0; d < op.rank; ++d) {
@@ -77,7 +77,7 @@ absl::Status Runner::RunInterpret() {
   const Grid& grid = spec_.grid;
   const int64_t total = grid.num_programs();
   Worker w(plan_);
-  Dims point(static_cast<size_t>(grid.rank()), 0);
+  Shape point(static_cast<size_t>(grid.rank()), 0);
   for (int64_t p = 0; p < total; ++p) {
     AXE_RETURN_IF_ERROR(RunProgram(w, point, p));
     NextGridPoint(grid, absl::MakeSpan(point));
@@ -89,7 +89,7 @@ absl::Status Runner::RunInterpret() {
 void Runner::RunChunk(const Split& split, int64_t chunk, Shared& shared) {
   const Grid& grid = spec_.grid;
   Worker w(plan_);
-  Dims point(static_cast<size_t>(grid.rank()), 0);
+  Shape point(static_cast<size_t>(grid.rank()), 0);
   // Chunk c covers tasks [first, last): the first num_tasks % num_chunks chunks get one more.
   const int64_t base = split.num_tasks / split.num_chunks;
   const int64_t extra = split.num_tasks % split.num_chunks;
@@ -199,7 +199,7 @@ ClampEvent Runner::ClampReport(const Operand& op, absl::Span<const int64_t> poin
 }
 
 std::byte* Runner::CopyIn(const Operand& op, std::vector<std::byte>& scratch,
-                          const Dims& starts) const {
+                          const Shape& starts) const {
   const size_t bytes = static_cast<size_t>(op.block_elements) * op.element_bytes;
   if (scratch.size() != bytes) scratch.resize(bytes);
   std::byte* dst = scratch.data();

@@ -64,7 +64,7 @@ class Runner {
                          const Window& window) const;
   // Fills `scratch` with an input block whose window (buffer coordinates `starts`) reaches
   // outside the array: the uninitialized value, then the part inside the array.
-  std::byte* CopyIn(const Operand& op, std::vector<std::byte>& scratch, const Dims& starts) const;
+  std::byte* CopyIn(const Operand& op, std::vector<std::byte>& scratch, const Shape& starts) const;
 
   const CallSpec& spec_;
   const CallSite& site_;

@@ -16,10 +16,10 @@ namespace {
 struct Writer {
   int64_t slice, program;
 };
-using WrittenWindow = std::pair<Dims, Writer>;  // (window starts, writer)
+using WrittenWindow = std::pair<Shape, Writer>;  // (window starts, writer)
 
-Dims GridPointOf(const Grid& grid, int64_t number) {
-  Dims point(static_cast<size_t>(grid.rank()));
+Shape GridPointOf(const Grid& grid, int64_t number) {
+  Shape point(static_cast<size_t>(grid.rank()));
   for (int a = grid.rank() - 1; a >= 0; --a) {
     point[static_cast<size_t>(a)] = number % grid.size(a);
     number /= grid.size(a);
@@ -29,7 +29,7 @@ Dims GridPointOf(const Grid& grid, int64_t number) {
 
 absl::Status Conflict(const Grid& grid, const Operand& op, const WrittenWindow& a,
                       const WrittenWindow& b) {
-  auto window = [&](const Dims& starts) {
+  auto window = [&](const Shape& starts) {
     std::vector<int64_t> start, size;
     for (size_t i = 0; i < starts.size(); ++i) {
       start.push_back(starts[i] - op.padding_lo[i]);
@@ -46,21 +46,21 @@ absl::Status Conflict(const Grid& grid, const Operand& op, const WrittenWindow& 
       "block)"));
 }
 
-bool Overlap(const Operand& op, const Dims& s, const Dims& t) {
+bool Overlap(const Operand& op, const Shape& s, const Shape& t) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] - t[i] >= op.block_size[i] || t[i] - s[i] >= op.block_size[i]) return false;
   }
   return true;
 }
 
-using WindowMap = absl::flat_hash_map<Dims, Writer>;
+using WindowMap = absl::flat_hash_map<Shape, Writer>;
 
 // Every distinct window of `op` with its first writer; errors when two slices write the
 // very same window.
 absl::StatusOr<WindowMap> CollectWindows(const Grid& grid, const Operand& op,
                                          const std::vector<int>& parallel_axes) {
   WindowMap seen;
-  Dims point(static_cast<size_t>(grid.rank()), 0);
+  Shape point(static_cast<size_t>(grid.rank()), 0);
   Window window;
   for (int64_t p = 0; p < grid.num_programs(); ++p) {
     AXE_RETURN_IF_ERROR(WindowAt(op, point, window));
@@ -109,17 +109,17 @@ absl::Status FindPartialOverlap(const Grid& grid, const Operand& op, const Windo
     }
     return absl::OkStatus();
   }
-  auto cell = [&](const Dims& starts) {
-    Dims c(starts.size());
+  auto cell = [&](const Shape& starts) {
+    Shape c(starts.size());
     for (size_t i = 0; i < starts.size(); ++i) c[i] = FloorDiv(starts[i], op.block_size[i]);
     return c;
   };
-  absl::flat_hash_map<Dims, std::vector<size_t>> cells;
+  absl::flat_hash_map<Shape, std::vector<size_t>> cells;
   for (size_t x = 0; x < windows.size(); ++x) cells[cell(windows[x].first)].push_back(x);
   for (size_t x = 0; x < windows.size(); ++x) {
-    const Dims base = cell(windows[x].first);
+    const Shape base = cell(windows[x].first);
     for (int64_t code = 0; code < neighbors; ++code) {
-      Dims c = base;
+      Shape c = base;
       int64_t rest = code;
       for (int d : loose) {
         c[static_cast<size_t>(d)] += rest % 3 - 1;

@@ -304,7 +304,7 @@ std::vector<std::string> Lists(const ReshardPlan& plan) {
   for (size_t i = 0; i < plan.messages.size() && i < kMaxListedMessages; ++i) {
     const ReshardMessage& m = plan.messages[i];
     lines.push_back(absl::StrCat("#", i + 1, " ", m.src_device, " → ", m.dst_device, ": ",
-                                 relayout::BoxToString(m.box), " ", m.bytes, " B"));
+                                 BoxToString(m.box), " ", m.bytes, " B"));
   }
   if (plan.messages.size() > kMaxListedMessages) {
     lines.push_back(

@@ -26,7 +26,7 @@ std::vector<size_t> SplitDims(const sharding::ShardingExplanation& e) {
   std::vector<size_t> split;
   for (size_t d = 0; d < e.global_shape.size(); ++d) {
     for (const DeviceShard& s : e.devices) {
-      if (d < s.index.size() && s.index[d] != IndexRange{0, e.global_shape[d]}) {
+      if (d < s.index.size() && s.index[d] != Interval{0, e.global_shape[d]}) {
         split.push_back(d);
         break;
       }
@@ -40,7 +40,7 @@ std::vector<IndexRange> Intervals(const sharding::ShardingExplanation& e,
   if (!dim) return {{0, 1}};
   std::set<IndexRange> all;
   for (const DeviceShard& s : e.devices) {
-    if (*dim < s.index.size()) all.insert(s.index[*dim]);
+    if (*dim < s.index.size()) all.insert({s.index[*dim].begin, s.index[*dim].end});
   }
   return {all.begin(), all.end()};
 }
@@ -50,13 +50,13 @@ std::string IntervalLabel(const IndexRange& i) {
 }
 
 bool Holds(const DeviceShard& s, std::optional<size_t> dim, const IndexRange& i) {
-  return !dim || (*dim < s.index.size() && s.index[*dim] == i);
+  return !dim || (*dim < s.index.size() && s.index[*dim] == Interval{i.first, i.second});
 }
 
 // Whether the device's box holds index 0 of every split dimension that is not drawn.
 bool AtOriginOfOthers(const DeviceShard& s, const std::vector<size_t>& others) {
   for (size_t d : others) {
-    if (d >= s.index.size() || s.index[d].first != 0) return false;
+    if (d >= s.index.size() || s.index[d].begin != 0) return false;
   }
   return true;
 }

@@ -29,11 +29,7 @@ IndexBox WholeBox(absl::Span<const int64_t> shape) {
   return box;
 }
 
-IndexBox BoxFromIndex(absl::Span<const std::pair<int64_t, int64_t>> index) {
-  IndexBox box;
-  for (const auto& [start, stop] : index) box.push_back({start, stop});
-  return box;
-}
+IndexBox BoxFromIndex(absl::Span<const Interval> index) { return {index.begin(), index.end()}; }
 
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b) {
   IndexBox out;
@@ -76,15 +72,6 @@ IndexBox Relative(absl::Span<const Interval> box, absl::Span<const Interval> ori
     out.push_back({box[i].begin - origin[i].begin, box[i].end - origin[i].begin});
   }
   return out;
-}
-
-std::string BoxToString(absl::Span<const Interval> box) {
-  return absl::StrCat("[",
-                      absl::StrJoin(box, ", ",
-                                    [](std::string* out, const Interval& r) {
-                                      absl::StrAppend(out, "[", r.begin, ", ", r.end, "]");
-                                    }),
-                      "]");
 }
 
 void SplitBox(absl::Span<const Interval> box, int64_t max_elements, std::vector<IndexBox>& out) {

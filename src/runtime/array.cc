@@ -80,24 +80,67 @@ std::vector<int64_t> EntryOfDevice(const std::vector<DeviceShard>& map, int devi
 
 }  // namespace
 
-std::string ArrayFormat::ToString() const {
-  return absl::StrCat(sharding.ToString(), ", local layout ",
-                      local_layout ? local_layout->ToString() : "row-major");
+absl::StatusOr<sharding::Format> MakeArrayFormat(sharding::Sharding sharding,
+                                                 const std::optional<xla::Layout>& local_layout) {
+  sharding::Format::LayoutChoice layout;
+  if (local_layout) {
+    AXE_ASSIGN_OR_RETURN(layout, sharding::LocalLayout::FromXla(*local_layout));
+  }
+  return sharding::Format::Create(std::move(layout), std::move(sharding));
 }
 
-absl::StatusOr<ShardStorage> MakeShardStorage(absl::Span<const int64_t> shape, DType dtype,
-                                              const ArrayFormat& format) {
+absl::StatusOr<sharding::NamedSharding> ArraySharding(const sharding::Sharding& sharding) {
+  if (const sharding::NamedSharding* named = sharding.named()) return *named;
+  // A mesh without axes on the one device.
+  AXE_ASSIGN_OR_RETURN(sharding::Mesh mesh,
+                       sharding::Mesh::Create({}, {sharding.single_device()->device()}));
+  return sharding::NamedSharding::Create(std::move(mesh), sharding::PartitionSpec(),
+                                         sharding.memory_kind());
+}
+
+absl::StatusOr<sharding::NamedSharding> ArraySharding(const sharding::Format& format) {
+  if (!format.sharding() || format.is_auto()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a runtime array needs a concrete sharding (NamedSharding or "
+                     "SingleDeviceSharding) and a concrete layout or None; got ",
+                     format.ToString()));
+  }
+  return ArraySharding(*format.sharding());
+}
+
+absl::StatusOr<std::optional<xla::Layout>> ArrayLocalLayout(const sharding::Format& format,
+                                                            absl::Span<const int64_t> shape,
+                                                            DType dtype) {
+  const sharding::LocalLayout* layout = format.local_layout();
+  if (layout == nullptr) return std::nullopt;
+  absl::Status fits = layout->CheckCompatibleAval(shape);
+  absl::StatusOr<xla::Layout> xla_layout =
+      fits.ok() ? layout->ToXla(dtype) : absl::StatusOr<xla::Layout>(fits);
+  if (!xla_layout.ok()) {
+    return absl::Status(
+        xla_layout.status().code(),
+        absl::StrCat("local layout ", layout->ToString(), ": ", xla_layout.status().message()));
+  }
+  return *std::move(xla_layout);
+}
+
+namespace {
+
+// The storage of a `shape` array of `dtype` stored with `named` and `local_layout`.
+absl::StatusOr<ShardStorage> ShardStorageOf(absl::Span<const int64_t> shape, DType dtype,
+                                            const sharding::NamedSharding& named,
+                                            const std::optional<xla::Layout>& local_layout) {
   AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
-  AXE_RETURN_IF_ERROR(format.sharding.CheckShape(shape));
-  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shard_shape, format.sharding.ShardShape(shape));
+  AXE_RETURN_IF_ERROR(named.CheckShape(shape));
+  AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shard_shape, named.ShardShape(shape));
   ShardStorage storage{shard_shape, *Layout::RowMajor({1}), 0, element_bytes};
-  if (format.local_layout.has_value()) {
-    xla::Shape local = xla::Shape::Array(dtype, shard_shape, {}, *format.local_layout);
+  if (local_layout.has_value()) {
+    xla::Shape local = xla::Shape::Array(dtype, shard_shape, {}, *local_layout);
     absl::StatusOr<TensorBuffer> buffer = BufferLayoutFromXla(local);
     if (!buffer.ok()) {
-      return absl::Status(buffer.status().code(),
-                          absl::StrCat("local layout ", format.local_layout->ToString(), ": ",
-                                       buffer.status().message()));
+      return absl::Status(
+          buffer.status().code(),
+          absl::StrCat("local layout ", local_layout->ToString(), ": ", buffer.status().message()));
     }
     storage.layout = std::move(buffer->buffer);
   } else {
@@ -115,9 +158,22 @@ absl::StatusOr<ShardStorage> MakeShardStorage(absl::Span<const int64_t> shape, D
   return storage;
 }
 
+}  // namespace
+
+absl::StatusOr<ShardStorage> MakeShardStorage(absl::Span<const int64_t> shape, DType dtype,
+                                              const sharding::Format& format) {
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(format));
+  AXE_ASSIGN_OR_RETURN(std::optional<xla::Layout> local_layout,
+                       ArrayLocalLayout(format, shape, dtype));
+  return ShardStorageOf(shape, dtype, named, local_layout);
+}
+
 absl::StatusOr<Array> Array::Allocate(Client& client, absl::Span<const int64_t> shape, DType dtype,
-                                      ArrayFormat format) {
-  const sharding::Mesh& mesh = format.sharding.mesh();
+                                      sharding::Format format) {
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(format));
+  AXE_ASSIGN_OR_RETURN(std::optional<xla::Layout> local_layout,
+                       ArrayLocalLayout(format, shape, dtype));
+  const sharding::Mesh& mesh = named.mesh();
   if (mesh.num_devices() > client.num_devices()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the mesh ", mesh.ToString(), " has ", mesh.num_devices(),
@@ -130,9 +186,10 @@ absl::StatusOr<Array> Array::Allocate(Client& client, absl::Span<const int64_t> 
                        client.num_devices(), " devices (ids 0 to ", client.num_devices() - 1, ")"));
     }
   }
-  AXE_ASSIGN_OR_RETURN(ShardStorage storage, MakeShardStorage(shape, dtype, format));
-  Array array(&client, {shape.begin(), shape.end()}, dtype, std::move(format), std::move(storage));
-  AXE_ASSIGN_OR_RETURN(array.map_, sharding::DevicesIndicesMap(array.format_.sharding, shape));
+  AXE_ASSIGN_OR_RETURN(ShardStorage storage, ShardStorageOf(shape, dtype, named, local_layout));
+  Array array(&client, {shape.begin(), shape.end()}, dtype, std::move(format), std::move(named),
+              std::move(local_layout), std::move(storage));
+  AXE_ASSIGN_OR_RETURN(array.map_, sharding::DevicesIndicesMap(array.sharding_, shape));
   array.buffers_.resize(static_cast<size_t>(client.num_devices()));
   int64_t bytes = array.shard_bytes();
   for (const DeviceShard& shard : array.map_) {
@@ -146,7 +203,7 @@ absl::StatusOr<Array> Array::Allocate(Client& client, absl::Span<const int64_t> 
 absl::StatusOr<Array> Array::DevicePut(Client& client, absl::Span<const uint8_t> host,
                                        const BufferLayout& host_layout,
                                        absl::Span<const int64_t> shape, DType dtype,
-                                       ArrayFormat format, bool committed) {
+                                       sharding::Format format, bool committed) {
   AXE_ASSIGN_OR_RETURN(Array array, Allocate(client, shape, dtype, std::move(format)));
   array.committed_ = committed;
   AXE_RETURN_IF_ERROR(CheckBufferLayout(host_layout, shape, "host"));
@@ -168,7 +225,7 @@ absl::StatusOr<Array> Array::DevicePut(Client& client, absl::Span<const uint8_t>
 
 absl::StatusOr<Array> Array::DevicePut(Client& client, absl::Span<const uint8_t> host,
                                        absl::Span<const int64_t> shape, DType dtype,
-                                       ArrayFormat format, bool committed) {
+                                       sharding::Format format, bool committed) {
   AXE_ASSIGN_OR_RETURN(BufferLayout dense, RowMajorBuffer(shape));
   return DevicePut(client, host, dense, shape, dtype, std::move(format), committed);
 }
@@ -229,8 +286,12 @@ absl::StatusOr<std::vector<uint8_t>> Array::ShardToHost(int device) const {
   return host;
 }
 
-absl::StatusOr<Array> Array::Relayout(const std::optional<xla::Layout>& local_layout) const {
-  ArrayFormat format{format_.sharding, local_layout};
+absl::StatusOr<Array> Array::Relayout(
+    const std::optional<sharding::LocalLayout>& local_layout) const {
+  sharding::Format::LayoutChoice layout;
+  if (local_layout) layout = *local_layout;
+  AXE_ASSIGN_OR_RETURN(sharding::Format format,
+                       sharding::Format::Create(std::move(layout), *format_.sharding()));
   AXE_ASSIGN_OR_RETURN(Array out, Allocate(*client_, shape_, dtype_, std::move(format)));
   out.committed_ = committed_;
   AXE_RETURN_IF_ERROR(client_->RunOnDevices([&](int device) -> absl::Status {

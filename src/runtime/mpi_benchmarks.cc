@@ -26,11 +26,9 @@ absl::StatusOr<CollectiveBenchmarkResult> MpiCollectiveBenchmark(
   return BenchmarkMpiCollective(*mpi, kind, mesh, axes, shape, dtype, options);
 }
 
-absl::StatusOr<ReshardBenchmarkResult> MpiReshardBenchmark(Client& client,
-                                                           absl::Span<const int64_t> shape,
-                                                           DType dtype, const ArrayFormat& from,
-                                                           const ArrayFormat& to,
-                                                           const ReshardBenchmarkOptions& options) {
+absl::StatusOr<ReshardBenchmarkResult> MpiReshardBenchmark(
+    Client& client, absl::Span<const int64_t> shape, DType dtype, const sharding::Format& from,
+    const sharding::Format& to, const ReshardBenchmarkOptions& options) {
   MpiClient* mpi = AsMpiClient(client);
   if (mpi == nullptr) return absl::InternalError("the MPI benchmark on another backend's client");
   MpiReshardBenchmarkOptions o;

@@ -352,8 +352,8 @@ absl::Status MpiReshardInto(const Array& array, Array& out, const ReshardPlan& p
   return ReshardInto(array, out, plan, {ReshardTransport::kStaged, staging_bytes}, stats);
 }
 
-absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target, ReshardStats* stats,
-                                 int64_t staging_bytes) {
+absl::StatusOr<Array> MpiReshard(const Array& array, const sharding::Format& target,
+                                 ReshardStats* stats, int64_t staging_bytes) {
   AXE_RETURN_IF_ERROR(CheckMpiArray(array));
   return Reshard(array, target, {ReshardTransport::kStaged, staging_bytes}, stats);
 }

@@ -163,8 +163,8 @@ absl::StatusOr<CheckOutcome> CheckAll(MpiClient& client, const std::vector<uint8
 }  // namespace
 
 absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
-    MpiClient& client, absl::Span<const int64_t> shape, DType dtype, const ArrayFormat& from,
-    const ArrayFormat& to, const MpiReshardBenchmarkOptions& options) {
+    MpiClient& client, absl::Span<const int64_t> shape, DType dtype, const sharding::Format& from,
+    const sharding::Format& to, const MpiReshardBenchmarkOptions& options) {
   if (options.runs < 1 || options.runs > 1000) {
     return absl::InvalidArgumentError(
         absl::StrCat("runs: must be between 1 and 1000, got ", options.runs));
@@ -177,7 +177,9 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
                    options.staging_bytes, " bytes, seed ", options.seed, "}")));
   AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
   MpiReshardBenchmarkResult r;
-  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from.sharding, to.sharding));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding from_named, ArraySharding(from));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding to_named, ArraySharding(to));
+  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from_named, to_named));
   const int64_t global = *CheckedProduct(shape) * element_bytes;  // checked by the plan
   std::vector<uint8_t> host = GeneratedData(static_cast<size_t>(global), options.seed);
   AXE_ASSIGN_OR_RETURN(Array array, Array::DevicePut(client, host, shape, dtype, from));
@@ -191,9 +193,9 @@ absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
                        MakeExchange(r.plan, client.rank(), client.num_devices(), false));
   AXE_ASSIGN_OR_RETURN(Exchange exchange_local,
                        MakeExchange(r.plan, client.rank(), client.num_devices(), true));
-  const int mesh_devices = static_cast<int>(std::min<int64_t>(
-      std::max(from.sharding.mesh().num_devices(), to.sharding.mesh().num_devices()),
-      client.num_devices()));
+  const int mesh_devices = static_cast<int>(
+      std::min<int64_t>(std::max(from_named.mesh().num_devices(), to_named.mesh().num_devices()),
+                        client.num_devices()));
   AXE_ASSIGN_OR_RETURN(GatherScatter naive, MakeGatherScatter(client, array.shard_bytes(),
                                                               out.shard_bytes(), mesh_devices));
   r.gather_scatter_bytes = naive.crossing_bytes;

@@ -46,8 +46,8 @@ struct MpiReshardBenchmarkResult {
 // On generated data (the same on every rank from `seed`). Errors: options out of range;
 // the client is not MPI; DevicePut's, PlanReshard's and MpiReshard's errors.
 absl::StatusOr<MpiReshardBenchmarkResult> BenchmarkMpiReshard(
-    MpiClient& client, absl::Span<const int64_t> shape, DType dtype, const ArrayFormat& from,
-    const ArrayFormat& to, const MpiReshardBenchmarkOptions& options);
+    MpiClient& client, absl::Span<const int64_t> shape, DType dtype, const sharding::Format& from,
+    const sharding::Format& to, const MpiReshardBenchmarkOptions& options);
 
 }  // namespace axe::runtime
 

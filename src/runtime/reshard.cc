@@ -18,7 +18,8 @@ std::string ShapeText(absl::Span<const int64_t> shape) {
   return out + ")";
 }
 
-absl::Status CheckPlan(const Array& array, const ArrayFormat& target, const ReshardPlan& plan) {
+absl::Status CheckPlan(const Array& array, const sharding::NamedSharding& target,
+                       const ReshardPlan& plan) {
   if (plan.shape != array.shape()) {
     return absl::InvalidArgumentError(absl::StrCat("the plan is for shape ", ShapeText(plan.shape),
                                                    ", the array has ", ShapeText(array.shape())));
@@ -32,15 +33,15 @@ absl::Status CheckPlan(const Array& array, const ArrayFormat& target, const Resh
     return absl::InvalidArgumentError(absl::StrCat("the plan starts from ", plan.from,
                                                    ", the array is ", array.sharding().ToString()));
   }
-  if (!plan.to.empty() && plan.to != target.sharding.ToString()) {
+  if (!plan.to.empty() && plan.to != target.ToString()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the plan goes to ", plan.to, ", the target is ", target.sharding.ToString()));
+        absl::StrCat("the plan goes to ", plan.to, ", the target is ", target.ToString()));
   }
   return absl::OkStatus();
 }
 
 // The description the processes of a job compare before a reshard (Backend::AgreeOnCall).
-std::string CallText(const Array& array, const ArrayFormat& target) {
+std::string CallText(const Array& array, const sharding::Format& target) {
   return absl::StrCat(XlaName(array.dtype()), "[", absl::StrJoin(array.shape(), ","), "] ",
                       array.format().ToString(), " -> ", target.ToString());
 }
@@ -67,16 +68,18 @@ absl::Status CheckedReshardInto(const Array& array, Array& out, const ReshardPla
         XlaName(array.dtype())));
   }
   AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, out.format())));
-  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckPlan(array, out.format(), plan)));
+  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckPlan(array, out.sharding(), plan)));
   AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckStaging(array, options)));
   return array.client().ops().ExchangeReshard(array, out, plan, options, stats);
 }
 
 // ExecuteReshard once the processes agree on the call.
-absl::StatusOr<Array> CheckedExecuteReshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> CheckedExecuteReshard(const Array& array, const sharding::Format& target,
                                             const ReshardPlan& plan, const ReshardOptions& options,
                                             ReshardStats* stats) {
-  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckPlan(array, target, plan)));
+  absl::StatusOr<sharding::NamedSharding> named = ArraySharding(target);
+  if (!named.ok()) return MarkSameOnEveryRank(named.status());
+  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckPlan(array, *named, plan)));
   AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckStaging(array, options)));
   Client& client = array.client();
   client.ops().ReleaseStaging();  // what this reshard stages counts in its peak
@@ -88,29 +91,32 @@ absl::StatusOr<Array> CheckedExecuteReshard(const Array& array, const ArrayForma
 
 }  // namespace
 
-absl::Status CheckReshard(const Array& array, const ArrayFormat& target) {
-  const sharding::Mesh& mesh = target.sharding.mesh();
+absl::Status CheckReshard(const Array& array, const sharding::Format& target) {
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding named, ArraySharding(target));
+  const sharding::Mesh& mesh = named.mesh();
   if (mesh.num_devices() > array.client().num_devices()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the target mesh ", mesh.ToString(), " has ", mesh.num_devices(),
                      " devices but the client has ", array.client().num_devices()));
   }
-  AXE_RETURN_IF_ERROR(target.sharding.CheckShape(array.shape(), "the resharded values"));
+  AXE_RETURN_IF_ERROR(named.CheckShape(array.shape(), "the resharded values"));
   return MakeShardStorage(array.shape(), array.dtype(), target).status();
 }
 
-absl::StatusOr<Array> Reshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> Reshard(const Array& array, const sharding::Format& target,
                               const ReshardOptions& options, ReshardStats* stats) {
   AXE_RETURN_IF_ERROR(
       array.client().ops().AgreeOnCall("reshard", [&] { return CallText(array, target); }));
   AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckReshard(array, target)));
+  absl::StatusOr<sharding::NamedSharding> named = ArraySharding(target);
+  if (!named.ok()) return MarkSameOnEveryRank(named.status());
   absl::StatusOr<ReshardPlan> plan =
-      PlanReshard(array.shape(), array.element_bytes(), array.sharding(), target.sharding);
+      PlanReshard(array.shape(), array.element_bytes(), array.sharding(), *named);
   if (!plan.ok()) return MarkSameOnEveryRank(plan.status());
   return CheckedExecuteReshard(array, target, *plan, options, stats);
 }
 
-absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> ExecuteReshard(const Array& array, const sharding::Format& target,
                                      const ReshardPlan& plan, const ReshardOptions& options,
                                      ReshardStats* stats) {
   AXE_RETURN_IF_ERROR(

@@ -139,8 +139,9 @@ absl::Status TimeRuns(const Array& array, Array& out, Baseline& baseline,
 }  // namespace
 
 absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
-                                   const ArrayFormat& from, const ArrayFormat& to, int64_t ranks,
-                                   bool check, int64_t staging_bytes, const MemoryBudget& budget) {
+                                   const sharding::Format& from, const sharding::Format& to,
+                                   int64_t ranks, bool check, int64_t staging_bytes,
+                                   const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ShardStorage src, MakeShardStorage(shape, dtype, from));
   AXE_ASSIGN_OR_RETURN(ShardStorage dst, MakeShardStorage(shape, dtype, to));
   std::optional<int64_t> global = CheckedProduct(shape);
@@ -172,13 +173,15 @@ std::map<std::string, ReshardBenchmarkFn, std::less<>>& ReshardBenchmarks() {
 
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkInProcess(Client& client,
                                                           absl::Span<const int64_t> shape,
-                                                          DType dtype, const ArrayFormat& from,
-                                                          const ArrayFormat& to,
+                                                          DType dtype, const sharding::Format& from,
+                                                          const sharding::Format& to,
                                                           const ReshardBenchmarkOptions& options) {
   AXE_RETURN_IF_ERROR(CheckOptions(options));
   AXE_ASSIGN_OR_RETURN(int element_bytes, ElementBytes(dtype));
   ReshardBenchmarkResult r;  // the plan first: its errors name the source or the target
-  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from.sharding, to.sharding));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding from_named, ArraySharding(from));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding to_named, ArraySharding(to));
+  AXE_ASSIGN_OR_RETURN(r.plan, PlanReshard(shape, element_bytes, from_named, to_named));
   AXE_ASSIGN_OR_RETURN(ShardStorage src, MakeShardStorage(shape, dtype, from));
   AXE_ASSIGN_OR_RETURN(ShardStorage dst, MakeShardStorage(shape, dtype, to));
   r.bytes_written = r.plan.v_min_bytes + r.plan.local_bytes;          // each <= devices x array
@@ -211,8 +214,8 @@ void RegisterReshardBenchmark(absl::string_view backend, ReshardBenchmarkFn fn) 
 
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,
-                                                        DType dtype, const ArrayFormat& from,
-                                                        const ArrayFormat& to,
+                                                        DType dtype, const sharding::Format& from,
+                                                        const sharding::Format& to,
                                                         const ReshardBenchmarkOptions& options) {
   const auto& benchmarks = ReshardBenchmarks();
   auto it = benchmarks.find(client.backend());

@@ -4,7 +4,7 @@
 // bench/reshard_bench.cc print this.
 //
 //   ReshardBenchmarkResult r = *BenchmarkReshard(*client, {8192, 8192}, DType::kF32,
-//                                                {rows, std::nullopt}, {cols, std::nullopt});
+//                                                *MakeArrayFormat(rows), *MakeArrayFormat(cols));
 //   r.seconds / r.baseline_seconds;   // the reshard's time over memcpy of the same bytes
 #ifndef AXE_SRC_RUNTIME_RESHARD_BENCHMARK_H_
 #define AXE_SRC_RUNTIME_RESHARD_BENCHMARK_H_
@@ -79,14 +79,14 @@ struct ReshardBenchmarkResult {
 // differs).
 absl::StatusOr<ReshardBenchmarkResult> BenchmarkReshard(Client& client,
                                                         absl::Span<const int64_t> shape,
-                                                        DType dtype, const ArrayFormat& from,
-                                                        const ArrayFormat& to,
+                                                        DType dtype, const sharding::Format& from,
+                                                        const sharding::Format& to,
                                                         const ReshardBenchmarkOptions& options);
 
 // A backend's own reshard benchmark, for the clients whose backend() is `backend`.
 using ReshardBenchmarkFn = absl::StatusOr<ReshardBenchmarkResult> (*)(
-    Client& client, absl::Span<const int64_t> shape, DType dtype, const ArrayFormat& from,
-    const ArrayFormat& to, const ReshardBenchmarkOptions& options);
+    Client& client, absl::Span<const int64_t> shape, DType dtype, const sharding::Format& from,
+    const sharding::Format& to, const ReshardBenchmarkOptions& options);
 void RegisterReshardBenchmark(absl::string_view backend, ReshardBenchmarkFn fn);
 
 // The bytes one rank of the MPI reshard benchmark (mpi_reshard.h's BenchmarkMpiReshard on
@@ -96,8 +96,9 @@ void RegisterReshardBenchmark(absl::string_view backend, ReshardBenchmarkFn fn);
 // buffers and, with `check`, the expected shard. Errors: MakeShardStorage's;
 // ResourceExhausted (MemoryBudget::Check's message) when it does not fit.
 absl::Status CheckMpiReshardMemory(absl::Span<const int64_t> shape, DType dtype,
-                                   const ArrayFormat& from, const ArrayFormat& to, int64_t ranks,
-                                   bool check, int64_t staging_bytes, const MemoryBudget& budget);
+                                   const sharding::Format& from, const sharding::Format& to,
+                                   int64_t ranks, bool check, int64_t staging_bytes,
+                                   const MemoryBudget& budget);
 
 }  // namespace axe::runtime
 

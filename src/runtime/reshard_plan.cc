@@ -18,7 +18,6 @@ namespace axe::runtime {
 
 using relayout::BoxElements;
 using relayout::BoxFromIndex;
-using relayout::BoxToString;
 using relayout::IndexBox;
 using relayout::Intersect;
 using relayout::Subtract;
@@ -50,8 +49,7 @@ absl::Status CheckMap(absl::Span<const int64_t> shape, absl::Span<const DeviceSh
                                                      s.index.size(), ", the array ", shape.size()));
     }
     for (size_t i = 0; i < shape.size(); ++i) {
-      if (s.index[i].first < 0 || s.index[i].second < s.index[i].first ||
-          s.index[i].second > shape[i]) {
+      if (s.index[i].begin < 0 || s.index[i].end < s.index[i].begin || s.index[i].end > shape[i]) {
         return absl::InvalidArgumentError(
             absl::StrCat(what, " map: device ", s.device, "'s box ", s.IndexToString(),
                          " leaves the array in dimension ", i, " (size ", shape[i], ")"));

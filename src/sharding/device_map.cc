@@ -9,15 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/status_macros.h"
+#include "axe/layout/box.h"
 
 namespace axe::sharding {
 
-std::string DeviceShard::IndexToString() const {
-  std::vector<std::string> parts;
-  for (const auto& [start, stop] : index)
-    parts.push_back(absl::StrCat("[", start, ", ", stop, "]"));
-  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
-}
+std::string DeviceShard::IndexToString() const { return BoxToString(index); }
 
 void AssignReplicaGroups(std::vector<DeviceShard>& map) {
   auto by_device = [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; };
@@ -25,7 +21,7 @@ void AssignReplicaGroups(std::vector<DeviceShard>& map) {
     std::sort(map.begin(), map.end(), by_device);
   }
   // Keyed by views of the boxes, which stay put while `map` is not resized: no box is copied.
-  absl::flat_hash_map<absl::Span<const std::pair<int64_t, int64_t>>, int64_t> groups;
+  absl::flat_hash_map<absl::Span<const Interval>, int64_t> groups;
   groups.reserve(map.size());
   for (DeviceShard& shard : map) {
     auto [it, inserted] =

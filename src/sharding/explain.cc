@@ -45,7 +45,7 @@ void DescribeLocal(ShardingExplanation& out, const ExplainOptions& options) {
 void DescribeDevices(ShardingExplanation& out, std::vector<DeviceShard> devices) {
   out.fully_replicated = std::all_of(devices.begin(), devices.end(), [&](const DeviceShard& d) {
     for (size_t i = 0; i < d.index.size(); ++i) {
-      if (d.index[i].first != 0 || d.index[i].second != out.global_shape[i]) return false;
+      if (d.index[i].begin != 0 || d.index[i].end != out.global_shape[i]) return false;
     }
     return true;
   });

@@ -319,7 +319,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
     }
   }
   AXE_RETURN_IF_ERROR(CheckNumDevices(num_devices));
-  std::vector<std::pair<int64_t, int64_t>> whole;
+  std::vector<Interval> whole;
   for (int64_t d : shape) whole.emplace_back(0, d);
   std::vector<DeviceShard> map;
   switch (sharding.kind()) {

@@ -21,8 +21,8 @@ constexpr int64_t kPictureWidth = 40;
 std::vector<int64_t> CutPoints(absl::Span<const DeviceShard> devices, size_t dim, int64_t extent) {
   std::set<int64_t> cuts = {0, extent};
   for (const DeviceShard& d : devices) {
-    cuts.insert(d.index[dim].first);
-    cuts.insert(d.index[dim].second);
+    cuts.insert(d.index[dim].begin);
+    cuts.insert(d.index[dim].end);
   }
   return {cuts.begin(), cuts.end()};
 }
@@ -79,7 +79,7 @@ std::optional<DrawnDims> ChooseDims(absl::Span<const int64_t> shape,
   std::vector<size_t> split;
   for (size_t i = 0; i < shape.size(); ++i) {
     for (const DeviceShard& d : devices) {
-      if (d.index[i].first != 0 || d.index[i].second != shape[i]) {
+      if (d.index[i].begin != 0 || d.index[i].end != shape[i]) {
         split.push_back(i);
         break;
       }

@@ -93,6 +93,11 @@ TEST(AlgebraCli, SliceExamples) {
       {"layout", "slice", "S[(2,8,3,8):(192,8,64,1)]", "--shape", "16,24", "--region", "0:8,8:24"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "S[(8,2,8):(8,64,1)] + 64\n");
+  // The same box as every box prints.
+  r = RunAxe({"layout", "slice", "S[(2,8,3,8):(192,8,64,1)]", "--shape", "16,24", "--region",
+              "[[0, 8], [8, 24]]"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "S[(8,2,8):(8,64,1)] + 64\n");
   r = RunAxe({"layout", "slice", "S[(4,4,4,4):(64,4,16,1)]", "--shape", "16,16", "--region",
               "2:3,6:10", "--json"});
   EXPECT_EQ(json::parse(r.out), json::parse(R"({"layout": "S[(2,2):(14,1)] + 26"})"));

@@ -36,7 +36,7 @@ TEST(HloCli, SummaryTellsPartitioningShardingsCollectivesAndMemory) {
   EXPECT_THAT(r.out, HasSubstr("  %param = parameter, line 16: f32[16,16]{1,0} "
                                "sharding={devices=[2,4]<=[8]}\n"
                                "    global [32,64] (8192 bytes), each device's shard at most "
-                               "[16,16] (1024 bytes)\n    device 0: [0:16, 0:16]\n"));
+                               "[16,16] (1024 bytes)\n    device 0: [[0, 16], [0, 16]]\n"));
   EXPECT_THAT(r.out, HasSubstr("    replica_groups={{0,1,2,3},{4,5,6,7}}: 2 groups of 4\n"
                                "    each device: 1024 bytes in, sends 1536, receives 1536; 8 "
                                "devices send 12288 bytes in all\n"));

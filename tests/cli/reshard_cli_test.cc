@@ -93,7 +93,9 @@ TEST(ReshardCli, Errors) {
   r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
               "--to-layout", "{0,1,2}"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("local layout {0,1,2}"));
+  EXPECT_THAT(r.err, HasSubstr("local layout Layout(major_to_minor=(2, 1, 0), tiling=(), "
+                               "sub_byte_element_size_in_bits=0): Length of major_to_minor and "
+                               "the rank of the value should match"));
   r = RunAxe({"reshard", "--shape", "8,8", "--mesh", "x=2", "--from", "P('x')", "--to", "P()",
               "--transport", "pigeon"});
   EXPECT_EQ(r.exit_code, 2);

@@ -94,7 +94,7 @@ runtime::Array Iota(runtime::Client& client, const sharding::Sharding& s, bool c
   std::vector<float> host(8);
   std::iota(host.begin(), host.end(), 0.0f);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{*RuntimeSharding(s), std::nullopt};
+  Format format = *runtime::MakeArrayFormat(s);
   return *runtime::Array::DevicePut(client, {bytes, host.size() * 4}, {8}, DType::kF32,
                                     std::move(format), committed);
 }
@@ -157,8 +157,7 @@ TEST(JitCall, SingleDeviceShardingOnAnyDevice) {
   absl::StatusOr<CallResult> r = f.Call(*client, args);
   ASSERT_OK(r.status());
   ASSERT_EQ(r->outputs.size(), 1u);
-  EXPECT_EQ(DeviceAssignment(sharding::Sharding(r->outputs[0].sharding())),
-            (std::vector<int64_t>{5}));
+  EXPECT_EQ(DeviceAssignment(*r->outputs[0].format().sharding()), (std::vector<int64_t>{5}));
 }
 
 }  // namespace

@@ -46,6 +46,22 @@ TEST(DevicePut, PutsInTheFormatAndCommits) {
   EXPECT_TRUE(plain->committed());
 }
 
+// The array keeps the Format it was put with: a SingleDeviceSharding reads back as itself,
+// on the device it names.
+TEST(DevicePut, SingleDeviceShardingReadsBackAsItself) {
+  std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
+  const std::vector<uint8_t> host = IotaBytes(64);
+  Format format = *Format::Parse("Format(None, SingleDeviceSharding(device=2))");
+  absl::StatusOr<runtime::Array> a = DevicePut(*client, host, {8, 8}, DType::kF32, format);
+  ASSERT_OK(a.status());
+  EXPECT_EQ(a->format(), format);
+  EXPECT_EQ(FormatOf(*a).ToString(),
+            "Format(layout=Layout(major_to_minor=(0, 1), tiling=(), "
+            "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding(device=2))");
+  EXPECT_EQ(*a->ShardToHost(2), host);
+  EXPECT_EQ(a->shard_buffer(0), nullptr);
+}
+
 TEST(DevicePut, AutoIsRejectedWithJaxsTexts) {
   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(1);
   const std::vector<uint8_t> host = IotaBytes(64);

@@ -27,8 +27,8 @@ runtime::Array Iota(runtime::Client& client, bool committed) {
   std::vector<float> host(4 * 8);
   std::iota(host.begin(), host.end(), 0.0f);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{
-      *sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec()), std::nullopt};
+  Format format = *runtime::MakeArrayFormat(
+      *sharding::NamedSharding::Create(sharding::Mesh(), sharding::PartitionSpec()));
   return *runtime::Array::DevicePut(client, {bytes, host.size() * 4}, {4, 8}, DType::kF32,
                                     std::move(format), committed);
 }

@@ -46,7 +46,7 @@ runtime::Array Iota(runtime::Client& client, std::vector<int64_t> shape,
   std::vector<float> host(static_cast<size_t>(n));
   std::iota(host.begin(), host.end(), 0.0f);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{sharding, *layout.ToXla(DType::kF32)};
+  Format format = *Format::Create(layout, sharding);
   return *runtime::Array::DevicePut(client, {bytes, host.size() * 4}, shape, DType::kF32,
                                     std::move(format), committed);
 }
@@ -216,7 +216,7 @@ TEST(Execute, ArgumentsAndResultsInTheirCompiledLayoutsGiveTheRowMajorValues) {
     ASSERT_EQ(result->outputs.size(), want.size());
     for (size_t o = 0; o < want.size(); ++o) {
       EXPECT_EQ(Values(result->outputs[o]), want[o].values) << text << " output " << o;
-      EXPECT_EQ(LayoutOfArray(result->outputs[o]), compiled->output_formats()[o].layout)
+      EXPECT_EQ(LayoutOfArray(result->outputs[o]), *compiled->output_formats()[o].local_layout())
           << text << " output " << o;
     }
   }
@@ -231,7 +231,7 @@ TEST(Execute, IntegersInColumnMajorLayoutsAreExact) {
   std::vector<int32_t> host(15);
   for (size_t i = 0; i < host.size(); ++i) host[i] = 123456789 + static_cast<int32_t>(i);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{Named("x=1", "P()"), *L({1, 0}).ToXla(DType::kS32)};
+  Format format = *Format::Create(L({1, 0}), Named("x=1", "P()"));
   runtime::Array a = *runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, {3, 5},
                                                 DType::kS32, std::move(format), true);
   const sharding::NamedSharding one = Named("x=1", "P()");
@@ -318,7 +318,7 @@ TEST(Execute, ArgumentsBeyondTheInterpretersSizeRunOnTheExecutor) {
       *Compile(*ir::ParseJaxpr("{ lambda ; a:u8[16777217]. let  in (a,) }"), {}, {});
   std::vector<uint8_t> host(static_cast<size_t>(kElements), 0);
   host.back() = 7;
-  runtime::ArrayFormat format{Named("x=1", "P()"), std::nullopt};
+  Format format = *runtime::MakeArrayFormat(Named("x=1", "P()"));
   runtime::Array a =
       *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8, std::move(format), false);
   const runtime::Array* args[] = {&a};
@@ -353,10 +353,11 @@ TEST(Execute, ShardMapProgramsRunOnTheExecutor) {
   const std::vector<int32_t> ints = {2000000000, 1, 2000000000, 2, 2000000000, 3, 2000000000, 4};
   std::vector<uint8_t> int_bytes(ints.size() * 4);
   std::memcpy(int_bytes.data(), ints.data(), int_bytes.size());
-  runtime::Array a = *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8,
-                                                {Named("x=4", "P()"), std::nullopt}, false);
-  runtime::Array b = *runtime::Array::DevicePut(*client, int_bytes, {8}, DType::kS32,
-                                                {Named("x=4", "P()"), std::nullopt}, false);
+  runtime::Array a =
+      *runtime::Array::DevicePut(*client, host, {kElements}, DType::kU8,
+                                 *runtime::MakeArrayFormat(Named("x=4", "P()")), false);
+  runtime::Array b = *runtime::Array::DevicePut(
+      *client, int_bytes, {8}, DType::kS32, *runtime::MakeArrayFormat(Named("x=4", "P()")), false);
   const runtime::Array* args[] = {&a, &b};
   absl::StatusOr<CallResult> result = Execute(compiled, *client, args);
   ASSERT_THAT(result, testing_support::IsOk());
@@ -370,8 +371,8 @@ TEST(Execute, ShardMapProgramsRunOnTheExecutor) {
   EXPECT_EQ(got, (std::vector<int32_t>{-589934592, 10}));  // 8e9 wraps modulo 2^32
 
   std::unique_ptr<runtime::Client> two = *runtime::Client::InProcess(2);
-  runtime::Array small = *runtime::Array::DevicePut(*two, int_bytes, {8}, DType::kS32,
-                                                    {Named("x=2", "P()"), std::nullopt}, false);
+  runtime::Array small = *runtime::Array::DevicePut(
+      *two, int_bytes, {8}, DType::kS32, *runtime::MakeArrayFormat(Named("x=2", "P()")), false);
   Compiled psum = *Compile(*ir::ParseJaxpr(R"({ lambda ; b:i32[8]. let
     d:i32[2] = shard_map[
       check_vma=False

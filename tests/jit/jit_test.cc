@@ -34,7 +34,7 @@ runtime::Array Iota(runtime::Client& client, std::vector<int64_t> shape, const L
   std::vector<float> host(static_cast<size_t>(n));
   std::iota(host.begin(), host.end(), 0.0f);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  runtime::ArrayFormat format{Device0(), *layout.ToXla(DType::kF32)};
+  Format format = *Format::Create(layout, Device0());
   return *runtime::Array::DevicePut(client, {bytes, host.size() * 4}, shape, DType::kF32,
                                     std::move(format), committed);
 }
@@ -134,7 +134,7 @@ TEST(Jit, LowerThenCompileIsTheAotPath) {
   EXPECT_EQ(lowered->as_text(), kTranspose);
   absl::StatusOr<Compiled> compiled = lowered->Compile();
   ASSERT_OK(compiled.status());
-  EXPECT_EQ(compiled->output_formats()[0].layout, L({1, 0}));
+  EXPECT_EQ(*compiled->output_formats()[0].local_layout(), L({1, 0}));
   EXPECT_THAT(Jit::Create(*ir::ParseJaxpr(kTranspose), {Fmt(L({0, 1})), Fmt(L({0, 1}))}, {}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "jit got 2 input formats for a program with 1 inputs"));

@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 Layout P(absl::string_view text) { return testing::ParseOrFail(text); }
 
 std::string SliceText(absl::string_view l, std::vector<int64_t> shape, absl::string_view region) {
-  absl::StatusOr<std::vector<Interval>> r = ParseRegion(region);
+  absl::StatusOr<std::vector<Interval>> r = ParseBox(region);
   if (!r.ok()) return std::string(r.status().message());
   absl::StatusOr<MaybeLayout> s = Slice(P(l), shape, *r);
   if (!s.ok()) return std::string(s.status().message());
@@ -80,14 +80,14 @@ TEST(Slice, Errors) {
               HasSubstr("shape (4, 5) has 20 elements"));
   EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, "0:2;0:1"),
               HasSubstr("position 3: expected ',' or end of input"));
-  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, ""), HasSubstr("expected a region"));
+  EXPECT_THAT(SliceText("S[(4,4):(1,4)]", {4, 4}, ""), HasSubstr("expected a box such as"));
 }
 
 TEST(Slice, RegionTextRoundTrips) {
-  std::vector<Interval> r = *ParseRegion(" 0:8 , 8:24");
+  std::vector<Interval> r = *ParseBox(" 0:8 , 8:24");
   EXPECT_EQ(r, (std::vector<Interval>{{0, 8}, {8, 24}}));
-  EXPECT_EQ(FormatRegion(r), "0:8,8:24");
-  EXPECT_EQ(*ParseRegion(FormatRegion(r)), r);
+  EXPECT_EQ(BoxToString(r), "[[0, 8], [8, 24]]");
+  EXPECT_EQ(*ParseBox(BoxToString(r)), r);
 }
 
 // Whenever slice answers, the result agrees with apply on every point of the region.
@@ -125,7 +125,7 @@ TEST(Slice, AgreesWithApplyOnTheRegion) {
       for (size_t d = 0; d < rank; ++d) x[d] = cu[d] + region[d].begin;
       ASSERT_EQ(testing::OracleApply(**s, u),
                 testing::OracleApply(l, testing::OracleFlatten(shape, x)))
-          << l << " on " << shape.size() << "-d region " << FormatRegion(region) << " -> " << **s;
+          << l << " on " << shape.size() << "-d region " << BoxToString(region) << " -> " << **s;
     }
   }
   EXPECT_GT(answered, 1500);

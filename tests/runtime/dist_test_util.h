@@ -11,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "axe/runtime/array.h"
 #include "axe/sharding/device_map.h"
+#include "axe/sharding/format.h"
+#include "axe/sharding/sharding.h"
 #include "axe/xla/layout.h"
 #include "axe/xla/tile.h"
 
@@ -26,8 +29,7 @@ inline std::vector<uint8_t> RandomBytes(std::mt19937_64& rng, size_t n) {
 // The row-major bytes of box `index` of a row-major tensor of `shape`.
 inline std::vector<uint8_t> SliceRowMajor(const std::vector<uint8_t>& data,
                                           const std::vector<int64_t>& shape,
-                                          const std::vector<std::pair<int64_t, int64_t>>& index,
-                                          int element_bytes) {
+                                          const std::vector<Interval>& index, int element_bytes) {
   const size_t rank = shape.size();
   int64_t count = 1;
   for (const auto& [a, b] : index) count *= b - a;
@@ -35,15 +37,15 @@ inline std::vector<uint8_t> SliceRowMajor(const std::vector<uint8_t>& data,
   out.reserve(static_cast<size_t>(count * element_bytes));
   if (count == 0) return out;
   std::vector<int64_t> pos(rank);
-  for (size_t i = 0; i < rank; ++i) pos[i] = index[i].first;
+  for (size_t i = 0; i < rank; ++i) pos[i] = index[i].begin;
   for (int64_t n = 0; n < count; ++n) {
     int64_t flat = 0;
     for (size_t i = 0; i < rank; ++i) flat = flat * shape[i] + pos[i];
     const uint8_t* p = data.data() + flat * element_bytes;
     out.insert(out.end(), p, p + element_bytes);
     for (size_t i = rank; i-- > 0;) {
-      if (++pos[i] < index[i].second) break;
-      pos[i] = index[i].first;
+      if (++pos[i] < index[i].end) break;
+      pos[i] = index[i].begin;
     }
   }
   return out;
@@ -62,6 +64,13 @@ inline std::optional<xla::Layout> RandomLocalLayout(std::mt19937_64& rng,
   if (kind == 1 || shape.size() < 2) return xla::Layout(minor_to_major);
   std::vector<int64_t> tile = rng() % 2 ? std::vector<int64_t>{2, 4} : std::vector<int64_t>{4, 2};
   return xla::Layout(minor_to_major, {xla::Tile(tile)});
+}
+
+// The Format of an array stored with `sharding` and every shard in `local_layout` (none:
+// row-major); the layout must be one a JAX Layout can hold.
+inline sharding::Format FormatOf(sharding::Sharding sharding,
+                                 const std::optional<xla::Layout>& local_layout = std::nullopt) {
+  return MakeArrayFormat(std::move(sharding), local_layout).value();
 }
 
 }  // namespace axe::runtime::test_util

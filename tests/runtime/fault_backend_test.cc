@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/collective_benchmark.h"
+#include "runtime/dist_test_util.h"
 #include "runtime/reshard_benchmark.h"
 #include "sharding/test_util.h"
 #include "support/status_matchers.h"
@@ -83,9 +84,9 @@ absl::StatusOr<Results> RunCollective(
 absl::StatusOr<Results> RunReshard(Client& client) {
   const std::vector<uint8_t> host = Bytes(0, 8 * 8 * 4);
   absl::StatusOr<Array> a = Array::DevicePut(client, host, {8, 8}, DType::kF32,
-                                             {Named("x=4", "P('x', None)"), std::nullopt});
+                                             test_util::FormatOf(Named("x=4", "P('x', None)")));
   if (!a.ok()) return a.status();
-  absl::StatusOr<Array> b = Reshard(*a, {Named("x=4", "P(None, 'x')"), std::nullopt});
+  absl::StatusOr<Array> b = Reshard(*a, test_util::FormatOf(Named("x=4", "P(None, 'x')")));
   if (!b.ok()) return b.status();
   Results r;
   for (int d = 0; d < kDevices; ++d) {
@@ -231,9 +232,9 @@ TEST(FaultBackendCheckTest, TheBenchmarksCheckCatchesACorruptedResult) {
   options.runs = 1;
   options.check = true;
   options.memory = MemoryBudget{int64_t{1} << 30, "a test"};
-  absl::StatusOr<ReshardBenchmarkResult> r =
-      BenchmarkReshard(*client, {8, 8}, DType::kF32, {Named("x=4", "P('x', None)"), std::nullopt},
-                       {Named("x=4", "P(None, 'x')"), std::nullopt}, options);
+  absl::StatusOr<ReshardBenchmarkResult> r = BenchmarkReshard(
+      *client, {8, 8}, DType::kF32, test_util::FormatOf(Named("x=4", "P('x', None)")),
+      test_util::FormatOf(Named("x=4", "P(None, 'x')")), options);
   ASSERT_OK(r.status());
   EXPECT_EQ(r->check, relayout::CheckOutcome::kFailed);
 }

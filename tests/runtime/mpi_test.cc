@@ -322,8 +322,10 @@ TEST(MpiReshardTest, RandomReshardsAreExactAndMoveVMin) {
     }
     const DType type = types[rng() % 4];
     const int eb = *ElementBytes(type);
-    ArrayFormat src{from, test_util::RandomLocalLayout(rng, *from.ShardShape(shape))};
-    ArrayFormat dst{to, test_util::RandomLocalLayout(rng, *to.ShardShape(shape))};
+    sharding::Format src =
+        test_util::FormatOf(from, test_util::RandomLocalLayout(rng, *from.ShardShape(shape)));
+    sharding::Format dst =
+        test_util::FormatOf(to, test_util::RandomLocalLayout(rng, *to.ShardShape(shape)));
     SCOPED_TRACE(src.ToString() + " -> " + dst.ToString() + " " + std::string(XlaName(type)));
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -387,8 +389,8 @@ TEST(MpiReshardTest, LongRowsMoveInPlaceExactly) {
       if (rng() % 3 != 0) return std::nullopt;
       return test_util::RandomLocalLayout(rng, *s.ShardShape(shape));
     };
-    ArrayFormat src{from, layout(from)};
-    ArrayFormat dst{to, layout(to)};
+    sharding::Format src = test_util::FormatOf(from, layout(from));
+    sharding::Format dst = test_util::FormatOf(to, layout(to));
     SCOPED_TRACE(src.ToString() + " -> " + dst.ToString() + " " + std::string(XlaName(type)));
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -417,17 +419,18 @@ TEST(MpiReshardTest, LongRowsMoveInPlaceExactly) {
 TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   const std::string x = "x=" + std::to_string(MpiWorldSize());
   std::vector<uint8_t> host(static_cast<size_t>(6 * 8 * 4), 7);
-  Array a = *Array::DevicePut(Mpi(), host, {6, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  const absl::Status too_many = MpiReshard(a, {Named("x=8", "P()"), std::nullopt}).status();
+  Array a =
+      *Array::DevicePut(Mpi(), host, {6, 8}, DType::kF32, test_util::FormatOf(Named(x, "P()")));
+  const absl::Status too_many = MpiReshard(a, test_util::FormatOf(Named("x=8", "P()"))).status();
   EXPECT_THAT(too_many, StatusIs(absl::StatusCode::kInvalidArgument,
                                  HasSubstr("has 8 devices but the client has")));
   EXPECT_TRUE(IsSameOnEveryRank(too_many));  // an error of the agreed call alone
-  EXPECT_THAT(MpiReshard(a, {Named(x, "P()"), std::nullopt}, nullptr, 3).status(),
+  EXPECT_THAT(MpiReshard(a, test_util::FormatOf(Named(x, "P()")), nullptr, 3).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("a staging buffer of 3 bytes cannot hold one element of 4 "
                                  "bytes")));
   if (MpiWorldSize() == 4) {
-    EXPECT_THAT(MpiReshard(a, {Named(x, "P('x')"), std::nullopt}).status(),
+    EXPECT_THAT(MpiReshard(a, test_util::FormatOf(Named(x, "P('x')"))).status(),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr("implies that the global size of its dimension 0 should be "
                                    "divisible by 4")));
@@ -435,8 +438,9 @@ TEST(MpiReshardTest, IncompatibleTargetsSayWhatDiffers) {
   // Ranks asking for different targets: every rank gets an error naming both calls.
   const char* spec = MpiWorldRank() == 1 ? "P(None, 'x')" : "P('x')";
   std::vector<uint8_t> host8(static_cast<size_t>(8 * 8 * 4), 1);
-  Array b = *Array::DevicePut(Mpi(), host8, {8, 8}, DType::kF32, {Named(x, "P()"), std::nullopt});
-  const absl::Status differ = MpiReshard(b, {Named(x, spec), std::nullopt}).status();
+  Array b =
+      *Array::DevicePut(Mpi(), host8, {8, 8}, DType::kF32, test_util::FormatOf(Named(x, "P()")));
+  const absl::Status differ = MpiReshard(b, test_util::FormatOf(Named(x, spec))).status();
   EXPECT_THAT(differ, StatusIs(absl::StatusCode::kInvalidArgument,
                                HasSubstr("reshard: the ranks' arguments differ: rank 0 has")));
   EXPECT_TRUE(IsSameOnEveryRank(differ));
@@ -518,8 +522,8 @@ TEST(MpiClientTest, RunOnDevicesKeepsTheSameOnEveryRankMark) {
 TEST(MpiBenchmarkTest, OptionsThatChangeTheMessagesMustAgree) {
   const int me = MpiWorldRank();
   const std::string x = "x=" + std::to_string(MpiWorldSize());
-  const ArrayFormat from{Named(x, "P('x')"), std::nullopt},
-      to{Named(x, "P(None, 'x')"), std::nullopt};
+  const sharding::Format from = test_util::FormatOf(Named(x, "P('x')")),
+                         to = test_util::FormatOf(Named(x, "P(None, 'x')"));
   MpiReshardBenchmarkOptions options{.runs = 1};
   options.check = me == 1;
   absl::Status s = BenchmarkMpiReshard(Mpi(), {8, 8}, DType::kF32, from, to, options).status();
@@ -577,8 +581,8 @@ TEST(MpiBenchmarkTest, TheOneEntryPointRunsTheMpiBenchmarks) {
   options.runs = 1;
   options.check = true;
   absl::StatusOr<ReshardBenchmarkResult> r =
-      BenchmarkReshard(Mpi(), {8, 8}, DType::kF32, {Named(x, "P('x')"), std::nullopt},
-                       {Named(x, "P(None, 'x')"), std::nullopt}, options);
+      BenchmarkReshard(Mpi(), {8, 8}, DType::kF32, test_util::FormatOf(Named(x, "P('x')")),
+                       test_util::FormatOf(Named(x, "P(None, 'x')")), options);
   ASSERT_OK(r.status());
   EXPECT_TRUE(r->message_passing.has_value());
   EXPECT_EQ(r->stats.bytes_moved, r->plan.v_min_bytes);

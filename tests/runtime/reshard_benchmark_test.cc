@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/dist_test_util.h"
 #include "sharding/test_util.h"
 #include "support/status_matchers.h"
 
@@ -30,9 +31,9 @@ TEST(ReshardBenchmarkTest, MeasuresAndChecks) {
   options.check = true;
   std::vector<int64_t> reported;  // the progress callback: after every timed run
   options.on_run = [&reported](int64_t done) { reported.push_back(done); };
-  absl::StatusOr<ReshardBenchmarkResult> r =
-      BenchmarkReshard(*client, {32, 16}, DType::kBF16, {Named("x=4", "P('x')"), std::nullopt},
-                       {Named("x=4", "P(None, 'x')"), XlaLayout("{0,1}")}, options);
+  absl::StatusOr<ReshardBenchmarkResult> r = BenchmarkReshard(
+      *client, {32, 16}, DType::kBF16, test_util::FormatOf(Named("x=4", "P('x')")),
+      test_util::FormatOf(Named("x=4", "P(None, 'x')"), XlaLayout("{0,1}")), options);
   ASSERT_OK(r.status());
   EXPECT_EQ(r->check, CheckOutcome::kPassed);
   EXPECT_EQ(r->runs, 3);
@@ -53,25 +54,28 @@ TEST(ReshardBenchmarkTest, Errors) {
   std::unique_ptr<Client> client = *Client::InProcess(2);
   ReshardBenchmarkOptions options;
   options.runs = -1;
-  EXPECT_THAT(BenchmarkReshard(*client, {8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt},
-                               {Named("x=2", "P()"), std::nullopt}, options)
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("runs: must be between 0")));
+  EXPECT_THAT(
+      BenchmarkReshard(*client, {8}, DType::kF32, test_util::FormatOf(Named("x=2", "P('x')")),
+                       test_util::FormatOf(Named("x=2", "P()")), options)
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("runs: must be between 0")));
   options.runs = 1;
   options.memory = MemoryBudget{64, "a test"};
-  EXPECT_THAT(BenchmarkReshard(*client, {8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt},
-                               {Named("x=2", "P()"), std::nullopt}, options)
-                  .status(),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       AllOf(HasSubstr("the reshard (data, both arrays, the baseline) "
-                                       "needs about "),
-                             HasSubstr("; the memory budget is 64 bytes, from a test"))));
+  EXPECT_THAT(
+      BenchmarkReshard(*client, {8}, DType::kF32, test_util::FormatOf(Named("x=2", "P('x')")),
+                       test_util::FormatOf(Named("x=2", "P()")), options)
+          .status(),
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               AllOf(HasSubstr("the reshard (data, both arrays, the baseline) "
+                               "needs about "),
+                     HasSubstr("; the memory budget is 64 bytes, from a test"))));
   options.memory = std::nullopt;
-  EXPECT_THAT(BenchmarkReshard(*client, {7}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt},
-                               {Named("x=2", "P()"), std::nullopt}, options)
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("its dimension 0 should be divisible by 2")));
+  EXPECT_THAT(
+      BenchmarkReshard(*client, {7}, DType::kF32, test_util::FormatOf(Named("x=2", "P('x')")),
+                       test_util::FormatOf(Named("x=2", "P()")), options)
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("its dimension 0 should be divisible by 2")));
 }
 
 }  // namespace

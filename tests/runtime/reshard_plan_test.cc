@@ -16,7 +16,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxToString;
 using relayout::IndexBox;
 using relayout::Intersect;
 using relayout::Subtract;
@@ -141,7 +140,7 @@ TEST(ReshardPlanTest, RandomPlansAreExactlyMinimal) {
       for (const DeviceShard& s : map) {
         if (s.device != device) continue;
         for (size_t i = 0; i < idx.size(); ++i) {
-          if (idx[i] < s.index[i].first || idx[i] >= s.index[i].second) return false;
+          if (idx[i] < s.index[i].begin || idx[i] >= s.index[i].end) return false;
         }
         return true;
       }

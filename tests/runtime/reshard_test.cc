@@ -50,9 +50,10 @@ TEST(ReshardTest, RowsToColumns) {
   std::unique_ptr<Client> client = *Client::InProcess(4);
   std::vector<uint8_t> host = Iota8(8 * 8 * 4);
   Array a = *Array::DevicePut(*client, host, {8, 8}, DType::kF32,
-                              {Named("x=2,y=2", "P('x')"), std::nullopt});
+                              test_util::FormatOf(Named("x=2,y=2", "P('x')")));
   ReshardStats stats;
-  Array b = *Reshard(a, {Named("x=2,y=2", "P(None, 'y')"), XlaLayout("{0,1}")}, {}, &stats);
+  Array b = *Reshard(a, test_util::FormatOf(Named("x=2,y=2", "P(None, 'y')"), XlaLayout("{0,1}")),
+                     {}, &stats);
   ExpectShardsMatchHost(b, host);
   EXPECT_EQ(stats.bytes_moved, 256);
   EXPECT_EQ(stats.local_bytes, 256);
@@ -67,16 +68,16 @@ TEST(ReshardTest, StagedTransportChunksThroughABoundedBuffer) {
   std::unique_ptr<Client> client = *Client::InProcess(4);
   std::vector<uint8_t> host = Iota8(16 * 12 * 2);
   Array a = *Array::DevicePut(*client, host, {16, 12}, DType::kBF16,
-                              {Named("x=4", "P('x')"), XlaLayout("{0,1}")});
+                              test_util::FormatOf(Named("x=4", "P('x')"), XlaLayout("{0,1}")));
   ReshardStats stats;
   ReshardOptions options{ReshardTransport::kStaged, 10};  // 5 elements at a time
-  Array b = *Reshard(a, {Named("x=4", "P(None, 'x')"), std::nullopt}, options, &stats);
+  Array b = *Reshard(a, test_util::FormatOf(Named("x=4", "P(None, 'x')")), options, &stats);
   ExpectShardsMatchHost(b, host);
   // Each device keeps a 4x3 block of its 16x3 columns and receives the other 36 elements.
   EXPECT_EQ(stats.bytes_moved, 4 * 36 * 2);
   for (int64_t peak : stats.peak_bytes) EXPECT_LE(peak, 96 + 96 + 10);
   EXPECT_THAT(
-      Reshard(a, {Named("x=4", "P()"), std::nullopt}, {ReshardTransport::kStaged, 1}).status(),
+      Reshard(a, test_util::FormatOf(Named("x=4", "P()")), {ReshardTransport::kStaged, 1}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("a staging buffer of 1 bytes cannot hold one element of 2")));
 }
@@ -84,38 +85,42 @@ TEST(ReshardTest, StagedTransportChunksThroughABoundedBuffer) {
 TEST(ReshardTest, IncompatibleTargetsSayWhatDiffers) {
   std::unique_ptr<Client> client = *Client::InProcess(4);
   std::vector<uint8_t> host = Iota8(6 * 8 * 4);
-  Array a =
-      *Array::DevicePut(*client, host, {6, 8}, DType::kF32, {Named("x=2", "P('x')"), std::nullopt});
-  EXPECT_THAT(Reshard(a, {Named("x=4", "P('x')"), std::nullopt}).status(),
+  Array a = *Array::DevicePut(*client, host, {6, 8}, DType::kF32,
+                              test_util::FormatOf(Named("x=2", "P('x')")));
+  EXPECT_THAT(Reshard(a, test_util::FormatOf(Named("x=4", "P('x')"))).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("One of the resharded values was given the sharding of "
                                  "NamedSharding(mesh=Mesh('x': 4), spec=P('x',)), which implies "
                                  "that the global size of its dimension 0 should be divisible "
                                  "by 4")));
-  EXPECT_THAT(Reshard(a, {Named("x=8", "P()"), std::nullopt}).status(),
+  EXPECT_THAT(Reshard(a, test_util::FormatOf(Named("x=8", "P()"))).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("target mesh Mesh('x': 8) has 8 devices but the client has 4")));
-  EXPECT_THAT(Reshard(a, {Named("x=2", "P()"), XlaLayout("{0}")}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("local layout {0}")));
+  EXPECT_THAT(Reshard(a, test_util::FormatOf(Named("x=2", "P()"), XlaLayout("{0}"))).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("local layout Layout(major_to_minor=(0,), tiling=(), "
+                                 "sub_byte_element_size_in_bits=0): Length of major_to_minor "
+                                 "and the rank of the value should match")));
   ReshardPlan other = *PlanReshard({6, 4}, 4, Named("x=2", "P('x')"), Named("x=2", "P()"));
-  EXPECT_THAT(ExecuteReshard(a, {Named("x=2", "P()"), std::nullopt}, other).status(),
+  EXPECT_THAT(ExecuteReshard(a, test_util::FormatOf(Named("x=2", "P()")), other).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the plan is for shape (6, 4), the array has (6, 8)")));
   ReshardPlan wrong_to = *PlanReshard({6, 8}, 4, Named("x=2", "P('x')"), Named("x=2", "P()"));
-  EXPECT_THAT(ExecuteReshard(a, {Named("x=2", "P(None, 'x')"), std::nullopt}, wrong_to).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("the plan goes to NamedSharding(mesh=Mesh('x': 2), spec=P()), "
-                                 "the target is")));
+  EXPECT_THAT(
+      ExecuteReshard(a, test_util::FormatOf(Named("x=2", "P(None, 'x')")), wrong_to).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("the plan goes to NamedSharding(mesh=Mesh('x': 2), spec=P()), "
+                         "the target is")));
 }
 
 TEST(ReshardTest, ReshardIntoReusesTheTarget) {
   std::unique_ptr<Client> client = *Client::InProcess(2);
   std::vector<uint8_t> host = Iota8(4 * 6 * 2);
-  Array a =
-      *Array::DevicePut(*client, host, {4, 6}, DType::kS16, {Named("x=2", "P('x')"), std::nullopt});
-  ArrayFormat target{Named("x=2", "P(None, 'x')"), std::nullopt};
+  Array a = *Array::DevicePut(*client, host, {4, 6}, DType::kS16,
+                              test_util::FormatOf(Named("x=2", "P('x')")));
+  sharding::Format target = test_util::FormatOf(Named("x=2", "P(None, 'x')"));
   Array out = *Array::Allocate(*client, {4, 6}, DType::kS16, target);
-  ReshardPlan plan = *PlanReshard({4, 6}, 2, a.sharding(), target.sharding);
+  ReshardPlan plan = *PlanReshard({4, 6}, 2, a.sharding(), *target.sharding()->named());
   for (int run = 0; run < 2; ++run) {
     ReshardStats stats;
     ASSERT_OK(ReshardInto(a, out, plan, {}, &stats));
@@ -132,15 +137,16 @@ TEST(ReshardTest, ReshardIntoReusesTheTarget) {
 TEST(ReshardTest, ScalarsAndEmptyArrays) {
   std::unique_ptr<Client> client = *Client::InProcess(2);
   std::vector<uint8_t> one = {7, 0, 0, 0};
-  Array s = *Array::DevicePut(*client, one, {}, DType::kU32, {Named("x=2", "P()"), std::nullopt});
+  Array s =
+      *Array::DevicePut(*client, one, {}, DType::kU32, test_util::FormatOf(Named("x=2", "P()")));
   ReshardStats stats;
-  Array t =
-      *Reshard(s, {Named("x=2,y=1", "P()"), std::nullopt}, {ReshardTransport::kStaged, 4}, &stats);
+  Array t = *Reshard(s, test_util::FormatOf(Named("x=2,y=1", "P()")),
+                     {ReshardTransport::kStaged, 4}, &stats);
   EXPECT_EQ(*t.ShardToHost(1), one);
   EXPECT_EQ(stats.bytes_moved, 0);
   Array e = *Array::DevicePut(*client, {}, {0, 8}, DType::kF32,
-                              {Named("x=2", "P(None, 'x')"), std::nullopt});
-  Array f = *Reshard(e, {Named("x=2", "P()"), std::nullopt}, {}, &stats);
+                              test_util::FormatOf(Named("x=2", "P(None, 'x')")));
+  Array f = *Reshard(e, test_util::FormatOf(Named("x=2", "P()")), {}, &stats);
   EXPECT_EQ(stats.bytes_moved, 0);
   EXPECT_TRUE(f.ToHost()->empty());
 }
@@ -170,8 +176,10 @@ TEST(ReshardTest, RandomReshardsAreExactAndMoveVMin) {
     }
     const DType type = types[rng() % 5];
     const int eb = *ElementBytes(type);
-    ArrayFormat src{from, test_util::RandomLocalLayout(rng, *from.ShardShape(shape))};
-    ArrayFormat dst{to, test_util::RandomLocalLayout(rng, *to.ShardShape(shape))};
+    sharding::Format src =
+        test_util::FormatOf(from, test_util::RandomLocalLayout(rng, *from.ShardShape(shape)));
+    sharding::Format dst =
+        test_util::FormatOf(to, test_util::RandomLocalLayout(rng, *to.ShardShape(shape)));
     ReshardOptions options;
     if (rng() % 2) options = {ReshardTransport::kStaged, eb * static_cast<int64_t>(1 + rng() % 7)};
     SCOPED_TRACE(src.ToString() + " -> " + dst.ToString() + " " + std::string(XlaName(type)) +

@@ -17,7 +17,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxToString;
 using relayout::BufferLayout;
 using relayout::CopyBox;
 using relayout::DescribeStridedBox;
@@ -37,7 +36,7 @@ using ::axe::testing_support::TestSeed;
 using ::testing::HasSubstr;
 
 BufferLayout Storage(const std::vector<int64_t>& shape, std::optional<xla::Layout> local) {
-  ArrayFormat format{Named("x=1", "P()"), std::move(local)};
+  sharding::Format format = test_util::FormatOf(Named("x=1", "P()"), std::move(local));
   return MakeShardStorage(shape, DType::kF32, format).value().layout;
 }
 
@@ -101,7 +100,7 @@ TEST(StridedBox, RandomBoxesReadWhatARelayoutPacks) {
     const size_t rank = 1 + rng() % 3;
     for (size_t i = 0; i < rank; ++i) shape.push_back(1 + static_cast<int64_t>(rng() % 9));
     const std::optional<xla::Layout> local = test_util::RandomLocalLayout(rng, shape);
-    ArrayFormat format{Named("x=1", "P()"), local};
+    sharding::Format format = test_util::FormatOf(Named("x=1", "P()"), local);
     const ShardStorage storage = MakeShardStorage(shape, DType::kF32, format).value();
     std::vector<uint8_t> buffer =
         test_util::RandomBytes(rng, static_cast<size_t>(storage.buffer_elements * 4));

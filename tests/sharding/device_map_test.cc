@@ -83,8 +83,7 @@ RandomCase Draw(std::mt19937_64& rng) {
 
 // The oracle: per device, the elements it holds, then boxes or nullopt where one is not a box
 // or a point falls outside the mesh.
-std::optional<std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>> Oracle(
-    const RandomCase& c) {
+std::optional<std::map<int64_t, std::vector<Interval>>> Oracle(const RandomCase& c) {
   auto axis_index = [](const std::string& a) { return a == "x" ? 0 : a == "y" ? 1 : 2; };
   std::vector<TestIter> all = c.shard;
   all.insert(all.end(), c.replica.begin(), c.replica.end());
@@ -118,9 +117,9 @@ std::optional<std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>> Oracl
     devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
     for (int64_t d : devices) held[d].push_back(index);
   }
-  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> boxes;
+  std::map<int64_t, std::vector<Interval>> boxes;
   for (const auto& [device, indices] : held) {
-    std::vector<std::pair<int64_t, int64_t>> box;
+    std::vector<Interval> box;
     int64_t volume = 1;
     for (size_t d = 0; d < c.shape.size(); ++d) {
       int64_t lo = indices[0][d], hi = indices[0][d];
@@ -159,7 +158,7 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
       continue;
     }
     ++compared;
-    std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> boxes;
+    std::map<int64_t, std::vector<Interval>> boxes;
     for (const DeviceShard& s : *got) boxes[s.device] = s.index;
     EXPECT_EQ(boxes, *want) << what;
     EXPECT_EQ(boxes.size(), got->size()) << what << ": a device listed twice";
@@ -168,7 +167,7 @@ TEST(LayoutDeviceMapTest, AgreesWithTheOracleOnRandomLayouts) {
         [](const DeviceShard& a, const DeviceShard& b) { return a.device < b.device; }))
         << what;
     // Replica groups: equal boxes share a group, numbered by their smallest device.
-    std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> group_of;
+    std::map<std::vector<Interval>, int64_t> group_of;
     for (const DeviceShard& s : *got) {
       auto [it, inserted] = group_of.emplace(s.index, static_cast<int64_t>(group_of.size()));
       EXPECT_EQ(s.replica_group, it->second) << what << " device " << s.device;

@@ -393,8 +393,8 @@ TEST(HloShardingToAxeTest, RandomHloLayoutsMatchTheirDeviceMaps) {
         bool inside = true;
         int64_t offset = 0;
         for (size_t i = 0; i < rank; ++i) {
-          inside = inside && s.index[i].first <= index[i] && index[i] < s.index[i].second;
-          offset = offset * (s.index[i].second - s.index[i].first) + index[i] - s.index[i].first;
+          inside = inside && s.index[i].begin <= index[i] && index[i] < s.index[i].end;
+          offset = offset * (s.index[i].end - s.index[i].begin) + index[i] - s.index[i].begin;
         }
         if (inside) want.emplace(s.device, offset);
       }

@@ -35,13 +35,7 @@ std::string Dims(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
-std::string Box(const sharding::DeviceShard& d) {
-  std::vector<std::string> parts;
-  for (const auto& [start, stop] : d.index) parts.push_back(absl::StrCat(start, ":", stop));
-  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
-}
-
-// "devices 0,4: [0:16, 0:16]" per distinct box (replica group), at most `max` lines.
+// "devices 0,4: [[0, 16], [0, 16]]" per distinct box (replica group), at most `max` lines.
 std::vector<std::string> BoxLines(const std::vector<sharding::DeviceShard>& map, size_t max) {
   std::vector<std::string> out;
   const std::vector<std::vector<int64_t>> groups = sharding::ReplicaGroups(map);
@@ -55,7 +49,8 @@ std::vector<std::string> BoxLines(const std::vector<sharding::DeviceShard>& map,
       if (d.device == groups[g].front()) first = &d;
     }
     out.push_back(absl::StrCat(groups[g].size() == 1 ? "device " : "devices ",
-                               absl::StrJoin(groups[g], ","), ": ", first ? Box(*first) : "?"));
+                               absl::StrJoin(groups[g], ","), ": ",
+                               first ? first->IndexToString() : "?"));
   }
   return out;
 }

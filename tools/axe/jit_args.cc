@@ -44,15 +44,15 @@ absl::StatusOr<std::vector<std::optional<jit::Format>>> FormatOptions(
   return out;
 }
 
-Json CompiledFormatsJson(const std::vector<jit::CompiledFormat>& formats) {
+Json CompiledFormatsJson(const std::vector<jit::Format>& formats) {
   Json out = Json::array();
-  for (const jit::CompiledFormat& f : formats) {
-    const jit::LocalLayout& l = f.layout;
+  for (const jit::Format& f : formats) {
+    const jit::LocalLayout& l = *f.local_layout();  // a compiled format's is concrete
     Json layout = {{"major_to_minor", l.major_to_minor()},
                    {"tiling", l.tiling() ? Json(*l.tiling()) : Json(nullptr)},
                    {"sub_byte_element_size_in_bits", l.sub_byte_element_size_in_bits()}};
     out.push_back({{"layout", layout},
-                   {"sharding", f.sharding ? Json(f.sharding->ToString()) : Json(nullptr)},
+                   {"sharding", f.sharding() ? Json(f.sharding()->ToString()) : Json(nullptr)},
                    {"format", f.ToString()}});
   }
   return out;

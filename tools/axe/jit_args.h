@@ -22,7 +22,7 @@ absl::StatusOr<std::vector<std::optional<jit::Format>>> FormatOptions(
     const std::vector<std::string>& texts, absl::string_view option);
 
 // The JSON of compiled formats: [{"layout": {...}, "sharding": ..., "format": "..."}].
-Json CompiledFormatsJson(const std::vector<jit::CompiledFormat>& formats);
+Json CompiledFormatsJson(const std::vector<jit::Format>& formats);
 
 }  // namespace axe::cli
 

@@ -635,7 +635,9 @@ void AddSlice(CLI::App& group, Selected& selected) {
       "('no answer' otherwise); accepts Swizzled(M,B,S, <layout>)");
   AddLayoutArgs(cmd, *args);
   cmd->add_option("--shape", args->shape, "The layout's logical shape, e.g. 16,24")->required();
-  cmd->add_option("--region", args->region, "The box, start:stop per dimension, e.g. 0:8,8:24")
+  cmd->add_option(
+         "--region", args->region,
+         "The box, start:stop per dimension (0:8,8:24) or as boxes print ([[0, 8], [8, 24]])")
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
@@ -643,7 +645,7 @@ void AddSlice(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::string region_text, ReadInputText(args->region, "--region"));
-    absl::StatusOr<std::vector<Interval>> region = ParseRegion(region_text);
+    absl::StatusOr<std::vector<Interval>> region = ParseBox(region_text);
     if (!region.ok()) return InOption("--region", region.status());
     if (l.swizzled) {
       AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));

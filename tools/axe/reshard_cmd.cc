@@ -274,7 +274,10 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
   AXE_ASSIGN_OR_RETURN(std::optional<xla::Layout> to_layout,
                        ReadLayout(args.to_layout, "--to-layout"));
   AXE_ASSIGN_OR_RETURN(const runtime::BackendFactory* backend, FindBackendOption(args.backend));
-  const runtime::ArrayFormat from_format{from, from_layout}, to_format{to, to_layout};
+  absl::StatusOr<sharding::Format> from_format = runtime::MakeArrayFormat(from, from_layout);
+  if (!from_format.ok()) return InOption("--from-layout", from_format.status());
+  absl::StatusOr<sharding::Format> to_format = runtime::MakeArrayFormat(to, to_layout);
+  if (!to_format.ok()) return InOption("--to-layout", to_format.status());
   runtime::BackendRunOptions run_options;
   run_options.timeout_seconds = args.mpi_timeout;
   run_options.local_copies = args.local_copies;
@@ -283,7 +286,7 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
     run_options.devices_text = absl::StrCat("the mesh has ", run_options.devices, " devices");
     // Each process's share, refused before the backend starts.
     AXE_RETURN_IF_ERROR(runtime::CheckMpiReshardMemory(
-        shape, *dtype, from_format, to_format, run_options.devices, args.check,
+        shape, *dtype, *from_format, *to_format, run_options.devices, args.check,
         args.transport == "staged" ? args.staging_bytes : runtime::kDefaultExchangeStagingBytes,
         budget));
   } else {
@@ -294,7 +297,7 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
   AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
   const int devices = run.client->num_devices();
   absl::StatusOr<runtime::ReshardBenchmarkResult> result =
-      runtime::BenchmarkReshard(*run.client, shape, *dtype, from_format, to_format, options);
+      runtime::BenchmarkReshard(*run.client, shape, *dtype, *from_format, *to_format, options);
   if (!result.ok()) return EndFailedRun(std::move(run), result.status());
   absl::Status svg_written = absl::OkStatus();
   if (run.prints()) {

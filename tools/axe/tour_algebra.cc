@@ -108,7 +108,7 @@ absl::Status SliceAndTileOf(std::ostream& os) {
                         Case{"S[(4,4,4,4):(64,4,16,1)]", {16, 16}, "2:3,6:10"},
                         Case{"S[(4,4):(1,4)]", {16}, "3:6"}}) {
     AXE_ASSIGN_OR_RETURN(Layout l, L(c.layout));
-    AXE_ASSIGN_OR_RETURN(std::vector<Interval> region, ParseRegion(c.region));
+    AXE_ASSIGN_OR_RETURN(std::vector<Interval> region, ParseBox(c.region));
     AXE_ASSIGN_OR_RETURN(MaybeLayout s, Slice(l, c.shape, region));
     os << "  " << c.layout << " on " << FormatTuple(c.shape) << ", region " << c.region
        << "\n    -> " << s.ToString() << "\n";

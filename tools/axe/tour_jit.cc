@@ -30,8 +30,8 @@ absl::Status Notebook(std::ostream& os) {
   os << "apply_fn(x, y) = (x[0, :], y[:, 0]) on two f32[512,1024], compiled with\n"
         "Format(Layout.AUTO) for inputs and outputs. The cost model lays each input out so\n"
         "that the line it reads is contiguous:\n\n";
-  for (const jit::CompiledFormat& f : notebook.apply.input_formats()) {
-    os << "  " << f.layout.ToString() << "\n";
+  for (const jit::Format& f : notebook.apply.input_formats()) {
+    os << "  " << f.local_layout()->ToString() << "\n";
   }
   const jit::ArgumentRelayout& moved = notebook.calls[0].relayouts[0];
   os << "\nCalled four ways. Uncommitted arrays are re-laid-out before the call (the first\n"

@@ -140,14 +140,15 @@ absl::Status ReshardSection(std::ostream& os) {
   std::vector<float> host(64);
   for (size_t k = 0; k < host.size(); ++k) host[k] = static_cast<float>(k);
   const auto* bytes = reinterpret_cast<const uint8_t*>(host.data());
-  AXE_ASSIGN_OR_RETURN(runtime::Array a,
-                       runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, shape,
-                                                 DType::kF32, {rows, std::nullopt}));
+  AXE_ASSIGN_OR_RETURN(sharding::Format from, runtime::MakeArrayFormat(rows));
+  AXE_ASSIGN_OR_RETURN(
+      runtime::Array a,
+      runtime::Array::DevicePut(*client, {bytes, host.size() * 4}, shape, DType::kF32, from));
   AXE_ASSIGN_OR_RETURN(runtime::ReshardPlan plan, runtime::PlanReshard(shape, 4, rows, cols));
   AXE_ASSIGN_OR_RETURN(xla::Layout column_major, xla::ParseLayout("{0,1}"));
+  AXE_ASSIGN_OR_RETURN(sharding::Format to, runtime::MakeArrayFormat(cols, column_major));
   runtime::ReshardStats stats;
-  AXE_ASSIGN_OR_RETURN(runtime::Array b,
-                       runtime::ExecuteReshard(a, {cols, column_major}, plan, {}, &stats));
+  AXE_ASSIGN_OR_RETURN(runtime::Array b, runtime::ExecuteReshard(a, to, plan, {}, &stats));
   AXE_RETURN_IF_ERROR(SelfCheck(stats.bytes_moved == plan.v_min_bytes && plan.v_min_bytes == 256,
                                 "the reshard moves V_min = 256 bytes"));
   AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> back, b.ToHost());

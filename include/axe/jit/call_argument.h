@@ -56,10 +56,10 @@ int64_t DevicesNeeded(const std::vector<std::optional<Format>>& formats,
 std::vector<ArgumentPlacement> CallPlacements(const std::vector<ir::ShapedArray>& avals,
                                               const std::vector<CallArgumentSpec>& specs);
 
-// The runtime format of an array of `shape` and `dtype` stored as the spec says. Errors: a
-// layout of the wrong rank or that XLA cannot express.
-absl::StatusOr<runtime::ArrayFormat> RuntimeArrayFormat(absl::Span<const int64_t> shape,
-                                                        DType dtype, const CallArgumentSpec& spec);
+// The Format an array of `shape` and `dtype` is stored in as the spec says (no sharding:
+// device 0). Errors: a layout of the wrong rank or that XLA cannot express.
+absl::StatusOr<Format> CallArgumentFormat(absl::Span<const int64_t> shape, DType dtype,
+                                          const CallArgumentSpec& spec);
 
 // The array of `aval` the spec describes. Errors: the sharding or layout do not fit the
 // aval (the runtime's texts), an element type the host cannot hold.

@@ -4,7 +4,7 @@
 // value, and the executable reports the formats it was compiled for.
 //
 //   Compiled c = *Compile(jaxpr, {Format(AUTO), Format(AUTO)}, {Format(AUTO), Format(AUTO)});
-//   c.input_formats()[1].layout;   // Layout(major_to_minor=(1, 0), ...)   [LN-1]
+//   *c.input_formats()[1].local_layout();   // Layout(major_to_minor=(1, 0), ...)
 //
 // This is the compile step and its queries; execute.h runs a Compiled on the runtime's
 // arrays and jit.h is jit called like a function (resolution per call, a cache).
@@ -26,17 +26,6 @@
 
 namespace axe::jit {
 
-// The format a compiled program has for one input or output: always a concrete layout; the
-// sharding the user gave (none: unspecified, the program's choice).
-struct CompiledFormat {
-  LocalLayout layout;
-  std::optional<sharding::Sharding> sharding;
-
-  // Format(layout=Layout(...), sharding=None | <repr>).
-  std::string ToString() const;
-  friend bool operator==(const CompiledFormat&, const CompiledFormat&) = default;
-};
-
 // jit's donate_argnums: inputs whose buffers the program may reuse for an output. Each
 // donated input is paired with the first not yet paired output of the same shape and element
 // type (as XLA aliases them).
@@ -48,8 +37,10 @@ struct CompileOptions {
 
 class Compiled {
  public:
-  const std::vector<CompiledFormat>& input_formats() const { return input_formats_; }
-  const std::vector<CompiledFormat>& output_formats() const { return output_formats_; }
+  // One per input / output (Format::Compiled): always a concrete layout (local_layout() is
+  // never null); the sharding the user gave, none where the program was left to choose it.
+  const std::vector<Format>& input_formats() const { return input_formats_; }
+  const std::vector<Format>& output_formats() const { return output_formats_; }
   // The cost model's decisions, one per AUTO value.
   const LayoutPlan& plan() const { return plan_; }
   const ir::ClosedJaxpr& jaxpr() const { return jaxpr_; }
@@ -62,8 +53,8 @@ class Compiled {
                                           const std::vector<std::optional<Format>>& out_formats,
                                           const CompileOptions& options);
   ir::ClosedJaxpr jaxpr_;
-  std::vector<CompiledFormat> input_formats_;
-  std::vector<CompiledFormat> output_formats_;
+  std::vector<Format> input_formats_;
+  std::vector<Format> output_formats_;
   LayoutPlan plan_;
   std::vector<std::pair<size_t, size_t>> donations_;
 };

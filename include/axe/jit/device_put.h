@@ -31,7 +31,8 @@ absl::StatusOr<runtime::Array> DevicePut(runtime::Client& client, absl::Span<con
                                          std::vector<int64_t> shape, DType dtype,
                                          const Format& format);
 
-// The Format an array carries: its local layout and its NamedSharding.
+// The Format an array carries, as JAX's `x.format` shows it: its local layout (concrete,
+// tiling=() when untiled) and its sharding (a SingleDeviceSharding stays one).
 Format FormatOf(const runtime::Array& array);
 
 // JAX's ShapeDtypeStruct with an optional Format: what Lower takes in place of an array.

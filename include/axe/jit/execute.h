@@ -50,10 +50,6 @@ std::vector<std::string> ArgumentNames(absl::Span<const std::string> names, size
 // True when `array`'s shards sit where `target` puts them (same devices, same boxes).
 bool SameDeviceMap(const runtime::Array& array, const sharding::NamedSharding& target);
 
-// The NamedSharding the runtime stores an array of `sharding` with: itself, or for
-// SingleDeviceSharding(device=k) a mesh with no axes on device k.
-absl::StatusOr<sharding::NamedSharding> RuntimeSharding(const sharding::Sharding& sharding);
-
 // `names`: the arguments' pytree key paths for messages (empty: args[0], args[1], ...).
 // Errors: a count or type that differs from the compiled program's (JAX's TypeErrors:
 // "Computation compiled for N inputs but called with M", "Argument types differ from the

@@ -24,25 +24,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "axe/layout/box.h"
 #include "axe/layout/layout.h"
 #include "axe/layout/maybe_layout.h"
 
 namespace axe {
-
-// The half-open interval [begin, end).
-struct Interval {
-  int64_t begin = 0;
-  int64_t end = 0;
-
-  int64_t size() const { return end - begin; }
-  friend bool operator==(const Interval&, const Interval&) = default;
-};
-
-// Parses a region "0:8,8:24" (start:stop per dimension; a single index "3" means 3:4).
-// Errors name the position.
-absl::StatusOr<std::vector<Interval>> ParseRegion(absl::string_view text);
-// "0:8,8:24".
-std::string FormatRegion(absl::Span<const Interval> region);
 
 // Errors (InvalidArgument): the shape is not admitted; the region's rank differs from the
 // shape's; a dimension with begin < 0, end <= begin or end > S_i (naming the dimension).

@@ -1,5 +1,6 @@
 // Boxes of global indices (one half-open interval per dimension) and the set operations a
-// reshard plan needs: intersection, difference (as disjoint boxes), element counts.
+// reshard plan needs: intersection, difference (as disjoint boxes), element counts. A box
+// prints and parses in one form everywhere: BoxToString and ParseBox (axe/layout/box.h).
 //
 //   IndexBox a{{0, 4}, {0, 8}}, b{{0, 8}, {4, 8}};
 //   Intersect(a, b);   // [[0, 4], [4, 8]]
@@ -26,8 +27,8 @@ std::optional<int64_t> BoxElements(absl::Span<const Interval> box);
 // The whole box [0, shape).
 IndexBox WholeBox(absl::Span<const int64_t> shape);
 
-// A box from a device map's index ranges ([start, stop) per dimension).
-IndexBox BoxFromIndex(absl::Span<const std::pair<int64_t, int64_t>> index);
+// A device map entry's box (DeviceShard::index) as an IndexBox.
+IndexBox BoxFromIndex(absl::Span<const Interval> index);
 
 // a ∩ b, or nullopt when empty (boxes of the same rank).
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b);
@@ -38,9 +39,6 @@ std::vector<IndexBox> Subtract(absl::Span<const Interval> a, absl::Span<const In
 
 // `box` moved by -origin (into the coordinates of a shard whose box starts at `origin`).
 IndexBox Relative(absl::Span<const Interval> box, absl::Span<const Interval> origin);
-
-// "[[0, 4], [4, 8]]", the form of DeviceShard::IndexToString.
-std::string BoxToString(absl::Span<const Interval> box);
 
 // Cuts `box` into boxes of at most `max_elements` (>= 1) elements each, appended to `out`
 // in row-major order: slabs of whole slices of its outermost dimension of extent > 1, or

@@ -51,7 +51,7 @@ namespace axe::runtime {
 // the ranks' calls differ; PlanReshard's; MPI errors and timeouts.
 // staging_bytes: 0 or at least one element (InvalidArgument otherwise).
 inline constexpr int64_t kDefaultMpiStagingBytes = kDefaultExchangeStagingBytes;
-absl::StatusOr<Array> MpiReshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> MpiReshard(const Array& array, const sharding::Format& target,
                                  ReshardStats* stats = nullptr,
                                  int64_t staging_bytes = kDefaultMpiStagingBytes);
 

@@ -56,16 +56,16 @@ struct ReshardStats {
 // Checks that `array` can become `target`: the target mesh fits the client, the target
 // sharding accepts the array's shape (JAX's texts, naming the dimension), the local
 // layout fits the target shard. Errors name what differs.
-absl::Status CheckReshard(const Array& array, const ArrayFormat& target);
+absl::Status CheckReshard(const Array& array, const sharding::Format& target);
 
 // Plans and executes. Errors: CheckReshard's, PlanReshard's, allocation, the copies'.
-absl::StatusOr<Array> Reshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> Reshard(const Array& array, const sharding::Format& target,
                               const ReshardOptions& options = {}, ReshardStats* stats = nullptr);
 
 // Executes a plan made for this array's shape, element size and sharding and the target's
 // sharding. Errors: a plan for another shape, element size or device maps (saying which),
 // and Reshard's.
-absl::StatusOr<Array> ExecuteReshard(const Array& array, const ArrayFormat& target,
+absl::StatusOr<Array> ExecuteReshard(const Array& array, const sharding::Format& target,
                                      const ReshardPlan& plan, const ReshardOptions& options = {},
                                      ReshardStats* stats = nullptr);
 

@@ -15,19 +15,20 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "axe/layout/box.h"
 #include "axe/sharding/named_sharding.h"
 
 namespace axe::sharding {
 
 struct DeviceShard {
   int64_t device = 0;
-  // Per dimension the half-open global index range [start, stop) this device holds.
-  std::vector<std::pair<int64_t, int64_t>> index;
+  // The box of global indices this device holds: per dimension [begin, end).
+  std::vector<Interval> index;
   // Devices with the same index box hold identical data; groups are numbered 0, 1, ... in
   // the order of their smallest device id.
   int64_t replica_group = 0;
 
-  // "[[0, 4], [0, 8]]".
+  // "[[0, 4], [0, 8]]": the box's one text form (BoxToString, axe/layout/box.h).
   std::string IndexToString() const;
   friend bool operator==(const DeviceShard&, const DeviceShard&) = default;
 };

@@ -55,6 +55,12 @@ class Format {
   static absl::StatusOr<Format> Create(LayoutChoice layout = {},
                                        std::optional<Sharding> sharding = std::nullopt);
   static absl::StatusOr<Format> Parse(absl::string_view text);
+  // The format a compiled program reports for one input or output: always a concrete
+  // layout; the sharding it was given (none: left to the program, printed sharding=None, a
+  // pair Create refuses as JAX's constructor does).
+  static Format Compiled(LocalLayout layout, std::optional<Sharding> sharding) {
+    return Format(std::move(layout), std::move(sharding));
+  }
 
   const LayoutChoice& layout() const { return layout_; }
   const std::optional<Sharding>& sharding() const { return sharding_; }

@@ -1,29 +1,8 @@
 from collections.abc import Sequence
-from typing import overload
 
 import axe._axe.ir
-import axe._axe.sharding
 from axe.jit import _call as __call__, _execute as execute
 
-
-class CompiledFormat:
-    """
-    A compiled program's format whose sharding it was left to choose: a concrete layout, sharding None.
-    """
-
-    def __repr__(self) -> str: ...
-
-    @overload
-    def __eq__(self, arg: CompiledFormat, /) -> bool: ...
-
-    @overload
-    def __eq__(self, arg: object, /) -> bool: ...
-
-    @property
-    def layout(self) -> axe._axe.sharding.Layout: ...
-
-    @property
-    def sharding(self) -> object: ...
 
 class Compiled:
     """JAX's Compiled: a jaxpr with its formats chosen."""
