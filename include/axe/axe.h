@@ -5,6 +5,7 @@
 // Element types, checked arithmetic, the scanner, errors.
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/dims.h"
 #include "axe/base/dtype.h"
 #include "axe/base/int_list.h"
 #include "axe/base/memory_budget.h"
@@ -20,6 +21,7 @@
 #include "axe/layout/apply.h"
 #include "axe/layout/axis.h"
 #include "axe/layout/axis_catalog.h"
+#include "axe/layout/box.h"
 #include "axe/layout/broadcast.h"
 #include "axe/layout/canonical.h"
 #include "axe/layout/coord.h"
