@@ -1,0 +1,228 @@
+// The windowed reductions against the real JAX (testdata/jax_window, written by
+// testdata/generate_window.py): JAX's printouts of pooling, of its gradients
+// (select_and_scatter_add, pad-based transposes) and of its JVPs (select_and_gather_add)
+// round-trip exactly and type-check; the interpreter and the executor give JAX's numbers for
+// the function and for JAX's gradient text, axe's own Grad and Vmap give JAX's gradients and
+// vmaps; malformed windows get JAX's errors.
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ad_test_util.h"
+#include "axe/exec/executable.h"
+#include "axe/ir/ad.h"
+#include "axe/ir/batching.h"
+#include "axe/ir/check.h"
+#include "axe/ir/eval.h"
+#include "axe/ir/parser.h"
+#include "axe/ir/printer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "support/status_matchers.h"
+
+namespace axe::ir {
+namespace window_test {
+namespace {
+
+using ::axe::testing_support::IsOk;
+using ::axe::testing_support::StatusIs;
+using ::testing::HasSubstr;
+
+std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_window/" + file); }
+
+bool Exists(const std::string& file) {
+  return std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_window/" + file);
+}
+
+std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_window"); }
+
+std::map<std::string, std::vector<HostArray>> Values(const std::string& file) {
+  return ad_test::ReadTestdataValues("jax_window/" + file);
+}
+
+ClosedJaxpr Parse(const std::string& text) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
+  EXPECT_THAT(j, IsOk());
+  return j.ok() ? *j : ClosedJaxpr{};
+}
+
+std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& args) {
+  absl::StatusOr<std::vector<HostArray>> out = EvalJaxpr(j, args);
+  EXPECT_THAT(out, IsOk());
+  return out.ok() ? *out : std::vector<HostArray>{};
+}
+
+// Equal types; integers exactly, floats within rtol relative to the largest |want| plus atol.
+void ExpectClose(const HostArray& got, const HostArray& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.aval.shape(), want.aval.shape()) << what;
+  ASSERT_EQ(got.aval.dtype(), want.aval.dtype()) << what;
+  double scale = 1;
+  for (double w : want.values) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < want.values.size(); ++i) {
+    if (!IsFloatingPoint(want.aval.dtype())) {
+      EXPECT_EQ(got.values[i], want.values[i]) << what << " element " << i;
+    } else {
+      EXPECT_NEAR(got.values[i], want.values[i], tol * scale) << what << " element " << i;
+    }
+  }
+}
+
+void ExpectAllClose(const std::vector<HostArray>& got, const std::vector<HostArray>& want,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) ExpectClose(got[i], want[i], 1e-6, what);
+}
+
+TEST(WindowTest, JaxTextsRoundTripExactlyAndTypeCheck) {
+  int texts = 0;
+  for (const std::string& name : CaseNames()) {
+    for (const char* suffix : {".txt", ".loss.txt", ".grad.txt"}) {
+      const std::string file = name + suffix;
+      if (!Exists(file)) continue;
+      SCOPED_TRACE(file);
+      const std::string text = Read(file);
+      absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text);
+      ASSERT_THAT(j, IsOk());
+      EXPECT_EQ(PrintJaxpr(*j) + "\n", text);
+      EXPECT_THAT(CheckJaxpr(*j), IsOk());
+      ++texts;
+    }
+  }
+  EXPECT_GE(texts, 50);
+}
+
+TEST(WindowTest, InterpreterAndExecutorGiveJaxsValues) {
+  for (const std::string& name : CaseNames()) {
+    SCOPED_TRACE(name);
+    auto v = Values(name + ".values.txt");
+    const ClosedJaxpr f = Parse(Read(name + ".txt"));
+    ExpectAllClose(Eval(f, v["arg"]), v["out"], "interpreter");
+    absl::StatusOr<std::vector<HostArray>> run = exec::ExecuteJaxpr(f, v["arg"]);
+    ASSERT_THAT(run, IsOk());
+    ExpectAllClose(*run, v["out"], "executor");
+  }
+}
+
+TEST(WindowTest, JaxsGradientTextsAndAxesGradGiveJaxsGradients) {
+  int cases = 0;
+  for (const std::string& name : CaseNames()) {
+    auto v = Values(name + ".values.txt");
+    if (v["grad"].empty()) continue;
+    SCOPED_TRACE(name);
+    ++cases;
+    const ClosedJaxpr jax_grad = Parse(Read(name + ".grad.txt"));
+    ExpectAllClose(Eval(jax_grad, v["arg"]), v["grad"], "jax's text");
+    absl::StatusOr<std::vector<HostArray>> run = exec::ExecuteJaxpr(jax_grad, v["arg"]);
+    ASSERT_THAT(run, IsOk());
+    ExpectAllClose(*run, v["grad"], "jax's text on the executor");
+    absl::StatusOr<ClosedJaxpr> grad = Grad(Parse(Read(name + ".loss.txt")), {0});
+    ASSERT_THAT(grad, IsOk());
+    ExpectAllClose(Eval(*grad, v["arg"]), v["grad"], "axe's grad");
+  }
+  EXPECT_GE(cases, 10);
+}
+
+// <name>.vmap: per call, the "arg@<axis>" line then the "out" lines (out axis 0).
+TEST(WindowTest, VmapGivesJaxsValues) {
+  int calls = 0;
+  for (const std::string& name : CaseNames()) {
+    if (!Exists(name + ".vmap")) continue;
+    SCOPED_TRACE(name);
+    const ClosedJaxpr f = Parse(Read(name + ".txt"));
+    const size_t outs = f.jaxpr.outvars.size();
+    std::vector<std::string> lines;
+    for (absl::string_view line : absl::StrSplit(Read(name + ".vmap"), '\n')) {
+      if (!line.empty()) lines.emplace_back(line);
+    }
+    auto v = Values(name + ".vmap");
+    size_t next_out = 0, next_arg = 0;
+    for (const std::string& line : lines) {
+      if (!line.starts_with("arg@")) continue;
+      VmapOptions options;
+      options.in_axes = {std::stoll(line.substr(4, line.find(' ') - 4))};
+      const HostArray& arg = v[line.substr(0, line.find(' '))][next_arg++];
+      options.arg_types = {arg.aval};
+      absl::StatusOr<ClosedJaxpr> batched = Vmap(f, options);
+      ASSERT_THAT(batched, IsOk());
+      std::vector<HostArray> want(v["out"].begin() + static_cast<int64_t>(next_out),
+                                  v["out"].begin() + static_cast<int64_t>(next_out + outs));
+      next_out += outs;
+      ExpectAllClose(Eval(*batched, {arg}), want, absl::StrCat("vmap call ", calls++));
+    }
+  }
+  EXPECT_GE(calls, 10);
+}
+
+// ---- errors ----
+
+absl::Status TypeOf(const std::string& x, const std::string& params, const std::string& out,
+                    const std::string& prim = "reduce_window_max") {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(absl::StrCat(
+      "{ lambda ; a:", x, ". let\n    b:", out, " = ", prim, "[", params, "] a\n  in (b,) }"));
+  if (!j.ok()) return j.status();
+  return CheckJaxpr(*j);
+}
+
+std::string Window(const std::string& dims, const std::string& strides, const std::string& pads,
+                   const std::string& base = "(1, 1)", const std::string& win = "(1, 1)") {
+  return absl::StrCat("base_dilation=", base, " padding=", pads, " window_dilation=", win,
+                      " window_dimensions=", dims, " window_strides=", strides);
+}
+
+TEST(WindowTest, TypingErrorsUseJaxsWords) {
+  const std::string pads = "((0, 0), (0, 0))";
+  const std::vector<std::pair<absl::Status, std::string>> cases = {
+      {TypeOf("f32[4,4]", Window("(2, 0)", "(1, 1)", pads), "f32[3,4]"),
+       "reduce_window window_dimensions must have every element be strictly positive, got (2, "
+       "0)."},
+      {TypeOf("f32[4,4]", Window("(2, 2)", "(0, 1)", pads), "f32[3,3]"),
+       "reduce_window window_strides must have every element be strictly positive, got (0, 1)."},
+      {TypeOf("f32[4,4]", Window("(2, 2, 1)", "(1, 1, 1)", pads), "f32[3,3]"),
+       "reduce_window got the wrong number of window_dimensions for operand"},
+      {TypeOf("f32[4,4]", Window("(2, 2)", "(1,)", pads), "f32[3,3]"),
+       "reduce_window got inconsistent window_strides and window_dimensions: got window_strides "
+       "(1,) and window_dimensions (2, 2)."},
+      {TypeOf("f32[4,4]", Window("(2, 2)", "(1, 1)", pads, "(0, 1)"), "f32[3,3]"),
+       "All dilations must be positive, got (0, 1)."},
+      {TypeOf("bool[4,4]", Window("(2, 2)", "(1, 1)", pads), "bool[3,3]", "reduce_window_sum"),
+       "operand to reduce_window_sum must have a number dtype, got bool"},
+      {TypeOf("f32[4,4]", Window("(2, 2)", "(1, 1)", "((0, 9223372036854775807), (0, 0))"),
+              "f32[3,3]"),
+       "reduce_window dimension 0 overflows 64 bits once dilated and padded"},
+      {TypeOf("f32[4,4]", Window("(2, 2)", "(1, 1)", pads), "f32[4,4]"), "reduce_window_max"},
+  };
+  for (const auto& [status, message] : cases) {
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)));
+  }
+}
+
+// A huge window over a huge padding: one output, computed from the input's positions only.
+TEST(WindowTest, HugeWindowsStayCheap) {
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(absl::StrCat(
+      "{ lambda ; a:f32[3]. let\n    b:f32[1] = reduce_window_max[", "base_dilation=(1,) ",
+      "padding=((0, 4000000000000000000),) window_dilation=(1,) ",
+      "window_dimensions=(4000000000000000003,) window_strides=(1,)] a\n  in (b,) }"));
+  ASSERT_THAT(j, IsOk());
+  HostArray x{ShapedArray({3}, DType::kF32), {1, 5, 2}};
+  std::vector<HostArray> out = Eval(*j, {x});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].values, std::vector<double>{5});
+}
+
+// The transpose of max pooling's JVP with a window dilation is refused, in JAX's words.
+TEST(WindowTest, GradThroughADilatedMaxWindowIsRefusedAsInJax) {
+  absl::StatusOr<ClosedJaxpr> grad = Grad(Parse(Read("max_window_dilated.txt")), {0});
+  EXPECT_THAT(grad.status(),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("VJP not implemented for select_and_gather (MaxPool) with window "
+                                 "dilation, got window_dilation=(2, 1).")));
+}
+
+}  // namespace
+}  // namespace window_test
+}  // namespace axe::ir
