@@ -30,6 +30,8 @@
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/ir/ad.h"
+#include "axe/ir/builder.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/linear.h"
 #include "axe/ir/primitives.h"
@@ -504,6 +506,66 @@ JvpRule ChooserJvp(const Primitive* prim, bool is_max) {
   };
 }
 
+// The generic reduce_window's reducer over primals and tangents, for a reduce_window over
+// (operands..., tangents...): (accs..., acc tangents..., xs..., x tangents...) -> (outs...,
+// out tangents...).
+absl::StatusOr<std::shared_ptr<const ClosedJaxpr>> ReducerJvp(const ClosedJaxpr& reducer,
+                                                              size_t n) {
+  Builder b;
+  const Jaxpr& j = reducer.jaxpr;
+  std::vector<Tracer> primals(2 * n);
+  std::vector<OptTracer> tangents(2 * n);
+  for (size_t g = 0; g < 2; ++g) {
+    for (size_t k = 0; k < n; ++k) primals[g * n + k] = b.Arg(j.aval(j.invars[g * n + k]));
+    for (size_t k = 0; k < n; ++k) tangents[g * n + k] = b.Arg(j.aval(j.invars[g * n + k]));
+  }
+  AXE_ASSIGN_OR_RETURN(JvpResult r, JvpTrace(b, reducer, primals, tangents));
+  std::vector<Tracer> outs = r.primals_out;
+  for (size_t k = 0; k < r.primals_out.size(); ++k) {
+    AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(b, r.tangents_out[k], r.primals_out[k].aval));
+    outs.push_back(t);
+  }
+  AXE_ASSIGN_OR_RETURN(ClosedJaxpr closed, b.Build(outs));
+  return std::make_shared<const ClosedJaxpr>(std::move(closed));
+}
+
+// JAX's reduce_window_jvp: one reduce_window over the operands and their tangents, reduced by
+// the reducer's JVP (the init values' tangents are zeros).
+absl::StatusOr<JvpResult> GenericJvp(Builder& b, absl::Span<const Tracer> primals,
+                                     absl::Span<const OptTracer> tangents, const Params& params) {
+  const size_t n = primals.size() / 2;
+  for (size_t i = n; i < primals.size(); ++i) {
+    if (tangents[i]) {
+      return absl::InvalidArgumentError(
+          "reduce_window jvp does not support non-zero init_value_tangent.");
+    }
+  }
+  bool any = false;
+  for (size_t i = 0; i < n; ++i)
+    any = any || (tangents[i] && Differentiable(primals[i].aval.dtype()));
+  if (!any) {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs,
+                         BindWithAutoPvary(*P().reduce_window, primals, params));
+    return JvpResult{outs, std::vector<OptTracer>(outs.size())};
+  }
+  AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> reducer, Reducer(params));
+  std::vector<Tracer> ops(primals.begin(), primals.begin() + static_cast<int64_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    AXE_ASSIGN_OR_RETURN(Tracer t, Instantiate(b, tangents[i], primals[i].aval));
+    ops.push_back(t);
+  }
+  for (size_t i = n; i < 2 * n; ++i) ops.push_back(primals[i]);
+  for (size_t i = n; i < 2 * n; ++i) ops.push_back(b.Scalar(0, primals[i].aval.dtype()));
+  Params p = params;
+  AXE_ASSIGN_OR_RETURN(std::shared_ptr<const ClosedJaxpr> jvp, ReducerJvp(*reducer, n));
+  p["jaxpr"] = Param::Jaxpr(std::move(jvp));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, BindWithAutoPvary(*P().reduce_window, ops, p));
+  JvpResult r;
+  r.primals_out.assign(outs.begin(), outs.begin() + static_cast<int64_t>(n));
+  r.tangents_out.assign(outs.begin() + static_cast<int64_t>(n), outs.end());
+  return r;
+}
+
 // JAX's _conv_general_vjp_lhs_padding for a window.
 Pads TransposePadding(const Ints& in, const Ints& out, const Window& w) {
   Pads pads;
@@ -708,6 +770,7 @@ void RegisterWindowRules(const BuiltinPrimitives& p) {
 
   RegisterAbstractEval(*p.reduce_window, GenericRule);
   RegisterImpl(*p.reduce_window, GenericImpl);
+  RegisterJvp(*p.reduce_window, GenericJvp);
   RegisterBatching(*p.reduce_window, WindowBatching(p.reduce_window, true, 0));
 }
 

@@ -46,9 +46,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
       // JAX defines no derivative of nextafter ("Differentiation rule for 'nextafter' not
       // implemented").
       // digamma's derivative is polygamma(1, x), which axe does not model.
-      // The generic reduce_window's JVP needs its reducer differentiated inside a variadic
-      // reduce_window (JAX's reduce_window_jvp); not done yet.
-      {RuleKind::kJvp, {"digamma", "nextafter", "reduce_window"}},
+      {RuleKind::kJvp, {"digamma", "nextafter"}},
       // Not linear in any operand (jit, closed_call, remat2 and the custom calls are inlined by
       // the transposition instead; top_k's tangent is a sort and a slice).
       {RuleKind::kTranspose,

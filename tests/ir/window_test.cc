@@ -140,12 +140,14 @@ TEST(WindowTest, VmapGivesJaxsValues) {
       if (!line.empty()) lines.emplace_back(line);
     }
     auto v = Values(name + ".vmap");
-    size_t next_out = 0, next_arg = 0;
+    size_t next_out = 0;
+    std::map<std::string, size_t> next_arg;
     for (const std::string& line : lines) {
       if (!line.starts_with("arg@")) continue;
       VmapOptions options;
       options.in_axes = {std::stoll(line.substr(4, line.find(' ') - 4))};
-      const HostArray& arg = v[line.substr(0, line.find(' '))][next_arg++];
+      const std::string kind = line.substr(0, line.find(' '));
+      const HostArray& arg = v[kind][next_arg[kind]++];
       options.arg_types = {arg.aval};
       absl::StatusOr<ClosedJaxpr> batched = Vmap(f, options);
       ASSERT_THAT(batched, IsOk());
@@ -156,6 +158,22 @@ TEST(WindowTest, VmapGivesJaxsValues) {
     }
   }
   EXPECT_GE(calls, 10);
+}
+
+// axe's Jvp of the forward programs, with JAX's tangent cos(x), gives jax.jvp's values
+// (select_and_gather_add for max pooling, the reducer's JVP for the generic reduce_window).
+TEST(WindowTest, AxesJvpGivesJaxsJvp) {
+  const std::pair<const char*, const char*> cases[] = {{"max_nhwc_valid", "jvp_max"},
+                                                       {"generic_prod", "jvp_generic_prod"}};
+  for (const auto& [forward, jvp_case] : cases) {
+    SCOPED_TRACE(forward);
+    auto v = Values(std::string(jvp_case) + ".values.txt");
+    absl::StatusOr<ClosedJaxpr> jvp = Jvp(Parse(Read(std::string(forward) + ".txt")));
+    ASSERT_THAT(jvp, IsOk());
+    HostArray tangent = v["arg"][0];
+    for (double& t : tangent.values) t = RoundToDType(std::cos(t), DType::kF32);
+    ExpectAllClose(Eval(*jvp, {v["arg"][0], tangent}), v["out"], "axe's jvp");
+  }
 }
 
 // ---- errors ----

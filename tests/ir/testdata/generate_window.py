@@ -94,6 +94,8 @@ def cases():
     yield "jvp_max", jvp_of(maxpool), x4, [0]
     yield "jvp_min_dilated", jvp_of(pool(jnp.inf, lax.min, (2, 2), (1, 1), ((0, 1), (1, 0)),
                                          base_dilation=(2, 1))), data((4, 4), 9), []
+    yield "jvp_generic_prod", jvp_of(pool(1.0, lax.mul, (1, 2, 2, 1), (1, 1, 1, 1), "VALID")), \
+        x4, []
     yield "vmapped_max", jax.vmap(maxpool, in_axes=1), data((2, 2, 5, 5, 3), 10), []
     yield "flax_cnn_pool", lambda x: jnp.mean(
         avg((1, 2, 2, 1), (1, 2, 2, 1), "VALID")(jax.nn.relu(
