@@ -93,7 +93,7 @@ TEST(WindowTest, JaxTextsRoundTripExactlyAndTypeCheck) {
       ++texts;
     }
   }
-  EXPECT_GE(texts, 50);
+  EXPECT_GE(texts, 45);
 }
 
 TEST(WindowTest, InterpreterAndExecutorGiveJaxsValues) {
@@ -234,7 +234,13 @@ TEST(WindowTest, HugeWindowsStayCheap) {
 
 // The transpose of max pooling's JVP with a window dilation is refused, in JAX's words.
 TEST(WindowTest, GradThroughADilatedMaxWindowIsRefusedAsInJax) {
-  absl::StatusOr<ClosedJaxpr> grad = Grad(Parse(Read("max_window_dilated.txt")), {0});
+  const ClosedJaxpr loss = Parse(
+      "{ lambda ; a:f32[5,4]. let\n"
+      "    b:f32[3,3] = reduce_window_max[base_dilation=(1, 1) padding=((0, 0), (0, 0)) "
+      "window_dilation=(2, 1) window_dimensions=(2, 2) window_strides=(1, 1)] a\n"
+      "    c:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n"
+      "  in (c,) }");
+  absl::StatusOr<ClosedJaxpr> grad = Grad(loss, {0});
   EXPECT_THAT(grad.status(),
               StatusIs(absl::StatusCode::kUnimplemented,
                        HasSubstr("VJP not implemented for select_and_gather (MaxPool) with window "
