@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
@@ -55,10 +56,12 @@ T Identity(Fold f) {
 struct WindowPlan {
   Fold fold = Fold::kSum;
   DType dtype = DType::kF32;
-  bool select_ge = true;                // select_and_*: ge (max pooling) or le (min pooling)
-  ir::ShapedArray out;                  // the windows' shape (select_and_scatter_add: its source's)
-  ir::ShapedArray result;               // select_and_scatter_add: the operand's shape
-  std::vector<std::vector<Ints>> taps;  // [dimension][output position] -> input positions
+  bool select_ge = true;   // select_and_*: ge (max pooling) or le (min pooling)
+  ir::ShapedArray out;     // the windows' shape (select_and_scatter_add: its source's)
+  ir::ShapedArray result;  // select_and_scatter_add: the operand's shape
+  std::vector<std::vector<Ints>> taps;
+  int64_t work =
+      0;  // the kernel's work estimate  // [dimension][output position] -> input positions
   Ints in_strides, out_shape;
 };
 
@@ -87,12 +90,12 @@ std::vector<Ints> DimensionTaps(int64_t in, int64_t out, int64_t size, int64_t s
 template <typename Visit>
 void ForEachTap(const WindowPlan& plan, const Ints& y, Visit visit) {
   const size_t rank = y.size();
-  std::vector<const Ints*> lists(rank);
+  absl::InlinedVector<const Ints*, 6> lists(rank);
   for (size_t d = 0; d < rank; ++d) {
     lists[d] = &plan.taps[d][static_cast<size_t>(y[d])];
     if (lists[d]->empty()) return;
   }
-  Ints pos(rank, 0);
+  absl::InlinedVector<int64_t, 6> pos(rank, 0);
   while (true) {
     int64_t offset = 0;
     for (size_t d = 0; d < rank; ++d) {
@@ -110,17 +113,37 @@ void ForEachTap(const WindowPlan& plan, const Ints& y, Visit visit) {
   }
 }
 
-// Calls visit(out_offset, y) for every output position, row-major.
+constexpr int64_t kOutputChunk = 4096;
+
+// Calls visit(out_offset, y) for every output position, row-major within chunks of
+// kOutputChunk outputs; the chunks run on the pool when `parallel` (each output is written by
+// its own visit) and the work is large.
 template <typename Visit>
-void ForEachOutput(const WindowPlan& plan, Visit visit) {
-  Ints y(plan.out_shape.size(), 0);
+void ForEachOutput(const WindowPlan& plan, const RunContext& ctx, bool parallel, Visit visit) {
   const int64_t n = NumElements(plan.out);
-  for (int64_t at = 0; at < n; ++at) {
-    visit(at, y);
-    for (size_t d = y.size(); d > 0; --d) {
-      if (++y[d - 1] < plan.out_shape[d - 1]) break;
-      y[d - 1] = 0;
+  const size_t rank = plan.out_shape.size();
+  auto chunk = [&](int64_t c) {
+    const int64_t begin = c * kOutputChunk, end = std::min(n, begin + kOutputChunk);
+    Ints y(rank, 0);
+    for (size_t d = rank, rest = static_cast<size_t>(begin); d > 0; --d) {
+      const size_t extent = static_cast<size_t>(plan.out_shape[d - 1]);
+      y[d - 1] = static_cast<int64_t>(rest % extent);
+      rest /= extent;
     }
+    for (int64_t at = begin; at < end; ++at) {
+      visit(at, y);
+      for (size_t d = rank; d > 0; --d) {
+        if (++y[d - 1] < plan.out_shape[d - 1]) break;
+        y[d - 1] = 0;
+      }
+    }
+  };
+  const int64_t chunks = (n + kOutputChunk - 1) / kOutputChunk;
+  if (parallel && ctx.pool != nullptr && ctx.threads > 1 && chunks > 1 &&
+      plan.work >= (int64_t{1} << 18)) {
+    ctx.pool->ParallelFor(chunks, chunk, ctx.threads);
+  } else {
+    for (int64_t c = 0; c < chunks; ++c) chunk(c);
   }
 }
 
@@ -130,7 +153,7 @@ absl::Status WindowKernel(const WindowPlan& plan, const RunContext& ctx, absl::S
   AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(plan.out));
   const T* x = in[0].data<T>();
   T* o = out[0].mutable_data<T>();
-  ForEachOutput(plan, [&](int64_t at, const Ints& y) {
+  ForEachOutput(plan, ctx, true, [&](int64_t at, const Ints& y) {
     T acc = Identity<T>(plan.fold);
     ForEachTap(plan, y, [&](int64_t i) { acc = Combine(plan.fold, acc, x[i]); });
     o[at] = acc;
@@ -161,7 +184,7 @@ absl::Status GatherKernel(const WindowPlan& plan, const RunContext& ctx, absl::S
   const T* t = in[0].data<T>();
   const T* x = in[1].data<T>();
   T* o = out[0].mutable_data<T>();
-  ForEachOutput(plan, [&](int64_t at, const Ints& y) {
+  ForEachOutput(plan, ctx, true, [&](int64_t at, const Ints& y) {
     const int64_t i = Chosen<T>(plan, x, y);
     o[at] = i < 0 ? T(0) : t[i];
   });
@@ -176,7 +199,7 @@ absl::Status ScatterKernel(const WindowPlan& plan, const RunContext& ctx,
   const T* x = in[1].data<T>();
   T* o = out[0].mutable_data<T>();
   std::fill_n(o, NumElements(plan.result), T(0));
-  ForEachOutput(plan, [&](int64_t at, const Ints& y) {
+  ForEachOutput(plan, ctx, false, [&](int64_t at, const Ints& y) {
     const int64_t i = Chosen<T>(plan, x, y);
     if (i >= 0) o[i] = Combine(Fold::kSum, o[i], source[at]);
   });
@@ -248,7 +271,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
   k.description = op == WindowOp::kFold     ? "window"
                   : op == WindowOp::kGather ? "window select gather"
                                             : "window select scatter";
-  k.work = Work(plan);
+  k.work = plan.work = Work(plan);
   auto shared = std::make_shared<const WindowPlan>(std::move(plan));
   k.kernel = [shared, op](const RunContext& ctx, absl::Span<const Value> in,
                           std::vector<Value>& out) -> absl::Status {

@@ -176,6 +176,36 @@ TEST(WindowTest, AxesJvpGivesJaxsJvp) {
   }
 }
 
+// A pooling layer large enough for the executor to split its outputs over threads: the same
+// numbers as the interpreter (max and the scatter exactly, sums within f32 rounding).
+TEST(WindowTest, LargePoolingOnTheExecutorMatchesTheInterpreter) {
+  const std::string window =
+      "padding=((0, 0), (0, 1), (0, 1), (0, 0)) window_dimensions=(1, 3, 3, 1) "
+      "window_strides=(1, 2, 2, 1)";
+  const std::string dilations = "base_dilation=(1, 1, 1, 1) window_dilation=(1, 1, 1, 1) ";
+  const ClosedJaxpr f = Parse(
+      absl::StrCat("{ lambda ; a:f32[4,64,64,8] b:f32[4,32,32,8]. let\n    c:f32[4,32,32,8] = "
+                   "reduce_window_max[",
+                   dilations, window, "] a\n    d:f32[4,64,64,8] = select_and_scatter_add[", window,
+                   " select_prim=ge] b a\n    e:f32[4,32,32,8] = reduce_window_sum[", dilations,
+                   window, "] a\n  in (c, d, e) }"));
+  std::vector<HostArray> args;
+  for (const ShapedArray& a : f.jaxpr.in_avals()) {
+    HostArray h{a, std::vector<double>(static_cast<size_t>(*a.NumElements()))};
+    for (size_t i = 0; i < h.values.size(); ++i) {
+      h.values[i] = static_cast<double>((i * 7919) % 1013) / 64.0 - 8.0;
+    }
+    args.push_back(std::move(h));
+  }
+  absl::StatusOr<std::vector<HostArray>> run = exec::ExecuteJaxpr(f, args);
+  ASSERT_THAT(run, IsOk());
+  std::vector<HostArray> want = Eval(f, args);
+  ASSERT_EQ(want.size(), 3u);
+  EXPECT_EQ((*run)[0].values, want[0].values);
+  EXPECT_EQ((*run)[1].values, want[1].values);
+  ExpectClose((*run)[2], want[2], 1e-6, "sum");
+}
+
 // ---- errors ----
 
 absl::Status TypeOf(const std::string& x, const std::string& params, const std::string& out,
