@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
@@ -208,6 +209,9 @@ absl::Status ScatterKernel(const WindowPlan& plan, const RunContext& ctx,
 
 enum class WindowOp { kFold, kGather, kScatter };
 
+// The most input positions one dimension's windows may list (all outputs together).
+constexpr int64_t kMaxTapsPerDimension = int64_t{1} << 24;
+
 // The params JAX prints for the op (select_and_scatter_add has no dilations).
 absl::Status ReadPlan(const EqnView& v, WindowOp op, WindowPlan& plan) {
   AXE_ASSIGN_OR_RETURN(Ints dims, IntsParam(v.eqn, "window_dimensions"));
@@ -233,6 +237,12 @@ absl::Status ReadPlan(const EqnView& v, WindowOp op, WindowPlan& plan) {
     stride *= in[d - 1];
   }
   for (size_t d = 0; d < in.size(); ++d) {
+    std::optional<int64_t> taps = CheckedMul(plan.out_shape[d], std::min(dims[d], in[d]));
+    if (!taps || *taps > kMaxTapsPerDimension) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          v.eqn.primitive->name(), " dimension ", d, ": ", plan.out_shape[d], " windows of ",
+          dims[d], " over ", in[d], " elements read more than 2^24 positions"));
+    }
     AXE_ASSIGN_OR_RETURN(Ints lh, padding.items()[d].AsInts("padding"));
     plan.taps.push_back(
         DimensionTaps(in[d], plan.out_shape[d], dims[d], strides[d], lh[0], base[d], dilation[d]));

@@ -298,7 +298,27 @@ struct WindowWalk {
   Ints out_shape;
 };
 
-WindowWalk PlanWalk(const Ints& in, const Ints& out, const Window& w) {
+// The most input positions one dimension's windows may list (all outputs together), and the
+// most window elements the interpreter folds in one equation.
+constexpr int64_t kMaxTapsPerDimension = int64_t{1} << 24;
+constexpr int64_t kMaxWindowElements = int64_t{1} << 31;
+
+absl::StatusOr<WindowWalk> PlanWalk(const Ints& in, const Ints& out, const Window& w) {
+  int64_t total = 1;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int64_t reach = std::min(w.dims[d], in[d]);
+    std::optional<int64_t> taps = CheckedMul(out[d], reach);
+    if (!taps || *taps > kMaxTapsPerDimension) {
+      return absl::ResourceExhaustedError(absl::StrCat("reduce_window dimension ", d, ": ", out[d],
+                                                       " windows of ", w.dims[d], " over ", in[d],
+                                                       " elements read more than 2^24 positions"));
+    }
+    total = CheckedMul(total, *taps).value_or(kMaxWindowElements + 1);
+  }
+  if (total > kMaxWindowElements) {
+    return absl::ResourceExhaustedError(
+        "reduce_window: the windows hold more than 2^31 elements for the interpreter");
+  }
   WindowWalk walk;
   for (size_t d = 0; d < in.size(); ++d) walk.taps.push_back(DimensionTaps(in[d], out[d], w, d));
   walk.in_strides = Strides(in);
@@ -359,7 +379,7 @@ ImplRule MonoidImpl(const Primitive* prim, Monoid m) {
     AXE_ASSIGN_OR_RETURN(ShapedArray out_aval, WindowedAval(x.aval.WithVma({}), w));
     AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(out_aval));
     const DType t = x.aval.dtype();
-    const WindowWalk walk = PlanWalk(x.aval.shape(), out_aval.shape(), w);
+    AXE_ASSIGN_OR_RETURN(const WindowWalk walk, PlanWalk(x.aval.shape(), out_aval.shape(), w));
     ForEachOutput(walk, [&](int64_t at, const Ints& y) {
       uint64_t bits = 0;
       double acc = m == Monoid::kSum ? 0.0 : (m == Monoid::kMax ? Lowest(t) : Highest(t));
@@ -405,7 +425,7 @@ absl::StatusOr<std::vector<HostArray>> SelectAndGatherAddImpl(absl::Span<const H
   AXE_ASSIGN_OR_RETURN(Window w, ReadWindow(params, kName, x.aval.rank(), true));
   AXE_ASSIGN_OR_RETURN(ShapedArray out_aval, WindowedAval(t.aval.WithVma({}), w));
   AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(out_aval));
-  const WindowWalk walk = PlanWalk(x.aval.shape(), out_aval.shape(), w);
+  AXE_ASSIGN_OR_RETURN(const WindowWalk walk, PlanWalk(x.aval.shape(), out_aval.shape(), w));
   const bool ge = select == Builtins().ge;
   ForEachOutput(walk, [&](int64_t at, const Ints& y) {
     std::optional<int64_t> i = Chosen(walk, y, x, ge);
@@ -421,7 +441,7 @@ absl::StatusOr<std::vector<HostArray>> SelectAndScatterAddImpl(absl::Span<const 
   AXE_ASSIGN_OR_RETURN(const Primitive* select, SelectPrim(params, kName));
   AXE_ASSIGN_OR_RETURN(Window w, ReadWindow(params, kName, x.aval.rank(), false));
   AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(x.aval.WithVma({})));
-  const WindowWalk walk = PlanWalk(x.aval.shape(), source.aval.shape(), w);
+  AXE_ASSIGN_OR_RETURN(const WindowWalk walk, PlanWalk(x.aval.shape(), source.aval.shape(), w));
   const bool ge = select == Builtins().ge;
   const DType t = x.aval.dtype();
   ForEachOutput(walk, [&](int64_t at, const Ints& y) {
@@ -445,7 +465,8 @@ absl::StatusOr<std::vector<HostArray>> GenericImpl(absl::Span<const HostArray> a
     AXE_ASSIGN_OR_RETURN(HostArray o, ZeroArray(a.WithVma({})));
     outs.push_back(std::move(o));
   }
-  const WindowWalk walk = PlanWalk(args[0].aval.shape(), out_avals[0].shape(), w);
+  AXE_ASSIGN_OR_RETURN(const WindowWalk walk,
+                       PlanWalk(args[0].aval.shape(), out_avals[0].shape(), w));
   absl::Status status;
   ForEachOutput(walk, [&](int64_t at, const Ints& y) {
     if (!status.ok()) return;

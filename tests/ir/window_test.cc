@@ -262,6 +262,22 @@ TEST(WindowTest, HugeWindowsStayCheap) {
   EXPECT_EQ(out[0].values, std::vector<double>{5});
 }
 
+// Windows that together read too many positions are refused before anything is listed, by
+// the interpreter and the executor alike (ResourceExhausted, no hang, no exhausted memory).
+TEST(WindowTest, WindowsReadingTooManyPositionsAreRefused) {
+  const ClosedJaxpr f = Parse(
+      "{ lambda ; a:f32[100000]. let\n    b:f32[199999] = reduce_window_sum[base_dilation=(1,) "
+      "padding=((99999, 99999),) window_dilation=(1,) window_dimensions=(100000,) "
+      "window_strides=(1,)] a\n  in (b,) }");
+  HostArray x{ShapedArray({100000}, DType::kF32), std::vector<double>(100000, 1.0)};
+  EXPECT_THAT(EvalJaxpr(f, {x}).status(),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("reduce_window dimension 0: 199999 windows of 100000 over 100000 "
+                                 "elements read more than 2^24 positions")));
+  EXPECT_THAT(exec::ExecuteJaxpr(f, {x}).status(), StatusIs(absl::StatusCode::kResourceExhausted,
+                                                            HasSubstr("more than 2^24 positions")));
+}
+
 // The transpose of max pooling's JVP with a window dilation is refused, in JAX's words.
 TEST(WindowTest, GradThroughADilatedMaxWindowIsRefusedAsInJax) {
   const ClosedJaxpr loss = Parse(
