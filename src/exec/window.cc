@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
@@ -66,20 +67,22 @@ struct WindowPlan {
   Ints in_strides, out_shape;
 };
 
+// Positions in 128 bits: a padding near 2^63 must not overflow on the way.
 std::vector<Ints> DimensionTaps(int64_t in, int64_t out, int64_t size, int64_t stride, int64_t lo,
                                 int64_t base, int64_t dilation) {
+  using Wide = absl::int128;
   std::vector<Ints> taps(static_cast<size_t>(out));
   for (int64_t y = 0; y < out; ++y) {
-    const int64_t start = y * stride - lo;
+    const Wide start = Wide(y) * stride - lo;
     Ints& at = taps[static_cast<size_t>(y)];
     if (size <= in) {
       for (int64_t k = 0; k < size; ++k) {
-        const int64_t p = start + k * dilation;
-        if (p >= 0 && p % base == 0 && p / base < in) at.push_back(p / base);
+        const Wide p = start + Wide(k) * dilation;
+        if (p >= 0 && p % base == 0 && p / base < in) at.push_back(static_cast<int64_t>(p / base));
       }
     } else {
       for (int64_t i = 0; i < in; ++i) {
-        const int64_t p = i * base - start;
+        const Wide p = Wide(i) * base - start;
         if (p >= 0 && p % dilation == 0 && p / dilation < size) at.push_back(i);
       }
     }

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/check.h"
@@ -271,20 +272,22 @@ Result GenericRule(absl::Span<const ShapedArray> avals, const Params& params) {
 // shorter of the window and the input, so that huge windows or paddings stay cheap.
 using Taps = std::vector<Ints>;
 
+// Positions in 128 bits: a padding near 2^63 must not overflow on the way.
 Taps DimensionTaps(int64_t in, int64_t out, const Window& w, size_t d) {
+  using Wide = absl::int128;
   Taps taps(static_cast<size_t>(out));
-  const int64_t bd = w.base_dilation[d], wd = w.window_dilation[d], lo = w.padding[d].first;
+  const Wide bd = w.base_dilation[d], wd = w.window_dilation[d], lo = w.padding[d].first;
   for (int64_t y = 0; y < out; ++y) {
-    const int64_t start = y * w.strides[d] - lo;  // the window's first position, dilated
+    const Wide start = Wide(y) * w.strides[d] - lo;  // the window's first position, dilated
     Ints& at = taps[static_cast<size_t>(y)];
     if (w.dims[d] <= in) {
       for (int64_t k = 0; k < w.dims[d]; ++k) {
-        const int64_t p = start + k * wd;
-        if (p >= 0 && p % bd == 0 && p / bd < in) at.push_back(p / bd);
+        const Wide p = start + Wide(k) * wd;
+        if (p >= 0 && p % bd == 0 && p / bd < in) at.push_back(static_cast<int64_t>(p / bd));
       }
     } else {
       for (int64_t i = 0; i < in; ++i) {
-        const int64_t p = i * bd - start;
+        const Wide p = Wide(i) * bd - start;
         if (p >= 0 && p % wd == 0 && p / wd < w.dims[d]) at.push_back(i);
       }
     }

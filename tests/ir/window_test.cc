@@ -6,6 +6,7 @@
 // vmaps; malformed windows get JAX's errors.
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -260,6 +261,21 @@ TEST(WindowTest, HugeWindowsStayCheap) {
   std::vector<HostArray> out = Eval(*j, {x});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].values, std::vector<double>{5});
+}
+
+// A padding near 2^63 (cropping everything, then padding back): positions are computed
+// without overflow and every window holds padding only.
+TEST(WindowTest, PaddingNear2To63DoesNotOverflow) {
+  const ClosedJaxpr f = Parse(
+      "{ lambda ; a:f32[3]. let\n    b:f32[2] = reduce_window_max[base_dilation=(1,) "
+      "padding=((-9223372036854775806, 9223372036854775806),) window_dilation=(1,) "
+      "window_dimensions=(2,) window_strides=(1,)] a\n  in (b,) }");
+  HostArray x{ShapedArray({3}, DType::kF32), {1, 5, 2}};
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(Eval(f, {x})[0].values, (std::vector<double>{-inf, -inf}));
+  absl::StatusOr<std::vector<HostArray>> run = exec::ExecuteJaxpr(f, {x});
+  ASSERT_THAT(run, IsOk());
+  EXPECT_EQ((*run)[0].values, (std::vector<double>{-inf, -inf}));
 }
 
 // Windows that together read too many positions are refused before anything is listed, by
