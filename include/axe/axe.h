@@ -116,10 +116,13 @@
 
 // The distributed runtime: devices, arrays, collectives, resharding.
 #include "axe/runtime/array.h"
+#include "axe/runtime/backend.h"
+#include "axe/runtime/backend_registry.h"
 #include "axe/runtime/client.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/device.h"
 #include "axe/runtime/device_values.h"
+#include "axe/runtime/launcher.h"
 #include "axe/runtime/reduce_elements.h"
 #include "axe/runtime/reshard.h"
 #include "axe/runtime/reshard_plan.h"
@@ -174,6 +177,7 @@
 #include "axe/ir/transpose.h"
 
 // exec
+#include "axe/exec/communicator.h"
 #include "axe/exec/executable.h"
 #include "axe/exec/layouts.h"
 #include "axe/exec/value.h"

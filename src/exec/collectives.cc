@@ -36,6 +36,7 @@ struct Groups {
   std::vector<std::vector<int64_t>> positions;
   std::vector<ir::internal::Member> of;
   int64_t size = 1;
+  std::vector<std::string> axes;  // the collective's mesh axes, in its order
 };
 
 std::optional<Groups> MakeGroups(const ir::Eqn& eqn, absl::string_view api) {
@@ -48,6 +49,7 @@ std::optional<Groups> MakeGroups(const ir::Eqn& eqn, absl::string_view api) {
       ir::internal::GroupMembers(*mesh, *axes, api, g.size);
   if (!of.ok() || g.size < 1) return std::nullopt;
   g.of = *std::move(of);
+  g.axes = *std::move(axes);
   g.positions.assign(static_cast<size_t>(mesh->num_devices() / g.size),
                      std::vector<int64_t>(static_cast<size_t>(g.size)));
   for (size_t p = 0; p < g.of.size(); ++p) {
@@ -100,11 +102,13 @@ BuiltKernel ExchangeKernel(const EqnView& v, std::shared_ptr<const Groups> group
     const ir::internal::Member& me = groups->of[static_cast<size_t>(ctx.spmd->position)];
     const std::vector<int64_t>& group = groups->positions[static_cast<size_t>(me.group)];
     for (size_t k = 0; k < in.size(); ++k) {
-      AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
-                           ctx.spmd->comm->Exchange(group, me.index, id + k, in[k]));
+      AXE_ASSIGN_OR_RETURN(
+          std::vector<Value> all,
+          ctx.spmd->comm->ExchangeOverAxes(groups->axes, group, me.index, id + k, in[k]));
       AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(out_avals[k]));
       const ExchangeAgain again = [&](const Value& v) {
-        return ctx.spmd->comm->Exchange(group, me.index, id + (uint64_t{1} << 15) + k, v);
+        return ctx.spmd->comm->ExchangeOverAxes(groups->axes, group, me.index,
+                                                id + (uint64_t{1} << 15) + k, v);
       };
       AXE_RETURN_IF_ERROR(combine[k](all, me.index, out[k], again));
     }
@@ -248,17 +252,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduceScatter(const EqnView& v) 
                         (g->size + 1) * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
 }
 
-std::vector<int64_t> Without(std::vector<int64_t> v, size_t k) {
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(k));
-  return v;
-}
-
 // all_to_all: member `index` receives from member j the chunk `index` of j's operand along
 // split_axis and places it as chunk j along concat_axis: the same strided box copy for every
-// j, at offsets that step by one chunk on each side. JAX's primitive always has the tiled
-// shapes (split_axis divided, concat_axis multiplied by the group size: lax.all_to_all inserts
-// and squeezes the axes of its untiled form around it); an untiled all_to_all that drops the
-// split axis and inserts the concat axis (the runtime's form) is taken too.
+// j, at offsets that step by one chunk on each side. JAX's primitive always has these (tiled)
+// shapes, whatever its `tiled` param says: lax.all_to_all inserts and squeezes the axes of its
+// untiled form around it.
 absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
   std::optional<Groups> g = MakeGroups(v.eqn, "all_to_all");
   if (!g || v.in.size() != 1 || v.out.size() != 1 || v.in[0].dtype() != v.out[0].dtype()) {
@@ -273,35 +271,17 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
     return std::nullopt;
   }
   const size_t s = static_cast<size_t>(split), c = static_cast<size_t>(concat);
-  std::vector<int64_t> jax_shape = x;
-  jax_shape[s] /= g->size;
+  std::vector<int64_t> box = x;
+  box[s] /= g->size;
+  std::vector<int64_t> jax_shape = box;
   jax_shape[c] *= g->size;
-  const bool tiled = jax_shape == z;
-  if (!tiled) {
-    absl::StatusOr<std::vector<int64_t>> untiled =
-        runtime::AllToAllShape(x, {}, split, concat, false, g->size);
-    if (!untiled.ok() || *untiled != z) return std::nullopt;
-  }
+  if (jax_shape != z) return std::nullopt;
   AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(v.in[0].dtype()));
   const std::vector<int64_t> xs = RowMajorStrides(x), zs = RowMajorStrides(z);
-  std::vector<int64_t> box, src, dst;
-  int64_t src_step = 0, dst_step = 0;
-  if (tiled) {
-    box = x;
-    box[s] /= g->size;
-    src = xs;
-    dst = zs;
-    src_step = box[s] * xs[s];
-    dst_step = box[c] * zs[c];
-  } else {
-    box = Without(x, s);
-    src = Without(xs, s);
-    dst = Without(zs, c);
-    src_step = xs[s];
-    dst_step = zs[c];
-  }
+  const int64_t src_step = box[s] * xs[s];
+  const int64_t dst_step = box[c] * zs[c];
   AXE_ASSIGN_OR_RETURN(StridedCopy copy,
-                       StridedCopy::Plan(box, src, dst, static_cast<int>(bytes), 1));
+                       StridedCopy::Plan(box, xs, zs, static_cast<int>(bytes), 1));
   auto shared = std::make_shared<const StridedCopy>(std::move(copy));
   Combine combine = [shared, src_step, dst_step, bytes](absl::Span<const Value> all, int64_t index,
                                                         Value& out,

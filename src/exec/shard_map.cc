@@ -6,7 +6,10 @@
 // collectives (communicator.h), and writes its result blocks into the global outputs by
 // out_specs. As in JAX, an output the out_spec does not split along a mesh axis is taken from
 // the positions at coordinate 0 of that axis. The first position to fail releases the others
-// (Communicator::Abort) and its error is the run's.
+// (Communicator::Abort) and its error is the run's. On a client whose process holds one
+// device (ExecOptions::client, an MPI rank), the process runs that device's position only,
+// meets the other ranks through the client's backend (NewBackendCommunicator), and then
+// all-gathers every position's result blocks, so that each rank assembles the whole outputs.
 #include <memory>
 #include <optional>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/runtime/client.h"
 #include "axe/sharding/partition_spec.h"
 #include "exec/permute.h"
 #include "exec/plan.h"
@@ -134,6 +138,7 @@ absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSp
 
 struct ShardMap {
   Mesh mesh;
+  runtime::Client* client = nullptr;  // set when this process holds one device of it (MPI)
   std::shared_ptr<const Plan> body;
   std::vector<Side> in, out;
   int threads = 1;  // per position, for its large kernels
@@ -200,6 +205,53 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
   return status;
 }
 
+// This process's mesh position on a client whose process holds one device of the mesh.
+absl::StatusOr<int64_t> OwnPosition(const Mesh& mesh, const runtime::Client& client) {
+  if (mesh.num_devices() != client.num_devices()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the shard_map's mesh ", mesh.ToString(), " has ", mesh.num_devices(), " devices but ",
+        client.num_devices(), " MPI ranks run; use mpirun -n ", mesh.num_devices()));
+  }
+  return mesh.PositionOf(client.addressable_devices().at(0));
+}
+
+// Every position's result blocks, all-gathered over the whole mesh (member order = position
+// order), written where their positions write.
+absl::Status ShareResults(const ShardMap& s, Communicator& comm, int64_t me,
+                          absl::Span<const Value> results, std::vector<Value>& out) {
+  std::vector<std::string> axes;
+  std::vector<int64_t> group;
+  for (const sharding::MeshAxis& a : s.mesh.axes()) axes.push_back(a.name);
+  for (int64_t p = 0; p < s.mesh.num_devices(); ++p) group.push_back(p);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Side& side = s.out[i];
+    AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
+                         comm.ExchangeOverAxes(axes, group, me, i, results[i]));
+    if (side.copy == nullptr) {
+      out[i] = all[0];
+      continue;
+    }
+    for (size_t p = 0; p < all.size(); ++p) {
+      if (!side.cut.writes[p] || static_cast<int64_t>(p) == me) continue;
+      const size_t offset = static_cast<size_t>(side.cut.offset[p]);
+      AXE_RETURN_IF_ERROR(
+          side.copy->Run(all[p].bytes(), out[i].mutable_bytes() + offset * side.bytes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// On a client whose process holds one device: this process's position only, its collectives
+// and the results' blocks through the client's backend.
+absl::Status RunOwnPosition(const ShardMap& s, const RunContext& ctx, absl::Span<const Value> in,
+                            std::vector<Value>& out) {
+  AXE_ASSIGN_OR_RETURN(int64_t me, OwnPosition(s.mesh, *s.client));
+  std::unique_ptr<Communicator> comm = NewBackendCommunicator(*s.client, s.mesh);
+  std::vector<Value> results;
+  AXE_RETURN_IF_ERROR(RunPosition(s, ctx, in, me, *comm, results, out));
+  return ShareResults(s, *comm, me, results, out);
+}
+
 absl::Status RunShardMap(const ShardMap& s, const RunContext& ctx, absl::Span<const Value> in,
                          std::vector<Value>& out) {
   const int64_t n = s.mesh.num_devices();
@@ -208,6 +260,7 @@ absl::Status RunShardMap(const ShardMap& s, const RunContext& ctx, absl::Span<co
       AXE_ASSIGN_OR_RETURN(out[i], ctx.Allocate(s.out[i].global));
     }
   }
+  if (s.client != nullptr) return RunOwnPosition(s, ctx, in, out);
   std::unique_ptr<Communicator> comm = NewInProcessCommunicator(n);
   std::vector<std::vector<Value>> results(static_cast<size_t>(n));
   auto run = [&](int64_t p) {
@@ -277,6 +330,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
   }
   auto s = std::make_shared<ShardMap>();
   s->mesh = *std::move(mesh);
+  runtime::Client* client = v.options.client;
+  if (client != nullptr &&
+      static_cast<int>(client->addressable_devices().size()) != client->num_devices()) {
+    s->client = client;
+  }
   s->threads = ThreadsPerPosition(v.options, s->mesh.num_devices());
   ExecOptions body_options = v.options;
   body_options.num_threads = s->threads;

@@ -138,25 +138,22 @@ absl::StatusOr<Replicas> ReduceScatter(const Groups& g, const Eqn& eqn, const Re
   });
 }
 
+// JAX's primitive: member i receives chunk i (along split_axis) of every member's operand and
+// concatenates them in member order along concat_axis, whatever `tiled` says (lax.all_to_all
+// inserts and squeezes the axes of its untiled form around the primitive).
 absl::StatusOr<Replicas> AllToAll(const Groups& g, const Eqn& eqn, const Replicas& x,
                                   const ShapedArray& aval) {
   AXE_ASSIGN_OR_RETURN(int64_t split, IntParam(eqn, "split_axis", 0));
   AXE_ASSIGN_OR_RETURN(int64_t concat, IntParam(eqn, "concat_axis", 0));
-  AXE_ASSIGN_OR_RETURN(bool tiled, BoolParam(eqn, "tiled"));
   std::vector<int64_t> in_shape = x[0].aval.shape();
   size_t s = static_cast<size_t>(split), c = static_cast<size_t>(concat);
-  int64_t chunk = tiled ? in_shape[s] / g.size : 1;
-  int64_t concat_chunk = tiled ? (s == c ? chunk : in_shape[c]) : 1;
+  int64_t chunk = in_shape[s] / g.size;
+  int64_t concat_chunk = s == c ? chunk : in_shape[c];
   return Fill(x, aval, [&](int64_t p, std::vector<int64_t>& o) {
     const Member& me = g.of[static_cast<size_t>(p)];
     int64_t from = o[c] / concat_chunk;
-    if (tiled) {
-      o[c] %= concat_chunk;
-      o[s] += me.index * chunk;
-    } else {
-      o.erase(o.begin() + concat);
-      o.insert(o.begin() + split, me.index);
-    }
+    o[c] %= concat_chunk;
+    o[s] += me.index * chunk;
     int64_t q = g.positions[static_cast<size_t>(me.group)][static_cast<size_t>(from)];
     return std::make_pair(q, Flat(o, in_shape));
   });

@@ -95,7 +95,8 @@ absl::StatusOr<runtime::DeviceValues> RunRuntimeCollective(const sharding::Mesh&
   if (p == b.all_to_all) {
     AXE_ASSIGN_OR_RETURN(int64_t split, IntParam(eqn, "split_axis"));
     AXE_ASSIGN_OR_RETURN(int64_t concat, IntParam(eqn, "concat_axis"));
-    return runtime::AllToAll(mesh, axes, x, split, concat, tiled);
+    // JAX's primitive has the tiled shapes whatever `tiled` says: the runtime's tiled form.
+    return runtime::AllToAll(mesh, axes, x, split, concat, /*tiled=*/true);
   }
   if (p == b.ppermute) {
     AXE_ASSIGN_OR_RETURN(auto perm, Perm(eqn));

@@ -202,30 +202,19 @@ Result AllToAllRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_ASSIGN_OR_RETURN(int64_t n, ManualAxesSize(axes, "all_to_all"));
   AXE_ASSIGN_OR_RETURN(int64_t split, Dimension(params, "all_to_all", "split_axis", x, false));
   AXE_RETURN_IF_ERROR(RequireVarying("all_to_all", x, axes));
+  AXE_ASSIGN_OR_RETURN(int64_t concat, Dimension(params, "all_to_all", "concat_axis", x, false));
   std::vector<int64_t> shape = x.shape();
+  // The primitive has the tiled shapes whatever `tiled` says (lax.all_to_all inserts and
+  // squeezes the axes of its untiled form around it).
   if (shape[split] % n != 0) {
-    return TypeError(absl::StrCat("all_to_all split_axis ", split, " of size ", shape[split],
-                                  " is not divisible by the axis size ", n));
+    return TypeError(absl::StrCat("The size of all_to_all split_axis (", shape[split],
+                                  ") has to be divisible by the size of the named axis ",
+                                  absl::StrJoin(axes, ","), " (", n, ")"));
   }
-  if (Tiled(params)) {
-    AXE_ASSIGN_OR_RETURN(int64_t concat, Dimension(params, "all_to_all", "concat_axis", x, false));
-    shape[split] /= n;
-    std::optional<int64_t> c = CheckedMul(shape[concat], n);
-    if (!c) return TypeError("all_to_all: the concatenated dimension overflows int64");
-    shape[concat] = *c;
-  } else {
-    if (shape[split] != n) {
-      return TypeError(absl::StrCat("all_to_all split_axis ", split, " has size ", shape[split],
-                                    " but the axis size is ", n,
-                                    " (untiled all_to_all needs them equal)"));
-    }
-    shape.erase(shape.begin() + split);
-    AXE_ASSIGN_OR_RETURN(int64_t concat, RequiredInt(params, "all_to_all", "concat_axis"));
-    if (concat < 0 || concat > static_cast<int64_t>(shape.size())) {
-      return TypeError(absl::StrCat("all_to_all concat_axis ", concat, " is out of range"));
-    }
-    shape.insert(shape.begin() + concat, n);
-  }
+  shape[split] /= n;
+  std::optional<int64_t> c = CheckedMul(shape[concat], n);
+  if (!c) return TypeError("all_to_all: the concatenated dimension overflows int64");
+  shape[concat] = *c;
   return One(x.WithShape(std::move(shape))
                  .WithVma(VarianceTypingOn() ? x.vma() : std::vector<std::string>{}));
 }

@@ -219,8 +219,13 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
   for (const CompiledFormat& f : compiled.output_formats()) {
     layouts.outputs.push_back(MinorToMajor(f));
   }
+  // On a client whose process holds one device (MPI), its shard_map positions run here.
+  exec::ExecOptions options;
+  if (static_cast<int>(client.addressable_devices().size()) != client.num_devices()) {
+    options.client = &client;
+  }
   AXE_ASSIGN_OR_RETURN(exec::Executable executable,
-                       exec::CompileInLayouts(compiled.jaxpr(), layouts));
+                       exec::CompileInLayouts(compiled.jaxpr(), layouts, options));
   std::vector<exec::Value> values;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const runtime::Array& input = *inputs[i];
@@ -263,43 +268,15 @@ absl::StatusOr<std::vector<runtime::Array>> RunOnExecutor(
 absl::StatusOr<std::vector<runtime::Array>> RunProgram(
     const Compiled& compiled, runtime::Client& client,
     absl::Span<const runtime::Array* const> inputs, const sharding::NamedSharding& fallback) {
+  // On a client whose process holds one device (MPI), every process runs the program and its
+  // own mesh position of each shard_map, the collectives through the client's backend.
   const int64_t devices = ir::DevicesNeeded(compiled.jaxpr());
-  if (devices == 1) return RunOnExecutor(compiled, client, inputs, fallback);
-  if (client.backend() == "threads") {
-    if (devices > client.num_devices()) {
-      return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", devices,
-                                                     " devices but the client has ",
-                                                     client.num_devices()));
-    }
-    return RunOnExecutor(compiled, client, inputs, fallback);
+  if (devices > client.num_devices()) {
+    return absl::InvalidArgumentError(absl::StrCat("a shard_map of the program has ", devices,
+                                                   " devices but the client has ",
+                                                   client.num_devices()));
   }
-  std::vector<ir::HostArray> values;
-  for (const runtime::Array* input : inputs) {
-    // The evaluator holds values as doubles: refuse before gathering what it would refuse.
-    const std::optional<int64_t> elements = AvalOf(*input).NumElements();
-    if (!elements || *elements > ir::kMaxEvalTextElements) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("an argument of type ", AvalOf(*input).ShortString(), " has more than ",
-                       ir::kMaxEvalTextElements, " elements, the most a call evaluates"));
-    }
-    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, input->ToHost());
-    AXE_ASSIGN_OR_RETURN(ir::HostArray value, ir::HostArrayFromBytes(AvalOf(*input), bytes));
-    values.push_back(std::move(value));
-  }
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> results,
-                       ir::EvalJaxprOnDevices(compiled.jaxpr(), values, client));
-  std::vector<runtime::Array> outputs;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const ir::ShapedArray& aval = results[i].aval;
-    AXE_ASSIGN_OR_RETURN(runtime::ArrayFormat format,
-                         RuntimeFormat(compiled.output_formats()[i], aval.dtype(), fallback));
-    AXE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ir::HostArrayToBytes(results[i]));
-    AXE_ASSIGN_OR_RETURN(runtime::Array out,
-                         runtime::Array::DevicePut(client, bytes, aval.shape(), aval.dtype(),
-                                                   std::move(format), /*committed=*/true));
-    outputs.push_back(std::move(out));
-  }
-  return outputs;
+  return RunOnExecutor(compiled, client, inputs, fallback);
 }
 
 }  // namespace

@@ -139,6 +139,37 @@ TEST(ProgressLine, ClearedBeforeTheFirstOutputAndNotDrawnAgain) {
   EXPECT_EQ(err.str(), "\raxe ir run: 2.0 s\033[K\r\033[Ka message\n");
 }
 
+// On the command's own streams (Selected::out and err, here string streams): the same, and
+// the process's std::cout and std::cerr are left alone.
+TEST(ProgressLine, GivesWayToTheCommandsStreams) {
+  std::ostringstream out, err;
+  std::streambuf* const cout_buffer = std::cout.rdbuf();
+  std::streambuf* const cerr_buffer = std::cerr.rdbuf();
+  double now = 0;
+  {
+    ProgressLine::Options options;
+    options.show = true;
+    options.clock = [&now] { return now; };
+    options.ticker = false;
+    options.output = &out;
+    options.err = &err;
+    ProgressLine line("hlo summary", options);
+    EXPECT_EQ(std::cout.rdbuf(), cout_buffer);
+    EXPECT_EQ(std::cerr.rdbuf(), cerr_buffer);
+    now = 2;
+    EXPECT_TRUE(line.Tick());
+    EXPECT_EQ(err.str(), "\raxe hlo summary: 2.0 s\033[K");
+    out << "module m\n";
+    EXPECT_EQ(err.str(), "\raxe hlo summary: 2.0 s\033[K\r\033[K");
+    now = 3;
+    EXPECT_FALSE(line.Tick());
+  }
+  EXPECT_EQ(out.str(), "module m\n");
+  out << "after\n";  // its own buffer again
+  EXPECT_EQ(out.str(), "module m\nafter\n");
+  EXPECT_EQ(err.str(), "\raxe hlo summary: 2.0 s\033[K\r\033[K");
+}
+
 TEST(ProgressLine, ReportsReachOnlyTheLiveLine) {
   FakeTerminal t;
   { ProgressLine earlier("relayout", t.Options(true)); }

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+#include "cli/run_axe_in_process.h"
+
 namespace axe::testing {
 
 namespace {
@@ -60,9 +62,18 @@ RunResult RunAxeWithStdinFd(const std::vector<std::string>& args, int in_fd) {
 
 }  // namespace
 
+bool RunsInProcess() {
+  const char* value = std::getenv(kInProcessEnv);
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
 RunResult RunAxe(const std::vector<std::string>& args) { return RunAxeWithStdin(args, ""); }
 
 RunResult RunAxeWithStdin(const std::vector<std::string>& args, const std::string& input) {
+  return RunsInProcess() ? RunAxeInProcess(args, input) : RunAxeBinary(args, input);
+}
+
+RunResult RunAxeBinary(const std::vector<std::string>& args, const std::string& input) {
   // Standard input comes from an unlinked temporary file: no pipe to keep fed.
   char path[] = "/tmp/axe-cli-stdin-XXXXXX";
   int in_fd = mkstemp(path);

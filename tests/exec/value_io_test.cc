@@ -61,7 +61,7 @@ TEST(ValueIo, TheInterpreterGetsOnlyWhatADoubleHolds) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(),
               HasSubstr("element 1 of u64[2] is 9007199254740993, past 2^53: the interpreter "
-                        "holds uint64 values exactly only up to 2^53"));
+                        "holds u64 values exactly only up to 2^53"));
 }
 
 }  // namespace

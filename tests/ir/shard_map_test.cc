@@ -6,8 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/check.h"
+#include "axe/ir/parser.h"
 #include "axe/ir/primitives.h"
 #include "axe/ir/printer.h"
 #include "gmock/gmock.h"
@@ -165,6 +167,37 @@ TEST(ShardMapTest, Vt8AllGatherOfInvariantInsertsPvary) {
   ASSERT_THAT(text, IsOk());
   EXPECT_THAT(*text, HasSubstr("pvary[axes=('x',)"));
   EXPECT_THAT(*text, HasSubstr("f32[2,3]{V:x} = all_gather["));
+}
+
+// JAX's all_to_all primitive has the tiled shapes whatever `tiled` says (lax.all_to_all adds
+// and squeezes the axes of its untiled form around it); a split axis the group does not
+// divide is refused in JAX's words.
+// A shard_map over x=4 of an all_to_all (split_axis=1, concat_axis=0) of `global` split by
+// rows into blocks of `local`, declared to give blocks of `out`.
+std::string AllToAllProgram(const std::string& global, const std::string& local,
+                            const std::string& out, bool tiled) {
+  return absl::StrCat("{ lambda ; a:f32[", global, "]. let b:f32[64,1] = shard_map[check_vma=True ",
+                      "in_specs=(P('x',),) jaxpr={ lambda ; c:f32[", local, "]{V:x}. let d:f32[",
+                      out,
+                      "]{V:x} = all_to_all[axis_index_groups=None axis_name=x concat_axis=0 "
+                      "split_axis=1 tiled=",
+                      tiled ? "True" : "False",
+                      "] c in (d,) } mesh=Mesh('x': 4, axis_types=(Auto,)) "
+                      "newly_manual_axes=frozenset({'x'}) out_specs=(P('x',),)] a in (b,) }");
+}
+
+TEST(ShardMapTest, AllToAllHasTheTiledShapesAsJaxsPrimitive) {
+  for (bool tiled : {true, false}) {
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(AllToAllProgram("16,4", "4,4", "16,1", tiled));
+    ASSERT_THAT(j, IsOk());
+    EXPECT_THAT(CheckJaxpr(*j), IsOk()) << "tiled=" << tiled;
+    absl::StatusOr<ClosedJaxpr> odd = ParseJaxpr(AllToAllProgram("16,6", "4,6", "16,1", tiled));
+    ASSERT_THAT(odd, IsOk());
+    EXPECT_THAT(CheckJaxpr(*odd),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("The size of all_to_all split_axis (6) has to be divisible "
+                                   "by the size of the named axis x (4)")));
+  }
 }
 
 TEST(ShardMapTest, PsumOfPsumTypeChecks) {

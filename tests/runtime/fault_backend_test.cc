@@ -216,9 +216,12 @@ TEST(FaultBackendCheckTest, TheBenchmarksCheckCatchesACorruptedResult) {
     SCOPED_TRACE(CollectiveKindName(kind));
     std::unique_ptr<Client> client = NewClient();
     ASSERT_OK(InjectFault(*client, {.kind = FaultKind::kCorrupt, .device = 2}));
-    absl::StatusOr<CollectiveBenchmarkResult> r = BenchmarkCollective(
-        *client, kind, mesh, {"x"}, {8, 4}, DType::kF32,
-        {.runs = 1, .check = true, .memory = MemoryBudget{int64_t{1} << 30, "a test"}});
+    absl::StatusOr<CollectiveBenchmarkResult> r =
+        BenchmarkCollective(*client, kind, mesh, {"x"}, {8, 4}, DType::kF32,
+                            {.runs = 1,
+                             .check = true,
+                             .memory = MemoryBudget{int64_t{1} << 30, "a test"},
+                             .on_run = nullptr});
     ASSERT_OK(r.status());
     EXPECT_EQ(r->check, relayout::CheckOutcome::kFailed);
   }

@@ -60,30 +60,29 @@ absl::StatusOr<std::vector<jit::CallArgumentSpec>> Specs(const std::vector<std::
   return specs;
 }
 
-void PrintText(const jit::Compiled& compiled, const jit::CallResult& result,
+void PrintText(std::ostream& out, const jit::Compiled& compiled, const jit::CallResult& result,
                const std::vector<OutputValues>& values) {
   const ir::Jaxpr& j = compiled.jaxpr().jaxpr;
-  std::cout << "input_formats\n";
+  out << "input_formats\n";
   for (size_t i = 0; i < compiled.input_formats().size(); ++i) {
-    std::cout << "  args[" << i << "] " << j.aval(j.invars[i]).ShortString() << "  "
-              << compiled.input_formats()[i].ToString() << "\n";
+    out << "  args[" << i << "] " << j.aval(j.invars[i]).ShortString() << "  "
+        << compiled.input_formats()[i].ToString() << "\n";
   }
-  if (result.relayouts.empty()) std::cout << "re-laid-out before the call: nothing\n";
+  if (result.relayouts.empty()) out << "re-laid-out before the call: nothing\n";
   for (const jit::ArgumentRelayout& r : result.relayouts) {
-    std::cout << "re-laid-out before the call: " << r.name << " major_to_minor "
-              << FormatTuple(r.from.major_to_minor(), true) << " -> "
-              << FormatTuple(r.to.major_to_minor(), true) << (r.resharded ? " (resharded)" : "")
-              << "\n";
+    out << "re-laid-out before the call: " << r.name << " major_to_minor "
+        << FormatTuple(r.from.major_to_minor(), true) << " -> "
+        << FormatTuple(r.to.major_to_minor(), true) << (r.resharded ? " (resharded)" : "") << "\n";
   }
-  std::cout << "outputs (committed)\n";
+  out << "outputs (committed)\n";
   for (size_t o = 0; o < result.outputs.size(); ++o) {
     const OutputValues& v = values[o];
-    std::cout << "  [" << o << "] "
-              << ir::ShapedArray(result.outputs[o].shape(), result.outputs[o].dtype()).ShortString()
-              << "  " << compiled.output_formats()[o].ToString() << "\n      values ["
-              << absl::StrJoin(v.head, ", ")
-              << (v.elements > static_cast<int64_t>(kShownValues) ? ", ...]" : "]") << "  sum "
-              << ir::FormatElement(v.sum, DType::kF64) << "\n";
+    out << "  [" << o << "] "
+        << ir::ShapedArray(result.outputs[o].shape(), result.outputs[o].dtype()).ShortString()
+        << "  " << compiled.output_formats()[o].ToString() << "\n      values ["
+        << absl::StrJoin(v.head, ", ")
+        << (v.elements > static_cast<int64_t>(kShownValues) ? ", ...]" : "]") << "  sum "
+        << ir::FormatElement(v.sum, DType::kF64) << "\n";
   }
 }
 
@@ -112,10 +111,10 @@ Json ResultJson(const jit::Compiled& compiled, const jit::CallResult& result,
           {"outputs", outputs}};
 }
 
-absl::Status RunCall(const CallArgs& args, bool json) {
+absl::Status RunCall(std::ostream& out, const CallArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, JaxprOption(args.jaxpr));
   AXE_ASSIGN_OR_RETURN(auto in, FormatOptions(args.in, "--in"));
-  AXE_ASSIGN_OR_RETURN(auto out, FormatOptions(args.out, "--out"));
+  AXE_ASSIGN_OR_RETURN(auto out_formats, FormatOptions(args.out, "--out"));
   AXE_ASSIGN_OR_RETURN(std::vector<jit::CallArgumentSpec> specs, Specs(args.args));
   const std::vector<ir::ShapedArray> avals = jaxpr.jaxpr.in_avals();
   if (specs.size() != avals.size()) {
@@ -126,9 +125,9 @@ absl::Status RunCall(const CallArgs& args, bool json) {
   options.arguments = jit::CallPlacements(avals, specs);
   const std::vector<std::optional<jit::Format>> in_formats = jit::CallInputFormats(in, specs);
   AXE_ASSIGN_OR_RETURN(jit::Compiled compiled,
-                       jit::Compile(std::move(jaxpr), in_formats, out, options));
+                       jit::Compile(std::move(jaxpr), in_formats, out_formats, options));
   std::vector<std::optional<jit::Format>> all_formats = in_formats;
-  all_formats.insert(all_formats.end(), out.begin(), out.end());
+  all_formats.insert(all_formats.end(), out_formats.begin(), out_formats.end());
   const int64_t devices = jit::DevicesNeeded(all_formats, specs);
   AXE_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Client> client,
                        runtime::Client::InProcess(static_cast<int>(devices)));
@@ -147,9 +146,9 @@ absl::Status RunCall(const CallArgs& args, bool json) {
     values.push_back(std::move(v));
   }
   if (json) {
-    PrintJson(ResultJson(compiled, result, values));
+    PrintJson(out, ResultJson(compiled, result, values));
   } else {
-    PrintText(compiled, result, values);
+    PrintText(out, compiled, result, values);
   }
   return absl::OkStatus();
 }
@@ -172,7 +171,8 @@ void AddCall(CLI::App& app, Selected& selected) {
                   "\"committed Format(Layout((0, 1)), NamedSharding(...))\"; holds 0, 1, 2, ...")
       ->required();
   AddJsonFlag(cmd, selected);
-  OnSelect(cmd, selected, [args, &selected] { return RunCall(*args, selected.json); });
+  OnSelect(cmd, selected,
+           [args, &selected] { return RunCall(*selected.out, *args, selected.json); });
 }
 
 AXE_CLI_COMMAND_GROUP(81, AddCall);

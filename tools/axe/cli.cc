@@ -109,22 +109,39 @@ absl::Status CheckReadable(const std::string& arg, const std::string& what,
 
 }  // namespace
 
+namespace {
+StandardInputScope*& CurrentStandardInput() {
+  static StandardInputScope* current = nullptr;
+  return current;
+}
+}  // namespace
+
+StandardInputScope::StandardInputScope(std::istream& in) : in_(in), outer_(CurrentStandardInput()) {
+  CurrentStandardInput() = this;
+}
+
+StandardInputScope::~StandardInputScope() { CurrentStandardInput() = outer_; }
+
 absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::string& what) {
   constexpr size_t kMaxInputBytes = size_t{256} << 20;
-  static std::string stdin_reader;  // the option that read standard input, if any
   if (arg != "-" && (arg.empty() || arg[0] != '@')) return arg;
   const bool from_stdin = arg == "-";
-  if (from_stdin && !stdin_reader.empty()) {
+  std::optional<StandardInputScope> no_run;  // a call outside RunCli reads std::cin
+  if (CurrentStandardInput() == nullptr) no_run.emplace(std::cin);
+  StandardInputScope& standard_input = *CurrentStandardInput();
+  if (from_stdin && !standard_input.reader.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": standard input was already read for ",
-                                                   stdin_reader, "; use @FILE for one of them"));
+                                                   standard_input.reader,
+                                                   "; use @FILE for one of them"));
   }
-  if (from_stdin) stdin_reader = what;
+  if (from_stdin) standard_input.reader = what;
+  const bool process_stdin = from_stdin && standard_input.is_process_stdin();
   const std::string source =
       from_stdin ? "standard input" : absl::StrCat("file '", ElideForMessage(arg.substr(1)), "'");
-  AXE_RETURN_IF_ERROR(CheckReadable(arg, what, source));
+  if (!from_stdin || process_stdin) AXE_RETURN_IF_ERROR(CheckReadable(arg, what, source));
   std::ifstream file;
   if (!from_stdin) file.open(arg.substr(1), std::ios::binary);
-  std::istream& in = from_stdin ? std::cin : file;
+  std::istream& in = from_stdin ? standard_input.in() : file;
   std::string text;
   char chunk[1 << 16];
   while (in && (in.read(chunk, sizeof chunk), in.gcount() > 0)) {
@@ -134,7 +151,7 @@ absl::StatusOr<std::string> ReadInputText(const std::string& arg, const std::str
     }
   }
   if (in.bad() || (!from_stdin && !file.is_open()) || !in.eof() ||
-      (from_stdin && std::ferror(stdin))) {
+      (process_stdin && std::ferror(stdin))) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", source));
   }
   // A file's final newline (and any trailing blanks) is not part of the value.
@@ -168,7 +185,7 @@ std::string OneLine(absl::string_view message) {
   return out;
 }
 
-void PrintJson(const Json& j) { std::cout << DumpJson(j) << "\n"; }
+void PrintJson(std::ostream& out, const Json& j) { out << DumpJson(j) << "\n"; }
 
 namespace {
 std::vector<std::pair<int, CommandGroupAdder>>& Groups() {

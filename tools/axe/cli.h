@@ -1,11 +1,15 @@
-// Shared plumbing of the axe command line: every subcommand registers an action; main()
-// runs the selected one and turns an error into one line on stderr and exit code 2.
+// Shared plumbing of the axe command line: every subcommand registers an action; RunCli
+// (run_cli.h) runs the selected one on the run's streams (Selected::out and err) and turns an
+// error into one line on the error stream and exit code 2.
 #ifndef AXE_TOOLS_AXE_CLI_H_
 #define AXE_TOOLS_AXE_CLI_H_
 
 #include <cstdint>
 #include <functional>
+#include <iostream>
+#include <istream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,10 @@ struct Selected {
   MemoryBudget budget;
   // The global --quiet: no progress line (progress.h).
   bool quiet = false;
+  // Where the command writes its results (out) and its notes (err). RunCli binds them
+  // (main(): std::cout and std::cerr; the in-process test runner: string streams).
+  std::ostream* out = &std::cout;
+  std::ostream* err = &std::cerr;
 };
 
 // Adds the global option --memory-limit to `app`, bound to `selected.memory_limit`; options
@@ -58,6 +66,26 @@ absl::Status InOption(absl::string_view option, const absl::Status& status);
 absl::StatusOr<std::vector<int64_t>> ParseIntListOption(const std::string& text,
                                                         const std::string& option);
 
+// The standard input of one run of the command line (RunCli holds one for the run): what
+// ReadInputText's "-" reads, at most once per run. Binding std::cin reads the process's
+// standard input (a directory there is refused); outside any run, "-" reads std::cin.
+class StandardInputScope {
+ public:
+  explicit StandardInputScope(std::istream& in);
+  StandardInputScope(const StandardInputScope&) = delete;
+  StandardInputScope& operator=(const StandardInputScope&) = delete;
+  ~StandardInputScope();
+
+  std::istream& in() const { return in_; }
+  bool is_process_stdin() const { return &in_ == &std::cin; }
+  // The option that read it ("" while unread).
+  std::string reader;
+
+ private:
+  std::istream& in_;
+  StandardInputScope* outer_;
+};
+
 // The text a positional argument or option stands for: "-" reads standard input, "@PATH"
 // reads the file PATH (argv is capped at 128 KiB; HLO dumps are larger), anything else is
 // the text itself. Inputs over 256 MiB are refused. Errors name `what` (e.g. "--shape").
@@ -82,8 +110,8 @@ const CLI::Validator& OutputFileName();
 // Turns a status message into one line (newlines and tabs become spaces, runs collapse).
 std::string OneLine(absl::string_view message);
 
-// Prints compact JSON followed by a newline.
-void PrintJson(const Json& j);
+// Prints compact JSON followed by a newline to `out`.
+void PrintJson(std::ostream& out, const Json& j);
 
 // Command groups register themselves from their own file, so that adding a group touches
 // no shared file:

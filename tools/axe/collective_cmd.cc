@@ -77,58 +77,58 @@ absl::StatusOr<ParsedCollective> Parse(const CollectiveArgs& args) {
   return ParsedCollective{*kind, *std::move(mesh), std::move(axes), std::move(shape), *dtype};
 }
 
-void Print(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
-           const CollectiveArgs& args, bool json) {
+void Print(std::ostream& out, const runtime::CollectiveBenchmarkResult& r,
+           const ParsedCollective& p, const CollectiveArgs& args, bool json) {
   const absl::string_view check = relayout::CheckOutcomeName(r.check);
   const double ratio = r.baseline_busbw_gbps > 0 ? r.busbw_gbps / r.baseline_busbw_gbps : 0;
   if (json) {
-    PrintJson({{"op", runtime::CollectiveKindName(p.kind)},
-               {"backend", args.backend},
-               {"mesh", p.mesh.ToString()},
-               {"axes", p.axes},
-               {"shape", p.shape},
-               {"output_shape", r.output_shape},
-               {"dtype", XlaName(p.dtype)},
-               {"group_size", r.group_size},
-               {"size_bytes", r.size_bytes},
-               {"bus_factor", r.bus_factor},
-               {"seconds", r.seconds},
-               {"algbw_gbps", r.algbw_gbps},
-               {"busbw_gbps", r.busbw_gbps},
-               {"baseline", r.baseline},
-               {"baseline_seconds", r.baseline_seconds},
-               {"baseline_busbw_gbps", r.baseline_busbw_gbps},
-               {"ratio", ratio},
-               {"runs", r.runs},
-               {"check", check}});
+    PrintJson(out, {{"op", runtime::CollectiveKindName(p.kind)},
+                    {"backend", args.backend},
+                    {"mesh", p.mesh.ToString()},
+                    {"axes", p.axes},
+                    {"shape", p.shape},
+                    {"output_shape", r.output_shape},
+                    {"dtype", XlaName(p.dtype)},
+                    {"group_size", r.group_size},
+                    {"size_bytes", r.size_bytes},
+                    {"bus_factor", r.bus_factor},
+                    {"seconds", r.seconds},
+                    {"algbw_gbps", r.algbw_gbps},
+                    {"busbw_gbps", r.busbw_gbps},
+                    {"baseline", r.baseline},
+                    {"baseline_seconds", r.baseline_seconds},
+                    {"baseline_busbw_gbps", r.baseline_busbw_gbps},
+                    {"ratio", ratio},
+                    {"runs", r.runs},
+                    {"check", check}});
     return;
   }
-  std::cout << absl::StrFormat(
-                   "%s of %s[%s] per device over (%s) of %s: groups of %d, result [%s]\n",
-                   runtime::CollectiveKindName(p.kind), XlaName(p.dtype),
-                   absl::StrJoin(p.shape, ","), absl::StrJoin(p.axes, ", "), p.mesh.ToString(),
-                   r.group_size, absl::StrJoin(r.output_shape, ","))
-            << absl::StrFormat("time      %.6f s (best of %d runs), %s backend\n", r.seconds,
-                               r.runs, args.backend)
-            << absl::StrFormat(
-                   "bandwidth algbw %.3f GB/s, busbw %.3f GB/s (S = %d bytes, "
-                   "bus factor %.3f)\n",
-                   r.algbw_gbps, r.busbw_gbps, r.size_bytes, r.bus_factor)
-            << absl::StrFormat("baseline  busbw %.3f GB/s (%.6f s): %s; ratio %.2f\n",
-                               r.baseline_busbw_gbps, r.baseline_seconds, r.baseline, ratio)
-            << "check     " << check << "\n";
+  out << absl::StrFormat("%s of %s[%s] per device over (%s) of %s: groups of %d, result [%s]\n",
+                         runtime::CollectiveKindName(p.kind), XlaName(p.dtype),
+                         absl::StrJoin(p.shape, ","), absl::StrJoin(p.axes, ", "),
+                         p.mesh.ToString(), r.group_size, absl::StrJoin(r.output_shape, ","))
+      << absl::StrFormat("time      %.6f s (best of %d runs), %s backend\n", r.seconds, r.runs,
+                         args.backend)
+      << absl::StrFormat(
+             "bandwidth algbw %.3f GB/s, busbw %.3f GB/s (S = %d bytes, "
+             "bus factor %.3f)\n",
+             r.algbw_gbps, r.busbw_gbps, r.size_bytes, r.bus_factor)
+      << absl::StrFormat("baseline  busbw %.3f GB/s (%.6f s): %s; ratio %.2f\n",
+                         r.baseline_busbw_gbps, r.baseline_seconds, r.baseline, ratio)
+      << "check     " << check << "\n";
 }
 
-absl::Status Finish(const runtime::CollectiveBenchmarkResult& r, const ParsedCollective& p,
-                    const CollectiveArgs& args, bool json, bool print) {
-  if (print) Print(r, p, args, json);
+absl::Status Finish(std::ostream& out, const runtime::CollectiveBenchmarkResult& r,
+                    const ParsedCollective& p, const CollectiveArgs& args, bool json, bool print) {
+  if (print) Print(out, r, p, args, json);
   if (r.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("a device's result differs from the host reference");
   }
   return absl::OkStatus();
 }
 
-absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBudget& budget) {
+absl::Status RunCollective(std::ostream& out, const CollectiveArgs& args, bool json,
+                           const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
   runtime::CollectiveBenchmarkOptions options{
       args.repeat, args.check, 1, budget,
@@ -154,7 +154,7 @@ absl::Status RunCollective(const CollectiveArgs& args, bool json, const MemoryBu
   const bool print = run.prints();
   EndRun(std::move(run));
   // The check's outcome is the job's (summed over the processes): the first one says it.
-  return runtime::MarkSameOnEveryRank(Finish(*result, p, args, json, print));
+  return runtime::MarkSameOnEveryRank(Finish(out, *result, p, args, json, print));
 }
 
 void AddCollective(CLI::App& app, Selected& selected) {
@@ -179,7 +179,7 @@ void AddCollective(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("collective", selected);
-    return RunCollective(*args, selected.json, selected.budget);
+    return RunCollective(*selected.out, *args, selected.json, selected.budget);
   });
 }
 

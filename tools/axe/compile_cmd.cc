@@ -40,29 +40,29 @@ Json ExplainJson(const jit::LayoutPlan& plan) {
   return out;
 }
 
-void PrintText(const jit::Compiled& c, bool explain) {
+void PrintText(std::ostream& out, const jit::Compiled& c, bool explain) {
   const ir::Jaxpr& j = c.jaxpr().jaxpr;
-  std::cout << "input_formats\n";
+  out << "input_formats\n";
   for (size_t i = 0; i < c.input_formats().size(); ++i) {
-    std::cout << "  args[" << i << "] " << j.aval(j.invars[i]).ShortString() << "  "
-              << c.input_formats()[i].ToString() << "\n";
+    out << "  args[" << i << "] " << j.aval(j.invars[i]).ShortString() << "  "
+        << c.input_formats()[i].ToString() << "\n";
   }
-  std::cout << "output_formats\n";
+  out << "output_formats\n";
   for (size_t o = 0; o < c.output_formats().size(); ++o) {
-    std::cout << "  [" << o << "] " << j.aval(j.outvars[o]).ShortString() << "  "
-              << c.output_formats()[o].ToString() << "\n";
+    out << "  [" << o << "] " << j.aval(j.outvars[o]).ShortString() << "  "
+        << c.output_formats()[o].ToString() << "\n";
   }
   for (const auto& [input, output] : c.donations()) {
-    std::cout << "donated: args[" << input << "] aliases output [" << output << "]\n";
+    out << "donated: args[" << input << "] aliases output [" << output << "]\n";
   }
   const bool explained = explain && !c.plan().explain.empty();
   if (explain) {
-    std::cout << "cost model (estimated bytes moved per candidate layout; * = chosen)\n"
-              << (explained ? jit::ExplainText(c.plan()) : std::string("  no AUTO layouts\n"));
+    out << "cost model (estimated bytes moved per candidate layout; * = chosen)\n"
+        << (explained ? jit::ExplainText(c.plan()) : std::string("  no AUTO layouts\n"));
   }
   if (!explained) {  // ExplainText lists them itself
     for (const std::string& r : c.plan().relayouts) {
-      std::cout << "relayout inserted: " << r << "\n";
+      out << "relayout inserted: " << r << "\n";
     }
   }
 }
@@ -87,20 +87,21 @@ void AddCompile(CLI::App& app, Selected& selected) {
                   "of its type, and AUTO must be on both sides or neither");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr jaxpr, JaxprOption(args->jaxpr));
     AXE_ASSIGN_OR_RETURN(auto in, FormatOptions(args->in, "--in"));
-    AXE_ASSIGN_OR_RETURN(auto out, FormatOptions(args->out, "--out"));
+    AXE_ASSIGN_OR_RETURN(auto out_formats, FormatOptions(args->out, "--out"));
     jit::CompileOptions options;
     options.donate_argnums = args->donate;
-    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out, options));
+    AXE_ASSIGN_OR_RETURN(jit::Compiled c, jit::Compile(std::move(jaxpr), in, out_formats, options));
     if (selected.json) {
-      PrintJson({{"input_formats", CompiledFormatsJson(c.input_formats())},
-                 {"output_formats", CompiledFormatsJson(c.output_formats())},
-                 {"explain", ExplainJson(c.plan())},
-                 {"relayouts", c.plan().relayouts},
-                 {"donations", c.donations()}});
+      PrintJson(out, {{"input_formats", CompiledFormatsJson(c.input_formats())},
+                      {"output_formats", CompiledFormatsJson(c.output_formats())},
+                      {"explain", ExplainJson(c.plan())},
+                      {"relayouts", c.plan().relayouts},
+                      {"donations", c.donations()}});
     } else {
-      PrintText(c, args->explain);
+      PrintText(out, c, args->explain);
     }
     return absl::OkStatus();
   });

@@ -78,8 +78,9 @@ void AddCompletion(CLI::App& app, Selected& selected) {
       ->required()
       ->check(CLI::IsMember({"bash", "zsh"}));
   const CLI::App* root = &app;
-  OnSelect(cmd, selected, [shell, root]() -> absl::Status {
-    std::cout << (*shell == "bash" ? BashScript(*root) : ZshScript(*root));
+  OnSelect(cmd, selected, [shell, root, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
+    out << (*shell == "bash" ? BashScript(*root) : ZshScript(*root));
     return absl::OkStatus();
   });
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <iostream>
 #include <string>
 
 #include "absl/strings/cord.h"
@@ -20,12 +21,16 @@ int LaunchedRankOfSeveral() {
   return -1;
 }
 
-void WriteErrorLine(absl::string_view message, bool same_on_every_rank) {
+void WriteErrorLine(std::ostream& err, absl::string_view message, bool same_on_every_rank) {
   const int rank = LaunchedRankOfSeveral();
   if (same_on_every_rank && rank > 0) return;  // rank 0 prints it for the job
   const std::string line = absl::StrCat(
       "axe: error: ", rank >= 0 && !same_on_every_rank ? absl::StrCat("rank ", rank, ": ") : "",
       OneLine(ToValidUtf8(message)), "\n");
+  if (&err != &std::cerr) {
+    err << line << std::flush;
+    return;
+  }
   // One write: up to PIPE_BUF bytes (4 KiB) it reaches a pipe whole, between other writers'
   // lines; the rest of a longer line (rare) follows. Nothing to do if it fails.
   for (size_t done = 0; done < line.size();) {
@@ -37,11 +42,17 @@ void WriteErrorLine(absl::string_view message, bool same_on_every_rank) {
 
 }  // namespace
 
-void PrintErrorLine(const absl::Status& status) {
-  WriteErrorLine(status.message(), runtime::IsSameOnEveryRank(status));
+void PrintErrorLine(const absl::Status& status) { PrintErrorLine(std::cerr, status); }
+
+void PrintErrorLine(absl::string_view message) { PrintErrorLine(std::cerr, message); }
+
+void PrintErrorLine(std::ostream& err, const absl::Status& status) {
+  WriteErrorLine(err, status.message(), runtime::IsSameOnEveryRank(status));
 }
 
-void PrintErrorLine(absl::string_view message) { WriteErrorLine(message, false); }
+void PrintErrorLine(std::ostream& err, absl::string_view message) {
+  WriteErrorLine(err, message, false);
+}
 
 namespace {
 constexpr char kPrintedUrl[] = "axe/error-line-printed";

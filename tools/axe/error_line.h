@@ -8,6 +8,8 @@
 #ifndef AXE_TOOLS_AXE_ERROR_LINE_H_
 #define AXE_TOOLS_AXE_ERROR_LINE_H_
 
+#include <ostream>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
@@ -18,6 +20,10 @@ namespace axe::cli {
 void PrintErrorLine(const absl::Status& status);
 // Prints `message` (one line) as this process's own error.
 void PrintErrorLine(absl::string_view message);
+// The same on `err`: std::cerr is written as above (one write(2) to the process's stderr),
+// any other stream (the in-process test runner's) gets the line and a flush.
+void PrintErrorLine(std::ostream& err, const absl::Status& status);
+void PrintErrorLine(std::ostream& err, absl::string_view message);
 
 // `status` marked as already printed (PrintErrorLine ran for it), and the test for the mark:
 // an MPI run prints a job-wide error before MPI shuts down, while every rank is still there,

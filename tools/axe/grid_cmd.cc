@@ -165,21 +165,23 @@ void AddShow(CLI::App& group, Selected& selected) {
         pallas::CheckShowProgramIdsCost({p.dtype, p.shape}, p.grid, max_reports, selected.budget));
     std::vector<pallas::ClampEvent> clamps;
     int64_t clamped = 0;
-    AXE_ASSIGN_OR_RETURN(AnyArray out,
+    AXE_ASSIGN_OR_RETURN(AnyArray ids,
                          pallas::ShowProgramIds({p.dtype, p.shape}, p.block, p.grid, std::move(map),
                                                 {.clamp_report = &clamps,
                                                  .max_clamp_reports = max_reports,
                                                  .clamp_count = &clamped,
                                                  .max_buffer_bytes = kMaxCliBufferBytes}));
+    std::ostream& out = *selected.out;
     if (selected.json) {
-      std::cout << explorer::GridShowJson(out, clamps) << "\n";
+      out << explorer::GridShowJson(ids, clamps) << "\n";
       return absl::OkStatus();
     }
-    std::cout << (*repr ? pallas::FormatNumpyRepr(out) : pallas::FormatNumpy(out)) << "\n";
-    if (clamped == 1) std::cerr << "axe: note: clamped: " << clamps[0].ToString() << "\n";
+    out << (*repr ? pallas::FormatNumpyRepr(ids) : pallas::FormatNumpy(ids)) << "\n";
+    std::ostream& err = *selected.err;
+    if (clamped == 1) err << "axe: note: clamped: " << clamps[0].ToString() << "\n";
     if (clamped > 1) {
-      std::cerr << "axe: note: " << clamped << " windows clamped, first: " << clamps[0].ToString()
-                << "\n";
+      err << "axe: note: " << clamped << " windows clamped, first: " << clamps[0].ToString()
+          << "\n";
     }
     return absl::OkStatus();
   });
@@ -226,12 +228,13 @@ void AddCheck(CLI::App& group, Selected& selected) {
     AXE_RETURN_IF_ERROR(pallas::ValidateCall(spec, inputs, {}));
     absl::Status verdict =
         pallas::Validate(spec, inputs, {}, *backend, {.old_tpu_rank1_rule = args->old_rule});
+    std::ostream& out = *selected.out;
     if (selected.json) {
       Json j = {{"ok", verdict.ok()}};
       if (!verdict.ok()) j["error"] = std::string(verdict.message());
-      PrintJson(j);
+      PrintJson(out, j);
     } else {
-      std::cout << (verdict.ok() ? std::string("ok") : std::string(verdict.message())) << "\n";
+      out << (verdict.ok() ? std::string("ok") : std::string(verdict.message())) << "\n";
     }
     return absl::OkStatus();
   });

@@ -64,81 +64,79 @@ std::string Listed(size_t shown, size_t total) {
   return shown == total ? absl::StrCat(total) : absl::StrCat(shown, " of ", total);
 }
 
-void PrintHeader(const HloModuleSummary& s) {
-  std::cout << "module " << s.name << ": " << s.computations << " computations, " << s.instructions
-            << " instructions, " << s.lines << " lines; entry " << s.entry << "\n";
-  std::cout << (s.partitioning.partitioned ? "partitioned" : "not partitioned") << ", "
-            << s.num_devices << (s.num_devices == 1 ? " device" : " devices") << ": "
-            << s.partitioning.decision << "\n";
-  for (const std::string& e : s.partitioning.evidence) std::cout << "  - " << e << "\n";
+void PrintHeader(std::ostream& out, const HloModuleSummary& s) {
+  out << "module " << s.name << ": " << s.computations << " computations, " << s.instructions
+      << " instructions, " << s.lines << " lines; entry " << s.entry << "\n";
+  out << (s.partitioning.partitioned ? "partitioned" : "not partitioned") << ", " << s.num_devices
+      << (s.num_devices == 1 ? " device" : " devices") << ": " << s.partitioning.decision << "\n";
+  for (const std::string& e : s.partitioning.evidence) out << "  - " << e << "\n";
 }
 
-void PrintSharded(const HloModuleSummary& s) {
-  std::cout << "\nsharded values (" << Listed(s.sharded.size(), s.sharded_count)
-            << ", largest first; device ids are logical, positions in the device assignment):\n";
+void PrintSharded(std::ostream& out, const HloModuleSummary& s) {
+  out << "\nsharded values (" << Listed(s.sharded.size(), s.sharded_count)
+      << ", largest first; device ids are logical, positions in the device assignment):\n";
   for (const ShardedValue& v : s.sharded) {
-    std::cout << "  " << v.instruction << " = " << v.opcode << ", line " << v.line << ": "
-              << v.shape << " sharding=" << v.sharding.ToString() << "\n";
-    std::cout << "    global " << Dims(v.global) << " (" << v.global_bytes
-              << " bytes), each device's shard at most " << Dims(v.shard) << " (" << v.shard_bytes
-              << " bytes)\n";
-    for (const std::string& line : BoxLines(v.devices, 8)) std::cout << "    " << line << "\n";
+    out << "  " << v.instruction << " = " << v.opcode << ", line " << v.line << ": " << v.shape
+        << " sharding=" << v.sharding.ToString() << "\n";
+    out << "    global " << Dims(v.global) << " (" << v.global_bytes
+        << " bytes), each device's shard at most " << Dims(v.shard) << " (" << v.shard_bytes
+        << " bytes)\n";
+    for (const std::string& line : BoxLines(v.devices, 8)) out << "    " << line << "\n";
   }
-  for (const std::string& why : s.skipped) std::cout << "  skipped " << why << "\n";
+  for (const std::string& why : s.skipped) out << "  skipped " << why << "\n";
 }
 
-void PrintCollectives(const HloModuleSummary& s) {
-  std::cout << "\ncollectives (" << Listed(s.collectives.size(), s.collective_count)
-            << ", most bytes first; bytes per the ring model, docs/hlo.md):\n";
+void PrintCollectives(std::ostream& out, const HloModuleSummary& s) {
+  out << "\ncollectives (" << Listed(s.collectives.size(), s.collective_count)
+      << ", most bytes first; bytes per the ring model, docs/hlo.md):\n";
   for (const CollectiveSummary& c : s.collectives) {
-    std::cout << "  " << c.instruction << " = " << c.opcode << ", line " << c.line
-              << (c.computation == s.entry ? "" : absl::StrCat(" (in ", c.computation, ")"))
-              << (c.channel_id ? absl::StrCat(", channel_id=", *c.channel_id) : "") << "\n";
-    std::cout << "    " << c.operand_shapes << " -> " << c.result_shape << "\n";
+    out << "  " << c.instruction << " = " << c.opcode << ", line " << c.line
+        << (c.computation == s.entry ? "" : absl::StrCat(" (in ", c.computation, ")"))
+        << (c.channel_id ? absl::StrCat(", channel_id=", *c.channel_id) : "") << "\n";
+    out << "    " << c.operand_shapes << " -> " << c.result_shape << "\n";
     if (c.opcode.find("permute") == std::string::npos) {
-      std::cout << "    replica_groups=" << c.groups_text << ": " << c.num_groups
-                << (c.num_groups == 1 ? " group" : " groups")
-                << (c.group_size > 0 ? absl::StrCat(" of ", c.group_size) : " of different sizes")
-                << "\n";
+      out << "    replica_groups=" << c.groups_text << ": " << c.num_groups
+          << (c.num_groups == 1 ? " group" : " groups")
+          << (c.group_size > 0 ? absl::StrCat(" of ", c.group_size) : " of different sizes")
+          << "\n";
     } else {
-      std::cout << "    source_target_pairs=" << c.groups_text << ": " << c.pairs.size()
-                << " pairs\n";
+      out << "    source_target_pairs=" << c.groups_text << ": " << c.pairs.size() << " pairs\n";
     }
-    std::cout << "    each device: " << c.operand_bytes << " bytes in, sends " << c.max_send_bytes
-              << ", receives " << c.max_receive_bytes << "; " << c.devices << " devices send "
-              << c.total_bytes << " bytes in all\n";
+    out << "    each device: " << c.operand_bytes << " bytes in, sends " << c.max_send_bytes
+        << ", receives " << c.max_receive_bytes << "; " << c.devices << " devices send "
+        << c.total_bytes << " bytes in all\n";
   }
   for (const sharding::OpcodeCount& o : s.collectives_by_opcode) {
-    std::cout << "  " << o.opcode << ": " << o.count << " x, " << o.total_bytes << " bytes\n";
+    out << "  " << o.opcode << ": " << o.count << " x, " << o.total_bytes << " bytes\n";
   }
-  std::cout << "  total: " << s.collective_count << " collectives, " << s.collective_total_bytes
-            << " bytes sent by all devices\n";
+  out << "  total: " << s.collective_count << " collectives, " << s.collective_total_bytes
+      << " bytes sent by all devices\n";
 }
 
-void PrintMemory(const HloModuleSummary& s) {
+void PrintMemory(std::ostream& out, const HloModuleSummary& s) {
   const sharding::MemorySummary& m = s.memory;
-  std::cout << "\nmemory "
-            << (s.partitioning.partitioned || s.num_devices == 1
-                    ? "per device (every device runs this program)"
-                    : "of the whole program (shapes are global)")
-            << ":\n";
-  std::cout << "  parameters " << m.parameter_bytes << " bytes, outputs " << m.output_bytes
-            << " bytes (as compiled.memory_analysis(): tuple outputs add 8 bytes per element)\n";
+  out << "\nmemory "
+      << (s.partitioning.partitioned || s.num_devices == 1
+              ? "per device (every device runs this program)"
+              : "of the whole program (shapes are global)")
+      << ":\n";
+  out << "  parameters " << m.parameter_bytes << " bytes, outputs " << m.output_bytes
+      << " bytes (as compiled.memory_analysis(): tuple outputs add 8 bytes per element)\n";
   for (const sharding::MemorySpaceBytes& b : m.spaces) {
-    std::cout << "  memory space S(" << b.memory_space << "): parameters " << b.parameter_bytes
-              << " bytes, outputs " << b.output_bytes << " bytes\n";
+    out << "  memory space S(" << b.memory_space << "): parameters " << b.parameter_bytes
+        << " bytes, outputs " << b.output_bytes << " bytes\n";
   }
-  if (!m.per_device_note.empty()) std::cout << "  per device: " << m.per_device_note << "\n";
+  if (!m.per_device_note.empty()) out << "  per device: " << m.per_device_note << "\n";
   for (size_t d = 0; d < m.parameter_bytes_per_device.size(); ++d) {
-    std::cout << "  device " << d << ": parameters " << m.parameter_bytes_per_device[d]
-              << " bytes, outputs " << m.output_bytes_per_device[d] << " bytes\n";
+    out << "  device " << d << ": parameters " << m.parameter_bytes_per_device[d]
+        << " bytes, outputs " << m.output_bytes_per_device[d] << " bytes\n";
   }
-  std::cout << "  peak live " << m.peak_live_bytes << " bytes at " << m.peak_at
-            << " (entry schedule order); largest values live there:\n";
+  out << "  peak live " << m.peak_live_bytes << " bytes at " << m.peak_at
+      << " (entry schedule order); largest values live there:\n";
   for (const LiveValue& v : m.live_at_peak) {
-    std::cout << "    " << v.instruction << " = " << v.opcode << ", line " << v.line << ": "
-              << v.bytes << " bytes in S(" << v.memory_space << "), live from " << v.defined_at
-              << " to " << v.last_use << "\n";
+    out << "    " << v.instruction << " = " << v.opcode << ", line " << v.line << ": " << v.bytes
+        << " bytes in S(" << v.memory_space << "), live from " << v.defined_at << " to "
+        << v.last_use << "\n";
   }
 }
 
@@ -239,7 +237,8 @@ Json SummaryJson(const HloModuleSummary& s) {
             {"live_at_peak", live}}}};
 }
 
-absl::Status RunSummary(const SummaryArgs& args, bool json, const MemoryBudget& budget) {
+absl::Status RunSummary(std::ostream& out, const SummaryArgs& args, bool json,
+                        const MemoryBudget& budget) {
   if (args.top < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--top: ", args.top, " is negative (0 lists everything)"));
@@ -258,13 +257,13 @@ absl::Status RunSummary(const SummaryArgs& args, bool json, const MemoryBudget& 
     AXE_RETURN_IF_ERROR(WriteOutputFile(args.svg, svg, "--svg"));
   }
   if (json) {
-    PrintJson(SummaryJson(*s));
+    PrintJson(out, SummaryJson(*s));
     return absl::OkStatus();
   }
-  PrintHeader(*s);
-  PrintSharded(*s);
-  PrintCollectives(*s);
-  PrintMemory(*s);
+  PrintHeader(out, *s);
+  PrintSharded(out, *s);
+  PrintCollectives(out, *s);
+  PrintMemory(out, *s);
   return absl::OkStatus();
 }
 
@@ -294,7 +293,7 @@ void AddHlo(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("hlo summary", selected);
-    return RunSummary(*args, selected.json, selected.budget);
+    return RunSummary(*selected.out, *args, selected.json, selected.budget);
   });
 }
 

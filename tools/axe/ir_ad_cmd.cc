@@ -40,12 +40,12 @@ struct AdArgs {
   std::string in_axes;
 };
 
-absl::Status RunGrad(const AdArgs& args, bool json) {
+absl::Status RunGrad(std::ostream& out, const AdArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f,
                        ReadJaxprWithConsts(args.jaxpr, args.constants, args.selected->budget));
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> argnums, ParseIntListOption(args.argnums, "--argnums"));
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr g, ir::Grad(f, argnums));
-  PrintJaxprResult(g, json, {{"argnums", argnums}});
+  PrintJaxprResult(out, g, json, {{"argnums", argnums}});
   return absl::OkStatus();
 }
 
@@ -68,7 +68,7 @@ absl::StatusOr<std::vector<std::optional<int64_t>>> ParseInAxes(const AdArgs& ar
   return out;
 }
 
-absl::Status RunVmap(const AdArgs& args, bool json) {
+absl::Status RunVmap(std::ostream& out, const AdArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr f, ReadCheckedJaxpr(args.jaxpr));
   ir::VmapOptions o;
   AXE_ASSIGN_OR_RETURN(o.in_axes, ParseInAxes(args, f.jaxpr.invars.size()));
@@ -77,7 +77,7 @@ absl::Status RunVmap(const AdArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr v, ir::Vmap(f, o));
   Json in_axes = Json::array();
   for (const auto& a : o.in_axes) in_axes.push_back(a ? Json(*a) : Json(nullptr));
-  PrintJaxprResult(v, json,
+  PrintJaxprResult(out, v, json,
                    {{"in_axes", in_axes}, {"out_axes", o.out_axes}, {"axis_size", *args.size}});
   return absl::OkStatus();
 }

@@ -22,17 +22,17 @@ Json AvalsJson(const std::vector<ir::ShapedArray>& avals) {
   return out;
 }
 
-void PrintJaxprResult(const ir::ClosedJaxpr& j, bool json, Json extra) {
+void PrintJaxprResult(std::ostream& out, const ir::ClosedJaxpr& j, bool json, Json extra) {
   std::string text = ir::PrintJaxpr(j);
   if (!json) {
-    std::cout << text << "\n";
+    out << text << "\n";
     return;
   }
-  Json out = {{"jaxpr", text},
-              {"in_avals", AvalsJson(j.jaxpr.in_avals())},
-              {"out_avals", AvalsJson(j.jaxpr.out_avals())}};
-  for (auto& [key, value] : extra.items()) out[key] = value;
-  PrintJson(out);
+  Json result = {{"jaxpr", text},
+                 {"in_avals", AvalsJson(j.jaxpr.in_avals())},
+                 {"out_avals", AvalsJson(j.jaxpr.out_avals())}};
+  for (auto& [key, value] : extra.items()) result[key] = value;
+  PrintJson(out, result);
 }
 
 }  // namespace axe::cli

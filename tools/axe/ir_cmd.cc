@@ -58,10 +58,10 @@ struct IrArgs {
   const Selected* selected = nullptr;  // check: its memory budget
 };
 
-absl::Status RunCheck(const IrArgs& args, bool json) {
+absl::Status RunCheck(std::ostream& out, const IrArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j,
                        ReadJaxprWithConsts(args.jaxpr, args.constants, args.selected->budget));
-  PrintJaxprResult(j, json);
+  PrintJaxprResult(out, j, json);
   return absl::OkStatus();
 }
 
@@ -78,7 +78,7 @@ absl::StatusOr<std::vector<bool>> LinearInputs(const std::vector<int64_t>& wrt, 
   return linear;
 }
 
-absl::Status RunTranspose(const IrArgs& args, bool json) {
+absl::Status RunTranspose(std::ostream& out, const IrArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   if (args.no_check_vma) {
     AXE_ASSIGN_OR_RETURN(j, ir::DropVarianceTyping(j));
@@ -89,15 +89,15 @@ absl::Status RunTranspose(const IrArgs& args, bool json) {
   for (size_t i = 0; i < linear.size(); ++i) {
     if (linear[i]) wrt.push_back(i);
   }
-  PrintJaxprResult(t, json, {{"wrt", wrt}, {"check_vma", !args.no_check_vma}});
+  PrintJaxprResult(out, t, json, {{"wrt", wrt}, {"check_vma", !args.no_check_vma}});
   return absl::OkStatus();
 }
 
-absl::Status RunComm(const IrArgs& args, bool json) {
+absl::Status RunComm(std::ostream& out, const IrArgs& args, bool json) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadCheckedJaxpr(args.jaxpr));
   AXE_ASSIGN_OR_RETURN(ir::CommunicationCount c, ir::CountCommunication(j));
   if (!json) {
-    std::cout << ir::CommunicationTable(c);
+    out << ir::CommunicationTable(c);
     return absl::OkStatus();
   }
   Json rows = Json::array();
@@ -110,7 +110,7 @@ absl::Status RunComm(const IrArgs& args, bool json) {
                     {"count", e.count},
                     {"operand", e.operand}});
   }
-  PrintJson({{"collectives", rows}, {"total_bytes_per_device", c.total_bytes_per_device}});
+  PrintJson(out, {{"collectives", rows}, {"total_bytes_per_device", c.total_bytes_per_device}});
   return absl::OkStatus();
 }
 
@@ -156,11 +156,12 @@ absl::Status CheckThreadsDevices(int64_t devices, const ir::ClosedJaxpr& j) {
   return absl::OkStatus();
 }
 
-void PrintOutputs(const std::vector<exec::Value>& outs, int64_t devices, bool json) {
+void PrintOutputs(std::ostream& out, const std::vector<exec::Value>& outs, int64_t devices,
+                  bool json) {
   Json rows = Json::array();
   for (const exec::Value& o : outs) {
     const DType dtype = o.aval().dtype();
-    if (!json) std::cout << o.aval().ShortString() << " " << exec::FormatValue(o) << "\n";
+    if (!json) out << o.aval().ShortString() << " " << exec::FormatValue(o) << "\n";
     const ir::HostArray host = exec::ToHostArray(o);  // exact but for 64-bit integers
     const std::vector<std::string> text = exec::FormatElements(o);
     Json values = Json::array();
@@ -181,28 +182,7 @@ void PrintOutputs(const std::vector<exec::Value>& outs, int64_t devices, bool js
     }
     rows.push_back({{"aval", o.aval().ShortString()}, {"values", values}});
   }
-  if (json) PrintJson({{"devices", devices}, {"outputs", rows}});
-}
-
-// Converts values for the interpreter (refusing 64-bit integers past 2^53) and back.
-absl::StatusOr<std::vector<ir::HostArray>> ForInterpreter(const std::vector<exec::Value>& values) {
-  std::vector<ir::HostArray> out;
-  for (size_t k = 0; k < values.size(); ++k) {
-    absl::StatusOr<ir::HostArray> a = exec::ToExactHostArray(values[k]);
-    if (!a.ok())
-      return absl::InvalidArgumentError(absl::StrCat("--arg ", k, ": ", a.status().message()));
-    out.push_back(*std::move(a));
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<exec::Value>> FromInterpreter(const std::vector<ir::HostArray>& values) {
-  std::vector<exec::Value> out;
-  for (const ir::HostArray& a : values) {
-    AXE_ASSIGN_OR_RETURN(exec::Value v, exec::FromHostArray(a));
-    out.push_back(std::move(v));
-  }
-  return out;
+  if (json) PrintJson(out, {{"devices", devices}, {"outputs", rows}});
 }
 
 // The executor's peak next to the results' printed form (their text, or --json's values,
@@ -218,7 +198,8 @@ absl::Status CheckPeakWithPrintedResults(const exec::Executable& e, const Memory
   return budget.Check(needed, "the program's values at their peak, with its results as printed");
 }
 
-absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const MemoryBudget& budget) {
+absl::Status RunRun(std::ostream& out, const IrArgs& args, const RunArgs& run, bool json,
+                    const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadJaxprWithConsts(args.jaxpr, run.constants, budget));
   std::vector<exec::Value> inputs;
   for (const std::string& spec : run.args) {
@@ -235,24 +216,30 @@ absl::Status RunRun(const IrArgs& args, const RunArgs& run, bool json, const Mem
     AXE_RETURN_IF_ERROR(CheckPeakWithPrintedResults(e, budget));
     AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> outs, e.Run(inputs));
     if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(outs, run.out_npy));
-    PrintOutputs(outs, devices, json);
+    PrintOutputs(out, outs, devices, json);
     return absl::OkStatus();
   }
-  AXE_ASSIGN_OR_RETURN(std::vector<ir::HostArray> host_inputs, ForInterpreter(inputs));
   runtime::BackendRunOptions run_options;
   run_options.devices = devices;
   run_options.devices_text = absl::StrCat("the program runs on ", devices, " devices");
   run_options.timeout_seconds = run.mpi_timeout;
   AXE_ASSIGN_OR_RETURN(BackendRun started, StartRun(*backend, run_options));
-  absl::StatusOr<std::vector<ir::HostArray>> outs =
-      ir::EvalJaxprOnDevices(j, host_inputs, *started.client, &budget);
+  // Every rank runs the program on the executor; a shard_map runs the rank's own position,
+  // its collectives through the backend.
+  absl::StatusOr<std::vector<exec::Value>> outs =
+      [&]() -> absl::StatusOr<std::vector<exec::Value>> {
+    AXE_ASSIGN_OR_RETURN(
+        exec::Executable e,
+        exec::Executable::Compile(j, {.memory = budget, .client = started.client.get()}));
+    AXE_RETURN_IF_ERROR(CheckPeakWithPrintedResults(e, budget));
+    return e.Run(inputs);
+  }();
   if (!outs.ok()) return EndFailedRun(std::move(started), outs.status());
   const bool print = started.prints();  // one device per process: the first one prints
   EndRun(std::move(started));
   if (!print) return absl::OkStatus();
-  AXE_ASSIGN_OR_RETURN(std::vector<exec::Value> values, FromInterpreter(*outs));
-  if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(values, run.out_npy));
-  PrintOutputs(values, devices, json);
+  if (!run.out_npy.empty()) AXE_RETURN_IF_ERROR(WriteOutputsNpy(*outs, run.out_npy));
+  PrintOutputs(out, *outs, devices, json);
   return absl::OkStatus();
 }
 
@@ -261,8 +248,8 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   auto run = std::make_shared<RunArgs>();
   CLI::App* cmd = group->add_subcommand(
       "run",
-      "Run a jaxpr on the executor (shard_map positions on threads), or with --backend mpi "
-      "shard_map bodies on MPI ranks with the runtime's collectives");
+      "Run a jaxpr on the executor: shard_map positions on threads, or with --backend mpi "
+      "one position per MPI rank, the collectives through the MPI backend");
   cmd->add_option("jaxpr", args->jaxpr,
                   "The jaxpr text (as JAX or axe prints it), - for standard input, @FILE")
       ->required();
@@ -279,7 +266,7 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, run, &selected] {
     ProgressLine progress("ir run", selected);
-    return RunRun(*args, *run, selected.json, selected.budget);
+    return RunRun(*selected.out, *args, *run, selected.json, selected.budget);
   });
 }
 

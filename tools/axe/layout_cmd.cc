@@ -156,14 +156,15 @@ void AddCanon(CLI::App& group, Selected& selected) {
                 "Also rewrite tx/warpid/laneid/wgid/tid_in_wg/wid_in_wg into one thread axis");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, fuse, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(Layout c, Canonicalize(l.layout, {.fuse_thread_scopes = *fuse}));
     // A swizzle lives on one memory axis: scope fusion never applies to its layout.
     const std::string text = l.swizzled ? Canonicalize(*l.swizzled).ToString() : c.ToString();
     if (selected.json) {
-      PrintJson({{"layout", text}});
+      PrintJson(out, {{"layout", text}});
     } else {
-      std::cout << text << "\n";
+      out << text << "\n";
     }
     return absl::OkStatus();
   });
@@ -187,6 +188,7 @@ void AddApply(CLI::App& group, Selected& selected) {
   coord->excludes(flat);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, coord, flat, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
     const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
@@ -205,9 +207,9 @@ void AddApply(CLI::App& group, Selected& selected) {
     if (selected.json) {
       Json pts = Json::array();
       for (const PhysCoord& p : points) pts.push_back(PointJson(p, axes));
-      PrintJson({{"points", pts}, {"base", PointJson(base, axes)}});
+      PrintJson(out, {{"points", pts}, {"base", PointJson(base, axes)}});
     } else {
-      for (const PhysCoord& p : points) std::cout << FormatPoint(p, axes) << "\n";
+      for (const PhysCoord& p : points) out << FormatPoint(p, axes) << "\n";
     }
     return absl::OkStatus();
   });
@@ -229,6 +231,7 @@ void AddInverse(CLI::App& group, Selected& selected) {
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
     const Layout& l = any.layout;
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ShapeOrFlat(args->shape, l));
@@ -239,12 +242,11 @@ void AddInverse(CLI::App& group, Selected& selected) {
     AXE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> coords,
                          any.swizzled ? Inverse(*any.swizzled, shape, *p) : Inverse(l, shape, *p));
     if (selected.json) {
-      PrintJson({{"coords", coords}});
+      PrintJson(out, {{"coords", coords}});
     } else if (coords.empty()) {
-      std::cout << "no logical coordinate maps to " << FormatPoint(*p, DisplayAxes(l, {*p}))
-                << "\n";
+      out << "no logical coordinate maps to " << FormatPoint(*p, DisplayAxes(l, {*p})) << "\n";
     } else {
-      for (const auto& c : coords) std::cout << FormatTuple(c) << "\n";
+      for (const auto& c : coords) out << FormatTuple(c) << "\n";
     }
     return absl::OkStatus();
   });
@@ -259,6 +261,7 @@ void AddInfo(CLI::App& group, Selected& selected) {
   AddLayoutArgs(cmd, *args);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(AnyLayout any, ParseAnyLayoutArgs(*args));
     const Layout& l = any.layout;
     // A swizzle permutes addresses within each period: injectivity and spans are the inner
@@ -286,29 +289,27 @@ void AddInfo(CLI::App& group, Selected& selected) {
                         {"inner", any.swizzled->swizzle_inner()},
                         {"period", any.swizzled->period()}};
       }
-      PrintJson(j);
+      PrintJson(out, j);
       return absl::OkStatus();
     }
-    std::cout << "layout     " << any.ToString() << "\n"
-              << "canonical  " << canonical << "\n";
+    out << "layout     " << any.ToString() << "\n"
+        << "canonical  " << canonical << "\n";
     if (any.swizzled) {
-      std::cout << "swizzle    (M,B,S) = (" << any.swizzled->per_element() << ","
-                << any.swizzled->swizzle_len() << "," << any.swizzled->atom_len()
-                << "), repeats every " << any.swizzled->period() << " elements"
-                << (any.swizzled->swizzle_inner() ? "" : ", inner=false") << "\n";
+      out << "swizzle    (M,B,S) = (" << any.swizzled->per_element() << ","
+          << any.swizzled->swizzle_len() << "," << any.swizzled->atom_len() << "), repeats every "
+          << any.swizzled->period() << " elements"
+          << (any.swizzled->swizzle_inner() ? "" : ", inner=false") << "\n";
     }
-    std::cout << "size       " << l.size() << " logical points";
-    if (!l.replica().empty())
-      std::cout << ", each on " << l.replica_size() << " replica combinations";
-    std::cout << "\n"
-              << "injective  "
-              << (injective ? "yes" : "no (some physical point holds several logical points)")
-              << "\n"
-              << "storage    " << storage << "  (the memory-only view one thread/device holds)\n"
-              << absl::StrFormat("%-11s %-8s %10s %10s\n", "axis", "kind", "size", "span");
+    out << "size       " << l.size() << " logical points";
+    if (!l.replica().empty()) out << ", each on " << l.replica_size() << " replica combinations";
+    out << "\n"
+        << "injective  "
+        << (injective ? "yes" : "no (some physical point holds several logical points)") << "\n"
+        << "storage    " << storage << "  (the memory-only view one thread/device holds)\n"
+        << absl::StrFormat("%-11s %-8s %10s %10s\n", "axis", "kind", "size", "span");
     for (Axis a : l.axes()) {
-      std::cout << absl::StrFormat("%-11s %-8s %10d %10d\n", a.name(), AxisKindName(a.kind()),
-                                   l.size(a), l.span(a));
+      out << absl::StrFormat("%-11s %-8s %10d %10d\n", a.name(), AxisKindName(a.kind()), l.size(a),
+                             l.span(a));
     }
     return absl::OkStatus();
   });
@@ -386,6 +387,7 @@ void AddShow(CLI::App& group, Selected& selected) {
                   "axis)");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
     std::array<int64_t, 2> shape = DefaultGridShape(l);
     if (!args->shape.empty()) {
@@ -405,11 +407,11 @@ void AddShow(CLI::App& group, Selected& selected) {
     }
     if (!selected.json) {
       AXE_ASSIGN_OR_RETURN(std::string grid, RenderGrid(l, shape[0], shape[1], window));
-      std::cout << grid;
+      out << grid;
       return absl::OkStatus();
     }
     AXE_ASSIGN_OR_RETURN(std::string json, explorer::LayoutShowJson(l, shape, window));
-    std::cout << json << "\n";
+    out << json << "\n";
     return absl::OkStatus();
   });
 }
@@ -417,21 +419,21 @@ void AddShow(CLI::App& group, Selected& selected) {
 // ---- The algebra: group, tile, tile-of, direct-sum, slice ----
 
 // Prints an operation's result layout (already canonical): one line, or {"layout": ...}.
-void PrintResult(const std::string& layout, bool json) {
+void PrintResult(std::ostream& out, const std::string& layout, bool json) {
   if (json) {
-    PrintJson({{"layout", layout}});
+    PrintJson(out, {{"layout", layout}});
   } else {
-    std::cout << layout << "\n";
+    out << layout << "\n";
   }
 }
 
 // Prints an operation's optional result; "no answer" is an answer (exit code 0).
-void PrintMaybe(const MaybeLayout& m, bool json) {
-  if (m.has_value()) return PrintResult(m->ToString(), json);
+void PrintMaybe(std::ostream& out, const MaybeLayout& m, bool json) {
+  if (m.has_value()) return PrintResult(out, m->ToString(), json);
   if (json) {
-    PrintJson({{"layout", nullptr}, {"reason", m.reason}});
+    PrintJson(out, {{"layout", nullptr}, {"reason", m.reason}});
   } else {
-    std::cout << "no answer: " << m.reason << "\n";
+    out << "no answer: " << m.reason << "\n";
   }
 }
 
@@ -461,6 +463,7 @@ void AddGroup(CLI::App& group, Selected& selected) {
       ->allow_extra_args(false);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(Layout l, ParseLayoutArgs(*args));
     std::vector<std::vector<int64_t>> shapes;
     for (const std::string& text : args->shapes) {
@@ -474,23 +477,23 @@ void AddGroup(CLI::App& group, Selected& selected) {
     };
     if (shapes.size() == 1) {
       AXE_ASSIGN_OR_RETURN(Grouped g, Group(l, shapes[0]));
-      AXE_ASSIGN_OR_RETURN(Layout out, refined(g.layout));
+      AXE_ASSIGN_OR_RETURN(Layout grouped, refined(g.layout));
       if (selected.json) {
-        PrintJson({{"layout", out.ToString()}, {"seps", g.seps}});
+        PrintJson(out, {{"layout", grouped.ToString()}, {"seps", g.seps}});
       } else {
-        std::cout << out << "\nseps [" << absl::StrJoin(g.seps, ", ") << "]\n";
+        out << grouped << "\nseps [" << absl::StrJoin(g.seps, ", ") << "]\n";
       }
       return absl::OkStatus();
     }
     AXE_ASSIGN_OR_RETURN(GroupedMany g, GroupMany(l, shapes));
-    AXE_ASSIGN_OR_RETURN(Layout out, refined(g.layout));
+    AXE_ASSIGN_OR_RETURN(Layout grouped, refined(g.layout));
     if (selected.json) {
-      PrintJson({{"layout", out.ToString()}, {"meet", g.meet_shape}, {"seps", g.seps}});
+      PrintJson(out, {{"layout", grouped.ToString()}, {"meet", g.meet_shape}, {"seps", g.seps}});
     } else {
-      std::cout << out << "\nmeet " << FormatTuple(g.meet_shape) << "\nseps";
+      out << grouped << "\nmeet " << FormatTuple(g.meet_shape) << "\nseps";
       for (const std::vector<size_t>& seps : g.seps)
-        std::cout << " [" << absl::StrJoin(seps, ", ") << "]";
-      std::cout << "\n";
+        out << " [" << absl::StrJoin(seps, ", ") << "]";
+      out << "\n";
     }
     return absl::OkStatus();
   });
@@ -538,15 +541,16 @@ void AddTile(CLI::App& group, Selected& selected) {
   AddAxisOption(cmd, args->declare);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(ParsedPair p, ParsePair(*args, "outer", "inner"));
     AXE_ASSIGN_OR_RETURN(Layout outer, PlainOnly(p.outer, "--outer", "tile"));
     if (p.inner.swizzled) {
       AXE_ASSIGN_OR_RETURN(SwizzledLayout t,
                            Tile(outer, p.outer_shape, *p.inner.swizzled, p.inner_shape));
-      PrintResult(Canonicalize(t).ToString(), selected.json);
+      PrintResult(out, Canonicalize(t).ToString(), selected.json);
     } else {
       AXE_ASSIGN_OR_RETURN(Layout t, Tile(outer, p.outer_shape, p.inner.layout, p.inner_shape));
-      PrintResult(t.ToString(), selected.json);
+      PrintResult(out, t.ToString(), selected.json);
     }
     return absl::OkStatus();
   });
@@ -577,6 +581,7 @@ void AddTileOf(CLI::App& group, Selected& selected) {
   inner->excludes(outer);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, inner, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(Layout a, ParseLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     const bool inner_known = inner->count() > 0;
@@ -591,7 +596,7 @@ void AddTileOf(CLI::App& group, Selected& selected) {
         ParseIntListOption(inner_known ? args->inner_shape : args->outer_shape, name + "-shape"));
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, inner_known ? TileOfInner(a, shape, known, known_shape)
                                                     : TileOfOuter(a, shape, known, known_shape));
-    PrintMaybe(m, selected.json);
+    PrintMaybe(out, m, selected.json);
     return absl::OkStatus();
   });
 }
@@ -609,11 +614,12 @@ void AddDirectSum(CLI::App& group, Selected& selected) {
   AddAxisOption(cmd, args->declare);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(ParsedPair p, ParsePair(*args, "left", "right"));
     AXE_ASSIGN_OR_RETURN(Layout a, PlainOnly(p.outer, "--left", "direct-sum"));
     AXE_ASSIGN_OR_RETURN(Layout b, PlainOnly(p.inner, "--right", "direct-sum"));
     AXE_ASSIGN_OR_RETURN(Layout sum, DirectSum(a, p.outer_shape, b, p.inner_shape));
-    PrintResult(sum.ToString(), selected.json);
+    PrintResult(out, sum.ToString(), selected.json);
     return absl::OkStatus();
   });
 }
@@ -633,6 +639,7 @@ void AddSlice(CLI::App& group, Selected& selected) {
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(AnyLayout l, ParseAnyLayoutArgs(*args));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::string region_text, ReadInputText(args->region, "--region"));
@@ -641,14 +648,14 @@ void AddSlice(CLI::App& group, Selected& selected) {
     if (l.swizzled) {
       AXE_ASSIGN_OR_RETURN(MaybeSwizzledLayout m, Slice(*l.swizzled, shape, *region));
       if (m.has_value()) {
-        PrintResult(m.layout->ToString(), selected.json);
+        PrintResult(out, m.layout->ToString(), selected.json);
       } else {
-        PrintMaybe(MaybeLayout::None(m.reason), selected.json);
+        PrintMaybe(out, MaybeLayout::None(m.reason), selected.json);
       }
       return absl::OkStatus();
     }
     AXE_ASSIGN_OR_RETURN(MaybeLayout m, Slice(l.layout, shape, *region));
-    PrintMaybe(m, selected.json);
+    PrintMaybe(out, m, selected.json);
     return absl::OkStatus();
   });
 }

@@ -53,8 +53,11 @@ class StopOnWrite : public std::streambuf {
 
 ProgressLine::Options ProgressOptionsFor(const Selected& selected) {
   ProgressLine::Options options;
-  options.show = ProgressWanted(isatty(STDERR_FILENO) == 1, selected.json, selected.quiet,
-                                std::getenv(kNoProgressEnv));
+  const bool terminal = selected.err == &std::cerr && isatty(STDERR_FILENO) == 1;
+  options.show =
+      ProgressWanted(terminal, selected.json, selected.quiet, std::getenv(kNoProgressEnv));
+  options.output = selected.out;
+  options.err = selected.err;
   return options;
 }
 
@@ -117,25 +120,25 @@ ProgressLine::ProgressLine(std::string what, Options options)
 ProgressLine::~ProgressLine() {
   Stop();
   if (cout_guard_ != nullptr) {
-    std::cout.rdbuf(cout_buffer_);
-    std::cerr.rdbuf(cerr_buffer_);
+    options_.output->rdbuf(cout_buffer_);
+    options_.err->rdbuf(cerr_buffer_);
   }
   std::lock_guard<std::mutex> lock(active_progress_mutex);
   if (active_progress_line == this) active_progress_line = nullptr;
 }
 
 void ProgressLine::GiveWayToOutput() {
-  cout_buffer_ = std::cout.rdbuf();
-  cerr_buffer_ = std::cerr.rdbuf();
+  cout_buffer_ = options_.output->rdbuf();
+  cerr_buffer_ = options_.err->rdbuf();
   terminal_ = std::make_unique<std::ostream>(cerr_buffer_);
   options_.out = terminal_.get();
   // The guards stay installed (forwarding) until the destructor: a write may be under way
   // through them when they fire.
   cout_guard_ = std::make_unique<StopOnWrite>(cout_buffer_, [this] { Stop(); });
   cerr_guard_ = std::make_unique<StopOnWrite>(cerr_buffer_, [this] { Stop(); });
-  std::cout.flush();
-  std::cout.rdbuf(cout_guard_.get());
-  std::cerr.rdbuf(cerr_guard_.get());
+  options_.output->flush();
+  options_.output->rdbuf(cout_guard_.get());
+  options_.err->rdbuf(cerr_guard_.get());
 }
 
 double ProgressLine::Now() const {
@@ -153,7 +156,7 @@ bool ProgressLine::Tick() {
   std::lock_guard<std::mutex> lock(mutex_);
   const double elapsed = Now() - start_;
   if (!options_.show || stopping_ || elapsed < options_.delay_seconds) return false;
-  std::ostream& out = options_.out != nullptr ? *options_.out : std::cerr;
+  std::ostream& out = options_.out != nullptr ? *options_.out : *options_.err;
   // \r back to the line's start, \033[K erases what a longer earlier line left behind.
   const auto [first_time, first_done] = first_report_.value_or(std::pair{start_, int64_t{0}});
   const std::optional<double> left =
@@ -173,7 +176,7 @@ void ProgressLine::Stop() {
   if (ticker_.joinable()) ticker_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   if (drawn_) {
-    std::ostream& out = options_.out != nullptr ? *options_.out : std::cerr;
+    std::ostream& out = options_.out != nullptr ? *options_.out : *options_.err;
     out << "\r\033[K" << std::flush;
   }
 }

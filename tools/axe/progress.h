@@ -7,8 +7,9 @@
 //
 // It shows only when stderr is a terminal, and never under --json, --quiet or
 // AXE_NO_PROGRESS=1, so piped and captured output is exactly what it would be without it.
-// It gives way to output: the first write to std::cout or std::cerr while it shows clears it
-// for good, so that no result or message is printed behind it.
+// It gives way to output: the first write to the command's output or error stream
+// (Selected::out and err; std::cout and std::cerr in the binary) while it shows clears it for
+// good, so that no result or message is printed behind it.
 //
 //   ProgressLine progress("relayout", selected);   // for the action's lifetime
 //   options.on_run = [&](int64_t done) { ReportProgress(done, runs); };
@@ -18,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,15 +59,18 @@ void AddQuietFlag(CLI::App& app, Selected& selected);
 class ProgressLine {
  public:
   struct Options {
-    bool show = false;               // the ProgressWanted decision
-    double delay_seconds = 1.0;      // nothing shows before
-    double interval_seconds = 0.25;  // between two redraws (the ticker thread's period)
-    std::function<double()> clock;   // seconds; empty: a steady clock
-    std::ostream* out = nullptr;     // where the line goes; null: std::cerr (given way to)
-    bool ticker = true;              // start the thread that calls Tick (tests call it)
+    bool show = false;                  // the ProgressWanted decision
+    double delay_seconds = 1.0;         // nothing shows before
+    double interval_seconds = 0.25;     // between two redraws (the ticker thread's period)
+    std::function<double()> clock;      // seconds; empty: a steady clock
+    std::ostream* out = nullptr;        // where the line goes; null: `err` (given way to)
+    std::ostream* output = &std::cout;  // with `out` null: the streams it gives way to
+    std::ostream* err = &std::cerr;
+    bool ticker = true;  // start the thread that calls Tick (tests call it)
   };
 
-  // The command's line: shown as ProgressWanted decides for stderr, --json and --quiet.
+  // The command's line: shown as ProgressWanted decides for stderr, --json and --quiet, and
+  // only when the command's error stream is std::cerr; it gives way to selected.out and err.
   ProgressLine(std::string what, const Selected& selected);
   ProgressLine(std::string what, Options options);
   ProgressLine(const ProgressLine&) = delete;
@@ -82,8 +87,8 @@ class ProgressLine {
 
  private:
   double Now() const;
-  // With `out` null: std::cout and std::cerr write through StopOnWrite buffers (progress.cc),
-  // and the line goes to std::cerr's own buffer.
+  // With `out` null: options_.output and err write through StopOnWrite buffers (progress.cc),
+  // and the line goes to err's own buffer.
   void GiveWayToOutput();
 
   const std::string what_;
@@ -97,7 +102,7 @@ class ProgressLine {
   // The first report (the steps before it include the work's setup).
   std::optional<std::pair<double, int64_t>> first_report_;
   std::unique_ptr<std::streambuf> cout_guard_, cerr_guard_;
-  std::streambuf* cout_buffer_ = nullptr;  // std::cout's and std::cerr's own, restored at the end
+  std::streambuf* cout_buffer_ = nullptr;  // output's and err's own, restored at the end
   std::streambuf* cerr_buffer_ = nullptr;
   std::unique_ptr<std::ostream> terminal_;  // on cerr_buffer_
   std::thread ticker_;

@@ -79,31 +79,31 @@ Json PlanJson(const relayout::RelayoutPlan& plan) {
           {"note", info.note}};
 }
 
-void PrintResult(const relayout::RelayoutPlan& plan, const relayout::BenchmarkResult& r,
-                 bool json) {
+void PrintResult(std::ostream& out, const relayout::RelayoutPlan& plan,
+                 const relayout::BenchmarkResult& r, bool json) {
   const absl::string_view check = relayout::CheckOutcomeName(r.check);
   if (json) {
-    PrintJson({{"gbps", r.gbps},
-               {"seconds", r.seconds},
-               {"bytes", r.bytes},
-               {"memcpy_gbps", r.memcpy_gbps},
-               {"memcpy_seconds", r.memcpy_seconds},
-               {"threads", r.threads},
-               {"runs", r.runs},
-               {"stopped_by_time_limit", r.stopped_by_time_limit},
-               {"plan", plan.ToString()},
-               {"plan_parts", PlanJson(plan)},
-               {"check", check}});
+    PrintJson(out, {{"gbps", r.gbps},
+                    {"seconds", r.seconds},
+                    {"bytes", r.bytes},
+                    {"memcpy_gbps", r.memcpy_gbps},
+                    {"memcpy_seconds", r.memcpy_seconds},
+                    {"threads", r.threads},
+                    {"runs", r.runs},
+                    {"stopped_by_time_limit", r.stopped_by_time_limit},
+                    {"plan", plan.ToString()},
+                    {"plan_parts", PlanJson(plan)},
+                    {"check", check}});
     return;
   }
-  std::cout << plan << "\n"
-            << absl::StrFormat("time      %.6f s (best of %d timed runs%s)\n", r.seconds, r.runs,
-                               r.stopped_by_time_limit ? ", stopped by the time limit" : "")
-            << absl::StrFormat("bandwidth %.2f GB/s (%d bytes read + written)\n", r.gbps, r.bytes)
-            << absl::StrFormat("memcpy    %.2f GB/s on %d thread%s: relayout at %.0f%% of memcpy\n",
-                               r.memcpy_gbps, r.threads, r.threads == 1 ? "" : "s",
-                               100.0 * r.gbps / r.memcpy_gbps)
-            << "check     " << check << "\n";
+  out << plan << "\n"
+      << absl::StrFormat("time      %.6f s (best of %d timed runs%s)\n", r.seconds, r.runs,
+                         r.stopped_by_time_limit ? ", stopped by the time limit" : "")
+      << absl::StrFormat("bandwidth %.2f GB/s (%d bytes read + written)\n", r.gbps, r.bytes)
+      << absl::StrFormat("memcpy    %.2f GB/s on %d thread%s: relayout at %.0f%% of memcpy\n",
+                         r.memcpy_gbps, r.threads, r.threads == 1 ? "" : "s",
+                         100.0 * r.gbps / r.memcpy_gbps)
+      << "check     " << check << "\n";
 }
 
 // The command line of `axe relayout`; the optionals are unset when the option is absent.
@@ -156,7 +156,8 @@ absl::StatusOr<runtime::RelayoutRequest> ResolveRequest(const RelayoutArgs& args
   return runtime::ResolveRelayout(from, to, shape, type, {"--from", "--to"});
 }
 
-absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget& budget) {
+absl::Status RunRelayout(std::ostream& out, const RelayoutArgs& args, bool json,
+                         const MemoryBudget& budget) {
   if (args.repeat && (*args.repeat < 1 || *args.repeat > relayout::kMaxBenchmarkRuns)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--repeat: must be between 1 and ", relayout::kMaxBenchmarkRuns, ", got ", *args.repeat));
@@ -193,7 +194,7 @@ absl::Status RunRelayout(const RelayoutArgs& args, bool json, const MemoryBudget
   bench.memory = budget;
   AXE_ASSIGN_OR_RETURN(relayout::BenchmarkResult result,
                        relayout::BenchmarkRelayout(plan, request.src, request.dst, bench));
-  PrintResult(plan, result, json);
+  PrintResult(out, plan, result, json);
   if (result.check == relayout::CheckOutcome::kFailed) {
     return absl::InternalError("the relayout result differs from the element-by-element oracle");
   }
@@ -241,7 +242,7 @@ void AddRelayout(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("relayout", selected);
-    return RunRelayout(*args, selected.json, selected.budget);
+    return RunRelayout(*selected.out, *args, selected.json, selected.budget);
   });
 }
 

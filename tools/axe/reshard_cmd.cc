@@ -114,61 +114,59 @@ Json PlanJson(const runtime::ReshardPlan& plan) {
           {"text", plan.ToString(1 << 30)}};
 }
 
-void PrintResult(const runtime::ReshardBenchmarkResult& r, const ReshardArgs& args, int devices,
-                 bool json) {
+void PrintResult(std::ostream& out, const runtime::ReshardBenchmarkResult& r,
+                 const ReshardArgs& args, int devices, bool json) {
   const int64_t peak = r.stats.peak_bytes.empty() ? 0
                                                   : *std::max_element(r.stats.peak_bytes.begin(),
                                                                       r.stats.peak_bytes.end());
   const absl::string_view check = relayout::CheckOutcomeName(r.check);
   if (json) {
-    PrintJson({{"v_min", r.plan.v_min_bytes},
-               {"bytes_moved", r.stats.bytes_moved},
-               {"messages", r.stats.messages},
-               {"peak_bytes_per_device", peak},
-               {"peak_bytes", r.stats.peak_bytes},
-               {"local_bytes", r.stats.local_bytes},
-               {"bytes_written", r.bytes_written},
-               {"seconds", r.seconds},
-               {"gbps", r.gbps},
-               {"baseline_seconds", r.baseline_seconds},
-               {"baseline_gbps", r.baseline_gbps},
-               {"runs", r.runs},
-               {"stopped_by_time_limit", r.stopped_by_time_limit},
-               {"backend", args.backend},
-               {"transport", args.transport},
-               {"devices", devices},
-               {"check", check},
-               {"plan", PlanJson(r.plan)}});
+    PrintJson(out, {{"v_min", r.plan.v_min_bytes},
+                    {"bytes_moved", r.stats.bytes_moved},
+                    {"messages", r.stats.messages},
+                    {"peak_bytes_per_device", peak},
+                    {"peak_bytes", r.stats.peak_bytes},
+                    {"local_bytes", r.stats.local_bytes},
+                    {"bytes_written", r.bytes_written},
+                    {"seconds", r.seconds},
+                    {"gbps", r.gbps},
+                    {"baseline_seconds", r.baseline_seconds},
+                    {"baseline_gbps", r.baseline_gbps},
+                    {"runs", r.runs},
+                    {"stopped_by_time_limit", r.stopped_by_time_limit},
+                    {"backend", args.backend},
+                    {"transport", args.transport},
+                    {"devices", devices},
+                    {"check", check},
+                    {"plan", PlanJson(r.plan)}});
     return;
   }
   std::string peaks;
   for (size_t d = 0; d < r.stats.peak_bytes.size(); ++d) {
     absl::StrAppend(&peaks, d ? ", " : "", d, ": ", r.stats.peak_bytes[d]);
   }
-  std::cout << r.plan.ToString()
-            << absl::StrFormat(
-                   "moved     %d bytes between devices in %d messages (V_min %d); "
-                   "kept %d bytes by local copies\n",
-                   r.stats.bytes_moved, r.stats.messages, r.plan.v_min_bytes, r.stats.local_bytes)
-            << "peak      bytes per device (source shard + target shard + staging): " << peaks
-            << "\n"
-            << absl::StrFormat(
-                   "time      %.6f s (best of %d timed runs%s), %s transport\n", r.seconds, r.runs,
-                   r.stopped_by_time_limit ? ", stopped by the time limit" : "", args.transport)
-            << absl::StrFormat("bandwidth %.2f GB/s (%d bytes written: V_min + local copies)\n",
-                               r.gbps, r.bytes_written)
-            << absl::StrFormat(
-                   "baseline  %.2f GB/s: memcpy of the same bytes on the same %d "
-                   "device threads; reshard at %.0f%% of memcpy\n",
-                   r.baseline_gbps, devices,
-                   r.baseline_gbps > 0 ? 100.0 * r.gbps / r.baseline_gbps : 0.0)
-            << "check     " << check << "\n";
+  out << r.plan.ToString()
+      << absl::StrFormat(
+             "moved     %d bytes between devices in %d messages (V_min %d); "
+             "kept %d bytes by local copies\n",
+             r.stats.bytes_moved, r.stats.messages, r.plan.v_min_bytes, r.stats.local_bytes)
+      << "peak      bytes per device (source shard + target shard + staging): " << peaks << "\n"
+      << absl::StrFormat("time      %.6f s (best of %d timed runs%s), %s transport\n", r.seconds,
+                         r.runs, r.stopped_by_time_limit ? ", stopped by the time limit" : "",
+                         args.transport)
+      << absl::StrFormat("bandwidth %.2f GB/s (%d bytes written: V_min + local copies)\n", r.gbps,
+                         r.bytes_written)
+      << absl::StrFormat(
+             "baseline  %.2f GB/s: memcpy of the same bytes on the same %d "
+             "device threads; reshard at %.0f%% of memcpy\n",
+             r.baseline_gbps, devices, r.baseline_gbps > 0 ? 100.0 * r.gbps / r.baseline_gbps : 0.0)
+      << "check     " << check << "\n";
 }
 
 // A message-passing backend's result (r.message_passing set); `local_copies`: the option as
 // given.
-void PrintMessagePassingResult(const runtime::ReshardBenchmarkResult& r, int ranks,
-                               const std::string& local_copies, bool json) {
+void PrintMessagePassingResult(std::ostream& out, const runtime::ReshardBenchmarkResult& r,
+                               int ranks, const std::string& local_copies, bool json) {
   const runtime::ReshardBenchmarkResult::MessagePassing& mp = *r.message_passing;
   const bool on_worker = mp.local_copies_on_worker;
   const int own_cpus = mp.own_cpus;
@@ -178,69 +176,69 @@ void PrintMessagePassingResult(const runtime::ReshardBenchmarkResult& r, int ran
   const absl::string_view check = relayout::CheckOutcomeName(r.check);
   const double ratio = r.seconds > 0 ? r.baseline_seconds / r.seconds : 0;
   if (json) {
-    PrintJson({{"v_min", r.plan.v_min_bytes},
-               {"bytes_moved", r.stats.bytes_moved},
-               {"messages", r.stats.messages},
-               {"peak_bytes_per_device", peak},
-               {"peak_bytes", r.stats.peak_bytes},
-               {"local_bytes", r.stats.local_bytes},
-               {"local_copies", local_copies},
-               {"local_copy_thread", on_worker ? "worker" : "caller"},
-               {"own_cpus", own_cpus},
-               {"seconds", r.seconds},
-               {"gbps", r.gbps},
-               {"baseline", "MPI_Alltoallv of the same bytes"},
-               {"baseline_seconds", r.baseline_seconds},
-               {"baseline_gbps", r.baseline_gbps},
-               {"baseline_with_local_seconds", mp.alltoallv_local_seconds},
-               {"gather_scatter_bytes", mp.gather_scatter_bytes},
-               {"gather_scatter_seconds", mp.gather_scatter_seconds},
-               {"runs", r.runs},
-               {"backend", "mpi"},
-               {"devices", ranks},
-               {"check", check},
-               {"plan", PlanJson(r.plan)}});
+    PrintJson(out, {{"v_min", r.plan.v_min_bytes},
+                    {"bytes_moved", r.stats.bytes_moved},
+                    {"messages", r.stats.messages},
+                    {"peak_bytes_per_device", peak},
+                    {"peak_bytes", r.stats.peak_bytes},
+                    {"local_bytes", r.stats.local_bytes},
+                    {"local_copies", local_copies},
+                    {"local_copy_thread", on_worker ? "worker" : "caller"},
+                    {"own_cpus", own_cpus},
+                    {"seconds", r.seconds},
+                    {"gbps", r.gbps},
+                    {"baseline", "MPI_Alltoallv of the same bytes"},
+                    {"baseline_seconds", r.baseline_seconds},
+                    {"baseline_gbps", r.baseline_gbps},
+                    {"baseline_with_local_seconds", mp.alltoallv_local_seconds},
+                    {"gather_scatter_bytes", mp.gather_scatter_bytes},
+                    {"gather_scatter_seconds", mp.gather_scatter_seconds},
+                    {"runs", r.runs},
+                    {"backend", "mpi"},
+                    {"devices", ranks},
+                    {"check", check},
+                    {"plan", PlanJson(r.plan)}});
     return;
   }
   std::string peaks;
   for (size_t d = 0; d < r.stats.peak_bytes.size(); ++d) {
     absl::StrAppend(&peaks, d ? ", " : "", d, ": ", r.stats.peak_bytes[d]);
   }
-  std::cout << r.plan.ToString()
-            << absl::StrFormat(
-                   "moved     %d bytes between ranks in %d messages (V_min %d); "
-                   "kept %d bytes by local copies\n",
-                   r.stats.bytes_moved, r.stats.messages, r.plan.v_min_bytes, r.stats.local_bytes)
-            << absl::StrFormat(
-                   "local     rank 0 copied its kept bytes on its %s thread (--local-copies %s; "
-                   "it has %d CPU%s of its own)\n",
-                   on_worker ? "worker" : "calling", local_copies, own_cpus,
-                   own_cpus == 1 ? "" : "s")
-            << "peak      bytes per rank (source + target shard + send/receive staging): " << peaks
-            << "\n"
-            << absl::StrFormat("time      %.6f s (best of %d runs, slowest rank), %d MPI ranks\n",
-                               r.seconds, r.runs, ranks)
-            << absl::StrFormat("bandwidth %.3f GB/s of V_min\n", r.gbps)
-            << absl::StrFormat(
-                   "baseline  %.3f GB/s (%.6f s): MPI_Alltoallv of the same bytes between the "
-                   "same ranks; reshard at %.0f%% of it\n",
-                   r.baseline_gbps, r.baseline_seconds, 100 * ratio)
-            << absl::StrFormat(
-                   "          %.6f s: the same with each rank's local bytes as a block to "
-                   "itself (every byte the reshard writes)\n",
-                   mp.alltoallv_local_seconds)
-            << absl::StrFormat(
-                   "naive     gather to rank 0 then scatter: %d bytes between ranks (%.1fx "
-                   "V_min), %.6f s\n",
-                   mp.gather_scatter_bytes,
-                   r.plan.v_min_bytes > 0 ? static_cast<double>(mp.gather_scatter_bytes) /
-                                                static_cast<double>(r.plan.v_min_bytes)
-                                          : 0.0,
-                   mp.gather_scatter_seconds)
-            << "check     " << check << "\n";
+  out << r.plan.ToString()
+      << absl::StrFormat(
+             "moved     %d bytes between ranks in %d messages (V_min %d); "
+             "kept %d bytes by local copies\n",
+             r.stats.bytes_moved, r.stats.messages, r.plan.v_min_bytes, r.stats.local_bytes)
+      << absl::StrFormat(
+             "local     rank 0 copied its kept bytes on its %s thread (--local-copies %s; "
+             "it has %d CPU%s of its own)\n",
+             on_worker ? "worker" : "calling", local_copies, own_cpus, own_cpus == 1 ? "" : "s")
+      << "peak      bytes per rank (source + target shard + send/receive staging): " << peaks
+      << "\n"
+      << absl::StrFormat("time      %.6f s (best of %d runs, slowest rank), %d MPI ranks\n",
+                         r.seconds, r.runs, ranks)
+      << absl::StrFormat("bandwidth %.3f GB/s of V_min\n", r.gbps)
+      << absl::StrFormat(
+             "baseline  %.3f GB/s (%.6f s): MPI_Alltoallv of the same bytes between the "
+             "same ranks; reshard at %.0f%% of it\n",
+             r.baseline_gbps, r.baseline_seconds, 100 * ratio)
+      << absl::StrFormat(
+             "          %.6f s: the same with each rank's local bytes as a block to "
+             "itself (every byte the reshard writes)\n",
+             mp.alltoallv_local_seconds)
+      << absl::StrFormat(
+             "naive     gather to rank 0 then scatter: %d bytes between ranks (%.1fx "
+             "V_min), %.6f s\n",
+             mp.gather_scatter_bytes,
+             r.plan.v_min_bytes > 0 ? static_cast<double>(mp.gather_scatter_bytes) /
+                                          static_cast<double>(r.plan.v_min_bytes)
+                                    : 0.0,
+             mp.gather_scatter_seconds)
+      << "check     " << check << "\n";
 }
 
-absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& budget) {
+absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
+                        const MemoryBudget& budget) {
   runtime::ReshardBenchmarkOptions options;
   if (args.transport == "staged") {
     options.reshard = {runtime::ReshardTransport::kStaged, args.staging_bytes};
@@ -301,9 +299,9 @@ absl::Status RunReshard(const ReshardArgs& args, bool json, const MemoryBudget& 
   absl::Status svg_written = absl::OkStatus();
   if (run.prints()) {
     if (result->message_passing) {
-      PrintMessagePassingResult(*result, devices, args.local_copies, json);
+      PrintMessagePassingResult(out, *result, devices, args.local_copies, json);
     } else {
-      PrintResult(*result, args, devices, json);
+      PrintResult(out, *result, args, devices, json);
     }
     svg_written = WriteReshardSvg(args.svg, args.latex, result->plan, shape, from, to);
   }
@@ -361,7 +359,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("reshard", selected);
-    return RunReshard(*args, selected.json, selected.budget);
+    return RunReshard(*selected.out, *args, selected.json, selected.budget);
   });
 }
 

@@ -40,7 +40,7 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
-absl::Status Serve(const ServeArgs& args) {
+absl::Status Serve(std::ostream& out, const ServeArgs& args) {
   std::string host = args.host;
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -60,8 +60,8 @@ absl::Status Serve(const ServeArgs& args) {
                                                args.port, " (in use, or no such address)"));
   }
   const bool v6 = host.find(':') != std::string::npos;
-  std::cout << "axe serve: the explorer is at http://" << (v6 ? "[" + host + "]" : host) << ":"
-            << port << "/ (Ctrl-C stops it)" << std::endl;
+  out << "axe serve: the explorer is at http://" << (v6 ? "[" + host + "]" : host) << ":" << port
+      << "/ (Ctrl-C stops it)" << std::endl;
   std::thread waiter([&server, stop_signals] {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
@@ -92,7 +92,8 @@ void AddServeCommand(CLI::App& app, Selected& selected) {
                   "Answers computed at once (default 4; connections are read by threads of "
                   "their own)")
       ->check(CLI::Range(1, 64));
-  OnSelect(cmd, selected, [args]() -> absl::Status { return Serve(*args); });
+  OnSelect(cmd, selected,
+           [args, &selected]() -> absl::Status { return Serve(*selected.out, *args); });
 }
 
 AXE_CLI_COMMAND_GROUP(90, AddServeCommand);

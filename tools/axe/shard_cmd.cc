@@ -383,35 +383,36 @@ Json ExplanationJson(const ShardingExplanation& e) {
   return Json::parse(explorer::ShardingJson(e));  // the explorer's answer, notes included
 }
 
-void PrintExplanation(const ShardingExplanation& e) {
-  std::cout << "global shape   " << XlaName(e.dtype) << "[" << absl::StrJoin(e.global_shape, ",")
-            << "]\n";
-  std::cout << "jax            " << Shown(e.named) << "\n";
-  std::cout << "hlo            " << Shown(e.hlo) << "\n";
-  std::cout << "shardy         " << Shown(e.shardy) << "\n";
-  if (!e.shardy_mesh.empty()) std::cout << "               " << e.shardy_mesh << "\n";
-  std::cout << "axe            " << Shown(e.axe) << "\n";
-  std::cout << "format         " << Shown(e.format) << "\n";
+void PrintExplanation(std::ostream& out, const ShardingExplanation& e) {
+  out << "global shape   " << XlaName(e.dtype) << "[" << absl::StrJoin(e.global_shape, ",")
+      << "]\n";
+  out << "jax            " << Shown(e.named) << "\n";
+  out << "hlo            " << Shown(e.hlo) << "\n";
+  out << "shardy         " << Shown(e.shardy) << "\n";
+  if (!e.shardy_mesh.empty()) out << "               " << e.shardy_mesh << "\n";
+  out << "axe            " << Shown(e.axe) << "\n";
+  out << "format         " << Shown(e.format) << "\n";
   if (!e.device_assignment.empty()) {
-    std::cout << "device order   [" << absl::StrJoin(e.device_assignment, ", ")
-              << "]  (HLO, Shardy and gpuid ids are positions in it)\n";
+    out << "device order   [" << absl::StrJoin(e.device_assignment, ", ")
+        << "]  (HLO, Shardy and gpuid ids are positions in it)\n";
   }
-  std::cout << "shard shape    " << Tuple(e.shard_shape) << "\n";
-  std::cout << "local layout   " << e.local_shape << " = " << Shown(e.local_axe) << "\n";
-  std::cout << "devices        " << e.num_devices
-            << (e.fully_replicated ? " (fully replicated)" : "") << "\n";
-  for (const std::string& note : e.notes) std::cout << "note           " << note << "\n";
-  std::cout << "\n";
-  for (const std::string& line : e.picture) std::cout << line << "\n";
-  std::cout << "\ndevice  replica group  index\n";
+  out << "shard shape    " << Tuple(e.shard_shape) << "\n";
+  out << "local layout   " << e.local_shape << " = " << Shown(e.local_axe) << "\n";
+  out << "devices        " << e.num_devices << (e.fully_replicated ? " (fully replicated)" : "")
+      << "\n";
+  for (const std::string& note : e.notes) out << "note           " << note << "\n";
+  out << "\n";
+  for (const std::string& line : e.picture) out << line << "\n";
+  out << "\ndevice  replica group  index\n";
   for (const sharding::DeviceShard& d : e.devices) {
-    std::cout << absl::StrFormat("%-7d %-14d %s\n", d.device, d.replica_group, d.IndexToString());
+    out << absl::StrFormat("%-7d %-14d %s\n", d.device, d.replica_group, d.IndexToString());
   }
 }
 
 // --hlo given a whole module: every sharding in it, each on its own instruction's shape (the
 // whole array's: per-device shapes of a partitioned module are multiplied out).
 absl::Status ExplainModule(const ExplainArgs& args, const std::string& text, Selected& selected) {
+  std::ostream& out = *selected.out;
   if (!args.shape.empty() || !args.layout.empty() || !args.svg.empty() || !args.latex.empty()) {
     return absl::InvalidArgumentError(
         "--hlo is a whole module: each of its instructions has its own shape and layout, so "
@@ -450,23 +451,23 @@ absl::Status ExplainModule(const ExplainArgs& args, const std::string& text, Sel
                          {"shape", s->shape.ToString()},
                          {"explanation", ExplanationJson(e)}});
     }
-    PrintJson({{"module",
-                {{"num_partitions", p.num_partitions},
-                 {"entry", p.entry_name},
-                 {"partitioned", p.partitioned || args.partitioned},
-                 {"reason", args.partitioned ? "--partitioned" : p.reason}}},
-               {"shardings", entries},
-               {"skipped", module->skipped}});
+    PrintJson(out, {{"module",
+                     {{"num_partitions", p.num_partitions},
+                      {"entry", p.entry_name},
+                      {"partitioned", p.partitioned || args.partitioned},
+                      {"reason", args.partitioned ? "--partitioned" : p.reason}}},
+                    {"shardings", entries},
+                    {"skipped", module->skipped}});
     return absl::OkStatus();
   }
-  std::cout << "module         "
-            << (args.partitioned ? "--partitioned: shapes are per device" : p.reason) << "\n";
-  std::cout << "shardings      " << explained.size() << "\n";
-  for (const std::string& why : module->skipped) std::cout << "skipped        " << why << "\n";
+  out << "module         " << (args.partitioned ? "--partitioned: shapes are per device" : p.reason)
+      << "\n";
+  out << "shardings      " << explained.size() << "\n";
+  for (const std::string& why : module->skipped) out << "skipped        " << why << "\n";
   for (const auto& [s, e] : explained) {
-    std::cout << "\n== line " << s->line << " " << s->instruction << " " << s->shape.ToString()
-              << " sharding=" << s->sharding.ToString() << "\n";
-    PrintExplanation(e);
+    out << "\n== line " << s->line << " " << s->instruction << " " << s->shape.ToString()
+        << " sharding=" << s->sharding.ToString() << "\n";
+    PrintExplanation(out, e);
   }
   return absl::OkStatus();
 }
@@ -517,6 +518,7 @@ void AddExplain(CLI::App& group, Selected& selected) {
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     std::string hlo_text;
     if (!args->hlo.empty()) {
       AXE_ASSIGN_OR_RETURN(hlo_text, ReadInputText(args->hlo, "--hlo"));
@@ -533,9 +535,9 @@ void AddExplain(CLI::App& group, Selected& selected) {
           WritePictureFiles(args->svg, args->latex, picture::ShardingSvg(e, mesh.mesh)));
     }
     if (selected.json) {
-      PrintJson(ExplanationJson(e));
+      PrintJson(out, ExplanationJson(e));
     } else {
-      PrintExplanation(e);
+      PrintExplanation(out, e);
     }
     return absl::OkStatus();
   });
@@ -559,6 +561,7 @@ void AddEquivalent(CLI::App& group, Selected& selected) {
                   "The mesh of PartitionSpecs and of per_axis Axe layouts, e.g. x=2,y=2");
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(std::string shape_text, ReadInputText(args->shape, "--shape"));
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ParseIntListOption(shape_text, "--shape"));
     AXE_ASSIGN_OR_RETURN(MeshOption mesh_option, ParseMeshOption(args->mesh));
@@ -579,16 +582,16 @@ void AddEquivalent(CLI::App& group, Selected& selected) {
                       {"first", r.difference->first},
                       {"second", r.difference->second}};
       }
-      PrintJson({{"equivalent", r.equivalent},
+      PrintJson(out,
+                {{"equivalent", r.equivalent},
                  {"first", {{"notation", sides[0].KindName()}, {"text", sides[0].ToString()}}},
                  {"second", {{"notation", sides[1].KindName()}, {"text", sides[1].ToString()}}},
                  {"difference", difference}});
     } else if (r.equivalent) {
-      std::cout << "equivalent\n";
+      out << "equivalent\n";
     } else {
-      std::cout << "not equivalent: device " << r.difference->device << " holds "
-                << r.difference->first << " under the first and " << r.difference->second
-                << " under the second\n";
+      out << "not equivalent: device " << r.difference->device << " holds " << r.difference->first
+          << " under the first and " << r.difference->second << " under the second\n";
     }
     if (!r.equivalent) selected.exit_code = 1;  // like cmp and diff: the inputs differ
     return absl::OkStatus();

@@ -41,7 +41,8 @@ void AddTourCommand(CLI::App& app, Selected& selected) {
   auto only = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("tour", "A guided walk through axe's seed examples");
   cmd->add_option("--part", *only, "Show only one part (layout, ...)");
-  OnSelect(cmd, selected, [only]() -> absl::Status {
+  OnSelect(cmd, selected, [only, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     std::vector<TourSection> sections = AllTourSections();
     std::vector<std::string> parts;
     for (const TourSection& s : sections) {
@@ -51,12 +52,12 @@ void AddTourCommand(CLI::App& app, Selected& selected) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--part: unknown part '", *only, "' (parts: ", absl::StrJoin(parts, ", "), ")"));
     }
-    std::cout << "axe tour: every answer below is computed by the library as you watch.\n";
+    out << "axe tour: every answer below is computed by the library as you watch.\n";
     int n = 0;
     for (const TourSection& s : sections) {
       if (!only->empty() && s.part != *only) continue;
-      std::cout << "\n== " << ++n << ". " << s.title << " ==\n\n";
-      AXE_RETURN_IF_ERROR(s.body(std::cout));
+      out << "\n== " << ++n << ". " << s.title << " ==\n\n";
+      AXE_RETURN_IF_ERROR(s.body(out));
     }
     return absl::OkStatus();
   });

@@ -72,16 +72,16 @@ Json IndexJson(const xla::IndexExplanation& at) {
       {"tile_position", levels}};
 }
 
-void PrintShapeText(const Shape& s) {
+void PrintShapeText(std::ostream& out, const Shape& s) {
   if (!s.IsTuple()) {
     absl::StatusOr<xla::ArrayExplanation> e = xla::ExplainNonTuple(s);
-    std::cout << (e.ok() ? xla::ExplainText(*e) : absl::StrCat(e.status().message(), "\n"));
+    out << (e.ok() ? xla::ExplainText(*e) : absl::StrCat(e.status().message(), "\n"));
     return;
   }
-  std::cout << "tuple           " << s.ToString() << "\n";
+  out << "tuple           " << s.ToString() << "\n";
   std::vector<xla::LeafExplanation> leaves = xla::ExplainLeaves(s);
-  if (leaves.empty()) std::cout << "{} () (an empty tuple)\n";
-  for (const xla::LeafExplanation& leaf : leaves) std::cout << xla::LeafLine(leaf);
+  if (leaves.empty()) out << "{} () (an empty tuple)\n";
+  for (const xla::LeafExplanation& leaf : leaves) out << xla::LeafLine(leaf);
 }
 
 struct ExplainArgs : ShapeArgs {
@@ -115,7 +115,8 @@ Json InstructionJson(const xla::HloInstruction& ins) {
 
 // The module as one JSON object, written an instruction at a time (a whole module's JSON
 // tree would take about a hundred times the text's bytes).
-void PrintHloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
+void PrintHloJson(std::ostream& out, const xla::HloText& hlo,
+                  const std::vector<xla::MemorySpaceTotal>& totals) {
   Json head = {{"module", hlo.module_name.empty() ? Json(nullptr) : Json(hlo.module_name)}};
   head["entry_computation_layout"] = nullptr;
   if (hlo.entry_computation_layout) {
@@ -127,9 +128,9 @@ void PrintHloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTot
   }
   std::string text = head.dump();
   text.pop_back();  // the closing brace: the object goes on
-  std::cout << text << ",\"instructions\":[";
+  out << text << ",\"instructions\":[";
   for (size_t i = 0; i < hlo.instructions.size(); ++i) {
-    std::cout << (i > 0 ? "," : "") << InstructionJson(hlo.instructions[i]).dump();
+    out << (i > 0 ? "," : "") << InstructionJson(hlo.instructions[i]).dump();
   }
   Json spaces = Json::array();
   for (const xla::MemorySpaceTotal& t : totals) {
@@ -139,64 +140,63 @@ void PrintHloJson(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTot
                       {"array_size_bytes", t.array_size_bytes},
                       {"unsized_buffers", t.unsized_buffers}});
   }
-  std::cout << "],\"memory_space_totals\":" << spaces.dump() << "}\n";
+  out << "],\"memory_space_totals\":" << spaces.dump() << "}\n";
 }
 
 // One table row per array leaf of a shape: "<role> <name> {leaf} shape: sizes, memory space".
-void PrintRows(absl::string_view role, absl::string_view name, const Shape& s) {
+void PrintRows(std::ostream& out, absl::string_view role, absl::string_view name, const Shape& s) {
   for (const xla::LeafExplanation& leaf : xla::ExplainLeaves(s)) {
-    std::cout << "  " << role << " " << name << " " << xla::LeafLine(leaf);
+    out << "  " << role << " " << name << " " << xla::LeafLine(leaf);
   }
 }
 
 // A lone instruction: every shape explained in full.
-void PrintInstruction(const xla::HloInstruction& ins) {
-  std::cout << "instruction     " << ins.name << " = " << ins.opcode << "(...) with "
-            << ins.operands.size() << " operands\n\n== result " << ins.name << "\n";
-  PrintShapeText(ins.result);
+void PrintInstruction(std::ostream& out, const xla::HloInstruction& ins) {
+  out << "instruction     " << ins.name << " = " << ins.opcode << "(...) with "
+      << ins.operands.size() << " operands\n\n== result " << ins.name << "\n";
+  PrintShapeText(out, ins.result);
   for (size_t k = 0; k < ins.operands.size(); ++k) {
     const xla::HloOperand& op = ins.operands[k];
-    std::cout << "\n== operand " << k << " " << (op.name.empty() ? "(unnamed)" : op.name) << "\n";
+    out << "\n== operand " << k << " " << (op.name.empty() ? "(unnamed)" : op.name) << "\n";
     if (op.shape) {
-      PrintShapeText(*op.shape);
+      PrintShapeText(out, *op.shape);
     } else {
-      std::cout << "(no shape written; it is the result of " << op.name << ")\n";
+      out << "(no shape written; it is the result of " << op.name << ")\n";
     }
   }
 }
 
-void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTotal>& totals) {
-  if (!hlo.module_name.empty()) std::cout << "module          " << hlo.module_name << "\n";
+void PrintModule(std::ostream& out, const xla::HloText& hlo,
+                 const std::vector<xla::MemorySpaceTotal>& totals) {
+  if (!hlo.module_name.empty()) out << "module          " << hlo.module_name << "\n";
   if (hlo.entry_computation_layout) {
-    std::cout << "entry layout    " << hlo.entry_computation_layout->ComputationLayoutString()
-              << "\n";
+    out << "entry layout    " << hlo.entry_computation_layout->ComputationLayoutString() << "\n";
     const auto& params = hlo.entry_computation_layout->parameters;
     for (size_t k = 0; k < params.size(); ++k)
-      PrintRows(absl::StrCat("parameter ", k), "", params[k]);
-    PrintRows("result", "", hlo.entry_computation_layout->result);
+      PrintRows(out, absl::StrCat("parameter ", k), "", params[k]);
+    PrintRows(out, "result", "", hlo.entry_computation_layout->result);
   }
   std::optional<std::string> computation;  // the one whose header was printed last
   for (const xla::HloInstruction& ins : hlo.instructions) {
     if (ins.computation != computation) {
       computation = ins.computation;
-      std::cout << "\ncomputation     " << (computation->empty() ? "(none)" : *computation) << "\n";
+      out << "\ncomputation     " << (computation->empty() ? "(none)" : *computation) << "\n";
     }
-    std::cout << "line " << ins.line << ": " << (ins.is_root ? "ROOT " : "") << ins.name << " = "
-              << ins.opcode << "\n";
-    PrintRows("result ", ins.name, ins.result);
+    out << "line " << ins.line << ": " << (ins.is_root ? "ROOT " : "") << ins.name << " = "
+        << ins.opcode << "\n";
+    PrintRows(out, "result ", ins.name, ins.result);
     for (size_t k = 0; k < ins.operands.size(); ++k) {
       if (ins.operands[k].shape)
-        PrintRows(absl::StrCat("operand ", k), ins.operands[k].name, *ins.operands[k].shape);
+        PrintRows(out, absl::StrCat("operand ", k), ins.operands[k].name, *ins.operands[k].shape);
     }
   }
-  std::cout << "\ntotals per memory space (instruction results, without tuple, get-tuple-element "
-               "and bitcast, which alias; XLA's ArraySize)\n";
+  out << "\ntotals per memory space (instruction results, without tuple, get-tuple-element "
+         "and bitcast, which alias; XLA's ArraySize)\n";
   for (const xla::MemorySpaceTotal& t : totals) {
-    std::cout << "  S(" << t.memory_space << ") " << xla::MemorySpaceName(t.memory_space) << ": "
-              << t.buffers << " buffers, " << t.array_size_bytes << " bytes";
-    if (t.unsized_buffers > 0)
-      std::cout << " (" << t.unsized_buffers << " without a size, not counted)";
-    std::cout << "\n";
+    out << "  S(" << t.memory_space << ") " << xla::MemorySpaceName(t.memory_space) << ": "
+        << t.buffers << " buffers, " << t.array_size_bytes << " bytes";
+    if (t.unsized_buffers > 0) out << " (" << t.unsized_buffers << " without a size, not counted)";
+    out << "\n";
   }
 }
 
@@ -204,7 +204,8 @@ void PrintModule(const xla::HloText& hlo, const std::vector<xla::MemorySpaceTota
 // names and operands) and, with --json, one instruction's JSON at a time.
 constexpr int64_t kHloBytesPerTextByte = 20;
 
-absl::Status RunExplainHlo(const std::string& text, bool json, const MemoryBudget& budget) {
+absl::Status RunExplainHlo(std::ostream& out, const std::string& text, bool json,
+                           const MemoryBudget& budget) {
   AXE_RETURN_IF_ERROR(
       budget.Check(CheckedMul(static_cast<int64_t>(text.size()), kHloBytesPerTextByte),
                    absl::StrCat("explaining ", text.size(), " bytes of HLO")));
@@ -213,17 +214,17 @@ absl::Status RunExplainHlo(const std::string& text, bool json, const MemoryBudge
   AXE_ASSIGN_OR_RETURN(std::vector<xla::MemorySpaceTotal> totals,
                        xla::ResultBytesByMemorySpace(*hlo));
   if (json) {
-    PrintHloJson(*hlo, totals);
+    PrintHloJson(out, *hlo, totals);
   } else if (hlo->module_name.empty() && hlo->instructions.size() == 1) {
-    PrintInstruction(hlo->instructions[0]);
+    PrintInstruction(out, hlo->instructions[0]);
   } else {
-    PrintModule(*hlo, totals);
+    PrintModule(out, *hlo, totals);
   }
   return absl::OkStatus();
 }
 
-absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, bool json,
-                        const MemoryBudget& budget) {
+absl::Status RunExplain(std::ostream& out, const ExplainArgs& args, bool has_index, bool has_leaf,
+                        bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(std::string text, ReadInputText(args.shape, "shape"));
   if (xla::LooksLikeHlo(text)) {
     if (has_index || has_leaf) {
@@ -231,7 +232,7 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
     }
     if (!args.svg.empty() || !args.latex.empty())
       return absl::InvalidArgumentError("--svg and --latex take a single shape, not HLO text");
-    return RunExplainHlo(text, json, budget);
+    return RunExplainHlo(out, text, json, budget);
   }
   AXE_ASSIGN_OR_RETURN(Shape whole, ParseShapeText(text, args));
   std::vector<int64_t> leaf_index;
@@ -267,14 +268,14 @@ absl::Status RunExplain(const ExplainArgs& args, bool has_index, bool has_leaf, 
       j["element_position"] = IndexJson(*at);
       j["tile_position"] = j["element_position"]["tile_position"];
     }
-    PrintJson(j);
+    PrintJson(out, j);
     return absl::OkStatus();
   }
   if (has_leaf)
-    std::cout << "leaf            {" << absl::StrJoin(leaf_index, ",") << "} of "
-              << whole.ToString() << "\n";
-  PrintShapeText(s);
-  if (at) std::cout << xla::ExplainIndexText(*at);
+    out << "leaf            {" << absl::StrJoin(leaf_index, ",") << "} of " << whole.ToString()
+        << "\n";
+  PrintShapeText(out, s);
+  if (at) out << xla::ExplainIndexText(*at);
   return absl::OkStatus();
 }
 
@@ -295,7 +296,8 @@ void AddExplain(CLI::App& group, Selected& selected) {
   AddLatexOption(cmd, args->latex);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, index, leaf, &selected]() -> absl::Status {
-    return RunExplain(*args, index->count() > 0, leaf->count() > 0, selected.json, selected.budget);
+    return RunExplain(*selected.out, *args, index->count() > 0, leaf->count() > 0, selected.json,
+                      selected.budget);
   });
 }
 
@@ -312,6 +314,7 @@ void AddOffset(CLI::App& group, Selected& selected) {
       ->required();
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(Shape s, ParseShapeArgs(*args));
     const Shape& a = s.array_shape();
     if (!a.IsArray()) {
@@ -323,10 +326,10 @@ void AddOffset(CLI::App& group, Selected& selected) {
     if (!r.ok())
       return absl::InvalidArgumentError(absl::StrCat("--linear: ", r.status().message()));
     if (selected.json) {
-      PrintJson(r->padding ? Json{{"index", nullptr}, {"padding", true}}
-                           : Json{{"index", r->index}});
+      PrintJson(out, r->padding ? Json{{"index", nullptr}, {"padding", true}}
+                                : Json{{"index", r->index}});
     } else {
-      std::cout << (r->padding ? std::string("padding") : FormatTuple(r->index)) << "\n";
+      out << (r->padding ? std::string("padding") : FormatTuple(r->index)) << "\n";
     }
     return absl::OkStatus();
   });
@@ -339,11 +342,12 @@ void AddCheck(CLI::App& group, Selected& selected) {
   AddShapeArgs(cmd, *args);
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected]() -> absl::Status {
+    std::ostream& out = *selected.out;
     AXE_ASSIGN_OR_RETURN(Shape s, ParseShapeArgs(*args));
     if (selected.json) {
-      PrintJson({{"ok", true}, {"shape", s.ToString()}});
+      PrintJson(out, {{"ok", true}, {"shape", s.ToString()}});
     } else {
-      std::cout << "ok\n";
+      out << "ok\n";
     }
     return absl::OkStatus();
   });

@@ -11,19 +11,31 @@
 //   comm->Finish(p);            // when p's body has returned
 //   comm->Abort(status);        // when p's body failed: every waiting member is released
 //
-// The in-process implementation is a rendezvous over threads of one process; another
-// transport (a runtime backend's devices, MPI ranks) implements the same three calls.
+// The in-process implementation is a rendezvous over threads of one process. The backend
+// implementation serves a process that holds one device of a runtime client (an MPI rank):
+// it runs that device's mesh position only, and each exchange is an all_gather through the
+// client's backend (runtime/backend.h), so the ranks meet in the backend's collectives and
+// its timeouts end a run whose ranks cannot all meet.
 #ifndef AXE_EXEC_COMMUNICATOR_H_
 #define AXE_EXEC_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "axe/exec/value.h"
+
+namespace axe::runtime {
+class Client;
+}  // namespace axe::runtime
+namespace axe::sharding {
+class Mesh;
+}  // namespace axe::sharding
 
 namespace axe::exec {
 
@@ -40,6 +52,15 @@ class Communicator {
   virtual absl::StatusOr<std::vector<Value>> Exchange(absl::Span<const int64_t> group,
                                                       int64_t member, uint64_t tag,
                                                       Value value) = 0;
+  // As Exchange, for a collective over the mesh axes `axes` (`group` is one of their groups):
+  // what a transport that addresses groups by mesh axes needs. By default, Exchange.
+  virtual absl::StatusOr<std::vector<Value>> ExchangeOverAxes(absl::Span<const std::string> axes,
+                                                              absl::Span<const int64_t> group,
+                                                              int64_t member, uint64_t tag,
+                                                              Value value) {
+    (void)axes;
+    return Exchange(group, member, tag, std::move(value));
+  }
   // Ends every pending and later Exchange with an error; the first status given is kept.
   virtual void Abort(absl::Status status) = 0;
   // Position `position` will exchange nothing more (its body returned).
@@ -50,6 +71,13 @@ class Communicator {
 
 // A rendezvous for `positions` threads of this process.
 std::unique_ptr<Communicator> NewInProcessCommunicator(int64_t positions);
+
+// The exchange of the one mesh position whose device this process holds, over `client`'s
+// backend: Exchange fails (InvalidArgument: the backend addresses groups by mesh axes), and
+// ExchangeOverAxes all-gathers the members' bytes through runtime::AllGather. Errors of an
+// exchange: the backend's (DeadlineExceeded after its timeout when a rank never arrives).
+std::unique_ptr<Communicator> NewBackendCommunicator(runtime::Client& client,
+                                                     const sharding::Mesh& mesh);
 
 }  // namespace axe::exec
 

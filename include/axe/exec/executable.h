@@ -47,6 +47,10 @@
 #include "axe/exec/value.h"
 #include "axe/ir/jaxpr.h"
 
+namespace axe::runtime {
+class Client;
+}  // namespace axe::runtime
+
 namespace axe::exec {
 
 struct ExecOptions {
@@ -60,6 +64,13 @@ struct ExecOptions {
   // Compile refuses a program whose values at their peak (PlanStats::peak_bytes) exceed this
   // budget (ResourceExhausted); nullopt: the budget when Compile runs (ResolveMemoryBudget).
   std::optional<MemoryBudget> memory;
+  // The runtime client a shard_map runs on. Null, or a client whose process holds every
+  // device: the positions run on threads of this process. A client whose process holds one
+  // device (an MPI rank; every rank runs the same program on the same arguments): this
+  // process runs that device's mesh position, the collectives go through the client's
+  // backend, and each output's blocks are all-gathered so every rank returns the whole
+  // result. The client outlives the executable.
+  runtime::Client* client = nullptr;
 };
 
 // What Compile chose, for tests, Describe() and benchmarks.

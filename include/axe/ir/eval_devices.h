@@ -1,5 +1,7 @@
 // Evaluation of jaxprs with shard_map bodies run on a distributed runtime's devices, with
-// the runtime's collectives. Target axe::ir_run (axe::ir itself stays free of the runtime).
+// the runtime's collectives: the double-valued reference the executor's runs on a client
+// (exec::ExecOptions::client: threads, MPI ranks) are tested against. Target axe::ir_run
+// (axe::ir itself stays free of the runtime).
 //
 //   std::unique_ptr<runtime::Client> client = *runtime::Client::InProcess(4);
 //   absl::StatusOr<std::vector<HostArray>> out = EvalJaxprOnDevices(closed, args, *client);

@@ -1,9 +1,9 @@
 // Calling a compiled program on the distributed runtime's arrays: the arguments are checked
 // against the formats the program was compiled for, the uncommitted ones are re-laid-out (or
-// resharded) through the relayout engine, the program runs (on the executor, exec::Executable,
-// when it has no shard_map; otherwise ir::EvalJaxprOnDevices runs the shard_map bodies on the
-// client's devices), and the results come back as committed arrays in the compiled output
-// formats.
+// resharded) through the relayout engine, the program runs on the executor (exec::Executable:
+// a shard_map's positions on threads in process; on an MPI client each rank runs its own
+// position, the collectives through the client's backend), and the results come back as
+// committed arrays in the compiled output formats.
 //
 //   Compiled c = *Compile(jaxpr, {Format(AUTO), Format(AUTO)}, {});
 //   CallResult r = *Execute(c, *client, {&x, &y}, {"x", "y"});

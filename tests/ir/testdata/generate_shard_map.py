@@ -8,6 +8,9 @@ collectives inside loops (a scan, a fori_loop and a while_loop whose steps psum)
   <name>.txt         make_jaxpr(f)(*args)
   <name>.values.txt  "arg T=v,..." per argument, "out T=v,..." per output of f
 
+i64_psum.txt (no values file) is make_jaxpr of shard_map(lambda x: lax.psum(x, "x"), X4, P("x"),
+P()) on an i64[8] under jax_enable_x64: the MPI tests sum past 2^53 with it.
+
 tests/exec/shard_map_exec_test.cc runs them on the executor (typed, a thread per position)
 and checks JAX's values: integers exactly, floats within a few ulps.
 
@@ -52,6 +55,21 @@ def cases():
     def all_to_alls(x):
         return (lax.all_to_all(x, "x", 0, 1), lax.all_to_all(x, "x", 0, 2, tiled=True),
                 lax.all_to_all(x, "x", 2, 1, tiled=True))
+
+    def all_to_alls_untiled(x):  # split after concat, split == concat, of integers
+        return (lax.all_to_all(x, "x", 2, 0), lax.all_to_all(x, "x", 0, 0),
+                lax.all_to_all(x, "x", 0, 0, tiled=True), lax.all_to_all(x, "x", 2, 1, tiled=True))
+
+    def a2a_untiled(x):
+        return lax.all_to_all(x * 1.5, "x", 2, 0)
+
+    def a2a_tiled(x):  # (JAX 0.10.2 cannot transpose the untiled form's expand_dims)
+        return lax.all_to_all(x * 1.5, "x", 2, 0, tiled=True)
+
+    a2a = smap(a2a_untiled, X4, P("x"), P("x"))
+    a2a_t = smap(a2a_tiled, X4, P("x"), P("x"))
+    a2a_grad = jax.grad(lambda x: jnp.sum(jnp.sin(a2a_t(x))))  # the transpose swaps the axes
+    a2a_vmap = jax.vmap(a2a, in_axes=1, out_axes=2)  # the batch dimension shifts both axes
 
     def ppermute(x):
         return lax.ppermute(x, "x", perm=((0, 1), (1, 2), (2, 0)))
@@ -99,6 +117,10 @@ def cases():
                           (P("x", "y"), P("x", "y"), P("y"), P("x", "y"))),
          [i32(4, 6), f32(6)]),
         ("dp_loss", smap(dp_loss, X4, (P("x"), P()), P()), [f32(32, 16), 0.1 * f32(16, 8)]),
+        ("all_to_all_untiled", smap(all_to_alls_untiled, X4, P("x"), (P("x"),) * 4),
+         [i32(16, 2, 4)]),
+        ("all_to_all_grad", a2a_grad, [f32(16, 3, 4)]),
+        ("all_to_all_vmap", a2a_vmap, [f32(16, 2, 3, 4)]),
     ]
 
 
