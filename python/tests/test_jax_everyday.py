@@ -39,7 +39,6 @@ def _tolerance(dtype, text):
 
 # Programs axe does not run as JAX does yet: name -> (the first stage that fails, why).
 KNOWN_FAILURES = {
-    "avg_max_pool": ("parse", "reduce_window_sum / reduce_window_max are not modelled"),
     "custom_jvp_softclip": ("grad", "a user's custom_jvp rule is not in the text: axe refuses "
                             "(NotImplementedError) rather than differentiate the body"),
     "custom_vjp_clip_grad": ("grad", "a custom_vjp's bwd is not in the text: axe refuses "

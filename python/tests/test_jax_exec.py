@@ -66,7 +66,26 @@ def _programs():
     def batched(a, b):
         return jnp.einsum("bij,bjk->bik", a, b), jnp.einsum("ij,kj->ik", a[0], b[1].T)
 
+    def pools(x):
+        mx = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        mn = lax.reduce_window(x, jnp.inf, lax.min, (1, 2, 2, 1), (1, 1, 1, 1), "VALID")
+        return mx, mn, lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+
+    def pool_grads(x):  # select_and_scatter_add and reduce_window_sum's pad-based transpose
+        def loss(y):
+            mx = lax.reduce_window(y, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+            av = lax.reduce_window(y, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+            return (mx**2).sum() + jnp.sin(av).sum()
+        return jax.grad(loss)(x)
+
+    def int_pools(a):
+        return (lax.reduce_window(a * 3000000, 0, lax.add, (2, 3), (1, 2), "SAME"),
+                lax.reduce_window(a, jnp.iinfo(jnp.int32).min, lax.max, (3, 3), (2, 2), "VALID"))
+
     return [
+        ("pooling", pools, lambda r: [f32(r, 2, 17, 16, 8)]),
+        ("pooling grads", pool_grads, lambda r: [f32(r, 2, 16, 15, 4)]),
+        ("integer pooling", int_pools, lambda r: [i32(r, 21, 30)]),
         ("attention", attention, lambda r: [f32(r, 16, 32), f32(r, 24, 32), f32(r, 24, 8)]),
         ("gelu layer", layer, lambda r: [f32(r, 8, 64), f32(r, 64, 48), f32(r, 48)]),
         ("stats", stats, lambda r: [f32(r, 33, 17)]),

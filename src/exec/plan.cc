@@ -384,6 +384,7 @@ const KernelTable& Kernels() {
     AddBitcastKernels(*t);
     AddShardMapKernels(*t);
     AddCollectiveKernels(*t);
+    AddWindowKernels(*t);
     return t;
   }();
   return *table;

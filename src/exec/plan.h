@@ -106,6 +106,7 @@ void AddPrngKernels(KernelTable& table);           // prng.cc
 void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 void AddShardMapKernels(KernelTable& table);       // shard_map.cc
 void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
+void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

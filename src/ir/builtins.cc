@@ -83,6 +83,7 @@ BuiltinPrimitives DefineAll() {
   internal::DefineStack(p);
   internal::DefineTotalOrder(p);
   internal::DefinePlatformIndex(p);
+  internal::DefineWindow(p);
   return p;
 }
 
@@ -112,6 +113,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterStackRules(*p);
     internal::RegisterTotalOrderRules(*p);
     internal::RegisterPlatformIndexRules(*p);
+    internal::RegisterWindowRules(*p);
     return p;
   }();
   return *builtins;

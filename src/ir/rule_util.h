@@ -146,6 +146,9 @@ void RegisterPrngRules(const BuiltinPrimitives& p);
 // bitcast_convert_type (family_bitcast.cc).
 void DefineBitcast(BuiltinPrimitives& p);
 void RegisterBitcastRules(const BuiltinPrimitives& p);
+// The windowed reductions (family_window.cc).
+void DefineWindow(BuiltinPrimitives& p);
+void RegisterWindowRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -103,7 +103,7 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
   int programs = 0;
   std::vector<std::string> differences;
   for (const char* dir : {"jax", "jax_more", "jax_ad", "jax_shared", "jax_indexing", "jax_conv",
-                          "jax_sort", "jax_math", "jax_prng"}) {
+                          "jax_sort", "jax_math", "jax_prng", "jax_window"}) {
     const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / dir;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(root)) {

@@ -44,6 +44,10 @@
 //   platform_index  lax.platform_dependent's branch for the CPU (jnp.trace, jnp.diagonal)
 //   reduce_precision  floats rounded to fewer exponent/mantissa bits, as XLA does (what
 //                JAX's gradients of checkpointed functions print)
+//   window       reduce_window_sum reduce_window_max reduce_window_min (pooling: windows,
+//                strides, padding, base and window dilations), reduce_window (a jaxpr reducer
+//                over several operands), select_and_gather_add select_and_scatter_add (max and
+//                min pooling's tangent and its transpose)
 //
 // Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
 // (then the default applies). Typing errors use JAX's words, e.g.
@@ -118,6 +122,9 @@ struct BuiltinPrimitives {
   const Primitive* platform_index;
   // jax.scipy.special.gammaln and its derivative (family_math.cc).
   const Primitive *lgamma, *digamma;
+  // The windowed reductions (pooling) and their derivatives' primitives (family_window.cc).
+  const Primitive *reduce_window_sum, *reduce_window_max, *reduce_window_min, *reduce_window;
+  const Primitive *select_and_gather_add, *select_and_scatter_add;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
