@@ -80,12 +80,12 @@ int64_t Product(absl::Span<const int64_t> dims) {
 // Another exchange over the same group (a collective of two rounds).
 using ExchangeAgain = std::function<absl::StatusOr<std::vector<Value>>(const Value&)>;
 // Computes a member's result of one operand from every member's operand (member order).
-using Combine = std::function<absl::Status(absl::Span<const Value> all, int64_t index, Value& out,
-                                           const ExchangeAgain& again)>;
+using CombineShares = std::function<absl::Status(absl::Span<const Value> all, int64_t index,
+                                                 Value& out, const ExchangeAgain& again)>;
 
 // A kernel that exchanges each operand over its group and combines the members' values.
 BuiltKernel ExchangeKernel(const EqnView& v, std::shared_ptr<const Groups> groups,
-                           std::vector<Combine> combine, int64_t work) {
+                           std::vector<CombineShares> combine, int64_t work) {
   static std::atomic<uint64_t> next_id{1};
   const uint64_t id = next_id.fetch_add(1) << 16;
   BuiltKernel k;
@@ -141,7 +141,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, ReduceO
   std::optional<Groups> g = MakeGroups(v.eqn, api);
   if (!g || !SameTypes(v)) return std::nullopt;
   if (g->size == 1) return Identity();
-  std::vector<Combine> combine;
+  std::vector<CombineShares> combine;
   int64_t work = 0;
   for (const ir::ShapedArray& a : v.in) {
     if (!runtime::CheckReduction(op, a.dtype()).ok()) return std::nullopt;
@@ -198,8 +198,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllGather(const EqnView& v) {
   const int64_t rows = Product(absl::MakeConstSpan(shape).subspan(0, d));
   const size_t block = static_cast<size_t>(Product(absl::MakeConstSpan(shape).subspan(d))) * bytes;
   const int64_t n = g->size;
-  Combine combine = [rows, block, n](absl::Span<const Value> all, int64_t, Value& out,
-                                     const ExchangeAgain&) {
+  CombineShares combine = [rows, block, n](absl::Span<const Value> all, int64_t, Value& out,
+                                           const ExchangeAgain&) {
     std::byte* o = out.mutable_bytes();
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t m = 0; m < n; ++m) {
@@ -233,9 +233,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduceScatter(const EqnView& v) 
   const int64_t rows = Product(absl::MakeConstSpan(shape).subspan(0, d));
   const int64_t row = Product(absl::MakeConstSpan(shape).subspan(d));  // elements of a row
   const int64_t piece = row / g->size;
-  Combine combine = [rows, row, piece, bytes, type](absl::Span<const Value> all, int64_t index,
-                                                    Value& out,
-                                                    const ExchangeAgain&) -> absl::Status {
+  CombineShares combine = [rows, row, piece, bytes, type](absl::Span<const Value> all,
+                                                          int64_t index, Value& out,
+                                                          const ExchangeAgain&) -> absl::Status {
     std::vector<const uint8_t*> inputs(all.size());
     for (int64_t r = 0; r < rows; ++r) {
       const size_t at = static_cast<size_t>(r * row + index * piece) * bytes;
@@ -283,9 +283,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
   AXE_ASSIGN_OR_RETURN(StridedCopy copy,
                        StridedCopy::Plan(box, xs, zs, static_cast<int>(bytes), 1));
   auto shared = std::make_shared<const StridedCopy>(std::move(copy));
-  Combine combine = [shared, src_step, dst_step, bytes](absl::Span<const Value> all, int64_t index,
-                                                        Value& out,
-                                                        const ExchangeAgain&) -> absl::Status {
+  CombineShares combine = [shared, src_step, dst_step, bytes](
+                              absl::Span<const Value> all, int64_t index, Value& out,
+                              const ExchangeAgain&) -> absl::Status {
     for (size_t j = 0; j < all.size(); ++j) {
       AXE_RETURN_IF_ERROR(shared->Run(
           all[j].bytes() + static_cast<size_t>(index * src_step) * bytes,
@@ -311,8 +311,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildPpermute(const EqnView& v) {
   }
   absl::StatusOr<std::vector<int64_t>> sources = runtime::PermuteSources(pairs, g->size);
   if (!sources.ok()) return std::nullopt;
-  Combine combine = [sources = *sources](absl::Span<const Value> all, int64_t index, Value& out,
-                                         const ExchangeAgain&) {
+  CombineShares combine = [sources = *sources](absl::Span<const Value> all, int64_t index,
+                                               Value& out, const ExchangeAgain&) {
     const int64_t from = sources[static_cast<size_t>(index)];
     if (from < 0) {
       std::memset(out.mutable_bytes(), 0, out.num_bytes());

@@ -19,40 +19,15 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
+#include "exec/fold.h"
 #include "exec/plan.h"
 
 namespace axe::exec::internal {
-// A named namespace: the unity build shares anonymous namespaces (and their names, such as
-// collectives.cc's Combine) between files.
+// A named namespace: the unity build shares anonymous namespaces (and their names) between
+// files.
 namespace window_kernels {
 
 using Ints = std::vector<int64_t>;
-
-enum class Fold { kSum, kMax, kMin };
-
-template <typename T>
-T Combine(Fold f, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (f == Fold::kSum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    return f == Fold::kMax ? std::max(a, b) : std::min(a, b);
-  } else {
-    if (f == Fold::kSum) return a + b;
-    if (f == Fold::kMax) return (a > b || a != a) ? a : b;
-    return (a < b || a != a) ? a : b;
-  }
-}
-
-template <typename T>
-T Identity(Fold f) {
-  if (f == Fold::kSum) return T(0);
-  if constexpr (std::is_floating_point_v<T>) {
-    return f == Fold::kMax ? -std::numeric_limits<T>::infinity()
-                           : std::numeric_limits<T>::infinity();
-  } else {
-    return f == Fold::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  }
-}
 
 // For every output position of one dimension, the input positions its window reads.
 struct WindowPlan {
@@ -308,7 +283,6 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
 
 void AddWindowKernels(KernelTable& table) {
   using window_kernels::BuildWindow;
-  using window_kernels::Fold;
   using window_kernels::WindowOp;
   const std::pair<const char*, Fold> folds[] = {{"reduce_window_sum", Fold::kSum},
                                                 {"reduce_window_max", Fold::kMax},
