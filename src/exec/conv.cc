@@ -421,9 +421,10 @@ void Convolve(const ConvPlan& plan, const RunContext& ctx, const A* lhs, const A
   }
 }
 
-// A scratch buffer of `count` elements of the accumulation type.
-absl::StatusOr<Value> Scratch(const RunContext& ctx, DType t, int64_t count) {
-  return ctx.Allocate(ir::ShapedArray({count}, t));
+// A scratch buffer of `count` elements of the accumulation type, freed when the kernel ends
+// (not kept in the value pool: the plan counts it only while the convolution runs).
+absl::StatusOr<Value> Scratch(const RunContext&, DType t, int64_t count) {
+  return Value::Uninitialized(ir::ShapedArray({count}, t));
 }
 
 template <typename A>
@@ -480,11 +481,6 @@ absl::Status ConvKernel(const ConvPlan& plan, const RunContext& ctx, absl::Span<
       }
     });
   }
-  if (ctx.values != nullptr) {
-    for (Value* v : {&lhs_holder, &rhs_holder, &y_holder, &columns}) {
-      if (v->num_bytes() > 0) ctx.values->Give(std::move(*v));
-    }
-  }
   return absl::OkStatus();
 }
 
@@ -524,8 +520,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
   std::optional<int64_t> work = CheckedProduct({g.out_n, g.o, g.positions, g.i, g.window});
   work = work ? CheckedAdd(*work, touched * bytes) : std::nullopt;
   built.work = work.value_or(std::numeric_limits<int64_t>::max());
-  built.scratch_bytes =
-      (k * plan.chunk + NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out)) * bytes;
+  // What ConvKernel allocates besides its output: one chunk of patches, and a canonical copy
+  // only of an operand (or the result) that is not read (written) in place.
+  int64_t scratch = g.i * g.window > 0 && NumElements(g.out) > 0 ? k * plan.chunk : 0;
+  if (!plan.lhs.in_place) scratch += NumElements(v.in[0]);
+  if (!plan.rhs.in_place) scratch += NumElements(v.in[1]);
+  if (!plan.out.in_place) scratch += NumElements(g.out);
+  built.scratch_bytes = scratch * bytes;
   plan.g = std::move(g);
   auto shared = std::make_shared<const ConvPlan>(std::move(plan));
   built.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,

@@ -218,6 +218,14 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
                                g.lhs.transposed ? " lhs^T" : "", g.rhs.transposed ? " rhs^T" : "");
   k.work =
       g.batch * g.m * g.n * g.k + (NumElements(l) + NumElements(r) + NumElements(g.out)) * bytes;
+  // The packed operands, while the product runs (then kept in the value pool).
+  for (const auto* side : {&g.lhs, &g.rhs}) {
+    if (side->pack) {
+      int64_t n = 1;
+      for (int64_t d : side->packed_shape) n *= d;
+      k.scratch_bytes += n * bytes;
+    }
+  }
   auto shared = std::make_shared<const Gemm>(std::move(g));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
                       std::vector<Value>& out) -> absl::Status {
