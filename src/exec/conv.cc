@@ -48,8 +48,11 @@ struct ConvGeometry {
 };
 
 // Output positions of one im2col chunk: the patches stay within this many elements (1 MiB of
-// floats), small enough for the GEMM to read them back from cache.
+// floats), small enough for the GEMM to read them back from cache, and within an eighth of the
+// result (a small convolution's patches add little to its operands), but cover at least
+// kMinChunkPositions positions (or all of them) so that each GEMM stays efficient.
 constexpr int64_t kColumnElements = int64_t{1} << 18;
+constexpr int64_t kMinChunkPositions = 64;
 // Below this many multiply-adds per GEMM, plain loops.
 constexpr int64_t kSmallConv = int64_t{1} << 15;
 constexpr int64_t kMaxBlasDim = int64_t{1} << 30;
@@ -509,7 +512,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
       plan.out, PlanMove(g.out_shape, g.out_strides, out_t == g.acc_t, bytes, false, threads));
   const int64_t k = std::max<int64_t>(1, g.i * g.window);
   const int64_t positions = g.channels_last ? g.out_n * g.positions : g.positions;
-  plan.chunk = std::clamp<int64_t>(kColumnElements / k, 1, std::max<int64_t>(1, positions));
+  const int64_t elements =
+      std::min(kColumnElements, std::max(NumElements(g.out) / 8, k * kMinChunkPositions));
+  plan.chunk = std::clamp<int64_t>(elements / k, 1, std::max<int64_t>(1, positions));
   BuiltKernel built;
   built.description =
       absl::StrCat("im2col ", g.channels_last ? "channels-last " : "", NumpyName(g.acc_t),
