@@ -302,14 +302,29 @@ int64_t AvalBytes(const ir::ShapedArray& aval, bool as_doubles) {
 // The arguments and constants are the caller's: they stay for the whole run and never reach
 // the pool. Relabels share their operand's storage, an output written into its donor input
 // (Step::donor) takes that input's, an output nothing reads and its kernel leaves empty has
-// none; a step's scratch (a nested body's, a kernel's buffers) and a fallback's values as
-// doubles count while the step runs.
+// none; a step's scratch (a nested body's, a kernel's buffers, its pooled scratch taken from
+// and given back to the pool) and a fallback's values as doubles count while the step runs.
 int64_t PeakBytes(const Plan& plan, const std::vector<ir::ShapedArray>& slot_avals) {
   auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
   auto doubles = [&](int slot) { return AvalBytes(slot_avals[static_cast<size_t>(slot)], true); };
   std::vector<int64_t> bytes(slot_avals.size(), 0);  // pool-managed storage each slot holds
   int64_t live = 0, pooled = 0, peak = 0;
   std::map<int64_t, size_t> pool;  // bytes -> storages kept
+  auto take = [&](int64_t b) {     // a new value of b bytes, from the pool when it has one
+    auto it = pool.find(b);
+    if (b > 0 && it != pool.end() && it->second > 0) {
+      --it->second;
+      pooled -= b;
+    }
+    add(live, b);
+  };
+  auto give = [&](int64_t b) {  // a value of b bytes released
+    live -= std::min(live, b);
+    if (b > 0 && pool[b] < kMaxPooledPerSize) {
+      ++pool[b];
+      add(pooled, b);
+    }
+  };
   add(live, plan.constant_bytes);
   add(live, plan.argument_bytes);
   for (const Step& step : plan.steps) {
@@ -328,27 +343,16 @@ int64_t PeakBytes(const Plan& plan, const std::vector<ir::ShapedArray>& slot_ava
         from = 0;
         continue;
       }
-      const int64_t b = step.kernel.relabel || unwritten ? 0 : AvalBytes(slot_avals[slot], false);
-      bytes[slot] = b;
-      auto it = pool.find(b);
-      if (b > 0 && it != pool.end() && it->second > 0) {
-        --it->second;
-        pooled -= b;
-      }
-      add(live, b);
+      bytes[slot] = step.kernel.relabel || unwritten ? 0 : AvalBytes(slot_avals[slot], false);
+      take(bytes[slot]);
     }
+    for (int64_t b : step.kernel.pooled_scratch) take(b);
     int64_t now = live;
     add(now, pooled);
     add(now, transient);
     peak = std::max(peak, now);
-    for (int slot : step.released) {
-      const int64_t b = bytes[static_cast<size_t>(slot)];
-      live -= std::min(live, b);
-      if (b > 0 && pool[b] < kMaxPooledPerSize) {
-        ++pool[b];
-        add(pooled, b);
-      }
-    }
+    for (int64_t b : step.kernel.pooled_scratch) give(b);
+    for (int slot : step.released) give(bytes[static_cast<size_t>(slot)]);
   }
   return std::max(peak, CheckedAdd(live, pooled).value_or(INT64_MAX));
 }

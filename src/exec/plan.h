@@ -81,7 +81,10 @@ struct BuiltKernel {
   bool relabel = false;       // copies nothing
   int64_t work = 0;           // bytes touched plus multiply-adds, per call
   int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
-  int nested_fallbacks = 0;   // equations of its nested plans run through the interpreter
+  // Sizes of the scratch values the kernel takes from the value pool after its outputs and
+  // gives back when it ends (a dot's packed operands).
+  std::vector<int64_t> pooled_scratch;
+  int nested_fallbacks = 0;  // equations of its nested plans run through the interpreter
   // Per output: the input (an index into the step's inputs) whose storage the kernel writes
   // that output into when the plan hands it over (Step::donor): the output reads that input
   // at its own index and after every other read of it. -1 or empty: none.

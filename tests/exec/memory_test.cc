@@ -134,6 +134,18 @@ constexpr char kTransposeAdd[] =
     "    c:f32[80,48] = add b 1.0:f32[]\n"
     "  in (c,) }";
 
+// A dot whose batch dimension is not leading packs its lhs (60 floats), a reduction over axes
+// apart gathers its operand (192 floats): scratch taken from the value pool and given back,
+// where it stays while the broadcast's larger result is made.
+constexpr char kPooledScratch[] =
+    "{ lambda ; a:f32[5,3,4] b:f32[3,4,6] x:f32[4,6,8]. let\n"
+    "    c:f32[3,5,6] = dot_general[dimension_numbers=(([2], [1]), ([1], [0])) "
+    "preferred_element_type=float32] a b\n"
+    "    f:f32[6] = reduce_sum[axes=(0, 2) out_sharding=None] x\n"
+    "    k:f32[2,4,6,8] = broadcast_in_dim[broadcast_dimensions=(1, 2, 3) shape=(2, 4, 6, 8) "
+    "sharding=None] x\n"
+    "  in (c, f, k) }";
+
 // h = tanh(h @ wh + x @ wx) over 50 steps; `ys` says whether the stacked hs are an output.
 std::string Rnn(bool ys) {
   return absl::StrCat(
@@ -155,8 +167,9 @@ std::string Rnn(bool ys) {
 }
 
 TEST(ExecMemoryTest, ThePlannedPeakIsWhatARunAllocates) {
-  for (const std::string& text : {Conv(2, 6, 8), Conv(1, 9, 16), std::string(kMlp),
-                                  std::string(kSoftmax), std::string(kTransposeAdd)}) {
+  for (const std::string& text :
+       {Conv(2, 6, 8), Conv(1, 9, 16), std::string(kMlp), std::string(kSoftmax),
+        std::string(kTransposeAdd), std::string(kPooledScratch)}) {
     SCOPED_TRACE(text);
     const Measured m = Measure(text);
     EXPECT_GT(m.planned, 0);
@@ -173,6 +186,16 @@ TEST(ExecMemoryTest, AScansPlannedPeakIsWithinAFewRowsOfWhatItAllocates) {
     EXPECT_LE(m.planned, m.observed + 4 * 32 * 4);
     EXPECT_GE(m.planned, m.observed - 4 * 32 * 4);
   }
+}
+
+TEST(ExecMemoryTest, PooledScratchStaysInThePoolAfterItsStep) {
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kPooledScratch));
+  ASSERT_THAT(e, IsOk());
+  EXPECT_THAT(e->Describe(), HasSubstr("gemm pack-lhs"));
+  EXPECT_THAT(e->Describe(), HasSubstr("reduce gathered"));
+  // The arguments, c, the pooled pack, f, the pooled gathered operand and k.
+  const int64_t arguments = (60 + 72 + 192) * 4;
+  EXPECT_EQ(e->stats().peak_bytes, arguments + (90 + 60 + 6 + 192 + 384) * 4);
 }
 
 TEST(ExecMemoryTest, AConvolutionHoldsItsOperandsItsResultAndOneChunkOfPatches) {
