@@ -125,10 +125,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWhile(const EqnView& v) {
   k.description =
       absl::StrCat("while (", w.cond->steps.size(), " + ", w.body->steps.size(), " steps)");
   k.work = w.iteration_work;
-  // Beyond the arguments the caller holds: the body's values (its results are the next
-  // carries, live next to the old ones) or the predicate's.
-  k.scratch_bytes = std::max(NestedScratchBytes(*w.cond, /*results_counted=*/false),
-                             NestedScratchBytes(*w.body, /*results_counted=*/false));
+  // Beyond the arguments the caller holds: the predicate's values, or the body's (its results
+  // are the next carries, live next to the old ones) next to the predicate.
+  k.scratch_bytes =
+      std::max(NestedScratchBytes(*w.cond, /*results_counted=*/false),
+               NestedScratchBytes(*w.body, /*results_counted=*/false) + w.cond->result_bytes);
   k.constant_bytes = w.cond->constant_bytes + w.body->constant_bytes;
   k.passes_through = true;
   k.nested_fallbacks = AllFallbacks(*w.cond) + AllFallbacks(*w.body);
