@@ -594,6 +594,55 @@ def _(cov, x):
     return -0.5 * jnp.sum(z ** 2) - jnp.sum(jnp.log(jnp.diag(c))) - 2 * jnp.log(2 * jnp.pi)
 
 
+@case("cholesky_logpdf_grad", [SPD, f32(4)], grad=(0, 1))
+def _(cov, x):
+    c = jnp.linalg.cholesky(cov)
+    z = jax.scipy.linalg.solve_triangular(c, x, lower=True)
+    return -0.5 * jnp.sum(z ** 2) - jnp.sum(jnp.log(jnp.diag(c)))
+
+
+@case("triangular_solve_variants", [np.triu(f32(3, 3)) + 3 * np.eye(3, dtype=np.float32),
+                                    f32(2, 3)], grad=None,
+      vmap=((None, 0), [np.triu(f32(3, 3)) + 3 * np.eye(3, dtype=np.float32), f32(2, 2, 3)]))
+def _(u, b):
+    ts = lax.linalg.triangular_solve
+    return (ts(u, b, left_side=False, lower=False),
+            ts(u, b, left_side=False, lower=False, transpose_a=True),
+            ts(u, b.T, left_side=True, lower=False, unit_diagonal=True),
+            ts(u.T, b.T, left_side=True, lower=True, transpose_a=True))
+
+
+@case("triangular_solve_grad", [np.tril(f32(3, 3)) + 3 * np.eye(3, dtype=np.float32),
+                                f32(3, 2)], grad=(0, 1))
+def _(l, b):
+    ts = lax.linalg.triangular_solve
+    x = ts(l, b, left_side=True, lower=True)
+    y = ts(l, x.T, left_side=False, lower=True, transpose_a=True, unit_diagonal=True)
+    return jnp.sum(jnp.sin(x)) + jnp.sum(y ** 2)
+
+
+@case("cholesky_vmap_batched", [SPD], vmap=(0, [np.stack([SPD, SPD + np.eye(4, dtype=np.float32),
+                                                            2 * SPD])]))
+def _(a):
+    return jnp.linalg.cholesky(a)
+
+
+@case("cholesky_not_positive_definite", [np.array([[1.0, 2.0], [2.0, 1.0]], np.float32)])
+def _(a):
+    return jnp.linalg.cholesky(a)
+
+
+@case("lu_factor_grad_vmap", [f32(3, 3)], grad=(0,), vmap=(0, [f32(2, 3, 3)]))
+def _(a):
+    lu, piv = jax.scipy.linalg.lu_factor(a)
+    return jnp.sum(jnp.sin(lu)) + jnp.sum(piv).astype(jnp.float32)
+
+
+@case("lu_permutation_outputs", [f32(4, 3), f32(3, 5)])
+def _(a, b):
+    return lax.linalg.lu(a), lax.linalg.lu(b)
+
+
 @case("linalg_norms_ord", [f32(3, 4)])
 def _(a):
     return (jnp.linalg.norm(a, ord=1), jnp.linalg.norm(a, ord=jnp.inf),
@@ -910,6 +959,222 @@ def _(x, w):
             return lax.psum(jnp.sum(jax.nn.relu(xb @ w) ** 2), "x")
         return smap(local, MESH8, (P("x"), P()), P())(x, w)
     return jax.value_and_grad(loss)(w)
+
+
+# ---------------------------------------------------------------- more everyday shapes
+@case("vit_patchify_embed", [f32(2, 8, 8, 3), f32(48, 6, scale=0.2), f32(5, 6)])
+def _(img, w, pos_emb):
+    b = img.shape[0]
+    patches = img.reshape(b, 2, 4, 2, 4, 3).transpose(0, 1, 3, 2, 4, 5).reshape(b, 4, 48)
+    tok = patches @ w
+    cls = jnp.zeros((b, 1, 6))
+    return jnp.concatenate([cls, tok], axis=1) + pos_emb[None]
+
+
+@case("kv_cache_decode_step", [f32(8, 4), f32(8, 4), f32(4), f32(4), f32(4), np.int32(3)])
+def _(k_cache, v_cache, q, k_new, v_new, t):
+    k_cache = lax.dynamic_update_slice(k_cache, k_new[None], (t, 0))
+    v_cache = lax.dynamic_update_slice(v_cache, v_new[None], (t, 0))
+    s = jnp.where(jnp.arange(8) <= t, k_cache @ q / 2.0, -jnp.inf)
+    return jax.nn.softmax(s) @ v_cache, k_cache, v_cache
+
+
+@case("greedy_decode_fori", [f32(6, 6, scale=0.8), np.int32(1)])
+def _(trans, start):
+    def step(i, c):
+        tok, out = c
+        nxt = jnp.argmax(trans[tok]).astype(jnp.int32)
+        return nxt, out.at[i].set(nxt)
+    return lax.fori_loop(0, 5, step, (start, jnp.zeros(5, jnp.int32)))
+
+
+@case("beam_topk_logprobs", [f32(3, 7)])
+def _(logits):
+    lp = jax.nn.log_softmax(logits, axis=-1)
+    flat = lp.reshape(-1)
+    scores, idx = lax.top_k(flat, 4)
+    return scores, idx // 7, idx % 7
+
+
+@case("sinusoidal_timestep_embedding", [np.array([0.0, 3.0, 17.0], np.float32)])
+def _(t):
+    half = 4
+    freqs = jnp.exp(-jnp.log(10000.0) * jnp.arange(half) / half)
+    args = t[:, None] * freqs[None]
+    return jnp.concatenate([jnp.sin(args), jnp.cos(args)], axis=-1)
+
+
+@case("diffusion_noise_loss", [key(3, 1), f32(4, 3), f32(3, 3, scale=0.4), np.float32(0.3)],
+      grad=(2,))
+def _(k, x0, w, alpha_bar):
+    noise = jax.random.normal(k, x0.shape)
+    xt = jnp.sqrt(alpha_bar) * x0 + jnp.sqrt(1 - alpha_bar) * noise
+    return jnp.mean((jnp.tanh(xt @ w) - noise) ** 2)
+
+
+@case("mlp_dict_params_grad", [f32(4, 3), f32(3, 5, scale=0.5), f32(5), f32(5, 1, scale=0.5)],
+      grad=(1, 2, 3))
+def _(x, w1, b1, w2):
+    params = {"l1": {"w": w1, "b": b1}, "l2": {"w": w2}}
+
+    def apply(p, x):
+        h = jax.nn.leaky_relu(x @ p["l1"]["w"] + p["l1"]["b"], 0.1)
+        return (h @ p["l2"]["w"])[:, 0]
+    return jnp.mean(apply(params, x) ** 2)
+
+
+@case("grad_tree_printed", [f32(3, 2), f32(2), f32(4, 3)])
+def _(w, b, x):
+    g = jax.grad(lambda p: jnp.sum(jax.nn.softplus(x @ p["w"] + p["b"])))({"w": w, "b": b})
+    return g["b"], g["w"], optax_like_global_norm(g)
+
+
+def optax_like_global_norm(tree):
+    return jnp.sqrt(sum(jnp.sum(jnp.square(x)) for x in jax.tree.leaves(tree)))
+
+
+@case("rmsprop_update", [f32(5), f32(5), pos(5)])
+def _(p, g, nu):
+    nu = 0.9 * nu + 0.1 * jnp.square(g)
+    return p - 0.01 * g / (jnp.sqrt(nu) + 1e-7), nu
+
+
+@case("l1_l2_penalty_grad", [f32(6, scale=0.5), f32(2, 3)], grad=(0, 1))
+def _(w, m):
+    return 1e-2 * jnp.sum(jnp.abs(w)) + 1e-3 * jnp.sum(m ** 2) + jnp.max(jnp.abs(m))
+
+
+@case("accuracy_topk_metrics", [f32(6, 5), labels(6, 5)])
+def _(logits, y):
+    top1 = jnp.mean(jnp.argmax(logits, -1) == y)
+    _, top3 = lax.top_k(logits, 3)
+    top3_acc = jnp.mean(jnp.any(top3 == y[:, None], axis=-1))
+    return top1, top3_acc, jnp.sum(jax.nn.one_hot(y, 5), axis=0)
+
+
+@case("confusion_matrix_bincount", [labels(10, 3), labels(10, 3)])
+def _(y, p):
+    return jnp.bincount(y * 3 + p, length=9).reshape(3, 3), jnp.zeros((3, 3), jnp.int32).at[y, p].add(1)
+
+
+@case("masked_lm_loss", [f32(2, 5, 6), np.array([[1, 2, 3, 0, 0], [4, 5, 1, 2, 0]], np.int32),
+                         np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]], np.float32)], grad=(0,))
+def _(logits, tgt, mask):
+    logp = jax.nn.log_softmax(logits)
+    nll = -jnp.take_along_axis(logp, tgt[..., None], axis=-1)[..., 0]
+    return jnp.sum(nll * mask) / jnp.sum(mask)
+
+
+@case("vmap_in_axes_none_out_axes_tuple", [f32(4), f32(3, 4)],
+      vmap=((None, 1), [f32(4), f32(3, 2, 4)], (0, 1)))
+def _(w, x):
+    return x @ w, jnp.tanh(x) * w
+
+
+@case("vmap_cross_entropy_per_example", [f32(5), np.int32(2)],
+      vmap=((0, 0), [f32(4, 5), np.array([0, 4, 2, 1], np.int32)]))
+def _(logits, y):
+    return jax.nn.logsumexp(logits) - logits[y]
+
+
+@case("vmap_scan_cumulative_batch", [f32(6)], vmap=(1, [f32(6, 3)]))
+def _(xs):
+    return lax.scan(lambda c, x: (0.5 * c + x, c * x), 0.0, xs)
+
+
+@case("vmap_while_per_example", [np.float32(3.0)], vmap=(0, [np.array([1.0, 5.0, 20.0],
+                                                                      np.float32)]))
+def _(x):
+    return lax.while_loop(lambda v: v < 50.0, lambda v: v * 1.7 + 1.0, x)
+
+
+@case("grad_through_where_nan_safe", [np.array([0.0, 1.5, -2.0, 4.0], np.float32)], grad=(0,))
+def _(x):
+    safe = jnp.where(x > 0, x, 1.0)
+    return jnp.sum(jnp.where(x > 0, jnp.log(safe), 0.0))
+
+
+@case("grad_logsumexp_stable_max", [f32(3, 4)], grad=(0,))
+def _(x):
+    m = lax.stop_gradient(jnp.max(x, axis=1, keepdims=True))
+    return jnp.sum(m[:, 0] + jnp.log(jnp.sum(jnp.exp(x - m), axis=1)))
+
+
+@case("conv_transpose_upsample", [f32(1, 4, 4, 2), f32(3, 3, 2, 3, scale=0.4)], grad=(1,))
+def _(x, k):
+    y = lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    return jnp.sum(y ** 2)
+
+
+@case("resize_nearest_and_bilinear", [f32(1, 3, 3, 2)])
+def _(x):
+    return (jax.image.resize(x, (1, 6, 6, 2), "nearest"),
+            jax.image.resize(x, (1, 5, 5, 2), "bilinear"))
+
+
+@case("group_norm", [f32(2, 4, 4, 6), pos(6), f32(6)], grad=(0, 1))
+def _(x, g, b):
+    n, h, w, c = x.shape
+    xg = x.reshape(n, h, w, 3, c // 3)
+    mu = xg.mean(axis=(1, 2, 4), keepdims=True)
+    var = xg.var(axis=(1, 2, 4), keepdims=True)
+    y = ((xg - mu) / jnp.sqrt(var + 1e-5)).reshape(n, h, w, c)
+    return jnp.sum(jnp.sin(y * g + b))
+
+
+@case("ppo_clipped_objective", [f32(6), f32(6), f32(6)], grad=(0,))
+def _(logp, old_logp, adv):
+    ratio = jnp.exp(logp - old_logp)
+    return -jnp.mean(jnp.minimum(ratio * adv, jnp.clip(ratio, 0.8, 1.2) * adv))
+
+
+@case("td_lambda_returns_scan", [f32(6), f32(6), np.array([0, 0, 1, 0, 0, 0], np.float32)])
+def _(rewards, values, dones):
+    def step(g, inp):
+        r, v, d = inp
+        g = r + 0.99 * (1 - d) * (0.05 * v + 0.95 * g)
+        return g, g
+    _, ret = lax.scan(step, values[-1], (rewards, values, dones), reverse=True)
+    return ret
+
+
+@case("shard_map_dp_train_step_explicit_grad", [f32(16, 4), labels(16, 3), f32(4, 3, scale=0.4)])
+def _(x, y, w):
+    def local(xb, yb, w):
+        def loss(w):
+            return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(xb @ w), yb[:, None], 1))
+        l, g = jax.value_and_grad(loss)(w)
+        g = lax.pmean(g, "x")
+        return lax.pmean(l, "x"), w - 0.5 * g
+    return smap(local, MESH8, (P("x"), P("x"), P()), (P(), P()))(x, y, w)
+
+
+@case("shard_map_sequence_parallel_layernorm", [f32(4, 16), pos(16)], grad=(0, 1))
+def _(x, g):
+    def local(xb, gb):
+        n = 16
+        mu = lax.psum(jnp.sum(xb, -1, keepdims=True), "x") / n
+        var = lax.psum(jnp.sum((xb - mu) ** 2, -1, keepdims=True), "x") / n
+        return lax.psum(jnp.sum(jnp.sin((xb - mu) * lax.rsqrt(var + 1e-5) * gb)), "x")
+    return smap(local, MESH8, (P(None, "x"), P("x")), P())(x, g)
+
+
+@case("shard_map_2d_mesh_tp_dp", [f32(8, 6), f32(6, 4, scale=0.5)], grad=(1,))
+def _(x, w):
+    def local(xb, wb):
+        h = lax.psum(xb @ wb, "y")
+        return lax.psum(jnp.sum(jnp.tanh(h) ** 2), "x")
+    return smap(local, MESH42, (P("x", "y"), P("y", None)), P())(x, w)
+
+
+@case("shard_map_ppermute_halo_exchange", [f32(16)])
+def _(x):
+    def local(xb):
+        right = lax.ppermute(xb[:1], "x", [(i, (i - 1) % 8) for i in range(8)])
+        left = lax.ppermute(xb[-1:], "x", [(i, (i + 1) % 8) for i in range(8)])
+        padded = jnp.concatenate([left, xb, right])
+        return (padded[:-2] + padded[1:-1] + padded[2:]) / 3.0
+    return smap(local, MESH8, P("x"), P("x"))(x)
 
 
 @explicit_case("explicit_mlp_forward", [f32(8, 4), f32(4, 3, scale=0.5)], [P("x"), P()])

@@ -21,17 +21,13 @@ from test_jax_everyday import first_failure, needs_ml_dtypes, run_stages, table 
 DATA = pathlib.Path(__file__).parent / "data" / "everyday2"
 
 # Programs axe does not run as JAX does yet: name -> (the first stage that fails, why).
-_LINALG = "JAX's LAPACK-backed linear algebra primitive, not in axe: refused when read"
+_LINALG = ("JAX's LAPACK-backed decompositions (qr, eigh, svd) and custom_linear_solve "
+           "(jnp.linalg.solve, inv, det) are not in axe: refused when read, naming the primitive")
 KNOWN_FAILURES = {
-    "checkpoint_save_names": ("parse", "checkpoint_name's `name` primitive"),
-    "cholesky_solve": ("parse", _LINALG),
-    "gaussian_logpdf_cholesky": ("parse", _LINALG),
     "linalg_eigh": ("parse", _LINALG),
     "linalg_qr": ("parse", _LINALG),
-    "linalg_slogdet_trace": ("parse", _LINALG),
     "linalg_solve_inv_det": ("parse", _LINALG),
     "linalg_svd_values": ("parse", _LINALG),
-    "triangular_solve_batched": ("parse", _LINALG),
 }
 
 
