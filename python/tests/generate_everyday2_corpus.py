@@ -1177,6 +1177,146 @@ def _(x):
     return smap(local, MESH8, P("x"), P("x"))(x)
 
 
+# ---------------------------------------------------------------- library corners users reach
+@case("random_gamma_beta_dirichlet", [key(2, 8)])
+def _(k):
+    k1, k2, k3 = jax.random.split(k, 3)
+    return (jax.random.gamma(k1, 2.5, (3,)), jax.random.beta(k2, 2.0, 3.0, (2,)),
+            jax.random.dirichlet(k3, jnp.array([1.0, 2.0, 3.0])))
+
+
+@case("random_poisson_t_laplace", [key(4, 4)])
+def _(k):
+    k1, k2, k3 = jax.random.split(k, 3)
+    return (jax.random.poisson(k1, 3.0, (4,)), jax.random.t(k2, 5.0, (2,)),
+            jax.random.laplace(k3, (3,)))
+
+
+@case("glorot_truncated_init", [np.int32(0)])
+def _(seed):
+    k1, k2 = jax.random.split(jax.random.key(seed))
+    w = jax.nn.initializers.glorot_normal()(k1, (4, 3))
+    v = jax.nn.initializers.he_uniform()(k2, (3, 2))
+    return w, v
+
+
+@case("debug_print_in_loss", [f32(3)], grad=(0,))
+def _(x):
+    y = jnp.sum(jnp.sin(x))
+    jax.debug.print("loss {}", y)
+    return y
+
+
+@case("associative_scan_cumsum_max", [f32(8)])
+def _(x):
+    return lax.associative_scan(jnp.add, x), lax.associative_scan(jnp.maximum, x, reverse=True)
+
+
+@case("median_percentile_quantile", [f32(9)])
+def _(x):
+    return jnp.median(x), jnp.percentile(x, 25.0), jnp.quantile(x, jnp.array([0.1, 0.9]))
+
+
+@case("interp_histogram_digitize", [f32(6), np.linspace(-2, 2, 5).astype(np.float32)])
+def _(x, bins):
+    return (jnp.interp(x, bins, bins ** 2), jnp.histogram(x, bins=bins)[0],
+            jnp.digitize(x, bins))
+
+
+@case("isin_triu_indices_gather", [f32(4, 4), np.array([1, 5, 3, 8], np.int32)])
+def _(a, v):
+    i, j = jnp.triu_indices(4, k=1)
+    return a[i, j], jnp.isin(v, jnp.array([3, 5, 7]))
+
+
+@case("fft_power_spectrum", [f32(8)])
+def _(x):
+    f = jnp.fft.rfft(x)
+    return jnp.abs(f) ** 2, jnp.fft.irfft(f, n=8)
+
+
+@case("scan_unroll_and_lax_reduce", [f32(6, 2)])
+def _(xs):
+    c, _ = lax.scan(lambda c, x: (c * 0.5 + x, None), jnp.zeros(2), xs, unroll=2)
+    return c, lax.reduce(xs, 0.0, lax.add, (0,)), lax.reduce(xs, -jnp.inf, lax.max, (1,))
+
+
+@case("switch_in_vmap_grad", [np.int32(1), f32(3)], grad=(1,),
+      vmap=((0, 0), [np.array([0, 1, 2], np.int32), f32(3, 3)]))
+def _(i, x):
+    return jnp.sum(lax.switch(i, [jnp.sin, jnp.cos, lambda v: v ** 2], x))
+
+
+@case("cond_with_operands_grad", [np.float32(1.5), f32(3), f32(3)], grad=(1, 2))
+def _(t, a, b):
+    return jnp.sum(lax.cond(t > 1.0, lambda a, b: a * b, lambda a, b: a - b, a, b) ** 2)
+
+
+@case("while_loop_fixed_point_forward", [np.float32(0.3)])
+def _(x0):
+    def body(s):
+        x, i = s
+        return jnp.cos(x), i + 1
+    return lax.while_loop(lambda s: (jnp.abs(jnp.cos(s[0]) - s[0]) > 1e-5) & (s[1] < 100),
+                          body, (x0, 0))
+
+
+@case("round_decimals_clip_int", [f32(5, scale=10.0), np.array([-7, 0, 3, 12, 99], np.int32)])
+def _(x, i):
+    return jnp.round(x, 2), jnp.clip(i, 0, 10), jnp.trunc(x), jnp.rint(x)
+
+
+@case("bf16_softmax_layernorm", [base.dt(f32(3, 8), bf16)])
+def _(x):
+    y = jax.nn.softmax(x, axis=-1)
+    mu = jnp.mean(x, axis=-1, keepdims=True)
+    return y, (x - mu) * lax.rsqrt(jnp.var(x, axis=-1, keepdims=True) + 1e-5)
+
+
+@case("multivariate_normal_sample", [key(9, 9), f32(3), SPD[:3, :3]])
+def _(k, mean, cov):
+    return jax.random.multivariate_normal(k, mean, cov, (2,), method="cholesky")
+
+
+@case("named_call_and_scope", [f32(4)])
+def _(x):
+    with jax.named_scope("block"):
+        y = jax.named_call(lambda v: jnp.tanh(v) * 2, name="act")(x)
+    return y
+
+
+@case("checkpoint_static_argnums", [f32(3, 3, scale=0.5), f32(3)], grad=(0,))
+def _(w, x):
+    @jax.checkpoint
+    def layer(w, h):
+        return jnp.tanh(w @ h)
+    return jnp.sum(layer(w, layer(w, x)))
+
+
+@case("shard_map_all_gather_grad", [f32(8, 2)], grad=(0,))
+def _(x):
+    def local(xb):
+        g = lax.all_gather(xb, "x", tiled=True)
+        return lax.psum(jnp.sum(jnp.sin(g) * xb[0, 0]), "x")
+    return smap(local, MESH8, P("x"), P())(x)
+
+
+@case("shard_map_psum_scatter_grad", [f32(8, 8)], grad=(0,))
+def _(x):
+    def local(xb):
+        y = lax.psum_scatter(xb, "x", scatter_dimension=1, tiled=True)
+        return lax.psum(jnp.sum(y ** 2), "x")
+    return smap(local, MESH8, P("x"), P())(x)
+
+
+@case("shard_map_ppermute_grad", [f32(8, 3)], grad=(0,))
+def _(x):
+    def local(xb):
+        y = lax.ppermute(xb, "x", [(i, (i + 1) % 8) for i in range(8)])
+        return lax.psum(jnp.sum(y * jnp.cos(xb)), "x")
+    return smap(local, MESH8, P("x"), P())(x)
+
+
 @explicit_case("explicit_mlp_forward", [f32(8, 4), f32(4, 3, scale=0.5)], [P("x"), P()])
 def _(x, w):
     return jax.nn.gelu(x @ w), jnp.mean(x, axis=0)

@@ -28,6 +28,12 @@ KNOWN_FAILURES = {
     "linalg_qr": ("parse", _LINALG),
     "linalg_solve_inv_det": ("parse", _LINALG),
     "linalg_svd_values": ("parse", _LINALG),
+    "fft_power_spectrum": ("parse", "fft works on complex numbers, which axe's values do not hold"),
+    "random_gamma_beta_dirichlet": ("parse", "random_gamma (JAX's rejection sampler behind "
+                                    "gamma, beta, dirichlet, poisson, t) is not in axe"),
+    "random_poisson_t_laplace": ("parse", "random_gamma, as above"),
+    "debug_print_in_loss": ("parse", "jax.debug.print's debug_print (an effect without "
+                            "outputs) is not in axe"),
 }
 
 
