@@ -143,9 +143,7 @@ absl::Status RunCollective(std::ostream& out, const CollectiveArgs& args, bool j
     AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
                                                        options.check, *options.memory));
   } else {
-    // A mesh on devices 4-7 needs a client with devices 0-7.
-    const std::vector<int64_t> ids = p.mesh.device_array();
-    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
+    run_options.devices = p.mesh.device_id_bound();  // devices 0-7 for a mesh on 4-7
   }
   AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
   absl::StatusOr<runtime::CollectiveBenchmarkResult> result =

@@ -290,9 +290,7 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
         args.transport == "staged" ? args.staging_bytes : runtime::kDefaultExchangeStagingBytes,
         budget));
   } else {
-    // A mesh on devices 4-7 needs a client with devices 0-7.
-    const std::vector<int64_t> ids = mesh->device_array();
-    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
+    run_options.devices = mesh->device_id_bound();  // devices 0-7 for a mesh on 4-7
   }
   AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
   const int devices = run.client->num_devices();
