@@ -115,7 +115,7 @@ RankWork WorkOf(const ReshardPlan& plan, int rank) {
 
 // A part of a message that travels at once (a message is cut along its outermost dimension
 // of extent > 1 when it exceeds the staging bound).
-struct Piece {
+struct StagedPiece {
   const ReshardMessage* message;
   IndexBox box;
   int64_t bytes;
@@ -124,8 +124,8 @@ struct Piece {
 // The rounds of a reshard, the same on every rank: pieces in plan order, a new round
 // whenever a piece would take a rank's bytes sent or received in the round past `bound`
 // (0: no bound, one round).
-std::vector<std::vector<Piece>> Rounds(const ReshardPlan& plan, int64_t bound, int ranks) {
-  std::vector<std::vector<Piece>> rounds(1);
+std::vector<std::vector<StagedPiece>> Rounds(const ReshardPlan& plan, int64_t bound, int ranks) {
+  std::vector<std::vector<StagedPiece>> rounds(1);
   std::vector<int64_t> sent(static_cast<size_t>(ranks), 0), received(sent.size(), 0);
   const int64_t eb = plan.element_bytes;
   for (const ReshardMessage& m : plan.messages) {
@@ -181,19 +181,20 @@ absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const Index
 
 // This rank's side of one piece: in place, or at `offset` in its staging buffer.
 struct Transfer {
-  const Piece* piece;
+  const StagedPiece* piece;
   std::optional<MpiBoxView> in_place;
   int64_t offset = 0;
 };
 
 // The pieces of `round` this rank sends (sending) or receives, each in place where MPI can
 // read or write the shard directly; the staging bytes the others need.
-absl::StatusOr<std::vector<Transfer>> Transfers(const std::vector<Piece>& round, const Side& shard,
-                                                int me, bool sending, int element_bytes,
-                                                MpiTypes& types, int64_t& staging) {
+absl::StatusOr<std::vector<Transfer>> Transfers(const std::vector<StagedPiece>& round,
+                                                const Side& shard, int me, bool sending,
+                                                int element_bytes, MpiTypes& types,
+                                                int64_t& staging) {
   std::vector<Transfer> out;
   staging = 0;
-  for (const Piece& p : round) {
+  for (const StagedPiece& p : round) {
     if ((sending ? p.message->src_device : p.message->dst_device) != me) continue;
     AXE_RETURN_IF_ERROR(MpiCount(p.bytes, "reshard").status());
     Transfer t{&p, std::nullopt, staging};
@@ -219,7 +220,7 @@ void KeepTargetAlive(MpiClient& client, Array& out) {
 // from the source shard, else from staging), `meanwhile` run while the messages travel, all
 // completed, the staged receives unpacked (relayout).
 absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
-                      const std::vector<Piece>& round, int tag,
+                      const std::vector<StagedPiece>& round, int tag,
                       const std::function<absl::Status()>& meanwhile) {
   const int me = client.rank();
   const int eb = array.element_bytes();
@@ -322,7 +323,8 @@ absl::Status MpiExchangeReshard(MpiClient& mpi, const Array& array, Array& out,
   absl::Cleanup wait_for_worker = [&copied] {
     if (copied.valid()) copied.wait();
   };
-  const std::vector<std::vector<Piece>> rounds = Rounds(plan, staging_bytes, client->num_devices());
+  const std::vector<std::vector<StagedPiece>> rounds =
+      Rounds(plan, staging_bytes, client->num_devices());
   for (size_t k = 0; k < rounds.size(); ++k) {
     AXE_RETURN_IF_ERROR(
         RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff),
