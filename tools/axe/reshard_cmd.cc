@@ -237,7 +237,7 @@ void PrintMessagePassingResult(std::ostream& out, const runtime::ReshardBenchmar
       << "check     " << check << "\n";
 }
 
-absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
+absl::Status RunReshard(std::ostream& out, std::ostream& err, const ReshardArgs& args, bool json,
                         const MemoryBudget& budget) {
   runtime::ReshardBenchmarkOptions options;
   if (args.transport == "staged") {
@@ -296,7 +296,7 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
   const int devices = run.client->num_devices();
   absl::StatusOr<runtime::ReshardBenchmarkResult> result =
       runtime::BenchmarkReshard(*run.client, shape, *dtype, *from_format, *to_format, options);
-  if (!result.ok()) return EndFailedRun(std::move(run), result.status());
+  if (!result.ok()) return EndFailedRun(err, std::move(run), result.status());
   absl::Status svg_written = absl::OkStatus();
   if (run.prints()) {
     if (result->message_passing) {
@@ -360,7 +360,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("reshard", selected);
-    return RunReshard(*selected.out, *args, selected.json, selected.budget);
+    return RunReshard(*selected.out, *selected.err, *args, selected.json, selected.budget);
   });
 }
 
