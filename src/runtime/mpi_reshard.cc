@@ -26,7 +26,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxFromIndex;
 using relayout::BufferLayout;
 using relayout::CopyBox;
 using relayout::IndexBox;
@@ -229,9 +228,9 @@ absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
   // A rank outside a mesh sends or receives nothing from that side.
   Side src{array.storage(),
            from_shard ? const_cast<uint8_t*>(array.shard_buffer(me)->data()) : nullptr,
-           from_shard ? BoxFromIndex(from_shard->index) : IndexBox{}};
+           from_shard ? from_shard->index : IndexBox{}};
   Side dst{out.storage(), to_shard ? out.mutable_shard_buffer(me)->data() : nullptr,
-           to_shard ? BoxFromIndex(to_shard->index) : IndexBox{}};
+           to_shard ? to_shard->index : IndexBox{}};
   MpiTypes types;
   int64_t send_bytes = 0, receive_bytes = 0;
   AXE_ASSIGN_OR_RETURN(std::vector<Transfer> receives,
@@ -306,8 +305,8 @@ absl::Status MpiExchangeReshard(MpiClient& mpi, const Array& array, Array& out,
                                w.local.empty() ? nullptr : out.mutable_shard_buffer(me)->data()};
   auto copy_local = [&]() -> absl::Status {
     for (const ReshardMessage* m : w.local) {
-      AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, BoxFromIndex(from_shard->index)), to,
-                                  Relative(m->box, BoxFromIndex(to_shard->index)), eb));
+      AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, from_shard->index), to,
+                                  Relative(m->box, to_shard->index), eb));
       local += m->bytes;
     }
     return absl::OkStatus();
