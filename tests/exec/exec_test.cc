@@ -219,9 +219,6 @@ TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
   EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
 }
 
-// JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
-// "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
-
 // Integers and keys bit for bit; floats (uniform, normal, dropout: arithmetic on the bits,
 // where XLA may contract a multiply-add or use its own erf_inv polynomial) within 1e-6
 // relative, JAX's own f32 tolerance.
@@ -238,6 +235,8 @@ bool SameBits(const ir::HostArray& got, const ir::HostArray& want) {
   return true;
 }
 
+// JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
+// "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
 TEST(ExecPrngTest, JaxsPrngProgramsGiveJaxsBitsOnTypedKernels) {
   const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_prng";
   int programs = 0;
