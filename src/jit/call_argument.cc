@@ -7,7 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
