@@ -423,6 +423,7 @@ void BindExplanation(nb::module_& m) {
                    [](const ShardingExplanation& x) { return x.fully_replicated; })
       .def_prop_ro("num_devices", [](const ShardingExplanation& x) { return x.num_devices; })
       .def_prop_ro("local_shape", [](const ShardingExplanation& x) { return x.local_shape; })
+      .def_prop_ro("named_jax", [](const ShardingExplanation& x) { return x.named_jax; })
       .def_prop_ro("picture", [](const ShardingExplanation& x) { return x.picture; })
       .def_prop_ro("devices", [](const ShardingExplanation& x) {
         nb::list out;
