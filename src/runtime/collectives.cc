@@ -106,9 +106,7 @@ absl::StatusOr<CollectiveGroups> MakeCollectiveGroups(const sharding::Mesh& mesh
   CollectiveGroups out;
   out.groups.assign(static_cast<size_t>(mesh.num_devices() / size),
                     std::vector<int64_t>(static_cast<size_t>(size), 0));
-  int64_t largest = 0;
-  for (int64_t d : mesh.device_array()) largest = std::max(largest, d);
-  out.member_of.assign(static_cast<size_t>(largest + 1), {-1, -1});
+  out.member_of.assign(static_cast<size_t>(mesh.device_id_bound()), {-1, -1});
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
     std::vector<int64_t> c = mesh.CoordinateOfPosition(p);
     int64_t index = 0, group = 0;

@@ -7,11 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,21 +30,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace shard_map_exec_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 ir::ClosedJaxpr Parse(const std::string& text) {
   absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
@@ -141,13 +135,8 @@ TEST(ShardMapExecTest, ShardMapProgramsGiveJaxsValues) {
     std::filesystem::path values_file = file;
     values_file.replace_extension(".values.txt");
     if (!std::filesystem::exists(values_file)) continue;
-    std::map<std::string, std::vector<ir::HostArray>> values;
-    for (absl::string_view line : absl::StrSplit(ReadFile(values_file), '\n', absl::SkipEmpty())) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(kv.second);
-      ASSERT_THAT(a, IsOk()) << line;
-      values[kv.first].push_back(*a);
-    }
+    std::map<std::string, std::vector<ir::HostArray>> values =
+        ReadJaxValues(values_file, ir::ParseArgSpec);
     absl::StatusOr<std::vector<ir::HostArray>> got =
         ExecuteJaxpr(Parse(ReadFile(file)), values["arg"]);
     ASSERT_THAT(got, IsOk()) << file;

@@ -11,11 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,21 +30,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::unique_ptr<runtime::MpiClient> Client() {
   absl::StatusOr<std::unique_ptr<runtime::MpiClient>> c =
@@ -66,15 +60,7 @@ absl::StatusOr<std::vector<Value>> RunOn(const ir::ClosedJaxpr& j, absl::Span<co
 
 // The arguments of a case (<name>.values.txt's "arg" lines).
 std::vector<Value> CaseArgs(const std::filesystem::path& values) {
-  std::vector<Value> args;
-  for (absl::string_view line : absl::StrSplit(ReadFile(values), '\n', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    if (kv.first != "arg") continue;
-    absl::StatusOr<Value> v = ParseValue(kv.second);
-    EXPECT_THAT(v, IsOk()) << kv.second;
-    if (v.ok()) args.push_back(*std::move(v));
-  }
-  return args;
+  return ReadJaxValues(values, ParseValue)["arg"];
 }
 
 void ExpectSameBits(const std::vector<Value>& got, const std::vector<Value>& want) {
