@@ -79,6 +79,9 @@ struct BuiltKernel {
   int64_t work = 0;           // bytes touched plus multiply-adds, per call
   int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
   int nested_fallbacks = 0;   // equations of its nested plans run through the interpreter
+  // A shard_map's (or a call of one's): PlanStats::device_peak_bytes and devices.
+  int64_t device_peak_bytes = 0;
+  int64_t devices = 0;
 };
 
 // A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls

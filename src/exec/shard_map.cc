@@ -10,6 +10,7 @@
 // device (ExecOptions::client, an MPI rank), the process runs that device's position only,
 // meets the other ranks through the client's backend (NewBackendCommunicator), and then
 // all-gathers every position's result blocks, so that each rank assembles the whole outputs.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -311,6 +312,44 @@ int ThreadsPerPosition(const ExecOptions& options, int64_t positions) {
   return static_cast<int>(std::max<int64_t>(1, total / positions));
 }
 
+// What a shard_map's positions hold while they run.
+struct PositionBytes {
+  // The most one position (one device) holds: the body's peak (its operand blocks counted,
+  // whether read in place, shared or copied) and, for each result the body's value is copied
+  // from, its block of the global result; on a process of one device (MPI) also the whole
+  // results it assembles and the buffer their blocks arrive in.
+  int64_t device_peak = 0;
+  // What the run adds to the program's values (whose global operands and results it reads
+  // and writes): every position's peak less the operand blocks it does not own (read in
+  // place, or one replicated operand shared by all).
+  int64_t scratch = 0;
+};
+
+PositionBytes MemoryOfPositions(const ShardMap& s) {
+  auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
+  auto bytes_of = [](const ir::ShapedArray& a, int bytes) {
+    return CheckedMul(NumElements(a), bytes).value_or(INT64_MAX);
+  };
+  const int64_t n = s.mesh.num_devices();
+  PositionBytes out;
+  out.device_peak = s.body->stats.peak_bytes;
+  int64_t borrowed = 0;  // operand bytes a position reads where they lie
+  for (const Side& side : s.in) {
+    if (side.copy == nullptr || side.in_place) add(borrowed, bytes_of(side.local, side.bytes));
+  }
+  int64_t own = std::max<int64_t>(0, s.body->stats.peak_bytes - borrowed);
+  for (const Side& side : s.out) {
+    if (s.client != nullptr) {
+      add(out.device_peak, bytes_of(side.global, side.bytes));
+      add(out.device_peak, CheckedMul(n, bytes_of(side.local, side.bytes)).value_or(INT64_MAX));
+    } else if (side.copy != nullptr) {
+      add(out.device_peak, bytes_of(side.local, side.bytes));
+    }
+  }
+  out.scratch = s.client != nullptr ? out.device_peak : CheckedMul(own, n).value_or(INT64_MAX);
+  return out;
+}
+
 // A malformed shard_map (specs that do not fit, a body of other types) is the interpreter's to
 // report: nullopt falls back to it.
 absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
@@ -347,7 +386,6 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
   }
   const int64_t n = s->mesh.num_devices();
   int64_t work = CheckedMul(std::max<int64_t>(1, s->body->stats.work), n).value_or(INT64_MAX);
-  int64_t scratch = CheckedMul(s->body->stats.peak_bytes, n).value_or(INT64_MAX);
   for (size_t i = 0; i < v.in.size(); ++i) {
     AXE_ASSIGN_OR_RETURN(std::optional<Side> side,
                          MakeSide(s->mesh, (*in_specs)[i], v.in[i], s->body->input_avals[i], true));
@@ -368,11 +406,14 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
   for (const Side& side : s->out) {
     work = CheckedAdd(work, 2 * NumElements(side.global) * side.bytes).value_or(INT64_MAX);
   }
+  const PositionBytes bytes = MemoryOfPositions(*s);
   BuiltKernel k;
   k.description = absl::StrCat("shard_map on ", n, " positions (", s->body->steps.size(),
                                " steps, ", s->body->stats.fallbacks, " fallbacks)");
   k.work = work;
-  k.scratch_bytes = scratch;
+  k.scratch_bytes = bytes.scratch;
+  k.device_peak_bytes = bytes.device_peak;
+  k.devices = n;
   k.nested_fallbacks = AllFallbacks(*s->body);
   k.kernel = [s](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
     return RunShardMap(*s, ctx, in, out);

@@ -88,6 +88,12 @@ struct PlanStats {
   // to the values still read later and the storage kept for reuse, a nested body's peak while
   // it runs, a fallback's values as doubles).
   int64_t peak_bytes = 0;
+  // For a program with a shard_map: the most bytes one mesh position (one device) holds
+  // while its body runs: its blocks of the operands (read in place or copied), the body's
+  // values, its result blocks; comparable to XLA's memory_analysis() of an SPMD program, which
+  // counts one device. 0 without a shard_map; `devices` is the mesh's device count.
+  int64_t device_peak_bytes = 0;
+  int64_t devices = 0;
 };
 
 namespace internal {
