@@ -536,16 +536,26 @@ TEST(ShardMapPeakTest, AProgramWithoutAShardMapHasNoPerDeviceFigure) {
 }
 
 // The shard_map inside a jit (as jax.jit of a shard_map prints) reports its positions' peak.
+constexpr const char* kJitOfDoubleBlocks = R"({ lambda ; a:f32[4096]. let
+    b:f32[4096] = jit[
+      name=f
+      jaxpr={ lambda ; a:f32[4096]. let
+          b:f32[4096] = shard_map[
+            check_vma=True
+            in_specs=(P('x',),)
+            jaxpr={ lambda ; c:f32[1024]{V:x}. let d:f32[1024]{V:x} = add c c in (d,) }
+            mesh=Mesh('x': 4, axis_types=(Auto,))
+            newly_manual_axes=frozenset({'x'})
+            out_specs=(P('x',),)
+          ] a
+        in (b,) }
+    ] a
+  in (b,) })";
+
 TEST(ShardMapPeakTest, ACallOfAShardMapReportsItsPerDevicePeak) {
-  const std::string body = kDoubleBlocks;
-  const std::string inner = body.substr(body.find("b:f32[4096] = shard_map"));
-  const std::string text = absl::StrCat(
-      "{ lambda ; a:f32[4096]. let\n    b:f32[4096] = jit[\n      name=f\n      jaxpr={ "
-      "lambda ; a:f32[4096]. let\n    ",
-      inner.substr(0, inner.rfind("in (b,) })")), "in (b,) }\n    ] a\n  in (b,) }");
-  absl::StatusOr<Executable> e = Executable::Compile(Parse(text));
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kJitOfDoubleBlocks));
   ASSERT_THAT(e, IsOk());
-  EXPECT_EQ(e->stats().devices, 4);
+  EXPECT_EQ(e->stats().devices, 4) << e->Describe();
   EXPECT_EQ(e->stats().device_peak_bytes, 3 * 4096);
 }
 
