@@ -7,6 +7,7 @@
 // ReduceElements (every member gets the same bits; integers wrap, f16/bf16 accumulate in f32),
 // the others are copies. Outside a shard_map (no mesh) they fall back to the interpreter,
 // which reports the unbound axis in JAX's words.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitives.h"
+#include "axe/runtime/client.h"
 #include "axe/runtime/collectives.h"
 #include "axe/runtime/reduce_elements.h"
 #include "exec/permute.h"
@@ -69,6 +71,20 @@ bool BoolParam(const ir::Eqn& eqn, const char* name) {
   auto it = eqn.params.find(name);
   if (it == eqn.params.end() || it->second.is_none()) return false;
   return it->second.AsBool(name).value_or(false);
+}
+
+// Whether the collectives run between processes (a client whose process holds one device,
+// an MPI rank): then a member's exchange receives the others' operands into a buffer of its
+// own, which the plan counts as the kernel's scratch.
+bool BetweenProcesses(const EqnView& v) {
+  const runtime::Client* client = v.options.client;
+  return client != nullptr &&
+         static_cast<int>(client->addressable_devices().size()) != client->num_devices();
+}
+
+BuiltKernel WithScratch(int64_t bytes, BuiltKernel k) {
+  k.scratch_bytes = bytes;
+  return k;
 }
 
 int64_t Product(absl::Span<const int64_t> dims) {
@@ -246,7 +262,15 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, ReduceO
       return absl::OkStatus();
     });
   }
-  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), std::move(combine), work);
+  int64_t receive = 0;  // between processes: every member's operand, one operand at a time
+  for (const ir::ShapedArray& a : v.in) {
+    AXE_ASSIGN_OR_RETURN(size_t bytes, ElementBytes(a.dtype()));
+    receive = std::max(receive, g->size * NumElements(a) * static_cast<int64_t>(bytes));
+  }
+  const bool between = BetweenProcesses(v);
+  return WithScratch(
+      between ? receive : 0,
+      ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), std::move(combine), work));
 }
 
 // all_gather: stacked (untiled) or concatenated (tiled) along a dimension; both place member
@@ -280,8 +304,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllGather(const EqnView& v) {
     site.Release(all);
     return absl::OkStatus();
   };
-  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
-                        2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+  const int64_t receive =
+      BetweenProcesses(v) && rows != 1 ? NumElements(v.out[0]) * static_cast<int64_t>(bytes) : 0;
+  return WithScratch(receive,
+                     ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                                    2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes)));
 }
 
 // psum_scatter: member i reduces only its piece (piece i of the scatter dimension) of every
@@ -318,8 +345,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduceScatter(const EqnView& v) 
     site.Release(all);
     return absl::OkStatus();
   };
-  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
-                        (g->size + 1) * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+  const int64_t receive =
+      BetweenProcesses(v) ? g->size * NumElements(v.in[0]) * static_cast<int64_t>(bytes) : 0;
+  return WithScratch(
+      receive, ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                              (g->size + 1) * NumElements(v.out[0]) * static_cast<int64_t>(bytes)));
 }
 
 // The copies of an all_to_all: `direct` moves a chunk of the operand (a box of the split
@@ -431,8 +461,12 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildAllToAll(const EqnView& v) {
     }
     return absl::OkStatus();
   };
-  return ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
-                        2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes));
+  const int64_t packed = (shared->pack != nullptr ? 1 : 0) + (shared->unpack != nullptr ? 1 : 0);
+  const int64_t receive =
+      BetweenProcesses(v) ? packed * NumElements(v.in[0]) * static_cast<int64_t>(bytes) : 0;
+  return WithScratch(receive,
+                     ExchangeKernel(v, std::make_shared<const Groups>(*std::move(g)), {combine},
+                                    2 * NumElements(v.out[0]) * static_cast<int64_t>(bytes)));
 }
 
 // ppermute: a member receives its source's operand, or zeros when no pair names it.

@@ -100,6 +100,10 @@ struct Side {
   // dimensions only): each position reads its block in place.
   bool in_place = false;
   std::shared_ptr<const ir::ShapedArray> local_type;
+  // A result whose blocks, in position order, are the global array (a split of the leading
+  // dimensions in the mesh's order, every position writing): the positions' blocks can be
+  // gathered straight into it.
+  bool gathered_in_place = false;
 };
 
 // Whether every block of `local` shape is one contiguous run of the `global` array: the
@@ -127,6 +131,14 @@ absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSp
             static_cast<int>(bytes),
             to_block && Contiguous(global.shape(), local.shape()),
             std::make_shared<const ir::ShapedArray>(local.WithVma({}))};
+  if (!to_block && !side.cut.whole() && Contiguous(global.shape(), local.shape())) {
+    const int64_t block = NumElements(local);
+    side.gathered_in_place = true;
+    for (size_t p = 0; p < side.cut.offset.size(); ++p) {
+      side.gathered_in_place = side.gathered_in_place && side.cut.writes[p] &&
+                               side.cut.offset[p] == static_cast<int64_t>(p) * block;
+    }
+  }
   if (!side.cut.whole()) {
     const std::vector<int64_t> g = RowMajorStrides(global.shape());
     const std::vector<int64_t> l = RowMajorStrides(local.shape());
@@ -217,7 +229,8 @@ absl::StatusOr<int64_t> OwnPosition(const Mesh& mesh, const runtime::Client& cli
 }
 
 // Every position's result blocks, all-gathered over the whole mesh (member order = position
-// order), written where their positions write.
+// order), written where their positions write: straight into the result where the blocks in
+// position order are the result.
 absl::Status ShareResults(const ShardMap& s, Communicator& comm, int64_t me,
                           absl::Span<const Value> results, std::vector<Value>& out) {
   std::vector<std::string> axes;
@@ -226,6 +239,10 @@ absl::Status ShareResults(const ShardMap& s, Communicator& comm, int64_t me,
   for (int64_t p = 0; p < s.mesh.num_devices(); ++p) group.push_back(p);
   for (size_t i = 0; i < results.size(); ++i) {
     const Side& side = s.out[i];
+    if (side.gathered_in_place && group.size() > 1) {
+      AXE_RETURN_IF_ERROR(comm.GatherInto(axes, group, me, i, results[i], out[i]));
+      continue;
+    }
     AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
                          comm.ExchangeOverAxes(axes, group, me, i, results[i]));
     if (side.copy == nullptr) {
@@ -317,7 +334,8 @@ struct PositionBytes {
   // The most one position (one device) holds: the body's peak (its operand blocks counted,
   // whether read in place, shared or copied) and, for each result the body's value is copied
   // from, its block of the global result; on a process of one device (MPI) also the whole
-  // results it assembles and the buffer their blocks arrive in.
+  // results it assembles and the buffer their blocks arrive in (none where they arrive in
+  // place).
   int64_t device_peak = 0;
   // What the run adds to the program's values (whose global operands and results it reads
   // and writes): every position's peak less the operand blocks it does not own (read in
@@ -341,7 +359,9 @@ PositionBytes MemoryOfPositions(const ShardMap& s) {
   for (const Side& side : s.out) {
     if (s.client != nullptr) {
       add(out.device_peak, bytes_of(side.global, side.bytes));
-      add(out.device_peak, CheckedMul(n, bytes_of(side.local, side.bytes)).value_or(INT64_MAX));
+      if (!side.gathered_in_place) {
+        add(out.device_peak, CheckedMul(n, bytes_of(side.local, side.bytes)).value_or(INT64_MAX));
+      }
     } else if (side.copy != nullptr) {
       add(out.device_peak, bytes_of(side.local, side.bytes));
     }
