@@ -192,6 +192,72 @@ TEST(ShardMapMpiTest, AMeshOfOtherThanTheRankCountIsRefused) {
                        HasSubstr("has 8 devices but 4 MPI ranks run; use mpirun -n 8")));
 }
 
+// A psum large enough that the threads fold it in shares, one per member, then exchange the
+// shares; the ranks gather the members' whole operands into one buffer and each folds all of
+// it. The fold is the same elementwise, in member order: the same bits.
+constexpr const char* kLargePsum = R"({ lambda ; a:f32[262144]. let
+    b:f32[65536] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[65536]{V:x}. let
+          d:f32[65536] = psum_invariant[axes=('x',)] c
+        in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] a
+  in (b,) })";
+
+TEST(ShardMapMpiTest, ALargeF32PsumGivesTheThreadsBits) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kLargePsum);
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<Value> x = Value::Zeros(ir::ShapedArray({262144}, DType::kF32));
+  ASSERT_THAT(x, IsOk());
+  for (int64_t i = 0; i < 262144; ++i) {  // sums that round differently in other orders
+    x->mutable_data<float>()[i] = 1.0f / static_cast<float>(i % 977 + 1) + (i % 3 == 0 ? 1e7f : 0);
+  }
+  absl::StatusOr<std::vector<Value>> threads = RunOn(*j, {*x}, nullptr);
+  absl::StatusOr<std::vector<Value>> mpi = RunOn(*j, {*x}, client.get());
+  ASSERT_THAT(threads, IsOk());
+  ASSERT_THAT(mpi, IsOk());
+  ExpectSameBits(*mpi, *threads);
+}
+
+constexpr const char* kDoubleBlocks = R"({ lambda ; a:f32[4096]. let
+    b:f32[4096] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[1024]{V:x}. let d:f32[1024]{V:x} = add c c in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',),)
+    ] a
+  in (b,) })";
+
+// A rank runs one position: its peak is that position's blocks and body values and the whole
+// result it assembles, the others' blocks gathered straight into it.
+TEST(ShardMapMpiTest, ARanksPeakIsItsPositionAndTheWholeResult) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kDoubleBlocks);
+  ASSERT_THAT(j, IsOk());
+  ExecOptions options;
+  options.client = client.get();
+  absl::StatusOr<Executable> e = Executable::Compile(*j, options);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().devices, 4);
+  EXPECT_EQ(e->stats().device_peak_bytes, 4096 + 4096 + 16384) << e->Describe();
+  absl::StatusOr<Value> x = ParseValue("f32[4096]=iota");
+  ASSERT_THAT(x, IsOk());
+  absl::StatusOr<std::vector<Value>> threads = RunOn(*j, {*x}, nullptr);
+  absl::StatusOr<std::vector<Value>> mpi = e->Run({*x});
+  ASSERT_THAT(threads, IsOk());
+  ASSERT_THAT(mpi, IsOk());
+  ExpectSameBits(*mpi, *threads);
+}
+
 // `stall_position`: rank 1 never reaches the shard_map's collective (it sleeps); the other
 // ranks' run must end within the client's timeout of 2 s with DeadlineExceeded. Rank 0 prints
 // "fault detected: rank 0 got <code> after <t> s: <message>" (what ctest looks for) and the
