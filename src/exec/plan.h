@@ -153,7 +153,9 @@ struct PlanFrame {
   std::vector<Value> env;  // by slot
   std::vector<Value> in, out;
 };
-// RunPlan writing the plan's outputs into `results` and working in `frame`.
+// RunPlan writing the plan's outputs into `results` and working in `frame`. Inputs past
+// `args` may be placed in frame.env's input slots beforehand: the run then holds their only
+// reference and frees each at its last use.
 absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<const Value> args,
                             PlanFrame& frame, std::vector<Value>& results);
 

@@ -1,12 +1,12 @@
 // shard_map on the executor: the body compiled once (with the mesh in scope, so that its
 // collectives know their groups), then, per run, every mesh position on its own thread: it
 // cuts its blocks out of the global operands by in_specs (strided copies through the relayout
-// engine; a replicated operand is shared, and a block that is a contiguous run of its operand
-// is read in place), runs the body's plan, meeting the other positions in the body's
-// collectives (communicator.h), and writes its result blocks into the global outputs by
-// out_specs. As in JAX, an output the out_spec does not split along a mesh axis is taken from
-// the positions at coordinate 0 of that axis. The first position to fail releases the others
-// (Communicator::Abort) and its error is the run's. On a client whose process holds one
+// engine, each freed at its last use in the body; a replicated operand is shared, and a block
+// that is a contiguous run of its operand is read in place), runs the body's plan, meeting the
+// other positions in the body's collectives (communicator.h), and writes its result blocks into the
+// global outputs by out_specs. As in JAX, an output the out_spec does not split along a mesh axis
+// is taken from the positions at coordinate 0 of that axis. The first position to fail releases the
+// others (Communicator::Abort) and its error is the run's. On a client whose process holds one
 // device (ExecOptions::client, an MPI rank), the process runs that device's position only,
 // meets the other ranks through the client's backend (NewBackendCommunicator), and then
 // all-gathers every position's result blocks, so that each rank assembles the whole outputs.
@@ -185,7 +185,7 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
   ctx.values = pool.get();
   ctx.spmd = &position;
   absl::Status status = [&]() -> absl::Status {
-    std::vector<Value> args;
+    std::vector<Value> args;  // handed to the body's run, which frees each at its last use
     args.reserve(in.size());
     for (size_t i = 0; i < in.size(); ++i) {
       const Side& side = s.in[i];
@@ -203,7 +203,13 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
           side.copy->Run(in[i].bytes() + offset * side.bytes, block.mutable_bytes()));
       args.push_back(std::move(block));
     }
-    AXE_ASSIGN_OR_RETURN(results, RunPlan(*s.body, ctx, args));
+    PlanFrame frame;
+    frame.env.resize(static_cast<size_t>(s.body->num_slots));
+    for (size_t i = 0; i < args.size(); ++i) {
+      frame.env[static_cast<size_t>(s.body->inputs[i])] = std::move(args[i]);
+    }
+    args.clear();
+    AXE_RETURN_IF_ERROR(RunPlanInFrame(*s.body, ctx, {}, frame, results));
     for (size_t i = 0; i < results.size(); ++i) {
       const Side& side = s.out[i];
       if (side.copy == nullptr || !side.cut.writes[static_cast<size_t>(p)]) continue;
