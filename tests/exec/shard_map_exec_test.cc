@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "axe/exec/communicator.h"
 #include "axe/exec/executable.h"
+#include "axe/exec/testing/storage_count.h"
 #include "axe/ir/ad.h"
 #include "axe/ir/batching.h"
 #include "axe/ir/check.h"
@@ -557,6 +558,51 @@ TEST(ShardMapPeakTest, ACallOfAShardMapReportsItsPerDevicePeak) {
   ASSERT_THAT(e, IsOk());
   EXPECT_EQ(e->stats().devices, 4) << e->Describe();
   EXPECT_EQ(e->stats().device_peak_bytes, 3 * 4096);
+}
+
+// Each position's block is a strided copy (columns), read by the first step only.
+constexpr const char* kColumnBlocks = R"({ lambda ; a:f32[64,1024]. let
+    b:f32[64,1024] = shard_map[
+      check_vma=True
+      in_specs=(P(None, 'x'),)
+      jaxpr={ lambda ; c:f32[64,256]{V:x}. let
+          d:f32[64,256]{V:x} = add c c
+          e:f32[256,64]{V:x} = transpose[permutation=(1, 0)] d
+          f:f32[64,256]{V:x} = transpose[permutation=(1, 0)] e
+        in (f,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(None, 'x'),)
+    ] a
+  in (b,) })";
+
+// What a run allocates against the process's figure: exactly it where every position's
+// peak is at its end (each holds its result until all have finished), within it where the
+// positions peak at different times. Blocks read in place are not allocated.
+TEST(ShardMapPeakTest, ARunAllocatesWhatTheProcessFigureSays) {
+  for (const char* text : {kDoubleBlocks, kColumnBlocks, kReplicatedOperand}) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<Executable> e = Executable::Compile(Parse(text));
+    ASSERT_THAT(e, IsOk());
+    std::vector<Value> args;
+    int64_t argument_bytes = 0;
+    for (const ir::ShapedArray& a : e->input_avals()) {
+      absl::StatusOr<Value> x = Value::Zeros(a);
+      ASSERT_THAT(x, IsOk());
+      argument_bytes += static_cast<int64_t>(x->num_bytes());
+      args.push_back(*std::move(x));
+    }
+    testing::ResetPeakStorageBytes();
+    const int64_t before = testing::StorageBytesInUse();
+    ASSERT_THAT(e->Run(args), IsOk());
+    const int64_t observed = argument_bytes + testing::PeakStorageBytes() - before;
+    if (text == kDoubleBlocks) {
+      EXPECT_EQ(observed, e->stats().peak_bytes) << e->Describe();
+    } else {
+      EXPECT_GT(observed, argument_bytes);
+      EXPECT_LE(observed, e->stats().peak_bytes) << e->Describe();
+    }
+  }
 }
 
 // The default exchanges into a member's buffer, on the in-process rendezvous: what a
