@@ -5,8 +5,12 @@
 // position hands its operand to the communicator and computes its own result from the
 // members' typed buffers: reductions fold in member order through the runtime's
 // ReduceElements (every member gets the same bits; integers wrap, f16/bf16 accumulate in f32),
-// the others are copies. Outside a shard_map (no mesh) they fall back to the interpreter,
-// which reports the unbound axis in JAX's words.
+// the others are copies. Where the members live in other processes (an MPI rank), the
+// operands' own bytes move through the communicator's exchanges into buffers (Site): a
+// psum's into one receive buffer, an all_gather's along dimension 0 straight into its result,
+// a ppermute's into the receiver's result, an all_to_all's chunks from the operand into the
+// result where they are contiguous blocks. Outside a shard_map (no mesh) they fall back to the
+// interpreter, which reports the unbound axis in JAX's words.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
