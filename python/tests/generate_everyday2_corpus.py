@@ -1333,6 +1333,23 @@ def _(a):
     return w, jnp.abs(v), (v * w) @ v.T
 
 
+@case("linalg_qr_grad", [f32(5, 3)], grad=(0,))
+def _(a):
+    q, r = jnp.linalg.qr(a)
+    return jnp.sum(r ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum((q @ q.T)[0] * jnp.arange(5.0))
+
+
+@case("linalg_eigh_grad", [SPD], grad=(0,))
+def _(a):
+    w, v = jnp.linalg.eigh(a)
+    return jnp.sum(w * jnp.arange(1.0, 5.0)) + jnp.sum(jnp.abs(v[:, -1]))
+
+
+@case("linalg_nuclear_norm_grad", [f32(4, 3)], grad=(0,))
+def _(a):
+    return jnp.linalg.norm(a, ord="nuc") + jnp.linalg.norm(a, ord=2)
+
+
 @case("linalg_svd_vectors", [f32(4, 3)])
 def _(a):
     u, s, vt = jnp.linalg.svd(a, full_matrices=False)

@@ -20,8 +20,9 @@
 //   eigh              a[..., n, n] -> (v, w): eigenvectors as columns, eigenvalues ascending,
 //                     reading the `lower` (else upper) triangle; vectors' signs are Eigen's.
 //   svd               a[..., m, n] -> s (descending), then with compute_uv u and vt.
-//   The three run Eigen in doubles; a matrix holding NaN or infinity gives NaN. They have no JVP
-//   yet; pivoting=True and subset_by_index are refused.
+//   The three run Eigen in doubles; a matrix holding NaN or infinity gives NaN. eigh's JVP is
+//   JAX's (distinct eigenvalues), qr's JAX's for m >= n with thin factors, svd's JAX's for the
+//   singular values alone. pivoting=True and subset_by_index are refused.
 //
 // The impls are the interpreter's (doubles, rounded to the type at the end). The JVPs are
 // JAX's: triangular_solve's is linear in b and, in a, -op(a)^-1 op(tri(da)) x; cholesky's is
@@ -642,6 +643,110 @@ absl::StatusOr<std::vector<HostArray>> SvdImpl(absl::Span<const HostArray> args,
                    });
 }
 
+// JAX's rule for m >= n with thin factors (full_matrices=False, or a square matrix): with
+// Y = q^T dx r^-1 and O = tril(Y, -1) - tril(Y, -1)^T, dq = q (O - Y) + dx r^-1 and
+// dr = (Y - O) r.
+absl::StatusOr<JvpResult> QrJvp(Builder& b, absl::Span<const Tracer> primals,
+                                absl::Span<const OptTracer> tangents, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().qr, {primals[0]}, params));
+  JvpResult result{out, {std::nullopt, std::nullopt}};
+  if (!tangents[0]) return result;
+  const auto [m, n] = DimsOf(primals[0].aval);
+  AXE_ASSIGN_OR_RETURN(bool full, FlagParam(params, "qr", "full_matrices"));
+  if (m < n || (full && m != n)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "axe differentiates qr of matrices with at least as many rows as columns and thin "
+        "factors (full_matrices=False or square), got shape ",
+        PyShape(primals[0].aval), (full ? " with full_matrices=True" : "")));
+  }
+  const Tracer &q = out[0], &r = out[1];
+  Params solve;
+  solve["conjugate_a"] = Param::Bool(false);
+  solve["unit_diagonal"] = Param::Bool(false);
+  AXE_ASSIGN_OR_RETURN(Tracer dx_rinv, Op(*P().triangular_solve, {r, *tangents[0]},
+                                          SolveParamsWith(solve, false, false, false)));
+  AXE_ASSIGN_OR_RETURN(Tracer qt, SwapLast(q));
+  AXE_ASSIGN_OR_RETURN(Tracer y, BatchMatmul(qt, dx_rinv));
+  AXE_ASSIGN_OR_RETURN(Tracer strict, TriangleMask(b, y, *P().gt));
+  AXE_ASSIGN_OR_RETURN(Tracer lower, Keep(b, strict, y));
+  AXE_ASSIGN_OR_RETURN(Tracer lower_t, SwapLast(lower));
+  AXE_ASSIGN_OR_RETURN(Tracer o, Op(*P().sub, {lower, lower_t}));
+  AXE_ASSIGN_OR_RETURN(Tracer o_minus_y, Op(*P().sub, {o, y}));
+  AXE_ASSIGN_OR_RETURN(Tracer q_part, BatchMatmul(q, o_minus_y));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[0], Op(*P().add, {q_part, dx_rinv}));
+  AXE_ASSIGN_OR_RETURN(Tracer y_minus_o, Op(*P().sub, {y, o}));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[1], BatchMatmul(y_minus_o, r));
+  return result;
+}
+
+// JAX's rule for the singular values alone (compute_uv=False): with a = u diag(s) vt (thin),
+// ds = diag(u^T da vt^T).
+absl::StatusOr<JvpResult> SvdJvp(Builder& b, absl::Span<const Tracer> primals,
+                                 absl::Span<const OptTracer> tangents, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(bool uv, FlagParam(params, "svd", "compute_uv"));
+  if (!tangents[0]) {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().svd, {primals[0]}, params));
+    return JvpResult{out, std::vector<OptTracer>(out.size())};
+  }
+  if (uv) {
+    return absl::UnimplementedError(
+        "axe differentiates svd's singular values only (compute_uv=False)");
+  }
+  Params thin = params;
+  thin["compute_uv"] = Param::Bool(true);
+  thin["full_matrices"] = Param::Bool(false);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().svd, {primals[0]}, thin));
+  AXE_ASSIGN_OR_RETURN(Tracer ut, SwapLast(out[1]));
+  AXE_ASSIGN_OR_RETURN(Tracer v, SwapLast(out[2]));
+  AXE_ASSIGN_OR_RETURN(Tracer ut_da, BatchMatmul(ut, *tangents[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer ds_matrix, BatchMatmul(ut_da, v));
+  AXE_ASSIGN_OR_RETURN(Tracer diagonal, TriangleMask(b, ds_matrix, *P().eq));
+  AXE_ASSIGN_OR_RETURN(Tracer kept, Keep(b, diagonal, ds_matrix));
+  AXE_ASSIGN_OR_RETURN(Tracer ds, ReduceSum(kept, {Rank(kept.aval) - 1}));
+  return JvpResult{{out[0]}, {ds}};
+}
+
+// JAX's rule (distinct eigenvalues): with v diag(w) v^T the eigendecomposition of a's symmetric
+// part, X = v^T da v, dw = diag(X) and dv = v (F * X), F[i][j] = 1 / (w[j] - w[i]) off the
+// diagonal and 0 on it.
+absl::StatusOr<JvpResult> EighJvp(Builder& b, absl::Span<const Tracer> primals,
+                                  absl::Span<const OptTracer> tangents, const Params& params) {
+  const DType dtype = primals[0].aval.dtype();
+  AXE_ASSIGN_OR_RETURN(Tracer at, SwapLast(primals[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer sum, Op(*P().add, {primals[0], at}));
+  AXE_ASSIGN_OR_RETURN(Tracer sym, Op(*P().div, {sum, b.Scalar(2.0, dtype)}));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().eigh, {sym}, params));
+  JvpResult result{out, {std::nullopt, std::nullopt}};
+  if (!tangents[0]) return result;
+  const Tracer &v = out[0], &w = out[1];
+  const int64_t r = Rank(v.aval);
+  std::vector<int64_t> along_rows, along_cols;  // w[i] at [..., i, j], w[j] at [..., i, j]
+  for (int64_t d = 0; d + 2 < r; ++d) {
+    along_rows.push_back(d);
+    along_cols.push_back(d);
+  }
+  along_rows.push_back(r - 2);
+  along_cols.push_back(r - 1);
+  AXE_ASSIGN_OR_RETURN(Tracer wi, BroadcastInDim(w, v.aval.shape(), along_rows));
+  AXE_ASSIGN_OR_RETURN(Tracer wj, BroadcastInDim(w, v.aval.shape(), along_cols));
+  AXE_ASSIGN_OR_RETURN(Tracer diagonal, TriangleMask(b, v, *P().eq));
+  AXE_ASSIGN_OR_RETURN(Tracer eye, ConvertElementType(diagonal, dtype));
+  AXE_ASSIGN_OR_RETURN(Tracer gap, Op(*P().add, {eye, wj}));
+  AXE_ASSIGN_OR_RETURN(gap, Op(*P().sub, {gap, wi}));
+  Params pow;
+  pow["y"] = Param::Int(-1);
+  AXE_ASSIGN_OR_RETURN(Tracer f, Op(*P().integer_pow, {gap}, pow));
+  AXE_ASSIGN_OR_RETURN(f, Op(*P().sub, {f, eye}));
+  AXE_ASSIGN_OR_RETURN(Tracer vt, SwapLast(v));
+  AXE_ASSIGN_OR_RETURN(Tracer vt_da, BatchMatmul(vt, *tangents[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer x, BatchMatmul(vt_da, v));
+  AXE_ASSIGN_OR_RETURN(Tracer fx, Op(*P().mul, {f, x}));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[0], BatchMatmul(v, fx));
+  AXE_ASSIGN_OR_RETURN(Tracer x_diagonal, Keep(b, diagonal, x));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[1], ReduceSum(x_diagonal, {r - 1}));
+  return result;
+}
+
 // Every output batched at dimension 0 (the operand's batch dimension moved to the front).
 BatchingRule LeadingBatch(const Primitive* prim) {
   return [prim](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
@@ -702,12 +807,15 @@ void RegisterLinalgRules(const BuiltinPrimitives& p) {
   RegisterBatching(*p.lu, LuBatch);
   RegisterAbstractEval(*p.qr, QrRule);
   RegisterImpl(*p.qr, QrImpl);
+  RegisterJvp(*p.qr, QrJvp);
   RegisterBatching(*p.qr, LeadingBatch(p.qr));
   RegisterAbstractEval(*p.eigh, EighRule);
   RegisterImpl(*p.eigh, EighImpl);
+  RegisterJvp(*p.eigh, EighJvp);
   RegisterBatching(*p.eigh, LeadingBatch(p.eigh));
   RegisterAbstractEval(*p.svd, SvdRule);
   RegisterImpl(*p.svd, SvdImpl);
+  RegisterJvp(*p.svd, SvdJvp);
   RegisterBatching(*p.svd, LeadingBatch(p.svd));
 }
 

@@ -295,6 +295,68 @@ TEST(LinalgTest, DecompositionsVmapOverTheLeadingDimension) {
                                             DoubleNear(5, 1e-6), DoubleNear(3, 1e-6)));
 }
 
+// d max(w) / da = v v^T for the largest eigenvalue's unit eigenvector v: (1, 1) / sqrt(2) for
+// [[2, 1], [1, 2]] (eigenvalues 1 and 3), so every entry is 1/2.
+TEST(LinalgTest, EighGradIsJaxsPerturbationRule) {
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(
+      "{ lambda ; a:f32[2,2]. let b:f32[2,2] c:f32[2] = eigh[algorithm=None lower=True "
+      "sort_eigenvalues=True subset_by_index=None] a; d:f32[] = reduce_max[axes=(0,) "
+      "out_sharding=None] c in (d,) }");
+  ASSERT_THAT(f, IsOk());
+  absl::StatusOr<ClosedJaxpr> g = Grad(*f);
+  ASSERT_THAT(g, IsOk());
+  absl::StatusOr<std::vector<HostArray>> d = EvalJaxpr(*g, {F32({2, 2}, {2, 1, 1, 2})});
+  ASSERT_THAT(d, IsOk());
+  EXPECT_THAT((*d)[0].values, ElementsAre(DoubleNear(0.5, 1e-6), DoubleNear(0.5, 1e-6),
+                                          DoubleNear(0.5, 1e-6), DoubleNear(0.5, 1e-6)));
+}
+
+// r = -|a| for a column a = (3, 4) (LAPACK's sign), so d r / da = -a / |a| = (-0.6, -0.8); a
+// wide matrix has no rule in axe yet.
+TEST(LinalgTest, QrGradIsJaxsRuleForTallMatrices) {
+  auto loss = [](const std::string& type, const std::string& q, const std::string& r) {
+    return "{ lambda ; a:f32[" + type + "]. let b:f32[" + q + "] c:f32[" + r +
+           "] = qr[full_matrices=False pivoting=False use_magma=None] a; d:f32[] = reduce_sum["
+           "axes=(0, 1) out_sharding=None] c in (d,) }";
+  };
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(loss("2,1", "2,1", "1,1"));
+  ASSERT_THAT(f, IsOk());
+  absl::StatusOr<ClosedJaxpr> g = Grad(*f);
+  ASSERT_THAT(g, IsOk());
+  absl::StatusOr<std::vector<HostArray>> d = EvalJaxpr(*g, {F32({2, 1}, {3, 4})});
+  ASSERT_THAT(d, IsOk());
+  EXPECT_THAT((*d)[0].values, ElementsAre(DoubleNear(-0.6, 1e-6), DoubleNear(-0.8, 1e-6)));
+  absl::StatusOr<ClosedJaxpr> wide = ParseJaxpr(loss("1,2", "1,1", "1,2"));
+  ASSERT_THAT(wide, IsOk());
+  EXPECT_THAT(Grad(*wide), StatusIs(absl::StatusCode::kUnimplemented,
+                                    HasSubstr("axe differentiates qr of matrices with at least "
+                                              "as many rows as columns")));
+}
+
+// The sum of singular values (the nuclear norm) has gradient u vt: [[1, 0], [0, -1]] for
+// diag(3, -4), whatever the signs of u and vt; with compute_uv, no rule in axe yet.
+TEST(LinalgTest, SvdGradOfTheSingularValues) {
+  auto loss = [](bool uv) {
+    return std::string("{ lambda ; a:f32[2,2]. let b:f32[2]") +
+           (uv ? " c:f32[2,2] d:f32[2,2]" : "") +
+           " = svd[algorithm=None compute_uv=" + (uv ? "True" : "False") +
+           " full_matrices=False subset_by_index=None] a; e:f32[] = reduce_sum[axes=(0,) "
+           "out_sharding=None] b in (e,) }";
+  };
+  absl::StatusOr<ClosedJaxpr> f = ParseJaxpr(loss(false));
+  ASSERT_THAT(f, IsOk());
+  absl::StatusOr<ClosedJaxpr> g = Grad(*f);
+  ASSERT_THAT(g, IsOk());
+  absl::StatusOr<std::vector<HostArray>> d = EvalJaxpr(*g, {F32({2, 2}, {3, 0, 0, -4})});
+  ASSERT_THAT(d, IsOk());
+  EXPECT_THAT((*d)[0].values, ElementsAre(DoubleNear(1, 1e-6), DoubleNear(0, 1e-6),
+                                          DoubleNear(0, 1e-6), DoubleNear(-1, 1e-6)));
+  absl::StatusOr<ClosedJaxpr> with_uv = ParseJaxpr(loss(true));
+  ASSERT_THAT(with_uv, IsOk());
+  EXPECT_THAT(Grad(*with_uv), StatusIs(absl::StatusCode::kUnimplemented,
+                                       HasSubstr("axe differentiates svd's singular values only")));
+}
+
 // jax.debug.print's equation reads back as JAX prints it, types with no outputs, and neither
 // stops a run nor a gradient.
 TEST(LinalgTest, DebugPrintReadsBackAndRuns) {

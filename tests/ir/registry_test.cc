@@ -46,8 +46,7 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
       // JAX defines no derivative of nextafter ("Differentiation rule for 'nextafter' not
       // implemented").
       // digamma's derivative is polygamma(1, x), which axe does not model.
-      // qr's, eigh's and svd's JVPs (JAX has them) are not written yet.
-      {RuleKind::kJvp, {"digamma", "eigh", "nextafter", "qr", "svd"}},
+      {RuleKind::kJvp, {"digamma", "nextafter"}},
       // Not linear in any operand (jit, closed_call, remat2 and the custom calls are inlined by
       // the transposition instead; top_k's tangent is a sort and a slice).
       {RuleKind::kTranspose,
