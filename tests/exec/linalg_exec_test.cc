@@ -129,5 +129,27 @@ TEST(ExecLinalgTest, LuIsTypedWithLapacksPivots) {
   EXPECT_THAT((*out)[2].values, ::testing::ElementsAre(0, 1));
 }
 
+// qr, eigh and svd run on the interpreter, their n^3 counted in the work budget: an eigh of a
+// 64 x 64 matrix (9 * 64^3 multiply-adds) is over a budget of 2^20.
+TEST(ExecLinalgTest, DecompositionsCountCubicWork) {
+  ExecOptions options;
+  options.max_work = int64_t{1} << 20;
+  for (const std::string text :
+       {"{ lambda ; a:f32[64,64]. let b:f32[64,64] c:f32[64] = eigh[lower=True] a in (c,) }",
+        "{ lambda ; a:f32[64,64]. let b:f32[64,64] c:f32[64,64] = qr[full_matrices=True] a in "
+        "(c,) }",
+        "{ lambda ; a:f32[64,64]. let b:f32[64] = svd[compute_uv=False full_matrices=True] a in "
+        "(b,) }"}) {
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
+    ASSERT_THAT(j, IsOk());
+    EXPECT_THAT(
+        Executable::Compile(*j, options),
+        ::axe::testing_support::StatusIs(absl::StatusCode::kResourceExhausted,
+                                         ::testing::HasSubstr("more than the limit of 1048576")))
+        << text;
+    EXPECT_THAT(Executable::Compile(*j), IsOk()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace axe::exec
