@@ -41,16 +41,17 @@ struct DivOp {
     return hn::Div(x, y);
   }
 };
-struct MaxOp {  // (x > y || x != x) ? x : y
+// (x > y || x != x) ? x : y, with IsNaN: Highway's Ne is an ordered compare, false for NaN.
+struct MaxOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::Gt(x, y), hn::Ne(x, x)), x, y);
+    return hn::IfThenElse(hn::Or(hn::Gt(x, y), hn::IsNaN(x)), x, y);
   }
 };
 struct MinOp {  // (x < y || x != x) ? x : y
   template <class D, class V>
   HWY_INLINE V operator()(D, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::Ne(x, x)), x, y);
+    return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::IsNaN(x)), x, y);
   }
 };
 struct NegOp {

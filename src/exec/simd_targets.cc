@@ -1,6 +1,5 @@
 #include "axe/exec/simd_targets.h"
 
-#include <atomic>
 #include <cstdint>
 
 #include "absl/strings/ascii.h"
@@ -13,14 +12,11 @@
 namespace axe::exec {
 namespace {
 
-// The target RestrictSimdTarget set (one Highway bit), 0 for none.
-std::atomic<int64_t> restriction{0};
-
-// The CPU's targets among those simd_math.cc was compiled for, with no restriction applied.
+// The CPU's targets among those simd_math.cc was compiled for. Computed once, on the first
+// call, before any restriction (RestrictSimdTarget asks for it before restricting), so
+// Highway's answer is the CPU's own and later calls never touch the dispatch.
 int64_t UnrestrictedTargets() {
-  hwy::SetSupportedTargetsForTest(0);
-  const int64_t all = hwy::SupportedTargets() & internal::CompiledMathTargets();
-  hwy::SetSupportedTargetsForTest(restriction.load());
+  static const int64_t all = hwy::SupportedTargets() & internal::CompiledMathTargets();
   return all;
 }
 
@@ -39,7 +35,6 @@ std::string ActiveSimdTarget() { return hwy::TargetName(internal::DispatchedMath
 
 absl::Status RestrictSimdTarget(std::string_view name) {
   if (name.empty()) {
-    restriction = 0;
     hwy::SetSupportedTargetsForTest(0);
     return absl::OkStatus();
   }
@@ -48,7 +43,6 @@ absl::Status RestrictSimdTarget(std::string_view name) {
   for (int64_t targets = UnrestrictedTargets(); targets != 0; targets &= targets - 1) {
     const int64_t target = targets & -targets;
     if (wanted == hwy::TargetName(target)) {
-      restriction = target;
       hwy::SetSupportedTargetsForTest(target);
       return absl::OkStatus();
     }

@@ -4,6 +4,7 @@
 // FMA round a multiply-add twice). Also the benchmark switch's own behaviour.
 #include "axe/exec/simd_targets.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -154,6 +155,13 @@ std::vector<std::string> Programs() {
           kIntegers};
 }
 
+constexpr char kMaxMin[] = R"({ lambda ; a:f32[37] b:f32[37]. let
+    c:f32[37] = max a b
+    d:f32[37] = min a b
+    e:f32[37] = max b a
+    f:f32[37] = min b a
+  in (c, d, e, f) })";
+
 class SimdTargetsTest : public ::testing::Test {
  protected:
   void TearDown() override { ASSERT_THAT(RestrictSimdTarget(""), IsOk()); }
@@ -178,6 +186,36 @@ TEST_F(SimdTargetsTest, EveryTargetGivesTheDefaultTargetsValues) {
       absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(*jaxpr, args);
       ASSERT_THAT(got, IsOk());
       EXPECT_EQ(Difference(*want, *got), "");
+    }
+  }
+}
+
+// max and min propagate a NaN from either operand, as XLA does, in the vector loops (37
+// elements: whole vectors and a tail on every target) as in the scalar ones.
+TEST_F(SimdTargetsTest, MaxAndMinPropagateNanOnEveryTarget) {
+  absl::StatusOr<ir::ClosedJaxpr> jaxpr = ir::ParseJaxpr(kMaxMin);
+  ASSERT_THAT(jaxpr, IsOk());
+  const ir::ShapedArray aval = jaxpr->jaxpr.in_avals()[0];
+  ir::HostArray a{aval, std::vector<double>(37)}, b{aval, std::vector<double>(37)};
+  for (int i = 0; i < 37; ++i) {
+    a.values[i] = i % 3 == 0 ? std::nan("") : i - 10;
+    b.values[i] = i % 4 == 1 ? std::nan("") : 5 - i;
+  }
+  for (const std::string& target : AvailableSimdTargets()) {
+    SCOPED_TRACE(target);
+    ASSERT_THAT(RestrictSimdTarget(target), IsOk());
+    absl::StatusOr<std::vector<ir::HostArray>> got = ExecuteJaxpr(*jaxpr, {a, b});
+    ASSERT_THAT(got, IsOk());
+    for (int i = 0; i < 37; ++i) {
+      const double x = a.values[i], y = b.values[i];
+      if (std::isnan(x) || std::isnan(y)) {
+        for (int o = 0; o < 4; ++o) EXPECT_TRUE(std::isnan((*got)[o].values[i])) << o << " " << i;
+      } else {
+        EXPECT_EQ((*got)[0].values[i], std::max(x, y)) << i;
+        EXPECT_EQ((*got)[1].values[i], std::min(x, y)) << i;
+        EXPECT_EQ((*got)[2].values[i], std::max(x, y)) << i;
+        EXPECT_EQ((*got)[3].values[i], std::min(x, y)) << i;
+      }
     }
   }
 }
