@@ -1,9 +1,7 @@
 #include "axe/ir/parser.h"
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace parser_test {
@@ -23,13 +22,7 @@ namespace {
 using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing_support::ReadFile;
 
 std::vector<std::filesystem::path> JaxTexts() {
   std::vector<std::filesystem::path> out;
@@ -125,6 +118,12 @@ TEST(ParserTest, ErrorsNameLineAndColumn) {
   EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[3]. let\n    b:f32[3] = frobnicate a\n  in (b,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "line 2, column 16: unknown primitive 'frobnicate' (register it with "
+                       "Primitive::Define)"));
+  // An unknown primitive without outputs (JAX's debug_print) is named as a primitive.
+  EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[3]. let\n    b:f32[3] = sin a\n"
+                         "    debug_print[ordered=False] b\n  in (b,) }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "line 3, column 5: unknown primitive 'debug_print' (register it with "
                        "Primitive::Define)"));
   EXPECT_THAT(
       ParseJaxpr("{ lambda ; a:f32[3]. let b:f32[3] = sin q in (b,) }"),
