@@ -143,6 +143,11 @@ std::optional<MathFn> AsMath(Ew op) {
 template <typename F>
 void ApplyFloatT(const EwOp& op, const F* a, int a_stride, const F* b, int b_stride, F* out,
                  size_t n) {
+  const bool square = op.op == Ew::kIntegerPow && op.power == 2;  // x**2 as x * x
+  if (VectorArith(square ? Ew::kSquare : op.op, a, a_stride, op.arity == 2 ? b : a,
+                  op.arity == 2 ? b_stride : a_stride, out, n)) {
+    return;
+  }
   if (op.arity == 2) return BinaryFloat(op.op, a, a_stride, b, b_stride, out, n);
   if (std::optional<MathFn> fn = AsMath(op.op)) {
     if (a_stride == 1) {

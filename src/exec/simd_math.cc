@@ -115,6 +115,7 @@ void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
 
 void MathF32(MathFn fn, const float* in, float* out, size_t n) { MathLoop(fn, in, out, n); }
 void MathF64(MathFn fn, const double* in, double* out, size_t n) { MathLoop(fn, in, out, n); }
+int64_t MathTarget() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace axe::exec::internal
@@ -125,6 +126,7 @@ namespace axe::exec::internal {
 
 HWY_EXPORT(MathF32);
 HWY_EXPORT(MathF64);
+HWY_EXPORT(MathTarget);
 
 void VectorMath(MathFn fn, const float* in, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(MathF32)(fn, in, out, n);
@@ -132,6 +134,8 @@ void VectorMath(MathFn fn, const float* in, float* out, size_t n) {
 void VectorMath(MathFn fn, const double* in, double* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(MathF64)(fn, in, out, n);
 }
+int64_t CompiledMathTargets() { return HWY_TARGETS; }
+int64_t DispatchedMathTarget() { return HWY_DYNAMIC_DISPATCH(MathTarget)(); }
 
 }  // namespace axe::exec::internal
 #endif  // HWY_ONCE
