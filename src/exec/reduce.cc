@@ -1,4 +1,5 @@
-// reduce_sum, reduce_max and reduce_min on floats (f32, f64) and integers.
+// reduce_sum, reduce_max and reduce_min on floats (f32, f64) and integers; reduce_prod on
+// integers.
 //
 // The reduced axes are brought together first (in place when they already are one block of
 // consecutive dimensions, otherwise by a transposing copy that moves them last), so every
@@ -154,6 +155,13 @@ void AddReductionKernels(KernelTable& table) {
   table["reduce_sum"] = [](const EqnView& v) { return BuildReduce(v, Fold::kSum); };
   table["reduce_max"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMax); };
   table["reduce_min"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMin); };
+  // Integer products wrap in their width (i64 past 2^53 too); float products stay the
+  // interpreter's (in double, rounded once).
+  table["reduce_prod"] = [](const EqnView& v) -> absl::StatusOr<std::optional<BuiltKernel>> {
+    const DType t = v.out[0].dtype();
+    if (t == DType::kF32 || t == DType::kF64) return std::nullopt;
+    return BuildReduce(v, Fold::kProd);
+  };
 }
 
 }  // namespace axe::exec::internal

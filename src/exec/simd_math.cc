@@ -85,6 +85,11 @@ HWY_INLINE V Compute(D d, MathFn fn, V x) {
   return x;
 }
 
+// sin, tanh, log1p and expm1 are odd at zero: -0 gives -0 (Highway's approximations give +0).
+bool KeepsZero(MathFn fn) {
+  return fn == MathFn::kSin || fn == MathFn::kTanh || fn == MathFn::kLog1p || fn == MathFn::kExpm1;
+}
+
 template <typename T>
 void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
   const hn::ScalableTag<T> d;
@@ -99,6 +104,7 @@ void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
   for (; i + lanes <= n; i += lanes) {
     const auto x = hn::LoadU(d, in + i);
     auto r = Compute(d, fn, x);
+    if (KeepsZero(fn)) r = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Mul(x, hn::Set(d, T(1))), r);
     const auto ok = hn::And(hn::Ge(x, vlo), hn::Le(x, vhi));  // false for NaN
     if (!hn::AllTrue(d, ok)) {
       hn::Store(x, d, xs);
