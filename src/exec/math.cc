@@ -10,6 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "axe/base/float_environment.h"
 #include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
@@ -45,8 +46,9 @@ void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value
   const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
-    o[i] =
-        static_cast<T>(static_cast<ComputeType<T>>(fn(ToDouble(a[i * sa]), ToDouble(b[i * sb]))));
+    // Denormal inputs read as zeros, as XLA:CPU's arithmetic reads them.
+    const double x = FlushDenormal(ToDouble(a[i * sa])), y = FlushDenormal(ToDouble(b[i * sb]));
+    o[i] = static_cast<T>(static_cast<ComputeType<T>>(fn(x, y)));
   }
 }
 

@@ -11,7 +11,9 @@
 #ifndef AXE_BASE_FLOAT_ENVIRONMENT_H_
 #define AXE_BASE_FLOAT_ENVIRONMENT_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -63,6 +65,15 @@ class ScopedFlushDenormals {
  private:
   ScopedFloatControl control_;
 };
+
+// x with a denormal read as a zero of its sign, for functions that look at a float's bits
+// rather than compute with it (the C library's log, lgamma, ...), so that they see what XLA:CPU's
+// arithmetic sees. Right whether or not the thread flushes denormals (a flushed compare reads
+// the denormal as zero, which is below the least normal too).
+template <typename F>
+F FlushDenormal(F x) {
+  return std::fabs(x) < std::numeric_limits<F>::min() ? std::copysign(F(0), x) : x;
+}
 
 }  // namespace axe
 
