@@ -46,8 +46,13 @@ void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value
   const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
-    // Denormal inputs read as zeros, as XLA:CPU's arithmetic reads them.
-    const double x = FlushDenormal(ToDouble(a[i * sa])), y = FlushDenormal(ToDouble(b[i * sb]));
+    // Denormal inputs read as zeros, as XLA:CPU's arithmetic reads them (its f64 atan2 reads
+    // them as they are).
+    double x = ToDouble(a[i * sa]), y = ToDouble(b[i * sb]);
+    if (fn != Atan2) {
+      x = FlushDenormal(x);
+      y = FlushDenormal(y);
+    }
     o[i] = static_cast<T>(static_cast<ComputeType<T>>(fn(x, y)));
   }
 }

@@ -158,6 +158,7 @@ double LGamma(double x) { return std::lgamma(x); }
 double ScaledBesselI(int nu, double x) {
   const double ax = std::fabs(x);
   if (std::isnan(x)) return x;
+  if (ax < 1e-10) return nu == 0 ? 1 - ax : ax / 2;  // the library's series fails near 0
   if (ax < 50) return std::cyl_bessel_i(static_cast<double>(nu), ax) * std::exp(-ax);
   const double mu = 4.0 * nu * nu;
   double term = 1, sum = 1;
@@ -172,12 +173,15 @@ double BesselI0e(double x) { return ScaledBesselI(0, x); }
 double BesselI1e(double x) { return std::copysign(ScaledBesselI(1, x), x); }
 
 // The regularized lower incomplete gamma P(a, x) (upper: Q = 1 - P): the power series for
-// x < a + 1, else Q's continued fraction (Lentz's method); NaN for a <= 0 or x < 0, as XLA.
+// x < a + 1, else Q's continued fraction (Lentz's method). At the edges, JAX's values: NaN for
+// a < 0, x < 0, a = x = 0 and a = inf; P(a, inf) = 1, P(a, 0) = 0, P(0, x) = 1 from x = 1 on
+// (NaN below), Q(0, x) = 0.
 double IncompleteGamma(double a, double x, bool upper) {
-  if (std::isnan(a) || std::isnan(x) || a <= 0 || x < 0) return NAN;
-  if (x == 0) return upper ? 1 : 0;
+  if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0 || (a == 0 && x == 0)) return NAN;
   if (std::isinf(x)) return upper ? 0 : 1;
-  if (std::isinf(a)) return upper ? 1 : 0;
+  if (x == 0) return upper ? 1 : 0;
+  if (a == 0) return upper ? 0 : (x >= 1 ? 1 : NAN);
+  if (std::isinf(a)) return NAN;
   const double log_prefix = a * std::log(x) - x - std::lgamma(a);
   constexpr double kEps = 1e-17;
   if (x < a + 1) {
