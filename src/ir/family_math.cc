@@ -174,14 +174,14 @@ double BesselI1e(double x) { return std::copysign(ScaledBesselI(1, x), x); }
 
 // The regularized lower incomplete gamma P(a, x) (upper: Q = 1 - P): the power series for
 // x < a + 1, else Q's continued fraction (Lentz's method). At the edges, JAX's values: NaN for
-// a < 0, x < 0, a = x = 0 and a = inf; P(a, inf) = 1, P(a, 0) = 0, P(0, x) = 1 from x = 1 on
-// (NaN below), Q(0, x) = 0.
+// a < 0, x < 0 and a = x = 0; P(a, inf) = 1, P(a, 0) = 0, P(0, x) = 1 from x = 1 on (NaN
+// below), Q(0, x) = 0, P(inf, x) = 0 below x = 1 (NaN from there on).
 double IncompleteGamma(double a, double x, bool upper) {
   if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0 || (a == 0 && x == 0)) return NAN;
   if (std::isinf(x)) return upper ? 0 : 1;
   if (x == 0) return upper ? 1 : 0;
   if (a == 0) return upper ? 0 : (x >= 1 ? 1 : NAN);
-  if (std::isinf(a)) return NAN;
+  if (std::isinf(a)) return x < 1 ? (upper ? 1 : 0) : NAN;
   const double log_prefix = a * std::log(x) - x - std::lgamma(a);
   constexpr double kEps = 1e-17;
   if (x < a + 1) {
