@@ -63,8 +63,9 @@ def compare(got, want, record):
         if w.dtype.kind in "iub":
             bad = np.flatnonzero(g_flat != w_flat)
         else:
-            bad = np.flatnonzero(~_floats_agree(g_flat.astype(np.float64),
-                                                w_flat.astype(np.float64), w.dtype.name, record))
+            with np.errstate(invalid="ignore"):  # NaN payloads of 16-bit floats
+                g64, w64 = g_flat.astype(np.float64), w_flat.astype(np.float64)
+            bad = np.flatnonzero(~_floats_agree(g64, w64, w.dtype.name, record))
         if bad.size:
             i = int(bad[0])
             return (f"output {k} element {i}: {g_flat[i]!r}, JAX {w_flat[i]!r} "
