@@ -44,8 +44,6 @@ KNOWN_FAILURES = {
     "atan2_f32": ("values", "XLA's atan2 reads a denormal y as nonzero beside a flushed x "
                   "(atan2(1e-45, 0) = pi/2, atan2(1e-45, 1e-45) = NaN); axe flushes both"),
     "atan2_bf16": ("values", "as atan2_f32"),
-    "nextafter_bf16": ("values", "XLA steps bf16's bits from a denormal (nextafter(tiny, -1) "
-                       "= +0); axe flushes the denormal first and steps from zero (-tiny -> -0)"),
 }
 
 STAGES = ("parse", "reprint", "check", "run", "values")

@@ -143,11 +143,43 @@ KernelBuilder FloatKernel(FloatFn fn) {
   };
 }
 
+// nextafter of a 16-bit float as XLA's: NaN in, NaN out; equal operands (compared as floats, so
+// a denormal equals zero) give y; a zero steps to the least denormal towards y; anything else,
+// a denormal too, steps its bits by one.
+template <typename T>
+void RunNextAfterHalf(const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
+  const T* a = in[0].data<T>();
+  const T* b = in[1].data<T>();
+  T* o = out.mutable_data<T>();
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    const T x = a[i * st[0]], y = b[i * st[1]];
+    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+    if (std::isnan(fx) || std::isnan(fy)) {
+      o[i] = T(NAN);
+      continue;
+    }
+    if (fx == fy) {
+      o[i] = y;
+      continue;
+    }
+    uint16_t bits = std::bit_cast<uint16_t>(x), result;
+    if ((bits & 0x7fff) == 0) {
+      result = fy > 0 ? 1 : 0x8001;
+    } else {
+      const bool away = (fy > fx) == ((bits & 0x8000) == 0);  // away from zero
+      result = static_cast<uint16_t>(away ? bits + 1 : bits - 1);
+    }
+    o[i] = std::bit_cast<T>(result);
+  }
+}
+
 absl::StatusOr<std::optional<BuiltKernel>> BuildNextAfter(const EqnView& v) {
   const DType t = v.out.empty() ? DType::kInvalid : v.out[0].dtype();
   if (t == DType::kF32) return MakeKernel(v, "math", RunNextAfter<float>);
   if (t == DType::kF64) return MakeKernel(v, "math", RunNextAfter<double>);
-  return std::nullopt;  // 16-bit types: the interpreter's rule
+  if (t == DType::kF16) return MakeKernel(v, "math", RunNextAfterHalf<Eigen::half>);
+  if (t == DType::kBF16) return MakeKernel(v, "math", RunNextAfterHalf<Eigen::bfloat16>);
+  return std::nullopt;
 }
 
 KernelBuilder IntKernel(IntOp op) {
