@@ -38,9 +38,6 @@ TOLERANCE = {
 
 # Cases axe does not run as JAX does yet: name -> (the first stage that fails, why).
 KNOWN_FAILURES = {
-    "exp2_f16": ("values", "XLA evaluates a 16-bit exp2 in that type (exp2(10) is 1026 in f16, "
-                 "1000 in bf16); axe in f32 rounded once (1024, exact)"),
-    "exp2_bf16": ("values", "as exp2_f16"),
     "atan2_f32": ("values", "XLA's atan2 reads a denormal y as nonzero beside a flushed x "
                   "(atan2(1e-45, 0) = pi/2, atan2(1e-45, 1e-45) = NaN); axe flushes both"),
     "atan2_bf16": ("values", "as atan2_f32"),

@@ -8,6 +8,7 @@
 // arithmetic shift. An operand with one element broadcasts. expm1 is elementwise.cc's.
 #include <bit>
 #include <cmath>
+#include <numbers>
 #include <type_traits>
 
 #include "axe/base/float_environment.h"
@@ -39,6 +40,15 @@ double Atan2(double x, double y) { return std::atan2(x, y); }
 double LGamma(double x, double) { return std::lgamma(x); }
 double DigammaOf(double x, double) { return Digamma(x); }
 
+// exp2 of a 16-bit float as XLA computes it: exp(x * ln2) with ln2 and the product rounded
+// to the type (exp2(10) is 1026 in f16, 1000 in bf16), exp in f32.
+template <typename T>
+T HalfExp2(T x) {
+  const T ln2(std::numbers::ln2_v<float>);
+  const T product(static_cast<float>(x) * static_cast<float>(ln2));
+  return T(std::exp(static_cast<float>(product)));
+}
+
 template <typename T>
 void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
   const T* a = in[0].data<T>();
@@ -46,6 +56,12 @@ void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value
   const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
+    if constexpr (kIsHalf<T>) {
+      if (fn == Exp2) {
+        o[i] = HalfExp2(a[i * sa]);
+        continue;
+      }
+    }
     // Denormal inputs read as zeros, as XLA:CPU's arithmetic reads them (its f64 atan2 reads
     // them as they are).
     double x = ToDouble(a[i * sa]), y = ToDouble(b[i * sb]);
