@@ -95,6 +95,10 @@ def int_specials(dtype):
     vals = {0, 1, 2, 3, 7, 100, info.max, info.max - 1, info.max // 2 + 1, 127, 128, 255}
     if info.min < 0:
         vals |= {-1, -2, -3, -7, -100, info.min, info.min + 1, -128}
+    if info.bits == 64:  # past 2^53, where a double rounds
+        vals |= {2**53 + 1, 2**62 + 3, info.max - 2}
+        if info.min < 0:
+            vals |= {-(2**53 + 1)}
     vals = sorted(v for v in vals if info.min <= v <= info.max)
     return np.array(vals, dtype)
 
@@ -235,13 +239,9 @@ def conversion_cases():
                 continue
             case(f"convert_{short(src)}_to_{short(dst)}",
                  lambda a, d=dst: lax.convert_element_type(a, d), [x])
-    for src, dst in [(F64, np.dtype(np.float32)), (np.dtype(np.float32), F64),
-                     (F64, bf16), (F64, np.dtype(np.int32)), (np.dtype(np.int64), F64),
-                     (F64, np.dtype(np.int64)), (F64, np.dtype(np.uint64)),
-                     (np.dtype(np.uint64), np.dtype(np.float32)),
-                     (np.dtype(np.int64), np.dtype(np.int8)),
-                     (np.dtype(np.uint64), np.dtype(np.int64)), (np.dtype(np.int32), F64),
-                     (np.dtype(np.float16), F64), (F64, np.dtype(np.float16))]:
+    wide = X64_INTS + [F64]
+    for src, dst in [(s_, d_) for s_ in ALL + wide for d_ in ALL + wide
+                     if s_ != d_ and (s_ in wide or d_ in wide)]:
         x = specials(src)
         if is_float(src):
             x = np.concatenate([x, np.array([1e19, -1e19, 2.0**63, 2.0**64, 1e300, 1e-300,
@@ -310,7 +310,7 @@ def with_nan(m):
 def reduction_cases():
     monoids = [("sum", lax.add, 0), ("prod", lax.mul, 1), ("max", lax.max, None),
                ("min", lax.min, None)]
-    for dtype in FLOATS + INTS + [F64, np.dtype(np.int64)]:
+    for dtype in FLOATS + INTS + [F64] + X64_INTS:
         m = matrix(dtype, f"reduce_{short(dtype)}")
         inputs = [("", m)]
         if is_float(dtype):
@@ -348,7 +348,7 @@ def reduction_cases():
 
 
 def cumulative_cases():
-    for dtype in FLOATS + INTS + [F64]:
+    for dtype in FLOATS + INTS + [F64, np.dtype(np.int64)]:
         m = matrix(dtype, f"cum_{short(dtype)}", (4, 5))
         if is_float(dtype):
             m = with_nan(m)
@@ -367,7 +367,7 @@ def cumulative_cases():
 
 # ---------------------------------------------------------------- sort, top_k
 def sort_cases():
-    for dtype in FLOATS + INTS + [BOOL, F64]:
+    for dtype in FLOATS + INTS + [BOOL, F64] + X64_INTS:
         x = specials(dtype)
         if is_float(dtype):
             x = np.concatenate([x, x[:6]])  # duplicates, -0.0 next to 0.0
