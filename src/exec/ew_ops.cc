@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "axe/ir/primitive.h"
+#include "exec/fold.h"
 
 namespace axe::exec::internal {
 namespace {
@@ -67,10 +68,9 @@ void BinaryFloat(Ew op, const F* a, int sa, const F* b, int sb, F* out, size_t n
     case Ew::kSub: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x - y; });
     case Ew::kMul: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x * y; });
     case Ew::kDiv: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x / y; });
-    case Ew::kMax:  // NaN in either operand propagates, as in XLA
-      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x > y || x != x) ? x : y; });
-    case Ew::kMin:
-      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x < y || x != x) ? x : y; });
+    case Ew::kMax:  // NaN in either operand propagates and +0 > -0, as in XLA
+      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return FloatMax(x, y); });
+    case Ew::kMin: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return FloatMin(x, y); });
     case Ew::kPow: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::pow(x, y); });
     case Ew::kRem:
       return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::fmod(x, y); });
