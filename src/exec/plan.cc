@@ -385,6 +385,8 @@ const KernelTable& Kernels() {
     AddShardMapKernels(*t);
     AddCollectiveKernels(*t);
     AddWindowKernels(*t);
+    AddCumulativeKernels(*t);
+    AddPadRevKernels(*t);
     return t;
   }();
   return *table;

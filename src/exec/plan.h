@@ -107,6 +107,8 @@ void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 void AddShardMapKernels(KernelTable& table);       // shard_map.cc
 void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
 void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
+void AddCumulativeKernels(KernelTable& table);     // cumulative.cc (cumsum ... cumlogsumexp)
+void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -1,12 +1,21 @@
-// reduce_window_sum, reduce_window_max, reduce_window_min, select_and_gather_add and
-// select_and_scatter_add on floats (f32, f64) and integers, in the operand's own type: each
-// output folds its window's elements in row-major window order from the identity (XLA's CPU
-// order), positions on padding or on base-dilation holes left out. Integer sums wrap in their
-// width; max and min propagate NaN. The select_and_* primitives choose, per window, the first
-// element in that order that no later one replaces (a later one replaces it unless
-// choice >= candidate, for ge; <= for le), as the interpreter does. 16-bit floats and bool
-// run through the interpreter.
+// reduce_window_sum, reduce_window_max, reduce_window_min, the generic reduce_window,
+// select_and_gather_add and select_and_scatter_add on every dtype the executor holds, in the
+// operand's own type: each output folds its window's elements in row-major window order from
+// the initial value, positions on padding or on base-dilation holes left out. That is XLA:CPU's
+// reduce_window loop: f16 and bf16 sums round to their type after every add (not once at the
+// end), integer sums and products wrap in their width, max and min propagate NaN.
+//
+// The generic reduce_window runs the same fold when its reducer jaxpr is one add, mul, max,
+// min, and, or or xor of its two arguments (what JAX prints for lax.reduce_window with those
+// monoids); any other reducer (several operands, e.g. an argmax pool) is compiled once by the
+// executor and run per window element on the elements' own typed scalars.
+//
+// The select_and_* primitives choose, per window, the first element in that order that no
+// later one replaces (a later one replaces it unless choice >= candidate, for ge; <= for le),
+// as the interpreter does; select_and_scatter_add adds the source into the chosen positions in
+// output order, in the operand's type.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -29,17 +38,77 @@ namespace window_kernels {
 
 using Ints = std::vector<int64_t>;
 
+// The folds a window kernel runs: the three reduce_window_* primitives' and the monoids a
+// generic reducer may be.
+enum class Monoid { kAdd, kMul, kMax, kMin, kAnd, kOr, kXor };
+
+// a (op) b in T: integers wrap in their width, 16-bit floats round after the operation, max and
+// min propagate NaN, bool's add and max are or, its mul and min and.
+template <typename T>
+T Apply(Monoid m, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (m) {
+      case Monoid::kAdd:
+      case Monoid::kMax:
+      case Monoid::kOr: return a || b;
+      case Monoid::kXor: return a != b;
+      default: return a && b;
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    switch (m) {
+      case Monoid::kAdd: return Combine(Fold::kSum, a, b);
+      case Monoid::kMul:  // in 64 bits, kept modulo T's width (no promoted signed overflow)
+        return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+      case Monoid::kMax: return std::max(a, b);
+      case Monoid::kMin: return std::min(a, b);
+      case Monoid::kAnd: return static_cast<T>(a & b);
+      case Monoid::kOr: return static_cast<T>(a | b);
+      case Monoid::kXor: return static_cast<T>(a ^ b);
+    }
+    return a;
+  } else {
+    switch (m) {
+      case Monoid::kAdd: return static_cast<T>(a + b);
+      case Monoid::kMul: return static_cast<T>(a * b);
+      case Monoid::kMax: return (a > b || a != a) ? a : b;
+      case Monoid::kMin: return (a < b || a != a) ? a : b;
+      default: return a;  // no bitwise monoid on floats (MonoidOf refuses them)
+    }
+  }
+}
+
+// The monoid's identity in T (the initial value of reduce_window_sum, _max and _min).
+template <typename T>
+T Neutral(Monoid m) {
+  using Limits = std::numeric_limits<T>;
+  switch (m) {
+    case Monoid::kMul: return T(1);
+    case Monoid::kAnd:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(~T(0));
+      return T(1);
+    case Monoid::kMax: return Limits::has_infinity ? T(-Limits::infinity()) : Limits::lowest();
+    case Monoid::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
+    default: return T(0);
+  }
+}
+
 // For every output position of one dimension, the input positions its window reads.
 struct WindowPlan {
-  Fold fold = Fold::kSum;
+  Monoid monoid = Monoid::kAdd;
   DType dtype = DType::kF32;
-  bool select_ge = true;   // select_and_*: ge (max pooling) or le (min pooling)
-  ir::ShapedArray out;     // the windows' shape (select_and_scatter_add: its source's)
-  ir::ShapedArray result;  // select_and_scatter_add: the operand's shape
-  std::vector<std::vector<Ints>> taps;
-  int64_t work =
-      0;  // the kernel's work estimate  // [dimension][output position] -> input positions
+  bool select_ge = true;      // select_and_*: ge (max pooling) or le (min pooling)
+  bool init_operand = false;  // the generic reduce_window: the initial value is an operand
+  ir::ShapedArray out;        // the windows' shape (select_and_scatter_add: its source's)
+  ir::ShapedArray result;     // select_and_scatter_add: the operand's shape
+  std::vector<std::vector<Ints>> taps;  // [dimension][output position] -> input positions
+  int64_t work = 0;                     // the kernel's work estimate
   Ints in_strides, out_shape;
+  // A generic reducer that is no monoid: its plan over (accumulators..., elements...), the
+  // operands' count and their element types and results.
+  std::shared_ptr<const Plan> reducer;
+  size_t operands = 1;
+  std::vector<std::shared_ptr<const ir::ShapedArray>> scalars;
+  std::vector<ir::ShapedArray> outs;
 };
 
 // Positions in 128 bits: a padding near 2^63 must not overflow on the way.
@@ -131,13 +200,50 @@ absl::Status WindowKernel(const WindowPlan& plan, const RunContext& ctx, absl::S
                           std::vector<Value>& out) {
   AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(plan.out));
   const T* x = in[0].data<T>();
+  const T init = plan.init_operand ? in[1].data<T>()[0] : Neutral<T>(plan.monoid);
   T* o = out[0].mutable_data<T>();
   ForEachOutput(plan, ctx, true, [&](int64_t at, const Ints& y) {
-    T acc = Identity<T>(plan.fold);
-    ForEachTap(plan, y, [&](int64_t i) { acc = Combine(plan.fold, acc, x[i]); });
+    T acc = init;
+    ForEachTap(plan, y, [&](int64_t i) { acc = Apply(plan.monoid, acc, x[i]); });
     o[at] = acc;
   });
   return absl::OkStatus();
+}
+
+// A reducer that is no monoid, on typed scalars: per output, the accumulators start at the
+// initial values and become reducer(accumulators..., the window element of each operand...)
+// for each element in window order. One thread (the reducer's plan runs in one frame).
+absl::Status GeneralKernel(const WindowPlan& plan, const RunContext& ctx,
+                           absl::Span<const Value> in, std::vector<Value>& out) {
+  const size_t n = plan.operands;
+  std::vector<size_t> bytes(n);
+  for (size_t k = 0; k < n; ++k) {
+    AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(plan.outs[k]));
+    bytes[k] = in[n + k].num_bytes();
+  }
+  RunContext one = ctx;
+  one.threads = 1;
+  PlanFrame frame;
+  std::vector<Value> acc(n), args(2 * n), next;
+  absl::Status status;
+  ForEachOutput(plan, ctx, false, [&](int64_t at, const Ints& y) {
+    if (!status.ok()) return;
+    for (size_t k = 0; k < n; ++k) acc[k] = in[n + k];
+    ForEachTap(plan, y, [&](int64_t i) {
+      if (!status.ok()) return;
+      for (size_t k = 0; k < n; ++k) {
+        args[k] = acc[k];
+        args[n + k] = in[k].View(plan.scalars[k], bytes[k] * static_cast<size_t>(i));
+      }
+      status = RunPlanInFrame(*plan.reducer, one, args, frame, next);
+      if (status.ok()) acc.swap(next);
+    });
+    for (size_t k = 0; k < n && status.ok(); ++k) {
+      std::memcpy(out[k].mutable_bytes() + bytes[k] * static_cast<size_t>(at), acc[k].bytes(),
+                  bytes[k]);
+    }
+  });
+  return status;
 }
 
 // The offset of the element window y chooses (the choice stays while select(choice,
@@ -180,12 +286,12 @@ absl::Status ScatterKernel(const WindowPlan& plan, const RunContext& ctx,
   std::fill_n(o, NumElements(plan.result), T(0));
   ForEachOutput(plan, ctx, false, [&](int64_t at, const Ints& y) {
     const int64_t i = Chosen<T>(plan, x, y);
-    if (i >= 0) o[i] = Combine(Fold::kSum, o[i], source[at]);
+    if (i >= 0) o[i] = Apply(Monoid::kAdd, o[i], source[at]);
   });
   return absl::OkStatus();
 }
 
-enum class WindowOp { kFold, kGather, kScatter };
+enum class WindowOp { kFold, kGeneric, kGather, kScatter };
 
 // The most input positions one dimension's windows may list (all outputs together).
 constexpr int64_t kMaxTapsPerDimension = int64_t{1} << 24;
@@ -199,12 +305,12 @@ absl::Status ReadPlan(const EqnView& v, WindowOp op, WindowPlan& plan) {
     AXE_ASSIGN_OR_RETURN(base, IntsParam(v.eqn, "base_dilation"));
     AXE_ASSIGN_OR_RETURN(dilation, IntsParam(v.eqn, "window_dilation"));
   }
-  if (op != WindowOp::kFold) {
+  if (op == WindowOp::kGather || op == WindowOp::kScatter) {
     const ir::Param& select = v.eqn.params.at("select_prim");
     plan.select_ge = select.text() == "ge";
   }
   const ir::Param& padding = v.eqn.params.at("padding");
-  const Ints& in = v.in.back().shape();
+  const Ints& in = v.in[op == WindowOp::kScatter ? 1 : 0].shape();
   plan.out = op == WindowOp::kScatter ? v.in[0] : v.out[0];
   plan.result = v.out[0];
   plan.out_shape = plan.out.shape();
@@ -241,37 +347,32 @@ int64_t Work(const WindowPlan& plan) {
   return CheckedAdd(work, NumElements(plan.result)).value_or(std::numeric_limits<int64_t>::max());
 }
 
-absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowOp op, Fold fold) {
-  const DType t = v.out[0].dtype();
-  const size_t arity = op == WindowOp::kFold ? 1 : 2;
-  if (!IsHeld(t) || t == DType::kPred || t == DType::kF16 || t == DType::kBF16 ||
-      v.in.size() != arity) {
-    return std::nullopt;
-  }
-  for (const ir::ShapedArray& a : v.in) {
-    if (a.dtype() != t) return std::nullopt;
-  }
-  WindowPlan plan;
-  plan.fold = fold;
-  plan.dtype = t;
-  AXE_RETURN_IF_ERROR(ReadPlan(v, op, plan));
+// The kernel over `plan` (filled but for its work), run as `op` in T = plan.dtype's type.
+BuiltKernel MakeKernel(WindowPlan plan, WindowOp op) {
   BuiltKernel k;
-  k.description = op == WindowOp::kFold     ? "window"
-                  : op == WindowOp::kGather ? "window select gather"
-                                            : "window select scatter";
+  k.description = op == WindowOp::kFold      ? "window"
+                  : op == WindowOp::kGeneric ? "window reducer"
+                  : op == WindowOp::kGather  ? "window select gather"
+                                             : "window select scatter";
   k.work = plan.work = Work(plan);
+  if (plan.reducer != nullptr) {
+    k.work = CheckedMul(k.work, std::max<int64_t>(1, plan.reducer->stats.work))
+                 .value_or(std::numeric_limits<int64_t>::max());
+    k.scratch_bytes = plan.reducer->stats.peak_bytes;
+    k.nested_fallbacks = AllFallbacks(*plan.reducer);
+  }
   auto shared = std::make_shared<const WindowPlan>(std::move(plan));
   k.kernel = [shared, op](const RunContext& ctx, absl::Span<const Value> in,
                           std::vector<Value>& out) -> absl::Status {
+    if (shared->reducer != nullptr) return GeneralKernel(*shared, ctx, in, out);
     absl::Status s;
     DispatchDType(shared->dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        switch (op) {
-          case WindowOp::kFold: s = WindowKernel<T>(*shared, ctx, in, out); break;
-          case WindowOp::kGather: s = GatherKernel<T>(*shared, ctx, in, out); break;
-          case WindowOp::kScatter: s = ScatterKernel<T>(*shared, ctx, in, out); break;
-        }
+      switch (op) {
+        case WindowOp::kFold:
+        case WindowOp::kGeneric: s = WindowKernel<T>(*shared, ctx, in, out); break;
+        case WindowOp::kGather: s = GatherKernel<T>(*shared, ctx, in, out); break;
+        case WindowOp::kScatter: s = ScatterKernel<T>(*shared, ctx, in, out); break;
       }
     });
     return s;
@@ -279,22 +380,111 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
   return k;
 }
 
+// reduce_window_sum/max/min (fold), select_and_gather_add and select_and_scatter_add: operands
+// of the result's dtype (no sum over bool, no select over bool or keys).
+absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowOp op,
+                                                       Monoid monoid) {
+  const DType t = v.out[0].dtype();
+  const size_t arity = op == WindowOp::kFold ? 1 : 2;
+  const bool chooses = op != WindowOp::kFold || monoid != Monoid::kAdd;
+  if (!IsHeld(t) || IsKeyType(t) || (t == DType::kPred && (op != WindowOp::kFold || !chooses)) ||
+      v.in.size() != arity) {
+    return std::nullopt;
+  }
+  for (const ir::ShapedArray& a : v.in) {
+    if (a.dtype() != t) return std::nullopt;
+  }
+  WindowPlan plan;
+  plan.monoid = monoid;
+  plan.dtype = t;
+  AXE_RETURN_IF_ERROR(ReadPlan(v, op, plan));
+  return MakeKernel(std::move(plan), op);
+}
+
+// The monoid a generic reducer computes when it is one such equation of its two scalar
+// arguments of dtype `t` (in either order), with no constants; nullopt otherwise.
+std::optional<Monoid> MonoidOf(const ir::ClosedJaxpr& reducer, DType t) {
+  const ir::Jaxpr& j = reducer.jaxpr;
+  if (!j.constvars.empty() || j.invars.size() != 2 || j.eqns.size() != 1 || j.outvars.size() != 1 ||
+      j.outvars[0].is_literal()) {
+    return std::nullopt;
+  }
+  for (ir::VarId in : j.invars) {
+    if (j.aval(in).rank() != 0 || j.aval(in).dtype() != t) return std::nullopt;
+  }
+  const ir::Eqn& e = j.eqns[0];
+  if (e.inputs.size() != 2 || e.outputs.size() != 1 || e.outputs[0] != j.outvars[0].var ||
+      !e.params.empty() || e.inputs[0].is_literal() || e.inputs[1].is_literal() ||
+      j.aval(e.outputs[0]).dtype() != t) {
+    return std::nullopt;
+  }
+  const ir::VarId a = e.inputs[0].var, b = e.inputs[1].var;
+  if (!((a == j.invars[0] && b == j.invars[1]) || (a == j.invars[1] && b == j.invars[0]))) {
+    return std::nullopt;
+  }
+  static const std::pair<const char*, Monoid> kMonoids[] = {
+      {"add", Monoid::kAdd}, {"mul", Monoid::kMul}, {"max", Monoid::kMax}, {"min", Monoid::kMin},
+      {"and", Monoid::kAnd}, {"or", Monoid::kOr},   {"xor", Monoid::kXor}};
+  for (const auto& [name, m] : kMonoids) {
+    if (e.primitive->name() != name) continue;
+    const bool bitwise = m == Monoid::kAnd || m == Monoid::kOr || m == Monoid::kXor;
+    if (bitwise && !IsIntegral(t) && t != DType::kPred) return std::nullopt;
+    return m;
+  }
+  return std::nullopt;
+}
+
+// The generic reduce_window: n operands then n scalar initial values.
+absl::StatusOr<std::optional<BuiltKernel>> BuildGeneric(const EqnView& v) {
+  auto param = v.eqn.params.find("jaxpr");
+  if (v.in.empty() || v.in.size() % 2 != 0 || v.out.size() != v.in.size() / 2 ||
+      param == v.eqn.params.end() || param->second.kind() != ir::Param::Kind::kJaxpr ||
+      param->second.jaxpr() == nullptr) {
+    return std::nullopt;  // the interpreter's typing error
+  }
+  const size_t n = v.in.size() / 2;
+  WindowPlan plan;
+  plan.operands = n;
+  plan.init_operand = true;
+  plan.dtype = v.in[0].dtype();
+  for (size_t k = 0; k < n; ++k) {
+    if (!IsHeld(v.in[k].dtype()) || IsKeyType(v.in[k].dtype()) ||
+        v.in[n + k].dtype() != v.in[k].dtype() || v.in[n + k].rank() != 0 ||
+        v.in[k].shape() != v.in[0].shape() || v.out[k].dtype() != v.in[k].dtype()) {
+      return std::nullopt;
+    }
+    plan.scalars.push_back(std::make_shared<const ir::ShapedArray>(v.in[n + k]));
+    plan.outs.push_back(v.out[k]);
+  }
+  const ir::ClosedJaxpr& reducer = *param->second.jaxpr();
+  std::optional<Monoid> monoid = n == 1 ? MonoidOf(reducer, plan.dtype) : std::nullopt;
+  if (monoid) {
+    plan.monoid = *monoid;
+  } else {
+    AXE_ASSIGN_OR_RETURN(plan.reducer, BuildPlan(reducer, v.options));
+  }
+  AXE_RETURN_IF_ERROR(ReadPlan(v, WindowOp::kGeneric, plan));
+  return MakeKernel(std::move(plan), WindowOp::kGeneric);
+}
+
 }  // namespace window_kernels
 
 void AddWindowKernels(KernelTable& table) {
   using window_kernels::BuildWindow;
+  using window_kernels::Monoid;
   using window_kernels::WindowOp;
-  const std::pair<const char*, Fold> folds[] = {{"reduce_window_sum", Fold::kSum},
-                                                {"reduce_window_max", Fold::kMax},
-                                                {"reduce_window_min", Fold::kMin}};
-  for (const auto& [name, fold] : folds) {
-    table[name] = [fold](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, fold); };
+  const std::pair<const char*, Monoid> folds[] = {{"reduce_window_sum", Monoid::kAdd},
+                                                  {"reduce_window_max", Monoid::kMax},
+                                                  {"reduce_window_min", Monoid::kMin}};
+  for (const auto& [name, monoid] : folds) {
+    table[name] = [monoid](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, monoid); };
   }
+  table["reduce_window"] = window_kernels::BuildGeneric;
   table["select_and_gather_add"] = [](const EqnView& v) {
-    return BuildWindow(v, WindowOp::kGather, Fold::kSum);
+    return BuildWindow(v, WindowOp::kGather, Monoid::kAdd);
   };
   table["select_and_scatter_add"] = [](const EqnView& v) {
-    return BuildWindow(v, WindowOp::kScatter, Fold::kSum);
+    return BuildWindow(v, WindowOp::kScatter, Monoid::kAdd);
   };
 }
 

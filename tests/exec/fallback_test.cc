@@ -1,0 +1,219 @@
+// No program of the corpora runs through the interpreter fallback unless its primitive is on
+// the list below: every jaxpr the real JAX printed for the IR's tests (tests/ir/testdata) and
+// every everyday program (python/tests/data/everyday) is compiled, and each equation that the
+// plan, or a plan nested in it (a scan's, a cond's or a reducer's body), hands to the
+// interpreter is named with its result's dtype. A new fallback fails here: give the primitive a
+// typed kernel, or add it below with the reason it may stay (docs/exec.md lists the same).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "axe/exec/executable.h"
+#include "axe/ir/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace axe::exec {
+namespace fallback_test {
+namespace {
+
+// "<primitive> <result dtype>" (or "<primitive> *" for every dtype) -> why it may fall back.
+const std::map<std::string, std::string>& AllowedFallbacks() {
+  static const auto* allowed = new std::map<std::string, std::string>{
+      {"argmax *", "no typed kernel yet"},
+      {"argmin *", "no typed kernel yet"},
+      {"clamp *", "no typed kernel yet"},
+      {"conv_general_dilated bool", "bool convolutions (rare)"},
+      {"cumlogsumexp *", "no typed kernel yet"},
+      {"cummax *", "no typed kernel yet"},
+      {"cummin *", "no typed kernel yet"},
+      {"cumprod *", "no typed kernel yet"},
+      {"cumsum *", "no typed kernel yet"},
+      {"dot_general *", "16-bit float and integer dot_general: no typed GEMM yet"},
+      {"dynamic_slice *", "no typed kernel yet"},
+      {"dynamic_update_slice *", "no typed kernel yet"},
+      {"pad *", "no typed kernel yet"},
+      {"reduce_and *", "no typed kernel yet"},
+      {"reduce_max *", "16-bit float reductions: no typed kernel yet"},
+      {"reduce_min *", "16-bit float reductions: no typed kernel yet"},
+      {"reduce_sum *", "16-bit float reductions: no typed kernel yet"},
+      {"reduce_or *", "no typed kernel yet"},
+      {"reduce_precision *", "rare (checkpointed gradients)"},
+      {"reduce_prod *", "no typed kernel yet"},
+      {"rev *", "no typed kernel yet"},
+      {"split *", "no typed kernel yet"},
+  };
+  return *allowed;
+}
+
+struct Program {
+  std::string name;
+  ir::ClosedJaxpr jaxpr;
+};
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Constvars get zeros: which kernel runs an equation never depends on the values.
+void ZeroConsts(ir::ClosedJaxpr& j) {
+  if (j.consts.size() == j.jaxpr.constvars.size()) return;
+  j.consts.clear();
+  for (ir::VarId v : j.jaxpr.constvars) {
+    const ir::ShapedArray aval = j.jaxpr.aval(v).WithVma({});
+    j.consts.push_back(ir::HostArray{
+        aval, std::vector<double>(static_cast<size_t>(aval.NumElements().value_or(0)))});
+  }
+}
+
+std::vector<Program> Corpus() {
+  std::vector<Program> programs;
+  std::vector<std::filesystem::path> files;
+  for (const auto& dir : std::filesystem::directory_iterator(AXE_IR_TESTDATA_DIR)) {
+    if (!dir.is_directory()) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      const std::string name = entry.path().filename().string();
+      if (absl::EndsWith(name, ".txt") && !absl::EndsWith(name, ".values.txt")) {
+        files.push_back(entry.path());
+      }
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(AXE_EVERYDAY_DIR)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& file : files) {
+    std::string text = ReadFile(file);
+    if (file.extension() == ".json") {
+      nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+      if (!j.is_object() || !j.contains("text") || !j["text"].is_string()) continue;
+      text = j["text"].get<std::string>();
+    }
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
+    if (!j.ok()) continue;  // values files, texts of the parser's error tests
+    ZeroConsts(*j);
+    programs.push_back(
+        Program{file.parent_path().filename().string() + "/" + file.filename().string(), *j});
+  }
+  return programs;
+}
+
+// The jaxprs an equation's params hold (bodies, branches, reducers), at any depth of lists.
+void Bodies(const ir::Param& p, std::vector<const ir::ClosedJaxpr*>& out) {
+  if (p.kind() == ir::Param::Kind::kJaxpr && p.jaxpr() != nullptr) out.push_back(p.jaxpr().get());
+  for (const ir::Param& item : p.items()) Bodies(item, out);
+}
+
+// "<primitive> <dtype>" of each fallback step in a plan's description ("fallback pad:
+// interpreter -> f32[3,4]").
+std::vector<std::string> FallbackSteps(const std::string& described) {
+  std::vector<std::string> found;
+  for (absl::string_view line : absl::StrSplit(described, '\n')) {
+    if (!absl::ConsumePrefix(&line, "fallback ")) continue;
+    std::vector<std::string> parts = absl::StrSplit(line, absl::ByAnyChar(": ->["));
+    std::vector<std::string> words;
+    for (const std::string& p : parts) {
+      if (!p.empty()) words.push_back(p);
+    }
+    found.push_back(words.size() >= 3 ? absl::StrCat(words[0], " ", words[2]) : std::string(line));
+  }
+  return found;
+}
+
+// The fallbacks of `j`'s plan and of its nested bodies, each compiled on its own; false when
+// some could not be named (a body that does not compile alone).
+bool NameFallbacks(const ir::ClosedJaxpr& j, int& counted, std::vector<std::string>& names) {
+  absl::StatusOr<Executable> e = Executable::Compile(j);
+  if (!e.ok()) return false;
+  std::vector<std::string> top = FallbackSteps(e->Describe());
+  names.insert(names.end(), top.begin(), top.end());
+  counted += e->stats().fallbacks + e->stats().nested_fallbacks;
+  int nested = 0;
+  std::vector<std::string> nested_names;
+  for (const ir::Eqn& eqn : j.jaxpr.eqns) {
+    std::vector<const ir::ClosedJaxpr*> bodies;
+    for (const auto& [key, p] : eqn.params) Bodies(p, bodies);
+    for (const ir::ClosedJaxpr* body : bodies) {
+      ir::ClosedJaxpr copy = *body;
+      ZeroConsts(copy);
+      int ignored = 0;
+      if (!NameFallbacks(copy, ignored, nested_names)) return false;
+    }
+  }
+  nested = static_cast<int>(nested_names.size());
+  names.insert(names.end(), nested_names.begin(), nested_names.end());
+  return nested >= e->stats().nested_fallbacks;
+}
+
+bool Allowed(const std::string& step) {
+  const std::map<std::string, std::string>& allowed = AllowedFallbacks();
+  const std::string primitive = step.substr(0, step.find(' '));
+  return allowed.count(step) > 0 || allowed.count(primitive + " *") > 0;
+}
+
+TEST(ExecFallbackTest, NoCorpusProgramFallsBackOutsideTheAllowList) {
+  const std::vector<Program> programs = Corpus();
+  EXPECT_GT(programs.size(), 700u);
+  std::vector<std::string> refused;
+  std::set<std::string> seen;
+  for (const Program& p : programs) {
+    int counted = 0;
+    std::vector<std::string> names;
+    if (!NameFallbacks(p.jaxpr, counted, names)) {
+      absl::StatusOr<Executable> e = Executable::Compile(p.jaxpr);
+      if (e.ok() && e->stats().fallbacks + e->stats().nested_fallbacks > 0) {
+        refused.push_back(
+            absl::StrCat(p.name, ": fallbacks in a body that does not compile alone"));
+      }
+      continue;
+    }
+    for (const std::string& step : names) {
+      seen.insert(step);
+      if (!Allowed(step)) refused.push_back(absl::StrCat(p.name, ": ", step));
+    }
+  }
+  EXPECT_THAT(refused, ::testing::IsEmpty());
+  // What still falls back, for the log (docs/exec.md keeps the table).
+  std::cout << "fallbacks in the corpora: " << absl::StrJoin(seen, ", ") << "\n";
+}
+
+// The window family never falls back, whatever the dtype: 16-bit floats, bool pooling and the
+// generic reduce_window (a monoid reducer and a variadic argmax pool) run typed, gradients and
+// JVPs (select_and_gather_add, select_and_scatter_add) included.
+TEST(ExecFallbackTest, PoolingRunsTypedOnEveryDtype) {
+  int programs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_window")) {
+    const std::string name = entry.path().filename().string();
+    if (!absl::EndsWith(name, ".txt") || absl::EndsWith(name, ".values.txt")) continue;
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(entry.path()));
+    ASSERT_TRUE(j.ok()) << name << ": " << j.status();
+    int counted = 0;
+    std::vector<std::string> names;
+    ASSERT_TRUE(NameFallbacks(*j, counted, names)) << name;
+    ++programs;
+    for (const std::string& step : names) {
+      EXPECT_FALSE(absl::StartsWith(step, "reduce_window") || absl::StartsWith(step, "select_and"))
+          << name << ": " << step;
+    }
+  }
+  EXPECT_GE(programs, 80);
+}
+
+}  // namespace
+}  // namespace fallback_test
+}  // namespace axe::exec
