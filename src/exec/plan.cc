@@ -387,6 +387,8 @@ const KernelTable& Kernels() {
     AddWindowKernels(*t);
     AddCumulativeKernels(*t);
     AddPadRevKernels(*t);
+    AddArgMinMaxKernels(*t);
+    AddDynamicSliceKernels(*t);
     return t;
   }();
   return *table;

@@ -109,6 +109,8 @@ void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside sha
 void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
 void AddCumulativeKernels(KernelTable& table);     // cumulative.cc (cumsum ... cumlogsumexp)
 void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
+void AddArgMinMaxKernels(KernelTable& table);      // argminmax.cc (argmax, argmin, clamp)
+void AddDynamicSliceKernels(KernelTable& table);   // dynamic_slice.cc (+ update, split)
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);
