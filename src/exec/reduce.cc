@@ -1,4 +1,5 @@
-// reduce_sum, reduce_max and reduce_min on floats (f32, f64) and integers.
+// reduce_sum, reduce_max, reduce_min and reduce_prod on floats (f32, f64) and integers;
+// reduce_and, reduce_or and reduce_xor on integers (bitwise) and bool (logical).
 //
 // The reduced axes are brought together first (in place when they already are one block of
 // consecutive dimensions, otherwise by a transposing copy that moves them last), so every
@@ -36,12 +37,14 @@ void FoldColumns(Fold f, const T* x, int64_t stride, int64_t r0, int64_t rows, i
     }
     return;
   }
-  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
-  const int64_t half = (blocks / 2) * kRowBlock;
-  std::vector<T> right(static_cast<size_t>(w));
-  FoldColumns(f, x, stride, r0, half, w, acc);
-  FoldColumns(f, x, stride, r0 + half, rows - half, w, right.data());
-  for (int64_t j = 0; j < w; ++j) acc[j] += right[static_cast<size_t>(j)];
+  if constexpr (std::is_floating_point_v<T>) {
+    const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
+    const int64_t half = (blocks / 2) * kRowBlock;
+    std::vector<T> right(static_cast<size_t>(w));
+    FoldColumns(f, x, stride, r0, half, w, acc);
+    FoldColumns(f, x, stride, r0 + half, rows - half, w, right.data());
+    for (int64_t j = 0; j < w; ++j) acc[j] += right[static_cast<size_t>(j)];
+  }
 }
 
 struct Reduction {
@@ -91,8 +94,10 @@ absl::Status ReduceKernel(const Reduction& red, const RunContext& ctx, absl::Spa
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fold) {
   const DType t = v.out[0].dtype();
-  if (!IsHeld(t) || t == DType::kPred || t == DType::kF16 || t == DType::kBF16 ||
-      v.in.size() != 1 || v.in[0].dtype() != t) {
+  const bool bitwise = fold == Fold::kAnd || fold == Fold::kOr || fold == Fold::kXor;
+  if (!IsHeld(t) || IsKeyType(t) || t == DType::kF16 || t == DType::kBF16 || v.in.size() != 1 ||
+      v.in[0].dtype() != t || (t == DType::kPred && !bitwise) ||
+      (bitwise && !IsIntegral(t) && t != DType::kPred)) {
     return std::nullopt;
   }
   AXE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntsParam(v.eqn, "axes"));
@@ -139,7 +144,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fo
     absl::Status s;
     DispatchDType(shared->dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (std::is_arithmetic_v<T>) {
         s = ReduceKernel<T>(*shared, ctx, in, out);
       }
     });
@@ -154,6 +159,10 @@ void AddReductionKernels(KernelTable& table) {
   table["reduce_sum"] = [](const EqnView& v) { return BuildReduce(v, Fold::kSum); };
   table["reduce_max"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMax); };
   table["reduce_min"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMin); };
+  table["reduce_prod"] = [](const EqnView& v) { return BuildReduce(v, Fold::kProd); };
+  table["reduce_and"] = [](const EqnView& v) { return BuildReduce(v, Fold::kAnd); };
+  table["reduce_or"] = [](const EqnView& v) { return BuildReduce(v, Fold::kOr); };
+  table["reduce_xor"] = [](const EqnView& v) { return BuildReduce(v, Fold::kXor); };
 }
 
 }  // namespace axe::exec::internal

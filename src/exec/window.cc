@@ -38,63 +38,9 @@ namespace window_kernels {
 
 using Ints = std::vector<int64_t>;
 
-// The folds a window kernel runs: the three reduce_window_* primitives' and the monoids a
-// generic reducer may be.
-enum class Monoid { kAdd, kMul, kMax, kMin, kAnd, kOr, kXor };
-
-// a (op) b in T: integers wrap in their width, 16-bit floats round after the operation, max and
-// min propagate NaN, bool's add and max are or, its mul and min and.
-template <typename T>
-T Apply(Monoid m, T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (m) {
-      case Monoid::kAdd:
-      case Monoid::kMax:
-      case Monoid::kOr: return a || b;
-      case Monoid::kXor: return a != b;
-      default: return a && b;
-    }
-  } else if constexpr (std::is_integral_v<T>) {
-    switch (m) {
-      case Monoid::kAdd: return Combine(Fold::kSum, a, b);
-      case Monoid::kMul:  // in 64 bits, kept modulo T's width (no promoted signed overflow)
-        return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-      case Monoid::kMax: return std::max(a, b);
-      case Monoid::kMin: return std::min(a, b);
-      case Monoid::kAnd: return static_cast<T>(a & b);
-      case Monoid::kOr: return static_cast<T>(a | b);
-      case Monoid::kXor: return static_cast<T>(a ^ b);
-    }
-    return a;
-  } else {
-    switch (m) {
-      case Monoid::kAdd: return static_cast<T>(a + b);
-      case Monoid::kMul: return static_cast<T>(a * b);
-      case Monoid::kMax: return (a > b || a != a) ? a : b;
-      case Monoid::kMin: return (a < b || a != a) ? a : b;
-      default: return a;  // no bitwise monoid on floats (MonoidOf refuses them)
-    }
-  }
-}
-
-// The monoid's identity in T (the initial value of reduce_window_sum, _max and _min).
-template <typename T>
-T Neutral(Monoid m) {
-  using Limits = std::numeric_limits<T>;
-  switch (m) {
-    case Monoid::kMul: return T(1);
-    case Monoid::kAnd:
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(~T(0));
-      return T(1);
-    case Monoid::kMax: return Limits::has_infinity ? T(-Limits::infinity()) : Limits::lowest();
-    case Monoid::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
-    default: return T(0);
-  }
-}
-
 // For every output position of one dimension, the input positions its window reads.
 struct WindowPlan {
-  Monoid monoid = Monoid::kAdd;
+  Fold fold = Fold::kSum;
   DType dtype = DType::kF32;
   bool select_ge = true;      // select_and_*: ge (max pooling) or le (min pooling)
   bool init_operand = false;  // the generic reduce_window: the initial value is an operand
@@ -200,11 +146,11 @@ absl::Status WindowKernel(const WindowPlan& plan, const RunContext& ctx, absl::S
                           std::vector<Value>& out) {
   AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(plan.out));
   const T* x = in[0].data<T>();
-  const T init = plan.init_operand ? in[1].data<T>()[0] : Neutral<T>(plan.monoid);
+  const T init = plan.init_operand ? in[1].data<T>()[0] : Identity<T>(plan.fold);
   T* o = out[0].mutable_data<T>();
   ForEachOutput(plan, ctx, true, [&](int64_t at, const Ints& y) {
     T acc = init;
-    ForEachTap(plan, y, [&](int64_t i) { acc = Apply(plan.monoid, acc, x[i]); });
+    ForEachTap(plan, y, [&](int64_t i) { acc = Combine(plan.fold, acc, x[i]); });
     o[at] = acc;
   });
   return absl::OkStatus();
@@ -286,7 +232,7 @@ absl::Status ScatterKernel(const WindowPlan& plan, const RunContext& ctx,
   std::fill_n(o, NumElements(plan.result), T(0));
   ForEachOutput(plan, ctx, false, [&](int64_t at, const Ints& y) {
     const int64_t i = Chosen<T>(plan, x, y);
-    if (i >= 0) o[i] = Apply(Monoid::kAdd, o[i], source[at]);
+    if (i >= 0) o[i] = Combine(Fold::kSum, o[i], source[at]);
   });
   return absl::OkStatus();
 }
@@ -382,11 +328,10 @@ BuiltKernel MakeKernel(WindowPlan plan, WindowOp op) {
 
 // reduce_window_sum/max/min (fold), select_and_gather_add and select_and_scatter_add: operands
 // of the result's dtype (no sum over bool, no select over bool or keys).
-absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowOp op,
-                                                       Monoid monoid) {
+absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowOp op, Fold fold) {
   const DType t = v.out[0].dtype();
   const size_t arity = op == WindowOp::kFold ? 1 : 2;
-  const bool chooses = op != WindowOp::kFold || monoid != Monoid::kAdd;
+  const bool chooses = op != WindowOp::kFold || fold != Fold::kSum;
   if (!IsHeld(t) || IsKeyType(t) || (t == DType::kPred && (op != WindowOp::kFold || !chooses)) ||
       v.in.size() != arity) {
     return std::nullopt;
@@ -395,7 +340,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
     if (a.dtype() != t) return std::nullopt;
   }
   WindowPlan plan;
-  plan.monoid = monoid;
+  plan.fold = fold;
   plan.dtype = t;
   AXE_RETURN_IF_ERROR(ReadPlan(v, op, plan));
   return MakeKernel(std::move(plan), op);
@@ -403,7 +348,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
 
 // The monoid a generic reducer computes when it is one such equation of its two scalar
 // arguments of dtype `t` (in either order), with no constants; nullopt otherwise.
-std::optional<Monoid> MonoidOf(const ir::ClosedJaxpr& reducer, DType t) {
+std::optional<Fold> MonoidOf(const ir::ClosedJaxpr& reducer, DType t) {
   const ir::Jaxpr& j = reducer.jaxpr;
   if (!j.constvars.empty() || j.invars.size() != 2 || j.eqns.size() != 1 || j.outvars.size() != 1 ||
       j.outvars[0].is_literal()) {
@@ -422,12 +367,12 @@ std::optional<Monoid> MonoidOf(const ir::ClosedJaxpr& reducer, DType t) {
   if (!((a == j.invars[0] && b == j.invars[1]) || (a == j.invars[1] && b == j.invars[0]))) {
     return std::nullopt;
   }
-  static const std::pair<const char*, Monoid> kMonoids[] = {
-      {"add", Monoid::kAdd}, {"mul", Monoid::kMul}, {"max", Monoid::kMax}, {"min", Monoid::kMin},
-      {"and", Monoid::kAnd}, {"or", Monoid::kOr},   {"xor", Monoid::kXor}};
+  static const std::pair<const char*, Fold> kMonoids[] = {
+      {"add", Fold::kSum}, {"mul", Fold::kProd}, {"max", Fold::kMax}, {"min", Fold::kMin},
+      {"and", Fold::kAnd}, {"or", Fold::kOr},    {"xor", Fold::kXor}};
   for (const auto& [name, m] : kMonoids) {
     if (e.primitive->name() != name) continue;
-    const bool bitwise = m == Monoid::kAnd || m == Monoid::kOr || m == Monoid::kXor;
+    const bool bitwise = m == Fold::kAnd || m == Fold::kOr || m == Fold::kXor;
     if (bitwise && !IsIntegral(t) && t != DType::kPred) return std::nullopt;
     return m;
   }
@@ -457,9 +402,19 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildGeneric(const EqnView& v) {
     plan.outs.push_back(v.out[k]);
   }
   const ir::ClosedJaxpr& reducer = *param->second.jaxpr();
-  std::optional<Monoid> monoid = n == 1 ? MonoidOf(reducer, plan.dtype) : std::nullopt;
+  const std::vector<ir::ShapedArray> reducer_in = reducer.jaxpr.in_avals();
+  const std::vector<ir::ShapedArray> reducer_out = reducer.jaxpr.out_avals();
+  if (reducer_in.size() != 2 * n || reducer_out.size() != n) return std::nullopt;
+  for (size_t k = 0; k < 2 * n; ++k) {
+    const ir::ShapedArray& want = v.in[n + k % n];
+    if (reducer_in[k].rank() != 0 || reducer_in[k].dtype() != want.dtype() ||
+        (k < n && (reducer_out[k].rank() != 0 || reducer_out[k].dtype() != want.dtype()))) {
+      return std::nullopt;  // the interpreter's typing error
+    }
+  }
+  std::optional<Fold> monoid = n == 1 ? MonoidOf(reducer, plan.dtype) : std::nullopt;
   if (monoid) {
-    plan.monoid = *monoid;
+    plan.fold = *monoid;
   } else {
     AXE_ASSIGN_OR_RETURN(plan.reducer, BuildPlan(reducer, v.options));
   }
@@ -471,20 +426,19 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildGeneric(const EqnView& v) {
 
 void AddWindowKernels(KernelTable& table) {
   using window_kernels::BuildWindow;
-  using window_kernels::Monoid;
   using window_kernels::WindowOp;
-  const std::pair<const char*, Monoid> folds[] = {{"reduce_window_sum", Monoid::kAdd},
-                                                  {"reduce_window_max", Monoid::kMax},
-                                                  {"reduce_window_min", Monoid::kMin}};
-  for (const auto& [name, monoid] : folds) {
-    table[name] = [monoid](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, monoid); };
+  const std::pair<const char*, Fold> folds[] = {{"reduce_window_sum", Fold::kSum},
+                                                {"reduce_window_max", Fold::kMax},
+                                                {"reduce_window_min", Fold::kMin}};
+  for (const auto& [name, fold] : folds) {
+    table[name] = [fold](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, fold); };
   }
   table["reduce_window"] = window_kernels::BuildGeneric;
   table["select_and_gather_add"] = [](const EqnView& v) {
-    return BuildWindow(v, WindowOp::kGather, Monoid::kAdd);
+    return BuildWindow(v, WindowOp::kGather, Fold::kSum);
   };
   table["select_and_scatter_add"] = [](const EqnView& v) {
-    return BuildWindow(v, WindowOp::kScatter, Monoid::kAdd);
+    return BuildWindow(v, WindowOp::kScatter, Fold::kSum);
   };
 }
 

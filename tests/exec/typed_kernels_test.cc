@@ -1,8 +1,8 @@
 // The typed kernels that replaced interpreter fallbacks, against JAX 0.10.2's values: the
 // cumulative reductions (a bf16 running sum that does not stall, integer sums and products
 // that wrap, NaN through a reversed cummax), pad (negative and interior padding), rev, argmax
-// and argmin (ties, NaN), clamp, the dynamic slices (clamped starts) and split; and none of
-// them runs through the interpreter.
+// and argmin (ties, NaN), clamp, the dynamic slices (clamped starts), split, reduce_prod
+// (wrapping) and the logical reductions; and none of them runs through the interpreter.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -147,6 +147,24 @@ TEST(TypedKernelsTest, DynamicSlicesClampTheirStartsAndSplitCutsPieces) {
                         "  in (b, c, d) }",
                         {"f32[2,5]=iota"}),
             (std::vector<std::vector<double>>{{0, 1, 5, 6}, {}, {2, 3, 4, 7, 8, 9}}));
+}
+
+TEST(TypedKernelsTest, ProductsWrapAndLogicalReductionsRunTyped) {
+  EXPECT_EQ(RunTyped("{ lambda ; a:i32[2,3]. let b:i32[3] = reduce_prod[axes=(0,)] a in (b,) }",
+                     "i32[2,3]=123456789,3,-2,123456789,5,7"),
+            (std::vector<double>{-1757895751, 15, -14}));
+  EXPECT_EQ(RunTyped("{ lambda ; a:f32[2,3,2]. let b:f32[3] = reduce_prod[axes=(0, 2)] a in (b,) }",
+                     "f32[2,3,2]=0.25,0.5,0.75,1,1.25,1.5,1.75,2,2.25,2.5,2.75,3"),
+            (std::vector<double>{0.4375, 4.21875, 15.46875}));
+  EXPECT_EQ(RunTyped("{ lambda ; a:bool[2,2]. let b:bool[2] = reduce_and[axes=(1,)] a in (b,) }",
+                     "bool[2,2]=true,false,true,true"),
+            (std::vector<double>{0, 1}));
+  EXPECT_EQ(RunTyped("{ lambda ; a:i32[4]. let b:i32[] = reduce_or[axes=(0,)] a in (b,) }",
+                     "i32[4]=1,2,4,1"),
+            (std::vector<double>{7}));
+  EXPECT_EQ(RunTyped("{ lambda ; a:bool[2,3]. let b:bool[2] = reduce_xor[axes=(1,)] a in (b,) }",
+                     "bool[2,3]=true,true,true,true,false,true"),
+            (std::vector<double>{1, 0}));
 }
 
 }  // namespace
