@@ -112,6 +112,12 @@ void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
 void AddArgMinMaxKernels(KernelTable& table);      // argminmax.cc (argmax, argmin, clamp)
 void AddDynamicSliceKernels(KernelTable& table);   // dynamic_slice.cc (+ update, split)
 
+// An elementwise equation whose operands broadcast against each other through size-1
+// dimensions: `builder`'s kernel on operands expanded to the result's shape first; nullopt when
+// the equation is no such one or `builder` takes no expanded form either.
+absl::StatusOr<std::optional<BuiltKernel>> BuildWithBroadcastOperands(const EqnView& v,
+                                                                      const KernelBuilder& builder);
+
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);
 

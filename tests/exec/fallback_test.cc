@@ -32,9 +32,6 @@ namespace {
 // "<primitive> <result dtype>" -> why it may fall back.
 const std::map<std::string, std::string>& AllowedFallbacks() {
   static const auto* allowed = new std::map<std::string, std::string>{
-      {"add u32", "operands that broadcast against each other (u32[3,1] + u32[1,3])"},
-      {"eq bool", "operands that broadcast against each other (i32[8,1] == i32[1,3])"},
-      {"lt bool", "operands that broadcast against each other (iota < lengths)"},
       {"pow f32", "a float base with an integer exponent (mixed dtypes)"},
       {"conv_general_dilated bool", "bool convolutions (rare)"},
       {"conv_general_dilated i32", "bool operands with an int32 result (rare)"},

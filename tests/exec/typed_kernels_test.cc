@@ -2,7 +2,8 @@
 // cumulative reductions (a bf16 running sum that does not stall, integer sums and products
 // that wrap, NaN through a reversed cummax), pad (negative and interior padding), rev, argmax
 // and argmin (ties, NaN), clamp, the dynamic slices (clamped starts), split, reduce_prod
-// (wrapping) and the logical reductions; and none of them runs through the interpreter.
+// (wrapping), the logical reductions and elementwise operands that broadcast against each
+// other; and none of them runs through the interpreter.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -165,6 +166,17 @@ TEST(TypedKernelsTest, ProductsWrapAndLogicalReductionsRunTyped) {
   EXPECT_EQ(RunTyped("{ lambda ; a:bool[2,3]. let b:bool[2] = reduce_xor[axes=(1,)] a in (b,) }",
                      "bool[2,3]=true,true,true,true,false,true"),
             (std::vector<double>{1, 0}));
+}
+
+// iota[None, :] < lengths[:, None], as JAX prints it: the operands broadcast against each
+// other through their size-1 dimensions.
+TEST(TypedKernelsTest, OperandsThatBroadcastAgainstEachOtherRunTyped) {
+  EXPECT_EQ(RunTypedAll("{ lambda ; a:i32[1,5] b:i32[3,1]. let c:bool[3,5] = lt a b in (c,) }",
+                        {"i32[1,5]=iota", "i32[3,1]=1,3,5"}),
+            (std::vector<std::vector<double>>{{1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1}}));
+  EXPECT_EQ(RunTypedAll("{ lambda ; a:u32[3,1] b:u32[1,3]. let c:u32[3,3] = add a b in (c,) }",
+                        {"u32[3,1]=0,10,4294967295", "u32[1,3]=1,2,3"}),
+            (std::vector<std::vector<double>>{{1, 2, 3, 11, 12, 13, 0, 1, 2}}));
 }
 
 }  // namespace
