@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/numeric/int128.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
 #include "exec/permute.h"
@@ -25,8 +26,11 @@ struct Pad {
   std::optional<StridedCopy> copy;         // none when no operand element lands in the result
 };
 
+// In 128 bits: paddings near 2^63 must not overflow on the way.
+using Wide = absl::int128;
+
 // Floor of a / b for b > 0.
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+Wide FloorDiv(Wide a, Wide b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildPad(const EqnView& v) {
   const ir::ShapedArray& x = v.in[0];
@@ -47,16 +51,20 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildPad(const EqnView& v) {
     AXE_ASSIGN_OR_RETURN(std::vector<int64_t> lhi,
                          config->second.items()[d].AsInts("padding_config"));
     if (lhi.size() != 3 || lhi[2] < 0) return std::nullopt;
-    const int64_t lo = lhi[0], step = lhi[2] + 1, n = x.shape()[d], m = pad.out.shape()[d];
+    const Wide lo = lhi[0], step = Wide(lhi[2]) + 1, n = x.shape()[d], m = pad.out.shape()[d];
     // Operand positions i with 0 <= lo + i * step < m, within [0, n).
-    const int64_t first = std::max<int64_t>(0, FloorDiv(-lo + step - 1, step));
-    const int64_t last = std::min<int64_t>(n - 1, FloorDiv(m - 1 - lo, step));
-    box[d] = std::max<int64_t>(0, last - first + 1);
-    if (box[d] == 0) empty = true;
+    const Wide first = std::max<Wide>(0, FloorDiv(-lo + step - 1, step));
+    const Wide last = std::min<Wide>(n - 1, FloorDiv(m - 1 - lo, step));
+    if (last < first) {
+      empty = true;
+      continue;
+    }
+    // Within the result from here on: every value below fits in 64 bits.
+    box[d] = static_cast<int64_t>(last - first + 1);
     src[d] = in_strides[d];
-    dst[d] = out_strides[d] * step;
-    pad.src_offset += first * in_strides[d];
-    pad.dst_offset += (lo + first * step) * out_strides[d];
+    dst[d] = box[d] > 1 ? out_strides[d] * static_cast<int64_t>(step) : 0;
+    pad.src_offset += static_cast<int64_t>(first) * in_strides[d];
+    pad.dst_offset += static_cast<int64_t>(lo + first * step) * out_strides[d];
   }
   if (!empty) {
     AXE_ASSIGN_OR_RETURN(

@@ -84,22 +84,21 @@ std::vector<Ints> DimensionTaps(int64_t in, int64_t out, int64_t size, int64_t s
 template <typename Visit>
 void ForEachTap(const WindowPlan& plan, const Ints& y, Visit visit) {
   const size_t rank = y.size();
-  absl::InlinedVector<const Ints*, 6> lists(rank);
+  auto list = [&](size_t d) -> const Ints& { return plan.taps[d][static_cast<size_t>(y[d])]; };
   for (size_t d = 0; d < rank; ++d) {
-    lists[d] = &plan.taps[d][static_cast<size_t>(y[d])];
-    if (lists[d]->empty()) return;
+    if (list(d).empty()) return;
   }
   absl::InlinedVector<int64_t, 6> pos(rank, 0);
   while (true) {
     int64_t offset = 0;
     for (size_t d = 0; d < rank; ++d) {
-      offset += (*lists[d])[static_cast<size_t>(pos[d])] * plan.in_strides[d];
+      offset += list(d)[static_cast<size_t>(pos[d])] * plan.in_strides[d];
     }
     visit(offset);
     size_t d = rank;
     while (d > 0) {
       --d;
-      if (++pos[d] < static_cast<int64_t>(lists[d]->size())) break;
+      if (++pos[d] < static_cast<int64_t>(list(d).size())) break;
       pos[d] = 0;
       if (d == 0) return;
     }

@@ -100,6 +100,16 @@ TEST(TypedKernelsTest, PadCropsAndSpreadsAsJaxDoes) {
                                  -7, 9,  -7, -7, -7, 12, -7, -7, -7, -7}));
 }
 
+// Paddings near 2^63 that crop the whole operand: no overflow on the way, only the value.
+TEST(TypedKernelsTest, PadWithPaddingsNear2To63KeepsOnlyThePaddingValue) {
+  EXPECT_EQ(RunTypedAll("{ lambda ; a:f32[2]. let\n"
+                        "    b:f32[2] = pad[padding_config=((-9223372036854775807, "
+                        "9223372036854775807, 0),)] a 5.0:f32[]\n"
+                        "  in (b,) }",
+                        {"f32[2]=1,2"}),
+            (std::vector<std::vector<double>>{{5, 5}}));
+}
+
 TEST(TypedKernelsTest, RevMirrorsTheGivenDimensions) {
   EXPECT_EQ(
       RunTyped("{ lambda ; a:bf16[2,3,4]. let b:bf16[2,3,4] = rev[dimensions=(0, 2)] a in (b,) }",
