@@ -39,7 +39,7 @@ CASES = []
 
 def case(name, args, grad=None, vmap=None):
     """Registers f(*args): grad=argnums for jax.grad of a scalar output; vmap=(in_axes,
-    batched args) for jax.vmap."""
+    batched args) or (in_axes, batched args, out_axes) for jax.vmap."""
     def register(f):
         CASES.append((name, f, args, grad, vmap))
         return f
@@ -1183,11 +1183,14 @@ def write(name, f, args, grad, vmap):
                 grads = leaves(jax.grad(f, argnums=grad)(*args))
             record["grad"] = {"argnums": list(grad), "outs": [encode(o) for o in grads]}
         if vmap is not None:
-            in_axes, bargs = vmap
-            vouts = leaves(jax.vmap(f, in_axes=in_axes)(*map(jnp.asarray, bargs)))
+            in_axes, bargs, *out_axes = vmap
+            vouts = leaves(jax.vmap(f, in_axes=in_axes, out_axes=out_axes[0] if out_axes else 0)(
+                *map(jnp.asarray, bargs)))
             record["vmap"] = {"in_axes": list(in_axes) if isinstance(in_axes, tuple) else in_axes,
                               "args": [encode(a) for a in bargs],
                               "outs": [encode(o) for o in vouts]}
+            if out_axes:
+                record["vmap"]["out_axes"] = out_axes[0]
         (OUT / f"{name}.json").write_text(json.dumps(record, indent=None) + "\n")
 
 

@@ -150,6 +150,7 @@ def run_stages(record):
         def vmap():
             in_axes = record["vmap"]["in_axes"]
             v = axe.ir.vmap(holder["j"], in_axes=_in_axes(in_axes),
+                            out_axes=_in_axes(record["vmap"].get("out_axes", 0)),
                             axis_size=_axis_size(in_axes, record["vmap"]["args"]))
             outs = axe.ir.compile(v)(*[decode(a) for a in record["vmap"]["args"]])
             return compare(outs, record["vmap"]["outs"], "vmapped output", text)
@@ -157,7 +158,7 @@ def run_stages(record):
     return result
 
 
-def _needs_ml_dtypes(record):
+def needs_ml_dtypes(record):
     """Whether the program passes or returns arrays of a type NumPy lacks (bfloat16)."""
     text = json.dumps(record)
     return "bfloat16" in text or "bf16[" in text
@@ -178,7 +179,7 @@ def test_corpus_is_broad():
 
 @pytest.mark.parametrize("record", _records(), ids=lambda r: r["name"])
 def test_everyday_program_runs_as_jax_does(record):
-    if _needs_ml_dtypes(record):
+    if needs_ml_dtypes(record):
         pytest.importorskip("ml_dtypes", reason="bfloat16 arrays in NumPy need ml_dtypes")
     failure = first_failure(run_stages(record))
     known = KNOWN_FAILURES.get(record["name"])

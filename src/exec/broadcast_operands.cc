@@ -89,7 +89,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWithBroadcastOperands(
   }
   if (expansions.empty()) return std::nullopt;
   AXE_ASSIGN_OR_RETURN(std::optional<BuiltKernel> inner,
-                       builder(EqnView{v.eqn, in, v.out, v.options}));
+                       builder(EqnView{v.eqn, in, v.out, v.options, v.unread}));
   if (!inner) return std::nullopt;
   BuiltKernel k = *std::move(inner);
   k.description = "operands broadcast, " + k.description;

@@ -1,8 +1,8 @@
 // Kernels of the call-like primitives: jit, closed_call and the custom calls run their body's
 // plan; scan compiles its body once and runs it `length` times, reading each step's xs rows in
 // place and writing ys rows into preallocated stacks (no planning and, through the value pool,
-// no fresh storage per step); cond compiles every branch and runs the one its index picks
-// (clamped, as XLA does).
+// no fresh storage per step; a ys stack nothing reads is never built); cond compiles every branch
+// and runs the one its index picks (clamped, as XLA does).
 #include <algorithm>
 #include <cstring>
 
@@ -30,7 +30,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCall(const EqnView& v, const cha
   BuiltKernel k;
   k.description = absl::StrCat("call (", body->steps.size(), " steps)");
   k.work = body->stats.work;
-  k.scratch_bytes = body->stats.peak_bytes;
+  k.scratch_bytes = NestedScratchBytes(*body, /*results_counted=*/true);
+  k.constant_bytes = body->constant_bytes;
+  k.passes_through = true;
   k.nested_fallbacks = AllFallbacks(*body);
   k.kernel = [body](const RunContext& ctx, absl::Span<const Value> in,
                     std::vector<Value>& out) -> absl::Status {
@@ -46,6 +48,7 @@ struct Scan {
   bool reverse = false;
   std::vector<ir::ShapedArray> out;
   std::vector<std::shared_ptr<const ir::ShapedArray>> x_rows;  // per xs input: one row's type
+  std::vector<bool> unread;  // per output: nothing reads it (a ys stack is then never built)
 };
 
 // Points the body's xs arguments at row `i` of each stacked input (no allocation).
@@ -64,8 +67,10 @@ void TakeStep(const Scan& s, const RunContext& ctx, int64_t i, std::vector<Value
               std::vector<Value>& args, std::vector<Value>& out) {
   for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
     const Value& y = step[k];
-    std::memcpy(out[k].mutable_bytes() + y.num_bytes() * static_cast<size_t>(i), y.bytes(),
-                y.num_bytes());
+    if (!s.unread[k]) {
+      std::memcpy(out[k].mutable_bytes() + y.num_bytes() * static_cast<size_t>(i), y.bytes(),
+                  y.num_bytes());
+    }
     if (ctx.values != nullptr) ctx.values->Give(std::move(step[k]));
     step[k] = Value();
   }
@@ -80,7 +85,9 @@ absl::Status RunScan(const Scan& s, const RunContext& ctx, absl::Span<const Valu
                      std::vector<Value>& out) {
   std::vector<Value> args(in.begin(), in.end());
   for (size_t k = static_cast<size_t>(s.num_carry); k < s.out.size(); ++k) {
-    AXE_ASSIGN_OR_RETURN(out[k], Value::Uninitialized(s.out[k]));
+    if (!s.unread[k]) {
+      AXE_ASSIGN_OR_RETURN(out[k], Value::Uninitialized(s.out[k]));
+    }
   }
   PlanFrame frame;
   std::vector<Value> step;
@@ -111,6 +118,11 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   auto rev = v.eqn.params.find("reverse");
   if (rev != v.eqn.params.end()) s.reverse = rev->second.AsBool("reverse").value_or(false);
   s.out = v.out;
+  s.unread.assign(s.out.size(), false);
+  for (size_t k = static_cast<size_t>(std::max<int64_t>(0, s.num_carry)); k < v.unread.size();
+       ++k) {
+    s.unread[k] = v.unread[k];  // carries are always computed
+  }
   // The interpreter's checks and messages cover malformed scans: fall back to it.
   const size_t n = v.in.size();
   if (s.length < 0 || s.num_consts < 0 || s.num_carry < 0 ||
@@ -129,9 +141,14 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildScan(const EqnView& v) {
   }
   std::optional<int64_t> work = CheckedMul(s.length, std::max<int64_t>(1, s.body->stats.work));
   BuiltKernel k;
+  k.unwritten = s.unread;
   k.description = absl::StrCat("scan x", s.length, " (", s.body->steps.size(), " steps)");
   k.work = work.value_or(INT64_MAX);
-  k.scratch_bytes = s.body->stats.peak_bytes;
+  // The body's values beyond its arguments (which the caller holds, the xs as row views);
+  // its results are the step's rows and carries, not the stacked outputs counted outside.
+  k.scratch_bytes = NestedScratchBytes(*s.body, /*results_counted=*/false);
+  k.constant_bytes = s.body->constant_bytes;
+  k.passes_through = true;
   k.nested_fallbacks = AllFallbacks(*s.body);
   auto shared = std::make_shared<const Scan>(std::move(s));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
@@ -147,12 +164,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCond(const EqnView& v) {
     return std::nullopt;
   }
   std::vector<std::shared_ptr<const Plan>> branches;
-  int64_t work = 0, scratch = 0;
+  int64_t work = 0, scratch = 0, constants = 0;
   int nested = 0;
   for (const ir::Param& b : it->second.items()) {
     AXE_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, BuildPlan(*b.jaxpr(), v.options));
     work = std::max(work, plan->stats.work);
-    scratch = std::max(scratch, plan->stats.peak_bytes);
+    scratch = std::max(scratch, NestedScratchBytes(*plan, /*results_counted=*/true));
+    constants += plan->constant_bytes;
     nested += AllFallbacks(*plan);
     branches.push_back(std::move(plan));
   }
@@ -160,6 +178,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCond(const EqnView& v) {
   k.description = absl::StrCat("cond (", branches.size(), " branches)");
   k.work = work;
   k.scratch_bytes = scratch;
+  k.constant_bytes = constants;
+  k.passes_through = true;
   k.nested_fallbacks = nested;
   k.kernel = [branches](const RunContext& ctx, absl::Span<const Value> in,
                         std::vector<Value>& out) -> absl::Status {

@@ -48,8 +48,11 @@ struct ConvGeometry {
 };
 
 // Output positions of one im2col chunk: the patches stay within this many elements (1 MiB of
-// floats), small enough for the GEMM to read them back from cache.
+// floats), small enough for the GEMM to read them back from cache, and within an eighth of the
+// result (a small convolution's patches add little to its operands), but cover at least
+// kMinChunkPositions positions (or all of them) so that each GEMM stays efficient.
 constexpr int64_t kColumnElements = int64_t{1} << 18;
+constexpr int64_t kMinChunkPositions = 64;
 // Below this many multiply-adds per GEMM, plain loops.
 constexpr int64_t kSmallConv = int64_t{1} << 15;
 constexpr int64_t kMaxBlasDim = int64_t{1} << 30;
@@ -421,9 +424,10 @@ void Convolve(const ConvPlan& plan, const RunContext& ctx, const A* lhs, const A
   }
 }
 
-// A scratch buffer of `count` elements of the accumulation type.
-absl::StatusOr<Value> Scratch(const RunContext& ctx, DType t, int64_t count) {
-  return ctx.Allocate(ir::ShapedArray({count}, t));
+// A scratch buffer of `count` elements of the accumulation type, freed when the kernel ends
+// (not kept in the value pool: the plan counts it only while the convolution runs).
+absl::StatusOr<Value> Scratch(const RunContext&, DType t, int64_t count) {
+  return Value::Uninitialized(ir::ShapedArray({count}, t));
 }
 
 template <typename A>
@@ -480,11 +484,6 @@ absl::Status ConvKernel(const ConvPlan& plan, const RunContext& ctx, absl::Span<
       }
     });
   }
-  if (ctx.values != nullptr) {
-    for (Value* v : {&lhs_holder, &rhs_holder, &y_holder, &columns}) {
-      if (v->num_bytes() > 0) ctx.values->Give(std::move(*v));
-    }
-  }
   return absl::OkStatus();
 }
 
@@ -513,7 +512,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
       plan.out, PlanMove(g.out_shape, g.out_strides, out_t == g.acc_t, bytes, false, threads));
   const int64_t k = std::max<int64_t>(1, g.i * g.window);
   const int64_t positions = g.channels_last ? g.out_n * g.positions : g.positions;
-  plan.chunk = std::clamp<int64_t>(kColumnElements / k, 1, std::max<int64_t>(1, positions));
+  const int64_t elements =
+      std::min(kColumnElements, std::max(NumElements(g.out) / 8, k * kMinChunkPositions));
+  plan.chunk = std::clamp<int64_t>(elements / k, 1, std::max<int64_t>(1, positions));
   BuiltKernel built;
   built.description =
       absl::StrCat("im2col ", g.channels_last ? "channels-last " : "", NumpyName(g.acc_t),
@@ -524,8 +525,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildConv(const EqnView& v) {
   std::optional<int64_t> work = CheckedProduct({g.out_n, g.o, g.positions, g.i, g.window});
   work = work ? CheckedAdd(*work, touched * bytes) : std::nullopt;
   built.work = work.value_or(std::numeric_limits<int64_t>::max());
-  built.scratch_bytes =
-      (k * plan.chunk + NumElements(v.in[0]) + NumElements(v.in[1]) + NumElements(g.out)) * bytes;
+  // What ConvKernel allocates besides its output: one chunk of patches, and a canonical copy
+  // only of an operand (or the result) that is not read (written) in place.
+  int64_t scratch = g.i * g.window > 0 && NumElements(g.out) > 0 ? k * plan.chunk : 0;
+  if (!plan.lhs.in_place) scratch += NumElements(v.in[0]);
+  if (!plan.rhs.in_place) scratch += NumElements(v.in[1]);
+  if (!plan.out.in_place) scratch += NumElements(g.out);
+  built.scratch_bytes = scratch * bytes;
   plan.g = std::move(g);
   auto shared = std::make_shared<const ConvPlan>(std::move(plan));
   built.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,

@@ -218,6 +218,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
                                g.lhs.transposed ? " lhs^T" : "", g.rhs.transposed ? " rhs^T" : "");
   k.work =
       g.batch * g.m * g.n * g.k + (NumElements(l) + NumElements(r) + NumElements(g.out)) * bytes;
+  for (const auto* side : {&g.lhs, &g.rhs}) {  // the packed operands, from the value pool
+    if (side->pack) {
+      int64_t n = 1;
+      for (int64_t d : side->packed_shape) n *= d;
+      k.pooled_scratch.push_back(n * bytes);
+    }
+  }
   auto shared = std::make_shared<const Gemm>(std::move(g));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
                       std::vector<Value>& out) -> absl::Status {

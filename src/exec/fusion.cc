@@ -188,7 +188,13 @@ absl::Status RunGroup(const FusedGroup& g, const GroupWalk& walk, const RunConte
   TileRunner<F> runner{g, walk, {}, {}};
   for (const Value& v : in) runner.in_data.push_back(v.data<F>());
   for (size_t o = 0; o < g.outputs.size(); ++o) {
-    AXE_ASSIGN_OR_RETURN(out[o], ctx.Allocate(g.aval));
+    // An output the plan handed a dead input's storage for (Step::donor) is written there.
+    if (out[o].num_bytes() > 0 &&
+        out[o].num_bytes() == static_cast<size_t>(NumElements(g.aval)) * sizeof(F)) {
+      if (!(out[o].aval() == g.aval)) out[o] = out[o].Relabeled(g.aval);
+    } else {
+      AXE_ASSIGN_OR_RETURN(out[o], ctx.Allocate(g.aval));
+    }
     runner.out_data.push_back(out[o].mutable_data<F>());
   }
   const int64_t tasks = (walk.tiles + kTilesPerTask - 1) / kTilesPerTask;
@@ -298,8 +304,41 @@ bool AddRowFold(const ir::Eqn& eqn, const ir::ShapedArray& in_aval, int in_slot,
   return true;
 }
 
+// BuiltKernel::overwrites of a group: an output may be written over an input read in full at
+// its own index when no operation after the output's reads that input (a tile's operations
+// run in order, each writing its tile of an output as it computes it), the input is not
+// itself an output, and no other input is the same slot.
+std::vector<int> OverwritableInputs(const FusedGroup& g) {
+  const std::vector<int64_t> full = RowMajorStrides(g.aval.shape());
+  std::vector<int> over(g.outputs.size(), -1);
+  std::vector<bool> taken(g.inputs.size(), false);
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    taken[i] = g.inputs[i].strides != full;
+    for (size_t j = 0; j < g.inputs.size(); ++j) {
+      taken[i] = taken[i] || (j != i && g.inputs[j].slot == g.inputs[i].slot);
+    }
+    for (const auto& [reg, slot] : g.outputs) taken[i] = taken[i] || reg == InputReg(i);
+  }
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const int reg = g.outputs[o].first;
+    if (reg < 0) continue;
+    for (size_t i = 0; i < g.inputs.size() && over[o] < 0; ++i) {
+      bool read_later = false;
+      for (size_t k = static_cast<size_t>(reg) + 1; k < g.ops.size(); ++k) {
+        const FusedOp& op = g.ops[k];
+        read_later = read_later || op.a == InputReg(i) || op.b == InputReg(i);
+      }
+      if (taken[i] || read_later) continue;
+      taken[i] = true;
+      over[o] = static_cast<int>(i);
+    }
+  }
+  return over;
+}
+
 BuiltKernel BuildFusedKernel(FusedGroup group) {
   BuiltKernel k;
+  k.overwrites = OverwritableInputs(group);
   k.description = absl::StrCat("fused[", absl::StrJoin(group.names, ","), "]");
   const int64_t n = NumElements(group.aval);
   k.work = n * static_cast<int64_t>(group.ops.size() + group.inputs.size() + group.outputs.size());

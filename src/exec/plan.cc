@@ -137,6 +137,20 @@ std::vector<size_t> LastReads(const ir::Jaxpr& jaxpr, const EqnOrder& order) {
   return last;
 }
 
+// Whether each variable slot is read at all (by an equation or as an output).
+std::vector<bool> ReadSlots(const ir::Jaxpr& jaxpr) {
+  std::vector<bool> read(jaxpr.vars.size(), false);
+  for (const ir::Eqn& eqn : jaxpr.eqns) {
+    for (const ir::Atom& a : eqn.inputs) {
+      if (!a.is_literal()) read[static_cast<size_t>(a.var)] = true;
+    }
+  }
+  for (const ir::Atom& a : jaxpr.outvars) {
+    if (!a.is_literal()) read[static_cast<size_t>(a.var)] = true;
+  }
+  return read;
+}
+
 // Fuses equations [i, end) into one step when at least one operation joins; returns end.
 absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
                                const std::vector<size_t>& last_read, Plan& plan) {
@@ -188,8 +202,11 @@ absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
 }
 
 absl::Status AddEquation(const ir::Eqn& eqn, SlotMap& slots, const ExecOptions& options,
-                         Plan& plan) {
+                         const std::vector<bool>& read, Plan& plan) {
   AXE_ASSIGN_OR_RETURN(EqnSlots e, Resolve(eqn, slots));
+  std::vector<bool> unread;
+  for (ir::VarId v : eqn.outputs) unread.push_back(!read[static_cast<size_t>(v)]);
+  if (std::none_of(unread.begin(), unread.end(), [](bool u) { return u; })) unread.clear();
   Step step;
   step.name = eqn.primitive->name();
   step.inputs = e.in;
@@ -201,7 +218,7 @@ absl::Status AddEquation(const ir::Eqn& eqn, SlotMap& slots, const ExecOptions& 
     for (const ir::ShapedArray& a : *avals) held = held && ElementBytes(a.dtype()).ok();
   }
   if (it != Kernels().end() && held) {
-    const EqnView view{eqn, e.in_avals, e.out_avals, options};
+    const EqnView view{eqn, e.in_avals, e.out_avals, options, unread};
     AXE_ASSIGN_OR_RETURN(kernel, it->second(view));
     if (!kernel) {
       AXE_ASSIGN_OR_RETURN(kernel, BuildWithBroadcastOperands(view, it->second));
@@ -247,6 +264,35 @@ void AssignReleases(Plan& plan) {
   }
 }
 
+// Step::donor: an output a kernel may write into a moved input (BuiltKernel::overwrites) takes
+// that input's storage when no other slot can share it: the input was computed by a kernel
+// that allocates its outputs (no relabel, no nested body passing values through) and no
+// relabel reads it. Inputs and constants are the caller's and never overwritten.
+void AssignDonors(Plan& plan) {
+  std::vector<bool> owned(static_cast<size_t>(plan.num_slots), false);
+  for (const Step& step : plan.steps) {
+    const bool fresh = !step.kernel.relabel && !step.kernel.passes_through && !step.fallback;
+    for (int slot : step.outputs) owned[static_cast<size_t>(slot)] = fresh;
+  }
+  for (const Step& step : plan.steps) {
+    if (!step.kernel.relabel) continue;
+    for (int slot : step.inputs) owned[static_cast<size_t>(slot)] = false;
+  }
+  for (int slot : plan.inputs) owned[static_cast<size_t>(slot)] = false;
+  for (Step& step : plan.steps) {
+    step.donor.assign(step.outputs.size(), -1);
+    const std::vector<int>& over = step.kernel.overwrites;
+    std::vector<bool> taken(step.inputs.size(), false);
+    for (size_t o = 0; o < over.size() && o < step.outputs.size(); ++o) {
+      const int k = over[o];
+      if (k < 0 || static_cast<size_t>(k) >= step.inputs.size() || taken[k]) continue;
+      if (!step.moved[k] || !owned[static_cast<size_t>(step.inputs[k])]) continue;
+      taken[k] = true;
+      step.donor[o] = k;
+    }
+  }
+}
+
 // Bytes of a value of `aval` in the executor's encoding (doubles for a fallback's).
 int64_t AvalBytes(const ir::ShapedArray& aval, bool as_doubles) {
   const absl::StatusOr<size_t> element = ElementBytes(aval.dtype());
@@ -255,52 +301,85 @@ int64_t AvalBytes(const ir::ShapedArray& aval, bool as_doubles) {
 }
 
 // PlanStats::peak_bytes: RunPlan's allocations replayed with ValuePool's reuse (a released
-// value's storage is kept for a later value of its size, up to kMaxPooledPerSize of them);
-// relabels share their operand's storage; a step's scratch (a nested body's peak) and a
-// fallback's values as doubles count while the step runs.
+// value's storage is kept for a later value of its size, up to kMaxPooledPerSize of them).
+// The arguments and constants are the caller's: they stay for the whole run and never reach
+// the pool. Relabels share their operand's storage, an output written into its donor input
+// (Step::donor) takes that input's, an output nothing reads and its kernel leaves empty has
+// none; a step's scratch (a nested body's, a kernel's buffers, its pooled scratch taken from
+// and given back to the pool) and a fallback's values as doubles count while the step runs.
 int64_t PeakBytes(const Plan& plan, const std::vector<ir::ShapedArray>& slot_avals) {
   auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
   auto doubles = [&](int slot) { return AvalBytes(slot_avals[static_cast<size_t>(slot)], true); };
-  std::vector<int64_t> bytes(slot_avals.size(), 0);  // storage each slot holds
+  std::vector<int64_t> bytes(slot_avals.size(), 0);  // pool-managed storage each slot holds
   int64_t live = 0, pooled = 0, peak = 0;
   std::map<int64_t, size_t> pool;  // bytes -> storages kept
-  for (const auto& [slot, value] : plan.constants)
-    add(live, static_cast<int64_t>(value.num_bytes()));
-  for (int slot : plan.inputs) {
-    bytes[static_cast<size_t>(slot)] = AvalBytes(slot_avals[static_cast<size_t>(slot)], false);
-    add(live, bytes[static_cast<size_t>(slot)]);
-  }
+  auto take = [&](int64_t b) {     // a new value of b bytes, from the pool when it has one
+    auto it = pool.find(b);
+    if (b > 0 && it != pool.end() && it->second > 0) {
+      --it->second;
+      pooled -= b;
+    }
+    add(live, b);
+  };
+  auto give = [&](int64_t b) {  // a value of b bytes released
+    live -= std::min(live, b);
+    if (b > 0 && pool[b] < kMaxPooledPerSize) {
+      ++pool[b];
+      add(pooled, b);
+    }
+  };
+  add(live, plan.constant_bytes);
+  add(live, plan.argument_bytes);
   for (const Step& step : plan.steps) {
     int64_t transient = step.kernel.scratch_bytes;
     if (step.fallback) {
       for (int slot : step.inputs) add(transient, doubles(slot));
       for (int slot : step.outputs) add(transient, doubles(slot));
     }
-    for (int slot : step.outputs) {
-      const int64_t b =
-          step.kernel.relabel ? 0 : AvalBytes(slot_avals[static_cast<size_t>(slot)], false);
-      bytes[static_cast<size_t>(slot)] = b;
-      auto it = pool.find(b);
-      if (b > 0 && it != pool.end() && it->second > 0) {
-        --it->second;
-        pooled -= b;
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      const size_t slot = static_cast<size_t>(step.outputs[o]);
+      const bool unwritten = o < step.kernel.unwritten.size() && step.kernel.unwritten[o];
+      const int donor = o < step.donor.size() ? step.donor[o] : -1;
+      if (donor >= 0) {
+        int64_t& from = bytes[static_cast<size_t>(step.inputs[static_cast<size_t>(donor)])];
+        bytes[slot] = from;
+        from = 0;
+        continue;
       }
-      add(live, b);
+      bytes[slot] = step.kernel.relabel || unwritten ? 0 : AvalBytes(slot_avals[slot], false);
+      take(bytes[slot]);
     }
+    for (int64_t b : step.kernel.pooled_scratch) take(b);
     int64_t now = live;
     add(now, pooled);
     add(now, transient);
     peak = std::max(peak, now);
-    for (int slot : step.released) {
-      const int64_t b = bytes[static_cast<size_t>(slot)];
-      live -= std::min(live, b);
-      if (b > 0 && pool[b] < kMaxPooledPerSize) {
-        ++pool[b];
-        add(pooled, b);
-      }
-    }
+    for (int64_t b : step.kernel.pooled_scratch) give(b);
+    for (int slot : step.released) give(bytes[static_cast<size_t>(slot)]);
   }
   return std::max(peak, CheckedAdd(live, pooled).value_or(INT64_MAX));
+}
+
+// Plan::argument_bytes, Plan::result_bytes and Plan::constant_bytes.
+void CountEdgeBytes(Plan& plan) {
+  auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
+  for (const auto& [slot, value] : plan.constants) {
+    add(plan.constant_bytes, static_cast<int64_t>(value.num_bytes()));
+  }
+  for (const Step& step : plan.steps) add(plan.constant_bytes, step.kernel.constant_bytes);
+  std::vector<bool> edge(static_cast<size_t>(plan.num_slots), false);
+  for (size_t k = 0; k < plan.inputs.size(); ++k) {
+    plan.argument_bytes =
+        CheckedAdd(plan.argument_bytes, AvalBytes(plan.input_avals[k], false)).value_or(INT64_MAX);
+    edge[static_cast<size_t>(plan.inputs[k])] = true;
+  }
+  for (const auto& [slot, value] : plan.constants) edge[static_cast<size_t>(slot)] = true;
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    if (edge[static_cast<size_t>(plan.outputs[k])]) continue;
+    edge[static_cast<size_t>(plan.outputs[k])] = true;
+    plan.result_bytes =
+        CheckedAdd(plan.result_bytes, AvalBytes(plan.output_avals[k], false)).value_or(INT64_MAX);
+  }
 }
 
 }  // namespace
@@ -337,6 +416,12 @@ std::unique_ptr<ValuePool> PoolCache::Take() {
 void PoolCache::Give(std::unique_ptr<ValuePool> pool) {
   absl::MutexLock lock(&mu_);
   if (pools_.size() < 4) pools_.push_back(std::move(pool));
+}
+
+int64_t NestedScratchBytes(const Plan& plan, bool results_counted) {
+  int64_t extra = plan.stats.peak_bytes - plan.argument_bytes - plan.constant_bytes;
+  if (results_counted) extra -= plan.result_bytes;
+  return std::max<int64_t>(0, extra);
 }
 
 int64_t NumElements(const ir::ShapedArray& aval) { return aval.NumElements().value_or(0); }
@@ -421,10 +506,11 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   SlotMap slots{jaxpr, *plan, {}};
   const EqnOrder order = FusionOrder(jaxpr);
   const std::vector<size_t> last_read = LastReads(jaxpr, order);
+  const std::vector<bool> read = ReadSlots(jaxpr);
   for (size_t i = 0; i < order.size();) {
     AXE_ASSIGN_OR_RETURN(size_t end, TryFuse(order, i, slots, last_read, *plan));
     if (end == i) {
-      AXE_RETURN_IF_ERROR(AddEquation(*order[i], slots, options, *plan));
+      AXE_RETURN_IF_ERROR(AddEquation(*order[i], slots, options, read, *plan));
       end = i + 1;
     }
     i = end;
@@ -440,6 +526,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   }
   plan->stats.work = work;
   AssignReleases(*plan);
+  AssignDonors(*plan);
+  CountEdgeBytes(*plan);
   std::vector<ir::ShapedArray> slot_avals;
   slot_avals.reserve(jaxpr.vars.size() + slots.avals.size());
   for (size_t v = 0; v < jaxpr.vars.size(); ++v) {
@@ -482,6 +570,10 @@ absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<
       }
     }
     out.assign(step.outputs.size(), Value());
+    for (size_t o = 0; o < step.donor.size(); ++o) {  // written in place of a dead input
+      const int k = step.donor[o];
+      if (k >= 0 && in[static_cast<size_t>(k)].sole_owner()) out[o] = in[static_cast<size_t>(k)];
+    }
     absl::Status s = step.kernel.kernel(ctx, in, out);
     for (size_t k = 0; k < in.size(); ++k) {  // last reads: their storage goes to the pool
       if (step.moved[k] && ctx.values != nullptr) ctx.values->Give(std::move(in[k]));

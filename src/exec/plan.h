@@ -70,6 +70,9 @@ struct EqnView {
   std::vector<ir::ShapedArray> in;   // vma dropped
   std::vector<ir::ShapedArray> out;  // vma dropped
   const ExecOptions& options;
+  // Per output: nothing reads it (a kernel may leave it empty and say so in
+  // BuiltKernel::unwritten); empty: every output is read.
+  std::vector<bool> unread = {};
 };
 
 struct BuiltKernel {
@@ -78,7 +81,19 @@ struct BuiltKernel {
   bool relabel = false;       // copies nothing
   int64_t work = 0;           // bytes touched plus multiply-adds, per call
   int64_t scratch_bytes = 0;  // memory the kernel needs beyond its outputs (nested plans)
-  int nested_fallbacks = 0;   // equations of its nested plans run through the interpreter
+  // Sizes of the scratch values the kernel takes from the value pool after its outputs and
+  // gives back when it ends (a dot's packed operands).
+  std::vector<int64_t> pooled_scratch;
+  int nested_fallbacks = 0;  // equations of its nested plans run through the interpreter
+  // Per output: the input (an index into the step's inputs) whose storage the kernel writes
+  // that output into when the plan hands it over (Step::donor): the output reads that input
+  // at its own index and after every other read of it. -1 or empty: none.
+  std::vector<int> overwrites;
+  // Per output: left empty (Value()) because nothing reads it (EqnView::unread).
+  std::vector<bool> unwritten;
+  // An output may share storage with an input (a nested body passing its argument through).
+  bool passes_through = false;
+  int64_t constant_bytes = 0;  // held by its nested plans (their constants) while it exists
 };
 
 // A kernel for the equation, or nullopt when no typed kernel applies (then the equation falls
@@ -129,6 +144,9 @@ struct Step {
   std::vector<int> outputs;   // slots
   std::vector<int> released;  // slots whose last use is this step
   std::vector<bool> moved;    // per input: its slot's last read, handed over instead of copied
+  // Per output: the input (index) whose storage it takes when the step holds that input's
+  // only reference (BuiltKernel::overwrites of a moved input no other slot shares); -1: none.
+  std::vector<int> donor;
   bool fallback = false;
 };
 
@@ -142,7 +160,16 @@ struct Plan {
   std::vector<Step> steps;
   PlanStats stats;
   ExecOptions options;
+  int64_t argument_bytes = 0;  // of the inputs (the caller's values)
+  int64_t result_bytes = 0;    // of the outputs that are not inputs or constants
+  int64_t constant_bytes = 0;  // of its constants and its steps' nested plans' (made once)
 };
+
+// The bytes a nested plan (a call's or a loop's body) adds to its caller's while it runs: its
+// peak less its arguments (values the caller holds) and its constants (the caller counts them
+// through BuiltKernel::constant_bytes) and, when the caller counts them as its own step's
+// outputs, less its results.
+int64_t NestedScratchBytes(const Plan& plan, bool results_counted);
 
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& jaxpr,
                                                       const ExecOptions& options);

@@ -138,6 +138,9 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fo
   k.description =
       red.gather ? "reduce gathered" : (red.inner == 1 ? "reduce rows" : "reduce columns");
   k.work = NumElements(x) * (red.gather ? 3 : 1) + NumElements(red.out);
+  if (red.gather) {  // the gathered operand, from the value pool
+    k.pooled_scratch.push_back(NumElements(x) * static_cast<int64_t>(ElementBytes(t).value_or(8)));
+  }
   auto shared = std::make_shared<const Reduction>(std::move(red));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
                       std::vector<Value>& out) -> absl::Status {

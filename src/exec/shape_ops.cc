@@ -238,6 +238,7 @@ void AddShapeKernels(KernelTable& table) {
   table["reshard"] = BuildReshape;  // the identity on values: a relabel
   table["iota"] = BuildIota;
   table["copy"] = BuildReshape;  // values are immutable here: a relabel of the same storage
+  table["name"] = BuildReshape;  // checkpoint_name: the identity on values
 }
 
 }  // namespace axe::exec::internal

@@ -1,5 +1,6 @@
 #include "axe/exec/value.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -9,6 +10,7 @@
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
+#include "axe/exec/testing/storage_count.h"
 #include "axe/ir/eval.h"
 #include "exec/dtype_switch.h"
 
@@ -18,11 +20,34 @@ namespace {
 constexpr size_t kAlignment = 64;
 constexpr int64_t kMaxValueBytes = int64_t{1} << 46;
 
+// exec::testing's counts of allocated storage.
+std::atomic<int64_t> storage_in_use{0};
+std::atomic<int64_t> storage_peak{0};
+
+void CountAllocation(int64_t bytes) {
+  const int64_t now = storage_in_use.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  int64_t peak = storage_peak.load(std::memory_order_relaxed);
+  while (now > peak && !storage_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
 struct FreeDeleter {
-  void operator()(std::byte* p) const { std::free(p); }
+  int64_t bytes = 0;
+  void operator()(std::byte* p) const {
+    storage_in_use.fetch_sub(bytes, std::memory_order_relaxed);
+    std::free(p);
+  }
 };
 
 }  // namespace
+
+namespace testing {
+
+int64_t StorageBytesInUse() { return storage_in_use.load(std::memory_order_relaxed); }
+int64_t PeakStorageBytes() { return storage_peak.load(std::memory_order_relaxed); }
+void ResetPeakStorageBytes() { storage_peak.store(StorageBytesInUse(), std::memory_order_relaxed); }
+
+}  // namespace testing
 
 const ir::ShapedArray& Value::EmptyAval() {
   static const auto* empty = new ir::ShapedArray();
@@ -76,7 +101,8 @@ absl::StatusOr<Value> Value::Allocate(const ir::ShapedArray& aval, bool zero) {
         absl::StrCat("out of memory allocating ", v.num_bytes_, " bytes for ", aval.ShortString()));
   }
   if (zero) std::memset(p, 0, rounded);
-  v.storage_ = std::shared_ptr<std::byte>(p, FreeDeleter());
+  CountAllocation(static_cast<int64_t>(v.num_bytes_));
+  v.storage_ = std::shared_ptr<std::byte>(p, FreeDeleter{static_cast<int64_t>(v.num_bytes_)});
   v.data_ = p;
   return v;
 }

@@ -125,7 +125,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWhile(const EqnView& v) {
   k.description =
       absl::StrCat("while (", w.cond->steps.size(), " + ", w.body->steps.size(), " steps)");
   k.work = w.iteration_work;
-  k.scratch_bytes = std::max(w.cond->stats.peak_bytes, w.body->stats.peak_bytes);
+  // Beyond the arguments the caller holds: the predicate's values, or the body's (its results
+  // are the next carries, live next to the old ones) next to the predicate.
+  k.scratch_bytes =
+      std::max(NestedScratchBytes(*w.cond, /*results_counted=*/false),
+               NestedScratchBytes(*w.body, /*results_counted=*/false) + w.cond->result_bytes);
+  k.constant_bytes = w.cond->constant_bytes + w.body->constant_bytes;
+  k.passes_through = true;
   k.nested_fallbacks = AllFallbacks(*w.cond) + AllFallbacks(*w.body);
   auto shared = std::make_shared<const WhileLoop>(std::move(w));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {

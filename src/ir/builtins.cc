@@ -84,6 +84,8 @@ BuiltinPrimitives DefineAll() {
   internal::DefineTotalOrder(p);
   internal::DefinePlatformIndex(p);
   internal::DefineWindow(p);
+  internal::DefineLinalg(p);
+  internal::DefineCheckpointName(p);
   return p;
 }
 
@@ -114,6 +116,8 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterTotalOrderRules(*p);
     internal::RegisterPlatformIndexRules(*p);
     internal::RegisterWindowRules(*p);
+    internal::RegisterLinalgRules(*p);
+    internal::RegisterCheckpointNameRules(*p);
     return p;
   }();
   return *builtins;

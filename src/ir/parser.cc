@@ -570,6 +570,11 @@ absl::StatusOr<Eqn> Parser::ParseEqn(Jaxpr& j, Scope& scope, int depth) {
         Primitive::Find(next) != nullptr) {
       break;
     }
+    // So does an unknown name with params (`debug_print[...]`): the next equation reports it
+    // as an unknown primitive, not as an unknown variable of this one.
+    if (!next.empty() && !AtLiteral() && scope.find(next) == scope.end() && AfterName() == '[') {
+      break;
+    }
     if (next == "in" && PeekAt(pos_ + 2) != ':') {
       size_t save = pos_;
       pos_ += 2;

@@ -149,6 +149,12 @@ void RegisterBitcastRules(const BuiltinPrimitives& p);
 // The windowed reductions (family_window.cc).
 void DefineWindow(BuiltinPrimitives& p);
 void RegisterWindowRules(const BuiltinPrimitives& p);
+// cholesky and triangular_solve (family_linalg.cc).
+void DefineLinalg(BuiltinPrimitives& p);
+void RegisterLinalgRules(const BuiltinPrimitives& p);
+// checkpoint_name's `name` (family_checkpoint_name.cc).
+void DefineCheckpointName(BuiltinPrimitives& p);
+void RegisterCheckpointNameRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

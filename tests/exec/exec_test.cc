@@ -317,8 +317,8 @@ TEST(ExecPlanTest, SoftmaxFusesAndMatchesTheInterpreter) {
   ASSERT_THAT(e, IsOk());
   EXPECT_EQ(e->stats().fallbacks, 0) << e->Describe();
   EXPECT_GE(e->stats().fused_groups, 2) << e->Describe();
-  // Peak: two full arrays (the input dies after the fused sub,exp; then exp's result and the
-  // quotient), plus the small row values.
+  // Peak: two full arrays (the input, which the caller holds, and exp's result, which the
+  // quotient overwrites), plus the small row values.
   EXPECT_GE(e->stats().peak_bytes, 2 * 64 * 256 * 4) << e->Describe();
   EXPECT_LT(e->stats().peak_bytes, 3 * 64 * 256 * 4) << e->Describe();
   std::mt19937_64 rng(testing_support::TestSeed(7));

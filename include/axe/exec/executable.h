@@ -85,8 +85,9 @@ struct PlanStats {
   int nested_fallbacks = 0;
   int64_t work = 0;  // the estimated work of one Run
   // The most bytes one Run's values hold at once (inputs, constants, each step's results next
-  // to the values still read later and the storage kept for reuse, a nested body's peak while
-  // it runs, a fallback's values as doubles).
+  // to the values still read later and the storage kept for reuse, a step's scratch while it
+  // runs: a nested body's values beyond its arguments, a convolution's patches, a fallback's
+  // values as doubles): what a run from an empty value pool allocates (docs/exec.md, Memory).
   int64_t peak_bytes = 0;
 };
 

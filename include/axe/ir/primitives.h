@@ -48,6 +48,10 @@
 //                strides, padding, base and window dilations), reduce_window (a jaxpr reducer
 //                over several operands), select_and_gather_add select_and_scatter_add (max and
 //                min pooling's tangent and its transpose)
+//   linalg       cholesky (the lower factor), triangular_solve (left or right side, lower or
+//                upper, transpose_a, unit_diagonal; linear in b), lu (LAPACK's getrf: partial
+//                pivoting, with pivots and the row permutation)
+//   name         checkpoint_name's label for checkpoint policies: the identity on values
 //
 // Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
 // (then the default applies). Typing errors use JAX's words, e.g.
@@ -125,6 +129,8 @@ struct BuiltinPrimitives {
   // The windowed reductions (pooling) and their derivatives' primitives (family_window.cc).
   const Primitive *reduce_window_sum, *reduce_window_max, *reduce_window_min, *reduce_window;
   const Primitive *select_and_gather_add, *select_and_scatter_add;
+  const Primitive *cholesky, *triangular_solve, *lu;  // family_linalg.cc
+  const Primitive* name;                              // checkpoint_name (family_checkpoint_name.cc)
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
