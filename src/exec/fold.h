@@ -79,9 +79,11 @@ T Identity(Fold f) {
 
 template <typename T>
 T FoldRow(Fold f, const T* x, int64_t n) {
-  if (f == Fold::kSum && std::is_floating_point_v<T>) {
-    return PairwiseSum<T>(
-        static_cast<size_t>(n), [x](size_t i) { return x[i]; }, [](T s) { return s; });
+  if constexpr (std::is_floating_point_v<T>) {
+    if (f == Fold::kSum) {
+      return PairwiseSum<T>(
+          static_cast<size_t>(n), [x](size_t i) { return x[i]; }, [](T s) { return s; });
+    }
   }
   T acc = Identity<T>(f);
   for (int64_t i = 0; i < n; ++i) acc = Combine(f, acc, x[i]);

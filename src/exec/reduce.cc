@@ -1,5 +1,6 @@
-// reduce_sum, reduce_max, reduce_min and reduce_prod on floats (f32, f64) and integers;
-// reduce_and, reduce_or and reduce_xor on integers (bitwise) and bool (logical).
+// reduce_sum, reduce_max, reduce_min and reduce_prod on floats (f32, f64) and integers,
+// reduce_max and reduce_min on f16 and bf16 too; reduce_and, reduce_or and reduce_xor on
+// integers (bitwise) and bool (logical).
 //
 // The reduced axes are brought together first (in place when they already are one block of
 // consecutive dimensions, otherwise by a transposing copy that moves them last), so every
@@ -95,8 +96,11 @@ absl::Status ReduceKernel(const Reduction& red, const RunContext& ctx, absl::Spa
 absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fold) {
   const DType t = v.out[0].dtype();
   const bool bitwise = fold == Fold::kAnd || fold == Fold::kOr || fold == Fold::kXor;
-  if (!IsHeld(t) || IsKeyType(t) || t == DType::kF16 || t == DType::kBF16 || v.in.size() != 1 ||
-      v.in[0].dtype() != t || (t == DType::kPred && !bitwise) ||
+  // 16-bit floats: max and min only (exact in any order; XLA's order of a 16-bit sum is not
+  // reproduced yet).
+  const bool half = t == DType::kF16 || t == DType::kBF16;
+  if (!IsHeld(t) || IsKeyType(t) || (half && fold != Fold::kMax && fold != Fold::kMin) ||
+      v.in.size() != 1 || v.in[0].dtype() != t || (t == DType::kPred && !bitwise) ||
       (bitwise && !IsIntegral(t) && t != DType::kPred)) {
     return std::nullopt;
   }
@@ -147,7 +151,7 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fo
     absl::Status s;
     DispatchDType(shared->dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_arithmetic_v<T>) {
+      if constexpr (std::is_arithmetic_v<T> || kIsHalf<T>) {
         s = ReduceKernel<T>(*shared, ctx, in, out);
       }
     });

@@ -40,7 +40,6 @@ const std::map<std::string, std::string>& AllowedFallbacks() {
       {"dot_general f32", "16-bit operands with an f32 result: no typed GEMM yet"},
       {"dot_general i32", "integer dot_general: no typed kernel yet"},
       {"platform_index i32", "one scalar per run (lax.platform_dependent)"},
-      {"reduce_max bf16", "16-bit float reductions: no typed kernel yet"},
       {"reduce_precision f32", "rare (gradients of checkpointed functions)"},
   };
   return *allowed;

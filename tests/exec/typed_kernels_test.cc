@@ -189,6 +189,21 @@ TEST(TypedKernelsTest, OperandsThatBroadcastAgainstEachOtherRunTyped) {
             (std::vector<std::vector<double>>{{1, 2, 3, 11, 12, 13, 0, 1, 2}}));
 }
 
+TEST(TypedKernelsTest, SixteenBitMaxAndMinReductionsRunTypedAndPropagateNan) {
+  const std::vector<double> m = RunTyped(
+      "{ lambda ; a:bf16[2,3]. let b:bf16[2] = reduce_max[axes=(1,) out_sharding=None] a "
+      "in (b,) }",
+      "bf16[2,3]=1,nan,3,-1,2.5,0.5");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_TRUE(std::isnan(m[0]));
+  EXPECT_EQ(m[1], 2.5);
+  EXPECT_EQ(
+      RunTyped("{ lambda ; a:f16[2,2]. let b:f16[2] = reduce_min[axes=(0,) out_sharding=None] a "
+               "in (b,) }",
+               "f16[2,2]=1,-2,3,0.5"),
+      (std::vector<double>{1, -2}));
+}
+
 }  // namespace
 }  // namespace typed_kernels_test
 }  // namespace axe::exec
