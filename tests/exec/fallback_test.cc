@@ -32,7 +32,6 @@ namespace {
 // "<primitive> <result dtype>" -> why it may fall back.
 const std::map<std::string, std::string>& AllowedFallbacks() {
   static const auto* allowed = new std::map<std::string, std::string>{
-      {"pow f32", "a float base with an integer exponent (mixed dtypes)"},
       {"conv_general_dilated bool", "bool convolutions (rare)"},
       {"conv_general_dilated i32", "bool operands with an int32 result (rare)"},
       {"dot_general bf16", "16-bit float dot_general: no typed GEMM yet"},

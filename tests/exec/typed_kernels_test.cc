@@ -204,6 +204,14 @@ TEST(TypedKernelsTest, SixteenBitMaxAndMinReductionsRunTypedAndPropagateNan) {
       (std::vector<double>{1, -2}));
 }
 
+// x ** n with an int32 n, as JAX prints it (jax_kinks/pow_integer_exponent_zero): the
+// exponent converted to f32 first, as JAX lowers it.
+TEST(TypedKernelsTest, PowWithAnIntegerExponentRunsTyped) {
+  EXPECT_EQ(RunTypedAll("{ lambda ; a:f32[4] b:i32[4]. let c:f32[4] = pow a b in (c,) }",
+                        {"f32[4]=2,-3,0.5,0", "i32[4]=3,2,-2,0"}),
+            (std::vector<std::vector<double>>{{8, 9, 4, 1}}));
+}
+
 }  // namespace
 }  // namespace typed_kernels_test
 }  // namespace axe::exec
