@@ -97,6 +97,31 @@ def best(fn, repeat):
     return min(times)
 
 
+def print_memory(name, description, xla_compiled):
+    """axe's peak bytes against XLA's memory_analysis(), like with like.
+
+    XLA's figure (arguments + outputs + temporaries - aliased) is one device's: an SPMD
+    program is partitioned and analysed per device. So a program with a shard_map compares
+    axe's per-device peak (one mesh position's blocks and body values) with it, and axe's
+    whole-process peak with XLA's figure times the device count.
+    """
+    total = int(re.search(r"work \d+, peak (\d+) bytes", description).group(1))
+    per_device = re.search(r"per device peak (\d+) bytes on (\d+) devices", description)
+    m = xla_compiled.memory_analysis()
+    xla = (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes -
+           m.alias_size_in_bytes)
+    mib = 2**20
+    if per_device is None:
+        print(f"{name:24s} axe peak {total / mib:9.2f} MiB   XLA arguments + outputs + "
+              f"temporaries {xla / mib:9.2f} MiB   ratio {total / xla:5.2f}", flush=True)
+        return
+    device, devices = int(per_device.group(1)), int(per_device.group(2))
+    print(f"{name:24s} axe per device {device / mib:9.2f} MiB   XLA per device "
+          f"{xla / mib:9.2f} MiB   ratio {device / xla:5.2f}   (all {devices} devices: axe "
+          f"{total / mib:.2f} MiB, XLA {devices * xla / mib:.2f} MiB, ratio "
+          f"{total / (devices * xla):.2f})", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=0)
@@ -130,12 +155,7 @@ def main():
             print(compiled.describe(), file=sys.stderr)
         jitted = jax.jit(fn)
         if args.memory:
-            peak = int(compiled.describe().split("peak ")[-1].split()[0])
-            m = jitted.lower(*inputs).compile().memory_analysis()
-            xla = (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes -
-                   m.alias_size_in_bytes)
-            print(f"{name:24s} axe peak {peak / 2**20:9.2f} MiB   XLA arguments + outputs + "
-                  f"temporaries {xla / 2**20:9.2f} MiB   ratio {peak / xla:5.2f}", flush=True)
+            print_memory(name, compiled.describe(), jitted.lower(*inputs).compile())
             continue
         want = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*inputs))]
         got = compiled(*inputs)

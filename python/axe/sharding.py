@@ -36,7 +36,7 @@ def _explanation_str(e):
     """The text ``axe shard explain`` prints."""
     lines = [
         f"global shape   {e.dtype}[{','.join(str(d) for d in e.global_shape)}]",
-        f"jax            {_shown(e.named, e.named_reason)}",
+        f"jax            {e.named_jax or _shown(e.named, e.named_reason)}",
         f"hlo            {_shown(e.hlo, e.hlo_reason)}",
         f"shardy         {_shown(e.shardy, e.shardy_reason)}",
     ]

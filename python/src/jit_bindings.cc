@@ -112,10 +112,7 @@ nb::list FormatObjects(const std::vector<Format>& formats) {
 
 // The highest device id + 1 a sharding names (1 for none).
 int64_t DevicesOf(const std::optional<sharding::Sharding>& s) {
-  if (!s) return 1;
-  if (const sharding::SingleDeviceSharding* d = s->single_device()) return d->device() + 1;
-  std::vector<int64_t> ids = s->named()->mesh().device_array();
-  return ids.empty() ? 1 : *std::max_element(ids.begin(), ids.end()) + 1;
+  return s ? s->device_id_bound() : 1;
 }
 
 int64_t DevicesForCall(const Compiled& c) {

@@ -15,6 +15,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "absl/hash/hash.h"
+#include "axe/base/dims.h"
 #include "axe/base/dtype.h"
 #include "axe/sharding/device_map.h"
 #include "axe/sharding/explain.h"
@@ -44,8 +45,6 @@ using sharding::NamedSharding;
 using sharding::PartitionSpec;
 using sharding::Sharding;
 using sharding::SingleDeviceSharding;
-using Shape = std::vector<int64_t>;
-
 // Anything JAX accepts where a sharding goes: NamedSharding or SingleDeviceSharding.
 using AnySharding = std::variant<NamedSharding, SingleDeviceSharding>;
 Sharding ToSharding(const AnySharding& s) {
@@ -81,7 +80,7 @@ sharding::MeshAxisType AxisTypeFromPython(nb::handle type) {
 Mesh MeshFromDevices(nb::object devices, const std::vector<std::string>& axis_names,
                      nb::object axis_types) {
   nb::object array = nb::module_::import_("numpy").attr("asarray")(devices, "object");
-  Shape shape = nb::cast<Shape>(array.attr("shape"));
+  Dims shape = nb::cast<Dims>(array.attr("shape"));
   if (shape.size() != axis_names.size()) {
     throw nb::value_error(
         ("Mesh requires the ndim of its first argument (`devices`) to equal "
@@ -130,7 +129,7 @@ nb::object EntryToPython(const PartitionSpec::Entry& entry) {
 }
 
 // JAX's devices_indices_map: {device id: (slice, ...)}, slice(None) for a whole dimension.
-nb::dict IndicesMap(const std::vector<DeviceShard>& map, const Shape& shape) {
+nb::dict IndicesMap(const std::vector<DeviceShard>& map, const Dims& shape) {
   nb::dict out;
   nb::object slice = nb::module_::import_("builtins").attr("slice");
   for (const DeviceShard& d : map) {
@@ -183,7 +182,7 @@ void BindMesh(nb::module_& m) {
                    })
       .def_prop_ro("axis_sizes",
                    [](const Mesh& x) {
-                     Shape sizes;
+                     Dims sizes;
                      for (const auto& a : x.axes()) sizes.push_back(a.size);
                      return nb::tuple(nb::cast(sizes));
                    })
@@ -250,13 +249,13 @@ void BindNamedSharding(nb::module_& m) {
       .def_prop_ro("is_fully_replicated", &NamedSharding::IsFullyReplicated)
       .def(
           "shard_shape",
-          [](const NamedSharding& s, const Shape& shape) {
+          [](const NamedSharding& s, const Dims& shape) {
             return nb::tuple(nb::cast(Unwrap(s.ShardShape(shape))));
           },
           nb::arg("global_shape"))
       .def(
           "devices_indices_map",
-          [](const NamedSharding& s, const Shape& shape) {
+          [](const NamedSharding& s, const Dims& shape) {
             return IndicesMap(Unwrap(sharding::DevicesIndicesMap(s, shape)), shape);
           },
           nb::arg("global_shape"))
@@ -286,10 +285,10 @@ void BindSingleDevice(nb::module_& m) {
       .def_prop_ro("device", &SingleDeviceSharding::device)
       .def_prop_ro("memory_kind", &SingleDeviceSharding::memory_kind)
       .def("shard_shape", [](const SingleDeviceSharding&,
-                             const Shape& shape) { return nb::tuple(nb::cast(shape)); })
+                             const Dims& shape) { return nb::tuple(nb::cast(shape)); })
       .def(
           "devices_indices_map",
-          [](const SingleDeviceSharding& s, const Shape& shape) {
+          [](const SingleDeviceSharding& s, const Dims& shape) {
             return IndicesMap(Unwrap(sharding::DevicesIndicesMap(s, shape)), shape);
           },
           nb::arg("global_shape"));
@@ -323,7 +322,7 @@ void BindFormat(nb::module_& m) {
   layout
       .def(
           "__init__",
-          [](LocalLayout* self, const Shape& major_to_minor,
+          [](LocalLayout* self, const Dims& major_to_minor,
              std::optional<LocalLayout::Tiling> tiling, int64_t sub_byte_bits) {
             new (self) LocalLayout(
                 Unwrap(LocalLayout::Create(major_to_minor, std::move(tiling), sub_byte_bits)));
@@ -424,6 +423,7 @@ void BindExplanation(nb::module_& m) {
                    [](const ShardingExplanation& x) { return x.fully_replicated; })
       .def_prop_ro("num_devices", [](const ShardingExplanation& x) { return x.num_devices; })
       .def_prop_ro("local_shape", [](const ShardingExplanation& x) { return x.local_shape; })
+      .def_prop_ro("named_jax", [](const ShardingExplanation& x) { return x.named_jax; })
       .def_prop_ro("picture", [](const ShardingExplanation& x) { return x.picture; })
       .def_prop_ro("devices", [](const ShardingExplanation& x) {
         nb::list out;
@@ -450,7 +450,7 @@ void BindExplanation(nb::module_& m) {
 void BindFunctions(nb::module_& m) {
   m.def(
       "explain",
-      [](const Shape& shape, const AnySharding& s, const std::string& dtype,
+      [](const Dims& shape, const AnySharding& s, const std::string& dtype,
          std::optional<LocalLayout> local_layout, const std::vector<std::string>& notes) {
         sharding::ExplainOptions options;
         options.dtype = DTypeFromPython(dtype);
@@ -468,7 +468,7 @@ void BindFunctions(nb::module_& m) {
       "The explanation; `notes` are put first among its notes (what the caller assumed).");
   m.def(
       "to_axe",
-      [](const Shape& shape, const AnySharding& s, const std::string& dtype,
+      [](const Dims& shape, const AnySharding& s, const std::string& dtype,
          std::optional<LocalLayout> local_layout) {
         DType type = DTypeFromPython(dtype);
         if (!local_layout) {  // the default: row-major shards

@@ -137,8 +137,20 @@ def test_explain_prints_every_notation(devices, capsys):
     e = axe.explain(x)
     out = capsys.readouterr().out
     assert e.hlo == "{devices=[2,4]<=[8]}" and e.hlo in out
-    assert "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=P('x', 'y'), memory_kind=device)" in out
+    assert f"jax            {x.sharding!r}\n" in out
     assert e.axe in out and e.local_axe in out and "device  replica group  index" in out
+
+
+def test_explain_jax_line_is_jaxs_repr(devices, capsys):
+    """The jax line is what JAX prints for the array's NamedSharding, axis types included."""
+    from jax.sharding import AxisType
+
+    for types in [(AxisType.Auto, AxisType.Auto), (AxisType.Explicit, AxisType.Auto)]:
+        mesh = Mesh(np.array(devices).reshape(2, 4), ("x", "y"), axis_types=types)
+        x = jax.device_put(jnp.zeros((8, 16)), NamedSharding(mesh, P("x", None)))
+        e = axe.explain(x)
+        assert e.named_jax == repr(x.sharding)
+        assert f"jax            {x.sharding!r}\n" in capsys.readouterr().out
 
 
 def _jax_show_program_ids(shape, block_shape, grid):

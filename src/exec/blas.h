@@ -7,7 +7,12 @@
 
 #include <cblas.h>
 
+#include <cstdint>
+
 namespace axe::exec::internal {
+
+// The largest dimension a GEMM is given (its dimensions are ints); larger ones use loops.
+inline constexpr int64_t kMaxBlasDim = int64_t{1} << 30;
 
 struct Blas {
   decltype(&cblas_sgemm) sgemm = nullptr;

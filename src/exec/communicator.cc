@@ -3,12 +3,14 @@
 // arrive publishes the round's values and wakes the others. A count of the positions that
 // wait (or have finished) turns a program whose positions can never all meet into an error:
 // when every position either waits or has finished, no exchange can complete any more.
+#include <cstring>
 #include <map>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "axe/base/status_macros.h"
 #include "axe/exec/communicator.h"
 
 namespace axe::exec {
@@ -116,6 +118,43 @@ class InProcessCommunicator : public Communicator {
 };
 
 }  // namespace
+
+absl::Status Communicator::GatherInto(absl::Span<const std::string> axes,
+                                      absl::Span<const int64_t> group, int64_t member, uint64_t tag,
+                                      const Value& value, Value& into) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Value> all, ExchangeOverAxes(axes, group, member, tag, value));
+  const size_t bytes = value.num_bytes();
+  for (size_t m = 0; m < all.size(); ++m) {
+    if (bytes > 0) std::memcpy(into.mutable_bytes() + m * bytes, all[m].bytes(), bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::PermuteInto(absl::Span<const std::string> axes,
+                                       absl::Span<const int64_t> group, int64_t member,
+                                       uint64_t tag, const Value& value,
+                                       absl::Span<const int64_t> source_of, Value& into) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Value> all, ExchangeOverAxes(axes, group, member, tag, value));
+  const int64_t from = source_of[static_cast<size_t>(member)];
+  if (from >= 0 && value.num_bytes() > 0) {
+    std::memcpy(into.mutable_bytes(), all[static_cast<size_t>(from)].bytes(), value.num_bytes());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Communicator::AllToAllInto(absl::Span<const std::string> axes,
+                                        absl::Span<const int64_t> group, int64_t member,
+                                        uint64_t tag, const Value& send, int64_t block,
+                                        Value& into) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Value> all, ExchangeOverAxes(axes, group, member, tag, send));
+  const auto b = static_cast<size_t>(block);
+  for (size_t j = 0; j < all.size(); ++j) {
+    if (b > 0)
+      std::memcpy(into.mutable_bytes() + j * b, all[j].bytes() + static_cast<size_t>(member) * b,
+                  b);
+  }
+  return absl::OkStatus();
+}
 
 std::unique_ptr<Communicator> NewInProcessCommunicator(int64_t positions) {
   return std::make_unique<InProcessCommunicator>(positions);

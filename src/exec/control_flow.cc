@@ -34,6 +34,8 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildCall(const EqnView& v, const cha
   k.constant_bytes = body->constant_bytes;
   k.passes_through = true;
   k.nested_fallbacks = AllFallbacks(*body);
+  k.device_peak_bytes = body->stats.device_peak_bytes;
+  k.devices = body->stats.devices;
   k.kernel = [body](const RunContext& ctx, absl::Span<const Value> in,
                     std::vector<Value>& out) -> absl::Status {
     AXE_ASSIGN_OR_RETURN(out, RunPlan(*body, ctx, in));

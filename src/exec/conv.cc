@@ -55,7 +55,6 @@ constexpr int64_t kColumnElements = int64_t{1} << 18;
 constexpr int64_t kMinChunkPositions = 64;
 // Below this many multiply-adds per GEMM, plain loops.
 constexpr int64_t kSmallConv = int64_t{1} << 15;
-constexpr int64_t kMaxBlasDim = int64_t{1} << 30;
 
 absl::StatusOr<Ints> SpecInts(const ir::Param& dn, size_t k) {
   if (dn.kind() != ir::Param::Kind::kCall || dn.items().size() != 3 ||

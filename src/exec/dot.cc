@@ -18,7 +18,7 @@
 namespace axe::exec::internal {
 namespace {
 
-struct Side {
+struct GemmSide {
   bool transposed = false;  // stored [batch, contract, free] (lhs) / [batch, free, contract]
   std::optional<StridedCopy> pack;  // to [batch, free, contract] (lhs) / [batch, contract, free]
   std::vector<int64_t> packed_shape;
@@ -50,9 +50,9 @@ std::vector<int64_t> FreeDims(size_t rank, const std::vector<int64_t>& batch,
 }
 
 // `normal` is the order GEMM reads without a flag, `flipped` the order it reads transposed.
-absl::StatusOr<Side> PlanSide(const ir::ShapedArray& aval, std::vector<int64_t> normal,
-                              std::vector<int64_t> flipped, int bytes, int threads) {
-  Side side;
+absl::StatusOr<GemmSide> PlanSide(const ir::ShapedArray& aval, std::vector<int64_t> normal,
+                                  std::vector<int64_t> flipped, int bytes, int threads) {
+  GemmSide side;
   if (IsIdentity(normal)) return side;
   if (IsIdentity(flipped)) {
     side.transposed = true;
@@ -71,7 +71,7 @@ int64_t Product(const ir::ShapedArray& aval, const std::vector<int64_t>& dims) {
 }
 
 struct Gemm {
-  Side lhs, rhs;
+  GemmSide lhs, rhs;
   int64_t batch = 1, m = 1, n = 1, k = 1;
   DType dtype = DType::kF32;
   ir::ShapedArray out;
@@ -174,8 +174,6 @@ absl::Status DotKernel(const Gemm& g, const RunContext& ctx, absl::Span<const Va
   }
   return absl::OkStatus();
 }
-
-constexpr int64_t kMaxBlasDim = int64_t{1} << 30;  // GEMM's dimensions are ints
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
   const DType t = v.out[0].dtype();

@@ -59,7 +59,12 @@ std::string Executable::Describe() const {
   absl::StrAppend(&out, st.equations, " equations: ", st.fused_equations, " fused in ",
                   st.fused_groups, " groups, ", st.typed_kernels, " typed, ", st.relabels,
                   " relabels, ", st.fallbacks, " fallbacks (", st.nested_fallbacks,
-                  " nested); work ", st.work, ", peak ", st.peak_bytes, " bytes\n");
+                  " nested); work ", st.work, ", peak ", st.peak_bytes, " bytes");
+  if (st.devices > 0) {
+    absl::StrAppend(&out, ", per device peak ", st.device_peak_bytes, " bytes on ", st.devices,
+                    " devices");
+  }
+  absl::StrAppend(&out, "\n");
   return out;
 }
 

@@ -227,6 +227,10 @@ absl::Status AddEquation(const ir::Eqn& eqn, SlotMap& slots, const ExecOptions& 
   if (kernel) {
     (kernel->relabel ? plan.stats.relabels : plan.stats.typed_kernels)++;
     plan.stats.nested_fallbacks += kernel->nested_fallbacks;
+    if (kernel->device_peak_bytes > plan.stats.device_peak_bytes) {
+      plan.stats.device_peak_bytes = kernel->device_peak_bytes;
+      plan.stats.devices = kernel->devices;
+    }
     step.kernel = std::move(*kernel);
   } else {
     plan.stats.fallbacks++;

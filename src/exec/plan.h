@@ -93,6 +93,9 @@ struct BuiltKernel {
   std::vector<bool> unwritten;
   // An output may share storage with an input (a nested body passing its argument through).
   bool passes_through = false;
+  // A shard_map's (or a call of one's): PlanStats::device_peak_bytes and devices.
+  int64_t device_peak_bytes = 0;
+  int64_t devices = 0;
   int64_t constant_bytes = 0;  // held by its nested plans (their constants) while it exists
 };
 
@@ -187,7 +190,9 @@ struct PlanFrame {
   std::vector<Value> env;  // by slot
   std::vector<Value> in, out;
 };
-// RunPlan writing the plan's outputs into `results` and working in `frame`.
+// RunPlan writing the plan's outputs into `results` and working in `frame`. Inputs past
+// `args` may be placed in frame.env's input slots beforehand: the run then holds their only
+// reference and frees each at its last use.
 absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<const Value> args,
                             PlanFrame& frame, std::vector<Value>& results);
 

@@ -1,15 +1,16 @@
 // shard_map on the executor: the body compiled once (with the mesh in scope, so that its
 // collectives know their groups), then, per run, every mesh position on its own thread: it
 // cuts its blocks out of the global operands by in_specs (strided copies through the relayout
-// engine; a replicated operand is shared, and a block that is a contiguous run of its operand
-// is read in place), runs the body's plan, meeting the other positions in the body's
-// collectives (communicator.h), and writes its result blocks into the global outputs by
-// out_specs. As in JAX, an output the out_spec does not split along a mesh axis is taken from
-// the positions at coordinate 0 of that axis. The first position to fail releases the others
-// (Communicator::Abort) and its error is the run's. On a client whose process holds one
+// engine, each freed at its last use in the body; a replicated operand is shared, and a block
+// that is a contiguous run of its operand is read in place), runs the body's plan, meeting the
+// other positions in the body's collectives (communicator.h), and writes its result blocks into the
+// global outputs by out_specs. As in JAX, an output the out_spec does not split along a mesh axis
+// is taken from the positions at coordinate 0 of that axis. The first position to fail releases the
+// others (Communicator::Abort) and its error is the run's. On a client whose process holds one
 // device (ExecOptions::client, an MPI rank), the process runs that device's position only,
 // meets the other ranks through the client's backend (NewBackendCommunicator), and then
 // all-gathers every position's result blocks, so that each rank assembles the whole outputs.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -99,6 +100,10 @@ struct Side {
   // dimensions only): each position reads its block in place.
   bool in_place = false;
   std::shared_ptr<const ir::ShapedArray> local_type;
+  // A result whose blocks, in position order, are the global array (a split of the leading
+  // dimensions in the mesh's order, every position writing): the positions' blocks can be
+  // gathered straight into it.
+  bool gathered_in_place = false;
 };
 
 // Whether every block of `local` shape is one contiguous run of the `global` array: the
@@ -126,6 +131,14 @@ absl::StatusOr<std::optional<Side>> MakeSide(const Mesh& mesh, const PartitionSp
             static_cast<int>(bytes),
             to_block && Contiguous(global.shape(), local.shape()),
             std::make_shared<const ir::ShapedArray>(local.WithVma({}))};
+  if (!to_block && !side.cut.whole() && Contiguous(global.shape(), local.shape())) {
+    const int64_t block = NumElements(local);
+    side.gathered_in_place = true;
+    for (size_t p = 0; p < side.cut.offset.size(); ++p) {
+      side.gathered_in_place = side.gathered_in_place && side.cut.writes[p] &&
+                               side.cut.offset[p] == static_cast<int64_t>(p) * block;
+    }
+  }
   if (!side.cut.whole()) {
     const std::vector<int64_t> g = RowMajorStrides(global.shape());
     const std::vector<int64_t> l = RowMajorStrides(local.shape());
@@ -172,7 +185,7 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
   ctx.values = pool.get();
   ctx.spmd = &position;
   absl::Status status = [&]() -> absl::Status {
-    std::vector<Value> args;
+    std::vector<Value> args;  // handed to the body's run, which frees each at its last use
     args.reserve(in.size());
     for (size_t i = 0; i < in.size(); ++i) {
       const Side& side = s.in[i];
@@ -190,7 +203,13 @@ absl::Status RunPosition(const ShardMap& s, const RunContext& outer, absl::Span<
           side.copy->Run(in[i].bytes() + offset * side.bytes, block.mutable_bytes()));
       args.push_back(std::move(block));
     }
-    AXE_ASSIGN_OR_RETURN(results, RunPlan(*s.body, ctx, args));
+    PlanFrame frame;
+    frame.env.resize(static_cast<size_t>(s.body->num_slots));
+    for (size_t i = 0; i < args.size(); ++i) {
+      frame.env[static_cast<size_t>(s.body->inputs[i])] = std::move(args[i]);
+    }
+    args.clear();
+    AXE_RETURN_IF_ERROR(RunPlanInFrame(*s.body, ctx, {}, frame, results));
     for (size_t i = 0; i < results.size(); ++i) {
       const Side& side = s.out[i];
       if (side.copy == nullptr || !side.cut.writes[static_cast<size_t>(p)]) continue;
@@ -216,7 +235,8 @@ absl::StatusOr<int64_t> OwnPosition(const Mesh& mesh, const runtime::Client& cli
 }
 
 // Every position's result blocks, all-gathered over the whole mesh (member order = position
-// order), written where their positions write.
+// order), written where their positions write: straight into the result where the blocks in
+// position order are the result.
 absl::Status ShareResults(const ShardMap& s, Communicator& comm, int64_t me,
                           absl::Span<const Value> results, std::vector<Value>& out) {
   std::vector<std::string> axes;
@@ -225,6 +245,10 @@ absl::Status ShareResults(const ShardMap& s, Communicator& comm, int64_t me,
   for (int64_t p = 0; p < s.mesh.num_devices(); ++p) group.push_back(p);
   for (size_t i = 0; i < results.size(); ++i) {
     const Side& side = s.out[i];
+    if (side.gathered_in_place && group.size() > 1) {
+      AXE_RETURN_IF_ERROR(comm.GatherInto(axes, group, me, i, results[i], out[i]));
+      continue;
+    }
     AXE_ASSIGN_OR_RETURN(std::vector<Value> all,
                          comm.ExchangeOverAxes(axes, group, me, i, results[i]));
     if (side.copy == nullptr) {
@@ -311,6 +335,47 @@ int ThreadsPerPosition(const ExecOptions& options, int64_t positions) {
   return static_cast<int>(std::max<int64_t>(1, total / positions));
 }
 
+// What a shard_map's positions hold while they run.
+struct PositionBytes {
+  // The most one position (one device) holds: the body's peak (its operand blocks counted,
+  // whether read in place, shared or copied) and, for each result the body's value is copied
+  // from, its block of the global result; on a process of one device (MPI) also the whole
+  // results it assembles and the buffer their blocks arrive in (none where they arrive in
+  // place).
+  int64_t device_peak = 0;
+  // What the run adds to the program's values (whose global operands and results it reads
+  // and writes): every position's peak less the operand blocks it does not own (read in
+  // place, or one replicated operand shared by all).
+  int64_t scratch = 0;
+};
+
+PositionBytes MemoryOfPositions(const ShardMap& s) {
+  auto add = [](int64_t& total, int64_t b) { total = CheckedAdd(total, b).value_or(INT64_MAX); };
+  auto bytes_of = [](const ir::ShapedArray& a, int bytes) {
+    return CheckedMul(NumElements(a), bytes).value_or(INT64_MAX);
+  };
+  const int64_t n = s.mesh.num_devices();
+  PositionBytes out;
+  out.device_peak = s.body->stats.peak_bytes;
+  int64_t borrowed = 0;  // operand bytes a position reads where they lie
+  for (const Side& side : s.in) {
+    if (side.copy == nullptr || side.in_place) add(borrowed, bytes_of(side.local, side.bytes));
+  }
+  int64_t own = std::max<int64_t>(0, s.body->stats.peak_bytes - borrowed);
+  for (const Side& side : s.out) {
+    if (s.client != nullptr) {
+      add(out.device_peak, bytes_of(side.global, side.bytes));
+      if (!side.gathered_in_place) {
+        add(out.device_peak, CheckedMul(n, bytes_of(side.local, side.bytes)).value_or(INT64_MAX));
+      }
+    } else if (side.copy != nullptr) {
+      add(out.device_peak, bytes_of(side.local, side.bytes));
+    }
+  }
+  out.scratch = s.client != nullptr ? out.device_peak : CheckedMul(own, n).value_or(INT64_MAX);
+  return out;
+}
+
 // A malformed shard_map (specs that do not fit, a body of other types) is the interpreter's to
 // report: nullopt falls back to it.
 absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
@@ -347,7 +412,6 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
   }
   const int64_t n = s->mesh.num_devices();
   int64_t work = CheckedMul(std::max<int64_t>(1, s->body->stats.work), n).value_or(INT64_MAX);
-  int64_t scratch = CheckedMul(s->body->stats.peak_bytes, n).value_or(INT64_MAX);
   for (size_t i = 0; i < v.in.size(); ++i) {
     AXE_ASSIGN_OR_RETURN(std::optional<Side> side,
                          MakeSide(s->mesh, (*in_specs)[i], v.in[i], s->body->input_avals[i], true));
@@ -368,11 +432,14 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildShardMap(const EqnView& v) {
   for (const Side& side : s->out) {
     work = CheckedAdd(work, 2 * NumElements(side.global) * side.bytes).value_or(INT64_MAX);
   }
+  const PositionBytes bytes = MemoryOfPositions(*s);
   BuiltKernel k;
   k.description = absl::StrCat("shard_map on ", n, " positions (", s->body->steps.size(),
                                " steps, ", s->body->stats.fallbacks, " fallbacks)");
   k.work = work;
-  k.scratch_bytes = scratch;
+  k.scratch_bytes = bytes.scratch;
+  k.device_peak_bytes = bytes.device_peak;
+  k.devices = n;
   k.nested_fallbacks = AllFallbacks(*s->body);
   k.kernel = [s](const RunContext& ctx, absl::Span<const Value> in, std::vector<Value>& out) {
     return RunShardMap(*s, ctx, in, out);

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "exec/dtype_switch.h"
@@ -123,12 +124,10 @@ std::string FormatValue(const Value& value) {
 
 absl::StatusOr<ir::HostArray> ToExactHostArray(const Value& value) {
   const DType dtype = value.aval().dtype();
-  constexpr uint64_t kExact = uint64_t{1} << 53;
   for (int64_t i = 0; Is64BitInteger(dtype) && i < value.num_elements(); ++i) {
-    const bool past = dtype == DType::kS64 ? (value.data<int64_t>()[i] > int64_t{1} << 53 ||
-                                              value.data<int64_t>()[i] < -(int64_t{1} << 53))
-                                           : value.data<uint64_t>()[i] > kExact;
-    if (past) {
+    const bool exact = dtype == DType::kS64 ? FitsDoubleExactly(value.data<int64_t>()[i])
+                                            : FitsDoubleExactly(value.data<uint64_t>()[i]);
+    if (!exact) {
       return absl::InvalidArgumentError(
           absl::StrCat("element ", i, " of ", value.aval().ShortString(), " is ",
                        FormatAt(value, i), ", past 2^53: the interpreter holds ", JaxprName(dtype),

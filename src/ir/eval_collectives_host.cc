@@ -49,7 +49,7 @@ absl::StatusOr<bool> BoolParam(const Eqn& eqn, absl::string_view name) {
   return it->second.AsBool(name);
 }
 
-double Fold(char op, DType t, double acc, double v) {
+double FoldElement(char op, DType t, double acc, double v) {
   if (t == DType::kPred) return op == '<' ? (acc != 0 && v != 0) : (acc != 0 || v != 0);
   if (op == '+') {
     double s = acc + v;
@@ -69,7 +69,7 @@ absl::StatusOr<Replicas> Reduce(const Groups& g, const Replicas& x, char op) {
     for (size_t m = 1; m < members.size(); ++m) {
       const HostArray& v = x[static_cast<size_t>(members[m])];
       for (size_t i = 0; i < acc.values.size(); ++i)
-        acc.values[i] = Fold(op, t, acc.values[i], v.values[i]);
+        acc.values[i] = FoldElement(op, t, acc.values[i], v.values[i]);
     }
     for (double& v : acc.values) v = RoundToDType(v, t);
     for (int64_t p : members) out[static_cast<size_t>(p)].values = acc.values;

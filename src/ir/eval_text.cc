@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "axe/base/numerics.h"
 #include "axe/base/scanner.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
@@ -43,12 +44,11 @@ absl::Status CheckExactInteger(absl::string_view item, double value, DType dtype
   absl::string_view s = absl::StripAsciiWhitespace(item);
   int64_t i = 0;
   uint64_t u = 0;
-  constexpr uint64_t kExact = uint64_t{1} << 53;
-  bool past = std::fabs(value) > static_cast<double>(kExact);
+  bool past = std::fabs(value) > static_cast<double>(kMaxExactDoubleInteger);
   if (absl::SimpleAtoi(s, &i)) {
-    past = past || i > static_cast<int64_t>(kExact) || i < -static_cast<int64_t>(kExact);
+    past = past || !FitsDoubleExactly(i);
   } else if (absl::SimpleAtoi(s, &u)) {
-    past = past || u > kExact;
+    past = past || !FitsDoubleExactly(u);
   }
   if (!past) return absl::OkStatus();
   return At(position, absl::StrCat(s, " is past 2^53: the interpreter holds ", JaxprName(dtype),

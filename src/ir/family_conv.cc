@@ -27,6 +27,7 @@
 #include "absl/strings/str_join.h"
 #include "axe/base/check.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/linear.h"
@@ -40,12 +41,11 @@ namespace axe::ir::internal {
 // A named namespace: the unity build shares anonymous namespaces between files.
 namespace conv_family {
 
-using Ints = std::vector<int64_t>;
 constexpr const char* kName = "conv_general_dilated";
 
 struct ConvSpec {
-  Ints lhs, rhs, out;  // dimension_numbers
-  Ints strides, lhs_dilation, rhs_dilation;
+  Dims lhs, rhs, out;  // dimension_numbers
+  Dims strides, lhs_dilation, rhs_dilation;
   std::vector<std::pair<int64_t, int64_t>> padding;
   int64_t feature_groups = 1, batch_groups = 1;
 };
@@ -59,11 +59,11 @@ absl::Status SpecError(const Param& p) {
 }
 
 // One of lhs_spec / rhs_spec / out_spec: a permutation of the operand's dimensions.
-absl::StatusOr<Ints> ReadPermutation(const Param& p, const std::string& name, size_t rank) {
-  AXE_ASSIGN_OR_RETURN(Ints v, p.AsInts(name));
-  Ints sorted = v;
+absl::StatusOr<Dims> ReadPermutation(const Param& p, const std::string& name, size_t rank) {
+  AXE_ASSIGN_OR_RETURN(Dims v, p.AsInts(name));
+  Dims sorted = v;
   std::sort(sorted.begin(), sorted.end());
-  Ints iota(rank);
+  Dims iota(rank);
   std::iota(iota.begin(), iota.end(), 0);
   if (sorted != iota) {
     return TypeError(absl::StrCat(kName, " dimension_numbers ", name,
@@ -80,7 +80,7 @@ absl::Status ReadDimensionNumbers(const Params& params, size_t rank, ConvSpec& s
     return SpecError(*dn);
   }
   const char* names[3] = {"lhs_spec", "rhs_spec", "out_spec"};
-  Ints* fields[3] = {&s.lhs, &s.rhs, &s.out};
+  Dims* fields[3] = {&s.lhs, &s.rhs, &s.out};
   for (size_t k = 0; k < 3; ++k) {
     const Param& item = dn->items()[k];
     if (item.kind() != Param::Kind::kKeyword || item.text() != names[k]) return SpecError(*dn);
@@ -89,8 +89,8 @@ absl::Status ReadDimensionNumbers(const Params& params, size_t rank, ConvSpec& s
   return absl::OkStatus();
 }
 
-absl::StatusOr<Ints> ReadPerSpatial(const Params& params, const char* name, size_t n) {
-  AXE_ASSIGN_OR_RETURN(Ints v, RequiredInts(params, kName, name));
+absl::StatusOr<Dims> ReadPerSpatial(const Params& params, const char* name, size_t n) {
+  AXE_ASSIGN_OR_RETURN(Dims v, RequiredInts(params, kName, name));
   if (v.size() != n) {
     return TypeError(absl::StrCat(kName, " ", name, " must have one entry per spatial dimension (",
                                   n, "), got ", PyTuple(v)));
@@ -109,7 +109,7 @@ absl::Status ReadPadding(const Params& params, size_t n, ConvSpec& s) {
                                   ", got ", p->items().size(), "."));
   }
   for (const Param& pair : p->items()) {
-    absl::StatusOr<Ints> lh = pair.AsInts("padding");
+    absl::StatusOr<Dims> lh = pair.AsInts("padding");
     if (!lh.ok() || lh->size() != 2) {
       return TypeError(absl::StrCat(kName, " padding must be a sequence of (low, high) pairs, got ",
                                     p->ToString()));
@@ -148,7 +148,7 @@ absl::StatusOr<ConvSpec> ReadSpec(const Params& params, size_t rank) {
   AXE_RETURN_IF_ERROR(ReadPadding(params, n, s));
   AXE_ASSIGN_OR_RETURN(s.lhs_dilation, ReadPerSpatial(params, "lhs_dilation", n));
   AXE_ASSIGN_OR_RETURN(s.rhs_dilation, ReadPerSpatial(params, "rhs_dilation", n));
-  for (const Ints* dil : {&s.lhs_dilation, &s.rhs_dilation}) {
+  for (const Dims* dil : {&s.lhs_dilation, &s.rhs_dilation}) {
     for (int64_t v : *dil) {
       if (v <= 0)
         return TypeError(absl::StrCat("All dilations must be positive, got ", PyTuple(*dil), "."));
@@ -162,7 +162,7 @@ absl::StatusOr<ConvSpec> ReadSpec(const Params& params, size_t rank) {
 // The operands' sizes in the canonical order (N, C, spatial...), (O, I, window...).
 struct Geometry {
   int64_t n = 0, c = 0, o = 0, i = 0, out_n = 0;
-  Ints in_sp, win_sp, out_sp;  // input, window (undilated) and output spatial sizes
+  Dims in_sp, win_sp, out_sp;  // input, window (undilated) and output spatial sizes
 };
 
 std::optional<int64_t> Dilate(int64_t size, int64_t dilation) {
@@ -208,7 +208,7 @@ absl::Status CheckGroups(const Geometry& g, const ConvSpec& s) {
 
 // The output's spatial sizes (XLA's shape rule), with JAX's and XLA's errors.
 absl::Status SpatialSizes(Geometry& g, const ConvSpec& s) {
-  Ints padded_sizes;
+  Dims padded_sizes;
   bool negative = false;
   for (size_t d = 0; d < g.in_sp.size(); ++d) {
     if (g.win_sp[d] <= 0) {
@@ -241,7 +241,7 @@ absl::Status SpatialSizes(Geometry& g, const ConvSpec& s) {
 absl::StatusOr<Geometry> ComputeGeometry(const ShapedArray& lhs, const ShapedArray& rhs,
                                          const ConvSpec& s) {
   Geometry g;
-  const Ints &ls = lhs.shape(), &rs = rhs.shape();
+  const Dims &ls = lhs.shape(), &rs = rhs.shape();
   g.n = ls[s.lhs[0]];
   g.c = ls[s.lhs[1]];
   g.o = rs[s.rhs[0]];
@@ -314,7 +314,7 @@ absl::StatusOr<Typed> TypeConv(absl::Span<const ShapedArray> avals, const Params
   AXE_ASSIGN_OR_RETURN(t.spec, ReadSpec(params, l.rank()));
   AXE_ASSIGN_OR_RETURN(t.geometry, ComputeGeometry(l, r, t.spec));
   AXE_ASSIGN_OR_RETURN(DType dtype, ResultDType(l, r, params));
-  Ints shape(l.rank());
+  Dims shape(l.rank());
   shape[t.spec.out[0]] = t.geometry.out_n;
   shape[t.spec.out[1]] = t.geometry.o;
   for (size_t d = 0; d < t.geometry.out_sp.size(); ++d) {
@@ -334,16 +334,16 @@ absl::StatusOr<std::vector<ShapedArray>> ConvRule(absl::Span<const ShapedArray> 
 // ---- impl: direct loops over the interpreter's doubles ----
 
 // Strides (in elements) of an operand's dimensions, in its spec's canonical order.
-Ints SpecStrides(const ShapedArray& a, const Ints& spec) {
-  Ints row_major = Strides(a.shape()), out;
+Dims SpecStrides(const ShapedArray& a, const Dims& spec) {
+  Dims row_major = Strides(a.shape()), out;
   for (int64_t d : spec) out.push_back(row_major[d]);
   return out;
 }
 
 // The input offset (spatial part) read by output position `y` and window position `k`, or
 // nullopt where it falls on padding or a hole of the lhs dilation.
-std::optional<int64_t> InputOffset(const Geometry& g, const ConvSpec& s, const Ints& lhs_strides,
-                                   const Ints& y, const Ints& k) {
+std::optional<int64_t> InputOffset(const Geometry& g, const ConvSpec& s, const Dims& lhs_strides,
+                                   const Dims& y, const Dims& k) {
   int64_t offset = 0;
   for (size_t d = 0; d < y.size(); ++d) {
     int64_t at = y[d] * s.strides[d] + k[d] * s.rhs_dilation[d] - s.padding[d].first;
@@ -383,19 +383,19 @@ absl::StatusOr<std::vector<HostArray>> ConvImpl(absl::Span<const HostArray> args
   const ConvSpec& s = t.spec;
   const Geometry& g = t.geometry;
   AXE_ASSIGN_OR_RETURN(HostArray out, ZeroArray(t.out.WithVma({})));
-  const Ints ls = SpecStrides(args[0].aval, s.lhs), rs = SpecStrides(args[1].aval, s.rhs);
-  const Ints os = SpecStrides(t.out, s.out);
-  Ints canonical = {g.out_n, g.o};
+  const Dims ls = SpecStrides(args[0].aval, s.lhs), rs = SpecStrides(args[1].aval, s.rhs);
+  const Dims os = SpecStrides(t.out, s.out);
+  Dims canonical = {g.out_n, g.o};
   canonical.insert(canonical.end(), g.out_sp.begin(), g.out_sp.end());
   const int64_t o_per_fg = g.o / s.feature_groups, o_per_bg = g.o / s.batch_groups;
-  Ints index(canonical.size(), 0);
+  Dims index(canonical.size(), 0);
   const bool any = !out.values.empty();
   for (bool more = any; more; more = NextIndex(index, canonical)) {
     const int64_t n = index[0], o = index[1];
     const int64_t batch = (o / o_per_bg) * g.out_n + n, c0 = (o / o_per_fg) * g.i;
-    const Ints y(index.begin() + 2, index.end());
+    const Dims y(index.begin() + 2, index.end());
     Accumulator acc{t.out.dtype()};
-    Ints k(g.win_sp.size(), 0);
+    Dims k(g.win_sp.size(), 0);
     for (bool window = true; window; window = NextIndex(k, g.win_sp)) {
       std::optional<int64_t> at = InputOffset(g, s, ls, y, k);
       if (!at) continue;
@@ -433,7 +433,7 @@ absl::StatusOr<JvpResult> ConvJvp(Builder&, absl::Span<const Tracer> primals,
 
 // JAX's _reshape_axis_out_of: dimension `src` split into (size, rest).
 absl::StatusOr<Tracer> AxisOutOf(int64_t src, int64_t size, const Tracer& x) {
-  Ints shape = x.aval.shape();
+  Dims shape = x.aval.shape();
   const int64_t whole = shape[src];
   shape[src] = whole / size;
   shape.insert(shape.begin() + src, size);
@@ -444,24 +444,24 @@ absl::StatusOr<Tracer> AxisOutOf(int64_t src, int64_t size, const Tracer& x) {
 // `src`) as its major part.
 absl::StatusOr<Tracer> AxisInto(int64_t src, int64_t dst, const Tracer& x) {
   const int64_t rank = static_cast<int64_t>(x.aval.rank());
-  Ints perm;
+  Dims perm;
   for (int64_t d = 0; d < rank; ++d) {
     if (d != src) perm.push_back(d);
   }
   perm.insert(perm.begin() + dst, src);
   Tracer moved = x;
-  Ints iota(rank);
+  Dims iota(rank);
   std::iota(iota.begin(), iota.end(), 0);
   if (perm != iota) {
     AXE_ASSIGN_OR_RETURN(moved, Transpose(x, perm));
   }
-  Ints shape = moved.aval.shape();
+  Dims shape = moved.aval.shape();
   shape[dst] *= shape[dst + 1];
   shape.erase(shape.begin() + dst + 1);
   return Reshape(moved, shape);
 }
 
-Param SpecParam(const Ints& lhs, const Ints& rhs, const Ints& out) {
+Param SpecParam(const Dims& lhs, const Dims& rhs, const Dims& out) {
   return Param::Call("ConvDimensionNumbers", {Param::Keyword("lhs_spec", Param::Ints(lhs)),
                                               Param::Keyword("rhs_spec", Param::Ints(rhs)),
                                               Param::Keyword("out_spec", Param::Ints(out))});
@@ -473,17 +473,17 @@ Param PaddingParam(const std::vector<std::pair<int64_t, int64_t>>& pads) {
   return Param::Tuple(std::move(items));
 }
 
-Ints SwapFirstTwo(Ints spec) {
+Dims SwapFirstTwo(Dims spec) {
   std::swap(spec[0], spec[1]);
   return spec;
 }
 
-Ints Spatial(const Ints& spec) { return Ints(spec.begin() + 2, spec.end()); }
+Dims Spatial(const Dims& spec) { return Dims(spec.begin() + 2, spec.end()); }
 
 // The params of a convolution derived from `params` (precision and the rest kept).
-Params Derived(const Params& params, const Ints& strides,
-               const std::vector<std::pair<int64_t, int64_t>>& padding, const Ints& lhs_dilation,
-               const Ints& rhs_dilation, Param spec, int64_t feature_groups, int64_t batch_groups) {
+Params Derived(const Params& params, const Dims& strides,
+               const std::vector<std::pair<int64_t, int64_t>>& padding, const Dims& lhs_dilation,
+               const Dims& rhs_dilation, Param spec, int64_t feature_groups, int64_t batch_groups) {
   Params p = params;
   p["window_strides"] = Param::Ints(strides);
   p["padding"] = PaddingParam(padding);
@@ -651,7 +651,7 @@ absl::StatusOr<BatchResult> BatchRhs(const Tracer& lhs, const Tracer& rhs, const
 
 ShapedArray Unbatched(const ShapedArray& a, const BDim& dim) {
   if (!dim) return a;
-  Ints shape = a.shape();
+  Dims shape = a.shape();
   shape.erase(shape.begin() + *dim);
   return a.WithShape(std::move(shape));
 }
@@ -670,7 +670,7 @@ absl::StatusOr<BatchResult> ConvBatch(Builder& b, absl::Span<const Tracer> args,
   }
   const int64_t size = BatchSize(args, dims);
   if (size == 0) {  // folding an empty batch into a dimension would lose its other sizes
-    Ints shape = t.out.shape();
+    Dims shape = t.out.shape();
     shape.insert(shape.begin(), 0);
     AXE_ASSIGN_OR_RETURN(Tracer zeros, ZerosLike(b, t.out.WithShape(std::move(shape))));
     return BatchResult{{zeros}, {0}};

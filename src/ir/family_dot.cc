@@ -294,30 +294,28 @@ absl::StatusOr<std::vector<OptTracer>> DotGeneralTranspose(Builder&,
   return out;
 }
 
-using Ints = std::vector<int64_t>;
-
-Ints Shift(const Ints& v) {
-  Ints out;
+Dims Shift(const Dims& v) {
+  Dims out;
   for (int64_t d : v) out.push_back(d + 1);
   return out;
 }
 
-size_t Kept(size_t rank, const Ints& contract, const Ints& batch) {
+size_t Kept(size_t rank, const Dims& contract, const Dims& batch) {
   return rank - contract.size() - batch.size();
 }
 
 absl::StatusOr<BatchResult> DotGeneralBatch(Builder&, absl::Span<const Tracer> args,
                                             absl::Span<const BDim> dims, const Params& params) {
   AXE_ASSIGN_OR_RETURN(const Param* dn, GetParam(params, "dot_general", "dimension_numbers"));
-  std::vector<Ints> parts;
+  std::vector<Dims> parts;
   for (const Param& pair : dn->items()) {
     for (const Param& d : pair.items()) {
-      AXE_ASSIGN_OR_RETURN(Ints v, d.AsInts("dimension_numbers"));
+      AXE_ASSIGN_OR_RETURN(Dims v, d.AsInts("dimension_numbers"));
       parts.push_back(std::move(v));
     }
   }
   if (parts.size() != 4) return absl::InvalidArgumentError("dot_general: bad dimension_numbers");
-  Ints lc = parts[0], rc = parts[1], lb = parts[2], rb = parts[3];
+  Dims lc = parts[0], rc = parts[1], lb = parts[2], rb = parts[3];
   Tracer x = args[0], y = args[1];
   int64_t out_dim = 0;
   if (dims[0]) {

@@ -28,6 +28,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/linear.h"
@@ -44,8 +45,6 @@ namespace {
 using Avals = absl::StatusOr<std::vector<ShapedArray>>;
 using Arrays = absl::StatusOr<std::vector<HostArray>>;
 using Cotangents = absl::StatusOr<std::vector<OptTracer>>;
-using Ints = std::vector<int64_t>;
-
 const Primitive* DefineOne(Primitive::Options options) {
   absl::StatusOr<const Primitive*> p = DefinePrimitive(std::move(options));
   AXE_CHECK(p.ok()) << p.status();
@@ -77,7 +76,7 @@ Avals GatherRule(absl::Span<const ShapedArray> avals, const Params& params) {
   AXE_RETURN_IF_ERROR(ExpectArity("gather", avals, 2));
   AXE_RETURN_IF_ERROR(CheckIndexDType(avals[1]));
   AXE_ASSIGN_OR_RETURN(GatherParams g, ReadGatherParams(params));
-  AXE_ASSIGN_OR_RETURN(Ints shape, GatherShape(avals[0], avals[1], g));
+  AXE_ASSIGN_OR_RETURN(Dims shape, GatherShape(avals[0], avals[1], g));
   AXE_ASSIGN_OR_RETURN(std::vector<std::string> vma, NaryVma("gather", avals));
   return One(avals[0].WithShape(std::move(shape)).WithVma(std::move(vma)));
 }
@@ -101,8 +100,8 @@ AbstractEvalRule ScatterRule(std::string prim) {
 // ---- impl (the interpreter's doubles) ----
 
 // Index values as int64: unsigned ones past 2^63 saturate (they are out of bounds either way).
-Ints IndexValues(const HostArray& indices) {
-  Ints out;
+Dims IndexValues(const HostArray& indices) {
+  Dims out;
   out.reserve(indices.values.size());
   const bool is_unsigned = !IsSignedIntegral(indices.aval.dtype());
   for (double v : indices.values) {
@@ -202,7 +201,7 @@ Params ScatterParamsOf(const IndexDims& dims, IndexMode mode, const Params& like
   return p;
 }
 
-Params GatherParamsOf(const IndexDims& dims, const Ints& slice_sizes, IndexMode mode,
+Params GatherParamsOf(const IndexDims& dims, const Dims& slice_sizes, IndexMode mode,
                       const Params& like, Param fill_value) {
   Params p;
   p["dimension_numbers"] = GatherDimensionNumbersParam(dims);
@@ -217,7 +216,7 @@ Params GatherParamsOf(const IndexDims& dims, const Ints& slice_sizes, IndexMode 
   return p;
 }
 
-bool InDims(const Ints& dims, int64_t d) {
+bool InDims(const Dims& dims, int64_t d) {
   return std::find(dims.begin(), dims.end(), d) != dims.end();
 }
 
@@ -226,7 +225,7 @@ bool InDims(const Ints& dims, int64_t d) {
 absl::StatusOr<Tracer> GatherOfScatter(const Tracer& operand, const Tracer& indices,
                                        const ShapedArray& updates, const ScatterParams& s,
                                        const Params& like) {
-  Ints slice_sizes;
+  Dims slice_sizes;
   size_t pos = 0;
   for (size_t i = 0; i < operand.aval.rank(); ++i) {
     int64_t di = static_cast<int64_t>(i);
@@ -448,13 +447,13 @@ Cotangents ScatterMulTranspose(Builder&, absl::Span<const OptTracer> cts,
 
 // ---- batching (JAX's _gather_batching_rule and _scatter_batching_rule) ----
 
-Ints Shifted(const Ints& dims) {
-  Ints out;
+Dims Shifted(const Dims& dims) {
+  Dims out;
   for (int64_t d : dims) out.push_back(d + 1);
   return out;
 }
-Ints WithFront(int64_t front, const Ints& rest) {
-  Ints out = {front};
+Dims WithFront(int64_t front, const Dims& rest) {
+  Dims out = {front};
   out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
@@ -463,7 +462,7 @@ absl::StatusOr<BatchResult> GatherBatch(Builder&, absl::Span<const Tracer> args,
                                         absl::Span<const BDim> dims, const Params& params) {
   AXE_ASSIGN_OR_RETURN(GatherParams g, ReadGatherParams(params));
   IndexDims d = g.dims;
-  Ints sizes = g.slice_sizes;
+  Dims sizes = g.slice_sizes;
   Tracer operand = args[0], indices = args[1];
   Params p = params;
   if (dims[0]) {

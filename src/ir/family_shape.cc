@@ -601,27 +601,25 @@ Cts BroadcastTranspose(Builder&, absl::Span<const std::optional<Tracer>> cts,
   return out;
 }
 
-using Ints = std::vector<int64_t>;
-
 using BatchRuleResult = absl::StatusOr<BatchResult>;
 
-Ints Prepend(int64_t first, const Ints& rest) {
-  Ints out = {first};
+Dims Prepend(int64_t first, const Dims& rest) {
+  Dims out = {first};
   out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 
 absl::Status BroadcastEdit(Params& p, int64_t size, const Params& old) {
-  AXE_ASSIGN_OR_RETURN(Ints shape, RequiredInts(old, "broadcast_in_dim", "shape"));
-  AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "broadcast_dimensions", {}));
+  AXE_ASSIGN_OR_RETURN(Dims shape, RequiredInts(old, "broadcast_in_dim", "shape"));
+  AXE_ASSIGN_OR_RETURN(Dims dims, OptionalInts(old, "broadcast_dimensions", {}));
   p["shape"] = Param::Ints(Prepend(size, shape));
   p["broadcast_dimensions"] = Param::Ints(Prepend(0, ShiftedAxes(dims)));
   return absl::OkStatus();
 }
 
 absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
-  AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(old, "reshape", "new_sizes"));
-  AXE_ASSIGN_OR_RETURN(Ints dims, OptionalInts(old, "dimensions", {}));
+  AXE_ASSIGN_OR_RETURN(Dims sizes, RequiredInts(old, "reshape", "new_sizes"));
+  AXE_ASSIGN_OR_RETURN(Dims dims, OptionalInts(old, "dimensions", {}));
   p["new_sizes"] = Param::Ints(Prepend(size, sizes));
   // dimensions=() of a scalar operand is a permutation too: (0,) once batched.
   if (Given(old, "dimensions")) {
@@ -631,15 +629,15 @@ absl::Status ReshapeEdit(Params& p, int64_t size, const Params& old) {
 }
 
 absl::Status TransposeEdit(Params& p, int64_t, const Params& old) {
-  AXE_ASSIGN_OR_RETURN(Ints perm, RequiredInts(old, "transpose", "permutation"));
+  AXE_ASSIGN_OR_RETURN(Dims perm, RequiredInts(old, "transpose", "permutation"));
   p["permutation"] = Param::Ints(Prepend(0, ShiftedAxes(perm)));
   return absl::OkStatus();
 }
 
 absl::Status SliceEdit(Params& p, int64_t size, const Params& old) {
-  AXE_ASSIGN_OR_RETURN(Ints start, RequiredInts(old, "slice", "start_indices"));
-  AXE_ASSIGN_OR_RETURN(Ints limit, RequiredInts(old, "slice", "limit_indices"));
-  AXE_ASSIGN_OR_RETURN(Ints strides, OptionalInts(old, "strides", {}));
+  AXE_ASSIGN_OR_RETURN(Dims start, RequiredInts(old, "slice", "start_indices"));
+  AXE_ASSIGN_OR_RETURN(Dims limit, RequiredInts(old, "slice", "limit_indices"));
+  AXE_ASSIGN_OR_RETURN(Dims strides, OptionalInts(old, "strides", {}));
   p["start_indices"] = Param::Ints(Prepend(0, start));
   p["limit_indices"] = Param::Ints(Prepend(size, limit));
   if (!strides.empty()) p["strides"] = Param::Ints(Prepend(1, strides));
@@ -678,12 +676,12 @@ absl::StatusOr<Tracer> BatchedStarts(absl::Span<const Tracer> args, absl::Span<c
 // are the starts (one row per batch element, clamped into the operand: mode CLIP), the operand's
 // batch dimension, when it has one, an operand batching dimension.
 BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
-                                          absl::Span<const BDim> dims, const Ints& sizes) {
+                                          absl::Span<const BDim> dims, const Dims& sizes) {
   const int64_t n = BatchSize(args, dims);
   AXE_ASSIGN_OR_RETURN(Tracer starts, BatchedStarts(args, dims, 1, n));  // [n, rank]
   const auto rank = static_cast<int64_t>(sizes.size());
   internal::IndexDims d;
-  Ints slice_sizes = sizes;
+  Dims slice_sizes = sizes;
   Tracer operand = args[0];
   for (int64_t i = 0; i < rank; ++i) d.window_dims.push_back(i + 1);
   if (dims[0]) {
@@ -710,11 +708,11 @@ BatchRuleResult DynamicSliceBatchedStarts(absl::Span<const Tracer> args,
 BatchRuleResult DynamicSliceBatch(Builder& b, absl::Span<const Tracer> args,
                                   absl::Span<const BDim> dims, const Params& params) {
   if (args.size() > 1 && !NoBatchedIndices("dynamic_slice", dims, 1).ok()) {
-    AXE_ASSIGN_OR_RETURN(Ints starts_sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
+    AXE_ASSIGN_OR_RETURN(Dims starts_sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
     return DynamicSliceBatchedStarts(args, dims, starts_sizes);
   }
   AXE_ASSIGN_OR_RETURN(Tracer x, MoveBatchDim(args[0], *dims[0], 0));
-  AXE_ASSIGN_OR_RETURN(Ints sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
+  AXE_ASSIGN_OR_RETURN(Dims sizes, RequiredInts(params, "dynamic_slice", "slice_sizes"));
   DType index = args.size() > 1 ? args[1].aval.dtype() : DType::kS32;
   std::vector<Tracer> ops = {x, b.Scalar(0, index)};
   ops.insert(ops.end(), args.begin() + 1, args.end());

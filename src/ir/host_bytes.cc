@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/relayout/element_value.h"
@@ -94,16 +95,13 @@ absl::StatusOr<HostArray> HostArrayFromBytesExact(ShapedArray aval,
   const DType dtype = aval.dtype();
   AXE_ASSIGN_OR_RETURN(HostArray out, HostArrayFromBytes(std::move(aval), bytes));
   if (dtype != DType::kS64 && dtype != DType::kU64) return out;
-  constexpr uint64_t kExact = uint64_t{1} << 53;
   for (size_t i = 0; i < out.values.size(); ++i) {
     int64_t s = 0;
     uint64_t u = 0;
     std::memcpy(&s, bytes.data() + i * 8, 8);
     std::memcpy(&u, bytes.data() + i * 8, 8);
-    const bool past = dtype == DType::kS64
-                          ? (s > static_cast<int64_t>(kExact) || s < -static_cast<int64_t>(kExact))
-                          : u > kExact;
-    if (past) {
+    const bool exact = dtype == DType::kS64 ? FitsDoubleExactly(s) : FitsDoubleExactly(u);
+    if (!exact) {
       return absl::InvalidArgumentError(
           absl::StrCat("element ", i, " of ", out.aval.ShortString(), " is ",
                        dtype == DType::kS64 ? absl::StrCat(s) : absl::StrCat(u),

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/dims.h"
 #include "axe/base/status_macros.h"
 #include "eval_util.h"
 #include "rule_util.h"
@@ -16,14 +17,12 @@
 namespace axe::ir::internal {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("parameter ", what, " must be as JAX prints it"));
 }
 
 // The keyword `key` of a call, read as a tuple of ints.
-absl::StatusOr<Ints> KeywordInts(const Param& call, absl::string_view key) {
+absl::StatusOr<Dims> KeywordInts(const Param& call, absl::string_view key) {
   for (const Param& arg : call.items()) {
     if (arg.kind() == Param::Kind::kKeyword && arg.text() == key) {
       return arg.items()[0].AsInts(key);
@@ -89,7 +88,7 @@ Param DimsParam(const IndexDims& d, absl::string_view call_name,
 
 // ---- JAX's dimension checks (slicing.py) ----
 
-absl::Status IsSorted(const Ints& dims, absl::string_view op, absl::string_view name) {
+absl::Status IsSorted(const Dims& dims, absl::string_view op, absl::string_view name) {
   for (size_t i = 1; i < dims.size(); ++i) {
     if (dims[i] < dims[i - 1]) {
       return TypeError(absl::StrCat(name, " in ", op, " op must be sorted; got ", PyTuple(dims)));
@@ -98,7 +97,7 @@ absl::Status IsSorted(const Ints& dims, absl::string_view op, absl::string_view 
   return absl::OkStatus();
 }
 
-absl::Status NoDuplicates(const Ints& dims, absl::string_view op, absl::string_view name) {
+absl::Status NoDuplicates(const Dims& dims, absl::string_view op, absl::string_view name) {
   if (std::set<int64_t>(dims.begin(), dims.end()).size() != dims.size()) {
     return TypeError(
         absl::StrCat(name, " in ", op, " op must not repeat; got: ", PyTuple(dims), "."));
@@ -106,7 +105,7 @@ absl::Status NoDuplicates(const Ints& dims, absl::string_view op, absl::string_v
   return absl::OkStatus();
 }
 
-absl::Status InRange(const Ints& dims, size_t rank, absl::string_view op, absl::string_view name) {
+absl::Status InRange(const Dims& dims, size_t rank, absl::string_view op, absl::string_view name) {
   for (int64_t d : dims) {
     if (d < 0 || d >= static_cast<int64_t>(rank)) {
       return TypeError(absl::StrCat("Invalid ", name, " set in ", op, " op; valid range is [0, ",
@@ -118,12 +117,12 @@ absl::Status InRange(const Ints& dims, size_t rank, absl::string_view op, absl::
 
 // JAX checks only the ends of a sorted list (and skips a 0 there); with the sort and
 // duplicate checks around it, checking every entry gives the same verdict on sorted input.
-absl::Status SortedInRange(const Ints& dims, size_t rank, absl::string_view op,
+absl::Status SortedInRange(const Dims& dims, size_t rank, absl::string_view op,
                            absl::string_view name) {
   return InRange(dims, rank, op, name);
 }
 
-absl::Status Disjoint(const Ints& a, const Ints& b, absl::string_view op, absl::string_view na,
+absl::Status Disjoint(const Dims& a, const Dims& b, absl::string_view op, absl::string_view na,
                       absl::string_view nb) {
   for (int64_t x : a) {
     if (std::find(b.begin(), b.end(), x) != b.end()) {
@@ -134,7 +133,7 @@ absl::Status Disjoint(const Ints& a, const Ints& b, absl::string_view op, absl::
   return absl::OkStatus();
 }
 
-bool IsAmong(const Ints& dims, int64_t d) {
+bool IsAmong(const Dims& dims, int64_t d) {
   return std::find(dims.begin(), dims.end(), d) != dims.end();
 }
 
@@ -155,7 +154,7 @@ absl::Status CheckBatching(const IndexDims& d, const ShapedArray& operand,
                                   op == "gather" ? " and" : " and ",
                                   PyTuple(d.indices_batching_dims), "."));
   }
-  Ints operand_batch, indices_batch;
+  Dims operand_batch, indices_batch;
   for (int64_t i : d.operand_batching_dims) operand_batch.push_back(operand.shape()[i]);
   for (int64_t i : d.indices_batching_dims) indices_batch.push_back(indices.shape()[i]);
   if (operand_batch != indices_batch) {
@@ -223,7 +222,7 @@ absl::Status CheckGatherDims(const ShapedArray& operand, const ShapedArray& indi
 absl::Status CheckSliceSizes(const ShapedArray& operand, const ShapedArray& indices,
                              const GatherParams& g) {
   const IndexDims& d = g.dims;
-  const Ints& sizes = g.slice_sizes;
+  const Dims& sizes = g.slice_sizes;
   if (operand.rank() != sizes.size()) {
     return TypeError(absl::StrCat("Gather op must have one slice size for every input dimension; ",
                                   "got: len(slice_sizes)=", sizes.size(),
@@ -297,8 +296,8 @@ absl::Status CheckScatterDims(const ShapedArray& operand, const ShapedArray& ind
 
 // The updates' dimensions that index (those not in update_window_dims), in order; they match
 // the indices' dimensions before the index vector.
-Ints UpdateScatterDims(const IndexDims& d, size_t updates_rank) {
-  Ints out;
+Dims UpdateScatterDims(const IndexDims& d, size_t updates_rank) {
+  Dims out;
   for (size_t i = 0; i < updates_rank; ++i) {
     if (!IsAmong(d.window_dims, static_cast<int64_t>(i))) out.push_back(static_cast<int64_t>(i));
   }
@@ -307,8 +306,8 @@ Ints UpdateScatterDims(const IndexDims& d, size_t updates_rank) {
 
 absl::Status CheckScatterBounds(const ShapedArray& operand, const ShapedArray& indices,
                                 const ShapedArray& updates, const IndexDims& d) {
-  const Ints scatter_dims = UpdateScatterDims(d, updates.rank());
-  Ints operand_batch, updates_batch;
+  const Dims scatter_dims = UpdateScatterDims(d, updates.rank());
+  Dims operand_batch, updates_batch;
   for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
     operand_batch.push_back(operand.shape()[d.operand_batching_dims[i]]);
     updates_batch.push_back(updates.shape()[scatter_dims[d.indices_batching_dims[i]]]);
@@ -339,7 +338,7 @@ absl::Status CheckScatterBounds(const ShapedArray& operand, const ShapedArray& i
     }
   }
   AXE_RETURN_IF_ERROR(NoDuplicates(d.start_index_map, "scatter", "scatter_dims_to_operand_dims"));
-  Ints max_sizes;
+  Dims max_sizes;
   for (size_t i = 0; i < operand.rank(); ++i) {
     int64_t di = static_cast<int64_t>(i);
     if (!IsAmong(d.collapsed_dims, di) && !IsAmong(d.operand_batching_dims, di)) {
@@ -415,12 +414,12 @@ Param ModeParam(IndexMode mode) {
   return Param::Symbol("GatherScatterMode.PROMISE_IN_BOUNDS");
 }
 
-absl::StatusOr<Ints> GatherShape(const ShapedArray& operand, const ShapedArray& indices,
+absl::StatusOr<Dims> GatherShape(const ShapedArray& operand, const ShapedArray& indices,
                                  const GatherParams& g) {
   AXE_RETURN_IF_ERROR(CheckGatherDims(operand, indices, g.dims));
   AXE_RETURN_IF_ERROR(CheckSliceSizes(operand, indices, g));
   const IndexDims& d = g.dims;
-  Ints window_sizes;
+  Dims window_sizes;
   for (size_t i = 0; i < g.slice_sizes.size(); ++i) {
     int64_t di = static_cast<int64_t>(i);
     if (!IsAmong(d.collapsed_dims, di) && !IsAmong(d.operand_batching_dims, di)) {
@@ -428,7 +427,7 @@ absl::StatusOr<Ints> GatherShape(const ShapedArray& operand, const ShapedArray& 
     }
   }
   const size_t out_rank = d.window_dims.size() + indices.rank() - 1;
-  Ints shape;
+  Dims shape;
   size_t next_window = 0, next_batch = 0;
   for (size_t i = 0; i < out_rank; ++i) {
     if (IsAmong(d.window_dims, static_cast<int64_t>(i))) {
@@ -464,10 +463,10 @@ IndexMap BuildIndexMap(absl::Span<const int64_t> operand_shape,
                        absl::Span<const int64_t> other_shape, const IndexDims& d,
                        absl::Span<const int64_t> indices, bool clamp) {
   const size_t rank = operand_shape.size();
-  const Ints operand_strides = Strides(operand_shape);
-  const Ints other_strides = Strides(other_shape);
+  const Dims operand_strides = Strides(operand_shape);
+  const Dims other_strides = Strides(other_shape);
   // The operand's window dimensions and their sizes (the other array's window dimensions).
-  Ints operand_window, window_shape;
+  Dims operand_window, window_shape;
   for (size_t i = 0; i < rank; ++i) {
     int64_t di = static_cast<int64_t>(i);
     if (!IsAmong(d.collapsed_dims, di) && !IsAmong(d.operand_batching_dims, di)) {
@@ -475,10 +474,10 @@ IndexMap BuildIndexMap(absl::Span<const int64_t> operand_shape,
     }
   }
   for (int64_t w : d.window_dims) window_shape.push_back(other_shape[w]);
-  Ints window_size(rank, 1);
+  Dims window_size(rank, 1);
   for (size_t i = 0; i < operand_window.size(); ++i)
     window_size[operand_window[i]] = window_shape[i];
-  Ints other_batch;  // the other array's batch dimensions, in order
+  Dims other_batch;  // the other array's batch dimensions, in order
   for (size_t i = 0; i < other_shape.size(); ++i) {
     if (!IsAmong(d.window_dims, static_cast<int64_t>(i)))
       other_batch.push_back(static_cast<int64_t>(i));
@@ -487,12 +486,12 @@ IndexMap BuildIndexMap(absl::Span<const int64_t> operand_shape,
   int64_t other_elements = 1;
   for (int64_t n : other_shape) other_elements *= n;
   if (other_elements == 0) return m;  // nothing is read or written (the batch may be huge)
-  const Ints batch_shape(indices_shape.begin(), indices_shape.end() - 1);
+  const Dims batch_shape(indices_shape.begin(), indices_shape.end() - 1);
   const size_t vector = static_cast<size_t>(indices_shape.back());
   int64_t batches = 1;
   for (int64_t n : batch_shape) batches *= n;
   m.base.reserve(static_cast<size_t>(batches));
-  Ints g(batch_shape.size(), 0);
+  Dims g(batch_shape.size(), 0);
   for (int64_t b = 0; b < batches; ++b, NextIndex(g, batch_shape)) {
     int64_t base = 0, other = 0;
     bool inside = true;
@@ -511,7 +510,7 @@ IndexMap BuildIndexMap(absl::Span<const int64_t> operand_shape,
     m.base.push_back(inside ? base : -1);
     m.batch_other.push_back(other);
   }
-  Ints w(window_shape.size(), 0);
+  Dims w(window_shape.size(), 0);
   int64_t windows = 1;
   for (int64_t n : window_shape) windows *= n;
   for (int64_t k = 0; k < windows; ++k, NextIndex(w, window_shape)) {

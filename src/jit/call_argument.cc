@@ -7,7 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/host_bytes.h"
@@ -71,10 +70,7 @@ absl::StatusOr<Format> CallArgumentFormat(absl::Span<const int64_t> shape, DType
 }
 
 int64_t DevicesNeeded(const CallArgumentSpec& spec) {
-  if (!spec.sharding) return 1;
-  int64_t most = 0;
-  for (int64_t d : DeviceAssignment(*spec.sharding)) most = std::max(most, d);
-  return CheckedAdd(most, 1).value_or(INT64_MAX);
+  return spec.sharding ? spec.sharding->device_id_bound() : 1;
 }
 
 std::vector<std::optional<Format>> CallInputFormats(const std::vector<std::optional<Format>>& in,

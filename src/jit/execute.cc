@@ -157,8 +157,8 @@ absl::StatusOr<std::vector<std::optional<runtime::Array>>> MoveUncommitted(
 // Where values without a sharding of their own go (uncommitted arguments and outputs):
 // replicated over the devices of the computation, which the first compiled sharding (inputs,
 // then outputs) fixes, else the first committed argument, else the first argument.
-absl::StatusOr<sharding::NamedSharding> Placement(const Compiled& compiled,
-                                                  absl::Span<const runtime::Array* const> args) {
+absl::StatusOr<sharding::NamedSharding> DefaultPlacement(
+    const Compiled& compiled, absl::Span<const runtime::Array* const> args) {
   std::optional<sharding::NamedSharding> first;
   for (const auto* formats : {&compiled.input_formats(), &compiled.output_formats()}) {
     for (const Format& f : *formats) {
@@ -312,7 +312,7 @@ absl::StatusOr<CallResult> Execute(const Compiled& compiled, runtime::Client& cl
                                    absl::Span<const std::string> names) {
   const std::vector<std::string> arg_names = ArgumentNames(names, args.size());
   AXE_RETURN_IF_ERROR(CheckTypes(compiled.jaxpr().jaxpr, args, arg_names));
-  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding placement, Placement(compiled, args));
+  AXE_ASSIGN_OR_RETURN(sharding::NamedSharding placement, DefaultPlacement(compiled, args));
   AXE_ASSIGN_OR_RETURN(std::vector<Format> targets,
                        TargetFormats(compiled, args, arg_names, placement));
   CallResult result;

@@ -21,7 +21,7 @@ absl::Status CheckRank(const LocalLayout& layout, const CallArgument& argument) 
       " is incompatible with its layout annotation ", layout.ToString(), ": ", fits.message()));
 }
 
-std::string Mismatch(const CallArgument& argument, const LocalLayout& required) {
+std::string MismatchMessage(const CallArgument& argument, const LocalLayout& required) {
   return absl::StrCat("Argument ", argument.name, " with shape ", argument.aval.Str(),
                       ":\n  Passed layout: ", argument.layout.ToString(),
                       "\n  Required layout: ", required.ToString());
@@ -94,7 +94,7 @@ absl::StatusOr<std::vector<size_t>> CheckCompiledCall(absl::Span<const CallArgum
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].layout == compiled[i]) continue;
     if (arguments[i].committed) {
-      mismatches.push_back(Mismatch(arguments[i], compiled[i]));
+      mismatches.push_back(MismatchMessage(arguments[i], compiled[i]));
     } else {
       relayout.push_back(i);
     }

@@ -177,7 +177,7 @@ Cell DestinationCell(CellHolders& h) {
 
 std::vector<IndexBox> Boxes(absl::Span<const DeviceShard> map) {
   std::vector<IndexBox> boxes;
-  for (const DeviceShard& s : map) boxes.push_back(relayout::BoxFromIndex(s.index));
+  for (const DeviceShard& s : map) boxes.push_back(s.index);
   return boxes;
 }
 

@@ -29,8 +29,6 @@ IndexBox WholeBox(absl::Span<const int64_t> shape) {
   return box;
 }
 
-IndexBox BoxFromIndex(absl::Span<const Interval> index) { return {index.begin(), index.end()}; }
-
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b) {
   IndexBox out;
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {

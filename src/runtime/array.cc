@@ -19,7 +19,6 @@
 
 namespace axe::runtime {
 
-using relayout::BoxFromIndex;
 using relayout::BufferLayout;
 using relayout::CheckBufferLayout;
 using relayout::CopyBox;
@@ -217,8 +216,7 @@ absl::StatusOr<Array> Array::DevicePut(Client& client, absl::Span<const uint8_t>
     const DeviceShard& shard =
         array.map_[static_cast<size_t>(entries[static_cast<size_t>(device)])];
     MutableStoredTensor to{array.storage_.layout, array.storage_.shape, buffer->data()};
-    return CopyBox(from, BoxFromIndex(shard.index), to, WholeBox(array.storage_.shape),
-                   array.element_bytes());
+    return CopyBox(from, shard.index, to, WholeBox(array.storage_.shape), array.element_bytes());
   }));
   return array;
 }
@@ -256,8 +254,8 @@ absl::Status Array::ToHost(absl::Span<uint8_t> host, const BufferLayout& host_la
     const int64_t entry = entries[static_cast<size_t>(device)];
     if (entry < 0 || !reader[static_cast<size_t>(entry)]) return absl::OkStatus();
     StoredTensor from{storage_.layout, storage_.shape, shard_buffer(device)->data()};
-    return CopyBox(from, WholeBox(storage_.shape), to,
-                   BoxFromIndex(map_[static_cast<size_t>(entry)].index), element_bytes());
+    return CopyBox(from, WholeBox(storage_.shape), to, map_[static_cast<size_t>(entry)].index,
+                   element_bytes());
   });
 }
 

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "axe/runtime/launcher.h"
 
 namespace axe::runtime {
@@ -31,6 +32,29 @@ constexpr int kMaxLaunchedRanks = 1 << 20;
 
 absl::Status Backend::AgreeOnCall(absl::string_view, absl::FunctionRef<std::string()>) {
   return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status NoRawExchanges(const Backend& backend, absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat(what, ": the '", backend.name(),
+                   "' backend has no raw exchanges (its devices share one process's memory)"));
+}
+
+}  // namespace
+
+absl::Status Backend::AllGatherBytes(const CollectiveCall& call, int, const void*, int64_t, void*) {
+  return NoRawExchanges(*this, call.what);
+}
+
+absl::Status Backend::PermuteBytes(const CollectiveCall& call, int, const void*, int64_t,
+                                   absl::Span<const int64_t>, void*) {
+  return NoRawExchanges(*this, call.what);
+}
+
+absl::Status Backend::AllToAllBytes(const CollectiveCall& call, int, const void*, int64_t, void*) {
+  return NoRawExchanges(*this, call.what);
 }
 
 absl::Status MarkSameOnEveryRank(absl::Status status) {

@@ -106,9 +106,7 @@ absl::StatusOr<CollectiveGroups> MakeCollectiveGroups(const sharding::Mesh& mesh
   CollectiveGroups out;
   out.groups.assign(static_cast<size_t>(mesh.num_devices() / size),
                     std::vector<int64_t>(static_cast<size_t>(size), 0));
-  int64_t largest = 0;
-  for (int64_t d : mesh.device_array()) largest = std::max(largest, d);
-  out.member_of.assign(static_cast<size_t>(largest + 1), {-1, -1});
+  out.member_of.assign(static_cast<size_t>(mesh.device_id_bound()), {-1, -1});
   for (int64_t p = 0; p < mesh.num_devices(); ++p) {
     std::vector<int64_t> c = mesh.CoordinateOfPosition(p);
     int64_t index = 0, group = 0;
@@ -300,6 +298,65 @@ absl::StatusOr<DeviceValues> AxisIndex(Client& client, const sharding::Mesh& mes
     return absl::OkStatus();
   }));
   return out;
+}
+
+namespace {
+
+// The front door of the raw exchanges: as Dispatch, for one device's bytes.
+using RawCall = absl::FunctionRef<absl::Status(Backend&, const CollectiveCall& call)>;
+
+absl::Status DispatchBytes(absl::string_view what, Client& client, const sharding::Mesh& mesh,
+                           absl::Span<const std::string> axes, int device, int64_t bytes,
+                           absl::Span<const int64_t> source_of, RawCall run) {
+  Backend& backend = client.ops();
+  AXE_RETURN_IF_ERROR(backend.AgreeOnCall(what, [&] {
+    return absl::StrCat(what, "(", bytes, " bytes, sources ", absl::StrJoin(source_of, ","),
+                        ") over (", absl::StrJoin(axes, ", "), ") on mesh ", mesh.ToString());
+  }));
+  AXE_RETURN_IF_ERROR(MarkSameOnEveryRank(CheckFits(mesh, client)));
+  absl::StatusOr<CollectiveGroups> groups = MakeCollectiveGroups(mesh, axes);
+  if (!groups.ok()) return MarkSameOnEveryRank(groups.status());
+  if (!groups->Member(device)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": device ", device, " is not a device of the mesh ", mesh.ToString()));
+  }
+  if (bytes < 0) return absl::InvalidArgumentError(absl::StrCat(what, ": ", bytes, " bytes"));
+  if (!source_of.empty() && static_cast<int64_t>(source_of.size()) != groups->group_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", source_of.size(),
+                                                   " sources for a group of ", groups->group_size(),
+                                                   " members"));
+  }
+  return run(backend, CollectiveCall{mesh, axes, *groups, {bytes}, what});
+}
+
+}  // namespace
+
+absl::Status AllGatherBytes(Client& client, const sharding::Mesh& mesh,
+                            absl::Span<const std::string> axes, int device, const void* send,
+                            int64_t bytes, void* receive) {
+  return DispatchBytes("all_gather", client, mesh, axes, device, bytes, {},
+                       [&](Backend& b, const CollectiveCall& call) {
+                         return b.AllGatherBytes(call, device, send, bytes, receive);
+                       });
+}
+
+absl::Status PermuteBytes(Client& client, const sharding::Mesh& mesh,
+                          absl::Span<const std::string> axes, int device, const void* send,
+                          int64_t bytes, absl::Span<const int64_t> source_of, void* receive) {
+  if (source_of.empty()) return absl::InvalidArgumentError("ppermute: no sources");
+  return DispatchBytes("ppermute", client, mesh, axes, device, bytes, source_of,
+                       [&](Backend& b, const CollectiveCall& call) {
+                         return b.PermuteBytes(call, device, send, bytes, source_of, receive);
+                       });
+}
+
+absl::Status AllToAllBytes(Client& client, const sharding::Mesh& mesh,
+                           absl::Span<const std::string> axes, int device, const void* send,
+                           int64_t block, void* receive) {
+  return DispatchBytes("all_to_all", client, mesh, axes, device, block, {},
+                       [&](Backend& b, const CollectiveCall& call) {
+                         return b.AllToAllBytes(call, device, send, block, receive);
+                       });
 }
 
 }  // namespace axe::runtime

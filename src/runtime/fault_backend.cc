@@ -116,6 +116,19 @@ class FaultBackend final : public Backend {
 
   absl::Status ExchangeReshard(const Array& array, Array& out, const ReshardPlan& plan,
                                const ReshardOptions& options, ReshardStats* stats) override;
+  // The raw exchanges pass through (the faults are injected into the collectives above).
+  absl::Status AllGatherBytes(const CollectiveCall& call, int device, const void* send,
+                              int64_t bytes, void* receive) override {
+    return inner_->AllGatherBytes(call, device, send, bytes, receive);
+  }
+  absl::Status PermuteBytes(const CollectiveCall& call, int device, const void* send, int64_t bytes,
+                            absl::Span<const int64_t> source_of, void* receive) override {
+    return inner_->PermuteBytes(call, device, send, bytes, source_of, receive);
+  }
+  absl::Status AllToAllBytes(const CollectiveCall& call, int device, const void* send,
+                             int64_t block, void* receive) override {
+    return inner_->AllToAllBytes(call, device, send, block, receive);
+  }
   void ReleaseStaging() override { inner_->ReleaseStaging(); }
 
   absl::Status Barrier() override { return inner_->Barrier(); }

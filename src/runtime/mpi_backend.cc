@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "axe/base/status_macros.h"
 #include "axe/runtime/mpi_reshard.h"
 #include "src/runtime/mpi_state.h"
 
@@ -59,6 +60,22 @@ class MpiBackend final : public Backend {
     return MpiBackendCollectivePermute(client_, call, x, source_of);
   }
 
+  absl::Status AllGatherBytes(const CollectiveCall& call, int device, const void* send,
+                              int64_t bytes, void* receive) override {
+    AXE_RETURN_IF_ERROR(CheckOwnDevice(call, device));
+    return MpiBackendAllGatherBytes(client_, call, send, bytes, receive);
+  }
+  absl::Status PermuteBytes(const CollectiveCall& call, int device, const void* send, int64_t bytes,
+                            absl::Span<const int64_t> source_of, void* receive) override {
+    AXE_RETURN_IF_ERROR(CheckOwnDevice(call, device));
+    return MpiBackendPermuteBytes(client_, call, send, bytes, source_of, receive);
+  }
+  absl::Status AllToAllBytes(const CollectiveCall& call, int device, const void* send,
+                             int64_t block, void* receive) override {
+    AXE_RETURN_IF_ERROR(CheckOwnDevice(call, device));
+    return MpiBackendAllToAllBytes(client_, call, send, block, receive);
+  }
+
   // A message-passing transport always stages what MPI cannot address in place: bounded
   // by options.staging_bytes when the caller asks for kStaged, else by the MPI default.
   absl::Status ExchangeReshard(const Array& array, Array& out, const ReshardPlan& plan,
@@ -79,6 +96,13 @@ class MpiBackend final : public Backend {
   bool broken() const override { return client_.broken(); }
 
  private:
+  // A raw exchange moves this rank's own device's bytes only.
+  absl::Status CheckOwnDevice(const CollectiveCall& call, int device) const {
+    if (device == client_.rank()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        call.what, ": rank ", client_.rank(), " holds device ", client_.rank(), ", not ", device));
+  }
+
   MpiClient& client_;
 };
 

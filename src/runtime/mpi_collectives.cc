@@ -440,6 +440,55 @@ absl::StatusOr<DeviceValues> MpiBackendCollectivePermute(MpiClient& client,
   return out;
 }
 
+absl::Status MpiBackendAllGatherBytes(MpiClient& client, const CollectiveCall& call,
+                                      const void* send, int64_t bytes, void* receive) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
+  if (c.comm == MPI_COMM_NULL || bytes == 0) return absl::OkStatus();
+  AXE_ASSIGN_OR_RETURN(int count, MpiCount(bytes, c.what));
+  AXE_RETURN_IF_ERROR(MpiCount(bytes * c.size, c.what).status());
+  std::vector<MPI_Request> req(1);
+  AXE_RETURN_IF_ERROR(
+      MpiStatus(MPI_Iallgather(send, count, MPI_BYTE, receive, count, MPI_BYTE, c.comm, &req[0]),
+                "MPI_Iallgather"));
+  return WaitAll(client, req, c.what);
+}
+
+absl::Status MpiBackendPermuteBytes(MpiClient& client, const CollectiveCall& call, const void* send,
+                                    int64_t bytes, absl::Span<const int64_t> source_of,
+                                    void* receive) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
+  if (c.comm == MPI_COMM_NULL || bytes == 0) return absl::OkStatus();
+  AXE_RETURN_IF_ERROR(MpiCount(bytes, c.what).status());
+  const int64_t source = source_of[static_cast<size_t>(c.index)];
+  int64_t dest = -1;
+  for (size_t j = 0; j < source_of.size(); ++j) {
+    if (source_of[j] == c.index) dest = static_cast<int64_t>(j);
+  }
+  if (source == c.index) {  // this member keeps its own bytes
+    if (receive != send) std::memcpy(receive, send, static_cast<size_t>(bytes));
+    return absl::OkStatus();
+  }
+  std::vector<MPI_Request> req;
+  if (source >= 0) {
+    AXE_RETURN_IF_ERROR(Post(c, req, true, receive, bytes, MPI_BYTE, source, kPermuteTag));
+  }
+  if (dest >= 0) AXE_RETURN_IF_ERROR(Post(c, req, false, send, bytes, MPI_BYTE, dest, kPermuteTag));
+  return WaitAll(client, req, c.what);
+}
+
+absl::Status MpiBackendAllToAllBytes(MpiClient& client, const CollectiveCall& call,
+                                     const void* send, int64_t block, void* receive) {
+  AXE_ASSIGN_OR_RETURN(Call c, Begin(client, call));
+  if (c.comm == MPI_COMM_NULL || block == 0) return absl::OkStatus();
+  AXE_ASSIGN_OR_RETURN(int count, MpiCount(block, c.what));
+  AXE_RETURN_IF_ERROR(MpiCount(block * c.size, c.what).status());
+  std::vector<MPI_Request> req(1);
+  AXE_RETURN_IF_ERROR(
+      MpiStatus(MPI_Ialltoall(send, count, MPI_BYTE, receive, count, MPI_BYTE, c.comm, &req[0]),
+                "MPI_Ialltoall"));
+  return WaitAll(client, req, c.what);
+}
+
 namespace {
 
 absl::Status CheckMpiValues(absl::string_view what, const DeviceValues& x) {

@@ -26,7 +26,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxFromIndex;
 using relayout::BufferLayout;
 using relayout::CopyBox;
 using relayout::IndexBox;
@@ -115,7 +114,7 @@ RankWork WorkOf(const ReshardPlan& plan, int rank) {
 
 // A part of a message that travels at once (a message is cut along its outermost dimension
 // of extent > 1 when it exceeds the staging bound).
-struct Piece {
+struct StagedPiece {
   const ReshardMessage* message;
   IndexBox box;
   int64_t bytes;
@@ -124,8 +123,8 @@ struct Piece {
 // The rounds of a reshard, the same on every rank: pieces in plan order, a new round
 // whenever a piece would take a rank's bytes sent or received in the round past `bound`
 // (0: no bound, one round).
-std::vector<std::vector<Piece>> Rounds(const ReshardPlan& plan, int64_t bound, int ranks) {
-  std::vector<std::vector<Piece>> rounds(1);
+std::vector<std::vector<StagedPiece>> Rounds(const ReshardPlan& plan, int64_t bound, int ranks) {
+  std::vector<std::vector<StagedPiece>> rounds(1);
   std::vector<int64_t> sent(static_cast<size_t>(ranks), 0), received(sent.size(), 0);
   const int64_t eb = plan.element_bytes;
   for (const ReshardMessage& m : plan.messages) {
@@ -181,19 +180,20 @@ absl::StatusOr<std::optional<MpiBoxView>> InPlace(const Side& shard, const Index
 
 // This rank's side of one piece: in place, or at `offset` in its staging buffer.
 struct Transfer {
-  const Piece* piece;
+  const StagedPiece* piece;
   std::optional<MpiBoxView> in_place;
   int64_t offset = 0;
 };
 
 // The pieces of `round` this rank sends (sending) or receives, each in place where MPI can
 // read or write the shard directly; the staging bytes the others need.
-absl::StatusOr<std::vector<Transfer>> Transfers(const std::vector<Piece>& round, const Side& shard,
-                                                int me, bool sending, int element_bytes,
-                                                MpiTypes& types, int64_t& staging) {
+absl::StatusOr<std::vector<Transfer>> Transfers(const std::vector<StagedPiece>& round,
+                                                const Side& shard, int me, bool sending,
+                                                int element_bytes, MpiTypes& types,
+                                                int64_t& staging) {
   std::vector<Transfer> out;
   staging = 0;
-  for (const Piece& p : round) {
+  for (const StagedPiece& p : round) {
     if ((sending ? p.message->src_device : p.message->dst_device) != me) continue;
     AXE_RETURN_IF_ERROR(MpiCount(p.bytes, "reshard").status());
     Transfer t{&p, std::nullopt, staging};
@@ -219,7 +219,7 @@ void KeepTargetAlive(MpiClient& client, Array& out) {
 // from the source shard, else from staging), `meanwhile` run while the messages travel, all
 // completed, the staged receives unpacked (relayout).
 absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
-                      const std::vector<Piece>& round, int tag,
+                      const std::vector<StagedPiece>& round, int tag,
                       const std::function<absl::Status()>& meanwhile) {
   const int me = client.rank();
   const int eb = array.element_bytes();
@@ -228,9 +228,9 @@ absl::Status RunRound(MpiClient& client, const Array& array, Array& out,
   // A rank outside a mesh sends or receives nothing from that side.
   Side src{array.storage(),
            from_shard ? const_cast<uint8_t*>(array.shard_buffer(me)->data()) : nullptr,
-           from_shard ? BoxFromIndex(from_shard->index) : IndexBox{}};
+           from_shard ? from_shard->index : IndexBox{}};
   Side dst{out.storage(), to_shard ? out.mutable_shard_buffer(me)->data() : nullptr,
-           to_shard ? BoxFromIndex(to_shard->index) : IndexBox{}};
+           to_shard ? to_shard->index : IndexBox{}};
   MpiTypes types;
   int64_t send_bytes = 0, receive_bytes = 0;
   AXE_ASSIGN_OR_RETURN(std::vector<Transfer> receives,
@@ -305,8 +305,8 @@ absl::Status MpiExchangeReshard(MpiClient& mpi, const Array& array, Array& out,
                                w.local.empty() ? nullptr : out.mutable_shard_buffer(me)->data()};
   auto copy_local = [&]() -> absl::Status {
     for (const ReshardMessage* m : w.local) {
-      AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, BoxFromIndex(from_shard->index)), to,
-                                  Relative(m->box, BoxFromIndex(to_shard->index)), eb));
+      AXE_RETURN_IF_ERROR(CopyBox(from, Relative(m->box, from_shard->index), to,
+                                  Relative(m->box, to_shard->index), eb));
       local += m->bytes;
     }
     return absl::OkStatus();
@@ -322,7 +322,8 @@ absl::Status MpiExchangeReshard(MpiClient& mpi, const Array& array, Array& out,
   absl::Cleanup wait_for_worker = [&copied] {
     if (copied.valid()) copied.wait();
   };
-  const std::vector<std::vector<Piece>> rounds = Rounds(plan, staging_bytes, client->num_devices());
+  const std::vector<std::vector<StagedPiece>> rounds =
+      Rounds(plan, staging_bytes, client->num_devices());
   for (size_t k = 0; k < rounds.size(); ++k) {
     AXE_RETURN_IF_ERROR(
         RunRound(*client, array, out, rounds[k], static_cast<int>(k & 0x7fff),

@@ -152,6 +152,15 @@ absl::StatusOr<DeviceValues> MpiBackendReduceScatter(MpiClient& client, const Co
 absl::StatusOr<DeviceValues> MpiBackendAllToAll(MpiClient& client, const CollectiveCall& call,
                                                 const DeviceValues& x, int64_t split_axis,
                                                 int64_t concat_axis, bool tiled);
+// The raw exchanges of Backend (backend.h) on this rank's bytes: MPI_Iallgather,
+// MPI_Isend/MPI_Irecv, MPI_Ialltoall on the group's communicator, bounded by the timeout.
+absl::Status MpiBackendAllGatherBytes(MpiClient& client, const CollectiveCall& call,
+                                      const void* send, int64_t bytes, void* receive);
+absl::Status MpiBackendPermuteBytes(MpiClient& client, const CollectiveCall& call, const void* send,
+                                    int64_t bytes, absl::Span<const int64_t> source_of,
+                                    void* receive);
+absl::Status MpiBackendAllToAllBytes(MpiClient& client, const CollectiveCall& call,
+                                     const void* send, int64_t block, void* receive);
 absl::StatusOr<DeviceValues> MpiBackendCollectivePermute(MpiClient& client,
                                                          const CollectiveCall& call,
                                                          const DeviceValues& x,

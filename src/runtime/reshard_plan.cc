@@ -17,7 +17,6 @@
 namespace axe::runtime {
 
 using relayout::BoxElements;
-using relayout::BoxFromIndex;
 using relayout::IndexBox;
 using relayout::Intersect;
 using relayout::Subtract;
@@ -70,7 +69,7 @@ absl::StatusOr<std::vector<SourceBox>> SourceBoxes(absl::Span<const DeviceShard>
   std::map<std::vector<int64_t>, size_t> index;
   std::vector<SourceBox> boxes;
   for (const DeviceShard& s : from) {
-    IndexBox box = BoxFromIndex(s.index);
+    IndexBox box = s.index;
     if (BoxElements(box).value_or(1) == 0) continue;
     std::vector<int64_t> key;
     for (const Interval& r : box) key.insert(key.end(), {r.begin, r.end});
@@ -181,10 +180,10 @@ absl::StatusOr<ReshardPlan> PlanReshard(absl::Span<const int64_t> shape, int ele
 
   std::vector<Piece> pieces;
   for (const DeviceShard& t : to) {
-    IndexBox target = BoxFromIndex(t.index);
+    const IndexBox& target = t.index;
     std::vector<IndexBox> lacking{target};
     if (const DeviceShard* s = held[static_cast<size_t>(t.device)]; s != nullptr) {
-      IndexBox own = BoxFromIndex(s->index);
+      const IndexBox& own = s->index;
       if (std::optional<IndexBox> keep = Intersect(target, own)) {
         int64_t bytes = *BoxElements(*keep) * element_bytes;  // within the array
         std::optional<int64_t> sum = CheckedAdd(plan.local_bytes, bytes);

@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -262,6 +264,119 @@ absl::StatusOr<DeviceValues> ThreadsBackend::CollectivePermute(
         return absl::OkStatus();
       }));
   return out;
+}
+
+// The rounds of the raw exchanges, one per group of devices: members arrive, then copy, then
+// leave; a round is reused once its last member has left.
+struct RawRendezvous {
+  struct Round {
+    std::vector<const uint8_t*> senders;
+    int64_t arrived = 0, copied = 0;
+    bool leaving = false;  // every member arrived; the next round waits until they have left
+    uint64_t generation = 0;
+  };
+  std::mutex mu;
+  std::condition_variable changed;
+  std::map<std::vector<int64_t>, Round> rounds;
+};
+
+ThreadsBackend::ThreadsBackend(Client& client, double timeout_seconds)
+    : client_(client),
+      timeout_seconds_(timeout_seconds),
+      rendezvous_(std::make_shared<RawRendezvous>()) {}
+
+absl::Status ThreadsBackend::Meet(
+    const CollectiveCall& call, int device, const void* send,
+    const std::function<void(const std::vector<const uint8_t*>&, int64_t)>& copy) {
+  if (broken_.load()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(call.what, ": the in-process client is broken by an earlier timeout"));
+  }
+  const auto member = call.groups.Member(device);
+  if (!member) return absl::OkStatus();  // outside the mesh: nothing to exchange
+  const auto& [group_index, index] = *member;
+  const std::vector<int64_t>& group = call.groups.groups[static_cast<size_t>(group_index)];
+  const auto n = static_cast<int64_t>(group.size());
+  RawRendezvous& r = *rendezvous_;
+  std::unique_lock<std::mutex> lock(r.mu);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double>(timeout_seconds_ > 0 ? timeout_seconds_ : 1e9));
+  // A member that timed out has left its round: the others must not read its buffer.
+  auto broken = [&] {
+    return absl::FailedPreconditionError(absl::StrCat(
+        call.what, ": the in-process client was broken by a timeout of another member"));
+  };
+  auto wait = [&](const std::function<bool()>& ready) -> absl::Status {
+    if (r.changed.wait_until(lock, deadline, [&] { return ready() || broken_.load(); })) {
+      return broken_.load() ? broken() : absl::OkStatus();
+    }
+    broken_.store(true);
+    r.changed.notify_all();
+    return absl::DeadlineExceededError(
+        absl::StrCat(call.what, ": device ", device, " waited ", timeout_seconds_,
+                     " s for the other members of its group (one died or stalls); the "
+                     "in-process client is now broken"));
+  };
+  RawRendezvous::Round& round = r.rounds[group];
+  AXE_RETURN_IF_ERROR(wait([&] { return !round.leaving; }));
+  if (round.arrived == 0) round.senders.assign(static_cast<size_t>(n), nullptr);
+  round.senders[static_cast<size_t>(index)] = static_cast<const uint8_t*>(send);
+  const uint64_t generation = round.generation;
+  if (++round.arrived == n) {
+    round.leaving = true;
+    r.changed.notify_all();
+  }
+  AXE_RETURN_IF_ERROR(wait([&] { return round.leaving && round.generation == generation; }));
+  const std::vector<const uint8_t*> senders = round.senders;
+  lock.unlock();
+  copy(senders, index);
+  lock.lock();
+  if (++round.copied == n) {
+    round.arrived = round.copied = 0;
+    round.leaving = false;
+    ++round.generation;
+    r.changed.notify_all();
+    return absl::OkStatus();
+  }
+  return wait([&] { return round.generation != generation; });
+}
+
+absl::Status ThreadsBackend::AllGatherBytes(const CollectiveCall& call, int device,
+                                            const void* send, int64_t bytes, void* receive) {
+  return Meet(call, device, send, [&](const std::vector<const uint8_t*>& senders, int64_t) {
+    for (size_t j = 0; j < senders.size(); ++j) {
+      if (bytes > 0) {
+        std::memcpy(static_cast<uint8_t*>(receive) + j * static_cast<size_t>(bytes), senders[j],
+                    static_cast<size_t>(bytes));
+      }
+    }
+  });
+}
+
+absl::Status ThreadsBackend::PermuteBytes(const CollectiveCall& call, int device, const void* send,
+                                          int64_t bytes, absl::Span<const int64_t> source_of,
+                                          void* receive) {
+  return Meet(call, device, send, [&](const std::vector<const uint8_t*>& senders, int64_t index) {
+    const int64_t from = source_of[static_cast<size_t>(index)];
+    if (from >= 0 && bytes > 0 && receive != senders[static_cast<size_t>(from)]) {
+      std::memcpy(receive, senders[static_cast<size_t>(from)], static_cast<size_t>(bytes));
+    }
+  });
+}
+
+absl::Status ThreadsBackend::AllToAllBytes(const CollectiveCall& call, int device, const void* send,
+                                           int64_t block, void* receive) {
+  return Meet(call, device, send, [&](const std::vector<const uint8_t*>& senders, int64_t index) {
+    const auto b = static_cast<size_t>(block);
+    for (size_t j = 0; j < senders.size(); ++j) {
+      if (b > 0) {
+        std::memcpy(static_cast<uint8_t*>(receive) + j * b,
+                    senders[j] + static_cast<size_t>(index) * b, b);
+      }
+    }
+  });
 }
 
 }  // namespace axe::runtime::internal

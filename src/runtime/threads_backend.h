@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,11 +21,12 @@
 
 namespace axe::runtime::internal {
 
+struct RawRendezvous;  // threads_backend.cc
+
 class ThreadsBackend final : public Backend {
  public:
   // `client` holds every device in this process and outlives the backend.
-  ThreadsBackend(Client& client, double timeout_seconds)
-      : client_(client), timeout_seconds_(timeout_seconds) {}
+  ThreadsBackend(Client& client, double timeout_seconds);
 
   absl::string_view name() const override { return "threads"; }
   absl::Status RunOnDevices(const std::function<absl::Status(int)>& fn) override;
@@ -40,6 +43,16 @@ class ThreadsBackend final : public Backend {
                                         bool tiled) override;
   absl::StatusOr<DeviceValues> CollectivePermute(const CollectiveCall& call, const DeviceValues& x,
                                                  absl::Span<const int64_t> source_of) override;
+
+  // The raw exchanges, for one device's program on each of several threads (each device calls
+  // for itself): the members meet, each copies what it receives from the others' buffers,
+  // and none returns before every member has copied (its buffer is read until then).
+  absl::Status AllGatherBytes(const CollectiveCall& call, int device, const void* send,
+                              int64_t bytes, void* receive) override;
+  absl::Status PermuteBytes(const CollectiveCall& call, int device, const void* send, int64_t bytes,
+                            absl::Span<const int64_t> source_of, void* receive) override;
+  absl::Status AllToAllBytes(const CollectiveCall& call, int device, const void* send,
+                             int64_t block, void* receive) override;
 
   absl::Status ExchangeReshard(const Array& array, Array& out, const ReshardPlan& plan,
                                const ReshardOptions& options, ReshardStats* stats) override;
@@ -62,9 +75,18 @@ class ThreadsBackend final : public Backend {
   // The result of a call, zeroed where the mesh leaves devices out.
   absl::StatusOr<DeviceValues> AllocateResult(const CollectiveCall& call, const DeviceValues& x);
 
+  // Where the members of one raw exchange meet: each member's send buffer, then the copies.
+  // `copy(senders)` runs on each member once all have arrived (senders[j]: member j's send
+  // buffer); Meet returns once every member's copy has run. DeadlineExceeded after the
+  // timeout (a member never came; the client is then broken).
+  absl::Status Meet(
+      const CollectiveCall& call, int device, const void* send,
+      const std::function<void(const std::vector<const uint8_t*>& senders, int64_t index)>& copy);
+
   Client& client_;
   double timeout_seconds_;
   std::atomic<bool> broken_{false};
+  std::shared_ptr<RawRendezvous> rendezvous_;
 };
 
 }  // namespace axe::runtime::internal

@@ -19,7 +19,6 @@
 
 namespace axe::runtime::internal {
 
-using relayout::BoxFromIndex;
 using relayout::BufferLayout;
 using relayout::CopyBox;
 using relayout::IndexBox;
@@ -51,8 +50,8 @@ absl::Status CopyMessage(Sides& s, const ReshardMessage& m, DeviceBuffer* stagin
     return absl::InvalidArgumentError(absl::StrCat("the plan sends from device ", src, " to ", dst,
                                                    ", which hold no such shards"));
   }
-  const IndexBox from_origin = BoxFromIndex(s.from_box[static_cast<size_t>(src)]->index);
-  const IndexBox to_origin = BoxFromIndex(s.to_box[static_cast<size_t>(dst)]->index);
+  const IndexBox& from_origin = s.from_box[static_cast<size_t>(src)]->index;
+  const IndexBox& to_origin = s.to_box[static_cast<size_t>(dst)]->index;
   StoredTensor from{s.from.storage().layout, s.from.storage().shape, from_buffer->data()};
   MutableStoredTensor to{s.to.storage().layout, s.to.storage().shape, to_buffer->data()};
   const int eb = s.from.element_bytes();

@@ -262,8 +262,7 @@ absl::StatusOr<EquivalenceResult> Equivalent(absl::Span<const int64_t> shape,
   auto own_count = [&](const ShardingNotation& s,
                        std::optional<std::vector<DeviceShard>>& map) -> absl::StatusOr<int64_t> {
     if (const auto* named = std::get_if<NamedSharding>(&s.value)) {
-      const std::vector<int64_t> ids = named->mesh().device_array();  // any ids: 4-7 too
-      return *std::max_element(ids.begin(), ids.end()) + 1;
+      return named->mesh().device_id_bound();  // any ids: 4-7 too
     }
     if (const auto* hlo = std::get_if<HloSharding>(&s.value)) return DeviceCountNamed(*hlo);
     AXE_ASSIGN_OR_RETURN(map, DevicesIndicesMap(s, shape, 0));

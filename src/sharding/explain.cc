@@ -22,6 +22,12 @@ TextOrReason TextOf(const absl::StatusOr<T>& value) {
   return {value->ToString(), ""};
 }
 
+// The NamedSharding, or the reason there is none, in both of its texts.
+void SetNamed(ShardingExplanation& out, const absl::StatusOr<NamedSharding>& named) {
+  out.named = TextOf(named);
+  out.named_jax = named.ok() ? named->JaxRepr() : std::string();
+}
+
 xla::Layout RowMajor(size_t rank) {
   std::vector<int64_t> minor_to_major(rank);
   for (size_t i = 0; i < rank; ++i) minor_to_major[i] = static_cast<int64_t>(rank - 1 - i);
@@ -107,7 +113,7 @@ absl::StatusOr<ShardingExplanation> ExplainNamedSharding(absl::Span<const int64_
   out.global_shape.assign(shape.begin(), shape.end());
   out.dtype = options.dtype;
   out.num_devices = sharding.mesh().num_devices();
-  out.named = {sharding.ToString(), ""};
+  SetNamed(out, sharding);
   out.hlo = TextOf(NamedToHloSharding(sharding, shape.size()));
   out.axe =
       TextOf(ShardedToAxe(shape, sharding, options.local_layout, options.mode, options.dtype));
@@ -147,7 +153,7 @@ absl::StatusOr<ShardingExplanation> ExplainHloSharding(absl::Span<const int64_t>
     // that would be refused for this shape.
     if (absl::Status fits = named->CheckShape(shape); !fits.ok()) named = fits;
   }
-  out.named = TextOf(named);
+  SetNamed(out, named);
   if (named.ok()) {
     DescribeShardy(out, *named, shape.size());
     DescribeFormat(out, Sharding(*named), options);
@@ -222,7 +228,7 @@ absl::StatusOr<ShardingExplanation> ExplainShardySharding(absl::Span<const int64
   AXE_ASSIGN_OR_RETURN(NamedSharding refined, ShardyToRefinedNamedSharding(sharding, mesh));
   AXE_ASSIGN_OR_RETURN(ShardingExplanation out, ExplainNamedSharding(shape, refined, options));
   absl::StatusOr<NamedSharding> exact = ShardyToNamedSharding(sharding, mesh);
-  out.named = TextOf(exact);
+  SetNamed(out, exact);
   DescribeFormat(out, exact.ok() ? std::optional<Sharding>(*exact) : std::nullopt, options);
   out.shardy = {sharding.ToString(), ""};
   const ShardyMesh& on = sharding.inline_mesh() ? *sharding.inline_mesh() : *mesh;

@@ -170,6 +170,10 @@ absl::StatusOr<int64_t> Mesh::PositionOf(int64_t device) const {
   return it->second;
 }
 
+int64_t Mesh::device_id_bound() const {
+  return positions_.empty() ? num_devices_ : positions_.back().first + 1;
+}
+
 bool Mesh::has_dense_devices() const {
   return positions_.empty() ||
          (positions_.front().first == 0 && positions_.back().first == num_devices_ - 1);

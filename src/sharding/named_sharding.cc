@@ -138,6 +138,11 @@ std::string NamedSharding::ToString() const {
                       MemoryKindSuffix(memory_kind_), ")");
 }
 
+std::string NamedSharding::JaxRepr() const {
+  return absl::StrCat("NamedSharding(mesh=", mesh_.JaxStr(), ", spec=", spec_.ToString(),
+                      ", memory_kind=", EffectiveMemoryKind(memory_kind_), ")");
+}
+
 absl::StatusOr<SingleDeviceSharding> SingleDeviceSharding::Create(
     int64_t device, std::optional<std::string> memory_kind) {
   if (device < 0) {

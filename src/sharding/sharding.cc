@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "axe/base/checked_math.h"
 #include "axe/base/status_macros.h"
 #include "call_text.h"
 
@@ -14,6 +15,11 @@ namespace axe::sharding {
 const std::optional<std::string>& Sharding::memory_kind() const {
   if (const NamedSharding* n = named()) return n->memory_kind();
   return single_device()->memory_kind();
+}
+
+int64_t Sharding::device_id_bound() const {
+  if (const NamedSharding* n = named()) return n->mesh().device_id_bound();
+  return CheckedAdd(single_device()->device(), 1).value_or(INT64_MAX);
 }
 
 std::string Sharding::ToString() const {

@@ -24,6 +24,21 @@ int64_t NaiveWrap(uint64_t bits, int width, bool is_signed) {
   return static_cast<int64_t>(low);
 }
 
+// 2^53 and its negation are doubles exactly; one past either side is not (2^53 + 1 rounds).
+TEST(FitsDoubleExactlyTest, TheBoundIsTwoToThe53) {
+  constexpr int64_t kTwo53 = int64_t{1} << 53;
+  EXPECT_TRUE(FitsDoubleExactly(kTwo53));
+  EXPECT_TRUE(FitsDoubleExactly(-kTwo53));
+  EXPECT_TRUE(FitsDoubleExactly(int64_t{0}));
+  EXPECT_FALSE(FitsDoubleExactly(kTwo53 + 1));
+  EXPECT_FALSE(FitsDoubleExactly(-kTwo53 - 1));
+  EXPECT_FALSE(FitsDoubleExactly(INT64_MIN));
+  EXPECT_TRUE(FitsDoubleExactly(uint64_t{1} << 53));
+  EXPECT_FALSE(FitsDoubleExactly((uint64_t{1} << 53) + 1));
+  EXPECT_FALSE(FitsDoubleExactly(UINT64_MAX));
+  EXPECT_EQ(static_cast<int64_t>(static_cast<double>(kTwo53 + 1)), kTwo53);  // why: it rounds
+}
+
 TEST(WrapBitsTest, TheProductThatADoubleRounds) {
   // 123456789^2 = 15241578750190521 is past 2^53: wrapping a double of it gives ...752.
   uint64_t a = 123456789;

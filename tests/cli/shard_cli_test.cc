@@ -39,12 +39,28 @@ TEST(ShardCli, ExplainTextShowsEveryForm) {
   auto r =
       RunAxe({"shard", "explain", "--shape", "8,8", "--mesh", "x=2,y=2", "--spec", "P('x', 'y')"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("jax            NamedSharding(mesh=Mesh('x': 2, 'y': 2), "
-                               "spec=P('x', 'y'))\n"));
+  EXPECT_THAT(r.out,
+              HasSubstr("jax            NamedSharding(mesh=Mesh('x': 2, 'y': 2, "
+                        "axis_types=(Auto, Auto)), spec=P('x', 'y'), memory_kind=device)\n"));
   EXPECT_THAT(r.out, HasSubstr("hlo            {devices=[2,2]<=[4]}\n"));
   EXPECT_THAT(r.out, HasSubstr("shard shape    (4, 4)\n"));
   EXPECT_THAT(r.out, HasSubstr("│         0          │         1          │\n"));
   EXPECT_THAT(r.out, HasSubstr("3       3              [[4, 8], [4, 8]]\n"));
+}
+
+// The jax line is what JAX 0.10.2 prints for the same NamedSharding: its mesh's axis types
+// and the memory kind always; the --json "named" stays axe's own text.
+TEST(ShardCli, ExplainJaxLineIsJaxsRepr) {
+  auto r = RunAxe({"shard", "explain", "--shape", "8,8", "--sharding",
+                   "NamedSharding(Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto)), P('x'))"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("jax            NamedSharding(mesh=Mesh('x': 2, 'y': 4, "
+                               "axis_types=(Explicit, Auto)), spec=P('x',), "
+                               "memory_kind=device)\n"));
+  auto single =
+      RunAxe({"shard", "explain", "--shape", "8", "--sharding", "SingleDeviceSharding(device=3)"});
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  EXPECT_THAT(single.out, HasSubstr("jax            SingleDeviceSharding(device=3)\n"));
 }
 
 TEST(ShardCli, ExplainHloWithXlaShapeAndLayout) {

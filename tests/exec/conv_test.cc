@@ -46,10 +46,10 @@ void ExpectClose(const ir::HostArray& got, const ir::HostArray& want, double rto
 
 TEST(ExecConvTest, JaxPrintedConvolutionsGiveJaxsValuesWithoutFallback) {
   int cases = 0;
-  for (const std::string& name : ir::ad_test::TestdataCases("jax_conv")) {
+  for (const std::string& name : testing_support::IrTestdataCases("jax_conv")) {
     SCOPED_TRACE(name);
     auto v = ir::ad_test::ReadTestdataValues("jax_conv/" + name + ".values.txt");
-    ir::ClosedJaxpr j = Parse(ir::ad_test::ReadTestdata("jax_conv/" + name + ".txt"));
+    ir::ClosedJaxpr j = Parse(testing_support::ReadIrTestdata("jax_conv/" + name + ".txt"));
     absl::StatusOr<Executable> e = Executable::Compile(j);
     ASSERT_THAT(e, IsOk());
     if (name.rfind("bool", 0) != 0) {  // bool operands run on the interpreter

@@ -8,11 +8,9 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,12 +25,15 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace exec_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
@@ -111,10 +112,7 @@ TEST(ExecDifferentialTest, EveryJaxPrintedProgramMatchesTheInterpreter) {
     }
     std::sort(files.begin(), files.end());
     for (const std::filesystem::path& file : files) {
-      std::ifstream in(file);
-      std::stringstream s;
-      s << in.rdbuf();
-      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(s.str());
+      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(file));
       if (!j.ok() || !j->jaxpr.constvars.empty()) continue;  // values files, closures
       ++programs;
       std::string d = Differ(file.filename().string(), *j, rng);
@@ -136,23 +134,14 @@ TEST(ExecIndexingTest, GatherAndScattersAreTypedAndGiveJaxsValues) {
     absl::string_view name = file;
     if (!absl::ConsumeSuffix(&name, ".values.txt")) continue;
     SCOPED_TRACE(file);
-    std::map<std::string, std::vector<ir::HostArray>> values;
-    std::ifstream vin(entry.path());
-    for (std::string line; std::getline(vin, line);) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(kv.second);
-      ASSERT_THAT(a, IsOk()) << line;
-      values[kv.first].push_back(*std::move(a));
-    }
+    std::map<std::string, std::vector<ir::HostArray>> values =
+        ReadJaxValues(entry.path(), ir::ParseArgSpec);
     for (const char* suffix : {".txt", ".grad.txt"}) {
       const std::filesystem::path text = root / absl::StrCat(name, suffix);
       const std::vector<ir::HostArray>& want =
           values[suffix == std::string(".txt") ? "out" : "grad"];
       if (!std::filesystem::exists(text)) continue;
-      std::ifstream in(text);
-      std::stringstream s;
-      s << in.rdbuf();
-      ir::ClosedJaxpr j = Parse(s.str());
+      ir::ClosedJaxpr j = Parse(ReadFile(text));
       absl::StatusOr<Executable> e = Executable::Compile(j);
       ASSERT_THAT(e, IsOk());
       const std::string plan = e->Describe();
@@ -230,21 +219,6 @@ TEST(ExecIndexingTest, UnheldIndexTypesFallBack) {
   EXPECT_THAT(e->Describe(), HasSubstr("fallback gather")) << e->Describe();
 }
 
-// JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
-// "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
-std::map<std::string, std::vector<ir::HostArray>> ReadPrngValues(const std::filesystem::path& f) {
-  std::map<std::string, std::vector<ir::HostArray>> by_kind;
-  std::ifstream in(f);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t space = line.find(' ');
-    absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(line.substr(space + 1));
-    EXPECT_THAT(a, IsOk()) << line;
-    if (a.ok()) by_kind[line.substr(0, space)].push_back(*a);
-  }
-  return by_kind;
-}
-
 // Integers and keys bit for bit; floats (uniform, normal, dropout: arithmetic on the bits,
 // where XLA may contract a multiply-add or use its own erf_inv polynomial) within 1e-6
 // relative, JAX's own f32 tolerance.
@@ -261,6 +235,8 @@ bool SameBits(const ir::HostArray& got, const ir::HostArray& want) {
   return true;
 }
 
+// JAX's PRNG programs (tests/ir/testdata/jax_prng) on the executor give JAX's bits exactly:
+// "arg", "const" and "out" lines of each values file are argument specs (keys as key data).
 TEST(ExecPrngTest, JaxsPrngProgramsGiveJaxsBitsOnTypedKernels) {
   const std::filesystem::path root = std::filesystem::path(AXE_IR_TESTDATA_DIR) / "jax_prng";
   int programs = 0;
@@ -269,12 +245,10 @@ TEST(ExecPrngTest, JaxsPrngProgramsGiveJaxsBitsOnTypedKernels) {
     if (!file.ends_with(".values.txt") || file == "original.values.txt") continue;
     const std::string name = file.substr(0, file.size() - std::string(".values.txt").size());
     SCOPED_TRACE(name);
-    std::ifstream text_in(root / (name + ".txt"));
-    std::stringstream text;
-    text << text_in.rdbuf();
-    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text.str());
+    absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(ReadFile(root / (name + ".txt")));
     if (!j.ok()) continue;  // uses a primitive axe does not define yet (prng_test.cc says which)
-    std::map<std::string, std::vector<ir::HostArray>> v = ReadPrngValues(entry.path());
+    std::map<std::string, std::vector<ir::HostArray>> v =
+        ReadJaxValues(entry.path(), ir::ParseArgSpec);
     j->consts = v["const"];
     absl::StatusOr<Executable> e = Executable::Compile(*j);
     ASSERT_THAT(e, IsOk());

@@ -5,9 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,21 +17,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace jax_values_exec_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 ir::ClosedJaxpr Parse(const std::string& text) {
   absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
@@ -51,13 +45,8 @@ int RunJaxCases(const std::string& dir_name, const std::string& kernel) {
     if (!absl::EndsWith(file, ".values.txt")) continue;
     std::string name = file.substr(0, file.size() - std::string(".values.txt").size());
     SCOPED_TRACE(name);
-    std::map<std::string, std::vector<ir::HostArray>> values;
-    for (absl::string_view line : absl::StrSplit(ReadFile(entry.path()), '\n', absl::SkipEmpty())) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(kv.second);
-      EXPECT_THAT(a, IsOk());
-      if (a.ok()) values[kv.first].push_back(*a);
-    }
+    std::map<std::string, std::vector<ir::HostArray>> values =
+        ReadJaxValues(entry.path(), ir::ParseArgSpec);
     ir::ClosedJaxpr j = Parse(ReadFile(dir / (name + ".txt")));
     absl::StatusOr<Executable> e = Executable::Compile(j);
     EXPECT_THAT(e, IsOk());

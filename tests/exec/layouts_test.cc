@@ -7,10 +7,8 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace {
@@ -165,10 +164,7 @@ TEST(ExecLayoutsTest, EveryJaxPrintedProgramInRandomLayoutsMatchesTheInterpreter
     }
     std::sort(files.begin(), files.end());
     for (const std::filesystem::path& file : files) {
-      std::ifstream in(file);
-      std::stringstream s;
-      s << in.rdbuf();
-      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(s.str());
+      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(testing_support::ReadFile(file));
       if (!j.ok() || !j->jaxpr.constvars.empty()) continue;  // values files, closures
       ++programs;
       std::string d = DifferInLayouts(file.filename().string(), *j, rng);

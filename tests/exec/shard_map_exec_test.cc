@@ -7,11 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "axe/exec/communicator.h"
 #include "axe/exec/executable.h"
+#include "axe/exec/testing/storage_count.h"
 #include "axe/ir/ad.h"
 #include "axe/ir/batching.h"
 #include "axe/ir/check.h"
@@ -32,21 +31,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace shard_map_exec_test {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 ir::ClosedJaxpr Parse(const std::string& text) {
   absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(text);
@@ -141,13 +136,8 @@ TEST(ShardMapExecTest, ShardMapProgramsGiveJaxsValues) {
     std::filesystem::path values_file = file;
     values_file.replace_extension(".values.txt");
     if (!std::filesystem::exists(values_file)) continue;
-    std::map<std::string, std::vector<ir::HostArray>> values;
-    for (absl::string_view line : absl::StrSplit(ReadFile(values_file), '\n', absl::SkipEmpty())) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-      absl::StatusOr<ir::HostArray> a = ir::ParseArgSpec(kv.second);
-      ASSERT_THAT(a, IsOk()) << line;
-      values[kv.first].push_back(*a);
-    }
+    std::map<std::string, std::vector<ir::HostArray>> values =
+        ReadJaxValues(values_file, ir::ParseArgSpec);
     absl::StatusOr<std::vector<ir::HostArray>> got =
         ExecuteJaxpr(Parse(ReadFile(file)), values["arg"]);
     ASSERT_THAT(got, IsOk()) << file;
@@ -470,6 +460,175 @@ TEST(ShardMapExecTest, ACancelledRunStopsEveryPosition) {
       WithinAMinute<absl::Status>([e = *e, x = *x] { return e.Run({x}).status(); });
   ASSERT_TRUE(status.has_value()) << "the run hangs";
   EXPECT_THAT(*status, StatusIs(absl::StatusCode::kCancelled, HasSubstr("cancelled")));
+}
+
+// Each position doubles its block: its operand block is read in place (4096 bytes), its
+// body's result is one more block, copied into its block of the global result.
+constexpr const char* kDoubleBlocks = R"({ lambda ; a:f32[4096]. let
+    b:f32[4096] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[1024]{V:x}. let d:f32[1024]{V:x} = add c c in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',),)
+    ] a
+  in (b,) })";
+
+TEST(ShardMapPeakTest, OnePositionsPeakIsItsBlocksAndBodyValues) {
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kDoubleBlocks));
+  ASSERT_THAT(e, IsOk());
+  // One device: its operand block and the body's result (8192 bytes), and its block of the
+  // global result (4096), as XLA's memory_analysis() counts one device of an SPMD program.
+  EXPECT_EQ(e->stats().devices, 4);
+  EXPECT_EQ(e->stats().device_peak_bytes, 3 * 4096);
+  // The process: the global operand and result (16384 each) and what every position adds
+  // (its body's result; the operand blocks are the global operand's, read in place).
+  EXPECT_EQ(e->stats().peak_bytes, 16384 + 16384 + 4 * 4096);
+  EXPECT_THAT(e->Describe(), HasSubstr(", peak 49152 bytes, per device peak 12288 bytes on 4 "
+                                       "devices\n"));
+}
+
+// A replicated operand is shared by the positions: counted once per device, once in all.
+constexpr const char* kReplicatedOperand = R"({ lambda ; a:f32[1024] w:f32[1024]. let
+    b:f32[1024] = shard_map[
+      check_vma=True
+      in_specs=(P('x',), P())
+      jaxpr={ lambda ; c:f32[256]{V:x} v:f32[1024]. let
+          d:f32[1024]{V:x} = pvary[axes=('x',)] v
+          e:f32[256]{V:x} = slice[limit_indices=(256,) start_indices=(0,) strides=None] d
+          f:f32[256]{V:x} = add c e
+        in (f,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',),)
+    ] a w
+  in (b,) })";
+
+TEST(ShardMapPeakTest, AReplicatedOperandIsCountedOnceInTheWholeProcess) {
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kReplicatedOperand));
+  ASSERT_THAT(e, IsOk());
+  const int64_t device = e->stats().device_peak_bytes;
+  EXPECT_GE(device, 1024 + 4096 + 1024);  // its block, the whole w, its result block
+  EXPECT_LT(device, 4 * (1024 + 4096));
+  // The global a, w and b once, and per position what its body allocates beyond them.
+  EXPECT_LT(e->stats().peak_bytes, 4096 + 4096 + 4096 + 4 * (device - 1024 - 4096));
+  EXPECT_EQ(e->stats().devices, 4);
+}
+
+TEST(ShardMapPeakTest, AProgramWithoutAShardMapHasNoPerDeviceFigure) {
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kOneProduct));
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().devices, 0);
+  EXPECT_EQ(e->stats().device_peak_bytes, 0);
+  EXPECT_THAT(e->Describe(), ::testing::Not(HasSubstr("per device")));
+}
+
+// The shard_map inside a jit (as jax.jit of a shard_map prints) reports its positions' peak.
+constexpr const char* kJitOfDoubleBlocks = R"({ lambda ; a:f32[4096]. let
+    b:f32[4096] = jit[
+      name=f
+      jaxpr={ lambda ; a:f32[4096]. let
+          b:f32[4096] = shard_map[
+            check_vma=True
+            in_specs=(P('x',),)
+            jaxpr={ lambda ; c:f32[1024]{V:x}. let d:f32[1024]{V:x} = add c c in (d,) }
+            mesh=Mesh('x': 4, axis_types=(Auto,))
+            newly_manual_axes=frozenset({'x'})
+            out_specs=(P('x',),)
+          ] a
+        in (b,) }
+    ] a
+  in (b,) })";
+
+TEST(ShardMapPeakTest, ACallOfAShardMapReportsItsPerDevicePeak) {
+  absl::StatusOr<Executable> e = Executable::Compile(Parse(kJitOfDoubleBlocks));
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().devices, 4) << e->Describe();
+  EXPECT_EQ(e->stats().device_peak_bytes, 3 * 4096);
+}
+
+// Each position's block is a strided copy (columns), read by the first step only.
+constexpr const char* kColumnBlocks = R"({ lambda ; a:f32[64,1024]. let
+    b:f32[64,1024] = shard_map[
+      check_vma=True
+      in_specs=(P(None, 'x'),)
+      jaxpr={ lambda ; c:f32[64,256]{V:x}. let
+          d:f32[64,256]{V:x} = add c c
+          e:f32[256,64]{V:x} = transpose[permutation=(1, 0)] d
+          f:f32[64,256]{V:x} = transpose[permutation=(1, 0)] e
+        in (f,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(None, 'x'),)
+    ] a
+  in (b,) })";
+
+// What a run allocates against the process's figure: exactly it where every position's
+// peak is at its end (each holds its result until all have finished), within it where the
+// positions peak at different times. Blocks read in place are not allocated.
+TEST(ShardMapPeakTest, ARunAllocatesWhatTheProcessFigureSays) {
+  for (const char* text : {kDoubleBlocks, kColumnBlocks, kReplicatedOperand}) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<Executable> e = Executable::Compile(Parse(text));
+    ASSERT_THAT(e, IsOk());
+    std::vector<Value> args;
+    int64_t argument_bytes = 0;
+    for (const ir::ShapedArray& a : e->input_avals()) {
+      absl::StatusOr<Value> x = Value::Zeros(a);
+      ASSERT_THAT(x, IsOk());
+      argument_bytes += static_cast<int64_t>(x->num_bytes());
+      args.push_back(*std::move(x));
+    }
+    testing::ResetPeakStorageBytes();
+    const int64_t before = testing::StorageBytesInUse();
+    ASSERT_THAT(e->Run(args), IsOk());
+    const int64_t observed = argument_bytes + testing::PeakStorageBytes() - before;
+    if (text == kDoubleBlocks) {
+      EXPECT_EQ(observed, e->stats().peak_bytes) << e->Describe();
+    } else {
+      EXPECT_GT(observed, argument_bytes);
+      EXPECT_LE(observed, e->stats().peak_bytes) << e->Describe();
+    }
+  }
+}
+
+// The default exchanges into a member's buffer, on the in-process rendezvous: what a
+// transport between processes does with bytes, member order kept.
+TEST(CommunicatorTest, DefaultExchangesIntoBuffersKeepMemberOrder) {
+  constexpr int64_t kMembers = 3;
+  std::unique_ptr<Communicator> comm = NewInProcessCommunicator(kMembers);
+  const std::vector<std::string> axes = {"x"};
+  const std::vector<int64_t> group = {0, 1, 2};
+  const std::vector<int64_t> source_of = {2, -1, 0};  // 2 -> 0, 0 -> 2, 1 gets nothing
+  std::vector<std::vector<int32_t>> gathered(kMembers), permuted(kMembers), exchanged(kMembers);
+  std::vector<std::thread> threads;
+  for (int64_t p = 0; p < kMembers; ++p) {
+    threads.emplace_back([&, p] {
+      auto i32 = [](int64_t n) { return *Value::Zeros(ir::ShapedArray({n}, DType::kS32)); };
+      Value mine = i32(kMembers);  // block j: 10 * p + j, for member j
+      for (int64_t j = 0; j < kMembers; ++j) mine.mutable_data<int32_t>()[j] = 10 * p + j;
+      Value all = i32(kMembers * kMembers), from = i32(kMembers), blocks = i32(kMembers);
+      from.mutable_data<int32_t>()[0] = -7;
+      ASSERT_THAT(comm->GatherInto(axes, group, p, 1, mine, all), IsOk());
+      ASSERT_THAT(comm->PermuteInto(axes, group, p, 2, mine, source_of, from), IsOk());
+      ASSERT_THAT(comm->AllToAllInto(axes, group, p, 3, mine, 4, blocks), IsOk());
+      const auto* a = all.data<int32_t>();
+      gathered[static_cast<size_t>(p)].assign(a, a + kMembers * kMembers);
+      permuted[static_cast<size_t>(p)].assign(from.data<int32_t>(), from.data<int32_t>() + 1);
+      exchanged[static_cast<size_t>(p)].assign(blocks.data<int32_t>(),
+                                               blocks.data<int32_t>() + kMembers);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t p = 0; p < kMembers; ++p) {
+    EXPECT_THAT(gathered[p], ::testing::ElementsAre(0, 1, 2, 10, 11, 12, 20, 21, 22));
+    const auto q = static_cast<int32_t>(p);
+    EXPECT_THAT(exchanged[p], ::testing::ElementsAre(q, 10 + q, 20 + q));
+  }
+  EXPECT_THAT(permuted[0], ::testing::ElementsAre(20));
+  EXPECT_THAT(permuted[1], ::testing::ElementsAre(-7));  // untouched
+  EXPECT_THAT(permuted[2], ::testing::ElementsAre(0));
 }
 
 TEST(CommunicatorTest, AnAbortReleasesTheMembersThatWait) {

@@ -7,15 +7,14 @@
 // `stall_position` mode).
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,22 +30,19 @@
 #include "axe/runtime/mpi_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::exec {
 namespace {
 
 using ::axe::testing_support::IsOk;
+using ::axe::testing_support::ReadFile;
+using ::axe::testing_support::ReadJaxValues;
 using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::unique_ptr<runtime::MpiClient> Client() {
   absl::StatusOr<std::unique_ptr<runtime::MpiClient>> c =
@@ -66,15 +62,7 @@ absl::StatusOr<std::vector<Value>> RunOn(const ir::ClosedJaxpr& j, absl::Span<co
 
 // The arguments of a case (<name>.values.txt's "arg" lines).
 std::vector<Value> CaseArgs(const std::filesystem::path& values) {
-  std::vector<Value> args;
-  for (absl::string_view line : absl::StrSplit(ReadFile(values), '\n', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    if (kv.first != "arg") continue;
-    absl::StatusOr<Value> v = ParseValue(kv.second);
-    EXPECT_THAT(v, IsOk()) << kv.second;
-    if (v.ok()) args.push_back(*std::move(v));
-  }
-  return args;
+  return ReadJaxValues(values, ParseValue)["arg"];
 }
 
 void ExpectSameBits(const std::vector<Value>& got, const std::vector<Value>& want) {
@@ -190,6 +178,126 @@ TEST(ShardMapMpiTest, AMeshOfOtherThanTheRankCountIsRefused) {
   EXPECT_THAT(RunOn(*j, {*x}, client.get()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("has 8 devices but 4 MPI ranks run; use mpirun -n 8")));
+}
+
+// A psum large enough that the threads fold it in shares, one per member, then exchange the
+// shares; the ranks gather the members' whole operands into one buffer and each folds all of
+// it. The fold is the same elementwise, in member order: the same bits.
+constexpr const char* kLargePsum = R"({ lambda ; a:f32[262144]. let
+    b:f32[65536] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[65536]{V:x}. let
+          d:f32[65536] = psum_invariant[axes=('x',)] c
+        in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P(),)
+    ] a
+  in (b,) })";
+
+TEST(ShardMapMpiTest, ALargeF32PsumGivesTheThreadsBits) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kLargePsum);
+  ASSERT_THAT(j, IsOk());
+  absl::StatusOr<Value> x = Value::Zeros(ir::ShapedArray({262144}, DType::kF32));
+  ASSERT_THAT(x, IsOk());
+  for (int64_t i = 0; i < 262144; ++i) {  // sums that round differently in other orders
+    x->mutable_data<float>()[i] = 1.0f / static_cast<float>(i % 977 + 1) + (i % 3 == 0 ? 1e7f : 0);
+  }
+  absl::StatusOr<std::vector<Value>> threads = RunOn(*j, {*x}, nullptr);
+  absl::StatusOr<std::vector<Value>> mpi = RunOn(*j, {*x}, client.get());
+  ASSERT_THAT(threads, IsOk());
+  ASSERT_THAT(mpi, IsOk());
+  ExpectSameBits(*mpi, *threads);
+}
+
+constexpr const char* kDoubleBlocks = R"({ lambda ; a:f32[4096]. let
+    b:f32[4096] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[1024]{V:x}. let d:f32[1024]{V:x} = add c c in (d,) }
+      mesh=Mesh('x': 4, axis_types=(Auto,))
+      newly_manual_axes=frozenset({'x'})
+      out_specs=(P('x',),)
+    ] a
+  in (b,) })";
+
+// A rank runs one position: its peak is that position's blocks and body values and the whole
+// result it assembles, the others' blocks gathered straight into it.
+TEST(ShardMapMpiTest, ARanksPeakIsItsPositionAndTheWholeResult) {
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(kDoubleBlocks);
+  ASSERT_THAT(j, IsOk());
+  ExecOptions options;
+  options.client = client.get();
+  absl::StatusOr<Executable> e = Executable::Compile(*j, options);
+  ASSERT_THAT(e, IsOk());
+  EXPECT_EQ(e->stats().devices, 4);
+  EXPECT_EQ(e->stats().device_peak_bytes, 4096 + 4096 + 16384) << e->Describe();
+  absl::StatusOr<Value> x = ParseValue("f32[4096]=iota");
+  ASSERT_THAT(x, IsOk());
+  absl::StatusOr<std::vector<Value>> threads = RunOn(*j, {*x}, nullptr);
+  absl::StatusOr<std::vector<Value>> mpi = e->Run({*x});
+  ASSERT_THAT(threads, IsOk());
+  ASSERT_THAT(mpi, IsOk());
+  ExpectSameBits(*mpi, *threads);
+}
+
+// The shard_map programs of the everyday corpora (JAX's programs with their arguments, in
+// python/tests/data/everyday*): on as many ranks as their mesh has devices, every rank ends
+// with the threads' bits. Runs under `mpirun -n 8` (the corpora's meshes have 8 devices).
+TEST(ShardMapMpiEverydayTest, CorpusProgramsGiveTheThreadsBits) {
+  const int ranks = runtime::MpiWorldSize();
+  if (ranks != 8) GTEST_SKIP() << "the corpora's meshes have 8 devices: run under mpirun -n 8";
+  std::unique_ptr<runtime::MpiClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  int cases = 0;
+  for (const char* corpus : {"everyday", "everyday2"}) {
+    const std::filesystem::path dir = std::filesystem::path(AXE_PYTHON_TEST_DATA_DIR) / corpus;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string file = entry.path().filename().string();
+      if (absl::StartsWith(file, "shard_map") && absl::EndsWith(file, ".json")) {
+        files.push_back(entry.path());
+      }
+    }
+    std::sort(files.begin(), files.end());  // every rank runs them in the same order
+    for (const std::filesystem::path& path : files) {
+      SCOPED_TRACE(path.string());
+      const nlohmann::json c = nlohmann::json::parse(ReadFile(path));
+      absl::StatusOr<ir::ClosedJaxpr> j = ir::ParseJaxpr(c.at("text").get<std::string>());
+      ASSERT_THAT(j, IsOk());
+      std::vector<Value> args;
+      for (const nlohmann::json& a : c.at("args")) {
+        const std::string dtype = a.at("dtype").get<std::string>();
+        ASSERT_TRUE(dtype == "float32" || dtype == "int32") << dtype;
+        absl::StatusOr<Value> v =
+            Value::Zeros(ir::ShapedArray(a.at("shape").get<std::vector<int64_t>>(),
+                                         dtype == "int32" ? DType::kS32 : DType::kF32));
+        ASSERT_THAT(v, IsOk());
+        const std::vector<double> data = a.at("data").get<std::vector<double>>();
+        ASSERT_EQ(static_cast<int64_t>(data.size()), v->num_elements());
+        for (size_t i = 0; i < data.size(); ++i) {
+          if (dtype == "int32") {
+            v->mutable_data<int32_t>()[i] = static_cast<int32_t>(data[i]);
+          } else {
+            v->mutable_data<float>()[i] = static_cast<float>(data[i]);
+          }
+        }
+        args.push_back(*std::move(v));
+      }
+      absl::StatusOr<std::vector<Value>> threads = RunOn(*j, args, nullptr);
+      absl::StatusOr<std::vector<Value>> mpi = RunOn(*j, args, client.get());
+      ASSERT_THAT(threads, IsOk());
+      ASSERT_THAT(mpi, IsOk());
+      ExpectSameBits(*mpi, *threads);
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 20);
 }
 
 // `stall_position`: rank 1 never reaches the shard_map's collective (it sleeps); the other

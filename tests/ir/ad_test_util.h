@@ -5,64 +5,30 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/eval_text.h"
 #include "axe/ir/jaxpr.h"
 #include "axe/ir/parser.h"
 #include "gtest/gtest.h"
+#include "support/testdata.h"
 
 namespace axe::ir::ad_test {
-
-inline std::string ReadTestdata(const std::string& path) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/" + path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The <name> of every tests/ir/testdata/<dir>/<name>.values.txt, sorted.
-inline std::vector<std::string> TestdataCases(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(AXE_IR_TESTDATA_DIR) + "/" + dir)) {
-    std::string file = entry.path().filename().string();
-    absl::string_view name = file;
-    if (absl::ConsumeSuffix(&name, ".values.txt")) names.emplace_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // A values file of JAX's numbers: lines `<kind> <argument spec>` (kind: arg, out, grad),
 // the arrays of each kind in order. A line that does not parse fails the test.
 inline std::map<std::string, std::vector<HostArray>> ReadTestdataValues(const std::string& path) {
-  std::map<std::string, std::vector<HostArray>> values;
-  for (absl::string_view line : absl::StrSplit(ReadTestdata(path), '\n')) {
-    if (line.empty()) continue;
-    std::pair<std::string, std::string> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    absl::StatusOr<HostArray> a = ParseArgSpec(kv.second);
-    EXPECT_TRUE(a.ok()) << path << ": " << line << ": " << a.status();
-    if (a.ok()) values[kv.first].push_back(*std::move(a));
-  }
-  return values;
+  return testing_support::ReadJaxValues(testing_support::IrTestdataPath(path), ParseArgSpec);
 }
 
 // tests/ir/testdata/<dir>/<name>.txt parsed.
 inline ClosedJaxpr LoadJax(const std::string& name, const std::string& dir = "jax") {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/" + dir + "/" + name + ".txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(s.str());
+  absl::StatusOr<ClosedJaxpr> j =
+      ParseJaxpr(testing_support::ReadIrTestdata(dir + "/" + name + ".txt"));
   EXPECT_TRUE(j.ok()) << name << ": " << j.status();
   return j.ok() ? *j : ClosedJaxpr{};
 }

@@ -1,14 +1,13 @@
 #include "axe/ir/check.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "axe/base/python_error.h"
 #include "axe/ir/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace check_test {
@@ -25,10 +24,7 @@ TEST(CheckTest, JaxPrintedJaxprsTypeCheck) {
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(AXE_IR_TESTDATA_DIR) + "/jax")) {
     SCOPED_TRACE(entry.path().filename().string());
-    std::ifstream file(entry.path());
-    std::stringstream text;
-    text << file.rdbuf();
-    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text.str());
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadFile(entry.path()));
     ASSERT_THAT(j, IsOk());
     EXPECT_THAT(CheckJaxpr(*j), IsOk());
     ++checked;

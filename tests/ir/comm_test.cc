@@ -3,9 +3,7 @@
 // every collective, scan repetition, cond's worst branch and the errors.
 #include "axe/ir/comm.h"
 
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "axe/base/status_macros.h"
 #include "axe/ir/check.h"
@@ -20,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace comm_test {
@@ -283,10 +282,7 @@ TEST(CommTest, DropVarianceTypingIsTheUncheckedTrace) {
 }
 
 ClosedJaxpr ReadJaxData(const std::string& name) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text.str());
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadIrTestdata("jax/" + name));
   EXPECT_THAT(j, IsOk()) << name;
   return j.ok() ? *j : ClosedJaxpr{};
 }

@@ -33,13 +33,15 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_conv/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_conv/" + file);
+}
 
 bool Exists(const std::string& file) {
   return std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_conv/" + file);
 }
 
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_conv"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_conv"); }
 
 std::map<std::string, std::vector<HostArray>> Values(const std::string& file) {
   return ad_test::ReadTestdataValues("jax_conv/" + file);

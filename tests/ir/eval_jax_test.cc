@@ -2,8 +2,6 @@
 // computed by hand; shard_map bodies run on the host's simulated mesh.
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace eval_jax_test {
@@ -20,13 +19,6 @@ namespace {
 using ::axe::testing_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-
-std::string ReadJax(const std::string& name) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name + ".txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 HostArray Iota(const std::string& aval) {
   ShapedArray a = *ShapedArray::ParseShort(aval);
@@ -40,7 +32,7 @@ HostArray A(const std::string& aval, std::vector<double> values) {
 }
 
 std::vector<HostArray> EvalFile(const std::string& name, std::vector<HostArray> args) {
-  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(ReadJax(name));
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadJaxProgram(name));
   EXPECT_THAT(j, IsOk()) << name;
   if (!j.ok()) return {};
   absl::StatusOr<std::vector<HostArray>> out = EvalJaxpr(*j, args);
@@ -197,10 +189,7 @@ TEST(EvalJaxTest, EveryCorpusProgramEvaluates) {
   int programs = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(AXE_IR_TESTDATA_DIR) + "/jax")) {
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(text.str());
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadFile(entry.path()));
     ASSERT_THAT(j, IsOk()) << entry.path();
     std::vector<HostArray> args;
     for (const ShapedArray& a : j->jaxpr.in_avals()) {

@@ -250,7 +250,7 @@ TEST_P(JaxGradValuesTest, GradEqualsJaxs) {
   EXPECT_THAT(CheckJaxpr(*g), IsOk()) << PrintJaxpr(*g);
   std::vector<HostArray> got = ad_test::Eval(*g, args);
   std::istringstream want(
-      ad_test::ReadTestdata(absl::StrCat("jax_ad/", GetParam(), ".grad_values.txt")));
+      testing_support::ReadIrTestdata(absl::StrCat("jax_ad/", GetParam(), ".grad_values.txt")));
   ASSERT_EQ(got.size(), args.size());
   for (size_t n = 0; n < got.size(); ++n) {
     std::string line;

@@ -32,9 +32,11 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_indexing/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_indexing/" + file);
+}
 
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_indexing"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_indexing"); }
 
 struct Values {
   std::vector<HostArray> args, outs, grads;

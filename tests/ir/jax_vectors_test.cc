@@ -9,10 +9,8 @@
 //     jax.linear_transpose's, and evaluates to the same values as JAX's transposed text.
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +30,7 @@
 #include "nlohmann/json.hpp"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace jax_vectors_test {
@@ -47,10 +46,8 @@ std::string VectorsPath() {
 
 const Json& Vectors() {
   static const Json* vectors = [] {
-    std::ifstream in(VectorsPath());
-    std::stringstream s;
-    s << in.rdbuf();
-    auto* j = new Json(Json::parse(s.str(), nullptr, /*allow_exceptions=*/false));
+    auto* j = new Json(Json::parse(testing_support::ReadFile(VectorsPath()), nullptr,
+                                   /*allow_exceptions=*/false));
     return j;
   }();
   return *vectors;

@@ -31,7 +31,9 @@ using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_math/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_math/" + file);
+}
 
 bool Exists(const std::string& file) {
   return std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_math/" + file);
@@ -80,7 +82,7 @@ void ExpectJaxs(const std::vector<HostArray>& got, const std::vector<HostArray>&
 
 TEST(MathTest, JaxTextsRoundTripTypeCheckAndGiveJaxsValues) {
   int texts = 0;
-  for (const std::string& name : ad_test::TestdataCases("jax_math")) {
+  for (const std::string& name : testing_support::IrTestdataCases("jax_math")) {
     for (const char* suffix : {".txt", ".loss.txt", ".grad.txt"}) {
       if (!Exists(name + suffix)) continue;
       SCOPED_TRACE(name + suffix);
@@ -101,7 +103,7 @@ TEST(MathTest, JaxTextsRoundTripTypeCheckAndGiveJaxsValues) {
 }
 
 TEST(MathTest, AxesGradGivesJaxsGradients) {
-  for (const std::string& name : ad_test::TestdataCases("jax_math")) {
+  for (const std::string& name : testing_support::IrTestdataCases("jax_math")) {
     if (!Exists(name + ".loss.txt")) continue;
     SCOPED_TRACE(name);
     std::map<std::string, std::vector<HostArray>> v = Values(name);
@@ -116,7 +118,7 @@ TEST(MathTest, AxesGradGivesJaxsGradients) {
 // Vmap over two copies of the arguments (the second shifted for floats) against evaluating
 // each copy.
 TEST(MathTest, VmapMatchesALoop) {
-  for (const std::string& name : ad_test::TestdataCases("jax_math")) {
+  for (const std::string& name : testing_support::IrTestdataCases("jax_math")) {
     SCOPED_TRACE(name);
     ClosedJaxpr f = Parse(Read(name + ".txt"));
     std::vector<HostArray> args = Values(name)["arg"], shifted = args, stacked;

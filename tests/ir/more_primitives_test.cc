@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,10 +39,12 @@ using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_more/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_more/" + file);
+}
 
 // The cases: every <name>.values.txt.
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_more"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_more"); }
 
 struct Values {
   std::vector<HostArray> args, outs, grads;

@@ -1,9 +1,7 @@
 #include "axe/ir/parser.h"
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace parser_test {
@@ -23,13 +22,7 @@ namespace {
 using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing_support::ReadFile;
 
 std::vector<std::filesystem::path> JaxTexts() {
   std::vector<std::filesystem::path> out;

@@ -1,10 +1,8 @@
 #include "axe/ir/printer.h"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_split.h"
@@ -15,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace printer_test {
@@ -132,11 +131,9 @@ TEST(PrinterTest, LongBinderListsFillLikeJax) {
   Builder b;
   std::vector<Tracer> args;
   for (int i = 0; i < 30; ++i) args.push_back(b.Arg(ShapedArray({128, 128}, DType::kF32)));
-  std::ifstream file(std::string(AXE_IR_TESTDATA_DIR) + "/jax/long_binders.txt");
-  std::stringstream expected;
-  expected << file.rdbuf();
-  ASSERT_FALSE(expected.str().empty());
-  EXPECT_EQ(PrintJaxpr(*b.Build({args[0]})) + "\n", expected.str());
+  const std::string expected = testing_support::ReadIrTestdata("jax/long_binders.txt");
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(PrintJaxpr(*b.Build({args[0]})) + "\n", expected);
 }
 
 // Regression (jax_vectors_test): JAX's pretty printer measures only the group itself, so the

@@ -40,10 +40,12 @@ using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_prng/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_prng/" + file);
+}
 
 std::vector<std::string> CaseNames() {
-  std::vector<std::string> names = ad_test::TestdataCases("jax_prng");
+  std::vector<std::string> names = testing_support::IrTestdataCases("jax_prng");
   std::erase(names, "original");
   return names;
 }

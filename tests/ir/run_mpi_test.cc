@@ -4,10 +4,8 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +21,7 @@
 #include "ir/random_linear_program.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace {
@@ -37,13 +36,6 @@ std::unique_ptr<runtime::MpiClient> Client() {
   return c.ok() ? *std::move(c) : nullptr;
 }
 
-std::string ReadJax(const std::string& name) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name + ".txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(RunMpiTest, JaxProgramsEqualTheSimulatedMesh) {
   ASSERT_EQ(runtime::MpiWorldSize(), 4) << "run under mpirun -n 4";
   std::unique_ptr<runtime::MpiClient> client = Client();
@@ -51,7 +43,7 @@ TEST(RunMpiTest, JaxProgramsEqualTheSimulatedMesh) {
   std::mt19937_64 rng(::axe::testing_support::TestSeed(1209));  // the same on every rank
   for (const char* name : {"shmap_psum", "shmap_nocheck", "shmap_2d", "shmap_all_gather",
                            "shmap_identity_pvary", "shmap_collectives"}) {
-    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(ReadJax(name));
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadJaxProgram(name));
     ASSERT_THAT(j, IsOk()) << name;
     std::vector<HostArray> args;
     for (const ShapedArray& a : j->jaxpr.in_avals()) {

@@ -1,10 +1,8 @@
 // shard_map programs run on a runtime client's devices (EvalJaxprOnDevices): equal to the
 // host's simulated mesh (EvalJaxpr) on the JAX-printed programs, and, on 4 and 8 devices,
 // equal to the same computation written without shard_map.
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
 #include "support/test_seed.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace run_test {
@@ -26,13 +25,6 @@ namespace {
 using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
-
-std::string ReadJax(const std::string& name) {
-  std::ifstream in(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name + ".txt");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Arguments of the jaxpr's input types filled with seeded values (integers in [-8, 8]).
 std::vector<HostArray> RandomArgs(const ClosedJaxpr& j, std::mt19937_64& rng) {
@@ -52,7 +44,7 @@ TEST(RunTest, DevicesEqualTheHostOnJaxPrograms) {
   std::unique_ptr<runtime::Client> client = Devices(4);
   for (const char* name : {"shmap_psum", "shmap_nocheck", "shmap_2d", "shmap_all_gather",
                            "shmap_identity_pvary", "shmap_collectives"}) {
-    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(ReadJax(name));
+    absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadJaxProgram(name));
     ASSERT_THAT(j, IsOk()) << name;
     std::vector<HostArray> args = RandomArgs(*j, rng);
     absl::StatusOr<std::vector<HostArray>> host = EvalJaxpr(*j, args);
@@ -224,7 +216,7 @@ TEST(RunTest, DataParallelLossGradientOnFourDevices) {
 }
 
 TEST(RunTest, MeshLargerThanTheClientIsAnError) {
-  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(ReadJax("shmap_psum"));
+  absl::StatusOr<ClosedJaxpr> j = ParseJaxpr(testing_support::ReadJaxProgram("shmap_psum"));
   ASSERT_THAT(j, IsOk());
   std::unique_ptr<runtime::Client> client = Devices(2);
   HostArray x{ShapedArray({8}, DType::kF32), std::vector<double>(8, 1.0)};

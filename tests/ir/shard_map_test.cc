@@ -3,9 +3,6 @@
 // typing vectors give JAX's errors.
 #include "axe/ir/shard_map.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/check.h"
@@ -15,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/status_matchers.h"
+#include "support/testdata.h"
 
 namespace axe::ir {
 namespace shard_map_test {
@@ -26,10 +24,7 @@ using ::testing::HasSubstr;
 using P = sharding::PartitionSpec;
 
 std::string JaxText(const std::string& name) {
-  std::ifstream file(std::string(AXE_IR_TESTDATA_DIR) + "/jax/" + name + ".txt");
-  std::stringstream text;
-  text << file.rdbuf();
-  std::string s = text.str();
+  std::string s = testing_support::ReadJaxProgram(name);
   if (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
 }

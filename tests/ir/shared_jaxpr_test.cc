@@ -3,7 +3,6 @@
 // and evaluate to JAX's values; the printer's rule for what goes to the prelude; bad preludes.
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,9 +27,11 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_shared/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_shared/" + file);
+}
 
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_shared"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_shared"); }
 
 TEST(SharedJaxprTest, JaxTextsRoundTripTypeCheckAndEvaluateToJaxsValues) {
   std::vector<std::string> names = CaseNames();

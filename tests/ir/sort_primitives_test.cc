@@ -34,11 +34,13 @@ using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_sort/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_sort/" + file);
+}
 bool Exists(const std::string& file) {
   return std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_sort/" + file);
 }
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_sort"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_sort"); }
 
 struct Values {
   std::vector<HostArray> args, outs, grads, vmaps;

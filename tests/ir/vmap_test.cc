@@ -91,9 +91,9 @@ TEST_P(JaxVmapTest, SameValuesAsJaxsVmap) {
   ClosedJaxpr f = LoadJax(absl::StrCat(GetParam(), ".fwd"), "jax_ad");
   // JAX's vmap prints some params as np.int64(1), which axe's params do not read as ints
   // yet; the plain numbers are the same values.
-  std::string text =
-      std::regex_replace(ReadTestdata(absl::StrCat("jax_ad/", GetParam(), ".vmap.txt")),
-                         std::regex(R"(np\.int64\((-?[0-9]+)\))"), "$1");
+  std::string text = std::regex_replace(
+      testing_support::ReadIrTestdata(absl::StrCat("jax_ad/", GetParam(), ".vmap.txt")),
+      std::regex(R"(np\.int64\((-?[0-9]+)\))"), "$1");
   absl::StatusOr<ClosedJaxpr> parsed = ParseJaxpr(text);
   ASSERT_THAT(parsed, IsOk());
   const ClosedJaxpr& jax = *parsed;

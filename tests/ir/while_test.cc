@@ -28,7 +28,9 @@ using ::axe::testing_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_while/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_while/" + file);
+}
 
 struct Values {
   std::vector<HostArray> args, outs;
@@ -68,7 +70,7 @@ std::vector<HostArray> Eval(const ClosedJaxpr& j, const std::vector<HostArray>& 
 
 TEST(WhileTest, JaxTextsRoundTripExactlyTypeCheckAndGiveJaxsValues) {
   int cases = 0;
-  for (const std::string& name : ad_test::TestdataCases("jax_while")) {
+  for (const std::string& name : testing_support::IrTestdataCases("jax_while")) {
     SCOPED_TRACE(name);
     std::string text = Read(name + ".txt");
     ClosedJaxpr j = Parse(text);

@@ -34,13 +34,15 @@ using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::testing::HasSubstr;
 
-std::string Read(const std::string& file) { return ad_test::ReadTestdata("jax_window/" + file); }
+std::string Read(const std::string& file) {
+  return testing_support::ReadIrTestdata("jax_window/" + file);
+}
 
 bool Exists(const std::string& file) {
   return std::filesystem::exists(std::string(AXE_IR_TESTDATA_DIR) + "/jax_window/" + file);
 }
 
-std::vector<std::string> CaseNames() { return ad_test::TestdataCases("jax_window"); }
+std::vector<std::string> CaseNames() { return testing_support::IrTestdataCases("jax_window"); }
 
 std::map<std::string, std::vector<HostArray>> Values(const std::string& file) {
   return ad_test::ReadTestdataValues("jax_window/" + file);

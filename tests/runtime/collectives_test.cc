@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "axe/base/status_macros.h"
 #include "axe/relayout/element_type.h"
 #include "axe/relayout/element_value.h"
 #include "gmock/gmock.h"
@@ -29,6 +30,7 @@ namespace collectives_test {
 namespace {
 
 using ::axe::sharding::Mesh;
+using ::axe::testing_support::IsOk;
 using ::axe::testing_support::StatusIs;
 using ::axe::testing_support::TestSeed;
 using ::testing::HasSubstr;
@@ -436,6 +438,48 @@ TEST(CollectivesTest, MaxPropagatesNaNAndBF16SumRoundsOnce) {
   DeviceValues y = *DeviceValues::FromHost(*client, {1}, DType::kBF16, {c, e});
   EXPECT_EQ(Load<uint16_t>(AllReduce(mesh, {"x"}, ReduceOp::kSum, y)->ToHost(1)->data()),
             RoundToBF16Bits(256));
+}
+
+// The raw exchanges on the threads backend: each device, on its own worker, moves its own
+// bytes with the other members of its group (here the groups of 'y' on a 2x2 mesh: devices
+// {0, 1} and {2, 3}), a hundred rounds in a row.
+TEST(CollectivesTest, RawExchangesOnThreadsMoveEachDevicesOwnBytes) {
+  std::unique_ptr<Client> client = *Client::InProcess(4);
+  Mesh mesh = *Mesh::Parse("x=2,y=2");
+  const std::vector<std::string> axes = {"y"};
+  const std::vector<int64_t> swap = {1, 0};
+  std::vector<std::vector<int32_t>> gathered(4), permuted(4), exchanged(4);
+  ASSERT_THAT(client->RunOnDevices([&](int device) -> absl::Status {
+    for (int round = 0; round < 100; ++round) {
+      const std::vector<int32_t> mine = {100 * device + 2 * round, 100 * device + 2 * round + 1};
+      std::vector<int32_t> all(4), from(2), blocks(2);
+      AXE_RETURN_IF_ERROR(AllGatherBytes(*client, mesh, axes, device, mine.data(), 8, all.data()));
+      AXE_RETURN_IF_ERROR(
+          PermuteBytes(*client, mesh, axes, device, mine.data(), 8, swap, from.data()));
+      AXE_RETURN_IF_ERROR(
+          AllToAllBytes(*client, mesh, axes, device, mine.data(), 4, blocks.data()));
+      if (round == 99) {
+        gathered[static_cast<size_t>(device)] = all;
+        permuted[static_cast<size_t>(device)] = from;
+        exchanged[static_cast<size_t>(device)] = blocks;
+      }
+    }
+    return absl::OkStatus();
+  }),
+              IsOk());
+  EXPECT_THAT(gathered[0], ::testing::ElementsAre(198, 199, 298, 299));
+  EXPECT_THAT(gathered[3], ::testing::ElementsAre(398, 399, 498, 499));
+  EXPECT_THAT(permuted[0], ::testing::ElementsAre(298, 299));
+  EXPECT_THAT(permuted[2], ::testing::ElementsAre(498, 499));
+  EXPECT_THAT(exchanged[0], ::testing::ElementsAre(198, 298));
+  EXPECT_THAT(exchanged[1], ::testing::ElementsAre(199, 299));
+  EXPECT_THAT(exchanged[3], ::testing::ElementsAre(399, 499));
+  // A device outside the mesh, or of the other process kind, is refused by the front door.
+  std::vector<int32_t> buffer(4);
+  EXPECT_THAT(
+      AllGatherBytes(*client, *Mesh::Parse("x=2"), {"x"}, 3, buffer.data(), 4, buffer.data()),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("all_gather: device 3 is not a device of the mesh")));
 }
 
 TEST(CollectivesTest, Errors) {

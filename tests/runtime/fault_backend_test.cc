@@ -262,5 +262,19 @@ TEST(FaultBackendCheckTest, NegativeOrHugeInProcessTimeoutsAreRefused) {
                                  "most 1000000 s, got -1 s")));
 }
 
+// The raw exchanges of one device's bytes pass through the wrapper to the backend beneath.
+TEST(FaultBackendRawTest, RawExchangesPassThrough) {
+  std::unique_ptr<Client> client = NewClient();
+  ASSERT_OK(InjectFault(*client, {.kind = FaultKind::kDelay, .device = 0, .delay_seconds = 0}));
+  const sharding::Mesh mesh = ParseMesh("x=4");
+  std::vector<std::vector<int32_t>> got(4, std::vector<int32_t>(4));
+  ASSERT_OK(client->RunOnDevices([&](int device) {
+    const int32_t mine = 10 * device;
+    return AllGatherBytes(*client, mesh, {"x"}, device, &mine, 4,
+                          got[static_cast<size_t>(device)].data());
+  }));
+  for (const std::vector<int32_t>& g : got) EXPECT_THAT(g, ::testing::ElementsAre(0, 10, 20, 30));
+}
+
 }  // namespace
 }  // namespace axe::runtime::testing

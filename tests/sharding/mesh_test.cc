@@ -46,6 +46,14 @@ TEST(MeshTest, ExplicitDeviceArray) {
   EXPECT_EQ(MakeMesh({{"x", 2}}, {0, 1}), MakeMesh({{"x", 2}}));
 }
 
+// How many devices a client needs to hold the mesh: the largest id + 1, whatever the order.
+TEST(MeshTest, DeviceIdBoundIsTheLargestIdPlusOne) {
+  EXPECT_EQ(MakeMesh({{"x", 2}, {"y", 3}}).device_id_bound(), 6);
+  EXPECT_EQ(MakeMesh({{"x", 4}}, {4, 5, 6, 7}).device_id_bound(), 8);
+  EXPECT_EQ(MakeMesh({{"x", 2}, {"y", 2}}, {3, 0, 9, 1}).device_id_bound(), 10);
+  EXPECT_EQ(Mesh().device_id_bound(), 1);
+}
+
 TEST(MeshTest, EmptyMeshHasOneDevice) {
   Mesh mesh;
   EXPECT_EQ(mesh.num_devices(), 1);

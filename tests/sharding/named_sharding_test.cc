@@ -38,6 +38,37 @@ TEST(NamedShardingTest, Repr) {
   EXPECT_EQ(SingleDeviceSharding::Create(3)->ToString(), "SingleDeviceSharding(device=3)");
 }
 
+// What JAX 0.10.2 printed for repr(NamedSharding(mesh, P(...))) on 8 CPU devices: the mesh
+// with its axis types, the memory kind always. A single device's sharding has no mesh.
+TEST(NamedShardingTest, JaxReprAsJaxPrintsIt) {
+  EXPECT_EQ(Named("x=2,y=4", "P('x', 'y')").JaxRepr(),
+            "NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto)), spec=P('x', 'y'), "
+            "memory_kind=device)");
+  absl::StatusOr<Mesh> mixed = Mesh::Parse("Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto))");
+  ASSERT_OK(mixed);
+  absl::StatusOr<NamedSharding> on_mixed = NamedSharding::Create(*mixed, ParseSpec("P('x')"));
+  ASSERT_OK(on_mixed);
+  EXPECT_EQ(on_mixed->JaxRepr(),
+            "NamedSharding(mesh=Mesh('x': 2, 'y': 4, axis_types=(Explicit, Auto)), spec=P('x',), "
+            "memory_kind=device)");
+  absl::StatusOr<NamedSharding> host =
+      NamedSharding::Create(ParseMesh("x=8"), ParseSpec("P()"), std::string("pinned_host"));
+  ASSERT_OK(host);
+  EXPECT_EQ(host->JaxRepr(),
+            "NamedSharding(mesh=Mesh('x': 8, axis_types=(Auto,)), spec=P(), "
+            "memory_kind=pinned_host)");
+}
+
+// The devices a client needs for a sharding: its mesh's largest id + 1, or its one device's.
+TEST(NamedShardingTest, DeviceIdBoundOfASharding) {
+  EXPECT_EQ(Sharding(Named("x=2,y=4", "P('x')")).device_id_bound(), 8);
+  EXPECT_EQ(Sharding(*SingleDeviceSharding::Create(3)).device_id_bound(), 4);
+  absl::StatusOr<Sharding> on_4_to_7 =
+      Sharding::Parse("NamedSharding(Mesh('x': 4, devices=[4, 5, 6, 7]), P('x'))");
+  ASSERT_OK(on_4_to_7);
+  EXPECT_EQ(on_4_to_7->device_id_bound(), 8);
+}
+
 // JAX fills in the devices' default memory kind (`device`) when a sharding is built without
 // one, so NamedSharding(m, P('x')) == NamedSharding(m, P('x'), memory_kind='device') and
 // they hash alike; axe compares and hashes so, but prints what it was given.

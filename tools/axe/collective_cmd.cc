@@ -127,8 +127,8 @@ absl::Status Finish(std::ostream& out, const runtime::CollectiveBenchmarkResult&
   return absl::OkStatus();
 }
 
-absl::Status RunCollective(std::ostream& out, const CollectiveArgs& args, bool json,
-                           const MemoryBudget& budget) {
+absl::Status RunCollective(std::ostream& out, std::ostream& err, const CollectiveArgs& args,
+                           bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ParsedCollective p, Parse(args));
   runtime::CollectiveBenchmarkOptions options{
       args.repeat, args.check, 1, budget,
@@ -143,14 +143,12 @@ absl::Status RunCollective(std::ostream& out, const CollectiveArgs& args, bool j
     AXE_RETURN_IF_ERROR(runtime::CheckCollectiveMemory(p.kind, p.mesh, p.axes, p.shape, p.dtype, 1,
                                                        options.check, *options.memory));
   } else {
-    // A mesh on devices 4-7 needs a client with devices 0-7.
-    const std::vector<int64_t> ids = p.mesh.device_array();
-    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
+    run_options.devices = p.mesh.device_id_bound();  // devices 0-7 for a mesh on 4-7
   }
   AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
   absl::StatusOr<runtime::CollectiveBenchmarkResult> result =
       runtime::BenchmarkCollective(*run.client, p.kind, p.mesh, p.axes, p.shape, p.dtype, options);
-  if (!result.ok()) return EndFailedRun(std::move(run), result.status());
+  if (!result.ok()) return EndFailedRun(err, std::move(run), result.status());
   const bool print = run.prints();
   EndRun(std::move(run));
   // The check's outcome is the job's (summed over the processes): the first one says it.
@@ -179,7 +177,7 @@ void AddCollective(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("collective", selected);
-    return RunCollective(*selected.out, *args, selected.json, selected.budget);
+    return RunCollective(*selected.out, *selected.err, *args, selected.json, selected.budget);
   });
 }
 

@@ -42,10 +42,6 @@ void WriteErrorLine(std::ostream& err, absl::string_view message, bool same_on_e
 
 }  // namespace
 
-void PrintErrorLine(const absl::Status& status) { PrintErrorLine(std::cerr, status); }
-
-void PrintErrorLine(absl::string_view message) { PrintErrorLine(std::cerr, message); }
-
 void PrintErrorLine(std::ostream& err, const absl::Status& status) {
   WriteErrorLine(err, status.message(), runtime::IsSameOnEveryRank(status));
 }

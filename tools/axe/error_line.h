@@ -15,14 +15,11 @@
 
 namespace axe::cli {
 
-// Prints the error line of `status` (not OK), or nothing on a rank other than 0 when the
-// error is the same on every rank.
-void PrintErrorLine(const absl::Status& status);
-// Prints `message` (one line) as this process's own error.
-void PrintErrorLine(absl::string_view message);
-// The same on `err`: std::cerr is written as above (one write(2) to the process's stderr),
-// any other stream (the in-process test runner's) gets the line and a flush.
+// Prints the error line of `status` (not OK) on `err`, or nothing on a rank other than 0 when
+// the error is the same on every rank. std::cerr is written as above (one write(2) to the
+// process's stderr); any other stream (the in-process test runner's) gets the line and a flush.
 void PrintErrorLine(std::ostream& err, const absl::Status& status);
+// Prints `message` (one line) on `err` as this process's own error.
 void PrintErrorLine(std::ostream& err, absl::string_view message);
 
 // `status` marked as already printed (PrintErrorLine ran for it), and the test for the mark:

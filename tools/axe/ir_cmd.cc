@@ -198,8 +198,8 @@ absl::Status CheckPeakWithPrintedResults(const exec::Executable& e, const Memory
   return budget.Check(needed, "the program's values at their peak, with its results as printed");
 }
 
-absl::Status RunRun(std::ostream& out, const IrArgs& args, const RunArgs& run, bool json,
-                    const MemoryBudget& budget) {
+absl::Status RunRun(std::ostream& out, std::ostream& err, const IrArgs& args, const RunArgs& run,
+                    bool json, const MemoryBudget& budget) {
   AXE_ASSIGN_OR_RETURN(ir::ClosedJaxpr j, ReadJaxprWithConsts(args.jaxpr, run.constants, budget));
   std::vector<exec::Value> inputs;
   for (const std::string& spec : run.args) {
@@ -234,7 +234,7 @@ absl::Status RunRun(std::ostream& out, const IrArgs& args, const RunArgs& run, b
     AXE_RETURN_IF_ERROR(CheckPeakWithPrintedResults(e, budget));
     return e.Run(inputs);
   }();
-  if (!outs.ok()) return EndFailedRun(std::move(started), outs.status());
+  if (!outs.ok()) return EndFailedRun(err, std::move(started), outs.status());
   const bool print = started.prints();  // one device per process: the first one prints
   EndRun(std::move(started));
   if (!print) return absl::OkStatus();
@@ -266,7 +266,7 @@ void AddRunCommand(CLI::App* group, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, run, &selected] {
     ProgressLine progress("ir run", selected);
-    return RunRun(*selected.out, *args, *run, selected.json, selected.budget);
+    return RunRun(*selected.out, *selected.err, *args, *run, selected.json, selected.budget);
   });
 }
 

@@ -45,7 +45,7 @@ void EndRun(BackendRun run) {
   run.backend->finish(run.timeout_seconds);
 }
 
-absl::Status EndFailedRun(BackendRun run, absl::Status status) {
+absl::Status EndFailedRun(std::ostream& err, BackendRun run, absl::Status status) {
   if (!run.backend->one_device_per_process || !runtime::IsSameOnEveryRank(status) ||
       run.client == nullptr || run.client->ops().broken()) {
     return status;
@@ -53,7 +53,7 @@ absl::Status EndFailedRun(BackendRun run, absl::Status status) {
   // Rank 0 prints the job's error while every rank is still in the run: once it is shut
   // down, a rank that exits first with a failure code makes the launcher end the others.
   if (!status.ok()) {
-    PrintErrorLine(status);
+    PrintErrorLine(err, status);
     status = MarkPrinted(std::move(status));
   }
   EndRun(std::move(run));

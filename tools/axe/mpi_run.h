@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -46,10 +47,11 @@ void EndRun(BackendRun run);
 
 // Ends a run that failed with `status` and returns it. On a backend with one device per
 // process, an error that every process returns alike (runtime::IsSameOnEveryRank) is printed
-// once (from rank 0) while every process is still in the run, then the run ends normally, so
-// that the job ends without the launcher's report of a rank lost; after any other error the
-// backend is left as it is (the process exits and the launcher ends the job).
-absl::Status EndFailedRun(BackendRun run, absl::Status status);
+// on `err` (the command's error stream) once, from rank 0, while every process is still in
+// the run, and marked printed (MarkPrinted); then the run ends normally, so that the job ends
+// without the launcher's report of a rank lost; after any other error the backend is left as
+// it is (the process exits and the launcher ends the job).
+absl::Status EndFailedRun(std::ostream& err, BackendRun run, absl::Status status);
 
 }  // namespace axe::cli
 

@@ -237,7 +237,7 @@ void PrintMessagePassingResult(std::ostream& out, const runtime::ReshardBenchmar
       << "check     " << check << "\n";
 }
 
-absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
+absl::Status RunReshard(std::ostream& out, std::ostream& err, const ReshardArgs& args, bool json,
                         const MemoryBudget& budget) {
   runtime::ReshardBenchmarkOptions options;
   if (args.transport == "staged") {
@@ -290,15 +290,13 @@ absl::Status RunReshard(std::ostream& out, const ReshardArgs& args, bool json,
         args.transport == "staged" ? args.staging_bytes : runtime::kDefaultExchangeStagingBytes,
         budget));
   } else {
-    // A mesh on devices 4-7 needs a client with devices 0-7.
-    const std::vector<int64_t> ids = mesh->device_array();
-    run_options.devices = *std::max_element(ids.begin(), ids.end()) + 1;
+    run_options.devices = mesh->device_id_bound();  // devices 0-7 for a mesh on 4-7
   }
   AXE_ASSIGN_OR_RETURN(BackendRun run, StartRun(*backend, run_options));
   const int devices = run.client->num_devices();
   absl::StatusOr<runtime::ReshardBenchmarkResult> result =
       runtime::BenchmarkReshard(*run.client, shape, *dtype, *from_format, *to_format, options);
-  if (!result.ok()) return EndFailedRun(std::move(run), result.status());
+  if (!result.ok()) return EndFailedRun(err, std::move(run), result.status());
   absl::Status svg_written = absl::OkStatus();
   if (run.prints()) {
     if (result->message_passing) {
@@ -362,7 +360,7 @@ void AddReshard(CLI::App& app, Selected& selected) {
   AddJsonFlag(cmd, selected);
   OnSelect(cmd, selected, [args, &selected] {
     ProgressLine progress("reshard", selected);
-    return RunReshard(*selected.out, *args, selected.json, selected.budget);
+    return RunReshard(*selected.out, *selected.err, *args, selected.json, selected.budget);
   });
 }
 

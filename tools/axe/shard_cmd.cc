@@ -386,7 +386,7 @@ Json ExplanationJson(const ShardingExplanation& e) {
 void PrintExplanation(std::ostream& out, const ShardingExplanation& e) {
   out << "global shape   " << XlaName(e.dtype) << "[" << absl::StrJoin(e.global_shape, ",")
       << "]\n";
-  out << "jax            " << Shown(e.named) << "\n";
+  out << "jax            " << (e.named_jax.empty() ? Shown(e.named) : e.named_jax) << "\n";
   out << "hlo            " << Shown(e.hlo) << "\n";
   out << "shardy         " << Shown(e.shardy) << "\n";
   if (!e.shardy_mesh.empty()) out << "               " << e.shardy_mesh << "\n";

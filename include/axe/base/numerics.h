@@ -38,6 +38,17 @@ constexpr int64_t WrapBits(uint64_t bits, int width, bool is_signed) {
   return static_cast<int64_t>((low ^ sign) - sign);  // sign-extends without overflow
 }
 
+// 2^53: every integer of magnitude up to it is a double exactly (the interpreter's values);
+// past it, doubles skip integers.
+inline constexpr uint64_t kMaxExactDoubleInteger = uint64_t{1} << 53;
+
+// True when |value| <= 2^53, so that the double holds `value` exactly.
+constexpr bool FitsDoubleExactly(int64_t value) {
+  constexpr auto kLimit = static_cast<int64_t>(kMaxExactDoubleInteger);
+  return value >= -kLimit && value <= kLimit;
+}
+constexpr bool FitsDoubleExactly(uint64_t value) { return value <= kMaxExactDoubleInteger; }
+
 // a ** e for e >= 0 in wrapping 64-bit arithmetic (square and multiply); wrap the result with
 // WrapBits for a narrower type.
 constexpr uint64_t WrappingPow(uint64_t a, uint64_t e) {

@@ -13,9 +13,9 @@
 //
 // The in-process implementation is a rendezvous over threads of one process. The backend
 // implementation serves a process that holds one device of a runtime client (an MPI rank):
-// it runs that device's mesh position only, and each exchange is an all_gather through the
-// client's backend (runtime/backend.h), so the ranks meet in the backend's collectives and
-// its timeouts end a run whose ranks cannot all meet.
+// it runs that device's mesh position only, and each exchange moves the value's own bytes
+// through the raw exchanges of the client's backend (runtime/backend.h), so the ranks meet in
+// the backend's collectives and its timeouts end a run whose ranks cannot all meet.
 #ifndef AXE_EXEC_COMMUNICATOR_H_
 #define AXE_EXEC_COMMUNICATOR_H_
 
@@ -61,6 +61,30 @@ class Communicator {
     (void)axes;
     return Exchange(group, member, tag, std::move(value));
   }
+
+  // Whether the members' values live in other processes, so that an exchange copies bytes
+  // (an MPI rank): then the collectives hand their own buffers to the *Into calls below,
+  // which move the bytes straight between the members' buffers; otherwise the members'
+  // values are shared in memory and each member reads them where they lie (Exchange).
+  virtual bool copies_between_processes() const { return false; }
+  // The members' bytes of `value` (each value.num_bytes()), in member order, in `into`'s
+  // buffer. By default through ExchangeOverAxes.
+  virtual absl::Status GatherInto(absl::Span<const std::string> axes,
+                                  absl::Span<const int64_t> group, int64_t member, uint64_t tag,
+                                  const Value& value, Value& into);
+  // ppermute's exchange: `into`'s buffer gets the bytes of member source_of[member]'s
+  // `value` (untouched when it is -1). By default through ExchangeOverAxes.
+  virtual absl::Status PermuteInto(absl::Span<const std::string> axes,
+                                   absl::Span<const int64_t> group, int64_t member, uint64_t tag,
+                                   const Value& value, absl::Span<const int64_t> source_of,
+                                   Value& into);
+  // all_to_all's exchange: `send` holds group.size() blocks of `block` bytes, block j for
+  // member j; `into`'s buffer gets member j's block for this member at j. By default
+  // through ExchangeOverAxes.
+  virtual absl::Status AllToAllInto(absl::Span<const std::string> axes,
+                                    absl::Span<const int64_t> group, int64_t member, uint64_t tag,
+                                    const Value& send, int64_t block, Value& into);
+
   // Ends every pending and later Exchange with an error; the first status given is kept.
   virtual void Abort(absl::Status status) = 0;
   // Position `position` will exchange nothing more (its body returned).
@@ -73,9 +97,11 @@ class Communicator {
 std::unique_ptr<Communicator> NewInProcessCommunicator(int64_t positions);
 
 // The exchange of the one mesh position whose device this process holds, over `client`'s
-// backend: Exchange fails (InvalidArgument: the backend addresses groups by mesh axes), and
-// ExchangeOverAxes all-gathers the members' bytes through runtime::AllGather. Errors of an
-// exchange: the backend's (DeadlineExceeded after its timeout when a rank never arrives).
+// backend: Exchange fails (InvalidArgument: the backend addresses groups by mesh axes); the
+// *Into calls move the members' bytes straight between their buffers through the backend's
+// raw exchanges (runtime::AllGatherBytes, PermuteBytes, AllToAllBytes), and ExchangeOverAxes
+// all-gathers them into one buffer that the returned values view. Errors of an exchange:
+// the backend's (DeadlineExceeded after its timeout when a rank never arrives).
 std::unique_ptr<Communicator> NewBackendCommunicator(runtime::Client& client,
                                                      const sharding::Mesh& mesh);
 

@@ -89,6 +89,12 @@ struct PlanStats {
   // runs: a nested body's values beyond its arguments, a convolution's patches, a fallback's
   // values as doubles): what a run from an empty value pool allocates (docs/exec.md, Memory).
   int64_t peak_bytes = 0;
+  // For a program with a shard_map: the most bytes one mesh position (one device) holds
+  // while its body runs: its blocks of the operands (read in place or copied), the body's
+  // values, its result blocks; comparable to XLA's memory_analysis() of an SPMD program, which
+  // counts one device. 0 without a shard_map; `devices` is the mesh's device count.
+  int64_t device_peak_bytes = 0;
+  int64_t devices = 0;
 };
 
 namespace internal {

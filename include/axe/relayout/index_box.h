@@ -27,9 +27,6 @@ std::optional<int64_t> BoxElements(absl::Span<const Interval> box);
 // The whole box [0, shape).
 IndexBox WholeBox(absl::Span<const int64_t> shape);
 
-// A device map entry's box (DeviceShard::index) as an IndexBox.
-IndexBox BoxFromIndex(absl::Span<const Interval> index);
-
 // a ∩ b, or nullopt when empty (boxes of the same rank).
 std::optional<IndexBox> Intersect(absl::Span<const Interval> a, absl::Span<const Interval> b);
 

@@ -81,6 +81,26 @@ class Backend {
                                                          const DeviceValues& x,
                                                          absl::Span<const int64_t> source_of) = 0;
 
+  // Raw exchanges on one device's own bytes, for a process that runs one device's program
+  // (the executor's shard_map position on an MPI rank): `device` is this process's device in
+  // `call.groups`; every member of its group makes the same call with the same byte counts,
+  // and the bytes move straight between the members' buffers, nothing staged. After an
+  // error, a transport may still write `receive` (a timeout): the caller keeps it alive.
+  // By default Unimplemented (a backend whose process holds every device has no use for
+  // them: its devices share memory).
+  //
+  // receive: the group's members' `bytes` each, in member order (own included).
+  virtual absl::Status AllGatherBytes(const CollectiveCall& call, int device, const void* send,
+                                      int64_t bytes, void* receive);
+  // source_of[i]: the member whose bytes member i receives (-1: none; `receive` untouched).
+  virtual absl::Status PermuteBytes(const CollectiveCall& call, int device, const void* send,
+                                    int64_t bytes, absl::Span<const int64_t> source_of,
+                                    void* receive);
+  // send: group-size blocks of `block` bytes, block j for member j; receive: member j's
+  // block for this member at j.
+  virtual absl::Status AllToAllBytes(const CollectiveCall& call, int device, const void* send,
+                                     int64_t block, void* receive);
+
   // Reshard's exchange: moves every box of `plan` (its messages and local copies) from
   // `array`'s shards into `out`'s, both on this backend's client, checked against the plan.
   // options.staging_bytes bounds the staging a message-passing transport uses (0: unbounded).

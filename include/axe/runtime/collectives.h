@@ -123,6 +123,28 @@ absl::StatusOr<DeviceValues> CollectivePermute(const sharding::Mesh& mesh,
 absl::StatusOr<DeviceValues> AxisIndex(Client& client, const sharding::Mesh& mesh,
                                        absl::Span<const std::string> axes);
 
+// Raw exchanges on one device's own bytes, for a process that runs one device's program (the
+// executor's shard_map position on an MPI rank; see Backend::AllGatherBytes): the processes
+// agree on the call, the mesh, the axes and `device`'s membership are checked as for the
+// collectives above, then the client's backend moves the bytes straight between the members'
+// buffers. Errors: those of the checks (JAX's words), the backend's (DeadlineExceeded after its
+// timeout; Unimplemented on a backend whose devices share one process).
+//
+// all_gather of `bytes` per member into `receive` (group size x bytes, member order).
+absl::Status AllGatherBytes(Client& client, const sharding::Mesh& mesh,
+                            absl::Span<const std::string> axes, int device, const void* send,
+                            int64_t bytes, void* receive);
+// ppermute: `device` receives the `bytes` of member source_of[its index] (-1: none, `receive`
+// untouched) and sends its own to every member whose source it is.
+absl::Status PermuteBytes(Client& client, const sharding::Mesh& mesh,
+                          absl::Span<const std::string> axes, int device, const void* send,
+                          int64_t bytes, absl::Span<const int64_t> source_of, void* receive);
+// all_to_all of blocks of `block` bytes: `send` holds block j for member j, `receive` gets
+// member j's block for `device` at j.
+absl::Status AllToAllBytes(Client& client, const sharding::Mesh& mesh,
+                           absl::Span<const std::string> axes, int device, const void* send,
+                           int64_t block, void* receive);
+
 }  // namespace axe::runtime
 
 #endif  // AXE_RUNTIME_COLLECTIVES_H_

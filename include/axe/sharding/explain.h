@@ -52,6 +52,7 @@ struct ShardingExplanation {
   std::vector<int64_t> global_shape;
   DType dtype = DType::kF32;
   TextOrReason named;       // NamedSharding(...)
+  std::string named_jax;    // what JAX prints for it (NamedSharding::JaxRepr; empty: none)
   TextOrReason hlo;         // {devices=...}
   TextOrReason axe;         // the Axe layout with device iters
   TextOrReason shardy;      // #sdy.sharding<@mesh, [...]>

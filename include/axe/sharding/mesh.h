@@ -91,6 +91,9 @@ class Mesh {
   bool has_dense_devices() const;
   // The device array in mesh-position order (0..N-1 for the default order).
   std::vector<int64_t> device_array() const;
+  // The largest device id + 1: the devices a client needs to hold every device of the mesh
+  // (8 for a mesh on devices 4-7).
+  int64_t device_id_bound() const;
   // The index of the axis named `name`, if any.
   std::optional<size_t> AxisIndex(absl::string_view name) const;
   // M_j: the mesh-position stride of axis j (product of the sizes of later axes).

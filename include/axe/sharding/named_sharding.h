@@ -83,6 +83,10 @@ class NamedSharding {
 
   // Python's repr: NamedSharding(mesh=Mesh('x': 2), spec=P('x',)[, memory_kind=device]).
   std::string ToString() const;
+  // What JAX prints for it: NamedSharding(mesh=Mesh('x': 2, axis_types=(Auto,)),
+  // spec=P('x',), memory_kind=device): the mesh as JAX's str (its axis types, no device ids)
+  // and the memory kind always (device when none is given).
+  std::string JaxRepr() const;
 
   // Equal mesh and spec and the same effective memory kind (none = `device`).
   friend bool operator==(const NamedSharding& a, const NamedSharding& b) {

@@ -51,6 +51,8 @@ class Sharding {
     return std::get_if<SingleDeviceSharding>(&value_);
   }
   const std::optional<std::string>& memory_kind() const;
+  // The largest device id it names + 1: the devices a client needs to hold it.
+  int64_t device_id_bound() const;
 
   // The repr of the sharding held.
   std::string ToString() const;

@@ -246,6 +246,9 @@ class Explanation:
     def local_shape(self) -> str: ...
 
     @property
+    def named_jax(self) -> str: ...
+
+    @property
     def picture(self) -> list[str]: ...
 
     @property
