@@ -482,6 +482,7 @@ const KernelTable& Kernels() {
     AddPadRevKernels(*t);
     AddArgMinMaxKernels(*t);
     AddDynamicSliceKernels(*t);
+    AddLinalgKernels(*t);
     return t;
   }();
   return *table;

@@ -129,6 +129,7 @@ void AddCumulativeKernels(KernelTable& table);     // cumulative.cc (cumsum ... 
 void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
 void AddArgMinMaxKernels(KernelTable& table);      // argminmax.cc (argmax, argmin, clamp)
 void AddDynamicSliceKernels(KernelTable& table);   // dynamic_slice.cc (+ update, split)
+void AddLinalgKernels(KernelTable& table);         // linalg.cc (cholesky, triangular_solve, lu)
 
 // An elementwise equation whose operands broadcast against each other through size-1
 // dimensions: `builder`'s kernel on operands expanded to the result's shape first; nullopt when
