@@ -36,7 +36,10 @@ int64_t MatrixWork(const std::string& name, const std::vector<ir::ShapedArray>& 
 
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out) {
   BuiltKernel k;
-  k.description = "fallback (interpreter)";
+  k.description = "interpreter";
+  for (size_t i = 0; i < out.size(); ++i) {
+    absl::StrAppend(&k.description, i == 0 ? " -> " : ", ", out[i].ShortString());
+  }
   int64_t elements = 0;
   for (const ir::ShapedArray& a : out) elements += NumElements(a);
   k.work = elements * 64 + MatrixWork(eqn.primitive->name(), out);

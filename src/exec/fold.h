@@ -1,6 +1,7 @@
-// The folds of reduce_sum, reduce_max and reduce_min (internal to src/exec): along a contiguous
-// row, float sums are pairwise in numerics.h's order (the interpreter's too); integer sums wrap
-// in their width; max and min propagate NaN.
+// The folds of reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or and
+// reduce_xor and of the windowed reductions (internal to src/exec): along a contiguous row,
+// float sums are pairwise in numerics.h's order (the interpreter's too); integer sums and
+// products wrap in their width; max and min propagate NaN.
 #ifndef AXE_SRC_EXEC_FOLD_H_
 #define AXE_SRC_EXEC_FOLD_H_
 
@@ -16,7 +17,7 @@
 
 namespace axe::exec::internal {
 
-enum class Fold { kSum, kMax, kMin, kProd };  // kProd: integers only (reduce.cc)
+enum class Fold { kSum, kMax, kMin, kProd, kAnd, kOr, kXor };
 
 // The fold of a reduction primitive, by name; nullopt for other primitives.
 inline std::optional<Fold> FoldOf(std::string_view primitive) {
@@ -26,53 +27,79 @@ inline std::optional<Fold> FoldOf(std::string_view primitive) {
   return std::nullopt;
 }
 
-// XLA's max and min of floats: NaN in either operand propagates, and +0 is above -0.
+// XLA's max and min of floats (16-bit ones too): NaN in either operand propagates, and +0 is
+// above -0.
 template <typename F>
 F FloatMax(F x, F y) {
   if (x > y || x != x) return x;
-  if (x == y) return std::signbit(x) ? y : x;
+  if (x == y) return std::signbit(static_cast<double>(x)) ? y : x;
   return y;
 }
 template <typename F>
 F FloatMin(F x, F y) {
   if (x < y || x != x) return x;
-  if (x == y) return std::signbit(x) ? x : y;
+  if (x == y) return std::signbit(static_cast<double>(x)) ? x : y;
   return y;
 }
 
+// a (f) b in T: integers wrap in their width (products too), 16-bit floats round after the
+// operation, max and min as FloatMax and FloatMin; bool's sum and max are or, its product and
+// min and. The bitwise folds (and, or, xor) are for integers and bool only.
 template <typename T>
 T Combine(Fold f, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (f == Fold::kSum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    if (f == Fold::kProd) {  // wraps in the type's width (64-bit unsigned: no promotion to int)
-      return static_cast<T>(static_cast<uint64_t>(static_cast<U>(a)) * static_cast<U>(b));
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (f) {
+      case Fold::kSum:
+      case Fold::kMax:
+      case Fold::kOr: return a || b;
+      case Fold::kXor: return a != b;
+      default: return a && b;
     }
-    return f == Fold::kMax ? std::max(a, b) : std::min(a, b);
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (f) {
+      case Fold::kSum: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      case Fold::kProd:  // in 64 bits, kept modulo T's width (no promoted signed overflow)
+        return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+      case Fold::kMax: return std::max(a, b);
+      case Fold::kMin: return std::min(a, b);
+      case Fold::kAnd: return static_cast<T>(a & b);
+      case Fold::kOr: return static_cast<T>(a | b);
+      case Fold::kXor: return static_cast<T>(a ^ b);
+    }
+    return a;
   } else {
-    if (f == Fold::kSum) return a + b;
-    if (f == Fold::kProd) return a * b;
-    return f == Fold::kMax ? FloatMax(a, b) : FloatMin(a, b);
+    switch (f) {
+      case Fold::kSum: return static_cast<T>(a + b);
+      case Fold::kProd: return static_cast<T>(a * b);
+      case Fold::kMax: return FloatMax(a, b);
+      case Fold::kMin: return FloatMin(a, b);
+      default: return a;  // no bitwise fold on floats
+    }
   }
 }
 
 template <typename T>
 T Identity(Fold f) {
-  if (f == Fold::kSum) return T(0);
-  if (f == Fold::kProd) return T(1);
-  if constexpr (std::is_floating_point_v<T>) {
-    return f == Fold::kMax ? -std::numeric_limits<T>::infinity()
-                           : std::numeric_limits<T>::infinity();
-  } else {
-    return f == Fold::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  using Limits = std::numeric_limits<T>;
+  switch (f) {
+    case Fold::kProd: return T(1);
+    case Fold::kAnd:
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(~T(0));
+      return T(1);
+    case Fold::kMax: return Limits::has_infinity ? T(-Limits::infinity()) : Limits::lowest();
+    case Fold::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
+    default: return T(0);
   }
 }
 
 template <typename T>
 T FoldRow(Fold f, const T* x, int64_t n) {
-  if (f == Fold::kSum && std::is_floating_point_v<T>) {
-    return PairwiseSum<T>(
-        static_cast<size_t>(n), [x](size_t i) { return x[i]; }, [](T s) { return s; });
+  if constexpr (std::is_floating_point_v<T>) {
+    if (f == Fold::kSum) {
+      return PairwiseSum<T>(
+          static_cast<size_t>(n), [x](size_t i) { return x[i]; }, [](T s) { return s; });
+    }
   }
   T acc = Identity<T>(f);
   for (int64_t i = 0; i < n; ++i) acc = Combine(f, acc, x[i]);

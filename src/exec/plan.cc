@@ -219,8 +219,11 @@ absl::Status AddEquation(const ir::Eqn& eqn, SlotMap& slots, const ExecOptions& 
     for (const ir::ShapedArray& a : *avals) held = held && ElementBytes(a.dtype()).ok();
   }
   if (it != Kernels().end() && held) {
-    AXE_ASSIGN_OR_RETURN(kernel,
-                         it->second(EqnView{eqn, e.in_avals, e.out_avals, options, unread}));
+    const EqnView view{eqn, e.in_avals, e.out_avals, options, unread};
+    AXE_ASSIGN_OR_RETURN(kernel, it->second(view));
+    if (!kernel) {
+      AXE_ASSIGN_OR_RETURN(kernel, BuildWithBroadcastOperands(view, it->second));
+    }
   }
   if (kernel) {
     (kernel->relabel ? plan.stats.relabels : plan.stats.typed_kernels)++;
@@ -476,6 +479,10 @@ const KernelTable& Kernels() {
     AddShardMapKernels(*t);
     AddCollectiveKernels(*t);
     AddWindowKernels(*t);
+    AddCumulativeKernels(*t);
+    AddPadRevKernels(*t);
+    AddArgMinMaxKernels(*t);
+    AddDynamicSliceKernels(*t);
     AddLinalgKernels(*t);
     return t;
   }();

@@ -125,7 +125,17 @@ void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 void AddShardMapKernels(KernelTable& table);       // shard_map.cc
 void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
 void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
+void AddCumulativeKernels(KernelTable& table);     // cumulative.cc (cumsum ... cumlogsumexp)
+void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
+void AddArgMinMaxKernels(KernelTable& table);      // argminmax.cc (argmax, argmin, clamp)
+void AddDynamicSliceKernels(KernelTable& table);   // dynamic_slice.cc (+ update, split)
 void AddLinalgKernels(KernelTable& table);         // linalg.cc (cholesky, triangular_solve, lu)
+
+// An elementwise equation whose operands broadcast against each other through size-1
+// dimensions: `builder`'s kernel on operands expanded to the result's shape first; nullopt when
+// the equation is no such one or `builder` takes no expanded form either.
+absl::StatusOr<std::optional<BuiltKernel>> BuildWithBroadcastOperands(const EqnView& v,
+                                                                      const KernelBuilder& builder);
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -1,12 +1,21 @@
-// reduce_window_sum, reduce_window_max, reduce_window_min, select_and_gather_add and
-// select_and_scatter_add on floats (f32, f64) and integers, in the operand's own type: each
-// output folds its window's elements in row-major window order from the identity (XLA's CPU
-// order), positions on padding or on base-dilation holes left out. Integer sums wrap in their
-// width; max and min propagate NaN. The select_and_* primitives choose, per window, the first
-// element in that order that no later one replaces (a later one replaces it unless
-// choice >= candidate, for ge; <= for le), as the interpreter does. 16-bit floats and bool
-// run through the interpreter.
+// reduce_window_sum, reduce_window_max, reduce_window_min, the generic reduce_window,
+// select_and_gather_add and select_and_scatter_add on every dtype the executor holds, in the
+// operand's own type: each output folds its window's elements in row-major window order from
+// the initial value, positions on padding or on base-dilation holes left out. That is XLA:CPU's
+// reduce_window loop: f16 and bf16 sums round to their type after every add (not once at the
+// end), integer sums and products wrap in their width, max and min propagate NaN.
+//
+// The generic reduce_window runs the same fold when its reducer jaxpr is one add, mul, max,
+// min, and, or or xor of its two arguments (what JAX prints for lax.reduce_window with those
+// monoids); any other reducer (several operands, e.g. an argmax pool) is compiled once by the
+// executor and run per window element on the elements' own typed scalars.
+//
+// The select_and_* primitives choose, per window, the first element in that order that no
+// later one replaces (a later one replaces it unless choice >= candidate, for ge; <= for le),
+// as the interpreter does; select_and_scatter_add adds the source into the chosen positions in
+// output order, in the operand's type.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -33,13 +42,19 @@ using Ints = std::vector<int64_t>;
 struct WindowPlan {
   Fold fold = Fold::kSum;
   DType dtype = DType::kF32;
-  bool select_ge = true;   // select_and_*: ge (max pooling) or le (min pooling)
-  ir::ShapedArray out;     // the windows' shape (select_and_scatter_add: its source's)
-  ir::ShapedArray result;  // select_and_scatter_add: the operand's shape
-  std::vector<std::vector<Ints>> taps;
-  int64_t work =
-      0;  // the kernel's work estimate  // [dimension][output position] -> input positions
+  bool select_ge = true;      // select_and_*: ge (max pooling) or le (min pooling)
+  bool init_operand = false;  // the generic reduce_window: the initial value is an operand
+  ir::ShapedArray out;        // the windows' shape (select_and_scatter_add: its source's)
+  ir::ShapedArray result;     // select_and_scatter_add: the operand's shape
+  std::vector<std::vector<Ints>> taps;  // [dimension][output position] -> input positions
+  int64_t work = 0;                     // the kernel's work estimate
   Ints in_strides, out_shape;
+  // A generic reducer that is no monoid: its plan over (accumulators..., elements...), the
+  // operands' count and their element types and results.
+  std::shared_ptr<const Plan> reducer;
+  size_t operands = 1;
+  std::vector<std::shared_ptr<const ir::ShapedArray>> scalars;
+  std::vector<ir::ShapedArray> outs;
 };
 
 // Positions in 128 bits: a padding near 2^63 must not overflow on the way.
@@ -69,22 +84,21 @@ std::vector<Ints> DimensionTaps(int64_t in, int64_t out, int64_t size, int64_t s
 template <typename Visit>
 void ForEachTap(const WindowPlan& plan, const Ints& y, Visit visit) {
   const size_t rank = y.size();
-  absl::InlinedVector<const Ints*, 6> lists(rank);
+  auto list = [&](size_t d) -> const Ints& { return plan.taps[d][static_cast<size_t>(y[d])]; };
   for (size_t d = 0; d < rank; ++d) {
-    lists[d] = &plan.taps[d][static_cast<size_t>(y[d])];
-    if (lists[d]->empty()) return;
+    if (list(d).empty()) return;
   }
   absl::InlinedVector<int64_t, 6> pos(rank, 0);
   while (true) {
     int64_t offset = 0;
     for (size_t d = 0; d < rank; ++d) {
-      offset += (*lists[d])[static_cast<size_t>(pos[d])] * plan.in_strides[d];
+      offset += list(d)[static_cast<size_t>(pos[d])] * plan.in_strides[d];
     }
     visit(offset);
     size_t d = rank;
     while (d > 0) {
       --d;
-      if (++pos[d] < static_cast<int64_t>(lists[d]->size())) break;
+      if (++pos[d] < static_cast<int64_t>(list(d).size())) break;
       pos[d] = 0;
       if (d == 0) return;
     }
@@ -131,13 +145,50 @@ absl::Status WindowKernel(const WindowPlan& plan, const RunContext& ctx, absl::S
                           std::vector<Value>& out) {
   AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(plan.out));
   const T* x = in[0].data<T>();
+  const T init = plan.init_operand ? in[1].data<T>()[0] : Identity<T>(plan.fold);
   T* o = out[0].mutable_data<T>();
   ForEachOutput(plan, ctx, true, [&](int64_t at, const Ints& y) {
-    T acc = Identity<T>(plan.fold);
+    T acc = init;
     ForEachTap(plan, y, [&](int64_t i) { acc = Combine(plan.fold, acc, x[i]); });
     o[at] = acc;
   });
   return absl::OkStatus();
+}
+
+// A reducer that is no monoid, on typed scalars: per output, the accumulators start at the
+// initial values and become reducer(accumulators..., the window element of each operand...)
+// for each element in window order. One thread (the reducer's plan runs in one frame).
+absl::Status GeneralKernel(const WindowPlan& plan, const RunContext& ctx,
+                           absl::Span<const Value> in, std::vector<Value>& out) {
+  const size_t n = plan.operands;
+  std::vector<size_t> bytes(n);
+  for (size_t k = 0; k < n; ++k) {
+    AXE_ASSIGN_OR_RETURN(out[k], ctx.Allocate(plan.outs[k]));
+    bytes[k] = in[n + k].num_bytes();
+  }
+  RunContext one = ctx;
+  one.threads = 1;
+  PlanFrame frame;
+  std::vector<Value> acc(n), args(2 * n), next;
+  absl::Status status;
+  ForEachOutput(plan, ctx, false, [&](int64_t at, const Ints& y) {
+    if (!status.ok()) return;
+    for (size_t k = 0; k < n; ++k) acc[k] = in[n + k];
+    ForEachTap(plan, y, [&](int64_t i) {
+      if (!status.ok()) return;
+      for (size_t k = 0; k < n; ++k) {
+        args[k] = acc[k];
+        args[n + k] = in[k].View(plan.scalars[k], bytes[k] * static_cast<size_t>(i));
+      }
+      status = RunPlanInFrame(*plan.reducer, one, args, frame, next);
+      if (status.ok()) acc.swap(next);
+    });
+    for (size_t k = 0; k < n && status.ok(); ++k) {
+      std::memcpy(out[k].mutable_bytes() + bytes[k] * static_cast<size_t>(at), acc[k].bytes(),
+                  bytes[k]);
+    }
+  });
+  return status;
 }
 
 // The offset of the element window y chooses (the choice stays while select(choice,
@@ -185,7 +236,7 @@ absl::Status ScatterKernel(const WindowPlan& plan, const RunContext& ctx,
   return absl::OkStatus();
 }
 
-enum class WindowOp { kFold, kGather, kScatter };
+enum class WindowOp { kFold, kGeneric, kGather, kScatter };
 
 // The most input positions one dimension's windows may list (all outputs together).
 constexpr int64_t kMaxTapsPerDimension = int64_t{1} << 24;
@@ -199,12 +250,12 @@ absl::Status ReadPlan(const EqnView& v, WindowOp op, WindowPlan& plan) {
     AXE_ASSIGN_OR_RETURN(base, IntsParam(v.eqn, "base_dilation"));
     AXE_ASSIGN_OR_RETURN(dilation, IntsParam(v.eqn, "window_dilation"));
   }
-  if (op != WindowOp::kFold) {
+  if (op == WindowOp::kGather || op == WindowOp::kScatter) {
     const ir::Param& select = v.eqn.params.at("select_prim");
     plan.select_ge = select.text() == "ge";
   }
   const ir::Param& padding = v.eqn.params.at("padding");
-  const Ints& in = v.in.back().shape();
+  const Ints& in = v.in[op == WindowOp::kScatter ? 1 : 0].shape();
   plan.out = op == WindowOp::kScatter ? v.in[0] : v.out[0];
   plan.result = v.out[0];
   plan.out_shape = plan.out.shape();
@@ -241,10 +292,46 @@ int64_t Work(const WindowPlan& plan) {
   return CheckedAdd(work, NumElements(plan.result)).value_or(std::numeric_limits<int64_t>::max());
 }
 
+// The kernel over `plan` (filled but for its work), run as `op` in T = plan.dtype's type.
+BuiltKernel MakeKernel(WindowPlan plan, WindowOp op) {
+  BuiltKernel k;
+  k.description = op == WindowOp::kFold      ? "window"
+                  : op == WindowOp::kGeneric ? "window reducer"
+                  : op == WindowOp::kGather  ? "window select gather"
+                                             : "window select scatter";
+  k.work = plan.work = Work(plan);
+  if (plan.reducer != nullptr) {
+    k.work = CheckedMul(k.work, std::max<int64_t>(1, plan.reducer->stats.work))
+                 .value_or(std::numeric_limits<int64_t>::max());
+    k.scratch_bytes = plan.reducer->stats.peak_bytes;
+    k.nested_fallbacks = AllFallbacks(*plan.reducer);
+  }
+  auto shared = std::make_shared<const WindowPlan>(std::move(plan));
+  k.kernel = [shared, op](const RunContext& ctx, absl::Span<const Value> in,
+                          std::vector<Value>& out) -> absl::Status {
+    if (shared->reducer != nullptr) return GeneralKernel(*shared, ctx, in, out);
+    absl::Status s;
+    DispatchDType(shared->dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      switch (op) {
+        case WindowOp::kFold:
+        case WindowOp::kGeneric: s = WindowKernel<T>(*shared, ctx, in, out); break;
+        case WindowOp::kGather: s = GatherKernel<T>(*shared, ctx, in, out); break;
+        case WindowOp::kScatter: s = ScatterKernel<T>(*shared, ctx, in, out); break;
+      }
+    });
+    return s;
+  };
+  return k;
+}
+
+// reduce_window_sum/max/min (fold), select_and_gather_add and select_and_scatter_add: operands
+// of the result's dtype (no sum over bool, no select over bool or keys).
 absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowOp op, Fold fold) {
   const DType t = v.out[0].dtype();
   const size_t arity = op == WindowOp::kFold ? 1 : 2;
-  if (!IsHeld(t) || t == DType::kPred || t == DType::kF16 || t == DType::kBF16 ||
+  const bool chooses = op != WindowOp::kFold || fold != Fold::kSum;
+  if (!IsHeld(t) || IsKeyType(t) || (t == DType::kPred && (op != WindowOp::kFold || !chooses)) ||
       v.in.size() != arity) {
     return std::nullopt;
   }
@@ -255,28 +342,83 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildWindow(const EqnView& v, WindowO
   plan.fold = fold;
   plan.dtype = t;
   AXE_RETURN_IF_ERROR(ReadPlan(v, op, plan));
-  BuiltKernel k;
-  k.description = op == WindowOp::kFold     ? "window"
-                  : op == WindowOp::kGather ? "window select gather"
-                                            : "window select scatter";
-  k.work = plan.work = Work(plan);
-  auto shared = std::make_shared<const WindowPlan>(std::move(plan));
-  k.kernel = [shared, op](const RunContext& ctx, absl::Span<const Value> in,
-                          std::vector<Value>& out) -> absl::Status {
-    absl::Status s;
-    DispatchDType(shared->dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        switch (op) {
-          case WindowOp::kFold: s = WindowKernel<T>(*shared, ctx, in, out); break;
-          case WindowOp::kGather: s = GatherKernel<T>(*shared, ctx, in, out); break;
-          case WindowOp::kScatter: s = ScatterKernel<T>(*shared, ctx, in, out); break;
-        }
-      }
-    });
-    return s;
-  };
-  return k;
+  return MakeKernel(std::move(plan), op);
+}
+
+// The monoid a generic reducer computes when it is one such equation of its two scalar
+// arguments of dtype `t` (in either order), with no constants; nullopt otherwise.
+std::optional<Fold> MonoidOf(const ir::ClosedJaxpr& reducer, DType t) {
+  const ir::Jaxpr& j = reducer.jaxpr;
+  if (!j.constvars.empty() || j.invars.size() != 2 || j.eqns.size() != 1 || j.outvars.size() != 1 ||
+      j.outvars[0].is_literal()) {
+    return std::nullopt;
+  }
+  for (ir::VarId in : j.invars) {
+    if (j.aval(in).rank() != 0 || j.aval(in).dtype() != t) return std::nullopt;
+  }
+  const ir::Eqn& e = j.eqns[0];
+  if (e.inputs.size() != 2 || e.outputs.size() != 1 || e.outputs[0] != j.outvars[0].var ||
+      !e.params.empty() || e.inputs[0].is_literal() || e.inputs[1].is_literal() ||
+      j.aval(e.outputs[0]).dtype() != t) {
+    return std::nullopt;
+  }
+  const ir::VarId a = e.inputs[0].var, b = e.inputs[1].var;
+  if (!((a == j.invars[0] && b == j.invars[1]) || (a == j.invars[1] && b == j.invars[0]))) {
+    return std::nullopt;
+  }
+  static const std::pair<const char*, Fold> kMonoids[] = {
+      {"add", Fold::kSum}, {"mul", Fold::kProd}, {"max", Fold::kMax}, {"min", Fold::kMin},
+      {"and", Fold::kAnd}, {"or", Fold::kOr},    {"xor", Fold::kXor}};
+  for (const auto& [name, m] : kMonoids) {
+    if (e.primitive->name() != name) continue;
+    const bool bitwise = m == Fold::kAnd || m == Fold::kOr || m == Fold::kXor;
+    if (bitwise && !IsIntegral(t) && t != DType::kPred) return std::nullopt;
+    return m;
+  }
+  return std::nullopt;
+}
+
+// The generic reduce_window: n operands then n scalar initial values.
+absl::StatusOr<std::optional<BuiltKernel>> BuildGeneric(const EqnView& v) {
+  auto param = v.eqn.params.find("jaxpr");
+  if (v.in.empty() || v.in.size() % 2 != 0 || v.out.size() != v.in.size() / 2 ||
+      param == v.eqn.params.end() || param->second.kind() != ir::Param::Kind::kJaxpr ||
+      param->second.jaxpr() == nullptr) {
+    return std::nullopt;  // the interpreter's typing error
+  }
+  const size_t n = v.in.size() / 2;
+  WindowPlan plan;
+  plan.operands = n;
+  plan.init_operand = true;
+  plan.dtype = v.in[0].dtype();
+  for (size_t k = 0; k < n; ++k) {
+    if (!IsHeld(v.in[k].dtype()) || IsKeyType(v.in[k].dtype()) ||
+        v.in[n + k].dtype() != v.in[k].dtype() || v.in[n + k].rank() != 0 ||
+        v.in[k].shape() != v.in[0].shape() || v.out[k].dtype() != v.in[k].dtype()) {
+      return std::nullopt;
+    }
+    plan.scalars.push_back(std::make_shared<const ir::ShapedArray>(v.in[n + k]));
+    plan.outs.push_back(v.out[k]);
+  }
+  const ir::ClosedJaxpr& reducer = *param->second.jaxpr();
+  const std::vector<ir::ShapedArray> reducer_in = reducer.jaxpr.in_avals();
+  const std::vector<ir::ShapedArray> reducer_out = reducer.jaxpr.out_avals();
+  if (reducer_in.size() != 2 * n || reducer_out.size() != n) return std::nullopt;
+  for (size_t k = 0; k < 2 * n; ++k) {
+    const ir::ShapedArray& want = v.in[n + k % n];
+    if (reducer_in[k].rank() != 0 || reducer_in[k].dtype() != want.dtype() ||
+        (k < n && (reducer_out[k].rank() != 0 || reducer_out[k].dtype() != want.dtype()))) {
+      return std::nullopt;  // the interpreter's typing error
+    }
+  }
+  std::optional<Fold> monoid = n == 1 ? MonoidOf(reducer, plan.dtype) : std::nullopt;
+  if (monoid) {
+    plan.fold = *monoid;
+  } else {
+    AXE_ASSIGN_OR_RETURN(plan.reducer, BuildPlan(reducer, v.options));
+  }
+  AXE_RETURN_IF_ERROR(ReadPlan(v, WindowOp::kGeneric, plan));
+  return MakeKernel(std::move(plan), WindowOp::kGeneric);
 }
 
 }  // namespace window_kernels
@@ -290,6 +432,7 @@ void AddWindowKernels(KernelTable& table) {
   for (const auto& [name, fold] : folds) {
     table[name] = [fold](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, fold); };
   }
+  table["reduce_window"] = window_kernels::BuildGeneric;
   table["select_and_gather_add"] = [](const EqnView& v) {
     return BuildWindow(v, WindowOp::kGather, Fold::kSum);
   };

@@ -391,7 +391,7 @@ ImplRule MonoidImpl(const Primitive* prim, Monoid m) {
         if (m == Monoid::kSum && IsIntegral(t)) {
           bits += static_cast<uint64_t>(AsInt64(v));
         } else if (m == Monoid::kSum) {
-          acc += v;
+          acc = RoundToDType(acc + v, t);  // XLA:CPU's loop: rounded to the type per add
         } else if (std::isnan(acc) || std::isnan(v)) {
           acc = std::numeric_limits<double>::quiet_NaN();
         } else {
