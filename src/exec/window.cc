@@ -429,8 +429,9 @@ void AddWindowKernels(KernelTable& table) {
   const std::pair<const char*, Fold> folds[] = {{"reduce_window_sum", Fold::kSum},
                                                 {"reduce_window_max", Fold::kMax},
                                                 {"reduce_window_min", Fold::kMin}};
-  for (const auto& [name, fold] : folds) {
-    table[name] = [fold](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, fold); };
+  for (const auto& entry : folds) {
+    const Fold fold = entry.second;  // a copy: clang 14 cannot capture a structured binding
+    table[entry.first] = [fold](const EqnView& v) { return BuildWindow(v, WindowOp::kFold, fold); };
   }
   table["reduce_window"] = window_kernels::BuildGeneric;
   table["select_and_gather_add"] = [](const EqnView& v) {

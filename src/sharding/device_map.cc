@@ -46,7 +46,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const NamedSharding& 
     for (size_t i = 0; i < shape.size(); ++i) {
       int64_t piece = 0;  // row-major over the dimension's axes, the first major
       for (size_t j : dim_axes[i]) piece = piece * mesh.axes()[j].size + c[j];
-      shard.index.emplace_back(piece * local[i], (piece + 1) * local[i]);
+      shard.index.push_back(Interval{piece * local[i], (piece + 1) * local[i]});
     }
     map[static_cast<size_t>(p)] = std::move(shard);  // sorted by device below
     for (size_t j = c.size(); j-- > 0;) {
@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const SingleDeviceSha
       return absl::InvalidArgumentError(
           absl::StrCat("dimension ", i, " has the negative size ", shape[i]));
     }
-    shard.index.emplace_back(0, shape[i]);
+    shard.index.push_back(Interval{0, shape[i]});
   }
   return std::vector<DeviceShard>{std::move(shard)};
 }

@@ -115,7 +115,7 @@ std::vector<DeviceShard> BoxesOrError(const std::map<int64_t, Holding>& held, ab
     shard.device = device;
     int64_t volume = 1;
     for (size_t i = 0; i < h.lo.size(); ++i) {
-      shard.index.emplace_back(h.lo[i], h.hi[i] + 1);
+      shard.index.push_back(Interval{h.lo[i], h.hi[i] + 1});
       volume *= h.hi[i] + 1 - h.lo[i];
     }
     if (volume != h.count) {

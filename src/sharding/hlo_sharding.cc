@@ -287,8 +287,8 @@ absl::StatusOr<std::vector<DeviceShard>> TiledMap(const HloSharding& sharding,
     }
     for (size_t i = 0; i < rank; ++i) {
       const int64_t tile = CeilDiv(shape[i], dims[i]);  // shape >= 0, dims >= 1
-      shard.index.emplace_back(ClampedProduct(tile, index[i], shape[i]),
-                               ClampedProduct(tile, index[i] + 1, shape[i]));
+      shard.index.push_back(Interval{ClampedProduct(tile, index[i], shape[i]),
+                                     ClampedProduct(tile, index[i] + 1, shape[i])});
     }
     map.push_back(std::move(shard));
   }
@@ -320,7 +320,7 @@ absl::StatusOr<std::vector<DeviceShard>> DevicesIndicesMap(const HloSharding& sh
   }
   AXE_RETURN_IF_ERROR(CheckNumDevices(num_devices));
   std::vector<Interval> whole;
-  for (int64_t d : shape) whole.emplace_back(0, d);
+  for (int64_t d : shape) whole.push_back(Interval{0, d});
   std::vector<DeviceShard> map;
   switch (sharding.kind()) {
     case HloSharding::Kind::kTuple:
