@@ -15,7 +15,7 @@ constexpr int64_t kMinBlockRows = 8;
 // One size of block: its product, its chain and their types.
 struct BlockKernels {
   int64_t rows = 0;
-  ir::ShapedArray lhs;   // [rows, K]
+  ir::ShapedArray lhs;        // [rows, K]
   ir::ShapedArray rows_aval;  // [rows]: the block's row results
   BuiltKernel dot, chain;
 };
@@ -82,9 +82,9 @@ absl::StatusOr<std::optional<BlockKernels>> BuildBlock(const EqnView& dot, const
   b.lhs = dot.in[0].WithShape({rows, dot.in[0].shape()[1]});
   b.rows_aval = dot.out[0].WithShape({rows});
   const ir::ShapedArray out = dot.out[0].WithShape({rows, dot.out[0].shape()[1]});
-  AXE_ASSIGN_OR_RETURN(std::optional<BuiltKernel> k,
-                       Kernels().at("dot_general")(
-                           EqnView{dot.eqn, {b.lhs, dot.in[1]}, {out}, dot.options}));
+  AXE_ASSIGN_OR_RETURN(
+      std::optional<BuiltKernel> k,
+      Kernels().at("dot_general")(EqnView{dot.eqn, {b.lhs, dot.in[1]}, {out}, dot.options}));
   // The lhs's rows are read in place (a view of each block); no operand is packed.
   if (!k || !k->pooled_scratch.empty() || k->description.find("lhs^T") != std::string::npos) {
     return std::nullopt;
@@ -105,7 +105,7 @@ int64_t DotReduceBlockRows(const ir::ShapedArray& product) {
   const int64_t row_bytes = product.shape()[1] * (product.dtype() == DType::kF64 ? 8 : 4);
   if (row_bytes <= 0) return 0;
   int64_t rows = kMinBlockRows;
-  while (rows * 2 * row_bytes <= kDotReduceBlockBytes && rows * 2 <= m / 8) rows *= 2;
+  while (rows * 2 * row_bytes <= kDotReduceBlockBytes && rows * 2 <= m / 4) rows *= 2;
   return rows * 2 <= m ? rows : 0;  // one block of at most half the product, or none
 }
 

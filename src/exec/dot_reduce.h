@@ -21,12 +21,13 @@ struct DotReduce {
   // Per group input: -1 the product, otherwise the index of the step's input it reads (the
   // step's inputs are the dot's lhs and rhs, then these).
   std::vector<int> sources;
-  bool total = false;     // the reduction is over both dimensions: the row results fold again
+  bool total = false;      // the reduction is over both dimensions: the row results fold again
   ir::ShapedArray result;  // the reduction's
 };
 
-// The rows of one block: at most kDotReduceBlockBytes of product and an eighth of the rows,
-// a power of two, at least 8; 0 when blocks would not save memory.
+// The rows of one block: at most 256 KiB of product and a quarter of the rows (fewer, smaller
+// GEMMs run slower than the whole product's), a power of two, at least 8; 0 when the product
+// has fewer than 16 rows.
 int64_t DotReduceBlockRows(const ir::ShapedArray& product);
 
 // The step's kernel, or nullopt when the dot has no typed kernel that reads its lhs in place

@@ -35,13 +35,12 @@ std::string Dims(int64_t a, int64_t b) { return absl::StrCat("[", a, ",", b, "]"
 // sum((a @ b) ** 2) as JAX prints it; `outputs` names what the program returns ("e" alone, or
 // "e, c" to keep the product and so the unfused plan).
 std::string SquaredLoss(int64_t m, int64_t k, int64_t n, const std::string& outputs) {
-  return absl::StrCat("{ lambda ; a:f32", Dims(m, k), " b:f32", Dims(k, n),
-                      ". let\n    c:f32", Dims(m, n),
-                      " = dot_general[dimension_numbers=(([1], [0]), ([], [])) "
-                      "preferred_element_type=float32] a b\n    d:f32",
-                      Dims(m, n), " = integer_pow[y=2] c\n",
-                      "    e:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] d\n  in (", outputs,
-                      ",) }");
+  return absl::StrCat(
+      "{ lambda ; a:f32", Dims(m, k), " b:f32", Dims(k, n), ". let\n    c:f32", Dims(m, n),
+      " = dot_general[dimension_numbers=(([1], [0]), ([], [])) "
+      "preferred_element_type=float32] a b\n    d:f32",
+      Dims(m, n), " = integer_pow[y=2] c\n",
+      "    e:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] d\n  in (", outputs, ",) }");
 }
 
 // max(tanh(a @ b + bias), axis=1): a reduction over the minor dimension and an operand
@@ -97,8 +96,8 @@ Pair RunBoth(const std::string& blocked_text, const std::string& unfused_text, d
 TEST(ExecDotReduceTest, ASquaredLossRunsByBlocksOfRows) {
   absl::StatusOr<Executable> e = Executable::Compile(Parse(SquaredLoss(512, 256, 256, "e")));
   ASSERT_THAT(e, IsOk());
-  // An eighth of the 512 rows per block: 64 KiB of product at a time.
-  EXPECT_THAT(e->Describe(), HasSubstr("gemm by 64 rows, fused[integer_pow,reduce_sum]"));
+  // A quarter of the 512 rows per block: 128 KiB of product at a time.
+  EXPECT_THAT(e->Describe(), HasSubstr("gemm by 128 rows, fused[integer_pow,reduce_sum]"));
 }
 
 // 2^20 squares (4096 rows of 256): blocks of 256 rows and rows of two pairwise blocks, all
@@ -111,7 +110,7 @@ TEST(ExecDotReduceTest, ASumOfTwoToTheTwentySquaresIsTheUnfusedSum) {
   EXPECT_EQ(p.blocked[0], p.unfused[0]);
 }
 
-// 300 rows: blocks of 32 and a last block of 12; the sum splits apart from the pairwise
+// 300 rows: blocks of 64 and a last block of 44; the sum splits apart from the pairwise
 // order, within f32's rounding of it.
 TEST(ExecDotReduceTest, ALastPartialBlockAddsItsRows) {
   const Pair p = RunBoth(SquaredLoss(300, 24, 40, "e"), SquaredLoss(300, 24, 40, "e, c"), 1.0);
@@ -120,7 +119,7 @@ TEST(ExecDotReduceTest, ALastPartialBlockAddsItsRows) {
   EXPECT_NEAR(p.blocked[0], p.unfused[0], 1e-5 * std::fabs(p.unfused[0]));
 }
 
-// 200 rows: blocks of 16 and a last one of 8; one contracted element (each product one
+// 200 rows: blocks of 32 and a last one of 8; one contracted element (each product one
 // rounded multiplication) and a maximum (any order): the unfused values exactly.
 TEST(ExecDotReduceTest, ARowMaxOfABiasedProductIsTheUnfusedOne) {
   const Pair p = RunBoth(RowMax(200, 1, 64, "h"), RowMax(200, 1, 64, "h, d"), 1.0);

@@ -204,13 +204,13 @@ std::string SquaredLoss(int m, int k, int n, bool rows) {
 
 TEST(ExecMemoryTest, ALossNeverHoldsItsWholeProduct) {
   // f32[512,256] by f32[256,256]: the arguments, the scalar result, the 512 row sums and one
-  // block of 64 product rows (an eighth of the 512 KiB product).
+  // block of 128 product rows (a quarter of the 512 KiB product).
   const Measured m = Measure(SquaredLoss(512, 256, 256, false), 0.05);
-  EXPECT_EQ(m.planned, (512 * 256 + 256 * 256) * 4 + 4 + 512 * 4 + 64 * 256 * 4);
+  EXPECT_EQ(m.planned, (512 * 256 + 256 * 256) * 4 + 4 + 512 * 4 + 128 * 256 * 4);
   EXPECT_EQ(m.observed, m.planned);
-  // Sums per row are the result itself; 300 rows run as 9 blocks of 32 and one of 12.
+  // Sums per row are the result itself; 300 rows run as 4 blocks of 64 and one of 44.
   const Measured rows = Measure(SquaredLoss(300, 24, 40, true), 0.05);
-  EXPECT_EQ(rows.planned, (300 * 24 + 24 * 40) * 4 + 300 * 4 + (32 + 12) * 40 * 4);
+  EXPECT_EQ(rows.planned, (300 * 24 + 24 * 40) * 4 + 300 * 4 + (64 + 44) * 40 * 4);
   EXPECT_EQ(rows.observed, rows.planned);
 }
 
