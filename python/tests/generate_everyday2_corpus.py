@@ -1317,6 +1317,45 @@ def _(x):
     return smap(local, MESH8, P("x"), P())(x)
 
 
+# ---------------------------------------------------------------- decompositions, signs aside
+# Eigenvectors and singular vectors are defined up to the sign of each column: these programs
+# return them as |v| and through reconstructions (q r, v diag(w) v^T, u diag(s) vt), which do not
+# depend on the signs LAPACK picks.
+@case("linalg_qr_full_vmap", [f32(4, 3)], vmap=((0,), [f32(2, 4, 3)]))
+def _(a):
+    q, r = jnp.linalg.qr(a, mode="complete")
+    return jnp.abs(q), jnp.abs(r), q @ r
+
+
+@case("linalg_eigh_vectors_vmap", [SPD], vmap=((0,), [np.stack([SPD, SPD.T @ SPD / 8])]))
+def _(a):
+    w, v = jnp.linalg.eigh(a)
+    return w, jnp.abs(v), (v * w) @ v.T
+
+
+@case("linalg_qr_grad", [f32(5, 3)], grad=(0,))
+def _(a):
+    q, r = jnp.linalg.qr(a)
+    return jnp.sum(r ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum((q @ q.T)[0] * jnp.arange(5.0))
+
+
+@case("linalg_eigh_grad", [SPD], grad=(0,))
+def _(a):
+    w, v = jnp.linalg.eigh(a)
+    return jnp.sum(w * jnp.arange(1.0, 5.0)) + jnp.sum(jnp.abs(v[:, -1]))
+
+
+@case("linalg_nuclear_norm_grad", [f32(4, 3)], grad=(0,))
+def _(a):
+    return jnp.linalg.norm(a, ord="nuc") + jnp.linalg.norm(a, ord=2)
+
+
+@case("linalg_svd_vectors", [f32(4, 3)])
+def _(a):
+    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    return s, jnp.abs(u), jnp.abs(vt), (u * s) @ vt
+
+
 @explicit_case("explicit_mlp_forward", [f32(8, 4), f32(4, 3, scale=0.5)], [P("x"), P()])
 def _(x, w):
     return jax.nn.gelu(x @ w), jnp.mean(x, axis=0)

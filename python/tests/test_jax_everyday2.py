@@ -21,19 +21,14 @@ from test_jax_everyday import first_failure, needs_ml_dtypes, run_stages, table 
 DATA = pathlib.Path(__file__).parent / "data" / "everyday2"
 
 # Programs axe does not run as JAX does yet: name -> (the first stage that fails, why).
-_LINALG = ("JAX's LAPACK-backed decompositions (qr, eigh, svd) and custom_linear_solve "
-           "(jnp.linalg.solve, inv, det) are not in axe: refused when read, naming the primitive")
+_LINALG = ("custom_linear_solve (jnp.linalg.solve, inv): axe does not read its "
+           "jaxprs=_LinearSolveTuple(...) param, whose sub-jaxprs carry their own `let` preludes")
 KNOWN_FAILURES = {
-    "linalg_eigh": ("parse", _LINALG),
-    "linalg_qr": ("parse", _LINALG),
     "linalg_solve_inv_det": ("parse", _LINALG),
-    "linalg_svd_values": ("parse", _LINALG),
     "fft_power_spectrum": ("parse", "fft works on complex numbers, which axe's values do not hold"),
     "random_gamma_beta_dirichlet": ("parse", "random_gamma (JAX's rejection sampler behind "
                                     "gamma, beta, dirichlet, poisson, t) is not in axe"),
     "random_poisson_t_laplace": ("parse", "random_gamma, as above"),
-    "debug_print_in_loss": ("parse", "jax.debug.print's debug_print (an effect without "
-                            "outputs) is not in axe"),
 }
 
 

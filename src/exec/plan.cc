@@ -612,6 +612,7 @@ const KernelTable& Kernels() {
     AddShardMapKernels(*t);
     AddCollectiveKernels(*t);
     AddWindowKernels(*t);
+    AddLinalgKernels(*t);
     return t;
   }();
   return *table;

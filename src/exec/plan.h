@@ -125,6 +125,7 @@ void AddBitcastKernels(KernelTable& table);        // bitcast.cc
 void AddShardMapKernels(KernelTable& table);       // shard_map.cc
 void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
 void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
+void AddLinalgKernels(KernelTable& table);         // linalg.cc (cholesky, triangular_solve, lu)
 
 // The reference interpreter's impl rule for the equation, on converted values.
 BuiltKernel FallbackKernel(const ir::Eqn& eqn, const std::vector<ir::ShapedArray>& out);

@@ -86,6 +86,7 @@ BuiltinPrimitives DefineAll() {
   internal::DefineWindow(p);
   internal::DefineLinalg(p);
   internal::DefineCheckpointName(p);
+  internal::DefineDebug(p);
   return p;
 }
 
@@ -118,6 +119,7 @@ const BuiltinPrimitives& Builtins() {
     internal::RegisterWindowRules(*p);
     internal::RegisterLinalgRules(*p);
     internal::RegisterCheckpointNameRules(*p);
+    internal::RegisterDebugRules(*p);
     return p;
   }();
   return *builtins;

@@ -1,6 +1,6 @@
-// cholesky, triangular_solve and lu (JAX's lax.linalg primitives behind jnp.linalg.cholesky,
-// jax.scipy.linalg.solve_triangular and cho_solve, jnp.linalg.slogdet and det), with every
-// rule.
+// cholesky, triangular_solve, lu, qr, eigh and svd (JAX's lax.linalg primitives behind
+// jnp.linalg.cholesky, jax.scipy.linalg.solve_triangular and cho_solve, jnp.linalg.slogdet and
+// det, jnp.linalg.qr, eigh and svd).
 //
 //   cholesky          a[..., n, n] (floating) -> the lower factor L, a = L L^T, computed from
 //                     a's lower triangle; the upper triangle of the result is zero. A matrix
@@ -15,6 +15,15 @@
 //                     diagonal; row i of the permuted a is row permutation[i] of a. A zero
 //                     pivot leaves its column unscaled, as getrf does.
 //
+//   qr                a[..., m, n] -> (q[..., m, k], r[..., k, n]), k = m with full_matrices,
+//                     else min(m, n); Householder reflections with LAPACK's signs.
+//   eigh              a[..., n, n] -> (v, w): eigenvectors as columns, eigenvalues ascending,
+//                     reading the `lower` (else upper) triangle; vectors' signs are Eigen's.
+//   svd               a[..., m, n] -> s (descending), then with compute_uv u and vt.
+//   The three run Eigen in doubles; a matrix holding NaN or infinity gives NaN. eigh's JVP is
+//   JAX's (distinct eigenvalues), qr's JAX's for m >= n with thin factors, svd's JAX's for the
+//   singular values alone. pivoting=True and subset_by_index are refused.
+//
 // The impls are the interpreter's (doubles, rounded to the type at the end). The JVPs are
 // JAX's: triangular_solve's is linear in b and, in a, -op(a)^-1 op(tri(da)) x; cholesky's is
 // L phi(L^-1 da L^-T) with phi the lower triangle with a halved diagonal; lu's (square
@@ -27,6 +36,7 @@
 #include <limits>
 #include <vector>
 
+#include "Eigen/Dense"
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
 #include "axe/base/status_macros.h"
@@ -447,6 +457,306 @@ absl::StatusOr<BatchResult> LuBatch(Builder& b, absl::Span<const Tracer> args,
   return BatchResult{outs, {0, 0, 0}};
 }
 
+// ---- qr, eigh, svd: typing (JAX's shape and dtype rules) and impls (Eigen, in doubles)
+
+absl::Status ExpectFloatingMatrices(absl::string_view name, const ShapedArray& a) {
+  if (!IsFloatingPoint(a.dtype())) {
+    return TypeError(absl::StrCat(name, " does not accept dtype ", DTypeName(a.dtype()),
+                                  ". Accepted dtypes are subtypes of floating, complexfloating."));
+  }
+  if (Rank(a) < 2) {
+    return TypeError(absl::StrCat(name, " requires its input to have at least 2 dimensions, got ",
+                                  "shape ", PyShape(a), "."));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> FlagParam(const Params& params, absl::string_view primitive,
+                               absl::string_view name) {
+  AXE_ASSIGN_OR_RETURN(const Param* p, GetParam(params, primitive, name));
+  return p->AsBool(name);
+}
+
+// subset_by_index (eigh, svd) other than None is not modelled.
+absl::Status ExpectNoSubset(const Params& params, absl::string_view primitive) {
+  auto it = params.find("subset_by_index");
+  if (it == params.end() || it->second.is_none()) return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("axe's ", primitive, " computes every eigen or singular value: subset_by_index=",
+                   it->second.ToString(), " is not supported"));
+}
+
+// a's batch dimensions followed by `tail`.
+ShapedArray BatchedLike(const ShapedArray& a, std::vector<int64_t> tail, DType dtype) {
+  std::vector<int64_t> shape(a.shape().begin(), a.shape().end() - 2);
+  shape.insert(shape.end(), tail.begin(), tail.end());
+  return ShapedArray(shape, dtype);
+}
+
+struct MatrixDims {
+  int64_t m, n;
+};
+MatrixDims DimsOf(const ShapedArray& a) { return {a.shape()[Rank(a) - 2], a.shape()[Rank(a) - 1]}; }
+
+absl::StatusOr<std::vector<ShapedArray>> QrRule(absl::Span<const ShapedArray> avals,
+                                                const Params& params) {
+  AXE_RETURN_IF_ERROR(ExpectArity("qr", avals, 1));
+  AXE_RETURN_IF_ERROR(ExpectFloatingMatrices("qr", avals[0]));
+  AXE_ASSIGN_OR_RETURN(bool full, FlagParam(params, "qr", "full_matrices"));
+  auto pivoting = params.find("pivoting");
+  if (pivoting != params.end() && pivoting->second.kind() == Param::Kind::kBool &&
+      pivoting->second.bool_value()) {
+    return absl::UnimplementedError("axe's qr does not pivot (pivoting=True)");
+  }
+  const auto [m, n] = DimsOf(avals[0]);
+  const int64_t k = full ? m : std::min(m, n);
+  const DType t = avals[0].dtype();
+  return std::vector<ShapedArray>{BatchedLike(avals[0], {m, k}, t),
+                                  BatchedLike(avals[0], {k, n}, t)};
+}
+
+// Outputs (v, w): the eigenvectors as columns, then the eigenvalues, as JAX's eigh binds them.
+absl::StatusOr<std::vector<ShapedArray>> EighRule(absl::Span<const ShapedArray> avals,
+                                                  const Params& params) {
+  AXE_RETURN_IF_ERROR(ExpectArity("eigh", avals, 1));
+  AXE_RETURN_IF_ERROR(ExpectFloatingMatrices("eigh", avals[0]));
+  const auto [m, n] = DimsOf(avals[0]);
+  if (m != n) {
+    return TypeError(absl::StrCat(
+        "Argument to symmetric eigendecomposition must have shape [..., n, n], got shape ",
+        PyTuple({m, n})));
+  }
+  AXE_RETURN_IF_ERROR(FlagParam(params, "eigh", "lower").status());
+  AXE_RETURN_IF_ERROR(ExpectNoSubset(params, "eigh"));
+  const DType t = avals[0].dtype();
+  return std::vector<ShapedArray>{BatchedLike(avals[0], {n, n}, t), BatchedLike(avals[0], {n}, t)};
+}
+
+// Outputs s (descending), then with compute_uv u and vt (a = u diag(s) vt).
+absl::StatusOr<std::vector<ShapedArray>> SvdRule(absl::Span<const ShapedArray> avals,
+                                                 const Params& params) {
+  AXE_RETURN_IF_ERROR(ExpectArity("svd", avals, 1));
+  AXE_RETURN_IF_ERROR(ExpectFloatingMatrices("svd", avals[0]));
+  AXE_ASSIGN_OR_RETURN(bool full, FlagParam(params, "svd", "full_matrices"));
+  AXE_ASSIGN_OR_RETURN(bool uv, FlagParam(params, "svd", "compute_uv"));
+  AXE_RETURN_IF_ERROR(ExpectNoSubset(params, "svd"));
+  const auto [m, n] = DimsOf(avals[0]);
+  const int64_t k = std::min(m, n);
+  const DType t = avals[0].dtype();
+  std::vector<ShapedArray> out{BatchedLike(avals[0], {k}, t)};
+  if (uv) {
+    out.push_back(BatchedLike(avals[0], {m, full ? m : k}, t));
+    out.push_back(BatchedLike(avals[0], {full ? n : k, n}, t));
+  }
+  return out;
+}
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMap = Eigen::Map<RowMatrix>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
+
+// Runs `one(batch index, a)` on every matrix of args[0] into fresh outputs of `avals`
+// (rounded to their dtypes after). A matrix holding NaN or infinity gives NaN outputs (Eigen's
+// iterations are not meant for them; LAPACK's give NaN too).
+template <typename One>
+absl::StatusOr<std::vector<HostArray>> PerMatrix(const HostArray& a,
+                                                 const std::vector<ShapedArray>& avals, One one) {
+  std::vector<HostArray> out;
+  for (const ShapedArray& aval : avals) {
+    AXE_ASSIGN_OR_RETURN(HostArray o, ZeroArray(aval));
+    out.push_back(std::move(o));
+  }
+  const auto [m, n] = DimsOf(a.aval);
+  const int64_t batches = m * n == 0 ? 0 : static_cast<int64_t>(a.values.size()) / (m * n);
+  for (int64_t b = 0; b < batches; ++b) {
+    ConstRowMap matrix(a.values.data() + b * m * n, m, n);
+    if (matrix.allFinite()) {
+      one(b, matrix, out);
+      continue;
+    }
+    for (HostArray& o : out) {
+      const int64_t size = static_cast<int64_t>(o.values.size()) / batches;
+      std::fill(o.values.begin() + b * size, o.values.begin() + (b + 1) * size,
+                std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  for (HostArray& o : out) {
+    for (double& v : o.values) v = RoundToDType(v, o.aval.dtype());
+  }
+  return out;
+}
+
+// The matrix block `b` of output `o`, as a row-major map of its last two dimensions.
+RowMap BlockOf(HostArray& o, int64_t b) {
+  const int64_t r = Rank(o.aval);
+  const int64_t rows = o.aval.shape()[r - 2], cols = o.aval.shape()[r - 1];
+  return RowMap(o.values.data() + b * rows * cols, rows, cols);
+}
+Eigen::Map<Eigen::VectorXd> VectorOf(HostArray& o, int64_t b) {
+  const int64_t size = o.aval.shape().back();
+  return Eigen::Map<Eigen::VectorXd>(o.values.data() + b * size, size);
+}
+
+// Householder QR, LAPACK's geqrf convention (r's diagonal may be negative), then q's first k
+// columns.
+absl::StatusOr<std::vector<HostArray>> QrImpl(absl::Span<const HostArray> args,
+                                              const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> avals, QrRule(PlainAvals(args), params));
+  return PerMatrix(args[0], avals,
+                   [](int64_t b, const ConstRowMap& a, std::vector<HostArray>& out) {
+                     Eigen::HouseholderQR<RowMatrix> qr(a);
+                     RowMap q = BlockOf(out[0], b), r = BlockOf(out[1], b);
+                     q = qr.householderQ() * RowMatrix::Identity(a.rows(), q.cols());
+                     r = qr.matrixQR().topRows(r.rows()).triangularView<Eigen::Upper>();
+                   });
+}
+
+absl::StatusOr<std::vector<HostArray>> EighImpl(absl::Span<const HostArray> args,
+                                                const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> avals, EighRule(PlainAvals(args), params));
+  AXE_ASSIGN_OR_RETURN(bool lower, FlagParam(params, "eigh", "lower"));
+  return PerMatrix(args[0], avals,
+                   [lower](int64_t b, const ConstRowMap& a, std::vector<HostArray>& out) {
+                     // Eigen reads the lower triangle; the upper one is the transpose's lower.
+                     RowMatrix read = lower ? RowMatrix(a) : RowMatrix(a.transpose());
+                     Eigen::SelfAdjointEigenSolver<RowMatrix> eig(read);
+                     BlockOf(out[0], b) = eig.eigenvectors();
+                     VectorOf(out[1], b) = eig.eigenvalues();
+                   });
+}
+
+absl::StatusOr<std::vector<HostArray>> SvdImpl(absl::Span<const HostArray> args,
+                                               const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<ShapedArray> avals, SvdRule(PlainAvals(args), params));
+  AXE_ASSIGN_OR_RETURN(bool full, FlagParam(params, "svd", "full_matrices"));
+  const bool uv = avals.size() == 3;
+  const unsigned options = !uv    ? 0
+                           : full ? Eigen::ComputeFullU | Eigen::ComputeFullV
+                                  : Eigen::ComputeThinU | Eigen::ComputeThinV;
+  return PerMatrix(args[0], avals,
+                   [uv, options](int64_t b, const ConstRowMap& a, std::vector<HostArray>& out) {
+                     Eigen::BDCSVD<Eigen::MatrixXd> svd(Eigen::MatrixXd(a), options);
+                     VectorOf(out[0], b) = svd.singularValues();
+                     if (!uv) return;
+                     BlockOf(out[1], b) = svd.matrixU();
+                     BlockOf(out[2], b) = svd.matrixV().transpose();
+                   });
+}
+
+// JAX's rule for m >= n with thin factors (full_matrices=False, or a square matrix): with
+// Y = q^T dx r^-1 and O = tril(Y, -1) - tril(Y, -1)^T, dq = q (O - Y) + dx r^-1 and
+// dr = (Y - O) r.
+absl::StatusOr<JvpResult> QrJvp(Builder& b, absl::Span<const Tracer> primals,
+                                absl::Span<const OptTracer> tangents, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().qr, {primals[0]}, params));
+  JvpResult result{out, {std::nullopt, std::nullopt}};
+  if (!tangents[0]) return result;
+  const auto [m, n] = DimsOf(primals[0].aval);
+  AXE_ASSIGN_OR_RETURN(bool full, FlagParam(params, "qr", "full_matrices"));
+  if (m < n || (full && m != n)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "axe differentiates qr of matrices with at least as many rows as columns and thin "
+        "factors (full_matrices=False or square), got shape ",
+        PyShape(primals[0].aval), (full ? " with full_matrices=True" : "")));
+  }
+  const Tracer &q = out[0], &r = out[1];
+  Params solve;
+  solve["conjugate_a"] = Param::Bool(false);
+  solve["unit_diagonal"] = Param::Bool(false);
+  AXE_ASSIGN_OR_RETURN(Tracer dx_rinv, Op(*P().triangular_solve, {r, *tangents[0]},
+                                          SolveParamsWith(solve, false, false, false)));
+  AXE_ASSIGN_OR_RETURN(Tracer qt, SwapLast(q));
+  AXE_ASSIGN_OR_RETURN(Tracer y, BatchMatmul(qt, dx_rinv));
+  AXE_ASSIGN_OR_RETURN(Tracer strict, TriangleMask(b, y, *P().gt));
+  AXE_ASSIGN_OR_RETURN(Tracer lower, Keep(b, strict, y));
+  AXE_ASSIGN_OR_RETURN(Tracer lower_t, SwapLast(lower));
+  AXE_ASSIGN_OR_RETURN(Tracer o, Op(*P().sub, {lower, lower_t}));
+  AXE_ASSIGN_OR_RETURN(Tracer o_minus_y, Op(*P().sub, {o, y}));
+  AXE_ASSIGN_OR_RETURN(Tracer q_part, BatchMatmul(q, o_minus_y));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[0], Op(*P().add, {q_part, dx_rinv}));
+  AXE_ASSIGN_OR_RETURN(Tracer y_minus_o, Op(*P().sub, {y, o}));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[1], BatchMatmul(y_minus_o, r));
+  return result;
+}
+
+// JAX's rule for the singular values alone (compute_uv=False): with a = u diag(s) vt (thin),
+// ds = diag(u^T da vt^T).
+absl::StatusOr<JvpResult> SvdJvp(Builder& b, absl::Span<const Tracer> primals,
+                                 absl::Span<const OptTracer> tangents, const Params& params) {
+  AXE_ASSIGN_OR_RETURN(bool uv, FlagParam(params, "svd", "compute_uv"));
+  if (!tangents[0]) {
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().svd, {primals[0]}, params));
+    return JvpResult{out, std::vector<OptTracer>(out.size())};
+  }
+  if (uv) {
+    return absl::UnimplementedError(
+        "axe differentiates svd's singular values only (compute_uv=False)");
+  }
+  Params thin = params;
+  thin["compute_uv"] = Param::Bool(true);
+  thin["full_matrices"] = Param::Bool(false);
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().svd, {primals[0]}, thin));
+  AXE_ASSIGN_OR_RETURN(Tracer ut, SwapLast(out[1]));
+  AXE_ASSIGN_OR_RETURN(Tracer v, SwapLast(out[2]));
+  AXE_ASSIGN_OR_RETURN(Tracer ut_da, BatchMatmul(ut, *tangents[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer ds_matrix, BatchMatmul(ut_da, v));
+  AXE_ASSIGN_OR_RETURN(Tracer diagonal, TriangleMask(b, ds_matrix, *P().eq));
+  AXE_ASSIGN_OR_RETURN(Tracer kept, Keep(b, diagonal, ds_matrix));
+  AXE_ASSIGN_OR_RETURN(Tracer ds, ReduceSum(kept, {Rank(kept.aval) - 1}));
+  return JvpResult{{out[0]}, {ds}};
+}
+
+// JAX's rule (distinct eigenvalues): with v diag(w) v^T the eigendecomposition of a's symmetric
+// part, X = v^T da v, dw = diag(X) and dv = v (F * X), F[i][j] = 1 / (w[j] - w[i]) off the
+// diagonal and 0 on it.
+absl::StatusOr<JvpResult> EighJvp(Builder& b, absl::Span<const Tracer> primals,
+                                  absl::Span<const OptTracer> tangents, const Params& params) {
+  const DType dtype = primals[0].aval.dtype();
+  AXE_ASSIGN_OR_RETURN(Tracer at, SwapLast(primals[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer sum, Op(*P().add, {primals[0], at}));
+  AXE_ASSIGN_OR_RETURN(Tracer sym, Op(*P().div, {sum, b.Scalar(2.0, dtype)}));
+  AXE_ASSIGN_OR_RETURN(std::vector<Tracer> out, b.Bind(*P().eigh, {sym}, params));
+  JvpResult result{out, {std::nullopt, std::nullopt}};
+  if (!tangents[0]) return result;
+  const Tracer &v = out[0], &w = out[1];
+  const int64_t r = Rank(v.aval);
+  std::vector<int64_t> along_rows, along_cols;  // w[i] at [..., i, j], w[j] at [..., i, j]
+  for (int64_t d = 0; d + 2 < r; ++d) {
+    along_rows.push_back(d);
+    along_cols.push_back(d);
+  }
+  along_rows.push_back(r - 2);
+  along_cols.push_back(r - 1);
+  AXE_ASSIGN_OR_RETURN(Tracer wi, BroadcastInDim(w, v.aval.shape(), along_rows));
+  AXE_ASSIGN_OR_RETURN(Tracer wj, BroadcastInDim(w, v.aval.shape(), along_cols));
+  AXE_ASSIGN_OR_RETURN(Tracer diagonal, TriangleMask(b, v, *P().eq));
+  AXE_ASSIGN_OR_RETURN(Tracer eye, ConvertElementType(diagonal, dtype));
+  AXE_ASSIGN_OR_RETURN(Tracer gap, Op(*P().add, {eye, wj}));
+  AXE_ASSIGN_OR_RETURN(gap, Op(*P().sub, {gap, wi}));
+  Params pow;
+  pow["y"] = Param::Int(-1);
+  AXE_ASSIGN_OR_RETURN(Tracer f, Op(*P().integer_pow, {gap}, pow));
+  AXE_ASSIGN_OR_RETURN(f, Op(*P().sub, {f, eye}));
+  AXE_ASSIGN_OR_RETURN(Tracer vt, SwapLast(v));
+  AXE_ASSIGN_OR_RETURN(Tracer vt_da, BatchMatmul(vt, *tangents[0]));
+  AXE_ASSIGN_OR_RETURN(Tracer x, BatchMatmul(vt_da, v));
+  AXE_ASSIGN_OR_RETURN(Tracer fx, Op(*P().mul, {f, x}));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[0], BatchMatmul(v, fx));
+  AXE_ASSIGN_OR_RETURN(Tracer x_diagonal, Keep(b, diagonal, x));
+  AXE_ASSIGN_OR_RETURN(result.tangents_out[1], ReduceSum(x_diagonal, {r - 1}));
+  return result;
+}
+
+// Every output batched at dimension 0 (the operand's batch dimension moved to the front).
+BatchingRule LeadingBatch(const Primitive* prim) {
+  return [prim](Builder& b, absl::Span<const Tracer> args, absl::Span<const BDim> dims,
+                const Params& params) -> absl::StatusOr<BatchResult> {
+    AXE_ASSIGN_OR_RETURN(Tracer a, MoveBatchDim(args[0], *dims[0], 0));
+    AXE_ASSIGN_OR_RETURN(std::vector<Tracer> outs, b.Bind(*prim, {a}, params));
+    return BatchResult{outs, std::vector<BDim>(outs.size(), 0)};
+  };
+}
+
 const Primitive* Define(std::string name, std::vector<ParamSpec> params,
                         bool multiple_results = false) {
   Primitive::Options o;
@@ -469,6 +779,13 @@ void DefineLinalg(BuiltinPrimitives& p) {
                                                  {"transpose_a", ParamType::kBool},
                                                  {"unit_diagonal", ParamType::kBool}});
   p.lu = linalg_family::Define("lu", {}, /*multiple_results=*/true);
+  p.qr = linalg_family::Define(
+      "qr", {{"full_matrices", ParamType::kBool}, {"pivoting", ParamType::kBool, false}},
+      /*multiple_results=*/true);
+  p.eigh = linalg_family::Define("eigh", {{"lower", ParamType::kBool}}, /*multiple_results=*/true);
+  p.svd = linalg_family::Define(
+      "svd", {{"compute_uv", ParamType::kBool}, {"full_matrices", ParamType::kBool}},
+      /*multiple_results=*/true);
 }
 
 void RegisterLinalgRules(const BuiltinPrimitives& p) {
@@ -488,6 +805,18 @@ void RegisterLinalgRules(const BuiltinPrimitives& p) {
   RegisterImpl(*p.lu, LuImpl);
   RegisterJvp(*p.lu, LuJvp);
   RegisterBatching(*p.lu, LuBatch);
+  RegisterAbstractEval(*p.qr, QrRule);
+  RegisterImpl(*p.qr, QrImpl);
+  RegisterJvp(*p.qr, QrJvp);
+  RegisterBatching(*p.qr, LeadingBatch(p.qr));
+  RegisterAbstractEval(*p.eigh, EighRule);
+  RegisterImpl(*p.eigh, EighImpl);
+  RegisterJvp(*p.eigh, EighJvp);
+  RegisterBatching(*p.eigh, LeadingBatch(p.eigh));
+  RegisterAbstractEval(*p.svd, SvdRule);
+  RegisterImpl(*p.svd, SvdImpl);
+  RegisterJvp(*p.svd, SvdJvp);
+  RegisterBatching(*p.svd, LeadingBatch(p.svd));
 }
 
 }  // namespace axe::ir::internal

@@ -416,6 +416,7 @@ class Parser {
     if (name.empty()) return Error("a parameter value");
     if (name == "None") return Param::None();
     if (name == "True" || name == "False") return Param::Bool(name == "True");
+    if (PeekAt(pos_) == '(' && name == "PyTreeDef") return ReadBalancedSymbol(at);
     if (PeekAt(pos_) == '(') {
       ++pos_;
       return ParseCallArgs(std::move(name), depth);
@@ -423,6 +424,34 @@ class Parser {
     absl::StatusOr<DType> dtype = ParseDType(name);
     if (dtype.ok() && name == NumpyName(*dtype)) return Param::OfDType(*dtype);
     return Param::Symbol(std::move(name));
+  }
+
+  // JAX's repr of a pytree's structure, PyTreeDef(((*,), {})), kept as its text: `*` is no
+  // value. Reads from `at` through the parenthesis that closes the one after the name.
+  absl::StatusOr<Param> ReadBalancedSymbol(size_t at) {
+    int open = 0;
+    for (size_t p = pos_; p < text_.size(); ++p) {
+      if (text_[p] == '\n') break;
+      if (text_[p] == '(') ++open;
+      if (text_[p] == ')' && --open == 0) {
+        pos_ = p + 1;
+        return Param::Symbol(std::string(text_.substr(at, pos_ - at)));
+      }
+    }
+    return ErrorAt(at, "an unterminated PyTreeDef(...)");
+  }
+
+  // debug_print's fmt: Python's str of the format, unquoted (`fmt=loss {}`), up to the next
+  // parameter, has_placeholders, or the end of the line.
+  absl::StatusOr<Param> ReadFormatText() {
+    const size_t at = pos_;
+    size_t end = text_.find('\n', at);
+    if (end == absl::string_view::npos) end = text_.size();
+    size_t next = text_.substr(at, end - at).find(" has_placeholders=");
+    if (next != absl::string_view::npos) end = at + next;
+    if (end == at) return Error("a format text");
+    pos_ = end;
+    return Param::Symbol(std::string(text_.substr(at, end - at)));
   }
 
   absl::StatusOr<Param> ParseCallArgs(std::string name, int depth) {
@@ -459,7 +488,7 @@ class Parser {
       AXE_RETURN_IF_ERROR(Expect('='));
       SkipSpace();
       size_t value_at = pos_;
-      AXE_ASSIGN_OR_RETURN(Param value, ParseValue(depth + 1));
+      AXE_ASSIGN_OR_RETURN(Param value, name == "fmt" ? ReadFormatText() : ParseValue(depth + 1));
       AXE_RETURN_IF_ERROR(ResolveShared(name, value_at, value));
       if (!params.emplace(std::string(name), std::move(value)).second) {
         return ErrorAt(at, absl::StrCat("parameter ", Quoted(name), " given twice"));

@@ -155,6 +155,9 @@ void RegisterLinalgRules(const BuiltinPrimitives& p);
 // checkpoint_name's `name` (family_checkpoint_name.cc).
 void DefineCheckpointName(BuiltinPrimitives& p);
 void RegisterCheckpointNameRules(const BuiltinPrimitives& p);
+// jax.debug.print's debug_print (family_debug.cc).
+void DefineDebug(BuiltinPrimitives& p);
+void RegisterDebugRules(const BuiltinPrimitives& p);
 
 }  // namespace axe::ir::internal
 

@@ -119,12 +119,13 @@ TEST(ParserTest, ErrorsNameLineAndColumn) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "line 2, column 16: unknown primitive 'frobnicate' (register it with "
                        "Primitive::Define)"));
-  // An unknown primitive without outputs (JAX's debug_print) is named as a primitive.
+  // An unknown primitive without outputs (an effect, like JAX's debug_print) is named as a
+  // primitive.
   EXPECT_THAT(ParseJaxpr("{ lambda ; a:f32[3]. let\n    b:f32[3] = sin a\n"
-                         "    debug_print[ordered=False] b\n  in (b,) }"),
+                         "    frobnicate_print[ordered=False] b\n  in (b,) }"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "line 3, column 5: unknown primitive 'debug_print' (register it with "
-                       "Primitive::Define)"));
+                       "line 3, column 5: unknown primitive 'frobnicate_print' (register it "
+                       "with Primitive::Define)"));
   EXPECT_THAT(
       ParseJaxpr("{ lambda ; a:f32[3]. let b:f32[3] = sin q in (b,) }"),
       StatusIs(absl::StatusCode::kInvalidArgument, "line 1, column 41: unknown variable 'q'"));

@@ -50,8 +50,10 @@
 //                min pooling's tangent and its transpose)
 //   linalg       cholesky (the lower factor), triangular_solve (left or right side, lower or
 //                upper, transpose_a, unit_diagonal; linear in b), lu (LAPACK's getrf: partial
-//                pivoting, with pivots and the row permutation)
+//                pivoting, with pivots and the row permutation), qr, eigh (eigenvalues
+//                ascending), svd (singular values descending)
 //   name         checkpoint_name's label for checkpoint policies: the identity on values
+//   debug_print  jax.debug.print: no outputs, an effect; a run prints nothing
 //
 // Params are those JAX's jaxprs show; a parameter JAX prints with a default may be absent
 // (then the default applies). Typing errors use JAX's words, e.g.
@@ -131,6 +133,8 @@ struct BuiltinPrimitives {
   const Primitive *select_and_gather_add, *select_and_scatter_add;
   const Primitive *cholesky, *triangular_solve, *lu;  // family_linalg.cc
   const Primitive* name;                              // checkpoint_name (family_checkpoint_name.cc)
+  const Primitive *qr, *eigh, *svd;                   // family_linalg.cc
+  const Primitive* debug_print;                       // family_debug.cc
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,
