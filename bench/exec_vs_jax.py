@@ -7,6 +7,7 @@ for axe) and the geometric mean; outputs are compared first (within 1e-3 relativ
 magnitude).
 
     build/venv/bin/python bench/exec_vs_jax.py [--threads N] [--repeat R] [--only NAME]
+    build/venv/bin/python bench/exec_vs_jax.py --simd avx2  # both sides on AVX2
     build/venv/bin/python bench/exec_vs_jax.py --memory   # peak bytes against XLA's
 
 Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the venv
@@ -14,6 +15,11 @@ Needs the build's Python module (PYTHONPATH=build/release/python) and JAX in the
 `taskset -c 0` for a one-thread comparison. The shard_map program runs on 4 host devices: the
 script asks XLA for them (--xla_force_host_platform_device_count=4 in XLA_FLAGS); axe runs
 each mesh position on a thread of its own.
+
+`--simd avx2` measures both sides as an AVX2 machine would run them, on a CPU with AVX-512:
+axe's Highway kernels dispatch to their AVX2 versions (axe._axe.bench.restrict_simd_target),
+OpenBLAS loads its Haswell kernels (OPENBLAS_CORETYPE=Haswell, set before it loads) and XLA
+compiles for AVX2 at most (--xla_cpu_max_isa=AVX2). The script prints what each side took.
 """
 
 import argparse
@@ -128,6 +134,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="")
     parser.add_argument("--plan", action="store_true", help="print axe's plan of each program")
+    parser.add_argument("--simd", choices=["default", "avx2"], default="default",
+                        help="avx2: restrict axe, OpenBLAS and XLA to AVX2")
     parser.add_argument("--memory", action="store_true",
                         help="compare axe's peak bytes with XLA's memory_analysis() instead of "
                              "timing")
@@ -139,11 +147,22 @@ def main():
     if count is None or int(count.group(1)) < 4:
         flags = re.sub(r"--xla_force_host_platform_device_count=\d+", "", flags)
         os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count=4".strip()
+    if args.simd == "avx2":
+        # Both read when they load: OpenBLAS when axe's first GEMM opens it, XLA at import.
+        os.environ["OPENBLAS_CORETYPE"] = "Haswell"
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} --xla_cpu_max_isa=AVX2"
     import jax
     import jax.numpy as jnp
     from jax import lax
 
     import axe.ir
+    from axe._axe import bench
+
+    if args.simd == "avx2":
+        bench.restrict_simd_target("AVX2")
+    print(f"axe: SIMD {bench.active_simd_target()} (of {', '.join(bench.simd_targets())}), "
+          f"OpenBLAS {bench.blas_core() or 'not loaded'}; XLA_FLAGS={os.environ['XLA_FLAGS']}",
+          flush=True)
 
     rows = []
     for name, fn, inputs in programs(jnp, jax, lax):

@@ -182,6 +182,7 @@
 #include "axe/exec/communicator.h"
 #include "axe/exec/executable.h"
 #include "axe/exec/layouts.h"
+#include "axe/exec/simd_targets.h"
 #include "axe/exec/value.h"
 #include "axe/exec/value_io.h"
 

@@ -28,6 +28,9 @@ void BindIr(nanobind::module_& m);
 void BindJit(nanobind::module_& m);
 // axe._axe.picture: layout_svg, xla_svg, sharding_svg, to_latex (python/axe/_display.py).
 void BindPicture(nanobind::module_& m);
+// axe._axe.bench: for benchmarks only: restrict the executor's SIMD dispatch, name OpenBLAS's
+// kernels.
+void BindBench(nanobind::module_& m);
 
 }  // namespace axe::python
 

@@ -21,4 +21,6 @@ NB_MODULE(_axe, m) {
   axe::python::BindJit(jit);
   nanobind::module_ picture = m.def_submodule("picture", "SVG and TikZ pictures");
   axe::python::BindPicture(picture);
+  nanobind::module_ bench = m.def_submodule("bench", "For benchmarks, not programs");
+  axe::python::BindBench(bench);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "axe/base/check.h"
+#include "axe/base/float_environment.h"
 
 namespace axe {
 namespace {
@@ -67,7 +68,10 @@ void ThreadPool::WorkerLoop(int index) {
       if (stop_) return;
       seen = generation_;
     }
-    RunTasks();
+    {
+      ScopedFloatControl caller_mode(float_control_);  // the caller's denormal mode
+      RunTasks();
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (--busy_workers_ == 0) done_cv_.notify_all();
@@ -91,6 +95,7 @@ void ThreadPool::ParallelFor(int64_t num_tasks, const std::function<void(int64_t
     num_tasks_ = num_tasks;
     next_task_ = 0;
     active_workers_ = threads - 1;
+    float_control_ = FloatControl();
     busy_workers_ = threads - 1;
     ++generation_;
   }

@@ -20,6 +20,8 @@ const Blas* LoadedBlas() {
     b->dgemm = reinterpret_cast<decltype(b->dgemm)>(dlsym(library, "cblas_dgemm"));
     b->set_num_threads =
         reinterpret_cast<decltype(b->set_num_threads)>(dlsym(library, "openblas_set_num_threads"));
+    b->get_corename =
+        reinterpret_cast<decltype(b->get_corename)>(dlsym(library, "openblas_get_corename"));
     if (b->sgemm == nullptr || b->dgemm == nullptr || b->set_num_threads == nullptr) {
       delete b;
       return nullptr;

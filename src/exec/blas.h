@@ -18,6 +18,7 @@ struct Blas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
   decltype(&openblas_set_num_threads) set_num_threads = nullptr;
+  decltype(&openblas_get_corename) get_corename = nullptr;  // optional: for benchmarks
 };
 
 // The loaded library's entry points, or nullptr when libopenblas cannot be loaded. Thread-safe;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -54,7 +55,11 @@ template <typename To, typename From>
 To Convert(From x) {
   using CF = ComputeType<From>;
   const CF v = static_cast<CF>(x);
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (std::is_same_v<To, bool> && std::is_same_v<From, Eigen::bfloat16>) {
+    uint16_t bits;  // XLA tests bf16's bits: a denormal is true
+    std::memcpy(&bits, &x, sizeof(bits));
+    return (bits & 0x7fff) != 0;
+  } else if constexpr (std::is_same_v<To, bool>) {
     return v != CF(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<CF>) {
     if (std::isnan(v)) return To(0);

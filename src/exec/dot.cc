@@ -5,9 +5,12 @@
 // the batch dimensions first, then the free and contracting dimensions in either order (the
 // other order is GEMM's transpose flag). Otherwise it is packed first into that form by the
 // relayout engine. The result is [batch..., lhs free..., rhs free...], as dot_general's.
+// 32- and 64-bit integer dots (operands of the result's type) run as plain loops on the
+// unsigned bits, so sums wrap in the type's width as XLA's do (i64 past 2^53 exactly).
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/status_macros.h"
@@ -119,7 +122,22 @@ void SmallGemm(const Gemm& g, const F* a, const F* b, F* c) {
 }
 
 template <typename F>
+void RunFloatGemm(const Gemm& g, const F* a, const F* b, F* c, int threads);
+
+template <typename F>
 void RunGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
+  if constexpr (!std::is_floating_point_v<F>) {  // integers as unsigned: sums wrap in the width
+    for (int64_t i = 0; i < g.batch; ++i) {
+      SmallGemm(g, a + i * g.m * g.k, b + i * g.k * g.n, c + i * g.m * g.n);
+    }
+    return;
+  } else {
+    RunFloatGemm(g, a, b, c, threads);
+  }
+}
+
+template <typename F>
+void RunFloatGemm(const Gemm& g, const F* a, const F* b, F* c, int threads) {
   const Blas* blas = g.m * g.n * g.k <= kSmallGemm ? nullptr : LoadedBlas();
   if (blas == nullptr) {  // a small product, or no OpenBLAS on this machine
     for (int64_t i = 0; i < g.batch; ++i) {
@@ -177,8 +195,10 @@ absl::Status DotKernel(const Gemm& g, const RunContext& ctx, absl::Span<const Va
 
 absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
   const DType t = v.out[0].dtype();
-  if ((t != DType::kF32 && t != DType::kF64) || v.in.size() != 2 || v.in[0].dtype() != t ||
-      v.in[1].dtype() != t) {
+  const bool wide_int =
+      t == DType::kS32 || t == DType::kU32 || t == DType::kS64 || t == DType::kU64;
+  if ((t != DType::kF32 && t != DType::kF64 && !wide_int) || v.in.size() != 2 ||
+      v.in[0].dtype() != t || v.in[1].dtype() != t) {
     return std::nullopt;
   }
   auto dn = v.eqn.params.find("dimension_numbers");
@@ -205,15 +225,16 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
   g.k = Product(l, lc);
   g.n = Product(r, rf);
   if (g.m > kMaxBlasDim || g.n > kMaxBlasDim || g.k > kMaxBlasDim) return std::nullopt;
-  const int bytes = t == DType::kF32 ? 4 : 8;
+  const int bytes = t == DType::kF32 || t == DType::kS32 || t == DType::kU32 ? 4 : 8;
   const int threads = v.options.num_threads;
   AXE_ASSIGN_OR_RETURN(
       g.lhs, PlanSide(l, Concat({&lb, &lf, &lc}), Concat({&lb, &lc, &lf}), bytes, threads));
   AXE_ASSIGN_OR_RETURN(
       g.rhs, PlanSide(r, Concat({&rb, &rc, &rf}), Concat({&rb, &rf, &rc}), bytes, threads));
   BuiltKernel k;
-  k.description = absl::StrCat("gemm", g.lhs.pack ? " pack-lhs" : "", g.rhs.pack ? " pack-rhs" : "",
-                               g.lhs.transposed ? " lhs^T" : "", g.rhs.transposed ? " rhs^T" : "");
+  k.description = absl::StrCat(wide_int ? "integer gemm" : "gemm", g.lhs.pack ? " pack-lhs" : "",
+                               g.rhs.pack ? " pack-rhs" : "", g.lhs.transposed ? " lhs^T" : "",
+                               g.rhs.transposed ? " rhs^T" : "");
   k.work =
       g.batch * g.m * g.n * g.k + (NumElements(l) + NumElements(r) + NumElements(g.out)) * bytes;
   for (const auto* side : {&g.lhs, &g.rhs}) {  // the packed operands, from the value pool
@@ -226,8 +247,13 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildDot(const EqnView& v) {
   auto shared = std::make_shared<const Gemm>(std::move(g));
   k.kernel = [shared](const RunContext& ctx, absl::Span<const Value> in,
                       std::vector<Value>& out) -> absl::Status {
-    if (shared->dtype == DType::kF32) return DotKernel<float>(*shared, ctx, in, out);
-    return DotKernel<double>(*shared, ctx, in, out);
+    switch (shared->dtype) {
+      case DType::kF32: return DotKernel<float>(*shared, ctx, in, out);
+      case DType::kF64: return DotKernel<double>(*shared, ctx, in, out);
+      case DType::kS32:
+      case DType::kU32: return DotKernel<uint32_t>(*shared, ctx, in, out);
+      default: return DotKernel<uint64_t>(*shared, ctx, in, out);
+    }
   };
   return k;
 }

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "axe/ir/primitive.h"
+#include "exec/fold.h"
 
 namespace axe::exec::internal {
 namespace {
@@ -67,10 +68,9 @@ void BinaryFloat(Ew op, const F* a, int sa, const F* b, int sb, F* out, size_t n
     case Ew::kSub: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x - y; });
     case Ew::kMul: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x * y; });
     case Ew::kDiv: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return x / y; });
-    case Ew::kMax:  // NaN in either operand propagates, as in XLA
-      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x > y || x != x) ? x : y; });
-    case Ew::kMin:
-      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return (x < y || x != x) ? x : y; });
+    case Ew::kMax:  // NaN in either operand propagates and +0 > -0, as in XLA
+      return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return FloatMax(x, y); });
+    case Ew::kMin: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return FloatMin(x, y); });
     case Ew::kPow: return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::pow(x, y); });
     case Ew::kRem:
       return BinaryLoop(a, sa, b, sb, out, n, [](F x, F y) { return std::fmod(x, y); });
@@ -143,6 +143,11 @@ std::optional<MathFn> AsMath(Ew op) {
 template <typename F>
 void ApplyFloatT(const EwOp& op, const F* a, int a_stride, const F* b, int b_stride, F* out,
                  size_t n) {
+  const bool square = op.op == Ew::kIntegerPow && op.power == 2;  // x**2 as x * x
+  if (VectorArith(square ? Ew::kSquare : op.op, a, a_stride, op.arity == 2 ? b : a,
+                  op.arity == 2 ? b_stride : a_stride, out, n)) {
+    return;
+  }
   if (op.arity == 2) return BinaryFloat(op.op, a, a_stride, b, b_stride, out, n);
   if (std::optional<MathFn> fn = AsMath(op.op)) {
     if (a_stride == 1) {

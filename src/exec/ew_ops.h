@@ -66,6 +66,14 @@ void ApplyFloat(const EwOp& op, const double* a, int a_stride, const double* b, 
 enum class MathFn { kExp, kLog, kTanh, kLogistic, kSqrt, kRsqrt, kSin, kCos, kLog1p, kExpm1 };
 void VectorMath(MathFn fn, const float* in, float* out, size_t n);
 void VectorMath(MathFn fn, const double* in, double* out, size_t n);
+// Vectorized add, sub, mul, div, max, min, neg, abs and square on operands of stride 1 or 0
+// (simd_arith.cc, dispatched like VectorMath); false for any other operation or stride.
+bool VectorArith(Ew op, const float* a, int sa, const float* b, int sb, float* out, size_t n);
+bool VectorArith(Ew op, const double* a, int sa, const double* b, int sb, double* out, size_t n);
+// Highway's bits of the targets simd_math.cc was compiled for, and of the one VectorMath
+// dispatches to now (include/axe/exec/simd_targets.h).
+int64_t CompiledMathTargets();
+int64_t DispatchedMathTarget();
 
 }  // namespace axe::exec::internal
 

@@ -8,8 +8,10 @@
 // arithmetic shift. An operand with one element broadcasts. expm1 is elementwise.cc's.
 #include <bit>
 #include <cmath>
+#include <numbers>
 #include <type_traits>
 
+#include "axe/base/float_environment.h"
 #include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "exec/dtype_switch.h"
@@ -38,6 +40,15 @@ double Atan2(double x, double y) { return std::atan2(x, y); }
 double LGamma(double x, double) { return std::lgamma(x); }
 double DigammaOf(double x, double) { return Digamma(x); }
 
+// exp2 of a 16-bit float as XLA computes it: exp(x * ln2) with ln2 and the product rounded
+// to the type (exp2(10) is 1026 in f16, 1000 in bf16), exp in f32.
+template <typename T>
+T HalfExp2(T x) {
+  const T ln2(std::numbers::ln2_v<float>);
+  const T product(static_cast<float>(x) * static_cast<float>(ln2));
+  return T(std::exp(static_cast<float>(product)));
+}
+
 template <typename T>
 void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
   const T* a = in[0].data<T>();
@@ -45,8 +56,20 @@ void RunFloat(FloatFn fn, const std::vector<int64_t>& st, absl::Span<const Value
   const int64_t sa = st[0], sb = st.size() > 1 ? st[1] : 0;
   T* o = out.mutable_data<T>();
   for (int64_t i = 0; i < out.num_elements(); ++i) {
-    o[i] =
-        static_cast<T>(static_cast<ComputeType<T>>(fn(ToDouble(a[i * sa]), ToDouble(b[i * sb]))));
+    if constexpr (kIsHalf<T>) {
+      if (fn == Exp2) {
+        o[i] = HalfExp2(a[i * sa]);
+        continue;
+      }
+    }
+    // Denormal inputs read as zeros, as XLA:CPU's arithmetic reads them (its f64 atan2 reads
+    // them as they are).
+    double x = ToDouble(a[i * sa]), y = ToDouble(b[i * sb]);
+    if (fn != Atan2) {
+      x = FlushDenormal(x);
+      y = FlushDenormal(y);
+    }
+    o[i] = static_cast<T>(static_cast<ComputeType<T>>(fn(x, y)));
   }
 }
 
@@ -136,11 +159,43 @@ KernelBuilder FloatKernel(FloatFn fn) {
   };
 }
 
+// nextafter of a 16-bit float as XLA's: NaN in, NaN out; equal operands (compared as floats, so
+// a denormal equals zero) give y; a zero steps to the least denormal towards y; anything else,
+// a denormal too, steps its bits by one.
+template <typename T>
+void RunNextAfterHalf(const std::vector<int64_t>& st, absl::Span<const Value> in, Value& out) {
+  const T* a = in[0].data<T>();
+  const T* b = in[1].data<T>();
+  T* o = out.mutable_data<T>();
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    const T x = a[i * st[0]], y = b[i * st[1]];
+    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+    if (std::isnan(fx) || std::isnan(fy)) {
+      o[i] = T(NAN);
+      continue;
+    }
+    if (fx == fy) {
+      o[i] = y;
+      continue;
+    }
+    uint16_t bits = std::bit_cast<uint16_t>(x), result;
+    if ((bits & 0x7fff) == 0) {
+      result = fy > 0 ? 1 : 0x8001;
+    } else {
+      const bool away = (fy > fx) == ((bits & 0x8000) == 0);  // away from zero
+      result = static_cast<uint16_t>(away ? bits + 1 : bits - 1);
+    }
+    o[i] = std::bit_cast<T>(result);
+  }
+}
+
 absl::StatusOr<std::optional<BuiltKernel>> BuildNextAfter(const EqnView& v) {
   const DType t = v.out.empty() ? DType::kInvalid : v.out[0].dtype();
   if (t == DType::kF32) return MakeKernel(v, "math", RunNextAfter<float>);
   if (t == DType::kF64) return MakeKernel(v, "math", RunNextAfter<double>);
-  return std::nullopt;  // 16-bit types: the interpreter's rule
+  if (t == DType::kF16) return MakeKernel(v, "math", RunNextAfterHalf<Eigen::half>);
+  if (t == DType::kBF16) return MakeKernel(v, "math", RunNextAfterHalf<Eigen::bfloat16>);
+  return std::nullopt;
 }
 
 KernelBuilder IntKernel(IntOp op) {

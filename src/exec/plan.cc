@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "axe/base/checked_math.h"
+#include "axe/base/float_environment.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitive.h"
 #include "exec/dot_reduce.h"
@@ -678,6 +679,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
 
 absl::Status RunPlanInFrame(const Plan& plan, const RunContext& ctx, absl::Span<const Value> args,
                             PlanFrame& frame, std::vector<Value>& results) {
+  const ScopedFlushDenormals flush;  // XLA:CPU's mode: denormals read and written as zero
   std::vector<Value>& env = frame.env;
   env.resize(static_cast<size_t>(plan.num_slots));
   // Whatever way the run ends, the frame holds no value after it (a held value would keep its

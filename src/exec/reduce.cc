@@ -1,4 +1,6 @@
-// reduce_sum, reduce_max and reduce_min on floats (f32, f64) and integers.
+// reduce_sum, reduce_max and reduce_min on floats (f32, f64) and integers; reduce_prod and
+// the cumulative cumsum, cumprod, cummax, cummin on integers (floats: the interpreter's, in
+// double).
 //
 // The reduced axes are brought together first (in place when they already are one block of
 // consecutive dimensions, otherwise by a transposing copy that moves them last), so every
@@ -151,12 +153,87 @@ absl::StatusOr<std::optional<BuiltKernel>> BuildReduce(const EqnView& v, Fold fo
   return k;
 }
 
+// cumsum, cumprod, cummax, cummin on integers: out[o, i, j] folds in[o, 0..i, j] (from the end
+// when reverse), wrapping in the type's width.
+struct Cumulative {
+  Fold fold = Fold::kSum;
+  bool reverse = false;
+  int64_t outer = 1, n = 1, inner = 1;
+  ir::ShapedArray out;
+};
+
+template <typename T>
+absl::Status CumulativeKernel(const Cumulative& c, const RunContext& ctx,
+                              absl::Span<const Value> in, std::vector<Value>& out) {
+  AXE_ASSIGN_OR_RETURN(out[0], ctx.Allocate(c.out));
+  const T* x = in[0].data<T>();
+  T* o = out[0].mutable_data<T>();
+  for (int64_t r = 0; r < c.outer * c.inner; ++r) {
+    const int64_t base = (r / c.inner) * c.n * c.inner + r % c.inner;
+    T acc = Identity<T>(c.fold);
+    for (int64_t k = 0; k < c.n; ++k) {
+      const int64_t at = base + (c.reverse ? c.n - 1 - k : k) * c.inner;
+      acc = Combine(c.fold, acc, x[at]);
+      o[at] = acc;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<BuiltKernel>> BuildCumulative(const EqnView& v, Fold fold) {
+  const DType t = v.out[0].dtype();
+  if (!IsIntegral(t) || v.in.size() != 1 || v.in[0].dtype() != t) return std::nullopt;
+  auto axis_param = v.eqn.params.find("axis");
+  if (axis_param == v.eqn.params.end()) return std::nullopt;
+  AXE_ASSIGN_OR_RETURN(int64_t axis, axis_param->second.AsInt("axis"));
+  const ir::ShapedArray& x = v.in[0];
+  if (axis < 0 || axis >= static_cast<int64_t>(x.rank())) return std::nullopt;
+  Cumulative c;
+  c.fold = fold;
+  c.out = v.out[0];
+  auto rev = v.eqn.params.find("reverse");
+  if (rev != v.eqn.params.end()) c.reverse = rev->second.AsBool("reverse").value_or(false);
+  for (int64_t d = 0; d < static_cast<int64_t>(x.rank()); ++d) {
+    const int64_t e = x.shape()[static_cast<size_t>(d)];
+    if (d < axis) c.outer *= e;
+    if (d == axis) c.n = e;
+    if (d > axis) c.inner *= e;
+  }
+  BuiltKernel k;
+  k.description = "cumulative";
+  k.work = 2 * NumElements(x);
+  auto shared = std::make_shared<const Cumulative>(std::move(c));
+  k.kernel = [shared, t](const RunContext& ctx, absl::Span<const Value> in,
+                         std::vector<Value>& out) -> absl::Status {
+    absl::Status s;
+    DispatchDType(t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        s = CumulativeKernel<T>(*shared, ctx, in, out);
+      }
+    });
+    return s;
+  };
+  return k;
+}
+
 }  // namespace
 
 void AddReductionKernels(KernelTable& table) {
+  table["cumsum"] = [](const EqnView& v) { return BuildCumulative(v, Fold::kSum); };
+  table["cumprod"] = [](const EqnView& v) { return BuildCumulative(v, Fold::kProd); };
+  table["cummax"] = [](const EqnView& v) { return BuildCumulative(v, Fold::kMax); };
+  table["cummin"] = [](const EqnView& v) { return BuildCumulative(v, Fold::kMin); };
   table["reduce_sum"] = [](const EqnView& v) { return BuildReduce(v, Fold::kSum); };
   table["reduce_max"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMax); };
   table["reduce_min"] = [](const EqnView& v) { return BuildReduce(v, Fold::kMin); };
+  // Integer products wrap in their width (i64 past 2^53 too); float products stay the
+  // interpreter's (in double, rounded once).
+  table["reduce_prod"] = [](const EqnView& v) -> absl::StatusOr<std::optional<BuiltKernel>> {
+    const DType t = v.out[0].dtype();
+    if (t == DType::kF32 || t == DType::kF64) return std::nullopt;
+    return BuildReduce(v, Fold::kProd);
+  };
 }
 
 }  // namespace axe::exec::internal

@@ -8,7 +8,9 @@
 // library instead, so every input gets IEEE's special values.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
+#include "axe/base/float_environment.h"
 #include "exec/ew_ops.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -85,6 +87,11 @@ HWY_INLINE V Compute(D d, MathFn fn, V x) {
   return x;
 }
 
+// sin, tanh, log1p and expm1 are odd at zero: -0 gives -0 (Highway's approximations give +0).
+bool KeepsZero(MathFn fn) {
+  return fn == MathFn::kSin || fn == MathFn::kTanh || fn == MathFn::kLog1p || fn == MathFn::kExpm1;
+}
+
 template <typename T>
 void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
   const hn::ScalableTag<T> d;
@@ -95,10 +102,15 @@ void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
   const auto vhi = hn::Set(d, hi);
   HWY_ALIGN T xs[hn::MaxLanes(d)];
   HWY_ALIGN T rs[hn::MaxLanes(d)];
+  const auto vmin = hn::Set(d, std::numeric_limits<T>::min());
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const auto x = hn::LoadU(d, in + i);
+    // Denormals read as zeros of their sign, as XLA:CPU's arithmetic reads them (Highway's
+    // log takes the bits apart and would see them).
+    auto x = hn::LoadU(d, in + i);
+    x = hn::IfThenElse(hn::Lt(hn::Abs(x), vmin), hn::CopySign(hn::Zero(d), x), x);
     auto r = Compute(d, fn, x);
+    if (KeepsZero(fn)) r = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Mul(x, hn::Set(d, T(1))), r);
     const auto ok = hn::And(hn::Ge(x, vlo), hn::Le(x, vhi));  // false for NaN
     if (!hn::AllTrue(d, ok)) {
       hn::Store(x, d, xs);
@@ -110,11 +122,12 @@ void MathLoop(MathFn fn, const T* in, T* out, size_t n) {
     }
     hn::StoreU(r, d, out + i);
   }
-  for (; i < n; ++i) out[i] = ScalarMath(fn, in[i]);
+  for (; i < n; ++i) out[i] = ScalarMath(fn, FlushDenormal(in[i]));
 }
 
 void MathF32(MathFn fn, const float* in, float* out, size_t n) { MathLoop(fn, in, out, n); }
 void MathF64(MathFn fn, const double* in, double* out, size_t n) { MathLoop(fn, in, out, n); }
+int64_t MathTarget() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace axe::exec::internal
@@ -125,6 +138,7 @@ namespace axe::exec::internal {
 
 HWY_EXPORT(MathF32);
 HWY_EXPORT(MathF64);
+HWY_EXPORT(MathTarget);
 
 void VectorMath(MathFn fn, const float* in, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(MathF32)(fn, in, out, n);
@@ -132,6 +146,8 @@ void VectorMath(MathFn fn, const float* in, float* out, size_t n) {
 void VectorMath(MathFn fn, const double* in, double* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(MathF64)(fn, in, out, n);
 }
+int64_t CompiledMathTargets() { return HWY_TARGETS; }
+int64_t DispatchedMathTarget() { return HWY_DYNAMIC_DISPATCH(MathTarget)(); }
 
 }  // namespace axe::exec::internal
 #endif  // HWY_ONCE

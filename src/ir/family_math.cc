@@ -4,13 +4,16 @@
 // rules and elementwise batching.
 //
 //   floating   erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
-//              exp2 lgamma digamma (unary), atan2 nextafter (binary)
+//              exp2 lgamma digamma bessel_i0e bessel_i1e (unary), atan2 nextafter igamma
+//              igammac (binary)
 //   integer    shift_left shift_right_logical shift_right_arithmetic (XLA's: an amount of
 //              the bit width or more gives 0, or the sign fill for the arithmetic shift),
 //              xor (bool too), population_count clz
 //
 // nextafter has no JVP rule, as in JAX ("Differentiation rule for 'nextafter' not
-// implemented"), nor digamma (JAX's is polygamma(1, x), not modelled); none of them is linear.
+// implemented"), nor digamma (JAX's is polygamma(1, x), not modelled), bessel_i0e, bessel_i1e,
+// igamma and igammac (not modelled yet: JAX's need igamma_grad_a and random_gamma_grad); none
+// of them is linear.
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -148,6 +151,65 @@ double Atanh(double x) { return std::atanh(x); }
 double Cbrt(double x) { return std::cbrt(x); }
 double Exp2(double x) { return std::exp2(x); }
 double LGamma(double x) { return std::lgamma(x); }
+
+// exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series through the C++ library below 50, the
+// asymptotic series 1/sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k above (its terms shrink until
+// k ~ 2x, so 12 of them are exact in double there).
+double ScaledBesselI(int nu, double x) {
+  const double ax = std::fabs(x);
+  if (std::isnan(x)) return x;
+  if (ax < 1e-10) return nu == 0 ? 1 - ax : ax / 2;  // the library's series fails near 0
+  if (ax < 50) return std::cyl_bessel_i(static_cast<double>(nu), ax) * std::exp(-ax);
+  const double mu = 4.0 * nu * nu;
+  double term = 1, sum = 1;
+  for (int k = 1; k <= 12; ++k) {
+    term *= -(mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * ax);
+    sum += term;
+  }
+  return sum / std::sqrt(2 * std::numbers::pi * ax);
+}
+
+double BesselI0e(double x) { return ScaledBesselI(0, x); }
+double BesselI1e(double x) { return std::copysign(ScaledBesselI(1, x), x); }
+
+// The regularized lower incomplete gamma P(a, x) (upper: Q = 1 - P): the power series for
+// x < a + 1, else Q's continued fraction (Lentz's method). At the edges, JAX's values: NaN for
+// a < 0, x < 0 and a = x = 0; P(a, inf) = 1, P(a, 0) = 0, P(0, x) = 1 from x = 1 on (NaN
+// below), Q(0, x) = 0, P(inf, x) = 0 below x = 1 (NaN from there on).
+double IncompleteGamma(double a, double x, bool upper) {
+  if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0 || (a == 0 && x == 0)) return NAN;
+  if (std::isinf(x)) return upper ? 0 : 1;
+  if (x == 0) return upper ? 1 : 0;
+  if (a == 0) return upper ? 0 : (x >= 1 ? 1 : NAN);
+  if (std::isinf(a)) return x < 1 ? (upper ? 1 : 0) : NAN;
+  const double log_prefix = a * std::log(x) - x - std::lgamma(a);
+  constexpr double kEps = 1e-17;
+  if (x < a + 1) {
+    double term = 1 / a, sum = term;
+    for (int n = 1; n < 2000 && std::fabs(term) > std::fabs(sum) * kEps; ++n) {
+      term *= x / (a + n);
+      sum += term;
+    }
+    const double p = sum * std::exp(log_prefix);
+    return upper ? 1 - p : p;
+  }
+  constexpr double kTiny = 1e-300;
+  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int n = 1; n < 2000; ++n) {
+    const double an = -n * (n - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < kEps) break;
+  }
+  const double q = std::exp(log_prefix) * h;
+  return upper ? q : 1 - q;
+}
 
 // The operand's bits in its own width.
 uint64_t Bits(double v, DType t) { return static_cast<uint64_t>(AsInt64(v)) & UnsignedMask(t); }
@@ -347,6 +409,16 @@ std::vector<Entry> Entries() {
       {&P::exp2, "exp2", true, 1, f, Unary(Exp2)},
       {&P::lgamma, "lgamma", false, 1, f, Unary(LGamma)},
       {&P::digamma, "digamma", false, 1, f, Unary(axe::Digamma)},
+      {&P::bessel_i0e, "bessel_i0e", false, 1, f, Unary(BesselI0e)},
+      {&P::bessel_i1e, "bessel_i1e", false, 1, f, Unary(BesselI1e)},
+      {&P::igamma, "igamma", false, 2, f,
+       [](absl::Span<const double> v, DType, const Params&) {
+         return IncompleteGamma(v[0], v[1], false);
+       }},
+      {&P::igammac, "igammac", false, 2, f,
+       [](absl::Span<const double> v, DType, const Params&) {
+         return IncompleteGamma(v[0], v[1], true);
+       }},
       {&P::atan2, "atan2", false, 2, f,
        [](absl::Span<const double> v, DType, const Params&) { return std::atan2(v[0], v[1]); }},
       {&P::nextafter, "nextafter", false, 2, f,

@@ -99,6 +99,15 @@ TEST(PairwiseSumTest, FloatSumsStayCloseWhereAFoldDrifts) {
   EXPECT_LT(std::fabs(mean - RoundToFloat(0.3)) / RoundToFloat(0.3), 1e-6);
 }
 
+TEST(DigammaTest, DoubleAccurate) {
+  // -Euler's gamma, -gamma - 2 ln 2, and psi(3.7), to a few ulps (the f64 corpus's tolerance
+  // is 1e-12; an asymptotic series cut at 6 was off by 1e-11).
+  EXPECT_NEAR(Digamma(1.0), -0.57721566490153286, 1e-15);
+  EXPECT_NEAR(Digamma(0.5), -1.9635100260214235, 1e-15);
+  EXPECT_NEAR(Digamma(3.7), 1.1671535393615113, 1e-15);
+  EXPECT_TRUE(std::isnan(Digamma(-2.0)));
+}
+
 }  // namespace
 }  // namespace numerics_test
 }  // namespace axe

@@ -45,8 +45,10 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
       {RuleKind::kAbstractEval, {}},
       // JAX defines no derivative of nextafter ("Differentiation rule for 'nextafter' not
       // implemented").
-      // digamma's derivative is polygamma(1, x), which axe does not model.
-      {RuleKind::kJvp, {"digamma", "nextafter"}},
+      // digamma's derivative is polygamma(1, x), which axe does not model; nor the
+      // derivatives of bessel_i0e, bessel_i1e, igamma and igammac yet (JAX's need
+      // igamma_grad_a and random_gamma_grad).
+      {RuleKind::kJvp, {"bessel_i0e", "bessel_i1e", "digamma", "igamma", "igammac", "nextafter"}},
       // Not linear in any operand (jit, closed_call, remat2 and the custom calls are inlined by
       // the transposition instead; top_k's tangent is a sort and a slice).
       {RuleKind::kTranspose,
@@ -62,6 +64,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "atan2",
         "atanh",
         "axis_index",
+        "bessel_i0e",
+        "bessel_i1e",
         "bitcast_convert_type",
         "cbrt",
         "ceil",
@@ -91,6 +95,8 @@ const std::map<RuleKind, std::set<std::string>>& DocumentedGaps() {
         "floor",
         "ge",
         "gt",
+        "igamma",
+        "igammac",
         "integer_pow",
         "iota",
         "is_finite",

@@ -112,16 +112,19 @@ inline double ErfInv(double x) {
 }
 
 // The digamma function (lax.digamma, the derivative of lgamma) in double: NaN at the poles
-// (0, -1, -2, ...), reflection below 0, the recurrence up to 6, then the asymptotic series.
+// (0, -1, -2, ...), reflection below 0, the recurrence up to 10, then the asymptotic series.
 inline double Digamma(double x) {
   if (std::isnan(x) || x == -HUGE_VAL) return NAN;
   if (x <= 0 && x == std::floor(x)) return NAN;
   if (x < 0) return Digamma(1 - x) - std::numbers::pi / std::tan(std::numbers::pi * x);
   double shift = 0;
-  for (; x < 6; x += 1) shift -= 1 / x;
-  const double r = 1 / (x * x);
+  for (; x < 10; x += 1) shift -= 1 / x;
+  const double r = 1 / (x * x);  // the asymptotic series to r^7: below 1e-16 from x = 10 on
   const double series =
-      r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))));
+      r * (1.0 / 12 -
+           r * (1.0 / 120 -
+                r * (1.0 / 252 -
+                     r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760 - r * (1.0 / 12)))))));
   return shift + std::log(x) - 0.5 / x - series;
 }
 

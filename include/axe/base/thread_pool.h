@@ -34,7 +34,8 @@ class ThreadPool {
   // Runs fn(task) for every task in [0, num_tasks), spread over at most `max_threads`
   // threads of this pool (<= 0: all of them), and returns when all are done. Tasks are
   // claimed dynamically in increasing order. fn must not throw. Calls from several threads
-  // are serialized; a nested call from inside fn runs inline.
+  // are serialized; a nested call from inside fn runs inline. The workers compute in the
+  // caller's floating-point mode (denormals flushed or not: float_environment.h).
   void ParallelFor(int64_t num_tasks, const std::function<void(int64_t)>& fn, int max_threads = 0);
 
  private:
@@ -53,6 +54,7 @@ class ThreadPool {
   int active_workers_ = 0;  // workers allowed to join the current call
   int busy_workers_ = 0;    // workers still inside the current call
   uint64_t generation_ = 0;
+  uint32_t float_control_ = 0;  // the caller's floating-point mode, taken on by the workers
   bool stop_ = false;
 };
 

@@ -27,7 +27,8 @@
 //                padding, dilations, feature and batch groups)
 //   while        while (lax.while_loop; forward-mode derivatives only, as in JAX)
 //   math         erf erfc erf_inv expm1 tan atan asin acos sinh cosh asinh acosh atanh cbrt
-//                exp2 atan2 nextafter (floating), shift_left shift_right_logical
+//                exp2 atan2 nextafter bessel_i0e bessel_i1e igamma igammac (floating),
+//                shift_left shift_right_logical
 //                shift_right_arithmetic xor population_count clz (integer; xor bool too)
 //   collectives  psum (check_vma off) psum_invariant pmax pmin pvary all_gather
 //                all_gather_invariant reduce_scatter (psum_scatter) all_to_all ppermute
@@ -135,6 +136,8 @@ struct BuiltinPrimitives {
   const Primitive* name;                              // checkpoint_name (family_checkpoint_name.cc)
   const Primitive *qr, *eigh, *svd;                   // family_linalg.cc
   const Primitive* debug_print;                       // family_debug.cc
+  // Exponentially scaled Bessel functions and regularized incomplete gamma (family_math.cc).
+  const Primitive *bessel_i0e, *bessel_i1e, *igamma, *igammac;
 };
 
 // Defines the built-ins and registers all their rules (impl, abstract eval, JVP, transpose,

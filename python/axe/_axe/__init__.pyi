@@ -2,6 +2,7 @@ from collections.abc import Sequence
 from typing import overload
 
 from . import (
+    bench as bench,
     ir as ir,
     jit as jit,
     pallas as pallas,
