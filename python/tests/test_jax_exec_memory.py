@@ -40,12 +40,16 @@ def _programs():
     def transpose_add(x):
         return x.T + 1.0
 
+    def loss(x, w):  # the product only the sum of squares reads: XLA never forms it
+        return jnp.sum((x @ w) ** 2)
+
     return [
         ("conv", conv, [f32(4, 32, 32, 32), 0.1 * f32(3, 3, 32, 32)]),
         ("rnn", rnn, [f32(32), f32(500, 32), 0.05 * f32(32, 32), 0.05 * f32(32, 32)]),
         ("mlp", mlp, [f32(128, 256), f32(256, 256), f32(256, 256)]),
         ("softmax", softmax, [f32(256, 512)]),
         ("transpose_add", transpose_add, [f32(384, 256)]),
+        ("loss", loss, [f32(512, 256), 0.1 * f32(256, 256)]),
     ]
 
 

@@ -215,8 +215,12 @@ absl::Status RunGroup(const FusedGroup& g, const GroupWalk& walk, const RunConte
   const bool parallel = n * static_cast<int64_t>(g.ops.size()) >= kParallelWork &&
                         ctx.threads > 1 && ctx.pool != nullptr;
   if (g.row_fold) {
-    AXE_ASSIGN_OR_RETURN(out[g.outputs.size()], ctx.Allocate(g.row_fold->aval));
-    return RunRowFold(g, walk, runner, out[g.outputs.size()].mutable_data<F>(), parallel, ctx);
+    // A row fold the caller gave storage for (a block of a larger result) is written there.
+    Value& folded = out[g.outputs.size()];
+    if (folded.num_bytes() != static_cast<size_t>(NumElements(g.row_fold->aval)) * sizeof(F)) {
+      AXE_ASSIGN_OR_RETURN(folded, ctx.Allocate(g.row_fold->aval));
+    }
+    return RunRowFold(g, walk, runner, folded.mutable_data<F>(), parallel, ctx);
   }
   if (!parallel || tasks <= 1) {
     for (int64_t t = 0; t < tasks; ++t) task(t);

@@ -10,6 +10,7 @@
 #include "axe/base/float_environment.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/primitive.h"
+#include "exec/dot_reduce.h"
 #include "exec/fusion.h"
 
 namespace axe::exec::internal {
@@ -81,11 +82,27 @@ bool FusesWithReader(const ir::Jaxpr& jaxpr, const ir::Eqn& eqn, const ir::Eqn& 
          Fusible(reader, InputAvals(jaxpr, reader), jaxpr.aval(reader.outputs[0]).WithVma({}), out);
 }
 
+// Whether `eqn` is a dot_general of a product large enough to run by blocks whose only
+// reader, `reader`, is an elementwise equation of the product's type (a loss's chain may
+// follow it: DotReduceChain).
+bool DotFeedsChain(const ir::Jaxpr& jaxpr, const ir::Eqn& eqn, const ir::Eqn& reader) {
+  if (eqn.primitive->name() != "dot_general" || eqn.outputs.size() != 1 ||
+      reader.outputs.size() != 1) {
+    return false;
+  }
+  const ir::ShapedArray product = jaxpr.aval(eqn.outputs[0]).WithVma({});
+  return DotReduceBlockRows(product) > 0 &&
+         Fusible(reader, InputAvals(jaxpr, reader), jaxpr.aval(reader.outputs[0]).WithVma({}),
+                 product);
+}
+
 // The equations in the order the plan runs them: the jaxpr's, except that an elementwise
 // equation whose only reader is a later elementwise equation of the same result type moves
 // to just before that reader (with whatever moved before it), so that the two fuse and its
 // value never reaches memory: in a layer norm, `x - mean` next to the `* rsqrt(var)` that
-// reads it. Moving a pure equation later, before its only reader, changes no result.
+// reads it. A large product's dot_general moves the same way before its only elementwise
+// reader (a bias's broadcast between them), so that a loss's chain may run it by blocks.
+// Moving a pure equation later, before its only reader, changes no result.
 EqnOrder FusionOrder(const ir::Jaxpr& jaxpr) {
   const size_t n = jaxpr.eqns.size();
   constexpr int64_t kNone = -1, kMany = -2;
@@ -107,7 +124,8 @@ EqnOrder FusionOrder(const ir::Jaxpr& jaxpr) {
     if (eqn.outputs.size() != 1 || !eqn.effects.empty()) continue;
     const int64_t r = reader[static_cast<size_t>(eqn.outputs[0])];
     if (r <= static_cast<int64_t>(e) + 1) continue;  // none, several, or already next
-    if (!FusesWithReader(jaxpr, eqn, jaxpr.eqns[static_cast<size_t>(r)])) continue;
+    const ir::Eqn& next = jaxpr.eqns[static_cast<size_t>(r)];
+    if (!FusesWithReader(jaxpr, eqn, next) && !DotFeedsChain(jaxpr, eqn, next)) continue;
     moved[e] = true;
     moved_before[static_cast<size_t>(r)].insert(moved_before[static_cast<size_t>(r)].begin(), e);
   }
@@ -198,6 +216,125 @@ absl::StatusOr<size_t> TryFuse(const EqnOrder& eqns, size_t i, SlotMap& slots,
   plan.stats.fused_groups++;
   plan.stats.fused_equations += static_cast<int>(end - i);
   step.kernel = BuildFusedKernel(std::move(group));
+  plan.steps.push_back(std::move(step));
+  return end;
+}
+
+// The chain after a dot_general at eqns[i]: the fused elementwise equations of the product's
+// type that follow it and the reduction ending them, when they alone read the product and
+// every value between, and the reduction folds dimension 1 or both (a loss); `slot_of` gives
+// the slots of their operands. Returns the end of the chain, or i.
+template <typename SlotOf>
+absl::StatusOr<size_t> DotReduceChain(const EqnOrder& eqns, size_t i,
+                                      const ir::ShapedArray& product, int product_slot,
+                                      const std::vector<size_t>& last_read, SlotOf slot_of,
+                                      DotReduce& plan) {
+  const ir::Jaxpr& jaxpr = slot_of.jaxpr;
+  plan.group.aval = product;
+  absl::flat_hash_map<int, int> reg_of_slot;
+  std::vector<int> produced = {product_slot};
+  size_t end = i + 1;
+  for (; end < eqns.size(); ++end) {
+    const ir::Eqn& e = *eqns[end];
+    const std::vector<ir::ShapedArray> in = InputAvals(jaxpr, e);
+    if (e.outputs.size() != 1 ||
+        !Fusible(e, in, jaxpr.aval(e.outputs[0]).WithVma({}), plan.group.aval)) {
+      break;
+    }
+    std::vector<int> in_slots;
+    for (const ir::Atom& a : e.inputs) {
+      AXE_ASSIGN_OR_RETURN(int s, slot_of(a));
+      in_slots.push_back(s);
+    }
+    AddToGroup(e, in_slots, in, static_cast<int>(e.outputs[0]), plan.group, reg_of_slot);
+    produced.push_back(static_cast<int>(e.outputs[0]));
+  }
+  if (plan.group.ops.empty() || end >= eqns.size()) return i;
+  const ir::Eqn& r = *eqns[end];
+  const std::optional<Fold> fold = FoldOf(r.primitive->name());
+  absl::StatusOr<std::vector<int64_t>> axes = IntsParam(r, "axes");
+  if (!fold || !axes.ok() || r.inputs.size() != 1 || r.inputs[0].is_literal() ||
+      r.outputs.size() != 1) {
+    return i;
+  }
+  auto reg = reg_of_slot.find(static_cast<int>(r.inputs[0].var));
+  std::vector<int64_t> sorted = *axes;
+  std::sort(sorted.begin(), sorted.end());
+  plan.total = sorted == std::vector<int64_t>{0, 1};
+  if (reg == reg_of_slot.end() || reg->second < 0 ||
+      (!plan.total && sorted != std::vector<int64_t>{1})) {
+    return i;
+  }
+  for (int slot : produced) {  // nothing after the reduction reads the product or the chain
+    if (last_read[static_cast<size_t>(slot)] > end) return i;
+  }
+  plan.sources.clear();
+  int others = 0;
+  for (const FusedInput& input : plan.group.inputs) {
+    if (input.slot == product_slot) {
+      plan.sources.push_back(-1);
+      continue;
+    }
+    if (input.strides[0] != 0) return i;  // varies along the rows: not one block's
+    plan.sources.push_back(others++);
+  }
+  plan.result = jaxpr.aval(r.outputs[0]).WithVma({});
+  plan.group.row_fold =
+      FusedGroup::RowFold{*fold, reg->second, product.WithShape({product.shape()[0]})};
+  plan.group.names.push_back(r.primitive->name());
+  return end + 1;
+}
+
+// A dot_general whose product only a loss's chain reads (DotReduceChain), planned as one step
+// that runs the product block by block of rows (dot_reduce.h). Returns the end of the chain,
+// or i when the pattern does not apply.
+absl::StatusOr<size_t> TryDotReduce(const EqnOrder& eqns, size_t i, SlotMap& slots,
+                                    const std::vector<size_t>& last_read,
+                                    const ExecOptions& options, Plan& plan) {
+  const ir::Eqn& dot = *eqns[i];
+  const ir::Jaxpr& jaxpr = slots.jaxpr;
+  if (dot.primitive->name() != "dot_general" || dot.outputs.size() != 1) return i;
+  const ir::ShapedArray product = jaxpr.aval(dot.outputs[0]).WithVma({});
+  if (product.rank() != 2 || DotReduceBlockRows(product) == 0) return i;
+  // A first pass on the avals alone (literals as placeholders, no constant made).
+  struct Placeholder {
+    const ir::Jaxpr& jaxpr;
+    absl::StatusOr<int> operator()(const ir::Atom& a) const {
+      return a.is_literal() ? -2 : static_cast<int>(a.var);
+    }
+  };
+  DotReduce check;
+  const int product_slot = static_cast<int>(dot.outputs[0]);
+  AXE_ASSIGN_OR_RETURN(size_t end, DotReduceChain(eqns, i, product, product_slot, last_read,
+                                                  Placeholder{jaxpr}, check));
+  if (end == i) return i;
+  const std::vector<ir::ShapedArray> out = {product};
+  AXE_ASSIGN_OR_RETURN(std::optional<BuiltKernel> checked,
+                       BuildDotReduce(EqnView{dot, InputAvals(jaxpr, dot), out, options}, check));
+  if (!checked) return i;
+  AXE_ASSIGN_OR_RETURN(EqnSlots d, Resolve(dot, slots));
+  struct Resolved {
+    const ir::Jaxpr& jaxpr;
+    SlotMap& slots;
+    absl::StatusOr<int> operator()(const ir::Atom& a) const { return slots.Of(a); }
+  };
+  DotReduce chain;
+  AXE_ASSIGN_OR_RETURN(end, DotReduceChain(eqns, i, product, product_slot, last_read,
+                                           Resolved{jaxpr, slots}, chain));
+  Step step;
+  step.inputs = d.in;
+  for (const FusedInput& in : chain.group.inputs) {
+    if (in.slot != product_slot) step.inputs.push_back(in.slot);
+  }
+  step.outputs = {static_cast<int>(eqns[end - 1]->outputs[0])};
+  step.name = absl::StrCat("dot_general,", absl::StrJoin(chain.group.names, ","));
+  AXE_ASSIGN_OR_RETURN(std::optional<BuiltKernel> kernel,
+                       BuildDotReduce(EqnView{dot, d.in_avals, out, options}, std::move(chain)));
+  if (!kernel) return absl::InternalError("a dot_general planned by blocks has no block kernel");
+  step.kernel = std::move(*kernel);
+  plan.stats.typed_kernels++;
+  plan.stats.fused_groups++;
+  plan.stats.fused_equations += static_cast<int>(end - i - 1);
   plan.steps.push_back(std::move(step));
   return end;
 }
@@ -514,7 +651,10 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(const ir::ClosedJaxpr& clo
   const std::vector<size_t> last_read = LastReads(jaxpr, order);
   const std::vector<bool> read = ReadSlots(jaxpr);
   for (size_t i = 0; i < order.size();) {
-    AXE_ASSIGN_OR_RETURN(size_t end, TryFuse(order, i, slots, last_read, *plan));
+    AXE_ASSIGN_OR_RETURN(size_t end, TryDotReduce(order, i, slots, last_read, options, *plan));
+    if (end == i) {
+      AXE_ASSIGN_OR_RETURN(end, TryFuse(order, i, slots, last_read, *plan));
+    }
     if (end == i) {
       AXE_RETURN_IF_ERROR(AddEquation(*order[i], slots, options, read, *plan));
       end = i + 1;

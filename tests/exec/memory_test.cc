@@ -191,6 +191,29 @@ constexpr char kWhile[] =
     "    ] m c w\n"
     "  in (n,) }";
 
+// sum((a @ b) ** 2) or, with `rows`, its sum per row: a loss whose product is run block by
+// block of rows.
+std::string SquaredLoss(int m, int k, int n, bool rows) {
+  return absl::StrCat(
+      "{ lambda ; a:f32[", m, ",", k, "] b:f32[", k, ",", n, "]. let\n    c:f32[", m, ",", n,
+      "] = dot_general[dimension_numbers=(([1], [0]), ([], [])) "
+      "preferred_element_type=float32] a b\n    d:f32[",
+      m, ",", n, "] = integer_pow[y=2] c\n    e:f32[", rows ? absl::StrCat(m) : "",
+      "] = reduce_sum[axes=(", rows ? "1," : "0, 1", ") out_sharding=None] d\n  in (e,) }");
+}
+
+TEST(ExecMemoryTest, ALossNeverHoldsItsWholeProduct) {
+  // f32[512,256] by f32[256,256]: the arguments, the scalar result, the 512 row sums and one
+  // block of 128 product rows (a quarter of the 512 KiB product).
+  const Measured m = Measure(SquaredLoss(512, 256, 256, false), 0.05);
+  EXPECT_EQ(m.planned, (512 * 256 + 256 * 256) * 4 + 4 + 512 * 4 + 128 * 256 * 4);
+  EXPECT_EQ(m.observed, m.planned);
+  // Sums per row are the result itself; 300 rows run as 4 blocks of 64 and one of 44.
+  const Measured rows = Measure(SquaredLoss(300, 24, 40, true), 0.05);
+  EXPECT_EQ(rows.planned, (300 * 24 + 24 * 40) * 4 + 300 * 4 + (64 + 44) * 40 * 4);
+  EXPECT_EQ(rows.observed, rows.planned);
+}
+
 TEST(ExecMemoryTest, ThePlannedPeakIsWhatARunAllocates) {
   for (const std::string& text :
        {Conv(2, 6, 8), Conv(1, 9, 16), std::string(kMlp), std::string(kSoftmax),

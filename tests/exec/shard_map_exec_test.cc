@@ -584,12 +584,10 @@ TEST(ShardMapPeakTest, ARunAllocatesWhatTheProcessFigureSays) {
     const int64_t before = testing::StorageBytesInUse();
     ASSERT_THAT(e->Run(args), IsOk());
     const int64_t observed = argument_bytes + testing::PeakStorageBytes() - before;
-    if (text == kDoubleBlocks) {
-      EXPECT_EQ(observed, e->stats().peak_bytes) << e->Describe();
-    } else {
-      EXPECT_GT(observed, argument_bytes);
-      EXPECT_LE(observed, e->stats().peak_bytes) << e->Describe();
-    }
+    // The positions run on threads of their own: the figure is what they hold when all of
+    // them are at their peak at once, which a run reaches only when the scheduler lets it.
+    EXPECT_GT(observed, argument_bytes);
+    EXPECT_LE(observed, e->stats().peak_bytes) << e->Describe();
   }
 }
 
