@@ -7,6 +7,7 @@
 #include "axe/base/checked_math.h"
 #include "axe/base/dims.h"
 #include "axe/base/dtype.h"
+#include "axe/base/float_environment.h"
 #include "axe/base/int_list.h"
 #include "axe/base/memory_budget.h"
 #include "axe/base/npy.h"
