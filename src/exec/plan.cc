@@ -621,6 +621,7 @@ const KernelTable& Kernels() {
     AddArgMinMaxKernels(*t);
     AddDynamicSliceKernels(*t);
     AddLinalgKernels(*t);
+    AddReducePrecisionKernels(*t);
     return t;
   }();
   return *table;

@@ -109,27 +109,28 @@ using KernelTable = absl::flat_hash_map<std::string, KernelBuilder>;
 const KernelTable& Kernels();
 
 // Per family (one file each).
-void AddElementwiseKernels(KernelTable& table);    // elementwise.cc
-void AddShapeKernels(KernelTable& table);          // shape_ops.cc
-void AddReductionKernels(KernelTable& table);      // reduce.cc
-void AddDotKernels(KernelTable& table);            // dot.cc
-void AddCallKernels(KernelTable& table);           // control_flow.cc
-void AddCompareSelectKernels(KernelTable& table);  // compare_select.cc
-void AddIndexingKernels(KernelTable& table);       // indexing.cc (gather, scatter family)
-void AddConvKernels(KernelTable& table);           // conv.cc
-void AddSortKernels(KernelTable& table);           // sort.cc
-void AddWhileKernels(KernelTable& table);          // while_loop.cc
-void AddMathKernels(KernelTable& table);           // math.cc
-void AddPrngKernels(KernelTable& table);           // prng.cc
-void AddBitcastKernels(KernelTable& table);        // bitcast.cc
-void AddShardMapKernels(KernelTable& table);       // shard_map.cc
-void AddCollectiveKernels(KernelTable& table);     // collectives.cc (inside shard_map bodies)
-void AddWindowKernels(KernelTable& table);         // window.cc (reduce_window_sum/max/min)
-void AddCumulativeKernels(KernelTable& table);     // cumulative.cc (cumsum ... cumlogsumexp)
-void AddPadRevKernels(KernelTable& table);         // pad_rev.cc (pad, rev)
-void AddArgMinMaxKernels(KernelTable& table);      // argminmax.cc (argmax, argmin, clamp)
-void AddDynamicSliceKernels(KernelTable& table);   // dynamic_slice.cc (+ update, split)
-void AddLinalgKernels(KernelTable& table);         // linalg.cc (cholesky, triangular_solve, lu)
+void AddElementwiseKernels(KernelTable& table);      // elementwise.cc
+void AddShapeKernels(KernelTable& table);            // shape_ops.cc
+void AddReductionKernels(KernelTable& table);        // reduce.cc
+void AddDotKernels(KernelTable& table);              // dot.cc
+void AddCallKernels(KernelTable& table);             // control_flow.cc
+void AddCompareSelectKernels(KernelTable& table);    // compare_select.cc
+void AddIndexingKernels(KernelTable& table);         // indexing.cc (gather, scatter family)
+void AddConvKernels(KernelTable& table);             // conv.cc
+void AddSortKernels(KernelTable& table);             // sort.cc
+void AddWhileKernels(KernelTable& table);            // while_loop.cc
+void AddMathKernels(KernelTable& table);             // math.cc
+void AddPrngKernels(KernelTable& table);             // prng.cc
+void AddBitcastKernels(KernelTable& table);          // bitcast.cc
+void AddShardMapKernels(KernelTable& table);         // shard_map.cc
+void AddCollectiveKernels(KernelTable& table);       // collectives.cc (inside shard_map bodies)
+void AddWindowKernels(KernelTable& table);           // window.cc (reduce_window_sum/max/min)
+void AddCumulativeKernels(KernelTable& table);       // cumulative.cc (cumsum ... cumlogsumexp)
+void AddPadRevKernels(KernelTable& table);           // pad_rev.cc (pad, rev)
+void AddArgMinMaxKernels(KernelTable& table);        // argminmax.cc (argmax, argmin, clamp)
+void AddDynamicSliceKernels(KernelTable& table);     // dynamic_slice.cc (+ update, split)
+void AddReducePrecisionKernels(KernelTable& table);  // reduce_precision.cc
+void AddLinalgKernels(KernelTable& table);           // linalg.cc (cholesky, triangular_solve, lu)
 
 // An elementwise equation whose operands broadcast against each other through size-1
 // dimensions: `builder`'s kernel on operands expanded to the result's shape first; nullopt when

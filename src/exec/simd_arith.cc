@@ -2,7 +2,7 @@
 // per SIMD target by Highway and picked at run time, like simd_math.cc: the portable loops in
 // ew_ops.cc are compiled for x86-64's baseline (SSE2, four floats a step), these run eight
 // (AVX2) or sixteen (AVX-512). Each operation is one IEEE operation per element, so every
-// target gives the same bits; max and min propagate NaN as XLA does.
+// target gives the same bits; max and min propagate NaN and put +0 above -0 as XLA does.
 #include <cstddef>
 
 #include "exec/ew_ops.h"
@@ -42,16 +42,20 @@ struct DivOp {
   }
 };
 // (x > y || x != x) ? x : y, with IsNaN: Highway's Ne is an ordered compare, false for NaN.
+// Equal operands give their bitwise and, so +0 is above -0 as in XLA.
 struct MaxOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::Gt(x, y), hn::IsNaN(x)), x, y);
+    const V equal_or_y = hn::IfThenElse(hn::Eq(x, y), hn::And(x, y), y);
+    return hn::IfThenElse(hn::Or(hn::Gt(x, y), hn::IsNaN(x)), x, equal_or_y);
   }
 };
-struct MinOp {  // (x < y || x != x) ? x : y
+// (x < y || x != x) ? x : y; equal operands give their bitwise or, so -0 is below +0.
+struct MinOp {
   template <class D, class V>
   HWY_INLINE V operator()(D, V x, V y) const {
-    return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::IsNaN(x)), x, y);
+    const V equal_or_y = hn::IfThenElse(hn::Eq(x, y), hn::Or(x, y), y);
+    return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::IsNaN(x)), x, equal_or_y);
   }
 };
 struct NegOp {

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "axe/base/check.h"
+#include "axe/base/numerics.h"
 #include "axe/base/status_macros.h"
 #include "axe/ir/eval.h"
 #include "axe/ir/linear.h"
@@ -58,24 +59,9 @@ absl::StatusOr<std::vector<ShapedArray>> ReducePrecisionRule(absl::Span<const Sh
 
 // XLA's ReducePrecision on the bits of a double (11 exponent and 52 mantissa bits).
 double ReduceDouble(double x, PrecisionBits b) {
-  uint64_t bits = std::bit_cast<uint64_t>(x);
-  if (b.mantissa < 52) {
-    const int shift = 52 - static_cast<int>(b.mantissa);
-    const uint64_t last = uint64_t{1} << shift;
-    const uint64_t bias = ((last >> 1) - 1) + ((bits & last) >> shift);
-    bits = (bits + bias) & ~(last - 1);
-  }
-  if (b.exponent < 11) {
-    const uint64_t sign = uint64_t{1} << 63, exponent_mask = uint64_t{0x7FF} << 52;
-    const uint64_t reduced_bias = (uint64_t{1} << (b.exponent - 1)) - 1;
-    const uint64_t exponent = bits & exponent_mask;
-    if (exponent > ((1023 + reduced_bias) << 52)) {
-      bits = (bits & sign) | exponent_mask;
-    } else if (exponent <= ((1023 - reduced_bias) << 52)) {
-      bits &= sign;
-    }
-  }
-  return std::isnan(x) ? x : std::bit_cast<double>(bits);
+  if (std::isnan(x)) return x;
+  return std::bit_cast<double>(
+      ReducePrecisionBits(std::bit_cast<uint64_t>(x), 11, 52, b.exponent, b.mantissa));
 }
 
 // The operand's own exponent and mantissa bits.

@@ -44,7 +44,6 @@ const std::map<std::string, std::string>& AllowedFallbacks() {
       {"qr f32", "linear algebra decompositions: no typed kernel yet"},
       {"svd f32", "linear algebra decompositions: no typed kernel yet"},
       {"platform_index i32", "one scalar per run (lax.platform_dependent)"},
-      {"reduce_precision f32", "rare (gradients of checkpointed functions)"},
   };
   return *allowed;
 }

@@ -190,8 +190,8 @@ TEST_F(SimdTargetsTest, EveryTargetGivesTheDefaultTargetsValues) {
   }
 }
 
-// max and min propagate a NaN from either operand, as XLA does, in the vector loops (37
-// elements: whole vectors and a tail on every target) as in the scalar ones.
+// max and min propagate a NaN from either operand and put +0 above -0, as XLA does, in the
+// vector loops (37 elements: whole vectors and a tail on every target) as in the scalar ones.
 TEST_F(SimdTargetsTest, MaxAndMinPropagateNanOnEveryTarget) {
   absl::StatusOr<ir::ClosedJaxpr> jaxpr = ir::ParseJaxpr(kMaxMin);
   ASSERT_THAT(jaxpr, IsOk());
@@ -201,6 +201,8 @@ TEST_F(SimdTargetsTest, MaxAndMinPropagateNanOnEveryTarget) {
     a.values[i] = i % 3 == 0 ? std::nan("") : i - 10;
     b.values[i] = i % 4 == 1 ? std::nan("") : 5 - i;
   }
+  for (int i : {2, 22}) a.values[i] = -0.0, b.values[i] = 0.0;  // +0 is above -0, both orders
+  for (int i : {7, 35}) a.values[i] = 0.0, b.values[i] = -0.0;
   for (const std::string& target : AvailableSimdTargets()) {
     SCOPED_TRACE(target);
     ASSERT_THAT(RestrictSimdTarget(target), IsOk());
@@ -215,6 +217,11 @@ TEST_F(SimdTargetsTest, MaxAndMinPropagateNanOnEveryTarget) {
         EXPECT_EQ((*got)[1].values[i], std::min(x, y)) << i;
         EXPECT_EQ((*got)[2].values[i], std::max(x, y)) << i;
         EXPECT_EQ((*got)[3].values[i], std::min(x, y)) << i;
+        if (x == 0 && y == 0) {
+          for (int o = 0; o < 4; ++o) {
+            EXPECT_EQ(std::signbit((*got)[o].values[i]), o % 2 == 1) << o << " " << i;
+          }
+        }
       }
     }
   }

@@ -378,6 +378,16 @@ TEST(SortPrimitivesTest, ReducePrecisionRoundsAsXlaDoes) {
   r = RunBoth("f32[2]", "b:f32[2] = reduce_precision[exponent_bits=8 mantissa_bits=23]", "b,",
               {0x1p-140, 1 + 0x1p-23});
   EXPECT_THAT(r[0].values, ElementsAre(0x1p-140, 1 + 0x1p-23));
+  // 16-bit and 64-bit floats on their own bits too.
+  r = RunBoth("bf16[3]", "b:bf16[3] = reduce_precision[exponent_bits=5 mantissa_bits=2]", "b,",
+              {1.25, 70000, 1e-5});
+  EXPECT_THAT(r[0].values, ElementsAre(1.25, HUGE_VAL, 0.0));
+  r = RunBoth("f16[2]", "b:f16[2] = reduce_precision[exponent_bits=5 mantissa_bits=3]", "b,",
+              {1 + 0x1p-4, 1 + 3 * 0x1p-4});
+  EXPECT_THAT(r[0].values, ElementsAre(1.0, 1 + 0x1p-2));
+  r = RunBoth("f64[2]", "b:f64[2] = reduce_precision[exponent_bits=8 mantissa_bits=23]", "b,",
+              {1 + 0x1p-30, 1e300});
+  EXPECT_THAT(r[0].values, ElementsAre(1.0, HUGE_VAL));
 }
 
 // reshard's params are not printed (JAX's rule), so text that gives one is refused: it would

@@ -128,6 +128,36 @@ inline double Digamma(double x) {
   return shift + std::log(x) - 0.5 / x - series;
 }
 
+// XLA's ReducePrecision on a float's bits (`Bits` an unsigned integer of the float's width, with
+// `own_exponent` and `own_mantissa` bits): the mantissa rounded to nearest even at `mantissa`
+// bits, then the exponent range cut to `exponent` bits (overflow a signed infinity, at or below
+// the smallest normal exponent a signed zero). Integer operations only, so a denormal operand is
+// read as it is whatever the thread's float mode. NaN is the caller's to keep.
+template <typename Bits>
+constexpr Bits ReducePrecisionBits(Bits bits, int own_exponent, int own_mantissa, int64_t exponent,
+                                   int64_t mantissa) {
+  if (mantissa < own_mantissa) {
+    const int shift = own_mantissa - static_cast<int>(mantissa);
+    const Bits last = static_cast<Bits>(Bits{1} << shift);
+    const Bits bias = static_cast<Bits>(((last >> 1) - 1) + ((bits & last) >> shift));
+    bits = static_cast<Bits>((bits + bias) & ~static_cast<Bits>(last - 1));
+  }
+  if (exponent < own_exponent) {
+    const int width = own_exponent + own_mantissa + 1;
+    const Bits sign = static_cast<Bits>(Bits{1} << (width - 1));
+    const Bits exponent_mask = static_cast<Bits>(((Bits{1} << own_exponent) - 1) << own_mantissa);
+    const Bits own_bias = static_cast<Bits>((Bits{1} << (own_exponent - 1)) - 1);
+    const Bits reduced_bias = static_cast<Bits>((Bits{1} << (exponent - 1)) - 1);
+    const Bits e = bits & exponent_mask;
+    if (e > static_cast<Bits>((own_bias + reduced_bias) << own_mantissa)) {
+      bits = static_cast<Bits>((bits & sign) | exponent_mask);
+    } else if (e <= static_cast<Bits>((own_bias - reduced_bias) << own_mantissa)) {
+      bits = static_cast<Bits>(bits & sign);
+    }
+  }
+  return bits;
+}
+
 }  // namespace axe
 
 #endif  // AXE_BASE_NUMERICS_H_
